@@ -1,0 +1,236 @@
+/*
+ * seqmatch — find many patterns at once in DNA collections and plain text.
+ *
+ * The library separates compiling from scanning:
+ *
+ *   1. sm_compile() turns a pattern set into an immutable database (sm_db).
+ *      A database is one flat block of bytes (offsets, never pointers): it can
+ *      be saved to a file, loaded or memory-copied elsewhere and used as-is.
+ *   2. Every scanning thread owns an sm_scratch (or an sm_stream); the
+ *      database itself is shared read-only and is never modified by a scan.
+ *   3. Hits are delivered through a callback.
+ *
+ * Semantics (identical for every engine):
+ *   - Coordinates are 0-based, half-open [start, end) within the scanned
+ *     sequence.
+ *   - Alphabet SM_ALPHABET_DNA: case-insensitive, U = T. Pattern letters may be
+ *     IUPAC codes (R Y S W K M B D H V N). A pattern symbol matches a text
+ *     symbol iff the text symbol is one of A C G T and lies in the pattern
+ *     symbol's set; text IUPAC codes and N match nothing unless
+ *     SM_FLAG_TEXT_IUPAC is set, in which case they match when the sets
+ *     intersect. Both strands by default: a reverse-strand hit is a hit of the
+ *     pattern's reverse complement on the forward text, reported with strand
+ *     '-' and forward coordinates.
+ *   - Alphabet SM_ALPHABET_TEXT: raw bytes, case-sensitive unless
+ *     SM_FLAG_IGNORE_CASE; forward strand only.
+ *   - Every occurrence is reported, overlapping ones included. Duplicate
+ *     patterns are distinct patterns. Empty patterns are an error.
+ *   - Order: sm_scan(), the stream functions and sm_runner deliver hits in
+ *     increasing (start, end, pattern index, strand '+' before '-').
+ *
+ * Thread safety: no global mutable state. A database may be used by any
+ * number of threads at once; a scratch, stream or runner by one at a time.
+ */
+#ifndef SEQMATCH_H
+#define SEQMATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SM_VERSION_MAJOR 0
+#define SM_VERSION_MINOR 1
+#define SM_VERSION_PATCH 0
+#define SM_VERSION_STRING "0.1.0"
+
+/* Version of the library actually linked (may differ from the header). */
+const char *sm_version(void);
+
+/* ---------------------------------------------------------------- errors */
+
+typedef enum {
+    SM_OK = 0,
+    SM_ERR_NOMEM = 1,      /* allocation failed */
+    SM_ERR_INVALID = 2,    /* bad argument or option combination */
+    SM_ERR_PATTERN = 3,    /* a pattern is empty or has a symbol the alphabet forbids */
+    SM_ERR_IO = 4,         /* reading or writing a file failed */
+    SM_ERR_FORMAT = 5,     /* a saved database is corrupt, truncated or not a database */
+    SM_ERR_VERSION = 6,    /* a saved database has another format version or byte order */
+    SM_ERR_LIMIT = 7,      /* the database would exceed a size limit */
+    SM_ERR_TERMINATED = 8  /* a callback asked the scan to stop (not a failure) */
+} sm_status;
+
+/* Detailed error: a status code and a one-line message. */
+typedef struct {
+    int code;
+    char message[512];
+} sm_error;
+
+/* A static, human-readable name for a status code. */
+const char *sm_strerror(int code);
+
+/* ---------------------------------------------------------------- compile */
+
+typedef enum { SM_ALPHABET_DNA = 0, SM_ALPHABET_TEXT = 1 } sm_alphabet;
+
+typedef enum {
+    SM_STRAND_BOTH = 0,    /* dna default */
+    SM_STRAND_FORWARD = 1, /* '+' only */
+    SM_STRAND_REVERSE = 2  /* '-' only */
+} sm_strands;
+
+typedef enum {
+    SM_ENGINE_AUTO = 0,      /* the planner decides per pattern */
+    SM_ENGINE_AUTOMATON = 1, /* dictionary automaton (Aho-Corasick DFA) for every pattern */
+    SM_ENGINE_SHIFTAND = 2   /* bit-parallel Shift-And for every pattern */
+} sm_engine;
+
+#define SM_FLAG_IGNORE_CASE 1u /* text alphabet: ASCII letters match either case */
+#define SM_FLAG_TEXT_IUPAC 2u  /* dna alphabet: IUPAC codes in the text match by set intersection */
+
+typedef struct {
+    sm_alphabet alphabet;
+    sm_strands strands;      /* ignored for SM_ALPHABET_TEXT (always forward) */
+    unsigned flags;          /* SM_FLAG_* */
+    sm_engine engine;
+    unsigned build_threads;  /* automaton builder: 0 = serial BFS, N >= 1 = level-synchronous with N threads */
+    uint32_t max_expansion;  /* IUPAC patterns expanding to more concrete strings go to Shift-And (0 = 256) */
+    uint64_t max_memory;     /* refuse to build a database larger than this many bytes (0 = no limit) */
+} sm_compile_options;
+
+/* Fills *opts with the defaults: dna, both strands, auto engine, serial build. */
+void sm_compile_options_init(sm_compile_options *opts);
+
+/* One pattern. name is NUL-terminated (may be NULL: the sequence is the name);
+   seq has len bytes and need not be NUL-terminated. */
+typedef struct {
+    const char *name;
+    const char *seq;
+    size_t len;
+} sm_pattern;
+
+typedef struct sm_db sm_db;
+
+/* Compiles n patterns into a new database. On failure returns a status,
+   leaves *db NULL and, when err is not NULL, fills it (naming the pattern). */
+int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *opts,
+               sm_db **db, sm_error *err);
+
+void sm_db_free(sm_db *db);
+
+/* ------------------------------------------------------- database access */
+
+typedef struct {
+    sm_alphabet alphabet;
+    sm_strands strands;
+    unsigned flags;
+    uint32_t pattern_count;
+    uint32_t min_length, max_length; /* pattern lengths in symbols */
+    uint64_t size;                   /* bytes of the serialized database */
+    uint32_t automaton_states;       /* 0 when no pattern uses the automaton */
+    uint32_t automaton_columns;      /* symbol classes (columns of the transition table) */
+    uint32_t automaton_patterns;     /* patterns scanned by the automaton */
+    uint32_t shiftand_patterns;      /* patterns scanned by Shift-And */
+} sm_db_info;
+
+void sm_db_get_info(const sm_db *db, sm_db_info *info);
+const char *sm_db_pattern_name(const sm_db *db, uint32_t index);
+/* The pattern as given (dna: upper case, U as T); length in *len. */
+const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len);
+
+/* The database as bytes (the same bytes sm_db_save writes). Valid while db lives. */
+const void *sm_db_bytes(const sm_db *db, size_t *size);
+/* Builds a database from bytes (copied); checks magic, version, byte order,
+   checksum and every table bound. */
+int sm_db_from_bytes(const void *bytes, size_t size, sm_db **db, sm_error *err);
+int sm_db_save(const sm_db *db, const char *path, sm_error *err);
+int sm_db_load(const char *path, sm_db **db, sm_error *err);
+
+/* -------------------------------------------------------------------- hits */
+
+typedef struct {
+    uint64_t record;    /* record number (sm_runner); 0 for sm_scan and streams */
+    uint64_t start;     /* 0-based, inclusive */
+    uint64_t end;       /* exclusive */
+    uint32_t pattern;   /* index of the pattern in the compiled set */
+    char strand;        /* '+' or '-' */
+    uint32_t errors;    /* 0 for exact matching */
+    const char *text;   /* the matched bytes (end - start of them), or NULL in streams */
+} sm_hit;
+
+/* Return 0 to continue, non-zero to stop the scan (it then returns SM_ERR_TERMINATED). */
+typedef int (*sm_hit_fn)(const sm_hit *hit, void *ctx);
+
+/* ------------------------------------------------------------ block scan */
+
+typedef struct sm_scratch sm_scratch;
+
+/* Per-thread working memory for db (or any database with the same engines). */
+int sm_scratch_alloc(const sm_db *db, sm_scratch **scratch);
+void sm_scratch_free(sm_scratch *scratch);
+
+/* Scans one whole sequence. Returns SM_OK, SM_ERR_TERMINATED or SM_ERR_NOMEM. */
+int sm_scan(const sm_db *db, sm_scratch *scratch, const void *data, size_t len,
+            sm_hit_fn on_hit, void *ctx);
+
+/* Counts the hits of one sequence per pattern: counts[i] += hits of pattern i
+   (both strands). counts has sm_db_info.pattern_count entries. */
+int sm_count(const sm_db *db, sm_scratch *scratch, const void *data, size_t len,
+             uint64_t *counts);
+
+/* ------------------------------------------------------------ streaming */
+
+/* A stream scans one sequence fed in pieces of any size; the hits are the same
+   as one sm_scan of the concatenation, in the same order. Hits are delivered
+   as soon as they are final, so some come during a later feed or at the end. */
+typedef struct sm_stream sm_stream;
+
+int sm_stream_open(const sm_db *db, sm_stream **stream);
+int sm_stream_feed(sm_stream *stream, const void *data, size_t len, sm_hit_fn on_hit, void *ctx);
+/* Ends the sequence: delivers the remaining hits and resets the stream for the next sequence. */
+int sm_stream_end(sm_stream *stream, sm_hit_fn on_hit, void *ctx);
+void sm_stream_free(sm_stream *stream);
+
+/* ------------------------------------------------- multi-threaded runner */
+
+/* The CPU backend: scans a series of records on several threads. Long records
+   are cut into chunks overlapping by (longest pattern - 1), each hit counted
+   once; many short records are spread over the threads. Hits arrive on the
+   calling thread in (record, start, end, pattern, strand) order, whatever the
+   thread count or chunk size. Memory is bounded by threads x chunk size plus
+   the hits of the batch in flight, whatever the record size. */
+typedef struct sm_runner sm_runner;
+
+typedef struct {
+    unsigned threads;     /* 0 = all online cores */
+    size_t chunk_size;    /* bytes per work item (0 = 1 MiB); mainly for tests */
+    int count_only;       /* count hits per pattern; on_hit is not called */
+    sm_hit_fn on_hit;
+    void *ctx;
+    /* Called (on the calling thread) once every hit of a record has been
+       delivered; may be NULL. */
+    void (*on_record_done)(uint64_t record, void *ctx);
+} sm_runner_options;
+
+void sm_runner_options_init(sm_runner_options *opts);
+int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner **runner,
+                     sm_error *err);
+/* Starts a record; returns its number (0, 1, 2, ... in order of calls). */
+uint64_t sm_runner_begin_record(sm_runner *runner);
+/* Appends sequence bytes to the current record. May run a batch and call callbacks. */
+int sm_runner_feed(sm_runner *runner, const void *data, size_t len);
+int sm_runner_end_record(sm_runner *runner);
+/* Scans everything pending and delivers all its hits and record-done calls. */
+int sm_runner_flush(sm_runner *runner);
+/* Per-pattern hit counts so far (pattern_count entries), and their sum. */
+const uint64_t *sm_runner_counts(const sm_runner *runner);
+uint64_t sm_runner_total(const sm_runner *runner);
+void sm_runner_free(sm_runner *runner);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SEQMATCH_H */

@@ -1,0 +1,138 @@
+/* Growable buffers, hit sinks, hit ordering and aligned allocation. */
+#include <stdlib.h>
+
+#include "core/internal.h"
+
+void *sm_aligned_alloc(size_t size) {
+    void *p = NULL;
+    if (size == 0) size = SM_DB_ALIGN;
+    if (posix_memalign(&p, SM_DB_ALIGN, size) != 0) return NULL;
+    return p;
+}
+
+void sm_aligned_free(void *p) { free(p); }
+
+int sm_buf_reserve(sm_buf *b, size_t extra) {
+    if (extra > SIZE_MAX - b->len) return SM_ERR_NOMEM;
+    size_t need = b->len + extra;
+    if (need <= b->cap) return SM_OK;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    uint8_t *p = realloc(b->data, cap);
+    if (!p) return SM_ERR_NOMEM;
+    b->data = p;
+    b->cap = cap;
+    return SM_OK;
+}
+
+int sm_buf_append(sm_buf *b, const void *p, size_t n) {
+    if (n == 0) return SM_OK;
+    if (sm_buf_reserve(b, n) != SM_OK) return SM_ERR_NOMEM;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return SM_OK;
+}
+
+int sm_buf_align(sm_buf *b, size_t align) {
+    size_t pad = (align - b->len % align) % align;
+    if (sm_buf_reserve(b, pad) != SM_OK) return SM_ERR_NOMEM;
+    memset(b->data + b->len, 0, pad);
+    b->len += pad;
+    return SM_OK;
+}
+
+void sm_buf_free(sm_buf *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+int sm_sink_grow(sm_sink *sink) {
+    size_t cap = sink->cap ? sink->cap * 2 : 1024;
+    sm_rawhit *p = realloc(sink->hits, cap * sizeof *p);
+    if (!p) {
+        sink->failed = 1;
+        return -1;
+    }
+    sink->hits = p;
+    sink->cap = cap;
+    return 0;
+}
+
+static int hit_before(const sm_rawhit *a, const sm_rawhit *b) {
+    if (a->start != b->start) return a->start < b->start;
+    if (a->end != b->end) return a->end < b->end;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern;
+    return a->reverse < b->reverse;
+}
+
+static int compare_hits(const void *pa, const void *pb) {
+    const sm_rawhit *a = pa, *b = pb;
+    if (hit_before(a, b)) return -1;
+    if (hit_before(b, a)) return 1;
+    return 0;
+}
+
+/* Orders hits that share a start (few: the patterns matching at one place). */
+static void insertion_sort(sm_rawhit *hits, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        sm_rawhit x = hits[i];
+        size_t j = i;
+        while (j > 0 && hit_before(&x, &hits[j - 1])) {
+            hits[j] = hits[j - 1];
+            j--;
+        }
+        hits[j] = x;
+    }
+}
+
+/* Stable LSD radix sort on start - lo (< 2^32), 11 bits a pass. */
+static int radix_sort_by_start(sm_rawhit *hits, size_t n, uint64_t lo, uint64_t span) {
+    sm_rawhit *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) return -1;
+    sm_rawhit *src = hits, *dst = tmp;
+    for (unsigned shift = 0; shift < 33 && (shift == 0 || (span >> shift) != 0); shift += 11) {
+        size_t count[2048] = {0};
+        for (size_t i = 0; i < n; i++) count[((src[i].start - lo) >> shift) & 2047]++;
+        size_t sum = 0;
+        for (size_t b = 0; b < 2048; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[count[((src[i].start - lo) >> shift) & 2047]++] = src[i];
+        sm_rawhit *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != hits) memcpy(hits, src, n * sizeof *hits);
+    free(tmp);
+    return 0;
+}
+
+void sm_sort_hits(sm_rawhit *hits, size_t n) {
+    /* Engines report in order of end position, which is often already the
+       final order (one strand, equal lengths): check before sorting. */
+    size_t i = 1;
+    while (i < n && !hit_before(&hits[i], &hits[i - 1])) i++;
+    if (i >= n) return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (hits[j].start < lo) lo = hits[j].start;
+        if (hits[j].start > hi) hi = hits[j].start;
+    }
+    if (n < 256 || hi - lo > UINT32_MAX || radix_sort_by_start(hits, n, lo, hi - lo) != 0) {
+        qsort(hits, n, sizeof *hits, compare_hits);
+        return;
+    }
+    /* Equal starts are now adjacent; order each such group by the other keys. */
+    size_t group = 0;
+    for (size_t j = 1; j <= n; j++) {
+        if (j == n || hits[j].start != hits[group].start) {
+            size_t g = j - group;
+            if (g > 32) qsort(hits + group, g, sizeof *hits, compare_hits);
+            else if (g > 1) insertion_sort(hits + group, g);
+            group = j;
+        }
+    }
+}

@@ -1,0 +1,390 @@
+/* Compiling a pattern set: validation, normalisation, strands, IUPAC
+ * expansion, the engine plan, and assembly of the flat database block. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/internal.h"
+#include "engines/automaton/automaton.h"
+#include "engines/bitparallel/shiftand.h"
+
+#define DEFAULT_MAX_EXPANSION 256u
+
+void sm_compile_options_init(sm_compile_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->alphabet = SM_ALPHABET_DNA;
+    opts->strands = SM_STRAND_BOTH;
+    opts->engine = SM_ENGINE_AUTO;
+    opts->build_threads = 0;
+    opts->max_expansion = DEFAULT_MAX_EXPANSION;
+}
+
+/* Keys are collected as offsets into one arena and turned into pointers once
+   the arena stops moving. */
+typedef struct {
+    sm_buf arena;
+    sm_buf entries; /* key_entry[] */
+} key_set;
+
+typedef struct {
+    size_t off;
+    uint32_t len;
+    uint32_t output;
+} key_entry;
+
+static int key_set_add(key_set *ks, const uint8_t *seq, uint32_t len, uint32_t output) {
+    key_entry e = {ks->arena.len, len, output};
+    if (sm_buf_append(&ks->arena, seq, len) != SM_OK) return SM_ERR_NOMEM;
+    return sm_buf_append(&ks->entries, &e, sizeof e);
+}
+
+static size_t key_set_count(const key_set *ks) { return ks->entries.len / sizeof(key_entry); }
+
+static sm_ac_key *key_set_resolve(const key_set *ks) {
+    size_t n = key_set_count(ks);
+    sm_ac_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys) return NULL;
+    const key_entry *e = (const key_entry *)ks->entries.data;
+    for (size_t i = 0; i < n; i++) {
+        keys[i].seq = ks->arena.data + e[i].off;
+        keys[i].len = e[i].len;
+        keys[i].output = e[i].output;
+    }
+    return keys;
+}
+
+static void key_set_free(key_set *ks) {
+    sm_buf_free(&ks->arena);
+    sm_buf_free(&ks->entries);
+}
+
+static unsigned popcount4(unsigned x) { return (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1); }
+
+/* Number of concrete strings an IUPAC pattern stands for, saturated at limit + 1. */
+static uint64_t expansion_count(const uint8_t *seq, size_t len, uint64_t limit) {
+    uint64_t count = 1;
+    for (size_t i = 0; i < len; i++) {
+        count *= popcount4(sm_nt_set[seq[i]]);
+        if (count > limit) return limit + 1;
+    }
+    return count;
+}
+
+/* Adds every concrete A/C/G/T string of an IUPAC pattern (odometer order). */
+static int add_expansions(key_set *ks, const uint8_t *seq, uint32_t len, uint32_t output, uint8_t *work) {
+    static const uint8_t base_of_bit[4] = {'A', 'C', 'G', 'T'};
+    /* Start with the lowest member of each set. */
+    for (uint32_t i = 0; i < len; i++) {
+        unsigned set = sm_nt_set[seq[i]];
+        unsigned b = 0;
+        while (!(set & (1u << b))) b++;
+        work[i] = base_of_bit[b];
+    }
+    for (;;) {
+        if (key_set_add(ks, work, len, output) != SM_OK) return SM_ERR_NOMEM;
+        /* Advance the last position that has a next member; reset those after it. */
+        uint32_t i = len;
+        for (;;) {
+            if (i == 0) return SM_OK;
+            i--;
+            unsigned set = sm_nt_set[seq[i]];
+            unsigned cur = work[i] == 'A' ? 0 : work[i] == 'C' ? 1 : work[i] == 'G' ? 2 : 3;
+            unsigned b = cur + 1;
+            while (b < 4 && !(set & (1u << b))) b++;
+            if (b < 4) {
+                work[i] = base_of_bit[b];
+                for (uint32_t j = i + 1; j < len; j++) {
+                    unsigned s = sm_nt_set[seq[j]];
+                    unsigned lo = 0;
+                    while (!(s & (1u << lo))) lo++;
+                    work[j] = base_of_bit[lo];
+                }
+                break;
+            }
+        }
+    }
+}
+
+static void reverse_complement(const uint8_t *seq, uint32_t len, uint8_t *out) {
+    for (uint32_t i = 0; i < len; i++) out[i] = sm_nt_complement[seq[len - 1 - i]];
+}
+
+static void describe_byte(uint8_t c, char *out, size_t size) {
+    if (c >= 0x21 && c < 0x7f) snprintf(out, size, "'%c'", c);
+    else snprintf(out, size, "byte 0x%02X", c);
+}
+
+typedef struct {
+    const sm_pattern *src;
+    uint8_t *norm;     /* normalised sequence (dna: upper case, U as T) */
+    uint32_t len;
+    uint32_t engine;
+} prepared_pattern;
+
+static int prepare(const sm_pattern *patterns, size_t n, int dna, prepared_pattern *prep, sm_error *err) {
+    for (size_t i = 0; i < n; i++) {
+        const sm_pattern *p = &patterns[i];
+        const char *shown = p->name ? p->name : "";
+        if (!p->seq || p->len == 0)
+            return sm_set_error(err, SM_ERR_PATTERN, "pattern %zu ('%.200s') is empty", i + 1, shown);
+        if (p->len > UINT32_MAX - 1)
+            return sm_set_error(err, SM_ERR_LIMIT, "pattern %zu ('%.200s') is longer than 2^32 symbols", i + 1, shown);
+        uint8_t *norm = malloc(p->len);
+        if (!norm) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        prep[i].src = p;
+        prep[i].norm = norm;
+        prep[i].len = (uint32_t)p->len;
+        const uint8_t *s = (const uint8_t *)p->seq;
+        for (size_t j = 0; j < p->len; j++) {
+            uint8_t c = s[j];
+            if (dna) {
+                c = (uint8_t)toupper(c);
+                if (c == 'U') c = 'T';
+                if (!sm_nt_set[c]) {
+                    char what[32];
+                    describe_byte(s[j], what, sizeof what);
+                    return sm_set_error(err, SM_ERR_PATTERN,
+                                        "pattern %zu ('%.200s'): %s at position %zu is not a DNA or IUPAC symbol",
+                                        i + 1, p->name ? p->name : "", what, j + 1);
+                }
+            }
+            norm[j] = c;
+        }
+    }
+    return SM_OK;
+}
+
+/* Decides the engine of every pattern (the planner of this release). */
+static int plan(prepared_pattern *prep, size_t n, const sm_compile_options *o, int dna, sm_error *err) {
+    uint32_t limit = o->max_expansion ? o->max_expansion : DEFAULT_MAX_EXPANSION;
+    for (size_t i = 0; i < n; i++) {
+        int needs_shiftand = 0;
+        const char *why = NULL;
+        if (dna && (o->flags & SM_FLAG_TEXT_IUPAC)) {
+            needs_shiftand = 1;
+            why = "IUPAC symbols in the text need the Shift-And engine";
+        } else if (dna && expansion_count(prep[i].norm, prep[i].len, limit) > limit) {
+            needs_shiftand = 1;
+            why = "it expands to too many concrete strings for the automaton";
+        }
+        if (o->engine == SM_ENGINE_SHIFTAND || (o->engine == SM_ENGINE_AUTO && needs_shiftand)) {
+            prep[i].engine = SM_PATTERN_SHIFTAND;
+        } else if (needs_shiftand) {
+            return sm_set_error(err, SM_ERR_INVALID,
+                                "pattern %zu ('%.200s') cannot use the automaton engine: %s (limit %u); use engine auto or shiftand",
+                                i + 1, prep[i].src->name ? prep[i].src->name : "", why, limit);
+        } else {
+            prep[i].engine = SM_PATTERN_AUTOMATON;
+        }
+    }
+    return SM_OK;
+}
+
+static int collect_keys(const prepared_pattern *prep, size_t n, int dna, sm_strands strands, unsigned flags,
+                        key_set *automaton_keys, key_set *shiftand_keys, sm_error *err) {
+    uint32_t max_len = 0;
+    for (size_t i = 0; i < n; i++)
+        if (prep[i].len > max_len) max_len = prep[i].len;
+    uint8_t *rc = malloc(max_len);
+    uint8_t *work = malloc(max_len);
+    uint8_t *folded = malloc(max_len);
+    int status = SM_OK;
+    if (!rc || !work || !folded) status = SM_ERR_NOMEM;
+    for (size_t i = 0; i < n && status == SM_OK; i++) {
+        const prepared_pattern *p = &prep[i];
+        key_set *ks = p->engine == SM_PATTERN_AUTOMATON ? automaton_keys : shiftand_keys;
+        if (!dna) {
+            const uint8_t *seq = p->norm;
+            if (flags & SM_FLAG_IGNORE_CASE) {
+                for (uint32_t j = 0; j < p->len; j++) folded[j] = (uint8_t)tolower(p->norm[j]);
+                seq = folded;
+            }
+            status = key_set_add(ks, seq, p->len, sm_output_id((uint32_t)i, 0));
+            continue;
+        }
+        for (int reverse = 0; reverse <= 1 && status == SM_OK; reverse++) {
+            if ((reverse && strands == SM_STRAND_FORWARD) || (!reverse && strands == SM_STRAND_REVERSE)) continue;
+            const uint8_t *seq = p->norm;
+            if (reverse) {
+                reverse_complement(p->norm, p->len, rc);
+                seq = rc;
+            }
+            uint32_t out = sm_output_id((uint32_t)i, reverse);
+            if (p->engine == SM_PATTERN_AUTOMATON) status = add_expansions(ks, seq, p->len, out, work);
+            else status = key_set_add(ks, seq, p->len, out);
+        }
+    }
+    free(rc);
+    free(work);
+    free(folded);
+    if (status != SM_OK) return sm_set_error(err, status, "out of memory collecting pattern keys");
+    return SM_OK;
+}
+
+/* Byte normalisation the automaton applies to the text before its class map. */
+static void make_fold(int dna, unsigned flags, uint8_t fold[256]) {
+    for (int b = 0; b < 256; b++) {
+        uint8_t c = (uint8_t)b;
+        if (dna) {
+            c = (uint8_t)toupper(c);
+            if (c == 'U') c = 'T';
+        } else if (flags & SM_FLAG_IGNORE_CASE) {
+            c = (uint8_t)tolower(c);
+        }
+        fold[b] = c;
+    }
+}
+
+static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_options *o, int dna,
+                    unsigned flags, sm_strands strands, const sm_buf *ac, const sm_buf *sa, sm_db **out,
+                    sm_error *err) {
+    sm_db_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, SM_DB_MAGIC, 8);
+    h.version = SM_DB_FORMAT_VERSION;
+    h.byte_order = SM_DB_BYTE_ORDER_MARK;
+    h.alphabet = (uint32_t)o->alphabet;
+    h.strands = (uint32_t)strands;
+    h.flags = flags;
+    h.pattern_count = (uint32_t)n;
+    h.min_length = UINT32_MAX;
+
+    sm_buf strings = {0};
+    sm_db_pattern *table = calloc(n, sizeof *table);
+    int status = table ? SM_OK : SM_ERR_NOMEM;
+    for (size_t i = 0; i < n && status == SM_OK; i++) {
+        const prepared_pattern *p = &prep[i];
+        const char *name = p->src->name;
+        table[i].name_off = strings.len;
+        if (name) status = sm_buf_append(&strings, name, strlen(name) + 1);
+        else if ((status = sm_buf_append(&strings, p->src->seq, p->len)) == SM_OK)
+            status = sm_buf_append(&strings, "", 1);
+        if (status != SM_OK) break;
+        table[i].seq_off = strings.len;
+        table[i].length = p->len;
+        table[i].engine = p->engine;
+        if ((status = sm_buf_append(&strings, dna ? p->norm : (const uint8_t *)p->src->seq, p->len)) == SM_OK)
+            status = sm_buf_append(&strings, "", 1);
+        if (p->len < h.min_length) h.min_length = p->len;
+        if (p->len > h.max_length) h.max_length = p->len;
+        if (p->engine == SM_PATTERN_AUTOMATON) h.automaton_patterns++;
+        else h.shiftand_patterns++;
+    }
+    if (status != SM_OK) {
+        free(table);
+        sm_buf_free(&strings);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory assembling the database");
+    }
+
+    uint64_t off = sizeof h;
+    h.patterns_off = off;
+    off += (uint64_t)n * sizeof(sm_db_pattern);
+    off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
+    h.strings_off = off;
+    h.strings_size = strings.len;
+    off += strings.len;
+    off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
+    if (ac->len) {
+        h.automaton_off = off;
+        h.automaton_size = ac->len;
+        off += ac->len;
+        off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
+    }
+    if (sa->len) {
+        h.shiftand_off = off;
+        h.shiftand_size = sa->len;
+        off += sa->len;
+        off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
+    }
+    if (o->max_memory && off > o->max_memory) {
+        free(table);
+        sm_buf_free(&strings);
+        return sm_set_error(err, SM_ERR_LIMIT, "the database would need %llu bytes, over the memory limit of %llu",
+                            (unsigned long long)off, (unsigned long long)o->max_memory);
+    }
+    uint8_t *bytes = sm_aligned_alloc(off);
+    sm_db *db = malloc(sizeof *db);
+    if (!bytes || !db) {
+        sm_aligned_free(bytes);
+        free(db);
+        free(table);
+        sm_buf_free(&strings);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory allocating a database of %llu bytes",
+                            (unsigned long long)off);
+    }
+    memset(bytes, 0, off);
+    memcpy(bytes, &h, sizeof h);
+    memcpy(bytes + h.patterns_off, table, n * sizeof *table);
+    if (strings.len) memcpy(bytes + h.strings_off, strings.data, strings.len);
+    if (ac->len) memcpy(bytes + h.automaton_off, ac->data, ac->len);
+    if (sa->len) memcpy(bytes + h.shiftand_off, sa->data, sa->len);
+    sm_db_seal(bytes, off);
+    free(table);
+    sm_buf_free(&strings);
+    db->bytes = bytes;
+    db->size = off;
+    *out = db;
+    return SM_OK;
+}
+
+int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *opts, sm_db **out,
+               sm_error *err) {
+    sm_compile_options defaults;
+    if (!opts) {
+        sm_compile_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (!out) return sm_set_error(err, SM_ERR_INVALID, "no place to store the database");
+    *out = NULL;
+    if (opts->alphabet != SM_ALPHABET_DNA && opts->alphabet != SM_ALPHABET_TEXT)
+        return sm_set_error(err, SM_ERR_INVALID, "unknown alphabet %d", (int)opts->alphabet);
+    if (opts->strands > SM_STRAND_REVERSE)
+        return sm_set_error(err, SM_ERR_INVALID, "unknown strand setting %d", (int)opts->strands);
+    if (opts->engine > SM_ENGINE_SHIFTAND)
+        return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
+    if (opts->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC))
+        return sm_set_error(err, SM_ERR_INVALID, "unknown flags 0x%x", opts->flags);
+    int dna = opts->alphabet == SM_ALPHABET_DNA;
+    if (!dna && (opts->flags & SM_FLAG_TEXT_IUPAC))
+        return sm_set_error(err, SM_ERR_INVALID, "IUPAC text matching applies to the dna alphabet only");
+    if (n == 0 || !patterns) return sm_set_error(err, SM_ERR_PATTERN, "no patterns given");
+    if (n > UINT32_MAX / 2 - 1) return sm_set_error(err, SM_ERR_LIMIT, "too many patterns (%zu)", n);
+    /* DNA is always case-insensitive; ignore-case means something for text only. */
+    unsigned flags = dna ? (opts->flags & SM_FLAG_TEXT_IUPAC) : (opts->flags & SM_FLAG_IGNORE_CASE);
+    sm_strands strands = dna ? opts->strands : SM_STRAND_FORWARD;
+
+    prepared_pattern *prep = calloc(n, sizeof *prep);
+    if (!prep) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    key_set automaton_keys = {0}, shiftand_keys = {0};
+    sm_buf ac = {0}, sa = {0};
+    sm_ac_key *keys = NULL;
+    int status = prepare(patterns, n, dna, prep, err);
+    if (status == SM_OK) status = plan(prep, n, opts, dna, err);
+    if (status == SM_OK)
+        status = collect_keys(prep, n, dna, strands, flags, &automaton_keys, &shiftand_keys, err);
+    if (status == SM_OK && key_set_count(&automaton_keys) > 0) {
+        uint8_t fold[256];
+        make_fold(dna, flags, fold);
+        keys = key_set_resolve(&automaton_keys);
+        if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        else status = sm_ac_build(keys, key_set_count(&automaton_keys), fold, opts->build_threads,
+                                  opts->max_memory, &ac, err);
+        free(keys);
+        keys = NULL;
+    }
+    key_set_free(&automaton_keys);
+    if (status == SM_OK && key_set_count(&shiftand_keys) > 0) {
+        keys = key_set_resolve(&shiftand_keys);
+        if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        else status = sm_sa_build(keys, key_set_count(&shiftand_keys), opts->alphabet, flags,
+                                  opts->max_memory, &sa, err);
+        free(keys);
+    }
+    key_set_free(&shiftand_keys);
+    if (status == SM_OK) status = assemble(prep, n, opts, dna, flags, strands, &ac, &sa, out, err);
+    sm_buf_free(&ac);
+    sm_buf_free(&sa);
+    for (size_t i = 0; i < n; i++) free(prep[i].norm);
+    free(prep);
+    return status;
+}

@@ -1,0 +1,216 @@
+/* The database block: access, checks on load, saving and loading. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "core/internal.h"
+#include "engines/automaton/automaton.h"
+#include "engines/bitparallel/shiftand.h"
+
+static uint32_t block_checksum(const uint8_t *bytes, uint64_t size) {
+    uLong crc = crc32(0L, Z_NULL, 0);
+    uint64_t off = sizeof(sm_db_header);
+    while (off < size) {
+        uInt n = (uInt)((size - off) > (1u << 30) ? (1u << 30) : (size - off));
+        crc = crc32(crc, bytes + off, n);
+        off += n;
+    }
+    return (uint32_t)crc;
+}
+
+void sm_db_seal(uint8_t *bytes, uint64_t size) {
+    sm_db_header *h = (sm_db_header *)bytes;
+    h->size = size;
+    h->checksum = block_checksum(bytes, size);
+}
+
+void sm_db_free(sm_db *db) {
+    if (!db) return;
+    sm_aligned_free(db->bytes);
+    free(db);
+}
+
+static const sm_db_pattern *pattern_table(const sm_db *db) {
+    return (const sm_db_pattern *)(db->bytes + sm_db_head(db)->patterns_off);
+}
+
+const sm_db_pattern *sm_db_patterns(const sm_db *db) { return pattern_table(db); }
+
+const uint8_t *sm_db_automaton(const sm_db *db) {
+    const sm_db_header *h = sm_db_head(db);
+    return h->automaton_size ? db->bytes + h->automaton_off : NULL;
+}
+
+const uint8_t *sm_db_shiftand(const sm_db *db) {
+    const sm_db_header *h = sm_db_head(db);
+    return h->shiftand_size ? db->bytes + h->shiftand_off : NULL;
+}
+
+void sm_db_get_info(const sm_db *db, sm_db_info *info) {
+    const sm_db_header *h = sm_db_head(db);
+    memset(info, 0, sizeof *info);
+    info->alphabet = (sm_alphabet)h->alphabet;
+    info->strands = (sm_strands)h->strands;
+    info->flags = h->flags;
+    info->pattern_count = h->pattern_count;
+    info->min_length = h->min_length;
+    info->max_length = h->max_length;
+    info->size = h->size;
+    info->automaton_patterns = h->automaton_patterns;
+    info->shiftand_patterns = h->shiftand_patterns;
+    const uint8_t *ac = sm_db_automaton(db);
+    if (ac) {
+        const sm_ac_header *a = (const sm_ac_header *)ac;
+        info->automaton_states = a->states;
+        info->automaton_columns = a->columns;
+    }
+}
+
+const char *sm_db_pattern_name(const sm_db *db, uint32_t index) {
+    const sm_db_header *h = sm_db_head(db);
+    if (index >= h->pattern_count) return NULL;
+    return (const char *)db->bytes + h->strings_off + pattern_table(db)[index].name_off;
+}
+
+const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len) {
+    const sm_db_header *h = sm_db_head(db);
+    if (index >= h->pattern_count) return NULL;
+    const sm_db_pattern *p = &pattern_table(db)[index];
+    if (len) *len = p->length;
+    return (const char *)db->bytes + h->strings_off + p->seq_off;
+}
+
+const void *sm_db_bytes(const sm_db *db, size_t *size) {
+    if (size) *size = db->size;
+    return db->bytes;
+}
+
+/* Is [off, off + len) inside a block of size bytes? */
+static int in_block(uint64_t off, uint64_t len, uint64_t size) {
+    return off <= size && len <= size - off;
+}
+
+static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
+    if (size < sizeof(sm_db_header) || memcmp(bytes, SM_DB_MAGIC, 8) != 0)
+        return sm_set_error(err, SM_ERR_FORMAT, "not a seqmatch database (bad magic number)");
+    sm_db_header h;
+    memcpy(&h, bytes, sizeof h);
+    if (h.byte_order != SM_DB_BYTE_ORDER_MARK)
+        return sm_set_error(err, SM_ERR_VERSION,
+                            "database was written on a machine with another byte order");
+    if (h.version != SM_DB_FORMAT_VERSION)
+        return sm_set_error(err, SM_ERR_VERSION,
+                            "database format version %u; this seqmatch reads version %u",
+                            h.version, SM_DB_FORMAT_VERSION);
+    if (h.size != size)
+        return sm_set_error(err, SM_ERR_FORMAT,
+                            "database is truncated or has trailing bytes (%llu bytes, header says %llu)",
+                            (unsigned long long)size, (unsigned long long)h.size);
+    if (block_checksum(bytes, size) != h.checksum)
+        return sm_set_error(err, SM_ERR_FORMAT, "database checksum mismatch (file corrupted)");
+    if (h.alphabet > SM_ALPHABET_TEXT || h.strands > SM_STRAND_REVERSE ||
+        (h.flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h.pattern_count == 0)
+        return sm_set_error(err, SM_ERR_FORMAT, "database header has invalid settings");
+    if (h.patterns_off % 8 != 0 ||
+        !in_block(h.patterns_off, (uint64_t)h.pattern_count * sizeof(sm_db_pattern), size) ||
+        !in_block(h.strings_off, h.strings_size, size) ||
+        (h.automaton_size && (h.automaton_off % SM_DB_ALIGN || !in_block(h.automaton_off, h.automaton_size, size))) ||
+        (h.shiftand_size && (h.shiftand_off % SM_DB_ALIGN || !in_block(h.shiftand_off, h.shiftand_size, size))))
+        return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
+
+    const sm_db_pattern *pats = (const sm_db_pattern *)(bytes + h.patterns_off);
+    const uint8_t *strings = bytes + h.strings_off;
+    uint32_t on_automaton = 0, on_shiftand = 0, min_len = UINT32_MAX, max_len = 0;
+    for (uint32_t i = 0; i < h.pattern_count; i++) {
+        const sm_db_pattern *p = &pats[i];
+        if (p->name_off >= h.strings_size || !memchr(strings + p->name_off, 0, h.strings_size - p->name_off) ||
+            p->length == 0 || !in_block(p->seq_off, (uint64_t)p->length + 1, h.strings_size) ||
+            strings[p->seq_off + p->length] != 0)
+            return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u is malformed", i);
+        if (p->engine == SM_PATTERN_AUTOMATON) on_automaton++;
+        else if (p->engine == SM_PATTERN_SHIFTAND) on_shiftand++;
+        else return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u has an unknown engine", i);
+        if (p->length < min_len) min_len = p->length;
+        if (p->length > max_len) max_len = p->length;
+    }
+    if (on_automaton != h.automaton_patterns || on_shiftand != h.shiftand_patterns ||
+        min_len != h.min_length || max_len != h.max_length ||
+        (on_automaton > 0) != (h.automaton_size > 0) || (on_shiftand > 0) != (h.shiftand_size > 0))
+        return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
+    uint32_t outputs = h.pattern_count * 2;
+    if (h.automaton_size && sm_ac_validate(bytes + h.automaton_off, h.automaton_size, outputs, err) != SM_OK)
+        return err ? err->code : SM_ERR_FORMAT;
+    if (h.shiftand_size && sm_sa_validate(bytes + h.shiftand_off, h.shiftand_size, outputs, err) != SM_OK)
+        return err ? err->code : SM_ERR_FORMAT;
+    return SM_OK;
+}
+
+int sm_db_from_bytes(const void *bytes, size_t size, sm_db **out, sm_error *err) {
+    *out = NULL;
+    if (!bytes) return sm_set_error(err, SM_ERR_INVALID, "no database bytes given");
+    /* Copy first: the checks and later scans need the block aligned. */
+    uint8_t *copy = sm_aligned_alloc(size);
+    sm_db *db = malloc(sizeof *db);
+    if (!copy || !db) {
+        sm_aligned_free(copy);
+        free(db);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory loading a database of %zu bytes", size);
+    }
+    memcpy(copy, bytes, size);
+    int rc = check_block(copy, size, err);
+    if (rc != SM_OK) {
+        sm_aligned_free(copy);
+        free(db);
+        return rc;
+    }
+    db->bytes = copy;
+    db->size = size;
+    *out = db;
+    return SM_OK;
+}
+
+int sm_db_save(const sm_db *db, const char *path, sm_error *err) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+    size_t written = fwrite(db->bytes, 1, db->size, f);
+    int write_errno = errno;
+    int close_rc = fclose(f);
+    if (written != db->size || close_rc != 0) {
+        remove(path);
+        return sm_set_error(err, SM_ERR_IO, "%s: %s", path,
+                            strerror(written != db->size ? write_errno : errno));
+    }
+    return SM_OK;
+}
+
+int sm_db_load(const char *path, sm_db **out, sm_error *err) {
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+    sm_buf buf = {0};
+    int rc = SM_OK;
+    for (;;) {
+        if (sm_buf_reserve(&buf, 1 << 20) != SM_OK) {
+            rc = sm_set_error(err, SM_ERR_NOMEM, "%s: out of memory", path);
+            break;
+        }
+        size_t n = fread(buf.data + buf.len, 1, buf.cap - buf.len, f);
+        buf.len += n;
+        if (n == 0) {
+            if (ferror(f)) rc = sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc == SM_OK) {
+        rc = sm_db_from_bytes(buf.data, buf.len, out, err);
+        if (rc != SM_OK && err) {
+            char msg[sizeof err->message];
+            memcpy(msg, err->message, sizeof msg);
+            sm_set_error(err, rc, "%s: %s", path, msg);
+        }
+    }
+    sm_buf_free(&buf);
+    return rc;
+}

@@ -1,0 +1,175 @@
+/* Internal structures shared by the core, the engines and the backends.
+ *
+ * A database is one flat, 64-byte aligned block of bytes:
+ *
+ *   sm_db_header                      fixed 256 bytes, at offset 0
+ *   sm_db_pattern[pattern_count]      per pattern: name, sequence, length
+ *   strings                           names and sequences, NUL-terminated
+ *   automaton section (optional)      sm_ac_header + tables (src/engines/automaton)
+ *   shiftand section (optional)       sm_sa_header + tables (src/engines/bitparallel)
+ *
+ * Every reference inside the block is a byte offset (from the block start for
+ * the header, from the section start inside a section), so the block can be
+ * written to a file, memory-mapped or copied to another device as it is.
+ * Integers are stored in the host's byte order; the header records that
+ * order and loading on a host with the other order is refused.
+ */
+#ifndef SM_INTERNAL_H
+#define SM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "seqmatch.h"
+
+#define SM_DB_MAGIC "SEQMATCH"
+#define SM_DB_FORMAT_VERSION 1u
+#define SM_DB_BYTE_ORDER_MARK 0x01020304u
+#define SM_DB_ALIGN 64u
+
+typedef struct {
+    char magic[8];          /* "SEQMATCH" */
+    uint32_t version;       /* SM_DB_FORMAT_VERSION */
+    uint32_t byte_order;    /* SM_DB_BYTE_ORDER_MARK as written by the builder */
+    uint64_t size;          /* bytes of the whole block */
+    uint32_t checksum;      /* CRC-32 (zlib) of bytes [sizeof header, size) */
+    uint32_t alphabet;      /* sm_alphabet */
+    uint32_t strands;       /* sm_strands (SM_STRAND_FORWARD for text) */
+    uint32_t flags;         /* SM_FLAG_* */
+    uint32_t pattern_count;
+    uint32_t min_length, max_length;
+    uint32_t automaton_patterns, shiftand_patterns;
+    uint32_t reserved0;
+    uint64_t patterns_off;  /* sm_db_pattern[pattern_count] */
+    uint64_t strings_off, strings_size;
+    uint64_t automaton_off, automaton_size; /* 0, 0 when absent */
+    uint64_t shiftand_off, shiftand_size;   /* 0, 0 when absent */
+    uint8_t reserved[256 - 112];
+} sm_db_header;
+
+/* Which engine scans a pattern. */
+enum { SM_PATTERN_AUTOMATON = 1, SM_PATTERN_SHIFTAND = 2 };
+
+typedef struct {
+    uint64_t name_off;   /* into strings, NUL-terminated */
+    uint64_t seq_off;    /* into strings, NUL-terminated; dna: upper case, U as T */
+    uint32_t length;
+    uint32_t engine;     /* SM_PATTERN_* */
+} sm_db_pattern;
+
+struct sm_db {
+    uint8_t *bytes;      /* the block, SM_DB_ALIGN aligned */
+    size_t size;
+};
+
+static inline const sm_db_header *sm_db_head(const sm_db *db) {
+    return (const sm_db_header *)db->bytes;
+}
+
+const sm_db_pattern *sm_db_patterns(const sm_db *db);
+const uint8_t *sm_db_automaton(const sm_db *db); /* section start, or NULL */
+const uint8_t *sm_db_shiftand(const sm_db *db);  /* section start, or NULL */
+/* Sets the size and checksum of a freshly assembled block. */
+void sm_db_seal(uint8_t *bytes, uint64_t size);
+
+/* An output id names a (pattern, strand) pair: pattern * 2 + (strand == '-'). */
+static inline uint32_t sm_output_id(uint32_t pattern, int reverse) { return pattern * 2u + (reverse ? 1u : 0u); }
+
+/* ------------------------------------------------------------- hit sinks */
+
+typedef struct {
+    uint64_t start, end;
+    uint32_t pattern;
+    uint16_t errors;
+    uint8_t reverse;     /* 0 '+', 1 '-' */
+    uint8_t pad;
+} sm_rawhit;
+
+/* Where an engine puts hits. Engines report only hits whose start lies in
+   [own_lo, own_hi) (absolute coordinates) so that overlapping chunks count
+   every hit once. In count mode (counts != NULL) hits are only counted. */
+typedef struct {
+    sm_rawhit *hits;
+    size_t n, cap;
+    uint64_t *counts;    /* per pattern, or NULL to store hits */
+    uint64_t own_lo, own_hi;
+    int failed;          /* allocation failed while storing */
+} sm_sink;
+
+int sm_sink_grow(sm_sink *sink);  /* doubles capacity; sets failed on error */
+
+static inline void sm_sink_add(sm_sink *sink, uint64_t start, uint64_t end, uint32_t pattern,
+                               int reverse, unsigned errors) {
+    if (start < sink->own_lo || start >= sink->own_hi) return;
+    if (sink->counts) { sink->counts[pattern]++; return; }
+    if (sink->n == sink->cap && sm_sink_grow(sink) != 0) return;
+    sm_rawhit *h = &sink->hits[sink->n++];
+    h->start = start; h->end = end; h->pattern = pattern;
+    h->errors = (uint16_t)errors; h->reverse = (uint8_t)(reverse != 0); h->pad = 0;
+}
+
+/* Sorts hits in the deterministic order (start, end, pattern, strand). */
+void sm_sort_hits(sm_rawhit *hits, size_t n);
+
+/* --------------------------------------------------------------- alphabet */
+
+/* 4-bit nucleotide set of a byte: A=1 C=2 G=4 T/U=8, IUPAC codes their union,
+   anything else 0. Case-insensitive. */
+extern const uint8_t sm_nt_set[256];
+/* IUPAC complement of an upper-case letter (A<->T, R<->Y, N->N, ...); 0 if none. */
+extern const uint8_t sm_nt_complement[256];
+
+/* ------------------------------------------------------ automaton engine */
+
+/* Bytes that the automaton builders receive: one concrete string per key,
+   already normalised (dna: upper-case ACGT only; text: raw, or lower-cased
+   when case is ignored), each with the output id it reports. */
+typedef struct {
+    const uint8_t *seq;
+    uint32_t len;
+    uint32_t output;
+} sm_ac_key;
+
+/* Growable byte buffer used to assemble sections. */
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} sm_buf;
+int sm_buf_reserve(sm_buf *b, size_t extra);
+int sm_buf_append(sm_buf *b, const void *p, size_t n);
+int sm_buf_align(sm_buf *b, size_t align); /* pads with zero bytes */
+void sm_buf_free(sm_buf *b);
+
+/* ---------------------------------------------------------------- errors */
+
+/* Fills err (when not NULL) with code and a printf-style message; returns code. */
+int sm_set_error(sm_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* --------------------------------------------------------- engine states */
+
+/* The scan state of every engine for one position of one sequence. */
+typedef struct {
+    uint32_t automaton;     /* automaton row offset (0 = root) */
+    uint64_t *shiftand;     /* sm_sa_state_words() words, or NULL */
+    size_t shiftand_words;
+} sm_engine_state;
+
+int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */
+void sm_engine_state_reset(const sm_db *db, sm_engine_state *state); /* back to the start state */
+void sm_engine_state_free(sm_engine_state *state);
+
+/* Runs every engine of db over text[0, len), whose first byte is at absolute
+   position pos0, from *state (updated); hits go to sink. */
+void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *text, size_t len,
+                     uint64_t pos0, sm_sink *sink);
+
+/* Aligned allocation helpers (64-byte alignment for tables). */
+void *sm_aligned_alloc(size_t size);
+void sm_aligned_free(void *p);
+
+#endif /* SM_INTERNAL_H */
