@@ -1,0 +1,180 @@
+/* Declarations shared by the files of the seqmatch command-line tool. */
+#ifndef SM_CLI_H
+#define SM_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "seqmatch.h"
+#include "io/seqio.h"
+
+/* Exit status, as grep. */
+enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2 };
+
+/* What a parse step asks the caller to do next. */
+enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
+
+typedef enum { CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2 } cli_command;
+
+typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT } cli_format;
+
+typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
+
+/* One pattern source, in command-line order: a file (-p) or a literal (-e). */
+typedef struct {
+    int is_file;
+    const char *text;
+} cli_pattern_source;
+
+/* Everything the command line can say, for both commands. */
+typedef struct {
+    cli_command command;
+
+    cli_pattern_source *sources;
+    size_t source_count;
+    const char *database_path;      /* -d */
+
+    sm_compile_options compile;
+    int alphabet_given;
+    int build_threads_given;
+    /* The first compile option seen, to name it when -d refuses it. */
+    const char *first_compile_option;
+
+    int lines;                      /* --lines */
+    cli_format format;
+    const char *output_path;        /* -o */
+    unsigned threads;               /* 0 = all online cores */
+    size_t chunk_size;              /* 0 = the runner's default */
+    int quiet;
+    int header;
+    cli_progress_mode progress;
+    int explain;                    /* compile --explain */
+
+    char **targets;
+    size_t target_count;
+} cli_options;
+
+/* ------------------------------------------------------------- messages */
+
+/* Prints "seqmatch: MESSAGE" on stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Prints "seqmatch: MESSAGE" and a hint to run the command's --help. */
+void cli_usage_error(cli_command command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+const char *cli_command_name(cli_command command);
+
+/* ------------------------------------------------------------- options */
+
+/* Parses argv (argv[0] is the command name) into *opts. Returns a
+   CLI_PARSE_* value; on CLI_PARSE_ERROR a message has been printed. */
+int cli_parse_options(cli_command command, int argc, char **argv, cli_options *opts);
+void cli_options_free(cli_options *opts);
+
+/* Number of online cores (at least 1). */
+unsigned cli_online_cores(void);
+
+/* Parses a byte size with an optional K, M, G or T suffix (binary
+   multiples; "KB", "KiB" accepted). Returns 0 on success. */
+int cli_parse_size(const char *text, uint64_t *value);
+
+/* ------------------------------------------------------------- help */
+
+void cli_print_main_help(FILE *out);
+void cli_print_search_help(FILE *out);
+void cli_print_compile_help(FILE *out);
+void cli_print_version(FILE *out);
+
+/* ------------------------------------------------------------- commands */
+
+/* Builds the database the options describe (-d, or -p / -e compiled).
+   Returns 0, or prints a message and returns CLI_EXIT_ERROR. */
+int cli_load_database(const cli_options *opts, sm_db **db);
+
+int cli_search_main(int argc, char **argv);
+int cli_compile_main(int argc, char **argv);
+
+/* ------------------------------------------------------------- output */
+
+/* A large output buffer written with one fwrite per MiB. After the first
+   failed write every later write is dropped; error keeps its errno. */
+typedef struct {
+    FILE *file;
+    const char *display_name;  /* for messages: the path, or "standard output" */
+    int owns_file;
+    char *buf;
+    size_t len, cap;
+    int error;
+    /* Called before bytes reach the file, e.g. to clear a progress bar. */
+    void (*before_write)(void *ctx);
+    void *before_write_ctx;
+} cli_writer;
+
+/* Opens path for writing (NULL or "-" = standard output). Returns 0 or
+   prints a message and returns -1. */
+int cli_writer_open(cli_writer *w, const char *path);
+/* Writes out the buffer. Returns 0, or -1 with w->error set. */
+int cli_writer_flush(cli_writer *w);
+/* Flushes and closes; returns 0 or -1 with w->error set. */
+int cli_writer_close(cli_writer *w);
+/* Prints the writer's error unless it is a broken pipe. */
+void cli_writer_report(const cli_writer *w);
+
+void cli_writer_write_slow(cli_writer *w, const void *data, size_t len);
+
+static inline void cli_writer_write(cli_writer *w, const void *data, size_t len) {
+    if (w->cap - w->len >= len) {
+        memcpy(w->buf + w->len, data, len);
+        w->len += len;
+    } else {
+        cli_writer_write_slow(w, data, len);
+    }
+}
+
+/* Hit formatting: per-format strings prepared once, then one call per hit. */
+typedef struct cli_formatter cli_formatter;
+
+cli_formatter *cli_formatter_create(cli_format format, int header, const sm_db *db,
+                                    cli_writer *w);
+void cli_formatter_free(cli_formatter *f);
+/* Writes the header line, if the format has one. */
+void cli_formatter_begin(cli_formatter *f);
+/* Remembers a record's name (formatted once); records arrive numbered 0, 1, 2... */
+int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name);
+void cli_formatter_record_done(cli_formatter *f, uint64_t record);
+void cli_formatter_hit(cli_formatter *f, const sm_hit *hit);
+/* Writes the per-pattern counts and the total (count format). */
+void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total);
+
+/* ------------------------------------------------------------- progress */
+
+typedef struct {
+    int enabled;
+    int drawn;
+    const char *name;
+    double file_start;
+    double last_draw;
+    uint64_t bytes_scanned;   /* sequence bytes of the current file so far */
+    unsigned width;
+} cli_progress;
+
+void cli_progress_init(cli_progress *p, int enabled);
+void cli_progress_begin_file(cli_progress *p, const char *name);
+/* Adds bytes_scanned sequence bytes; redraws at most about five times a second. */
+void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_scanned);
+/* Removes the bar from the terminal. */
+void cli_progress_clear(cli_progress *p);
+/* Writer hook: clears the bar before output reaches a shared terminal. */
+void cli_progress_before_write(void *ctx);
+
+#endif /* SM_CLI_H */

@@ -1,0 +1,144 @@
+/* Building a database from the command line, and the compile command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+/* Prints a library error; the library's messages already name the file,
+   pattern or line, so only the status name is added when they are empty. */
+static void report_library_error(const sm_error *err, int status) {
+    if (err->message[0]) cli_error("%s", err->message);
+    else cli_error("%s", sm_strerror(status));
+}
+
+static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
+    for (size_t i = 0; i < opts->source_count; i++) {
+        const cli_pattern_source *source = &opts->sources[i];
+        sm_error err;
+        memset(&err, 0, sizeof err);
+        int status;
+        if (source->is_file) {
+            status = sm_pattern_list_read(list, source->text, &err);
+        } else {
+            status = sm_pattern_list_add(list, NULL, source->text, strlen(source->text));
+            if (status != SM_OK && !err.message[0])
+                snprintf(err.message, sizeof err.message, "-e '%s': %s", source->text,
+                         sm_strerror(status));
+        }
+        if (status != SM_OK) {
+            report_library_error(&err, status);
+            return -1;
+        }
+    }
+    if (list->count == 0) {
+        /* Only pattern files can be empty: every -e adds one pattern. */
+        if (opts->source_count == 1)
+            cli_error("%s: no patterns in the file", opts->sources[0].text);
+        else
+            cli_error("no patterns in the pattern files");
+        return -1;
+    }
+    return 0;
+}
+
+int cli_load_database(const cli_options *opts, sm_db **db) {
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    *db = NULL;
+    if (opts->database_path) {
+        int status = sm_db_load(opts->database_path, db, &err);
+        if (status != SM_OK) {
+            report_library_error(&err, status);
+            return CLI_EXIT_ERROR;
+        }
+        return 0;
+    }
+    sm_pattern_list list;
+    memset(&list, 0, sizeof list);
+    if (read_patterns(opts, &list) != 0) {
+        sm_pattern_list_free(&list);
+        return CLI_EXIT_ERROR;
+    }
+    int status = sm_compile(list.items, list.count, &opts->compile, db, &err);
+    sm_pattern_list_free(&list);
+    if (status != SM_OK) {
+        report_library_error(&err, status);
+        *db = NULL;
+        return CLI_EXIT_ERROR;
+    }
+    return 0;
+}
+
+static void print_size(FILE *out, uint64_t bytes) {
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    fprintf(out, "%llu bytes", (unsigned long long)bytes);
+    if (bytes >= 1024) {
+        double value = (double)bytes;
+        int unit = -1;
+        while (value >= 1024.0 && unit < 3) {
+            value /= 1024.0;
+            unit++;
+        }
+        fprintf(out, " (%.1f %s)", value, units[unit]);
+    }
+    fputc('\n', out);
+}
+
+static void explain_database(FILE *out, const sm_db *db) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    const char *strands = info.strands == SM_STRAND_FORWARD ? "forward strand (+)"
+                          : info.strands == SM_STRAND_REVERSE ? "reverse strand (-)"
+                                                              : "both strands";
+    if (info.alphabet == SM_ALPHABET_TEXT) {
+        fprintf(out, "alphabet         text (bytes, %s)\n",
+                (info.flags & SM_FLAG_IGNORE_CASE) ? "ignoring case" : "case-sensitive");
+    } else {
+        fprintf(out, "alphabet         dna, %s%s\n", strands,
+                (info.flags & SM_FLAG_TEXT_IUPAC) ? ", IUPAC codes in targets match" : "");
+    }
+    fprintf(out, "patterns         %u\n", info.pattern_count);
+    if (info.min_length == info.max_length)
+        fprintf(out, "lengths          %u\n", info.min_length);
+    else
+        fprintf(out, "lengths          %u to %u\n", info.min_length, info.max_length);
+    fprintf(out, "engines          automaton %u, shift-and %u\n", info.automaton_patterns,
+            info.shiftand_patterns);
+    if (info.automaton_states > 0)
+        fprintf(out, "automaton        %u states x %u columns\n", info.automaton_states,
+                info.automaton_columns);
+    fputs("database size    ", out);
+    print_size(out, info.size);
+}
+
+int cli_compile_main(int argc, char **argv) {
+    cli_options opts;
+    int parsed = cli_parse_options(CLI_COMMAND_COMPILE, argc, argv, &opts);
+    if (parsed != CLI_PARSE_OK) {
+        cli_options_free(&opts);
+        if (parsed == CLI_PARSE_HELP) return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERROR;
+        return CLI_EXIT_ERROR;
+    }
+
+    sm_db *db = NULL;
+    int rc = cli_load_database(&opts, &db);
+    if (rc == 0 && opts.output_path) {
+        sm_error err;
+        memset(&err, 0, sizeof err);
+        int status = sm_db_save(db, opts.output_path, &err);
+        if (status != SM_OK) {
+            report_library_error(&err, status);
+            rc = CLI_EXIT_ERROR;
+        }
+    }
+    if (rc == 0 && opts.explain) {
+        explain_database(stdout, db);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_error("standard output: write error");
+            rc = CLI_EXIT_ERROR;
+        }
+    }
+    if (db) sm_db_free(db);
+    cli_options_free(&opts);
+    return rc;
+}

@@ -1,0 +1,472 @@
+/* seqmatch dfa: the DFA membership test.
+ *
+ *   seqmatch dfa (--dfa FILE | --from-patterns FILE | --regex EXPR) [options] [INPUT...]
+ *
+ * Prints accept<TAB>STATE or reject<TAB>STATE for each input (prefixed by
+ * the file name when several are given, or by the record name with
+ * --per-record). Exit status: 0 when some input is accepted, 1 when none is,
+ * 2 on an error. --dump writes the DFA in the text format instead.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "seqmatch_dfa.h"
+
+int cli_dfa_main(int argc, char **argv);
+
+/* Input is simulated in blocks of this size (bounded memory for any input). */
+#define DFA_BLOCK_BYTES ((size_t)64 << 20)
+
+typedef struct {
+    const char *dfa_path, *patterns_path, *regex;
+    int sources;
+    sm_dfa_match match;
+    int match_given;
+    sm_alphabet alphabet;
+    sm_strands strands;
+    int ignore_case;
+    uint32_t max_states;
+    int minimize;          /* -1: the default for the source */
+    int skip_unknown;
+    int per_record;
+    int dump;
+    const char *output;
+    sm_dfa_parallel_options parallel;
+    sm_dfa_simd simd;
+    char **inputs;
+    size_t input_count;
+} dfa_options;
+
+static void print_help(FILE *out) {
+    fputs("Usage: seqmatch dfa (--dfa FILE | --from-patterns FILE | --regex EXPR) [options] [INPUT...]\n"
+          "\n"
+          "Tests whether each whole input is accepted by a DFA and prints\n"
+          "accept<TAB>STATE or reject<TAB>STATE (the state reached). With several\n"
+          "inputs each line starts with the file name; with --per-record, with the\n"
+          "record name. Exit status: 0 some input accepted, 1 none, 2 error.\n"
+          "\n"
+          "The automaton:\n"
+          "  --dfa FILE              a DFA in the text format (see docs/dfa.md)\n"
+          "  --from-patterns FILE    the dictionary automaton of a pattern file\n"
+          "  --match contains|ends   with --from-patterns: accept inputs that contain a\n"
+          "                          pattern (default) or end with one\n"
+          "  --regex EXPR            accept inputs that the expression matches as a whole\n"
+          "  --max-states N          state limit for --regex (default 100000)\n"
+          "  --minimize, --no-minimize  minimise the DFA (default: only for --regex)\n"
+          "  --dump                  write the DFA in the text format and exit\n"
+          "\n"
+          "Input:\n"
+          "  --alphabet text|dna     text (default): every file is one input of raw bytes;\n"
+          "                          dna: FASTA/FASTQ, the file's sequences joined are the\n"
+          "                          input (patterns and expressions are DNA too)\n"
+          "  --per-record            one input per FASTA/FASTQ record\n"
+          "  --skip-unknown          ignore input bytes outside the DFA's alphabet\n"
+          "                          (otherwise they are an error naming the offset)\n"
+          "  --strand both|forward|reverse  dna patterns (default both)\n"
+          "  -i, --ignore-case       text patterns match either case\n"
+          "\n"
+          "Running:\n"
+          "  -t, --threads N         threads (default: all online cores)\n"
+          "  --chunks N              chunks per block (default: one per thread)\n"
+          "  --policy balanced|equal chunk sizes (default balanced: the first chunk longer)\n"
+          "  --first-chunk-ratio M   balanced policy: first chunk M times the others\n"
+          "                          (default: measured on a sample)\n"
+          "  --simd auto|avx2|scalar state stepping on several lanes (default auto)\n"
+          "  -o, --output FILE       write the results (or the dump) to FILE\n"
+          "  -h, --help              this help\n",
+          out);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("seqmatch: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (try 'seqmatch dfa --help')\n", stderr);
+    return CLI_PARSE_ERROR;
+}
+
+static int parse_count(const char *text, unsigned long long max, unsigned long long *out) {
+    if (!text || text[0] < '0' || text[0] > '9') return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Returns CLI_PARSE_OK, CLI_PARSE_HELP or CLI_PARSE_ERROR (message printed). */
+static int parse_args(int argc, char **argv, dfa_options *o) {
+    memset(o, 0, sizeof *o);
+    o->alphabet = SM_ALPHABET_TEXT;
+    o->strands = SM_STRAND_BOTH;
+    o->minimize = -1;
+    o->simd = SM_DFA_SIMD_AUTO;
+    sm_dfa_parallel_options_init(&o->parallel);
+    o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
+    if (!o->inputs) {
+        cli_error("out of memory");
+        return CLI_PARSE_ERROR;
+    }
+    int only_inputs = 0;
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i];
+        if (only_inputs || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            o->inputs[o->input_count++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_inputs = 1;
+            continue;
+        }
+        /* --name=value or --name value; -t N or -tN. */
+        char name[64];
+        const char *value = NULL;
+        const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+        if (eq) {
+            size_t n = (size_t)(eq - arg);
+            if (n >= sizeof name) return usage_error("unknown option '%s'", arg);
+            memcpy(name, arg, n);
+            name[n] = 0;
+            value = eq + 1;
+        } else if (arg[1] != '-' && arg[2] != 0) {
+            snprintf(name, sizeof name, "-%c", arg[1]);
+            value = arg + 2;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+#define IS(s) (strcmp(name, s) == 0)
+        int takes_value = IS("--dfa") || IS("--from-patterns") || IS("--regex") || IS("--match") ||
+                          IS("--alphabet") || IS("--strand") || IS("--max-states") || IS("--threads") || IS("-t") ||
+                          IS("--chunks") || IS("--policy") || IS("--first-chunk-ratio") || IS("--simd") ||
+                          IS("--output") || IS("-o");
+        if (takes_value && !value) {
+            if (i + 1 >= argc) {
+                usage_error("option '%s' needs a value", name);
+                return CLI_PARSE_ERROR;
+            }
+            value = argv[++i];
+        } else if (!takes_value && value) {
+            usage_error("option '%s' takes no value", arg);
+            return CLI_PARSE_ERROR;
+        }
+        unsigned long long n;
+        if (IS("-h") || IS("--help")) return CLI_PARSE_HELP;
+        else if (IS("--dfa")) o->dfa_path = value, o->sources++;
+        else if (IS("--from-patterns")) o->patterns_path = value, o->sources++;
+        else if (IS("--regex")) o->regex = value, o->sources++;
+        else if (IS("--match")) {
+            if (strcmp(value, "contains") == 0) o->match = SM_DFA_CONTAINS;
+            else if (strcmp(value, "ends") == 0) o->match = SM_DFA_ENDS;
+            else return usage_error("--match takes contains or ends, not '%s'", value);
+            o->match_given = 1;
+        } else if (IS("--alphabet")) {
+            if (strcmp(value, "text") == 0) o->alphabet = SM_ALPHABET_TEXT;
+            else if (strcmp(value, "dna") == 0) o->alphabet = SM_ALPHABET_DNA;
+            else return usage_error("--alphabet takes text or dna, not '%s'", value);
+        } else if (IS("--strand")) {
+            if (strcmp(value, "both") == 0) o->strands = SM_STRAND_BOTH;
+            else if (strcmp(value, "forward") == 0) o->strands = SM_STRAND_FORWARD;
+            else if (strcmp(value, "reverse") == 0) o->strands = SM_STRAND_REVERSE;
+            else return usage_error("--strand takes both, forward or reverse, not '%s'", value);
+        } else if (IS("-i") || IS("--ignore-case")) o->ignore_case = 1;
+        else if (IS("--max-states")) {
+            if (parse_count(value, SM_DFA_MAX_STATES, &n) || n == 0)
+                return usage_error("--max-states takes a number from 1, not '%s'", value);
+            o->max_states = (uint32_t)n;
+        } else if (IS("--minimize")) o->minimize = 1;
+        else if (IS("--no-minimize")) o->minimize = 0;
+        else if (IS("--dump")) o->dump = 1;
+        else if (IS("--skip-unknown")) o->skip_unknown = 1;
+        else if (IS("--per-record")) o->per_record = 1;
+        else if (IS("-t") || IS("--threads")) {
+            if (parse_count(value, 4096, &n) || n == 0)
+                return usage_error("--threads takes a number from 1 to 4096, not '%s'", value);
+            o->parallel.threads = (unsigned)n;
+        } else if (IS("--chunks")) {
+            if (parse_count(value, 1u << 20, &n) || n == 0)
+                return usage_error("--chunks takes a number from 1, not '%s'", value);
+            o->parallel.chunks = (size_t)n;
+        } else if (IS("--policy")) {
+            if (strcmp(value, "balanced") == 0) o->parallel.policy = SM_DFA_CHUNKS_BALANCED;
+            else if (strcmp(value, "equal") == 0) o->parallel.policy = SM_DFA_CHUNKS_EQUAL;
+            else return usage_error("--policy takes balanced or equal, not '%s'", value);
+        } else if (IS("--first-chunk-ratio")) {
+            char *end = NULL;
+            double m = strtod(value, &end);
+            if (!end || *end || !(m >= 1.0 && m <= 1e6))
+                return usage_error("--first-chunk-ratio takes a number from 1, not '%s'", value);
+            o->parallel.first_chunk_ratio = m;
+        } else if (IS("--simd")) {
+            if (strcmp(value, "auto") == 0) o->simd = SM_DFA_SIMD_AUTO;
+            else if (strcmp(value, "avx2") == 0) o->simd = SM_DFA_SIMD_AVX2;
+            else if (strcmp(value, "scalar") == 0) o->simd = SM_DFA_SIMD_SCALAR;
+            else return usage_error("--simd takes auto, avx2 or scalar, not '%s'", value);
+        } else if (IS("-o") || IS("--output")) o->output = value;
+        else {
+            usage_error("unknown option '%s'", arg);
+            return CLI_PARSE_ERROR;
+        }
+#undef IS
+    }
+    if (o->sources != 1) {
+        usage_error("%s", o->sources ? "give only one of --dfa, --from-patterns and --regex"
+                                     : "no automaton given: use --dfa FILE, --from-patterns FILE or --regex EXPR");
+        return CLI_PARSE_ERROR;
+    }
+    if (o->match_given && !o->patterns_path) {
+        usage_error("%s", "--match applies to --from-patterns only");
+        return CLI_PARSE_ERROR;
+    }
+    if (o->input_count == 0) o->inputs[o->input_count++] = "-";
+    if (o->dfa_path && strcmp(o->dfa_path, "-") == 0 && !o->dump)
+        for (size_t i = 0; i < o->input_count; i++)
+            if (strcmp(o->inputs[i], "-") == 0) {
+                usage_error("%s", "the DFA and an input cannot both be standard input");
+                return CLI_PARSE_ERROR;
+            }
+    return CLI_PARSE_OK;
+}
+
+static int load_dfa(const dfa_options *o, sm_dfa **dfa) {
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    sm_dfa *raw = NULL;
+    int rc;
+    int minimize = o->minimize;
+    if (o->dfa_path) {
+        rc = sm_dfa_read_file(o->dfa_path, &raw, &err);
+    } else if (o->regex) {
+        sm_dfa_regex_options ro;
+        sm_dfa_regex_options_init(&ro);
+        ro.alphabet = o->alphabet;
+        if (o->max_states) ro.max_states = o->max_states;
+        ro.minimize = minimize != 0;
+        minimize = 0;
+        rc = sm_dfa_from_regex(o->regex, strlen(o->regex), &ro, &raw, &err);
+    } else {
+        sm_pattern_list list = {0};
+        rc = sm_pattern_list_read(&list, o->patterns_path, &err);
+        if (rc == SM_OK) {
+            sm_compile_options co;
+            sm_compile_options_init(&co);
+            co.alphabet = o->alphabet;
+            co.strands = o->strands;
+            co.flags = o->ignore_case && o->alphabet == SM_ALPHABET_TEXT ? SM_FLAG_IGNORE_CASE : 0;
+            co.engine = SM_ENGINE_AUTOMATON;
+            sm_db *db = NULL;
+            rc = sm_compile(list.items, list.count, &co, &db, &err);
+            if (rc == SM_OK) rc = sm_dfa_from_db(db, o->match, &raw, &err);
+            sm_db_free(db);
+        }
+        sm_pattern_list_free(&list);
+        if (rc != SM_OK && !strstr(err.message, o->patterns_path)) {
+            cli_error("%s: %s", o->patterns_path, err.message);
+            return CLI_EXIT_ERROR;
+        }
+    }
+    if (rc == SM_OK && minimize == 1) {
+        sm_dfa *min = NULL;
+        rc = sm_dfa_minimize(raw, &min, &err);
+        sm_dfa_free(raw);
+        raw = min;
+    }
+    if (rc != SM_OK) {
+        cli_error("%s", err.message);
+        sm_dfa_free(raw);
+        return CLI_EXIT_ERROR;
+    }
+    *dfa = raw;
+    return 0;
+}
+
+typedef struct {
+    const sm_dfa *dfa;
+    const sm_dfa_matcher *matcher;
+    const dfa_options *o;
+    FILE *out;
+    uint8_t *block;
+    size_t block_len;
+    uint32_t state;
+    uint64_t offset;       /* bytes of the current input simulated before the block */
+    int any_accepted;
+} dfa_run;
+
+static void describe_byte(uint8_t c, char *buf, size_t size) {
+    if (c >= 0x21 && c < 0x7F) snprintf(buf, size, "byte 0x%02X ('%c')", c, c);
+    else snprintf(buf, size, "byte 0x%02X", c);
+}
+
+/* Simulates the buffered block; on an unknown byte prints the error. */
+static int flush_block(dfa_run *r, const char *path, const char *record) {
+    if (r->block_len == 0 || r->state == SM_DFA_NO_STATE) return 0;
+    sm_error err;
+    uint32_t next = r->state;
+    if (sm_dfa_run_parallel(r->matcher, r->state, r->block, r->block_len, &r->o->parallel, &next, &err) != SM_OK) {
+        cli_error("%s: %s", path, err.message);
+        return CLI_EXIT_ERROR;
+    }
+    if (next == SM_DFA_NO_STATE) {
+        size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len);
+        char what[32];
+        describe_byte(r->block[at], what, sizeof what);
+        if (record)
+            cli_error("%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
+                      "ignores such bytes)", path, record, what, (unsigned long long)(r->offset + at));
+        else
+            cli_error("%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", path,
+                      what, (unsigned long long)(r->offset + at));
+        return CLI_EXIT_ERROR;
+    }
+    r->state = next;
+    r->offset += r->block_len;
+    r->block_len = 0;
+    return 0;
+}
+
+static void print_result(dfa_run *r, const char *label) {
+    int accepted = sm_dfa_is_accepting(r->dfa, r->state);
+    if (accepted) r->any_accepted = 1;
+    if (label) fprintf(r->out, "%s\t", label);
+    fprintf(r->out, "%s\t%u\n", accepted ? "accept" : "reject", r->state);
+}
+
+static int run_input(dfa_run *r, const char *path, int label_with_path) {
+    const dfa_options *o = r->o;
+    sm_error err;
+    sm_reader *reader = NULL;
+    sm_input_format format = o->alphabet == SM_ALPHABET_DNA ? SM_INPUT_AUTO : SM_INPUT_TEXT;
+    if (sm_reader_open(path, format, &reader, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        return CLI_EXIT_ERROR;
+    }
+    const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
+    const int dna = o->alphabet == SM_ALPHABET_DNA;
+    int status = 0;
+    r->state = sm_dfa_start(r->dfa);
+    r->offset = 0;
+    r->block_len = 0;
+    char *record = NULL;
+    int records = 0;
+    for (;;) {
+        const char *name = NULL;
+        int got = sm_reader_next_record(reader, &name, &err);
+        if (got < 0) {
+            cli_error("%s", err.message);
+            status = CLI_EXIT_ERROR;
+            break;
+        }
+        if (got == 0) break;
+        records++;
+        free(record);
+        record = strdup(name ? name : "");
+        if (!record) {
+            cli_error("out of memory");
+            status = CLI_EXIT_ERROR;
+            break;
+        }
+        if (o->per_record) {
+            r->state = sm_dfa_start(r->dfa);
+            r->offset = 0;
+        } else if (dna) {
+            r->offset = 0; /* offsets in messages are within the record */
+        }
+        const uint8_t *data;
+        size_t len;
+        while (status == 0 && (got = sm_reader_read(reader, &data, &len, &err)) > 0) {
+            while (len > 0 && status == 0) {
+                size_t take = DFA_BLOCK_BYTES - r->block_len < len ? DFA_BLOCK_BYTES - r->block_len : len;
+                memcpy(r->block + r->block_len, data, take);
+                r->block_len += take;
+                data += take;
+                len -= take;
+                if (r->block_len == DFA_BLOCK_BYTES) status = flush_block(r, shown, dna ? record : NULL);
+            }
+        }
+        if (status) break;
+        if (got < 0) {
+            cli_error("%s", err.message);
+            status = CLI_EXIT_ERROR;
+            break;
+        }
+        status = flush_block(r, shown, dna ? record : NULL);
+        if (status) break;
+        if (o->per_record) print_result(r, record);
+    }
+    if (status == 0 && !o->per_record) print_result(r, label_with_path ? shown : NULL);
+    (void)records;
+    free(record);
+    sm_reader_close(reader);
+    return status;
+}
+
+int cli_dfa_main(int argc, char **argv) {
+    dfa_options o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed != CLI_PARSE_OK) {
+        free(o.inputs);
+        if (parsed == CLI_PARSE_HELP) {
+            print_help(stdout);
+            return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERROR;
+        }
+        return CLI_EXIT_ERROR;
+    }
+    sm_dfa *dfa = NULL;
+    if (load_dfa(&o, &dfa) != 0) {
+        free(o.inputs);
+        return CLI_EXIT_ERROR;
+    }
+    FILE *out = stdout;
+    if (o.output && strcmp(o.output, "-") != 0) {
+        out = fopen(o.output, "w");
+        if (!out) {
+            cli_error("%s: %s", o.output, strerror(errno));
+            sm_dfa_free(dfa);
+            free(o.inputs);
+            return CLI_EXIT_ERROR;
+        }
+    }
+    int status = 0;
+    if (o.dump) {
+        sm_error err;
+        if (sm_dfa_dump(dfa, out, &err) != SM_OK) {
+            cli_error("%s: %s", o.output ? o.output : "standard output", err.message);
+            status = CLI_EXIT_ERROR;
+        }
+    } else {
+        sm_dfa_matcher_options mo;
+        sm_dfa_matcher_options_init(&mo);
+        mo.skip_unknown = o.skip_unknown;
+        mo.simd = o.simd;
+        sm_dfa_matcher *matcher = NULL;
+        sm_error err;
+        dfa_run r;
+        memset(&r, 0, sizeof r);
+        if (sm_dfa_matcher_create(dfa, &mo, &matcher, &err) != SM_OK) {
+            cli_error("%s", err.message);
+            status = CLI_EXIT_ERROR;
+        } else if (!(r.block = malloc(DFA_BLOCK_BYTES))) {
+            cli_error("out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
+            status = CLI_EXIT_ERROR;
+        }
+        r.dfa = dfa;
+        r.matcher = matcher;
+        r.o = &o;
+        r.out = out;
+        for (size_t i = 0; i < o.input_count && status == 0; i++)
+            status = run_input(&r, o.inputs[i], o.input_count > 1);
+        if (status == 0) status = r.any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+        free(r.block);
+        sm_dfa_matcher_free(matcher);
+    }
+    if (fflush(out) != 0 || ferror(out)) {
+        if (errno != EPIPE) cli_error("%s: write error", o.output ? o.output : "standard output");
+        status = CLI_EXIT_ERROR;
+    }
+    if (out != stdout) fclose(out);
+    sm_dfa_free(dfa);
+    free(o.inputs);
+    return status;
+}

@@ -1,0 +1,445 @@
+/* Command-line parsing for search and compile.
+ *
+ * Accepted forms: --name VALUE, --name=VALUE, -x VALUE, -xVALUE, grouped
+ * flags (-qi), '--' to end the options, and '-' as a target (stdin). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+typedef enum {
+    OPT_PATTERNS, OPT_PATTERN, OPT_DATABASE,
+    OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
+    OPT_BUILD_THREADS, OPT_MAX_MEMORY,
+    OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_QUIET, OPT_NO_HEADER,
+    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_HELP, OPT_VERSION
+} option_id;
+
+enum { FOR_SEARCH = 1u << CLI_COMMAND_SEARCH, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
+       FOR_BOTH = FOR_SEARCH | FOR_COMPILE };
+
+typedef struct {
+    option_id id;
+    char short_name;        /* 0 when there is none */
+    const char *long_name;
+    int takes_value;
+    unsigned commands;      /* FOR_* */
+    int is_compile_option;  /* fixed by a saved database, so refused with -d */
+} option_spec;
+
+static const option_spec option_table[] = {
+    {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH, 0},
+    {OPT_PATTERN, 'e', "pattern", 1, FOR_BOTH, 0},
+    {OPT_DATABASE, 'd', "database", 1, FOR_SEARCH, 0},
+    {OPT_ALPHABET, 0, "alphabet", 1, FOR_BOTH, 1},
+    {OPT_LINES, 0, "lines", 0, FOR_SEARCH, 0},
+    {OPT_STRAND, 0, "strand", 1, FOR_BOTH, 1},
+    {OPT_IGNORE_CASE, 'i', "ignore-case", 0, FOR_BOTH, 1},
+    {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH, 1},
+    {OPT_ENGINE, 0, "engine", 1, FOR_BOTH, 1},
+    {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH, 1},
+    {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH, 1},
+    {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0},
+    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH, 0},
+    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH, 0},
+    {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0},
+    {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
+    {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
+    {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
+    {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
+    {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
+    {OPT_HELP, 'h', "help", 0, FOR_BOTH, 0},
+    {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0},
+};
+#define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
+
+unsigned cli_online_cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+}
+
+static int parse_unsigned(const char *text, unsigned long long max, unsigned long long *value) {
+    if (text[0] < '0' || text[0] > '9') return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max) return -1;
+    *value = v;
+    return 0;
+}
+
+int cli_parse_size(const char *text, uint64_t *value) {
+    if (text[0] < '0' || text[0] > '9') return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0) return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift != 0 && (*end == 'i' || *end == 'I')) {
+        end++;
+        if (*end != 'b' && *end != 'B') return -1;
+    }
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end != '\0') return -1;
+    if (shift != 0 && v > (UINT64_MAX >> shift)) return -1;
+    *value = (uint64_t)v << shift;
+    return 0;
+}
+
+static const option_spec *find_long(const char *name, size_t len) {
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const char *candidate = option_table[i].long_name;
+        if (strlen(candidate) == len && memcmp(candidate, name, len) == 0) return &option_table[i];
+    }
+    return NULL;
+}
+
+static const option_spec *find_short(char c) {
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (option_table[i].short_name == c) return &option_table[i];
+    return NULL;
+}
+
+static int add_source(cli_options *opts, int is_file, const char *text) {
+    cli_pattern_source *grown = realloc(opts->sources, (opts->source_count + 1) * sizeof *grown);
+    if (!grown) {
+        cli_error("out of memory");
+        return -1;
+    }
+    opts->sources = grown;
+    opts->sources[opts->source_count].is_file = is_file;
+    opts->sources[opts->source_count].text = text;
+    opts->source_count++;
+    return 0;
+}
+
+static int add_target(cli_options *opts, char *path) {
+    char **grown = realloc(opts->targets, (opts->target_count + 1) * sizeof *grown);
+    if (!grown) {
+        cli_error("out of memory");
+        return -1;
+    }
+    opts->targets = grown;
+    opts->targets[opts->target_count++] = path;
+    return 0;
+}
+
+typedef struct {
+    int strand_given;
+    int ignore_case;
+    int text_iupac;
+} seen_options;
+
+/* Applies one option; shown is the option as the user spelled it. */
+static int apply_option(cli_options *opts, seen_options *seen, const option_spec *spec,
+                        const char *shown, const char *value) {
+    cli_command cmd = opts->command;
+    unsigned long long number = 0;
+    uint64_t size = 0;
+
+    if (spec->is_compile_option && !opts->first_compile_option)
+        opts->first_compile_option = spec->long_name;
+
+    switch (spec->id) {
+    case OPT_PATTERNS:
+        return add_source(opts, 1, value) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
+    case OPT_PATTERN:
+        return add_source(opts, 0, value) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
+    case OPT_DATABASE:
+        if (opts->database_path) {
+            cli_usage_error(cmd, "%s: only one database can be searched at a time", shown);
+            return CLI_PARSE_ERROR;
+        }
+        opts->database_path = value;
+        return CLI_PARSE_OK;
+    case OPT_ALPHABET:
+        if (strcmp(value, "dna") == 0) opts->compile.alphabet = SM_ALPHABET_DNA;
+        else if (strcmp(value, "text") == 0) opts->compile.alphabet = SM_ALPHABET_TEXT;
+        else {
+            cli_usage_error(cmd, "%s: unknown alphabet '%s'; use dna or text", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->alphabet_given = 1;
+        return CLI_PARSE_OK;
+    case OPT_LINES:
+        opts->lines = 1;
+        return CLI_PARSE_OK;
+    case OPT_STRAND:
+        if (strcmp(value, "both") == 0) opts->compile.strands = SM_STRAND_BOTH;
+        else if (strcmp(value, "+") == 0 || strcmp(value, "forward") == 0)
+            opts->compile.strands = SM_STRAND_FORWARD;
+        else if (strcmp(value, "-") == 0 || strcmp(value, "reverse") == 0)
+            opts->compile.strands = SM_STRAND_REVERSE;
+        else {
+            cli_usage_error(cmd, "%s: unknown strand '%s'; use both, + or -", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        seen->strand_given = 1;
+        return CLI_PARSE_OK;
+    case OPT_IGNORE_CASE:
+        opts->compile.flags |= SM_FLAG_IGNORE_CASE;
+        seen->ignore_case = 1;
+        return CLI_PARSE_OK;
+    case OPT_TEXT_IUPAC:
+        opts->compile.flags |= SM_FLAG_TEXT_IUPAC;
+        seen->text_iupac = 1;
+        return CLI_PARSE_OK;
+    case OPT_ENGINE:
+        if (strcmp(value, "auto") == 0) opts->compile.engine = SM_ENGINE_AUTO;
+        else if (strcmp(value, "automaton") == 0) opts->compile.engine = SM_ENGINE_AUTOMATON;
+        else if (strcmp(value, "shiftand") == 0) opts->compile.engine = SM_ENGINE_SHIFTAND;
+        else {
+            cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton or shiftand",
+                            shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        return CLI_PARSE_OK;
+    case OPT_BUILD_THREADS:
+        if (parse_unsigned(value, 4096, &number) != 0) {
+            cli_usage_error(cmd, "%s: '%s' is not a thread count (0 to 4096)", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->compile.build_threads = (unsigned)number;
+        opts->build_threads_given = 1;
+        return CLI_PARSE_OK;
+    case OPT_MAX_MEMORY:
+        if (cli_parse_size(value, &size) != 0 || size == 0) {
+            cli_usage_error(cmd, "%s: '%s' is not a size (e.g. 512M or 4G)", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->compile.max_memory = size;
+        return CLI_PARSE_OK;
+    case OPT_FORMAT:
+        if (strcmp(value, "tsv") == 0) opts->format = CLI_FORMAT_TSV;
+        else if (strcmp(value, "bed") == 0) opts->format = CLI_FORMAT_BED;
+        else if (strcmp(value, "jsonl") == 0) opts->format = CLI_FORMAT_JSONL;
+        else if (strcmp(value, "count") == 0) opts->format = CLI_FORMAT_COUNT;
+        else {
+            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl or count",
+                            shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        return CLI_PARSE_OK;
+    case OPT_OUTPUT:
+        if (value[0] == '\0') {
+            cli_usage_error(cmd, "%s: empty file name", shown);
+            return CLI_PARSE_ERROR;
+        }
+        opts->output_path = value;
+        return CLI_PARSE_OK;
+    case OPT_THREADS:
+        if (parse_unsigned(value, 4096, &number) != 0) {
+            cli_usage_error(cmd, "%s: '%s' is not a thread count (0 = all cores, up to 4096)",
+                            shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->threads = (unsigned)number;
+        return CLI_PARSE_OK;
+    case OPT_CHUNK_SIZE:
+        if (cli_parse_size(value, &size) != 0 || size == 0 || size > SIZE_MAX / 4) {
+            cli_usage_error(cmd, "%s: '%s' is not a positive size in bytes (e.g. 4096 or 1M)",
+                            shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->chunk_size = (size_t)size;
+        return CLI_PARSE_OK;
+    case OPT_QUIET:
+        opts->quiet = 1;
+        return CLI_PARSE_OK;
+    case OPT_NO_HEADER:
+        opts->header = 0;
+        return CLI_PARSE_OK;
+    case OPT_PROGRESS:
+        opts->progress = CLI_PROGRESS_ON;
+        return CLI_PARSE_OK;
+    case OPT_NO_PROGRESS:
+        opts->progress = CLI_PROGRESS_OFF;
+        return CLI_PARSE_OK;
+    case OPT_EXPLAIN:
+        opts->explain = 1;
+        return CLI_PARSE_OK;
+    case OPT_HELP:
+        if (cmd == CLI_COMMAND_COMPILE) cli_print_compile_help(stdout);
+        else cli_print_search_help(stdout);
+        return CLI_PARSE_HELP;
+    case OPT_VERSION:
+        cli_print_version(stdout);
+        return CLI_PARSE_HELP;
+    }
+    return CLI_PARSE_ERROR;
+}
+
+/* Checks that the options make sense together and fills in defaults. */
+static int check_options(cli_options *opts, const seen_options *seen) {
+    cli_command cmd = opts->command;
+
+    if (cmd == CLI_COMMAND_COMPILE && opts->target_count > 0) {
+        cli_usage_error(cmd, "compile takes no target ('%s'); give patterns with -p or -e",
+                        opts->targets[0]);
+        return CLI_PARSE_ERROR;
+    }
+    if (opts->database_path) {
+        if (opts->source_count > 0) {
+            cli_usage_error(cmd, "-d cannot be combined with -p or -e: "
+                            "the database already holds its patterns");
+            return CLI_PARSE_ERROR;
+        }
+        if (opts->first_compile_option) {
+            cli_usage_error(cmd, "--%s cannot be used with -d: the database was compiled "
+                            "with its own settings", opts->first_compile_option);
+            return CLI_PARSE_ERROR;
+        }
+    } else if (opts->source_count == 0) {
+        if (cmd == CLI_COMMAND_SEARCH)
+            cli_usage_error(cmd, "no patterns given; use -p FILE, -e PATTERN or -d DB");
+        else
+            cli_usage_error(cmd, "no patterns given; use -p FILE or -e PATTERN");
+        return CLI_PARSE_ERROR;
+    }
+    if (cmd == CLI_COMMAND_COMPILE && !opts->output_path && !opts->explain) {
+        cli_usage_error(cmd, "no output given; use -o DB (or --explain to only describe "
+                        "the database)");
+        return CLI_PARSE_ERROR;
+    }
+
+    if (!opts->database_path) {
+        if (opts->lines) {
+            if (opts->alphabet_given && opts->compile.alphabet != SM_ALPHABET_TEXT) {
+                cli_usage_error(cmd, "--lines needs --alphabet text");
+                return CLI_PARSE_ERROR;
+            }
+            opts->compile.alphabet = SM_ALPHABET_TEXT;
+        }
+        if (opts->compile.alphabet == SM_ALPHABET_DNA && seen->ignore_case) {
+            cli_usage_error(cmd, "-i/--ignore-case is for --alphabet text "
+                            "(DNA is always case-insensitive)");
+            return CLI_PARSE_ERROR;
+        }
+        if (opts->compile.alphabet == SM_ALPHABET_TEXT && seen->text_iupac) {
+            cli_usage_error(cmd, "--text-iupac is for --alphabet dna");
+            return CLI_PARSE_ERROR;
+        }
+        if (opts->compile.alphabet == SM_ALPHABET_TEXT && seen->strand_given) {
+            cli_usage_error(cmd, "--strand is for --alphabet dna (text has one strand)");
+            return CLI_PARSE_ERROR;
+        }
+        if (opts->compile.alphabet == SM_ALPHABET_TEXT)
+            opts->compile.strands = SM_STRAND_FORWARD;
+        if (!opts->build_threads_given)
+            opts->compile.build_threads = opts->threads > 0 ? opts->threads : cli_online_cores();
+    }
+
+    /* Standard input cannot feed both patterns and targets. */
+    int stdin_patterns = 0;
+    for (size_t i = 0; i < opts->source_count; i++)
+        if (opts->sources[i].is_file && strcmp(opts->sources[i].text, "-") == 0) stdin_patterns = 1;
+    if (opts->database_path && strcmp(opts->database_path, "-") == 0) stdin_patterns = 1;
+    if (stdin_patterns && cmd == CLI_COMMAND_SEARCH) {
+        int stdin_targets = opts->target_count == 0;
+        for (size_t i = 0; i < opts->target_count; i++)
+            if (strcmp(opts->targets[i], "-") == 0) stdin_targets = 1;
+        if (stdin_targets) {
+            cli_usage_error(cmd, "standard input cannot hold both the patterns and the "
+                            "targets; name a target file");
+            return CLI_PARSE_ERROR;
+        }
+    }
+    return CLI_PARSE_OK;
+}
+
+int cli_parse_options(cli_command command, int argc, char **argv, cli_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->command = command;
+    sm_compile_options_init(&opts->compile);
+    opts->format = CLI_FORMAT_TSV;
+    opts->header = 1;
+    opts->progress = CLI_PROGRESS_AUTO;
+
+    seen_options seen = {0, 0, 0};
+    int only_targets = 0;
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i];
+        if (only_targets || arg[0] != '-' || arg[1] == '\0') {
+            if (add_target(opts, arg) != 0) return CLI_PARSE_ERROR;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_targets = 1;
+            continue;
+        }
+        if (arg[1] == '-') {
+            const char *name = arg + 2;
+            const char *equals = strchr(name, '=');
+            size_t name_len = equals ? (size_t)(equals - name) : strlen(name);
+            const option_spec *spec = find_long(name, name_len);
+            if (!spec || !(spec->commands & (1u << command))) {
+                if (spec)
+                    cli_usage_error(command, "option '--%s' does not apply to %s",
+                                    spec->long_name, cli_command_name(command));
+                else
+                    cli_usage_error(command, "unknown option '%.*s'", (int)(name_len + 2), arg);
+                return CLI_PARSE_ERROR;
+            }
+            char shown[64];
+            snprintf(shown, sizeof shown, "--%s", spec->long_name);
+            const char *value = NULL;
+            if (spec->takes_value) {
+                if (equals) value = equals + 1;
+                else if (i + 1 < argc) value = argv[++i];
+                else {
+                    cli_usage_error(command, "option '%s' needs a value", shown);
+                    return CLI_PARSE_ERROR;
+                }
+            } else if (equals) {
+                cli_usage_error(command, "option '%s' takes no value", shown);
+                return CLI_PARSE_ERROR;
+            }
+            int rc = apply_option(opts, &seen, spec, shown, value);
+            if (rc != CLI_PARSE_OK) return rc;
+            continue;
+        }
+        /* One or more short options: -q, -qi, -t4, -t 4, -qt4. */
+        for (const char *p = arg + 1; *p; p++) {
+            const option_spec *spec = find_short(*p);
+            if (!spec || !(spec->commands & (1u << command))) {
+                if (spec)
+                    cli_usage_error(command, "option '-%c' does not apply to %s", *p,
+                                    cli_command_name(command));
+                else
+                    cli_usage_error(command, "unknown option '-%c'", *p);
+                return CLI_PARSE_ERROR;
+            }
+            char shown[4] = {'-', *p, '\0', '\0'};
+            const char *value = NULL;
+            if (spec->takes_value) {
+                if (p[1] != '\0') value = p + 1;
+                else if (i + 1 < argc) value = argv[++i];
+                else {
+                    cli_usage_error(command, "option '%s' needs a value", shown);
+                    return CLI_PARSE_ERROR;
+                }
+            }
+            int rc = apply_option(opts, &seen, spec, shown, value);
+            if (rc != CLI_PARSE_OK) return rc;
+            if (spec->takes_value) break;
+        }
+    }
+    return check_options(opts, &seen);
+}
+
+void cli_options_free(cli_options *opts) {
+    free(opts->sources);
+    free(opts->targets);
+    opts->sources = NULL;
+    opts->targets = NULL;
+}

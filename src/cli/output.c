@@ -1,0 +1,564 @@
+/* Output: a 1 MiB buffer in front of the file, and the four hit formats.
+ *
+ * Names are formatted (escaped, quoted) once per pattern and once per record
+ * so that a hit costs a few memcpy calls and three number conversions. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define WRITER_BUFFER_SIZE (1u << 20)
+
+/* ------------------------------------------------------------- writer */
+
+int cli_writer_open(cli_writer *w, const char *path) {
+    memset(w, 0, sizeof *w);
+    if (!path || strcmp(path, "-") == 0) {
+        w->file = stdout;
+        w->display_name = "standard output";
+    } else {
+        w->file = fopen(path, "wb");
+        if (!w->file) {
+            cli_error("%s: %s", path, strerror(errno));
+            return -1;
+        }
+        w->display_name = path;
+        w->owns_file = 1;
+    }
+    w->buf = malloc(WRITER_BUFFER_SIZE);
+    if (!w->buf) {
+        cli_error("out of memory");
+        if (w->owns_file) fclose(w->file);
+        w->file = NULL;
+        return -1;
+    }
+    w->cap = WRITER_BUFFER_SIZE;
+    /* Our buffer is the only one: stdio's would just add a copy. */
+    setvbuf(w->file, NULL, _IONBF, 0);
+    return 0;
+}
+
+static void write_out(cli_writer *w, const void *data, size_t len) {
+    if (w->error || len == 0) return;
+    if (w->before_write) w->before_write(w->before_write_ctx);
+    errno = 0;
+    if (fwrite(data, 1, len, w->file) != len) w->error = errno ? errno : EIO;
+}
+
+int cli_writer_flush(cli_writer *w) {
+    write_out(w, w->buf, w->len);
+    w->len = 0;
+    return w->error ? -1 : 0;
+}
+
+void cli_writer_write_slow(cli_writer *w, const void *data, size_t len) {
+    if (w->error) return;
+    cli_writer_flush(w);
+    if (len >= w->cap) {
+        write_out(w, data, len);
+    } else {
+        memcpy(w->buf, data, len);
+        w->len = len;
+    }
+}
+
+int cli_writer_close(cli_writer *w) {
+    if (!w->file) return w->error ? -1 : 0;
+    cli_writer_flush(w);
+    errno = 0;
+    if (w->owns_file) {
+        if (fclose(w->file) != 0 && !w->error) w->error = errno ? errno : EIO;
+    } else if ((fflush(w->file) != 0 || ferror(w->file)) && !w->error) {
+        w->error = errno ? errno : EIO;
+    }
+    w->file = NULL;
+    free(w->buf);
+    w->buf = NULL;
+    return w->error ? -1 : 0;
+}
+
+void cli_writer_report(const cli_writer *w) {
+    /* A reader that went away (| head) is not an error worth a message. */
+    if (w->error && w->error != EPIPE) cli_error("%s: %s", w->display_name, strerror(w->error));
+}
+
+/* Appends a number. */
+static inline void write_u64(cli_writer *w, uint64_t value) {
+    char digits[20];
+    int n = 0;
+    do {
+        digits[19 - n++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    cli_writer_write(w, digits + 20 - n, (size_t)n);
+}
+
+static inline void write_char(cli_writer *w, char c) {
+    if (w->len < w->cap) w->buf[w->len++] = c;
+    else cli_writer_write_slow(w, &c, 1);
+}
+
+/* ------------------------------------------------------------- escaping */
+
+/* Growable string used while preparing names. */
+typedef struct {
+    char *data;
+    size_t len, cap;
+    int failed;
+} text_builder;
+
+static void builder_add(text_builder *b, const void *data, size_t len) {
+    if (b->failed) return;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 32;
+        while (cap < b->len + len + 1) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) {
+            b->failed = 1;
+            return;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+static int tsv_needs_escape(unsigned char c) {
+    return c == '\t' || c == '\n' || c == '\r' || c == '\\';
+}
+
+/* TSV and BED fields cannot hold a tab or line break: those (and the
+   backslash that introduces them) are written as \t \n \r \\. */
+static void tsv_escape(const unsigned char *s, size_t len, void (*add)(void *, const void *, size_t),
+                       void *sink) {
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!tsv_needs_escape(s[i])) continue;
+        add(sink, s + run, i - run);
+        const char *escape = s[i] == '\t' ? "\\t" : s[i] == '\n' ? "\\n" : s[i] == '\r' ? "\\r" : "\\\\";
+        add(sink, escape, 2);
+        run = i + 1;
+    }
+    add(sink, s + run, len - run);
+}
+
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when invalid. */
+static size_t utf8_sequence_length(const unsigned char *s, size_t avail) {
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) need = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        need = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;  /* no surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (avail < need) return 0;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < need; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+    return need;
+}
+
+/* JSON string contents: quote, backslash and control characters escaped
+   (control characters as \u00XX); a byte that is not valid UTF-8 is written
+   as \u00XX too, so every line stays valid JSON. */
+static void json_escape(const unsigned char *s, size_t len, void (*add)(void *, const void *, size_t),
+                        void *sink) {
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0, i = 0;
+    while (i < len) {
+        unsigned char c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0x80) {
+            size_t n = utf8_sequence_length(s + i, len - i);
+            if (n > 0) {
+                i += n;
+                continue;
+            }
+        }
+        add(sink, s + run, i - run);
+        if (c == '"') add(sink, "\\\"", 2);
+        else if (c == '\\') add(sink, "\\\\", 2);
+        else {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            add(sink, u, 6);
+        }
+        i++;
+        run = i;
+    }
+    add(sink, s + run, len - run);
+}
+
+static void builder_sink(void *sink, const void *data, size_t len) {
+    builder_add(sink, data, len);
+}
+
+static void writer_sink(void *sink, const void *data, size_t len) {
+    cli_writer_write(sink, data, len);
+}
+
+/* ------------------------------------------------------------- formatter */
+
+struct cli_formatter {
+    cli_format format;
+    int header;
+    cli_writer *w;
+    int plain_texts;          /* dna: hit texts never need escaping */
+    uint32_t pattern_count;
+    char **pattern_names;     /* formatted for the output format */
+    size_t *pattern_name_lens;
+    /* Names of the records in flight, a ring indexed by record number. */
+    char **record_names;
+    size_t *record_name_lens;
+    uint64_t first_record;
+    size_t record_count, record_cap;  /* record_cap is a power of two */
+};
+
+/* Formats a name for the output: escaped for TSV/BED, quoted JSON for jsonl. */
+static char *format_name(cli_format format, const char *name, size_t *len) {
+    text_builder b = {NULL, 0, 0, 0};
+    size_t n = strlen(name);
+    if (format == CLI_FORMAT_JSONL) {
+        builder_add(&b, "\"", 1);
+        json_escape((const unsigned char *)name, n, builder_sink, &b);
+        builder_add(&b, "\"", 1);
+    } else {
+        builder_add(&b, "", 0);
+        tsv_escape((const unsigned char *)name, n, builder_sink, &b);
+    }
+    if (b.failed) {
+        free(b.data);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data;
+}
+
+cli_formatter *cli_formatter_create(cli_format format, int header, const sm_db *db,
+                                    cli_writer *w) {
+    cli_formatter *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->format = format;
+    f->header = header;
+    f->w = w;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    f->pattern_count = info.pattern_count;
+    f->plain_texts = info.alphabet == SM_ALPHABET_DNA;
+    size_t n = info.pattern_count ? info.pattern_count : 1;
+    f->pattern_names = calloc(n, sizeof *f->pattern_names);
+    f->pattern_name_lens = calloc(n, sizeof *f->pattern_name_lens);
+    f->record_cap = 64;
+    f->record_names = calloc(f->record_cap, sizeof *f->record_names);
+    f->record_name_lens = calloc(f->record_cap, sizeof *f->record_name_lens);
+    if (!f->pattern_names || !f->pattern_name_lens || !f->record_names || !f->record_name_lens) {
+        cli_formatter_free(f);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < info.pattern_count; i++) {
+        const char *name = sm_db_pattern_name(db, i);
+        f->pattern_names[i] = format_name(format, name ? name : "", &f->pattern_name_lens[i]);
+        if (!f->pattern_names[i]) {
+            cli_formatter_free(f);
+            return NULL;
+        }
+    }
+    return f;
+}
+
+void cli_formatter_free(cli_formatter *f) {
+    if (!f) return;
+    if (f->pattern_names)
+        for (uint32_t i = 0; i < f->pattern_count; i++) free(f->pattern_names[i]);
+    free(f->pattern_names);
+    free(f->pattern_name_lens);
+    if (f->record_names)
+        for (size_t i = 0; i < f->record_cap; i++) free(f->record_names[i]);
+    free(f->record_names);
+    free(f->record_name_lens);
+    free(f);
+}
+
+void cli_formatter_begin(cli_formatter *f) {
+    static const char tsv_header[] = "#record\tpattern\tstrand\tstart\tend\terrors\tmatched\n";
+    if (f->format == CLI_FORMAT_TSV && f->header)
+        cli_writer_write(f->w, tsv_header, sizeof tsv_header - 1);
+}
+
+static int grow_records(cli_formatter *f) {
+    size_t cap = f->record_cap * 2;
+    char **names = calloc(cap, sizeof *names);
+    size_t *lens = calloc(cap, sizeof *lens);
+    if (!names || !lens) {
+        free(names);
+        free(lens);
+        return -1;
+    }
+    for (size_t i = 0; i < f->record_count; i++) {
+        uint64_t record = f->first_record + i;
+        names[record & (cap - 1)] = f->record_names[record & (f->record_cap - 1)];
+        lens[record & (cap - 1)] = f->record_name_lens[record & (f->record_cap - 1)];
+    }
+    free(f->record_names);
+    free(f->record_name_lens);
+    f->record_names = names;
+    f->record_name_lens = lens;
+    f->record_cap = cap;
+    return 0;
+}
+
+int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name) {
+    if (f->record_count == 0) f->first_record = record;
+    if (record != f->first_record + f->record_count) return -1;  /* runner numbers in order */
+    if (f->record_count == f->record_cap && grow_records(f) != 0) return -1;
+    size_t slot = (size_t)(record & (f->record_cap - 1));
+    f->record_names[slot] = format_name(f->format, name ? name : "", &f->record_name_lens[slot]);
+    if (!f->record_names[slot]) return -1;
+    f->record_count++;
+    return 0;
+}
+
+void cli_formatter_record_done(cli_formatter *f, uint64_t record) {
+    if (record < f->first_record || record - f->first_record >= f->record_count) return;
+    size_t mask = f->record_cap - 1;
+    free(f->record_names[record & mask]);
+    f->record_names[record & mask] = NULL;
+    /* Records normally finish in order; a gap waits for its predecessors. */
+    while (f->record_count > 0 && f->record_names[f->first_record & mask] == NULL) {
+        f->first_record++;
+        f->record_count--;
+    }
+}
+
+static const char *record_name(const cli_formatter *f, uint64_t record, size_t *len) {
+    if (record >= f->first_record && record - f->first_record < f->record_count) {
+        size_t slot = (size_t)(record & (f->record_cap - 1));
+        if (f->record_names[slot]) {
+            *len = f->record_name_lens[slot];
+            return f->record_names[slot];
+        }
+    }
+    *len = f->format == CLI_FORMAT_JSONL ? 2 : 0;
+    return "\"\"";
+}
+
+static void write_tsv_text(cli_writer *w, const char *text, size_t len) {
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len; i++) {
+        if (tsv_needs_escape(s[i])) {
+            tsv_escape(s, len, writer_sink, w);
+            return;
+        }
+    }
+    cli_writer_write(w, text, len);
+}
+
+/* Field by field, escaping as needed; for rows that may not fit the buffer
+   or whose text has bytes to escape. */
+static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
+    cli_writer *w = f->w;
+    size_t record_len = 0;
+    const char *record = record_name(f, hit->record, &record_len);
+    const char *pattern = "";
+    size_t pattern_len = 0;
+    if (hit->pattern < f->pattern_count) {
+        pattern = f->pattern_names[hit->pattern];
+        pattern_len = f->pattern_name_lens[hit->pattern];
+    }
+    size_t text_len = hit->text ? (size_t)(hit->end - hit->start) : 0;
+
+    switch (f->format) {
+    case CLI_FORMAT_TSV:
+        cli_writer_write(w, record, record_len);
+        write_char(w, '\t');
+        cli_writer_write(w, pattern, pattern_len);
+        write_char(w, '\t');
+        write_char(w, hit->strand);
+        write_char(w, '\t');
+        write_u64(w, hit->start);
+        write_char(w, '\t');
+        write_u64(w, hit->end);
+        write_char(w, '\t');
+        write_u64(w, hit->errors);
+        write_char(w, '\t');
+        if (hit->text) write_tsv_text(w, hit->text, text_len);
+        write_char(w, '\n');
+        break;
+    case CLI_FORMAT_BED:
+        cli_writer_write(w, record, record_len);
+        write_char(w, '\t');
+        write_u64(w, hit->start);
+        write_char(w, '\t');
+        write_u64(w, hit->end);
+        write_char(w, '\t');
+        cli_writer_write(w, pattern, pattern_len);
+        write_char(w, '\t');
+        write_u64(w, hit->errors);
+        write_char(w, '\t');
+        write_char(w, hit->strand);
+        write_char(w, '\n');
+        break;
+    case CLI_FORMAT_JSONL:
+        cli_writer_write(w, "{\"record\":", 10);
+        cli_writer_write(w, record, record_len);
+        cli_writer_write(w, ",\"pattern\":", 11);
+        cli_writer_write(w, pattern, pattern_len);
+        cli_writer_write(w, ",\"strand\":\"", 11);
+        write_char(w, hit->strand);
+        cli_writer_write(w, "\",\"start\":", 10);
+        write_u64(w, hit->start);
+        cli_writer_write(w, ",\"end\":", 7);
+        write_u64(w, hit->end);
+        cli_writer_write(w, ",\"errors\":", 10);
+        write_u64(w, hit->errors);
+        cli_writer_write(w, ",\"matched\":\"", 12);
+        if (hit->text) json_escape((const unsigned char *)hit->text, text_len, writer_sink, w);
+        cli_writer_write(w, "\"}\n", 3);
+        break;
+    case CLI_FORMAT_COUNT:
+        break;
+    }
+}
+
+static inline char *put_bytes(char *p, const void *data, size_t len) {
+    memcpy(p, data, len);
+    return p + len;
+}
+
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal digits, two at a time from the end: half the divisions of the
+   digit-by-digit loop, which matters at millions of rows. */
+static inline char *put_u64(char *p, uint64_t value) {
+    unsigned digits = 1;
+    for (uint64_t limit = 10; digits < 20 && value >= limit; limit *= 10) digits++;
+    char *end = p + digits, *q = end;
+    while (value >= 100) {
+        unsigned pair = (unsigned)(value % 100);
+        value /= 100;
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * pair, 2);
+    }
+    if (value >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * value, 2);
+    } else {
+        *--q = (char)('0' + value);
+    }
+    return end;
+}
+
+/* True when every byte can go into any format as it is. */
+static int text_is_plain(const char *text, size_t len) {
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\') return 0;
+    return 1;
+}
+
+/* The hot path: one bounds check per row, then straight stores into the
+   buffer. DNA hit texts are sequence letters, so they are never escaped. */
+void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
+    cli_writer *w = f->w;
+    size_t record_len = 0;
+    const char *record = record_name(f, hit->record, &record_len);
+    if (hit->pattern >= f->pattern_count || (hit->text && !f->plain_texts &&
+                                            !text_is_plain(hit->text, (size_t)(hit->end - hit->start)))) {
+        write_hit_fields(f, hit);
+        return;
+    }
+    const char *pattern = f->pattern_names[hit->pattern];
+    size_t pattern_len = f->pattern_name_lens[hit->pattern];
+    size_t text_len = hit->text ? (size_t)(hit->end - hit->start) : 0;
+    size_t bound = record_len + pattern_len + text_len + 3 * 20 + 96;
+    if (w->cap - w->len < bound) {
+        cli_writer_flush(w);
+        if (w->cap < bound) {
+            write_hit_fields(f, hit);
+            return;
+        }
+    }
+    char *p = w->buf + w->len;
+    switch (f->format) {
+    case CLI_FORMAT_TSV:
+        p = put_bytes(p, record, record_len);
+        *p++ = '\t';
+        p = put_bytes(p, pattern, pattern_len);
+        *p++ = '\t';
+        *p++ = hit->strand;
+        *p++ = '\t';
+        p = put_u64(p, hit->start);
+        *p++ = '\t';
+        p = put_u64(p, hit->end);
+        *p++ = '\t';
+        p = put_u64(p, hit->errors);
+        *p++ = '\t';
+        p = put_bytes(p, hit->text ? hit->text : "", text_len);
+        *p++ = '\n';
+        break;
+    case CLI_FORMAT_BED:
+        p = put_bytes(p, record, record_len);
+        *p++ = '\t';
+        p = put_u64(p, hit->start);
+        *p++ = '\t';
+        p = put_u64(p, hit->end);
+        *p++ = '\t';
+        p = put_bytes(p, pattern, pattern_len);
+        *p++ = '\t';
+        p = put_u64(p, hit->errors);
+        *p++ = '\t';
+        *p++ = hit->strand;
+        *p++ = '\n';
+        break;
+    case CLI_FORMAT_JSONL:
+        p = put_bytes(p, "{\"record\":", 10);
+        p = put_bytes(p, record, record_len);
+        p = put_bytes(p, ",\"pattern\":", 11);
+        p = put_bytes(p, pattern, pattern_len);
+        p = put_bytes(p, ",\"strand\":\"", 11);
+        *p++ = hit->strand;
+        p = put_bytes(p, "\",\"start\":", 10);
+        p = put_u64(p, hit->start);
+        p = put_bytes(p, ",\"end\":", 7);
+        p = put_u64(p, hit->end);
+        p = put_bytes(p, ",\"errors\":", 10);
+        p = put_u64(p, hit->errors);
+        p = put_bytes(p, ",\"matched\":\"", 12);
+        p = put_bytes(p, hit->text ? hit->text : "", text_len);
+        p = put_bytes(p, "\"}\n", 3);
+        break;
+    case CLI_FORMAT_COUNT:
+        break;
+    }
+    w->len = (size_t)(p - w->buf);
+}
+
+void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total) {
+    cli_writer *w = f->w;
+    for (uint32_t i = 0; i < f->pattern_count; i++) {
+        cli_writer_write(w, f->pattern_names[i], f->pattern_name_lens[i]);
+        write_char(w, '\t');
+        write_u64(w, counts ? counts[i] : 0);
+        write_char(w, '\n');
+    }
+    cli_writer_write(w, "total\t", 6);
+    write_u64(w, total);
+    write_char(w, '\n');
+}

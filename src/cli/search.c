@@ -1,0 +1,246 @@
+/* The search command: read targets piece by piece into the runner and
+ * print its hits in the order it delivers them. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+typedef struct {
+    cli_formatter *formatter;   /* NULL when nothing is printed per hit */
+    cli_writer *writer;
+    uint64_t hits_written;
+} search_context;
+
+static int deliver_hit(const sm_hit *hit, void *ctx) {
+    search_context *s = ctx;
+    cli_formatter_hit(s->formatter, hit);
+    s->hits_written++;
+    /* Once the output is broken there is no point in scanning on. */
+    return s->writer->error ? 1 : 0;
+}
+
+static void record_done(uint64_t record, void *ctx) {
+    search_context *s = ctx;
+    if (s->formatter) cli_formatter_record_done(s->formatter, record);
+}
+
+/* Fails early, before any output, on targets that cannot be read. */
+static int check_targets(char *const *targets, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        const char *path = targets[i];
+        if (strcmp(path, "-") == 0) continue;
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            cli_error("%s: %s", path, strerror(errno));
+            return -1;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            cli_error("%s: %s", path, strerror(EISDIR));
+            return -1;
+        }
+        if (access(path, R_OK) != 0) {
+            cli_error("%s: %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void report_status(const char *what, int status) {
+    cli_error("%s: %s", what, sm_strerror(status));
+}
+
+typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
+
+/* Streams one target into the runner. */
+static scan_result scan_target(const char *path, sm_input_format format, sm_runner *runner,
+                               search_context *ctx, int stop_at_first_hit,
+                               cli_progress *progress) {
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    sm_reader *reader = NULL;
+    int rc = sm_reader_open(path, format, &reader, &err);
+    if (rc != SM_OK) {
+        cli_progress_clear(progress);
+        cli_error("%s", err.message[0] ? err.message : sm_strerror(rc));
+        return SCAN_FAILED;
+    }
+    cli_progress_begin_file(progress, path);
+
+    scan_result result = SCAN_OK;
+    const char *name = NULL;
+    int read_failed = 0;
+    int more;
+    while ((more = sm_reader_next_record(reader, &name, &err)) == 1) {
+        uint64_t record = sm_runner_begin_record(runner);
+        if (ctx->formatter && cli_formatter_add_record(ctx->formatter, record, name) != 0) {
+            cli_progress_clear(progress);
+            cli_error("out of memory");
+            result = SCAN_FAILED;
+            goto done;
+        }
+        const uint8_t *data = NULL;
+        size_t len = 0;
+        int piece;
+        while ((piece = sm_reader_read(reader, &data, &len, &err)) == 1) {
+            int status = sm_runner_feed(runner, data, len);
+            if (status != SM_OK) {
+                if (status != SM_ERR_TERMINATED) {
+                    cli_progress_clear(progress);
+                    report_status(path, status);
+                }
+                result = SCAN_FAILED;
+                goto done;
+            }
+            if (stop_at_first_hit && sm_runner_total(runner) > 0) {
+                result = SCAN_STOPPED_EARLY;
+                goto done;
+            }
+            cli_progress_update(progress, reader, len);
+        }
+        if (piece < 0) {
+            read_failed = 1;
+            break;
+        }
+        int status = sm_runner_end_record(runner);
+        if (status != SM_OK) {
+            if (status != SM_ERR_TERMINATED) {
+                cli_progress_clear(progress);
+                report_status(path, status);
+            }
+            result = SCAN_FAILED;
+            goto done;
+        }
+        if (stop_at_first_hit && sm_runner_total(runner) > 0) {
+            result = SCAN_STOPPED_EARLY;
+            goto done;
+        }
+    }
+    if (more < 0 || read_failed) {
+        /* Bad input, between records or inside one. */
+        cli_progress_clear(progress);
+        cli_error("%s", err.message[0] ? err.message : "read error");
+        result = SCAN_FAILED;
+    }
+done:
+    sm_reader_close(reader);
+    return result;
+}
+
+int cli_search_main(int argc, char **argv) {
+    cli_options opts;
+    int parsed = cli_parse_options(CLI_COMMAND_SEARCH, argc, argv, &opts);
+    if (parsed != CLI_PARSE_OK) {
+        cli_options_free(&opts);
+        if (parsed == CLI_PARSE_HELP) return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERROR;
+        return CLI_EXIT_ERROR;
+    }
+
+    int exit_status = CLI_EXIT_ERROR;
+    sm_db *db = NULL;
+    sm_runner *runner = NULL;
+    cli_formatter *formatter = NULL;
+    cli_writer writer;
+    int writer_open = 0;
+    memset(&writer, 0, sizeof writer);
+    cli_progress progress;
+    cli_progress_init(&progress, 0);
+
+    char *stdin_target[] = {"-"};
+    char *const *targets = opts.target_count ? opts.targets : stdin_target;
+    size_t target_count = opts.target_count ? opts.target_count : 1;
+
+    if (check_targets(targets, target_count) != 0) goto cleanup;
+    if (cli_load_database(&opts, &db) != 0) goto cleanup;
+
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    sm_input_format input_format = SM_INPUT_AUTO;
+    if (info.alphabet == SM_ALPHABET_TEXT) {
+        input_format = opts.lines ? SM_INPUT_LINES : SM_INPUT_TEXT;
+    } else if (opts.lines) {
+        cli_usage_error(CLI_COMMAND_SEARCH, "--lines needs a text database; %s was compiled "
+                        "for dna", opts.database_path);
+        goto cleanup;
+    }
+
+    int count_only = opts.quiet || opts.format == CLI_FORMAT_COUNT;
+    if (!opts.quiet) {
+        if (cli_writer_open(&writer, opts.output_path) != 0) goto cleanup;
+        writer_open = 1;
+        formatter = cli_formatter_create(opts.format, opts.header, db, &writer);
+        if (!formatter) {
+            cli_error("out of memory");
+            goto cleanup;
+        }
+        cli_formatter_begin(formatter);
+        int show = opts.progress == CLI_PROGRESS_ON ||
+                   (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
+        cli_progress_init(&progress, show);
+        /* The bar only gets in the way of output to the same terminal. */
+        if (show && isatty(fileno(writer.file))) {
+            writer.before_write = cli_progress_before_write;
+            writer.before_write_ctx = &progress;
+        }
+    }
+
+    search_context ctx = {count_only ? NULL : formatter, &writer, 0};
+    sm_runner_options runner_opts;
+    sm_runner_options_init(&runner_opts);
+    runner_opts.threads = opts.threads;
+    runner_opts.chunk_size = opts.chunk_size;
+    runner_opts.count_only = count_only;
+    runner_opts.on_hit = deliver_hit;
+    runner_opts.ctx = &ctx;
+    runner_opts.on_record_done = record_done;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status = sm_runner_create(db, &runner_opts, &runner, &err);
+    if (status != SM_OK) {
+        cli_error("%s", err.message[0] ? err.message : sm_strerror(status));
+        goto cleanup;
+    }
+
+    int failed = 0, stopped_early = 0;
+    for (size_t i = 0; i < target_count && !failed && !stopped_early; i++) {
+        scan_result r = scan_target(targets[i], input_format, runner, &ctx, opts.quiet, &progress);
+        if (r == SCAN_FAILED) failed = 1;
+        if (r == SCAN_STOPPED_EARLY) stopped_early = 1;
+    }
+    if (!failed && !stopped_early) {
+        status = sm_runner_flush(runner);
+        if (status != SM_OK) {
+            if (status != SM_ERR_TERMINATED) {
+                cli_progress_clear(&progress);
+                report_status("scan", status);
+            }
+            failed = 1;
+        }
+    }
+    cli_progress_clear(&progress);
+
+    uint64_t total = count_only ? sm_runner_total(runner) : ctx.hits_written;
+    if (!failed && opts.format == CLI_FORMAT_COUNT && formatter)
+        cli_formatter_counts(formatter, sm_runner_counts(runner), total);
+
+    if (writer_open) {
+        writer_open = 0;
+        if (cli_writer_close(&writer) != 0) {
+            cli_writer_report(&writer);
+            failed = 1;
+        }
+    }
+    if (failed) exit_status = CLI_EXIT_ERROR;
+    else exit_status = total > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+
+cleanup:
+    cli_progress_clear(&progress);
+    if (runner) sm_runner_free(runner);
+    if (writer_open) cli_writer_close(&writer);
+    cli_formatter_free(formatter);
+    if (db) sm_db_free(db);
+    cli_options_free(&opts);
+    return exit_status;
+}

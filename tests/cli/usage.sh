@@ -1,0 +1,100 @@
+# --help, --version, compile --explain and the forms of the command line.
+. "$(dirname "$0")/testlib.bash"
+
+run --version
+check_status "--version exit" 0
+if head -1 "$TMP/out" | grep -qx 'seqmatch 0\.1\.0'; then pass; else fail "--version first line"; fi
+if grep -q '^library [0-9]' "$TMP/out"; then pass; else fail "--version names the library"; fi
+run search --version
+check_status "search --version" 0
+
+for args in "--help" "-h" "help"; do
+    # shellcheck disable=SC2086
+    run $args
+    check_status "$args exit" 0
+    check_stderr_empty "$args stderr"
+    for word in "seqmatch search" "seqmatch compile" "Examples" "--format count" "bedtools" \
+                "--alphabet text" "-d " "Exit status"; do
+        if grep -qF -- "$word" "$TMP/out"; then pass; else fail "$args mentions '$word'"; fi
+    done
+done
+run search --help
+check_status "search --help exit" 0
+for option in -p -e -d --alphabet --lines --strand --ignore-case --text-iupac --engine \
+              --build-threads --format -o --threads --chunk-size --max-memory --quiet \
+              --no-header --progress --no-progress --version; do
+    if grep -qF -- "$option" "$TMP/out"; then pass; else fail "search --help lists $option"; fi
+done
+run help search
+if grep -q -- '--chunk-size' "$TMP/out"; then pass; else fail "help search"; fi
+run compile --help
+check_status "compile --help exit" 0
+for option in -p -e -o --explain --alphabet --strand --engine --build-threads --max-memory; do
+    if grep -qF -- "$option" "$TMP/out"; then pass; else fail "compile --help lists $option"; fi
+done
+# Help wins even with other errors on the line.
+run search --help --bogus
+check_status "--help before a bad option" 0
+
+# compile --explain describes the database.
+run compile -p $DATA/patterns.fa --explain
+check_status "--explain exit" 0
+for word in "patterns         3" "lengths          6" "automaton" "shift-and" "database size"; do
+    if grep -qF "$word" "$TMP/out"; then pass; else fail "--explain shows '$word'"; fi
+done
+run compile -e ACG -e ACGTACGT --engine shiftand --explain -o "$TMP/sa.smdb"
+if grep -qF "lengths          3 to 8" "$TMP/out" && grep -qF "shift-and 2" "$TMP/out"; then
+    pass
+else
+    fail "--explain with --engine shiftand"
+fi
+if [ -s "$TMP/sa.smdb" ]; then pass; else fail "--explain with -o also saves"; fi
+
+# Forms of the command line.
+run -e GAATTC --format count $DATA/small.fa
+check_output_text "options without a command mean search" "GAATTC	8
+total	8
+"
+run search -qe GAATTC $DATA/small.fa
+check_status "grouped short options" 0
+run search -eGAATTC --format=count -t2 $DATA/small.fa
+check_output_text "attached values" "GAATTC	8
+total	8
+"
+cp $DATA/small.fa "$TMP/-dash.fa"
+(cd "$TMP" && "$SEQMATCH" search -e GAATTC --format count -- -dash.fa) >"$TMP/out" 2>"$TMP/err"
+check_output_text "-- ends the options" "GAATTC	8
+total	8
+"
+run search --max-memory 64M --format count -e GAATTC $DATA/small.fa
+check_status "--max-memory with suffix" 0
+run search --max-memory 1GiB -q -e GAATTC $DATA/small.fa
+check_status "--max-memory GiB" 0
+run search --chunk-size 1K -q -e GAATTC $DATA/small.fa
+check_status "--chunk-size with suffix" 0
+run search --no-progress --format count -e GAATTC $DATA/small.fa
+check_status "--no-progress" 0
+check_stderr_empty "--no-progress stderr"
+
+# The man page is valid roff that names every option.
+MAN=../man/seqmatch.1
+if [ -f "$MAN" ]; then
+    pass
+    if command -v groff >/dev/null 2>&1; then
+        if groff -man -Tutf8 -ww "$MAN" 2>"$TMP/roff_err" >"$TMP/man.txt" && [ ! -s "$TMP/roff_err" ]; then
+            pass
+        else
+            fail "man page has roff warnings"
+            head -5 "$TMP/roff_err"
+        fi
+    fi
+    for option in --alphabet --lines --strand --ignore-case --text-iupac --engine --build-threads \
+                  --format --output --threads --chunk-size --max-memory --quiet --no-header \
+                  --progress --no-progress --explain; do
+        if grep -qF -- "${option//-/\\-}" "$MAN"; then pass; else fail "man page lists $option"; fi
+    done
+else
+    fail "man page missing"
+fi
+
+finish
