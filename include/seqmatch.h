@@ -41,6 +41,11 @@
 extern "C" {
 #endif
 
+/* The shared library exports exactly the functions declared here. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define SM_VERSION_MAJOR 0
 #define SM_VERSION_MINOR 1
 #define SM_VERSION_PATCH 0
@@ -229,6 +234,10 @@ int sm_runner_flush(sm_runner *runner);
 const uint64_t *sm_runner_counts(const sm_runner *runner);
 uint64_t sm_runner_total(const sm_runner *runner);
 void sm_runner_free(sm_runner *runner);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
