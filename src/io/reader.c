@@ -1,0 +1,698 @@
+/* Target reader: FASTA, FASTQ, raw text and lines over a byte source.
+ *
+ * Memory is bounded whatever the record or line length: decompressed input
+ * sits in one fixed buffer, sequence pieces are copied into a second one, and
+ * only a record's name (its header's first word, at most READER_NAME_MAX
+ * bytes) is kept. The rest of a header line is skipped without storing it.
+ *
+ * Choices worth knowing:
+ *   - FASTA sequence bytes are ASCII letters, '-', '.', '*'; spaces, tabs and
+ *     \r are dropped; any other byte is an error naming line and column.
+ *   - FASTQ records are four lines (sequence and quality on one line each).
+ *     Quality bytes must lie in '!'..'~'; \r is ignored.
+ *   - A record's name ends at the first byte <= ' ' (space, tab, \r, control
+ *     bytes); a NUL there is an error. A name longer than READER_NAME_MAX is an
+ *     error rather than a silent truncation, so two distinct long names
+ *     can never be reported as one.
+ *   - A header marker must start its line; blank lines (and blank bytes)
+ *     between records are skipped.
+ *   - Text mode gives exactly one record, also for an empty file (of length
+ *     0); lines mode gives no record for an empty file.
+ *   - Pieces are at most READER_PIECE_CAP bytes for FASTA/FASTQ and at most
+ *     READER_RAW_CAP bytes in text and lines mode (handed out without a copy).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "io/seqio.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "io/source.h"
+
+/* Overridable so that tests can force tiny buffers and hit every boundary. */
+#ifndef READER_RAW_CAP
+#define READER_RAW_CAP (1u << 20)
+#endif
+#ifndef READER_PIECE_CAP
+#define READER_PIECE_CAP (256u << 10)
+#endif
+#ifndef READER_NAME_MAX
+#define READER_NAME_MAX (1u << 20)
+#endif
+#define READER_PAD 16
+#define READER_NAME_SHOWN 100 /* bytes of a name quoted in a message */
+
+/* Byte classes in sequence lines (for the bytes that are not letters). */
+enum { CLS_SKIP = 0, CLS_KEEP = 1, CLS_NL = 2, CLS_BAD = 4 };
+
+typedef enum { ST_BETWEEN, ST_SEQ, ST_DONE, ST_ERROR } reader_state;
+
+struct sm_reader {
+    sm_source *src;
+    const char *shown; /* file name for messages and text/lines record names */
+    sm_input_format format;
+    reader_state state;
+
+    uint8_t *buf; /* decompressed input: [pos, end) not yet consumed */
+    size_t pos, end;
+    int eof;
+    uint64_t buf_abs;    /* offset of buf[0] in the decompressed stream */
+    uint64_t line;       /* 1-based line number of buf[pos] */
+    uint64_t line_start; /* stream offset where that line starts */
+
+    size_t gt_idx; /* FASTA: index of the next '>' at or after pos (end if none) */
+    int gt_ok;
+
+    uint8_t *piece; /* FASTA/FASTQ output piece */
+    char *name;
+    size_t name_len, name_cap;
+    uint64_t seq_len;     /* FASTQ: symbols in the current record so far */
+    uint64_t header_line; /* line of the current record's header */
+    uint64_t text_given;  /* text mode: records handed out (0 or 1) */
+
+    uint8_t cls[256];
+    sm_error error; /* sticky: every call after an error repeats it */
+};
+
+/* ------------------------------------------------------------------ errors */
+
+static void describe_byte(uint8_t c, char *out, size_t size) {
+    if (c > ' ' && c < 0x7f)
+        snprintf(out, size, "0x%02X ('%c')", c, c);
+    else
+        snprintf(out, size, "0x%02X", c);
+}
+
+/* Records a content error at line/col (col 0: none); named: quote the record. */
+static int fail_at(sm_reader *r, uint64_t line, uint64_t col, int named, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static int fail_at(sm_reader *r, uint64_t line, uint64_t col, int named, const char *fmt, ...) {
+    char detail[256], where[96], record[READER_NAME_SHOWN + 32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    if (col)
+        snprintf(where, sizeof where, "line %llu, column %llu", (unsigned long long)line,
+                 (unsigned long long)col);
+    else
+        snprintf(where, sizeof where, "line %llu", (unsigned long long)line);
+    record[0] = '\0';
+    if (named)
+        snprintf(record, sizeof record, " (record '%.*s%s')", READER_NAME_SHOWN, r->name,
+                 r->name_len > READER_NAME_SHOWN ? "..." : "");
+    snprintf(r->error.message, sizeof r->error.message, "%s: %s%s: %s", r->shown, where, record,
+             detail);
+    r->error.code = SM_ERR_FORMAT;
+    r->state = ST_ERROR;
+    return -1;
+}
+
+/* Reports the byte at buf[idx] (idx >= pos, same buffer) as not allowed. */
+static int fail_byte(sm_reader *r, size_t idx, int named, const char *where) {
+    uint64_t line = r->line, line_start = r->line_start;
+    for (size_t j = r->pos; j < idx; j++)
+        if (r->buf[j] == '\n') {
+            line++;
+            line_start = r->buf_abs + j + 1;
+        }
+    char b[16];
+    describe_byte(r->buf[idx], b, sizeof b);
+    return fail_at(r, line, r->buf_abs + idx - line_start + 1, named, "unexpected byte %s in %s",
+                   b, where);
+}
+
+static int report(const sm_reader *r, sm_error *err) {
+    if (err) *err = r->error;
+    return -1;
+}
+
+/* ------------------------------------------------------------ buffering */
+
+/* Keeps [pos, end), moves it to the front and reads more after it.
+   Returns 1 when bytes were added, 0 at the end of input, -1 on error. */
+static int refill(sm_reader *r) {
+    r->gt_ok = 0;
+    if (r->eof) return 0;
+    if (r->pos > 0) {
+        size_t keep = r->end - r->pos;
+        memmove(r->buf, r->buf + r->pos, keep);
+        r->buf_abs += r->pos;
+        r->end = keep;
+        r->pos = 0;
+    }
+    long n = sm_io_source_read(r->src, r->buf + r->end, READER_RAW_CAP - r->end, &r->error);
+    if (n < 0) {
+        r->state = ST_ERROR;
+        return -1;
+    }
+    if (n == 0) {
+        r->eof = 1;
+        return 0;
+    }
+    r->end += (size_t)n;
+    return 1;
+}
+
+static void consume_newline(sm_reader *r) {
+    r->pos++;
+    r->line++;
+    r->line_start = r->buf_abs + r->pos;
+}
+
+/* Skips blank bytes between records. Returns the next byte, -1 at the end of
+   input, -2 on error. */
+static int skip_blank(sm_reader *r) {
+    for (;;) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f <= 0) return f < 0 ? -2 : -1;
+        }
+        uint8_t c = r->buf[r->pos];
+        if (c == '\n')
+            consume_newline(r);
+        else if (c == ' ' || c == '\t' || c == '\r')
+            r->pos++;
+        else
+            return c;
+    }
+}
+
+/* Consumes the rest of the line and its \n. Returns 1, 0 if the input ended
+   first, -1 on error. */
+static int skip_line(sm_reader *r) {
+    for (;;) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f <= 0) return f;
+        }
+        const uint8_t *nl = memchr(r->buf + r->pos, '\n', r->end - r->pos);
+        if (nl) {
+            r->pos = (size_t)(nl - r->buf);
+            consume_newline(r);
+            return 1;
+        }
+        r->pos = r->end;
+    }
+}
+
+static int name_reserve(sm_reader *r, size_t need) {
+    if (need <= r->name_cap) return 0;
+    size_t cap = r->name_cap ? r->name_cap : 256;
+    while (cap < need) cap *= 2;
+    char *p = realloc(r->name, cap);
+    if (!p) {
+        snprintf(r->error.message, sizeof r->error.message, "%s: out of memory", r->shown);
+        r->error.code = SM_ERR_NOMEM;
+        r->state = ST_ERROR;
+        return -1;
+    }
+    r->name = p;
+    r->name_cap = cap;
+    return 0;
+}
+
+/* buf[pos] is the header marker. Stores the first word as the name and
+   skips the rest of the line. */
+static int parse_header(sm_reader *r) {
+    uint64_t header_line = r->header_line = r->line;
+    r->pos++;
+    r->name_len = 0;
+    r->name[0] = '\0';
+    for (;;) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return -1;
+            if (f == 0) break;
+        }
+        const uint8_t *p = r->buf + r->pos;
+        size_t avail = r->end - r->pos, i = 0;
+        while (i < avail && p[i] > ' ') i++;
+        if (r->name_len + i > READER_NAME_MAX)
+            return fail_at(r, header_line, 0, 0, "record name longer than %u bytes",
+                           READER_NAME_MAX);
+        if (name_reserve(r, r->name_len + i + 1) < 0) return -1;
+        memcpy(r->name + r->name_len, p, i);
+        r->name_len += i;
+        r->name[r->name_len] = '\0';
+        r->pos += i;
+        if (i < avail) break;
+    }
+    if (r->pos < r->end && r->buf[r->pos] == 0) return fail_byte(r, r->pos, 0, "header");
+    return skip_line(r) < 0 ? -1 : 0;
+}
+
+/* --------------------------------------------------------------- FASTA */
+
+/* Handles buf[pos + j], a byte that is not a letter: line end, skipped byte,
+   kept punctuation or an error. Returns 0 or -1. */
+static int sequence_odd_byte(sm_reader *r, size_t j, uint8_t *out, size_t *kept) {
+    uint8_t c = r->buf[r->pos + j];
+    uint8_t t = r->cls[c];
+    if (t & CLS_BAD) {
+        /* line bookkeeping is current up to pos + j: report from there */
+        r->pos += j;
+        return fail_byte(r, r->pos, 1, "sequence");
+    }
+    if (t & CLS_NL) {
+        r->line++;
+        r->line_start = r->buf_abs + r->pos + j + 1;
+    }
+    out[*kept] = c;
+    *kept += t & CLS_KEEP;
+    return 0;
+}
+
+/* Copies the sequence bytes of buf[pos, pos+seg) (no '>' in it) to out,
+   dropping line ends, spaces, tabs and \r. Returns the count kept, or -1
+   after reporting a bad byte. Keeps the line bookkeeping up to date.
+   Vector path: may read 15 bytes past seg and write 16 past the count
+   kept; both buffers are padded for that. */
+static long copy_sequence(sm_reader *r, size_t seg, uint8_t *out) {
+    const uint8_t *p = r->buf + r->pos;
+    size_t kept = 0, i = 0;
+#ifdef __SSE2__
+    const __m128i fold = _mm_set1_epi8(0x20);
+    const __m128i below = _mm_set1_epi8('a' - 1);
+    const __m128i above = _mm_set1_epi8('z' + 1);
+    while (i < seg) {
+        /* OR 0x20 folds upper to lower case; bytes >= 0x80 are negative in
+           the signed compare and so fail it */
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+        __m128i low = _mm_or_si128(v, fold);
+        __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(low, below), _mm_cmplt_epi8(low, above));
+        _mm_storeu_si128((__m128i *)(out + kept), v);
+        size_t left = seg - i;
+        unsigned odd = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
+        if (left < 16) odd |= ~0u << left;
+        if (!odd) {
+            kept += 16;
+            i += 16;
+            continue;
+        }
+        size_t run = (size_t)__builtin_ctz(odd);
+        kept += run;
+        i += run;
+        if (i == seg) break;
+        if (sequence_odd_byte(r, i, out, &kept) < 0) return -1;
+        i++;
+    }
+#else
+    for (; i < seg; i++) {
+        if ((unsigned)((p[i] | 0x20) - 'a') < 26u)
+            out[kept++] = p[i];
+        else if (sequence_odd_byte(r, i, out, &kept) < 0)
+            return -1;
+    }
+#endif
+    r->pos += seg;
+    return (long)kept;
+}
+
+static int fasta_read(sm_reader *r, const uint8_t **data, size_t *len) {
+    size_t n = 0;
+    while (n < READER_PIECE_CAP) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return -1;
+            if (f == 0) {
+                r->state = ST_DONE;
+                break;
+            }
+        }
+        if (!r->gt_ok || r->gt_idx < r->pos) {
+            const uint8_t *g = memchr(r->buf + r->pos, '>', r->end - r->pos);
+            r->gt_idx = g ? (size_t)(g - r->buf) : r->end;
+            r->gt_ok = 1;
+        }
+        if (r->gt_idx == r->pos) {
+            if (r->buf_abs + r->pos == r->line_start) {
+                r->state = ST_BETWEEN;
+                break;
+            }
+            return fail_byte(r, r->pos, 1, "sequence");
+        }
+        size_t seg = r->gt_idx - r->pos;
+        if (seg > READER_PIECE_CAP - n) seg = READER_PIECE_CAP - n;
+        long kept = copy_sequence(r, seg, r->piece + n);
+        if (kept < 0) return -1;
+        n += (size_t)kept;
+    }
+    if (n == 0) return 0;
+    *data = r->piece;
+    *len = n;
+    return 1;
+}
+
+/* --------------------------------------------------------------- FASTQ */
+
+static int fastq_truncated(sm_reader *r, uint64_t line, const char *what) {
+    return fail_at(r, line, 0, 1, "unexpected end of file (missing %s)", what);
+}
+
+/* After the sequence line: checks the '+' line and the quality line. */
+static int fastq_finish(sm_reader *r) {
+    if (r->pos == r->end) {
+        int f = refill(r);
+        if (f < 0) return -1;
+        if (f == 0) return fastq_truncated(r, r->line, "'+' line");
+    }
+    if (r->buf[r->pos] != '+') {
+        char b[16];
+        describe_byte(r->buf[r->pos], b, sizeof b);
+        return fail_at(r, r->line, 0, 1, "expected a '+' line, found byte %s", b);
+    }
+    int s = skip_line(r);
+    if (s < 0) return -1;
+    uint64_t qual_line = s ? r->line : r->line + 1;
+    uint64_t qual = 0;
+    int any = 0;
+    while (s) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return -1;
+            if (f == 0) break;
+        }
+        const uint8_t *p = r->buf + r->pos;
+        const uint8_t *nl = memchr(p, '\n', r->end - r->pos);
+        size_t seg = nl ? (size_t)(nl - p) : r->end - r->pos;
+        size_t i = 0;
+#ifdef __SSE2__
+        /* whole vectors of quality bytes; signed compares reject >= 0x80 */
+        const __m128i low = _mm_set1_epi8(' '), high = _mm_set1_epi8(0x7f);
+        for (; i + 16 <= seg; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+            __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(v, low), _mm_cmplt_epi8(v, high));
+            if (_mm_movemask_epi8(ok) != 0xffff) break;
+        }
+        qual += i;
+#endif
+        for (; i < seg; i++) {
+            uint8_t c = p[i];
+            if ((unsigned)(c - '!') <= (unsigned)('~' - '!'))
+                qual++;
+            else if (c != '\r')
+                return fail_byte(r, r->pos + i, 1, "quality");
+        }
+        any = 1;
+        r->pos += seg;
+        if (nl) {
+            consume_newline(r);
+            break;
+        }
+    }
+    if (!any && r->seq_len > 0) return fastq_truncated(r, qual_line, "quality line");
+    if (qual != r->seq_len)
+        return fail_at(r, qual_line, 0, 1, "quality length %llu differs from sequence length %llu",
+                       (unsigned long long)qual, (unsigned long long)r->seq_len);
+    return 0;
+}
+
+static int fastq_read(sm_reader *r, const uint8_t **data, size_t *len) {
+    size_t n = 0;
+    while (n < READER_PIECE_CAP) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return -1;
+            if (f == 0) {
+                if (r->line == r->header_line)
+                    return fastq_truncated(r, r->line + 1, "sequence line");
+                if (r->seq_len == 0 && r->buf_abs + r->pos == r->line_start)
+                    return fastq_truncated(r, r->line, "sequence line");
+                return fastq_truncated(r, r->line + 1, "'+' line");
+            }
+        }
+        const uint8_t *p = r->buf + r->pos;
+        size_t avail = r->end - r->pos;
+        if (avail > READER_PIECE_CAP - n) avail = READER_PIECE_CAP - n;
+        const uint8_t *nl = memchr(p, '\n', avail);
+        size_t seg = nl ? (size_t)(nl - p) : avail;
+        long kept = copy_sequence(r, seg, r->piece + n);
+        if (kept < 0) return -1;
+        n += (size_t)kept;
+        r->seq_len += (uint64_t)kept;
+        if (nl) {
+            consume_newline(r);
+            if (fastq_finish(r) < 0) return -1;
+            r->state = ST_BETWEEN;
+            break;
+        }
+    }
+    if (n == 0) return 0;
+    *data = r->piece;
+    *len = n;
+    return 1;
+}
+
+/* ------------------------------------------------------ text and lines */
+
+static int text_read(sm_reader *r, const uint8_t **data, size_t *len) {
+    if (r->pos == r->end) {
+        int f = refill(r);
+        if (f < 0) return -1;
+        if (f == 0) {
+            r->state = ST_DONE;
+            return 0;
+        }
+    }
+    *data = r->buf + r->pos;
+    *len = r->end - r->pos;
+    r->pos = r->end;
+    return 1;
+}
+
+static int lines_read(sm_reader *r, const uint8_t **data, size_t *len) {
+    for (;;) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return -1;
+            if (f == 0) {
+                r->state = ST_BETWEEN;
+                return 0;
+            }
+        }
+        const uint8_t *p = r->buf + r->pos;
+        size_t avail = r->end - r->pos;
+        const uint8_t *nl = memchr(p, '\n', avail);
+        if (nl) {
+            size_t seg = (size_t)(nl - p);
+            r->pos += seg;
+            consume_newline(r);
+            r->state = ST_BETWEEN;
+            if (seg && p[seg - 1] == '\r') seg--;
+            if (!seg) return 0;
+            *data = p;
+            *len = seg;
+            return 1;
+        }
+        if (p[avail - 1] == '\r') {
+            /* a \r at the buffer's end may be the line's last byte: hold it
+               back until the next byte is known */
+            if (avail == 1) {
+                int f = refill(r);
+                if (f < 0) return -1;
+                if (f == 0) {
+                    r->pos = r->end;
+                    r->state = ST_BETWEEN;
+                    return 0;
+                }
+                continue;
+            }
+            avail--;
+        }
+        *data = p;
+        *len = avail;
+        r->pos += avail;
+        return 1;
+    }
+}
+
+/* ------------------------------------------------------------- public */
+
+static int read_piece(sm_reader *r, const uint8_t **data, size_t *len) {
+    switch (r->format) {
+    case SM_INPUT_FASTQ: return fastq_read(r, data, len);
+    case SM_INPUT_TEXT: return text_read(r, data, len);
+    case SM_INPUT_LINES: return lines_read(r, data, len);
+    default: return fasta_read(r, data, len);
+    }
+}
+
+int sm_reader_read(sm_reader *r, const uint8_t **data, size_t *len, sm_error *err) {
+    *data = NULL;
+    *len = 0;
+    if (r->state == ST_ERROR) return report(r, err);
+    if (r->state != ST_SEQ) return 0;
+    int rc = read_piece(r, data, len);
+    if (rc < 0) {
+        r->state = ST_ERROR;
+        *data = NULL;
+        *len = 0;
+        return report(r, err);
+    }
+    return rc;
+}
+
+int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
+    *name = NULL;
+    if (r->state == ST_ERROR) return report(r, err);
+    if (r->state == ST_SEQ) {
+        const uint8_t *d;
+        size_t l;
+        int rc;
+        do
+            rc = read_piece(r, &d, &l);
+        while (rc > 0 && r->state == ST_SEQ);
+        if (rc < 0) {
+            r->state = ST_ERROR;
+            return report(r, err);
+        }
+    }
+    if (r->state == ST_DONE) return 0;
+
+    if (r->format == SM_INPUT_TEXT) {
+        if (r->text_given) {
+            r->state = ST_DONE;
+            return 0;
+        }
+        r->text_given = 1;
+        r->state = ST_SEQ;
+        *name = r->name;
+        return 1;
+    }
+    if (r->format == SM_INPUT_LINES) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return report(r, err);
+            if (f == 0) {
+                r->state = ST_DONE;
+                return 0;
+            }
+        }
+        int need = snprintf(NULL, 0, "%s:%llu", r->shown, (unsigned long long)r->line);
+        if (name_reserve(r, (size_t)need + 1) < 0) return report(r, err);
+        snprintf(r->name, r->name_cap, "%s:%llu", r->shown, (unsigned long long)r->line);
+        r->name_len = (size_t)need;
+        r->state = ST_SEQ;
+        *name = r->name;
+        return 1;
+    }
+
+    int c = skip_blank(r);
+    if (c == -2) return report(r, err);
+    if (c == -1) {
+        r->state = ST_DONE;
+        return 0;
+    }
+    int fastq = r->format == SM_INPUT_FASTQ;
+    if (c != (fastq ? '@' : '>')) {
+        char b[16];
+        describe_byte((uint8_t)c, b, sizeof b);
+        fail_at(r, r->line, r->buf_abs + r->pos - r->line_start + 1, 0,
+                "expected a %s header ('%c'), found byte %s", fastq ? "FASTQ" : "FASTA",
+                fastq ? '@' : '>', b);
+        return report(r, err);
+    }
+    if (r->buf_abs + r->pos != r->line_start) {
+        /* within a record a '>' after blanks is a bad sequence byte; be the
+           same before the first record */
+        fail_at(r, r->line, r->buf_abs + r->pos - r->line_start + 1, 0,
+                "a header must start its line ('%c' after blank bytes)", c);
+        return report(r, err);
+    }
+    if (parse_header(r) < 0) return report(r, err);
+    r->seq_len = 0;
+    r->state = ST_SEQ;
+    *name = r->name;
+    return 1;
+}
+
+int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader, sm_error *err) {
+    *reader = NULL;
+    if (!path || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
+        return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
+    sm_source *src;
+    int rc = sm_io_source_open(path, &src, err);
+    if (rc != SM_OK) return rc;
+    sm_reader *r = calloc(1, sizeof *r);
+    if (r) {
+        r->src = src;
+        r->shown = sm_io_source_name(src);
+        /* zeroed padding lets letter_run read a vector past the data */
+        r->buf = calloc(1, READER_RAW_CAP + READER_PAD);
+        if (format != SM_INPUT_TEXT && format != SM_INPUT_LINES)
+            r->piece = malloc(READER_PIECE_CAP + READER_PAD);
+    }
+    if (!r || !r->buf || (!r->piece && format != SM_INPUT_TEXT && format != SM_INPUT_LINES) ||
+        name_reserve(r, 256) < 0) {
+        if (r) sm_reader_close(r);
+        else sm_io_source_close(src);
+        return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", path);
+    }
+    r->format = format;
+    r->state = ST_BETWEEN;
+    r->line = 1;
+    r->name[0] = '\0';
+    for (int c = 0; c < 256; c++) {
+        uint8_t t = CLS_BAD;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '*')
+            t = CLS_KEEP;
+        else if (c == ' ' || c == '\t' || c == '\r')
+            t = CLS_SKIP;
+        else if (c == '\n')
+            t = CLS_NL;
+        r->cls[c] = t;
+    }
+    if (format == SM_INPUT_TEXT) {
+        size_t n = strlen(r->shown);
+        if (name_reserve(r, n + 1) < 0) {
+            sm_reader_close(r);
+            return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", path);
+        }
+        memcpy(r->name, r->shown, n + 1);
+        r->name_len = n;
+    }
+    if (format == SM_INPUT_AUTO) {
+        int c = skip_blank(r);
+        if (c == -2 || (c >= 0 && c != '>' && c != '@')) {
+            if (c >= 0)
+                sm_io_error(&r->error, SM_ERR_FORMAT,
+                            "%s: not FASTA or FASTQ (first byte 0x%02X); use --alphabet text for "
+                            "plain text",
+                            r->shown, (unsigned)c);
+            int code = r->error.code;
+            if (err) *err = r->error;
+            sm_reader_close(r);
+            return code;
+        }
+        r->format = c == '@' ? SM_INPUT_FASTQ : SM_INPUT_FASTA;
+    }
+    *reader = r;
+    return SM_OK;
+}
+
+void sm_reader_progress(const sm_reader *r, uint64_t *done, uint64_t *total) {
+    sm_io_source_progress(r->src, done, total);
+}
+
+void sm_reader_close(sm_reader *r) {
+    if (!r) return;
+    sm_io_source_close(r->src);
+    free(r->buf);
+    free(r->piece);
+    free(r->name);
+    free(r);
+}

@@ -1,0 +1,66 @@
+/* Reading targets (FASTA, FASTQ, raw text; plain, gzip or BGZF; files or
+ * stdin) and pattern files. Memory stays bounded whatever the record or line
+ * length: sequences are handed out in pieces.
+ *
+ * Error messages are one line and name the file and the record, line or byte
+ * offset, e.g. "reads.fq: line 12 (record 'r3'): quality length 99 differs
+ * from sequence length 100".
+ */
+#ifndef SM_SEQIO_H
+#define SM_SEQIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seqmatch.h"
+
+typedef enum {
+    SM_INPUT_AUTO = 0,  /* FASTA if the first non-blank byte is '>', FASTQ if '@', else an error */
+    SM_INPUT_FASTA,
+    SM_INPUT_FASTQ,
+    SM_INPUT_TEXT,      /* raw bytes; the whole file is one record named after the path */
+    SM_INPUT_LINES      /* raw bytes; each line (without its \n or \r\n) is one record named PATH:LINE */
+} sm_input_format;
+
+typedef struct sm_reader sm_reader;
+
+/* Opens path ("-" is standard input). gzip and BGZF are detected from the
+   content, whatever the name. */
+int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader, sm_error *err);
+
+/* Moves to the next record. Returns 1 and sets *name (the header's first
+   word, NUL-terminated, valid until the next call), 0 when there are no more
+   records, or a negative value with err filled. */
+int sm_reader_next_record(sm_reader *reader, const char **name, sm_error *err);
+
+/* Hands out the next piece of the current record's sequence (line breaks and
+   \r removed, bytes otherwise as in the file). Returns 1 with *data / *len
+   set (valid until the next call), 0 at the end of the record, or a negative
+   value with err filled (e.g. a non-sequence byte, a quality length that
+   differs, a truncated gzip stream). */
+int sm_reader_read(sm_reader *reader, const uint8_t **data, size_t *len, sm_error *err);
+
+/* Bytes of the underlying (possibly compressed) file consumed so far, and the
+   file size (0 when unknown, e.g. a pipe): for progress bars. */
+void sm_reader_progress(const sm_reader *reader, uint64_t *done, uint64_t *total);
+
+void sm_reader_close(sm_reader *reader);
+
+/* A pattern set read from files or the command line; owns its strings. */
+typedef struct {
+    sm_pattern *items;
+    size_t count, cap;
+} sm_pattern_list;
+
+/* Appends one pattern (copies name and seq). name NULL: the sequence is the name. */
+int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq, size_t len);
+
+/* Reads a pattern file (gzip allowed): FASTA when the first non-blank byte is
+   '>' (name = header's first word, sequence lines joined), otherwise one
+   pattern per line (name = the line's text; blank lines skipped; \r\n
+   accepted). An empty FASTA record is an error naming file and line. */
+int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err);
+
+void sm_pattern_list_free(sm_pattern_list *list);
+
+#endif /* SM_SEQIO_H */

@@ -1,0 +1,42 @@
+/* Internal to src/io: a byte source that hides decompression.
+ *
+ * Plain, gzip, multi-member gzip and BGZF files (and standard input) all read
+ * the same way. Everything that knows about the compression library lives in
+ * source.c, so that it can be replaced without touching the parsers.
+ */
+#ifndef SM_IO_SOURCE_H
+#define SM_IO_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seqmatch.h"
+
+typedef struct sm_source sm_source;
+
+/* Opens path ("-" is standard input, which stays open after closing).
+   Returns SM_OK or an error status with err filled ("PATH: reason"). */
+int sm_io_source_open(const char *path, sm_source **source, sm_error *err);
+
+/* Reads up to cap decompressed bytes into buf. Returns the count (> 0),
+   0 at the end of the data, or -1 with err filled. A compressed stream that
+   ends early is an error, never a silent end. */
+long sm_io_source_read(sm_source *source, void *buf, size_t cap, sm_error *err);
+
+/* The name used in messages: the path, or "stdin" for "-". */
+const char *sm_io_source_name(const sm_source *source);
+
+/* Raw (compressed) bytes consumed so far and the file size (0 if unknown). */
+void sm_io_source_progress(const sm_source *source, uint64_t *done, uint64_t *total);
+
+void sm_io_source_close(sm_source *source);
+
+/* Fills err (when not NULL) with code and a formatted one-line message;
+   returns code. */
+int sm_io_error(sm_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif /* SM_IO_SOURCE_H */

@@ -1,0 +1,602 @@
+/* Tests for the target reader and pattern files: formats, line endings,
+ * piece reassembly, gzip, error messages with their line numbers. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "io/seqio.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                               \
+    do {                                                                          \
+        if (cond)                                                                 \
+            passed++;                                                             \
+        else {                                                                    \
+            failed++;                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                         \
+    } while (0)
+
+#define CHECK_STR(got, want)                                                            \
+    do {                                                                                \
+        const char *g_ = (got), *w_ = (want);                                           \
+        if (strcmp(g_, w_) == 0)                                                        \
+            passed++;                                                                   \
+        else {                                                                          \
+            failed++;                                                                   \
+            fprintf(stderr, "%s:%d: got \"%s\"\n    want \"%s\"\n", __FILE__, __LINE__, g_, \
+                    w_);                                                                \
+        }                                                                               \
+    } while (0)
+
+/* ------------------------------------------------------------- helpers */
+
+typedef struct {
+    char text[4096];  /* "name=seq|" per record (sequence cut at 64 bytes) */
+    int rc;           /* open status (> 0), read/next error (-1) or 0 */
+    sm_error err;
+    size_t records;
+    size_t max_piece;
+    size_t pieces;
+} collected;
+
+/* Reads every record of path; big sequences go to *big (when not NULL,
+   the first record's whole sequence, malloc'd). */
+static void collect(const char *path, sm_input_format format, collected *c, char **big,
+                    size_t *big_len) {
+    memset(c, 0, sizeof *c);
+    sm_reader *r;
+    int rc = sm_reader_open(path, format, &r, &c->err);
+    if (rc != SM_OK) {
+        c->rc = rc;
+        return;
+    }
+    size_t used = 0, cap = 0;
+    char *whole = NULL;
+    const char *name;
+    while ((rc = sm_reader_next_record(r, &name, &c->err)) > 0) {
+        size_t at = strlen(c->text);
+        snprintf(c->text + at, sizeof c->text - at, "%s=", name);
+        size_t seq_shown = 0;
+        const uint8_t *d;
+        size_t l;
+        while ((rc = sm_reader_read(r, &d, &l, &c->err)) > 0) {
+            CHECK(l > 0);
+            c->pieces++;
+            if (l > c->max_piece) c->max_piece = l;
+            if (big && c->records == 0) {
+                if (used + l > cap) {
+                    cap = (used + l) * 2;
+                    whole = realloc(whole, cap);
+                }
+                memcpy(whole + used, d, l);
+                used += l;
+            }
+            size_t take = seq_shown < 64 ? 64 - seq_shown : 0;
+            if (take > l) take = l;
+            at = strlen(c->text);
+            if (at + take + 2 < sizeof c->text) {
+                memcpy(c->text + at, d, take);
+                c->text[at + take] = '\0';
+            }
+            seq_shown += take;
+        }
+        if (rc < 0) break;
+        at = strlen(c->text);
+        snprintf(c->text + at, sizeof c->text - at, "|");
+        c->records++;
+    }
+    c->rc = rc < 0 ? -1 : 0;
+    if (big) {
+        *big = whole;
+        *big_len = used;
+    } else {
+        free(whole);
+    }
+    sm_reader_close(r);
+}
+
+static void expect_records(const char *path, sm_input_format format, const char *want) {
+    collected c;
+    collect(path, format, &c, NULL, NULL);
+    if (c.rc != 0) fprintf(stderr, "unexpected error: %s\n", c.err.message);
+    CHECK(c.rc == 0);
+    CHECK_STR(c.text, want);
+}
+
+static void expect_error(const char *path, sm_input_format format, int code, const char *msg) {
+    collected c;
+    collect(path, format, &c, NULL, NULL);
+    CHECK(c.rc != 0);
+    CHECK(c.err.code == code);
+    CHECK_STR(c.err.message, msg);
+}
+
+static char *temp_path(void) {
+    static char paths[32][64];
+    static int n;
+    char *p = paths[n++ % 32];
+    strcpy(p, "/tmp/sm_test_io_XXXXXX");
+    int fd = mkstemp(p);
+    if (fd < 0) {
+        perror("mkstemp");
+        exit(2);
+    }
+    close(fd);
+    return p;
+}
+
+static void write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        perror(path);
+        exit(2);
+    }
+}
+
+/* Appends one gzip member holding data (mode "wb" or "ab"). */
+static void write_gzip_member(const char *path, const char *mode, const void *data, size_t len) {
+    gzFile g = gzopen(path, mode);
+    if (!g) {
+        perror(path);
+        exit(2);
+    }
+    if (len && gzwrite(g, data, (unsigned)len) != (int)len) exit(2);
+    if (gzclose(g) != Z_OK) exit(2);
+}
+
+static long file_size(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rng(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static char *random_dna(size_t n) {
+    char *s = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) s[i] = "ACGT"[rng() & 3];
+    s[n] = '\0';
+    return s;
+}
+
+/* ---------------------------------------------------------------- FASTA */
+
+static void test_fasta_small(void) {
+    expect_records("data/io/multi.fa", SM_INPUT_AUTO,
+                   "seq1=ACGTACGTACGTACGTacgtnnRYK|empty_rec=|seq3=ACGTAC--..**|");
+    expect_records("data/io/multi.fa", SM_INPUT_FASTA,
+                   "seq1=ACGTACGTACGTACGTacgtnnRYK|empty_rec=|seq3=ACGTAC--..**|");
+    expect_records("data/io/crlf.fa", SM_INPUT_AUTO, "r1=ACGTTT|r2=GG|");
+    expect_records("data/io/nonl.fa", SM_INPUT_AUTO, "a=ACG|b=TTT|");
+    expect_records("data/io/blank.fa", SM_INPUT_AUTO, "");
+    expect_records("data/io/empty.txt", SM_INPUT_AUTO, "");
+    expect_records("data/io/empty.txt", SM_INPUT_FASTA, "");
+    expect_records("data/io/empty.txt", SM_INPUT_FASTQ, "");
+}
+
+static void test_fasta_errors(void) {
+    expect_error("data/io/gt_in_seq.fa", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/gt_in_seq.fa: line 3, column 3 (record 'a'): unexpected byte 0x3E ('>') "
+                 "in sequence");
+    expect_error("data/io/nul.fa", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/nul.fa: line 3, column 3 (record 'a'): unexpected byte 0x00 in sequence");
+    expect_error("data/io/digit.fa", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/digit.fa: line 2, column 5 (record 'a'): unexpected byte 0x31 ('1') in "
+                 "sequence");
+    expect_error("data/io/garbage.bin", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/garbage.bin: not FASTA or FASTQ (first byte 0x89); use --alphabet text "
+                 "for plain text");
+    expect_error("data/io/before.fa", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/before.fa: not FASTA or FASTQ (first byte 0x41); use --alphabet text for "
+                 "plain text");
+    expect_error("data/io/before.fa", SM_INPUT_FASTA, SM_ERR_FORMAT,
+                 "data/io/before.fa: line 1, column 1: expected a FASTA header ('>'), found byte "
+                 "0x41 ('A')");
+    expect_error("data/io/garbage.bin", SM_INPUT_FASTA, SM_ERR_FORMAT,
+                 "data/io/garbage.bin: line 1, column 1: expected a FASTA header ('>'), found byte "
+                 "0x89");
+    expect_error("data/io/reads.fq", SM_INPUT_FASTA, SM_ERR_FORMAT,
+                 "data/io/reads.fq: line 1, column 1: expected a FASTA header ('>'), found byte "
+                 "0x40 ('@')");
+    /* non-ASCII inside a line, after a valid piece of the record */
+    const char *p = temp_path();
+    const char bad[] = ">x y\nACGTACGTACGTACGTACGT\nACGT\xc3\xa9GG\n";
+    write_file(p, bad, sizeof bad - 1);
+    collected c;
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc == -1 && c.err.code == SM_ERR_FORMAT);
+    CHECK(strstr(c.err.message,
+                 ": line 3, column 5 (record 'x'): unexpected byte 0xC3 in sequence") != NULL);
+
+    const char indented[] = "\n  >x\nAC\n";
+    write_file(p, indented, sizeof indented - 1);
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc == -1 && c.records == 0);
+    CHECK(strstr(c.err.message, ": line 2, column 3: a header must start its line") != NULL);
+    unlink(p);
+}
+
+static void test_files(void) {
+    expect_error("data/io/no_such_file.fa", SM_INPUT_AUTO, SM_ERR_IO,
+                 "data/io/no_such_file.fa: No such file or directory");
+    expect_error("data/io", SM_INPUT_AUTO, SM_ERR_IO, "data/io: Is a directory");
+    expect_error("data/io", SM_INPUT_TEXT, SM_ERR_IO, "data/io: Is a directory");
+
+    /* progress: a plain file read to the end is consumed completely */
+    sm_reader *r;
+    sm_error e;
+    CHECK(sm_reader_open("data/io/multi.fa", SM_INPUT_AUTO, &r, &e) == SM_OK);
+    const char *name;
+    while (sm_reader_next_record(r, &name, &e) > 0) {
+    }
+    uint64_t done, total;
+    sm_reader_progress(r, &done, &total);
+    CHECK(total == (uint64_t)file_size("data/io/multi.fa"));
+    CHECK(done == total);
+    sm_reader_close(r);
+}
+
+/* Skipping records without reading them, and sticky errors. */
+static void test_skip_and_sticky(void) {
+    sm_reader *r;
+    sm_error e;
+    const char *name;
+    const uint8_t *d;
+    size_t l;
+    CHECK(sm_reader_open("data/io/multi.fa", SM_INPUT_AUTO, &r, &e) == SM_OK);
+    CHECK(sm_reader_next_record(r, &name, &e) == 1);
+    CHECK_STR(name, "seq1");
+    CHECK(sm_reader_next_record(r, &name, &e) == 1);
+    CHECK_STR(name, "empty_rec");
+    CHECK(sm_reader_read(r, &d, &l, &e) == 0);
+    CHECK(sm_reader_next_record(r, &name, &e) == 1);
+    CHECK_STR(name, "seq3");
+    CHECK(sm_reader_next_record(r, &name, &e) == 0);
+    CHECK(sm_reader_next_record(r, &name, &e) == 0);
+    sm_reader_close(r);
+
+    /* skipping a FASTQ record still checks its quality */
+    CHECK(sm_reader_open("data/io/badqual.fq", SM_INPUT_AUTO, &r, &e) == SM_OK);
+    CHECK(sm_reader_next_record(r, &name, &e) == 1);
+    CHECK(sm_reader_next_record(r, &name, &e) == 1);
+    CHECK_STR(name, "r2");
+    CHECK(sm_reader_next_record(r, &name, &e) < 0);
+    CHECK(strstr(e.message, "line 8") != NULL);
+    memset(&e, 0, sizeof e);
+    CHECK(sm_reader_read(r, &d, &l, &e) < 0);
+    CHECK(e.code == SM_ERR_FORMAT && strstr(e.message, "line 8") != NULL);
+    CHECK(sm_reader_next_record(r, &name, &e) < 0);
+    sm_reader_close(r);
+}
+
+/* Big records: pieces are bounded and reassemble to the sequence. */
+static void test_big_records(void) {
+    const size_t single = 5u << 20, multi = 3u << 20;
+    char *s1 = random_dna(single), *s2 = random_dna(multi);
+    const char *p = temp_path();
+    FILE *f = fopen(p, "wb");
+    fprintf(f, ">big single line\n");
+    fwrite(s1, 1, single, f);
+    fprintf(f, "\n>second\n");
+    fclose(f);
+    collected c;
+    char *got;
+    size_t got_len;
+    collect(p, SM_INPUT_AUTO, &c, &got, &got_len);
+    CHECK(c.rc == 0);
+    CHECK(c.records == 2);
+    CHECK(got_len == single && memcmp(got, s1, single) == 0);
+    CHECK(c.max_piece <= (1u << 20));
+    CHECK(c.pieces >= single / (1u << 20));
+    free(got);
+
+    /* multi-line with CRLF and odd line widths */
+    f = fopen(p, "wb");
+    fprintf(f, ">ml\r\n");
+    for (size_t i = 0; i < multi;) {
+        size_t w = 1 + (size_t)(rng() % 97);
+        if (w > multi - i) w = multi - i;
+        fwrite(s2 + i, 1, w, f);
+        fputs(i % 3 ? "\n" : "\r\n", f);
+        i += w;
+    }
+    fprintf(f, ">tail x\nAC\n");
+    fclose(f);
+    collect(p, SM_INPUT_AUTO, &c, &got, &got_len);
+    CHECK(c.rc == 0);
+    CHECK(c.records == 2);
+    CHECK(got_len == multi && memcmp(got, s2, multi) == 0);
+    CHECK(strstr(c.text, "|tail=AC|") != NULL);
+    free(got);
+
+    /* the same through gzip */
+    FILE *in = fopen(p, "rb");
+    size_t n = (size_t)file_size(p);
+    char *raw = malloc(n);
+    CHECK(fread(raw, 1, n, in) == n);
+    fclose(in);
+    const char *gz = temp_path();
+    write_gzip_member(gz, "wb", raw, n);
+    collect(gz, SM_INPUT_AUTO, &c, &got, &got_len);
+    CHECK(c.rc == 0);
+    CHECK(got_len == multi && memcmp(got, s2, multi) == 0);
+    free(got);
+
+    /* a truncated gzip stream is an error, wherever it is cut */
+    long gz_size = file_size(gz);
+    long cuts[] = {gz_size / 2, gz_size - 4, gz_size - 1};
+    for (int k = 0; k < 3; k++) {
+        CHECK(truncate(gz, cuts[k]) == 0);
+        collect(gz, SM_INPUT_AUTO, &c, NULL, NULL);
+        CHECK(c.rc == -1);
+        CHECK(c.err.code == SM_ERR_FORMAT);
+        CHECK(strstr(c.err.message, "truncated") != NULL);
+        collect(gz, SM_INPUT_TEXT, &c, NULL, NULL);
+        CHECK(c.rc == -1 && strstr(c.err.message, "truncated") != NULL);
+    }
+
+    /* corrupt compressed data */
+    write_gzip_member(gz, "wb", raw, n);
+    f = fopen(gz, "r+b");
+    fseek(f, gz_size / 2, SEEK_SET);
+    for (int k = 0; k < 64; k++) fputc(0x55 + k, f);
+    fclose(f);
+    collect(gz, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc != 0 && c.err.code == SM_ERR_FORMAT);
+
+    /* a long header description streams; an over-long name is refused */
+    size_t desc = 3u << 20;
+    f = fopen(p, "wb");
+    fputs(">a ", f);
+    for (size_t i = 0; i < desc; i++) fputc('d', f);
+    fputs("\nACGT\n>", f);
+    for (size_t i = 0; i < (1u << 20) + 10; i++) fputc('n', f);
+    fputs("\nAC\n", f);
+    fclose(f);
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc == -1);
+    CHECK(c.records == 1);
+    CHECK(strncmp(c.text, "a=ACGT|", 7) == 0);
+    CHECK(strstr(c.err.message, "line 3: record name longer than") != NULL);
+
+    unlink(p);
+    unlink(gz);
+    free(raw);
+    free(s1);
+    free(s2);
+}
+
+static void test_gzip_members(void) {
+    const char *gz = temp_path();
+    const char a[] = ">a desc\nACG", b[] = "T\nTT\n>b\nGG\n";
+    write_gzip_member(gz, "wb", a, sizeof a - 1);
+    write_gzip_member(gz, "ab", b, sizeof b - 1);
+    /* BGZF ends with an empty member */
+    write_gzip_member(gz, "ab", "", 0);
+    expect_records(gz, SM_INPUT_AUTO, "a=ACGTTT|b=GG|");
+    char want[256];
+    snprintf(want, sizeof want, "%s:1=>a desc|%s:2=ACGT|%s:3=TT|%s:4=>b|%s:5=GG|", gz, gz, gz,
+             gz, gz);
+    expect_records(gz, SM_INPUT_LINES, want);
+    unlink(gz);
+}
+
+/* ---------------------------------------------------------------- FASTQ */
+
+static void test_fastq(void) {
+    expect_records("data/io/reads.fq", SM_INPUT_AUTO, "r1=ACGTN|r2=acgt|r3=|");
+    expect_records("data/io/reads.fq", SM_INPUT_FASTQ, "r1=ACGTN|r2=acgt|r3=|");
+    expect_records("data/io/crlf.fq", SM_INPUT_AUTO, "r1=ACGT|");
+    expect_error("data/io/badqual.fq", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/badqual.fq: line 8 (record 'r2'): quality length 4 differs from "
+                 "sequence length 5");
+    expect_error("data/io/noplus.fq", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/noplus.fq: line 7 (record 'r2'): expected a '+' line, found byte 0x49 "
+                 "('I')");
+    expect_error("data/io/truncated.fq", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/truncated.fq: line 7 (record 'r2'): unexpected end of file (missing '+' "
+                 "line)");
+    expect_error("data/io/noqual.fq", SM_INPUT_AUTO, SM_ERR_FORMAT,
+                 "data/io/noqual.fq: line 4 (record 'r1'): unexpected end of file (missing "
+                 "quality line)");
+    expect_error("data/io/multi.fa", SM_INPUT_FASTQ, SM_ERR_FORMAT,
+                 "data/io/multi.fa: line 3, column 1: expected a FASTQ header ('@'), found byte "
+                 "0x3E ('>')");
+
+    const char *p = temp_path();
+    const char *cut[][2] = {
+        {"@r1\nAC\n+\nII\n@r2",
+         ": line 6 (record 'r2'): unexpected end of file (missing sequence line)"},
+        {"@r1\nAC\n+\nII\n@r2\n",
+         ": line 6 (record 'r2'): unexpected end of file (missing sequence line)"},
+        {"@r1\nAC\n+\nII\n@r2\nAC",
+         ": line 7 (record 'r2'): unexpected end of file (missing '+' line)"},
+        {"@r1\nAC\n+\nII\n@r2\n\n",
+         ": line 7 (record 'r2'): unexpected end of file (missing '+' line)"},
+        {"@r1\nAC\n+", ": line 4 (record 'r1'): unexpected end of file (missing quality line)"},
+        {"@r1\nAC\n+\nI",
+         ": line 4 (record 'r1'): quality length 1 differs from sequence length 2"},
+    };
+    collected c;
+    for (size_t k = 0; k < sizeof cut / sizeof cut[0]; k++) {
+        write_file(p, cut[k][0], strlen(cut[k][0]));
+        collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+        CHECK(c.rc == -1 && c.err.code == SM_ERR_FORMAT);
+        if (!strstr(c.err.message, cut[k][1])) {
+            fprintf(stderr, "case %zu: %s\n", k, c.err.message);
+            CHECK(0);
+        }
+    }
+    const char empty_last[] = "@r1\nAC\n+\nII\n@r2\n\n+";
+    write_file(p, empty_last, sizeof empty_last - 1);
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc == 0 && c.records == 2);
+
+    const char extra[] = "@r1\nACGT\n+\nIIII\nACGT\n";
+    write_file(p, extra, sizeof extra - 1);
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc == -1 && c.records == 1);
+    CHECK(strstr(c.err.message, ": line 5, column 1: expected a FASTQ header ('@')") != NULL);
+
+    const char badq[] = "@r1\nACGT\n+\nII I\n";
+    write_file(p, badq, sizeof badq - 1);
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc == -1);
+    CHECK(strstr(c.err.message,
+                 ": line 4, column 3 (record 'r1'): unexpected byte 0x20 in quality") != NULL);
+
+    /* a long read streams in pieces */
+    size_t n = 3u << 20;
+    char *s = random_dna(n);
+    FILE *f = fopen(p, "wb");
+    fprintf(f, "@long\n%s\n+long\n", s);
+    for (size_t i = 0; i < n; i++) fputc('I', f);
+    fputs("\n@short\nAC\n+\n##", f);
+    fclose(f);
+    char *got;
+    size_t got_len;
+    collect(p, SM_INPUT_AUTO, &c, &got, &got_len);
+    CHECK(c.rc == 0 && c.records == 2);
+    CHECK(got_len == n && memcmp(got, s, n) == 0);
+    CHECK(strstr(c.text, "|short=AC|") != NULL);
+    free(got);
+    free(s);
+    unlink(p);
+}
+
+/* ------------------------------------------------------- text and lines */
+
+static void test_text_and_lines(void) {
+    expect_records("data/io/text.txt", SM_INPUT_TEXT,
+                   "data/io/text.txt=Hello\r\n  world\n\nlast line no newline|");
+    expect_records("data/io/text.txt", SM_INPUT_LINES,
+                   "data/io/text.txt:1=Hello|data/io/text.txt:2=  world|data/io/text.txt:3=|"
+                   "data/io/text.txt:4=last line no newline|");
+    expect_records("data/io/empty.txt", SM_INPUT_LINES, "");
+    expect_records("data/io/empty.txt", SM_INPUT_TEXT, "data/io/empty.txt=|");
+    /* text mode keeps everything, NUL and '>' included */
+    expect_records("data/io/nul.fa", SM_INPUT_LINES,
+                   "data/io/nul.fa:1=>a|data/io/nul.fa:2=ACGT|data/io/nul.fa:3=AC|");
+
+    const char *p = temp_path();
+    const char crlf[] = "a\r\n\r\nb\rc\r";
+    write_file(p, crlf, sizeof crlf - 1);
+    collected c;
+    collect(p, SM_INPUT_LINES, &c, NULL, NULL);
+    CHECK(c.rc == 0 && c.records == 3);
+    char want[256];
+    snprintf(want, sizeof want, "%s:1=a|%s:2=|%s:3=b\rc|", p, p, p);
+    CHECK_STR(c.text, want);
+
+    /* a \r that lands on the input buffer's end, then more lines */
+    size_t n = (1u << 20) - 1;
+    char *big = malloc(n + 8);
+    memset(big, 'x', n);
+    memcpy(big + n, "\r\nb\r\n", 5);
+    write_file(p, big, n + 5);
+    char *got;
+    size_t got_len;
+    collect(p, SM_INPUT_LINES, &c, &got, &got_len);
+    CHECK(c.rc == 0 && c.records == 2);
+    CHECK(got_len == n && memcmp(got, big, n) == 0);
+    snprintf(want, sizeof want, "|%s:2=b|", p);
+    CHECK(strstr(c.text, want) != NULL);
+    free(got);
+
+    /* text through gzip, several members */
+    write_gzip_member(p, "wb", "Hello ", 6);
+    write_gzip_member(p, "ab", "world\n", 6);
+    collect(p, SM_INPUT_TEXT, &c, NULL, NULL);
+    snprintf(want, sizeof want, "%s=Hello world\n|", p);
+    CHECK(c.rc == 0);
+    CHECK_STR(c.text, want);
+    free(big);
+    unlink(p);
+}
+
+/* ------------------------------------------------------------- patterns */
+
+static void test_patterns(void) {
+    sm_pattern_list list = {0};
+    sm_error e;
+    CHECK(sm_pattern_list_read(&list, "data/io/patterns.txt", &e) == SM_OK);
+    CHECK(list.count == 4);
+    if (list.count == 4) {
+        CHECK_STR(list.items[0].name, "ACGT");
+        CHECK(list.items[0].len == 4 && memcmp(list.items[0].seq, "ACGT", 4) == 0);
+        CHECK_STR(list.items[1].name, "GGCC");
+        CHECK_STR(list.items[2].name, "TTTT AA");
+        CHECK(list.items[2].len == 7);
+        CHECK_STR(list.items[3].name, "NNN");
+    }
+    CHECK(sm_pattern_list_read(&list, "data/io/patterns.fa", &e) == SM_OK);
+    CHECK(list.count == 6);
+    if (list.count == 6) {
+        CHECK_STR(list.items[4].name, "p1");
+        CHECK(list.items[4].len == 6 && memcmp(list.items[4].seq, "ACGTAC", 6) == 0);
+        CHECK_STR(list.items[5].name, "p2");
+        CHECK(list.items[5].len == 3 && memcmp(list.items[5].seq, "GGG", 3) == 0);
+    }
+    /* a failing file adds nothing */
+    CHECK(sm_pattern_list_read(&list, "data/io/patterns_empty.fa", &e) == SM_ERR_PATTERN);
+    CHECK_STR(e.message, "data/io/patterns_empty.fa: line 3: pattern 'p2' is empty");
+    CHECK(list.count == 6);
+    CHECK(sm_pattern_list_read(&list, "data/io/missing.txt", &e) == SM_ERR_IO);
+    CHECK_STR(e.message, "data/io/missing.txt: No such file or directory");
+    CHECK(sm_pattern_list_read(&list, "data/io", &e) == SM_ERR_IO);
+    CHECK(sm_pattern_list_read(&list, "data/io/empty.txt", &e) == SM_OK);
+    CHECK(list.count == 6);
+
+    /* gzip pattern file, and a last record that is empty */
+    const char *p = temp_path();
+    const char fa[] = ">x\nAC\nGT\n";
+    write_gzip_member(p, "wb", fa, sizeof fa - 1);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_OK);
+    CHECK(list.count == 7 && strcmp(list.items[6].name, "x") == 0 && list.items[6].len == 4);
+    const char fa_empty_last[] = ">x\nAC\n>y\n\n";
+    write_file(p, fa_empty_last, sizeof fa_empty_last - 1);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_ERR_PATTERN);
+    CHECK(strstr(e.message, ": line 3: pattern 'y' is empty") != NULL);
+    CHECK(list.count == 7);
+
+    CHECK(sm_pattern_list_add(&list, NULL, "ACG", 3) == SM_OK);
+    CHECK(sm_pattern_list_add(&list, "named", "TT", 2) == SM_OK);
+    CHECK(list.count == 9);
+    CHECK_STR(list.items[7].name, "ACG");
+    CHECK_STR(list.items[8].name, "named");
+    sm_pattern_list_free(&list);
+    CHECK(list.count == 0 && list.items == NULL);
+    unlink(p);
+}
+
+int main(void) {
+    test_fasta_small();
+    test_fasta_errors();
+    test_files();
+    test_skip_and_sticky();
+    test_big_records();
+    test_gzip_members();
+    test_fastq();
+    test_text_and_lines();
+    test_patterns();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
