@@ -51,6 +51,7 @@ typedef struct {
     int header;
     cli_progress_mode progress;
     int explain;                    /* compile --explain */
+    int dump_dfa;                   /* compile --dump-dfa */
 
     char **targets;
     size_t target_count;
@@ -103,6 +104,8 @@ int cli_load_database(const cli_options *opts, sm_db **db);
 
 int cli_search_main(int argc, char **argv);
 int cli_compile_main(int argc, char **argv);
+/* seqmatch dfa: does each input belong to the language of a DFA? */
+int cli_dfa_main(int argc, char **argv);
 
 /* ------------------------------------------------------------- output */
 

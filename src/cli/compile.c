@@ -102,8 +102,18 @@ static void explain_database(FILE *out, const sm_db *db) {
         fprintf(out, "lengths          %u\n", info.min_length);
     else
         fprintf(out, "lengths          %u to %u\n", info.min_length, info.max_length);
-    fprintf(out, "engines          automaton %u, shift-and %u\n", info.automaton_patterns,
-            info.shiftand_patterns);
+    if (info.match != SM_MATCH_EXACT) {
+        static const char *const engines[] = {"auto", "automaton", "shift-and", "bit-sliced mismatch counters",
+                                              "Myers bit-vectors", "wavefront DP"};
+        fprintf(out, "matching         up to %u %s%s\n", info.max_errors,
+                info.match == SM_MATCH_MISMATCHES ? "mismatches" : "edits",
+                info.match == SM_MATCH_EDITS ? (info.report == SM_REPORT_ENDS ? ", every end" : ", best per run")
+                                             : "");
+        fprintf(out, "engine           %s for %u patterns\n", engines[info.approx_engine], info.approx_patterns);
+    } else {
+        fprintf(out, "engines          automaton %u, shift-and %u\n", info.automaton_patterns,
+                info.shiftand_patterns);
+    }
     if (info.automaton_states > 0)
         fprintf(out, "automaton        %u states x %u columns\n", info.automaton_states,
                 info.automaton_columns);
@@ -134,6 +144,22 @@ int cli_compile_main(int argc, char **argv) {
     if (rc == 0 && opts.explain) {
         explain_database(stdout, db);
         if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_error("standard output: write error");
+            rc = CLI_EXIT_ERROR;
+        }
+    }
+    if (rc == 0 && opts.dump_dfa) {
+        /* The automaton that accepts the texts ending with a pattern (A*X). */
+        sm_error err;
+        memset(&err, 0, sizeof err);
+        sm_dfa *dfa = NULL;
+        int status = sm_dfa_from_db(db, SM_DFA_ENDS, &dfa, &err);
+        if (status == SM_OK) status = sm_dfa_dump(dfa, stdout, &err);
+        sm_dfa_free(dfa);
+        if (status != SM_OK) {
+            report_library_error(&err, status);
+            rc = CLI_EXIT_ERROR;
+        } else if (fflush(stdout) != 0 || ferror(stdout)) {
             cli_error("standard output: write error");
             rc = CLI_EXIT_ERROR;
         }

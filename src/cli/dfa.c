@@ -15,7 +15,6 @@
 #include "cli/cli.h"
 #include "seqmatch_dfa.h"
 
-int cli_dfa_main(int argc, char **argv);
 
 /* Input is simulated in blocks of this size (bounded memory for any input). */
 #define DFA_BLOCK_BYTES ((size_t)64 << 20)

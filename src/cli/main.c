@@ -46,7 +46,7 @@ static int finish_stdout(void) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        cli_error("no command given; usage: seqmatch search|compile [options] "
+        cli_error("no command given; usage: seqmatch search|compile|dfa [options] "
                   "(try 'seqmatch --help')");
         return CLI_EXIT_ERROR;
     }
@@ -70,9 +70,10 @@ int main(int argc, char **argv) {
     }
     if (strcmp(command, "search") == 0) return cli_search_main(argc - 1, argv + 1);
     if (strcmp(command, "compile") == 0) return cli_compile_main(argc - 1, argv + 1);
+    if (strcmp(command, "dfa") == 0) return cli_dfa_main(argc - 1, argv + 1);
     /* Options first (seqmatch -e ACGT file.fa) mean search, as in grep. */
     if (command[0] == '-' && command[1] != '\0') return cli_search_main(argc, argv);
-    cli_error("unknown command '%s'; the commands are 'search' and 'compile' "
+    cli_error("unknown command '%s'; the commands are 'search', 'compile' and 'dfa' "
               "(try 'seqmatch --help')", command);
     return CLI_EXIT_ERROR;
 }

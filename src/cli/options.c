@@ -13,9 +13,9 @@
 typedef enum {
     OPT_PATTERNS, OPT_PATTERN, OPT_DATABASE,
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
-    OPT_BUILD_THREADS, OPT_MAX_MEMORY,
+    OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_QUIET, OPT_NO_HEADER,
-    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_HELP, OPT_VERSION
+    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
 } option_id;
 
 enum { FOR_SEARCH = 1u << CLI_COMMAND_SEARCH, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
@@ -42,6 +42,9 @@ static const option_spec option_table[] = {
     {OPT_ENGINE, 0, "engine", 1, FOR_BOTH, 1},
     {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH, 1},
     {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH, 1},
+    {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH, 1},
+    {OPT_EDITS, 'k', "edits", 1, FOR_BOTH, 1},
+    {OPT_REPORT, 0, "report", 1, FOR_BOTH, 1},
     {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0},
     {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH, 0},
     {OPT_THREADS, 't', "threads", 1, FOR_SEARCH, 0},
@@ -51,6 +54,7 @@ static const option_spec option_table[] = {
     {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
     {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
+    {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0},
     {OPT_HELP, 'h', "help", 0, FOR_BOTH, 0},
     {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0},
 };
@@ -198,9 +202,35 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         if (strcmp(value, "auto") == 0) opts->compile.engine = SM_ENGINE_AUTO;
         else if (strcmp(value, "automaton") == 0) opts->compile.engine = SM_ENGINE_AUTOMATON;
         else if (strcmp(value, "shiftand") == 0) opts->compile.engine = SM_ENGINE_SHIFTAND;
+        else if (strcmp(value, "mismatch") == 0) opts->compile.engine = SM_ENGINE_MISMATCH;
+        else if (strcmp(value, "myers") == 0) opts->compile.engine = SM_ENGINE_MYERS;
+        else if (strcmp(value, "wavefront") == 0) opts->compile.engine = SM_ENGINE_WAVEFRONT;
         else {
-            cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton or shiftand",
-                            shown, value);
+            cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton, shiftand, mismatch, "
+                            "myers or wavefront", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        return CLI_PARSE_OK;
+    case OPT_MISMATCHES:
+    case OPT_EDITS: {
+        sm_match kind = spec->id == OPT_MISMATCHES ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
+        if (opts->compile.match != SM_MATCH_EXACT && opts->compile.match != kind) {
+            cli_usage_error(cmd, "--mismatches and --edits cannot be combined");
+            return CLI_PARSE_ERROR;
+        }
+        if (parse_unsigned(value, 65535, &number) != 0) {
+            cli_usage_error(cmd, "%s: '%s' is not an error count (0 to 65535)", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->compile.match = kind;
+        opts->compile.max_errors = (uint32_t)number;
+        return CLI_PARSE_OK;
+    }
+    case OPT_REPORT:
+        if (strcmp(value, "best") == 0) opts->compile.report = SM_REPORT_BEST;
+        else if (strcmp(value, "ends") == 0) opts->compile.report = SM_REPORT_ENDS;
+        else {
+            cli_usage_error(cmd, "%s: unknown report mode '%s'; use best or ends", shown, value);
             return CLI_PARSE_ERROR;
         }
         return CLI_PARSE_OK;
@@ -268,6 +298,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     case OPT_EXPLAIN:
         opts->explain = 1;
         return CLI_PARSE_OK;
+    case OPT_DUMP_DFA:
+        opts->dump_dfa = 1;
+        return CLI_PARSE_OK;
     case OPT_HELP:
         if (cmd == CLI_COMMAND_COMPILE) cli_print_compile_help(stdout);
         else cli_print_search_help(stdout);
@@ -306,8 +339,8 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             cli_usage_error(cmd, "no patterns given; use -p FILE or -e PATTERN");
         return CLI_PARSE_ERROR;
     }
-    if (cmd == CLI_COMMAND_COMPILE && !opts->output_path && !opts->explain) {
-        cli_usage_error(cmd, "no output given; use -o DB (or --explain to only describe "
+    if (cmd == CLI_COMMAND_COMPILE && !opts->output_path && !opts->explain && !opts->dump_dfa) {
+        cli_usage_error(cmd, "no output given; use -o DB (or --explain / --dump-dfa to only describe "
                         "the database)");
         return CLI_PARSE_ERROR;
     }
