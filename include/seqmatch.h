@@ -25,6 +25,14 @@
  *     SM_FLAG_IGNORE_CASE; forward strand only.
  *   - Every occurrence is reported, overlapping ones included. Duplicate
  *     patterns are distinct patterns. Empty patterns are an error.
+ *   - k mismatches (SM_MATCH_MISMATCHES): every window [i, i + m) with at most
+ *     k mismatched symbols; errors = mismatches.
+ *   - k edits (SM_MATCH_EDITS, unit-cost Levenshtein): D(j) is the least edit
+ *     distance between the pattern and any substring ending at j (exclusive).
+ *     SM_REPORT_ENDS reports every j with D(j) <= k; SM_REPORT_BEST, for each
+ *     maximal run of consecutive j with D(j) <= k, the j with the least D
+ *     (leftmost on ties). In both, start is the largest s with
+ *     edit(pattern, text[s, j)) = D(j) and errors = D(j).
  *   - Order: sm_scan(), the stream functions and sm_runner deliver hits in
  *     increasing (start, end, pattern index, strand '+' before '-').
  *
@@ -89,9 +97,23 @@ typedef enum {
 
 typedef enum {
     SM_ENGINE_AUTO = 0,      /* the planner decides per pattern */
-    SM_ENGINE_AUTOMATON = 1, /* dictionary automaton (Aho-Corasick DFA) for every pattern */
-    SM_ENGINE_SHIFTAND = 2   /* bit-parallel Shift-And for every pattern */
+    SM_ENGINE_AUTOMATON = 1, /* exact: dictionary automaton (Aho-Corasick DFA) for every pattern */
+    SM_ENGINE_SHIFTAND = 2,  /* exact: bit-parallel Shift-And for every pattern */
+    SM_ENGINE_MISMATCH = 3,  /* k mismatches: bit-sliced mismatch counters */
+    SM_ENGINE_MYERS = 4,     /* k edits: Myers bit-vectors (SIMD across patterns) */
+    SM_ENGINE_WAVEFRONT = 5  /* k edits: anti-diagonal wavefront DP (the reference) */
 } sm_engine;
+
+typedef enum {
+    SM_MATCH_EXACT = 0,
+    SM_MATCH_MISMATCHES = 1, /* Hamming distance <= max_errors */
+    SM_MATCH_EDITS = 2       /* Levenshtein distance <= max_errors */
+} sm_match;
+
+typedef enum {
+    SM_REPORT_BEST = 0,      /* k edits: one hit per run of ends (default) */
+    SM_REPORT_ENDS = 1       /* k edits: every end j with D(j) <= k */
+} sm_report;
 
 #define SM_FLAG_IGNORE_CASE 1u /* text alphabet: ASCII letters match either case */
 #define SM_FLAG_TEXT_IUPAC 2u  /* dna alphabet: IUPAC codes in the text match by set intersection */
@@ -104,6 +126,9 @@ typedef struct {
     unsigned build_threads;  /* automaton builder: 0 = serial BFS, N >= 1 = level-synchronous with N threads */
     uint32_t max_expansion;  /* IUPAC patterns expanding to more concrete strings go to Shift-And (0 = 256) */
     uint64_t max_memory;     /* refuse to build a database larger than this many bytes (0 = no limit) */
+    sm_match match;          /* exact (default), mismatches or edits */
+    uint32_t max_errors;     /* k for mismatches and edits; 0 means exact */
+    sm_report report;        /* edits only */
 } sm_compile_options;
 
 /* Fills *opts with the defaults: dna, both strands, auto engine, serial build. */
@@ -139,6 +164,11 @@ typedef struct {
     uint32_t automaton_columns;      /* symbol classes (columns of the transition table) */
     uint32_t automaton_patterns;     /* patterns scanned by the automaton */
     uint32_t shiftand_patterns;      /* patterns scanned by Shift-And */
+    sm_match match;
+    uint32_t max_errors;
+    sm_report report;
+    uint32_t approx_patterns;        /* patterns scanned by an approximate engine */
+    sm_engine approx_engine;         /* that engine (SM_ENGINE_MISMATCH, _MYERS or _WAVEFRONT), else AUTO */
 } sm_db_info;
 
 void sm_db_get_info(const sm_db *db, sm_db_info *info);
@@ -242,4 +272,8 @@ void sm_runner_free(sm_runner *runner);
 #ifdef __cplusplus
 }
 #endif
+
+/* DFA membership tests (seqmatch dfa). */
+#include "seqmatch_dfa.h"
+
 #endif /* SEQMATCH_H */
