@@ -1,0 +1,46 @@
+/* DFA membership engine: internals shared by its files. */
+#ifndef SM_DFA_INTERNAL_H
+#define SM_DFA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+#include "seqmatch_dfa.h"
+
+#define SM_DFA_BYTE_ORDER_MARK 0x01020304u
+#define SM_DFA_ALIGN 64u
+
+struct sm_dfa {
+    uint8_t *bytes;            /* the flat block, SM_DFA_ALIGN aligned */
+    size_t size;
+    /* Views into bytes (derived from the layout's offsets). */
+    const sm_dfa_layout *layout;
+    const uint16_t *column_of;
+    const uint64_t *accept;
+    const uint32_t *table;
+};
+
+static inline int sm_dfa_bit(const uint64_t *bits, uint32_t i) { return (int)((bits[i >> 6] >> (i & 63)) & 1u); }
+static inline void sm_dfa_set_bit(uint64_t *bits, uint32_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }
+static inline size_t sm_dfa_accept_words(uint32_t states) { return ((size_t)states + 63) / 64; }
+
+/* The DFA with every state s renumbered to order[s] (a permutation of the
+   states, or SM_DFA_NO_STATE for states to drop; kept states must be closed
+   under transitions); keep is the number of kept states. */
+int sm_dfa_renumber(const sm_dfa *dfa, const uint32_t *order, uint32_t keep, sm_dfa **out, sm_error *err);
+
+/* The DFA of a dictionary automaton section (engines/automaton). */
+int sm_dfa_from_ac_section(const uint8_t *section, sm_dfa_match mode, sm_dfa **dfa, sm_error *err);
+
+/* For the multi-threaded runner: the true automaton state at the start of
+   every chunk of text cut at cuts[0..chunks] (see sm_dfa_chunk_states),
+   computed without overlap. matcher must come from
+   sm_dfa_from_ac_section(section, SM_DFA_ENDS, ...). row_offsets[i] receives
+   the automaton's own state value for chunk i (state * columns, as
+   sm_ac_scan takes it); row_offsets[chunks] the state after the text. */
+int sm_dfa_ac_chunk_states(const sm_dfa_matcher *matcher, const uint8_t *section, uint32_t state_row,
+                           const uint8_t *text, const size_t *cuts, size_t chunks, unsigned threads,
+                           uint32_t *row_offsets, sm_error *err);
+
+#endif /* SM_DFA_INTERNAL_H */
