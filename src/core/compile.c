@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
+#include "engines/approx/approx.h"
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 
@@ -157,6 +158,14 @@ static int prepare(const sm_pattern *patterns, size_t n, int dna, prepared_patte
 /* Decides the engine of every pattern (the planner of this release). */
 static int plan(prepared_pattern *prep, size_t n, const sm_compile_options *o, int dna, sm_error *err) {
     uint32_t limit = o->max_expansion ? o->max_expansion : DEFAULT_MAX_EXPANSION;
+    if (o->match != SM_MATCH_EXACT) {
+        /* One approximate engine takes every pattern. */
+        uint32_t engine = o->match == SM_MATCH_MISMATCHES ? SM_PATTERN_MISMATCH
+                          : o->engine == SM_ENGINE_WAVEFRONT ? SM_PATTERN_WAVEFRONT
+                                                             : SM_PATTERN_MYERS;
+        for (size_t i = 0; i < n; i++) prep[i].engine = engine;
+        return SM_OK;
+    }
     for (size_t i = 0; i < n; i++) {
         int needs_shiftand = 0;
         const char *why = NULL;
@@ -181,7 +190,7 @@ static int plan(prepared_pattern *prep, size_t n, const sm_compile_options *o, i
 }
 
 static int collect_keys(const prepared_pattern *prep, size_t n, int dna, sm_strands strands, unsigned flags,
-                        key_set *automaton_keys, key_set *shiftand_keys, sm_error *err) {
+                        key_set *automaton_keys, key_set *shiftand_keys, key_set *approx_keys, sm_error *err) {
     uint32_t max_len = 0;
     for (size_t i = 0; i < n; i++)
         if (prep[i].len > max_len) max_len = prep[i].len;
@@ -192,7 +201,9 @@ static int collect_keys(const prepared_pattern *prep, size_t n, int dna, sm_stra
     if (!rc || !work || !folded) status = SM_ERR_NOMEM;
     for (size_t i = 0; i < n && status == SM_OK; i++) {
         const prepared_pattern *p = &prep[i];
-        key_set *ks = p->engine == SM_PATTERN_AUTOMATON ? automaton_keys : shiftand_keys;
+        key_set *ks = p->engine == SM_PATTERN_AUTOMATON  ? automaton_keys
+                      : p->engine == SM_PATTERN_SHIFTAND ? shiftand_keys
+                                                         : approx_keys;
         if (!dna) {
             const uint8_t *seq = p->norm;
             if (flags & SM_FLAG_IGNORE_CASE) {
@@ -236,8 +247,8 @@ static void make_fold(int dna, unsigned flags, uint8_t fold[256]) {
 }
 
 static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_options *o, int dna,
-                    unsigned flags, sm_strands strands, const sm_buf *ac, const sm_buf *sa, sm_db **out,
-                    sm_error *err) {
+                    unsigned flags, sm_strands strands, const sm_buf *ac, const sm_buf *sa, const sm_buf *ap,
+                    sm_db **out, sm_error *err) {
     sm_db_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, SM_DB_MAGIC, 8);
@@ -248,6 +259,9 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     h.flags = flags;
     h.pattern_count = (uint32_t)n;
     h.min_length = UINT32_MAX;
+    h.match = (uint32_t)o->match;
+    h.max_errors = o->match == SM_MATCH_EXACT ? 0 : o->max_errors;
+    h.report = o->match == SM_MATCH_EDITS ? (uint32_t)o->report : SM_REPORT_BEST;
 
     sm_buf strings = {0};
     sm_db_pattern *table = calloc(n, sizeof *table);
@@ -268,7 +282,11 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
         if (p->len < h.min_length) h.min_length = p->len;
         if (p->len > h.max_length) h.max_length = p->len;
         if (p->engine == SM_PATTERN_AUTOMATON) h.automaton_patterns++;
-        else h.shiftand_patterns++;
+        else if (p->engine == SM_PATTERN_SHIFTAND) h.shiftand_patterns++;
+        else {
+            h.approx_patterns++;
+            h.approx_engine = p->engine;
+        }
     }
     if (status != SM_OK) {
         free(table);
@@ -296,6 +314,12 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
         off += sa->len;
         off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
     }
+    if (ap->len) {
+        h.approx_off = off;
+        h.approx_size = ap->len;
+        off += ap->len;
+        off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
+    }
     if (o->max_memory && off > o->max_memory) {
         free(table);
         sm_buf_free(&strings);
@@ -318,6 +342,7 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     if (strings.len) memcpy(bytes + h.strings_off, strings.data, strings.len);
     if (ac->len) memcpy(bytes + h.automaton_off, ac->data, ac->len);
     if (sa->len) memcpy(bytes + h.shiftand_off, sa->data, sa->len);
+    if (ap->len) memcpy(bytes + h.approx_off, ap->data, ap->len);
     sm_db_seal(bytes, off);
     free(table);
     sm_buf_free(&strings);
@@ -340,8 +365,29 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         return sm_set_error(err, SM_ERR_INVALID, "unknown alphabet %d", (int)opts->alphabet);
     if (opts->strands > SM_STRAND_REVERSE)
         return sm_set_error(err, SM_ERR_INVALID, "unknown strand setting %d", (int)opts->strands);
-    if (opts->engine > SM_ENGINE_SHIFTAND)
+    if (opts->engine > SM_ENGINE_WAVEFRONT)
         return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
+    if (opts->match > SM_MATCH_EDITS || opts->report > SM_REPORT_ENDS)
+        return sm_set_error(err, SM_ERR_INVALID, "unknown match kind or report mode");
+    /* k = 0 is exact matching whatever the kind; exact engines then serve. */
+    sm_compile_options normalised = *opts;
+    if (normalised.max_errors == 0) normalised.match = SM_MATCH_EXACT;
+    if (normalised.max_errors > 65535)
+        return sm_set_error(err, SM_ERR_LIMIT, "at most 65535 errors are supported (asked for %u)", opts->max_errors);
+    opts = &normalised;
+    {
+        static const char *const names[] = {"auto", "automaton", "shiftand", "mismatch", "myers", "wavefront"};
+        int engine_is_exact = opts->engine == SM_ENGINE_AUTOMATON || opts->engine == SM_ENGINE_SHIFTAND;
+        int ok = opts->engine == SM_ENGINE_AUTO ||
+                 (opts->match == SM_MATCH_EXACT && engine_is_exact) ||
+                 (opts->match == SM_MATCH_MISMATCHES && opts->engine == SM_ENGINE_MISMATCH) ||
+                 (opts->match == SM_MATCH_EDITS &&
+                  (opts->engine == SM_ENGINE_MYERS || opts->engine == SM_ENGINE_WAVEFRONT));
+        static const char *const kinds[] = {"exact matching", "k mismatches", "k edits"};
+        if (!ok)
+            return sm_set_error(err, SM_ERR_INVALID, "engine %s does not do %s", names[opts->engine],
+                                kinds[opts->match]);
+    }
     if (opts->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC))
         return sm_set_error(err, SM_ERR_INVALID, "unknown flags 0x%x", opts->flags);
     int dna = opts->alphabet == SM_ALPHABET_DNA;
@@ -355,13 +401,13 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
 
     prepared_pattern *prep = calloc(n, sizeof *prep);
     if (!prep) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
-    key_set automaton_keys = {0}, shiftand_keys = {0};
-    sm_buf ac = {0}, sa = {0};
+    key_set automaton_keys = {0}, shiftand_keys = {0}, approx_keys = {0};
+    sm_buf ac = {0}, sa = {0}, ap = {0};
     sm_ac_key *keys = NULL;
     int status = prepare(patterns, n, dna, prep, err);
     if (status == SM_OK) status = plan(prep, n, opts, dna, err);
     if (status == SM_OK)
-        status = collect_keys(prep, n, dna, strands, flags, &automaton_keys, &shiftand_keys, err);
+        status = collect_keys(prep, n, dna, strands, flags, &automaton_keys, &shiftand_keys, &approx_keys, err);
     if (status == SM_OK && key_set_count(&automaton_keys) > 0) {
         uint8_t fold[256];
         make_fold(dna, flags, fold);
@@ -381,9 +427,24 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         free(keys);
     }
     key_set_free(&shiftand_keys);
-    if (status == SM_OK) status = assemble(prep, n, opts, dna, flags, strands, &ac, &sa, out, err);
+    if (status == SM_OK && key_set_count(&approx_keys) > 0) {
+        keys = key_set_resolve(&approx_keys);
+        size_t nk = key_set_count(&approx_keys);
+        uint32_t k = opts->max_errors;
+        if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        else if (prep[0].engine == SM_PATTERN_MISMATCH)
+            status = sm_km_build(keys, nk, opts->alphabet, flags, k, opts->max_memory, &ap, err);
+        else if (prep[0].engine == SM_PATTERN_WAVEFRONT)
+            status = sm_wf_build(keys, nk, opts->alphabet, flags, k, opts->max_memory, &ap, err);
+        else
+            status = sm_my_build(keys, nk, opts->alphabet, flags, k, opts->max_memory, &ap, err);
+        free(keys);
+    }
+    key_set_free(&approx_keys);
+    if (status == SM_OK) status = assemble(prep, n, opts, dna, flags, strands, &ac, &sa, &ap, out, err);
     sm_buf_free(&ac);
     sm_buf_free(&sa);
+    sm_buf_free(&ap);
     for (size_t i = 0; i < n; i++) free(prep[i].norm);
     free(prep);
     return status;

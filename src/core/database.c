@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "core/internal.h"
+#include "engines/approx/approx.h"
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 
@@ -47,6 +48,11 @@ const uint8_t *sm_db_shiftand(const sm_db *db) {
     return h->shiftand_size ? db->bytes + h->shiftand_off : NULL;
 }
 
+const uint8_t *sm_db_approx(const sm_db *db) {
+    const sm_db_header *h = sm_db_head(db);
+    return h->approx_size ? db->bytes + h->approx_off : NULL;
+}
+
 void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     const sm_db_header *h = sm_db_head(db);
     memset(info, 0, sizeof *info);
@@ -59,6 +65,14 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     info->size = h->size;
     info->automaton_patterns = h->automaton_patterns;
     info->shiftand_patterns = h->shiftand_patterns;
+    info->match = (sm_match)h->match;
+    info->max_errors = h->max_errors;
+    info->report = (sm_report)h->report;
+    info->approx_patterns = h->approx_patterns;
+    info->approx_engine = h->approx_engine == SM_PATTERN_MISMATCH ? SM_ENGINE_MISMATCH
+                          : h->approx_engine == SM_PATTERN_MYERS  ? SM_ENGINE_MYERS
+                          : h->approx_engine == SM_PATTERN_WAVEFRONT ? SM_ENGINE_WAVEFRONT
+                                                                     : SM_ENGINE_AUTO;
     const uint8_t *ac = sm_db_automaton(db);
     if (ac) {
         const sm_ac_header *a = (const sm_ac_header *)ac;
@@ -110,18 +124,21 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
     if (block_checksum(bytes, size) != h.checksum)
         return sm_set_error(err, SM_ERR_FORMAT, "database checksum mismatch (file corrupted)");
     if (h.alphabet > SM_ALPHABET_TEXT || h.strands > SM_STRAND_REVERSE ||
-        (h.flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h.pattern_count == 0)
+        (h.flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h.pattern_count == 0 ||
+        h.match > SM_MATCH_EDITS || h.report > SM_REPORT_ENDS || (h.match == SM_MATCH_EXACT) != (h.max_errors == 0) ||
+        h.max_errors > 65535)
         return sm_set_error(err, SM_ERR_FORMAT, "database header has invalid settings");
     if (h.patterns_off % 8 != 0 ||
         !in_block(h.patterns_off, (uint64_t)h.pattern_count * sizeof(sm_db_pattern), size) ||
         !in_block(h.strings_off, h.strings_size, size) ||
         (h.automaton_size && (h.automaton_off % SM_DB_ALIGN || !in_block(h.automaton_off, h.automaton_size, size))) ||
-        (h.shiftand_size && (h.shiftand_off % SM_DB_ALIGN || !in_block(h.shiftand_off, h.shiftand_size, size))))
+        (h.shiftand_size && (h.shiftand_off % SM_DB_ALIGN || !in_block(h.shiftand_off, h.shiftand_size, size))) ||
+        (h.approx_size && (h.approx_off % SM_DB_ALIGN || !in_block(h.approx_off, h.approx_size, size))))
         return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
 
     const sm_db_pattern *pats = (const sm_db_pattern *)(bytes + h.patterns_off);
     const uint8_t *strings = bytes + h.strings_off;
-    uint32_t on_automaton = 0, on_shiftand = 0, min_len = UINT32_MAX, max_len = 0;
+    uint32_t on_automaton = 0, on_shiftand = 0, on_approx = 0, min_len = UINT32_MAX, max_len = 0;
     for (uint32_t i = 0; i < h.pattern_count; i++) {
         const sm_db_pattern *p = &pats[i];
         if (p->name_off >= h.strings_size || !memchr(strings + p->name_off, 0, h.strings_size - p->name_off) ||
@@ -130,11 +147,17 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
             return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u is malformed", i);
         if (p->engine == SM_PATTERN_AUTOMATON) on_automaton++;
         else if (p->engine == SM_PATTERN_SHIFTAND) on_shiftand++;
+        else if (p->engine >= SM_PATTERN_MISMATCH && p->engine <= SM_PATTERN_WAVEFRONT && p->engine == h.approx_engine)
+            on_approx++;
         else return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u has an unknown engine", i);
         if (p->length < min_len) min_len = p->length;
         if (p->length > max_len) max_len = p->length;
     }
+    int approx_engine_fits = h.approx_engine == 0 ? h.match == SM_MATCH_EXACT
+                             : h.approx_engine == SM_PATTERN_MISMATCH ? h.match == SM_MATCH_MISMATCHES
+                                                                      : h.match == SM_MATCH_EDITS;
     if (on_automaton != h.automaton_patterns || on_shiftand != h.shiftand_patterns ||
+        on_approx != h.approx_patterns || (on_approx > 0) != (h.approx_size > 0) || !approx_engine_fits ||
         min_len != h.min_length || max_len != h.max_length ||
         (on_automaton > 0) != (h.automaton_size > 0) || (on_shiftand > 0) != (h.shiftand_size > 0))
         return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
@@ -143,6 +166,13 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         return err ? err->code : SM_ERR_FORMAT;
     if (h.shiftand_size && sm_sa_validate(bytes + h.shiftand_off, h.shiftand_size, outputs, err) != SM_OK)
         return err ? err->code : SM_ERR_FORMAT;
+    if (h.approx_size) {
+        const uint8_t *sec = bytes + h.approx_off;
+        int rc = h.approx_engine == SM_PATTERN_MISMATCH ? sm_km_validate(sec, h.approx_size, outputs, err)
+                 : h.approx_engine == SM_PATTERN_MYERS  ? sm_my_validate(sec, h.approx_size, outputs, err)
+                                                        : sm_wf_validate(sec, h.approx_size, outputs, err);
+        if (rc != SM_OK) return err ? err->code : SM_ERR_FORMAT;
+    }
     return SM_OK;
 }
 

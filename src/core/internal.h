@@ -45,11 +45,29 @@ typedef struct {
     uint64_t strings_off, strings_size;
     uint64_t automaton_off, automaton_size; /* 0, 0 when absent */
     uint64_t shiftand_off, shiftand_size;   /* 0, 0 when absent */
-    uint8_t reserved[256 - 112];
+    uint32_t match;         /* sm_match */
+    uint32_t max_errors;    /* k (0 for exact) */
+    uint32_t report;        /* sm_report */
+    uint32_t approx_patterns;
+    uint32_t approx_engine; /* SM_PATTERN_MISMATCH / _MYERS / _WAVEFRONT, or 0 */
+    uint32_t reserved1;
+    uint64_t approx_off, approx_size;       /* 0, 0 when absent */
+    uint8_t reserved[256 - 160];
 } sm_db_header;
+_Static_assert(sizeof(sm_db_header) == 256, "the database header is 256 bytes");
 
 /* Which engine scans a pattern. */
-enum { SM_PATTERN_AUTOMATON = 1, SM_PATTERN_SHIFTAND = 2 };
+enum {
+    SM_PATTERN_AUTOMATON = 1,
+    SM_PATTERN_SHIFTAND = 2,
+    SM_PATTERN_MISMATCH = 3,
+    SM_PATTERN_MYERS = 4,
+    SM_PATTERN_WAVEFRONT = 5
+};
+
+/* Bytes of text a scan must see before the first end it reports exactly, and
+   after the last start it owns: the longest pattern plus the error budget. */
+static inline uint64_t sm_db_reach(const sm_db_header *h) { return (uint64_t)h->max_length + h->max_errors; }
 
 typedef struct {
     uint64_t name_off;   /* into strings, NUL-terminated */
@@ -70,6 +88,7 @@ static inline const sm_db_header *sm_db_head(const sm_db *db) {
 const sm_db_pattern *sm_db_patterns(const sm_db *db);
 const uint8_t *sm_db_automaton(const sm_db *db); /* section start, or NULL */
 const uint8_t *sm_db_shiftand(const sm_db *db);  /* section start, or NULL */
+const uint8_t *sm_db_approx(const sm_db *db);    /* section start, or NULL */
 /* Sets the size and checksum of a freshly assembled block. */
 void sm_db_seal(uint8_t *bytes, uint64_t size);
 
@@ -154,9 +173,11 @@ int sm_set_error(sm_error *err, int code, const char *fmt, ...)
 
 /* The scan state of every engine for one position of one sequence. */
 typedef struct {
-    uint32_t automaton;     /* automaton row offset (0 = root) */
+    uint32_t automaton;     /* automaton state (0 = root) */
     uint64_t *shiftand;     /* sm_sa_state_words() words, or NULL */
     size_t shiftand_words;
+    uint64_t *approx;       /* the approximate engine's state words, or NULL */
+    size_t approx_words;
 } sm_engine_state;
 
 int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */
@@ -167,6 +188,38 @@ void sm_engine_state_free(sm_engine_state *state);
    position pos0, from *state (updated); hits go to sink. */
 void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *text, size_t len,
                      uint64_t pos0, sm_sink *sink);
+/* Ends a scanned stretch whose last byte is at end_pos - 1: engines that hold
+   results back (the wavefront) report them. */
+void sm_finish_engines(const sm_db *db, sm_engine_state *state, uint64_t end_pos, sm_sink *sink);
+
+/* ------------------------------------------------------------ k edits */
+
+/* A run of ends of one (pattern, strand) cut at a segment border, waiting to
+   be joined with its neighbour's part; best_start already recovered. */
+typedef struct {
+    uint64_t first_end, last_end, best_end, best_start;
+    uint32_t pattern, best_distance;
+    uint8_t reverse, touches_left, touches_right, pad;
+} sm_open_run;
+
+typedef struct {
+    sm_open_run *runs;
+    size_t n, cap;
+} sm_run_list;
+
+/* Turns the end events in sink->hits[from, sink->n) of one segment into hits:
+   with SM_REPORT_ENDS every event becomes a hit; with SM_REPORT_BEST each run
+   of ends gives its best end, except runs that touch the segment's first or
+   last owned end (first_end, last_end), which go to borders (when not NULL)
+   to be joined with the neighbouring segments. Starts are recovered from
+   text[0, len) at absolute position pos0. Hits replace the events in the
+   sink, sorted. Returns SM_OK or SM_ERR_NOMEM. */
+int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                     uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
+int sm_run_list_push(sm_run_list *list, const sm_open_run *run);
+
+/* The database a runner scans with. */
+const sm_db *sm_runner_db(const sm_runner *runner);
 
 /* Aligned allocation helpers (64-byte alignment for tables). */
 void *sm_aligned_alloc(size_t size);

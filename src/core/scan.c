@@ -4,8 +4,19 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
+#include "engines/approx/approx.h"
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
+
+static size_t approx_state_words(const sm_db *db) {
+    const uint8_t *ap = sm_db_approx(db);
+    if (!ap) return 0;
+    switch (sm_db_head(db)->approx_engine) {
+    case SM_PATTERN_MISMATCH: return sm_km_state_words(ap);
+    case SM_PATTERN_MYERS: return sm_my_state_words(ap);
+    default: return sm_wf_state_words(ap);
+    }
+}
 
 int sm_engine_state_init(const sm_db *db, sm_engine_state *state) {
     memset(state, 0, sizeof *state);
@@ -15,6 +26,14 @@ int sm_engine_state_init(const sm_db *db, sm_engine_state *state) {
         state->shiftand = calloc(state->shiftand_words ? state->shiftand_words : 1, sizeof(uint64_t));
         if (!state->shiftand) return SM_ERR_NOMEM;
     }
+    if (sm_db_approx(db)) {
+        state->approx_words = approx_state_words(db);
+        state->approx = calloc(state->approx_words ? state->approx_words : 1, sizeof(uint64_t));
+        if (!state->approx) {
+            sm_engine_state_free(state);
+            return SM_ERR_NOMEM;
+        }
+    }
     sm_engine_state_reset(db, state);
     return SM_OK;
 }
@@ -23,10 +42,19 @@ void sm_engine_state_reset(const sm_db *db, sm_engine_state *state) {
     state->automaton = 0;
     const uint8_t *sa = sm_db_shiftand(db);
     if (sa && state->shiftand) sm_sa_state_reset(sa, state->shiftand);
+    const uint8_t *ap = sm_db_approx(db);
+    if (ap && state->approx) {
+        switch (sm_db_head(db)->approx_engine) {
+        case SM_PATTERN_MISMATCH: sm_km_state_reset(ap, state->approx); break;
+        case SM_PATTERN_MYERS: sm_my_state_reset(ap, state->approx); break;
+        default: sm_wf_state_reset(ap, state->approx); break;
+        }
+    }
 }
 
 void sm_engine_state_free(sm_engine_state *state) {
     free(state->shiftand);
+    free(state->approx);
     memset(state, 0, sizeof *state);
 }
 
@@ -35,8 +63,21 @@ void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *tex
     const sm_db_pattern *patterns = sm_db_patterns(db);
     const uint8_t *ac = sm_db_automaton(db);
     const uint8_t *sa = sm_db_shiftand(db);
+    const uint8_t *ap = sm_db_approx(db);
     if (ac) sm_ac_scan(ac, patterns, &state->automaton, text, len, pos0, sink);
     if (sa) sm_sa_scan(sa, patterns, state->shiftand, text, len, pos0, sink);
+    if (ap) {
+        switch (sm_db_head(db)->approx_engine) {
+        case SM_PATTERN_MISMATCH: sm_km_scan(ap, state->approx, text, len, pos0, sink); break;
+        case SM_PATTERN_MYERS: sm_my_scan(ap, state->approx, text, len, pos0, sink); break;
+        default: sm_wf_scan(ap, state->approx, text, len, pos0, sink); break;
+        }
+    }
+}
+
+void sm_finish_engines(const sm_db *db, sm_engine_state *state, uint64_t end_pos, sm_sink *sink) {
+    const uint8_t *ap = sm_db_approx(db);
+    if (ap && sm_db_head(db)->approx_engine == SM_PATTERN_WAVEFRONT) sm_wf_finish(ap, state->approx, end_pos, sink);
 }
 
 struct sm_scratch {
@@ -67,7 +108,8 @@ void sm_scratch_free(sm_scratch *s) {
 static int fit_scratch(const sm_db *db, sm_scratch *s) {
     const uint8_t *sa = sm_db_shiftand(db);
     size_t words = sa ? sm_sa_state_words(sa) : 0;
-    if (words > s->state.shiftand_words) {
+    if (words > s->state.shiftand_words || approx_state_words(db) > s->state.approx_words ||
+        (sm_db_approx(db) && !s->state.approx)) {
         sm_engine_state_free(&s->state);
         if (sm_engine_state_init(db, &s->state) != SM_OK) return SM_ERR_NOMEM;
     }
@@ -100,89 +142,107 @@ int sm_scan(const sm_db *db, sm_scratch *s, const void *data, size_t len, sm_hit
     s->sink.own_lo = 0;
     s->sink.own_hi = UINT64_MAX;
     sm_scan_engines(db, &s->state, data, len, 0, &s->sink);
+    sm_finish_engines(db, &s->state, len, &s->sink);
     if (s->sink.failed) return SM_ERR_NOMEM;
-    sm_sort_hits(s->sink.hits, s->sink.n);
+    if (sm_db_head(db)->match == SM_MATCH_EDITS) {
+        if (sm_edits_resolve(db, &s->sink, 0, data, len, 0, 1, len, NULL) != SM_OK) return SM_ERR_NOMEM;
+    } else {
+        sm_sort_hits(s->sink.hits, s->sink.n);
+    }
     return deliver(s->sink.hits, s->sink.n, data, 0, 0, on_hit, ctx);
+}
+
+static int count_hit(const sm_hit *hit, void *ctx) {
+    ((uint64_t *)ctx)[hit->pattern]++;
+    return 0;
 }
 
 int sm_count(const sm_db *db, sm_scratch *s, const void *data, size_t len, uint64_t *counts) {
     if (!db || !s || (!data && len) || !counts) return SM_ERR_INVALID;
+    /* Runs of edit ends must be resolved to be counted as they are reported. */
+    if (sm_db_head(db)->match == SM_MATCH_EDITS && sm_db_head(db)->report == SM_REPORT_BEST)
+        return sm_scan(db, s, data, len, count_hit, counts);
     if (fit_scratch(db, s) != SM_OK) return SM_ERR_NOMEM;
     sm_sink sink = {0};
     sink.counts = counts;
     sink.own_hi = UINT64_MAX;
     sm_scan_engines(db, &s->state, data, len, 0, &sink);
+    sm_finish_engines(db, &s->state, len, &sink);
     return SM_OK;
 }
 
+/* A stream is the CPU backend on the calling thread: the runner already
+   carries state across pieces, keeps the text a hit needs and resolves runs
+   of edit ends across its segments. */
 struct sm_stream {
-    const sm_db *db;
-    sm_engine_state state;
-    sm_sink pending;   /* hits found but not yet final */
-    uint64_t position; /* bytes fed so far */
+    sm_runner *runner;
+    sm_hit_fn on_hit;
+    void *ctx;
     int stopped;
 };
+
+static int stream_forward(const sm_hit *hit, void *ctx) {
+    sm_stream *st = ctx;
+    sm_hit h = *hit;
+    h.record = 0;
+    h.text = NULL; /* documented: streams do not keep the text */
+    return st->on_hit(&h, st->ctx);
+}
 
 int sm_stream_open(const sm_db *db, sm_stream **out) {
     *out = NULL;
     if (!db) return SM_ERR_INVALID;
     sm_stream *st = calloc(1, sizeof *st);
     if (!st) return SM_ERR_NOMEM;
-    st->db = db;
-    if (sm_engine_state_init(db, &st->state) != SM_OK) {
+    sm_runner_options o;
+    sm_runner_options_init(&o);
+    o.threads = 1;
+    o.on_hit = stream_forward;
+    o.ctx = st;
+    if (sm_runner_create(db, &o, &st->runner, NULL) != SM_OK) {
         free(st);
         return SM_ERR_NOMEM;
     }
-    st->pending.own_hi = UINT64_MAX;
     *out = st;
     return SM_OK;
-}
-
-/* Delivers the pending hits that no later byte can precede: a hit found later
-   ends after position, so it starts after position - longest pattern. */
-static int deliver_final(sm_stream *st, int all, sm_hit_fn on_hit, void *ctx) {
-    sm_sink *p = &st->pending;
-    sm_sort_hits(p->hits, p->n);
-    uint32_t longest = sm_db_head(st->db)->max_length;
-    size_t ready = p->n;
-    if (!all) {
-        ready = 0;
-        if (st->position >= longest) {
-            uint64_t last_final_start = st->position - longest;
-            while (ready < p->n && p->hits[ready].start <= last_final_start) ready++;
-        }
-    }
-    int rc = deliver(p->hits, ready, NULL, 0, 0, on_hit, ctx);
-    memmove(p->hits, p->hits + ready, (p->n - ready) * sizeof *p->hits);
-    p->n -= ready;
-    return rc;
 }
 
 int sm_stream_feed(sm_stream *st, const void *data, size_t len, sm_hit_fn on_hit, void *ctx) {
     if (!st || (!data && len) || !on_hit) return SM_ERR_INVALID;
     if (st->stopped) return SM_ERR_TERMINATED;
-    sm_scan_engines(st->db, &st->state, data, len, st->position, &st->pending);
-    st->position += len;
-    if (st->pending.failed) return SM_ERR_NOMEM;
-    int rc = deliver_final(st, 0, on_hit, ctx);
+    st->on_hit = on_hit;
+    st->ctx = ctx;
+    int rc = sm_runner_feed(st->runner, data, len);
     if (rc == SM_ERR_TERMINATED) st->stopped = 1;
     return rc;
 }
 
 int sm_stream_end(sm_stream *st, sm_hit_fn on_hit, void *ctx) {
     if (!st || !on_hit) return SM_ERR_INVALID;
-    int rc = st->stopped ? SM_ERR_TERMINATED : deliver_final(st, 1, on_hit, ctx);
-    st->pending.n = 0;
-    st->pending.failed = 0;
-    st->position = 0;
+    st->on_hit = on_hit;
+    st->ctx = ctx;
+    int rc = st->stopped ? SM_ERR_TERMINATED : sm_runner_end_record(st->runner);
+    if (rc == SM_OK) rc = sm_runner_flush(st->runner);
+    if (rc != SM_OK) {
+        /* Start the next sequence afresh even after a stop. */
+        sm_runner *fresh = NULL;
+        const sm_db *db = sm_runner_db(st->runner);
+        sm_runner_options o;
+        sm_runner_options_init(&o);
+        o.threads = 1;
+        o.on_hit = stream_forward;
+        o.ctx = st;
+        if (sm_runner_create(db, &o, &fresh, NULL) == SM_OK) {
+            sm_runner_free(st->runner);
+            st->runner = fresh;
+        }
+    }
     st->stopped = 0;
-    sm_engine_state_reset(st->db, &st->state);
     return rc;
 }
 
 void sm_stream_free(sm_stream *st) {
     if (!st) return;
-    sm_engine_state_free(&st->state);
-    free(st->pending.hits);
+    sm_runner_free(st->runner);
     free(st);
 }

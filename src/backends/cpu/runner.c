@@ -1,11 +1,19 @@
 /* The CPU backend: records are appended to a batch buffer and cut into
- * segments; a long record gives several segments that overlap by
- * (longest pattern - 1) bytes, each owning the hits that start inside it, so
- * every hit is counted once. Consecutive segments are grouped into work items
- * of about one chunk; worker threads scan the items of a batch in parallel,
- * then the calling thread delivers the hits segment by segment, in order.
- * Memory: the batch buffer (threads x 4 chunks + overlap) plus the hits of
- * one batch, whatever the record sizes.
+ * segments, each owning a stretch of the record so that every hit is counted
+ * once:
+ *   - exact and k-mismatch hits have a fixed length: a segment owns the hits
+ *     that start inside it and reads (longest pattern - 1) bytes past its end;
+ *   - k-edit hits are found at their end: a segment owns the ends inside it
+ *     and starts reading (longest pattern + k) bytes before its start, enough
+ *     for every distance it reports to be exact. Runs of ends cut by a
+ *     segment border are joined on delivery, and since a hit of a later
+ *     segment may start before a hit of an earlier one, delivery holds hits
+ *     back until no later segment can precede them.
+ * Consecutive segments are grouped into work items of about one chunk;
+ * worker threads scan the items of a batch in parallel, then the calling
+ * thread delivers the hits segment by segment, in order. Memory: the batch
+ * buffer (threads x 4 chunks + reach) plus the hits of one batch, whatever
+ * the record sizes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,17 +27,31 @@
 typedef struct {
     uint64_t record;
     size_t buf_off;     /* first byte scanned, in the batch buffer */
-    size_t scan_len;    /* bytes scanned (owned part + overlap) */
+    size_t scan_len;    /* bytes scanned */
     uint64_t pos0;      /* record coordinate of buf_off */
-    uint64_t own_hi;    /* owns hits starting in [pos0, own_hi) */
+    uint64_t own_lo, own_hi; /* owns hits starting (edits: ending) in [own_lo, own_hi) */
     int last_of_record; /* deliver on_record_done after this segment */
     size_t hit_lo, hit_hi; /* its hits in the item's sink */
+    size_t run_lo, run_hi; /* k edits: its runs cut at a border, in the item's list */
 } segment;
 
 typedef struct {
     size_t seg_lo, seg_hi;
     sm_sink sink;
+    sm_run_list borders;
+    int failed;
 } work_item;
+
+/* k edits: a hit held back, or a run waiting for its continuation. */
+typedef struct {
+    sm_rawhit hit;
+    const uint8_t *text;
+} held_hit;
+
+typedef struct {
+    sm_open_run run;
+    const uint8_t *text; /* of its best hit */
+} held_run;
 
 typedef struct sm_worker {
     struct sm_runner *runner;
@@ -45,6 +67,8 @@ struct sm_runner {
     size_t chunk;
     size_t overlap;
     uint32_t pattern_count;
+    int edits;            /* k edits: end ownership, lookback, run joining */
+    size_t lookback;      /* bytes read before a segment's first owned byte */
 
     uint8_t *buf;
     size_t buf_len, buf_cap;
@@ -54,12 +78,21 @@ struct sm_runner {
     work_item *items;
     size_t nitems, items_cap;
 
-    /* The open record: its bytes from own_from on are at buf[open_off ...]. */
+    /* The open record: its bytes from own_from on are at buf[open_off ...],
+       and up to lookback bytes before them from buf[open_base] on. */
     int record_open;
     uint64_t record_id;   /* current or next record number */
     uint64_t next_record;
     size_t open_off;      /* buffer offset of record coordinate own_from */
+    size_t open_base;     /* buffer offset of the open record's first kept byte */
     uint64_t own_from;    /* first record coordinate not yet given to a segment */
+
+    /* k edits, delivery side (current record only). */
+    held_hit *held;
+    size_t nheld, held_cap;
+    held_run *open_runs, *next_runs;
+    size_t nopen, nnext, runs_cap;
+    sm_buf carry;         /* texts of held hits and runs whose batch is gone */
 
     worker *workers;
     pthread_mutex_t lock;
@@ -83,16 +116,30 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
     sm_sink *sink = &it->sink;
     sink->n = 0;
     sink->failed = 0;
-    sink->counts = r->opt.count_only ? w->counts : NULL;
+    it->failed = 0;
+    it->borders.n = 0;
+    /* Runs of edit ends are counted once joined, so edits always store. */
+    sink->counts = r->opt.count_only && !r->edits ? w->counts : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
         segment *s = &r->segs[i];
-        sink->own_lo = s->pos0;
+        const uint8_t *text = r->buf + s->buf_off;
+        sink->own_lo = s->own_lo;
         sink->own_hi = s->own_hi;
         s->hit_lo = sink->n;
+        s->run_lo = it->borders.n;
         sm_engine_state_reset(r->db, &w->state);
-        sm_scan_engines(r->db, &w->state, r->buf + s->buf_off, s->scan_len, s->pos0, sink);
+        sm_scan_engines(r->db, &w->state, text, s->scan_len, s->pos0, sink);
+        sm_finish_engines(r->db, &w->state, s->pos0 + s->scan_len, sink);
+        if (r->edits && !sink->failed) {
+            uint64_t last_end = s->pos0 + s->scan_len;
+            if (sm_edits_resolve(r->db, sink, s->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1, last_end,
+                                 &it->borders) != SM_OK)
+                it->failed = 1;
+        } else if (!sink->counts) {
+            sm_sort_hits(sink->hits + s->hit_lo, sink->n - s->hit_lo);
+        }
         s->hit_hi = sink->n;
-        if (!sink->counts) sm_sort_hits(sink->hits + s->hit_lo, s->hit_hi - s->hit_lo);
+        s->run_hi = it->borders.n;
     }
 }
 
@@ -127,7 +174,8 @@ static void *worker_main(void *arg) {
     }
 }
 
-static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t pos0, uint64_t own_hi, int last) {
+static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t pos0, uint64_t own_lo, uint64_t own_hi,
+                       int last) {
     if (r->nsegs == r->segs_cap) {
         size_t cap = r->segs_cap ? r->segs_cap * 2 : 256;
         segment *p = realloc(r->segs, cap * sizeof *p);
@@ -140,36 +188,43 @@ static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t p
     s->buf_off = buf_off;
     s->scan_len = scan_len;
     s->pos0 = pos0;
+    s->own_lo = own_lo;
     s->own_hi = own_hi;
     s->last_of_record = last;
     s->hit_lo = s->hit_hi = 0;
+    s->run_lo = s->run_hi = 0;
     return SM_OK;
 }
 
-/* Gives the open record's buffered bytes to segments: whole chunks (with their
-   overlap available) while the record goes on, everything at its end. */
+/* Cuts one segment owning [own_from, own_from + own) of the open record. */
+static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
+    size_t back = r->open_off - r->open_base;
+    if (back > r->lookback) back = r->lookback;
+    uint64_t own_hi = last ? UINT64_MAX : r->own_from + own;
+    if (add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, r->own_from, own_hi, last) != SM_OK)
+        return SM_ERR_NOMEM;
+    r->open_off += own;
+    r->own_from += own;
+    return SM_OK;
+}
+
+/* Gives the open record's buffered bytes to segments: whole chunks (with the
+   bytes they read past their end) while the record goes on, everything at
+   its end. */
 static int cut_segments(sm_runner *r, int record_ends) {
+    size_t ahead = r->edits ? 0 : r->overlap;
     size_t avail = r->buf_len - r->open_off;
-    while (avail >= r->chunk + r->overlap && !(record_ends && avail <= r->chunk)) {
-        if (add_segment(r, r->open_off, r->chunk + r->overlap, r->own_from, r->own_from + r->chunk, 0) != SM_OK)
-            return SM_ERR_NOMEM;
-        r->open_off += r->chunk;
-        r->own_from += r->chunk;
+    while (avail >= r->chunk + ahead && !(record_ends && avail <= r->chunk)) {
+        if (cut_one(r, r->chunk, ahead, 0) != SM_OK) return SM_ERR_NOMEM;
         avail -= r->chunk;
     }
     if (!record_ends) return SM_OK;
     while (avail > r->chunk) {
-        if (add_segment(r, r->open_off, avail, r->own_from, r->own_from + r->chunk, 0) != SM_OK)
-            return SM_ERR_NOMEM;
-        r->open_off += r->chunk;
-        r->own_from += r->chunk;
+        if (cut_one(r, r->chunk, avail - r->chunk, 0) != SM_OK) return SM_ERR_NOMEM;
         avail -= r->chunk;
     }
-    /* The last segment owns every remaining start, even of an empty record. */
-    if (add_segment(r, r->open_off, avail, r->own_from, UINT64_MAX, 1) != SM_OK) return SM_ERR_NOMEM;
-    r->open_off += avail;
-    r->own_from += avail;
-    return SM_OK;
+    /* The last segment owns every remaining hit, even of an empty record. */
+    return cut_one(r, avail, 0, 1);
 }
 
 static int group_items(sm_runner *r) {
@@ -196,31 +251,179 @@ static int group_items(sm_runner *r) {
     return SM_OK;
 }
 
-static int deliver_batch(sm_runner *r) {
+static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+    r->counts[x->pattern]++;
+    r->total++;
+    if (r->opt.count_only) return SM_OK;
     sm_hit h;
+    h.record = record;
+    h.start = x->start;
+    h.end = x->end;
+    h.pattern = x->pattern;
+    h.strand = x->reverse ? '-' : '+';
+    h.errors = x->errors;
+    h.text = (const char *)text;
+    return r->opt.on_hit(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
+}
+
+static int hold(sm_runner *r, const sm_rawhit *x, const uint8_t *text) {
+    if (r->nheld == r->held_cap) {
+        size_t cap = r->held_cap ? r->held_cap * 2 : 256;
+        held_hit *p = realloc(r->held, cap * sizeof *p);
+        if (!p) return SM_ERR_NOMEM;
+        r->held = p;
+        r->held_cap = cap;
+    }
+    r->held[r->nheld].hit = *x;
+    r->held[r->nheld].text = text;
+    r->nheld++;
+    return SM_OK;
+}
+
+static int push_run(sm_runner *r, const sm_open_run *run, const uint8_t *text) {
+    if (r->nnext == r->runs_cap) {
+        size_t cap = r->runs_cap ? r->runs_cap * 2 : 64;
+        held_run *a = realloc(r->open_runs, cap * sizeof *a);
+        if (!a) return SM_ERR_NOMEM;
+        r->open_runs = a;
+        held_run *b = realloc(r->next_runs, cap * sizeof *b);
+        if (!b) return SM_ERR_NOMEM;
+        r->next_runs = b;
+        r->runs_cap = cap;
+    }
+    r->next_runs[r->nnext].run = *run;
+    r->next_runs[r->nnext].text = text;
+    r->nnext++;
+    return SM_OK;
+}
+
+static int hold_run_hit(sm_runner *r, const held_run *h) {
+    sm_rawhit x = {h->run.best_start, h->run.best_end, h->run.pattern, (uint16_t)h->run.best_distance,
+                   h->run.reverse, 0};
+    return hold(r, &x, h->text);
+}
+
+static int held_before(const void *pa, const void *pb) {
+    const sm_rawhit *a = &((const held_hit *)pa)->hit, *b = &((const held_hit *)pb)->hit;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
+    return (int)a->reverse - (int)b->reverse;
+}
+
+static int same_key(const sm_open_run *a, const sm_open_run *b) {
+    return a->pattern == b->pattern && a->reverse == b->reverse;
+}
+
+/* k edits: joins the segment's border runs with the runs left open by the
+   previous segment, holds its hits, and delivers the held hits that no later
+   segment can precede. */
+static int deliver_edits(sm_runner *r, const work_item *it, const segment *s) {
+    const uint8_t *base = r->buf + s->buf_off;
+    r->nnext = 0;
+    for (size_t j = s->run_lo; j < s->run_hi; j++) {
+        sm_open_run run = it->borders.runs[j];
+        const uint8_t *text = base + (run.best_start - s->pos0);
+        for (size_t o = 0; o < r->nopen; o++) {
+            held_run *prev = &r->open_runs[o];
+            if (prev->run.pattern == UINT32_MAX || !same_key(&prev->run, &run) || !run.touches_left ||
+                !prev->run.touches_right || prev->run.last_end + 1 != run.first_end)
+                continue;
+            /* One run: the earlier part wins ties (leftmost best end). */
+            if (prev->run.best_distance <= run.best_distance) {
+                run.best_end = prev->run.best_end;
+                run.best_start = prev->run.best_start;
+                run.best_distance = prev->run.best_distance;
+                text = prev->text;
+            }
+            run.first_end = prev->run.first_end;
+            prev->run.pattern = UINT32_MAX; /* continued */
+            break;
+        }
+        int continues = run.touches_right && !s->last_of_record;
+        int rc = continues ? push_run(r, &run, text) : hold_run_hit(r, &(held_run){run, text});
+        if (rc != SM_OK) return rc;
+    }
+    for (size_t o = 0; o < r->nopen; o++)
+        if (r->open_runs[o].run.pattern != UINT32_MAX && hold_run_hit(r, &r->open_runs[o]) != SM_OK)
+            return SM_ERR_NOMEM;
+    held_run *t = r->open_runs;
+    r->open_runs = r->next_runs;
+    r->next_runs = t;
+    r->nopen = r->nnext;
+    r->nnext = 0;
+
+    for (size_t j = s->hit_lo; j < s->hit_hi; j++) {
+        const sm_rawhit *x = &it->sink.hits[j];
+        if (hold(r, x, base + (x->start - s->pos0)) != SM_OK) return SM_ERR_NOMEM;
+    }
+    if (r->nheld > 1) qsort(r->held, r->nheld, sizeof *r->held, held_before);
+    /* Later segments own ends past own_hi, so their hits start after
+       own_hi - reach; an open run's final best is its best so far or such a hit. */
+    uint64_t limit = UINT64_MAX;
+    if (!s->last_of_record) {
+        uint64_t reach = sm_db_reach(sm_db_head(r->db));
+        limit = s->own_hi + 1 > reach ? s->own_hi + 1 - reach : 0;
+        for (size_t o = 0; o < r->nopen; o++)
+            if (r->open_runs[o].run.best_start < limit) limit = r->open_runs[o].run.best_start;
+    }
+    size_t ready = 0;
+    while (ready < r->nheld && r->held[ready].hit.start < limit) {
+        int rc = emit(r, s->record, &r->held[ready].hit, r->held[ready].text);
+        ready++;
+        if (rc != SM_OK) return rc;
+    }
+    if (ready > 0 && ready < r->nheld) memmove(r->held, r->held + ready, (r->nheld - ready) * sizeof *r->held);
+    r->nheld -= ready;
+    if (s->last_of_record) r->carry.len = 0;
+    return SM_OK;
+}
+
+/* Before the batch buffer is reused: copies the texts of the hits and runs
+   still held into the carry buffer. */
+static int keep_held_texts(sm_runner *r) {
+    size_t need = 0;
+    for (size_t i = 0; i < r->nheld; i++) need += r->held[i].hit.end - r->held[i].hit.start;
+    for (size_t i = 0; i < r->nopen; i++) need += r->open_runs[i].run.best_end - r->open_runs[i].run.best_start;
+    sm_buf fresh = {0};
+    if (sm_buf_reserve(&fresh, need + 1) != SM_OK) return SM_ERR_NOMEM;
+    for (size_t i = 0; i < r->nheld; i++) {
+        size_t n = r->held[i].hit.end - r->held[i].hit.start;
+        memcpy(fresh.data + fresh.len, r->held[i].text, n);
+        r->held[i].text = fresh.data + fresh.len;
+        fresh.len += n;
+    }
+    for (size_t i = 0; i < r->nopen; i++) {
+        size_t n = r->open_runs[i].run.best_end - r->open_runs[i].run.best_start;
+        memcpy(fresh.data + fresh.len, r->open_runs[i].text, n);
+        r->open_runs[i].text = fresh.data + fresh.len;
+        fresh.len += n;
+    }
+    sm_buf_free(&r->carry);
+    r->carry = fresh;
+    return SM_OK;
+}
+
+static int deliver_batch(sm_runner *r) {
     for (size_t k = 0; k < r->nitems; k++) {
         work_item *it = &r->items[k];
-        if (it->sink.failed) return SM_ERR_NOMEM;
+        if (it->sink.failed || it->failed) return SM_ERR_NOMEM;
         for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
             segment *s = &r->segs[i];
-            if (!r->opt.count_only) {
+            if (r->edits) {
+                int rc = deliver_edits(r, it, s);
+                if (rc != SM_OK) return rc;
+            } else if (!r->opt.count_only) {
                 for (size_t j = s->hit_lo; j < s->hit_hi; j++) {
                     const sm_rawhit *x = &it->sink.hits[j];
-                    r->counts[x->pattern]++;
-                    r->total++;
-                    h.record = s->record;
-                    h.start = x->start;
-                    h.end = x->end;
-                    h.pattern = x->pattern;
-                    h.strand = x->reverse ? '-' : '+';
-                    h.errors = x->errors;
-                    h.text = (const char *)r->buf + s->buf_off + (x->start - s->pos0);
-                    if (r->opt.on_hit && r->opt.on_hit(&h, r->opt.ctx) != 0) return SM_ERR_TERMINATED;
+                    int rc = emit(r, s->record, x, r->buf + s->buf_off + (x->start - s->pos0));
+                    if (rc != SM_OK) return rc;
                 }
             }
             if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);
         }
     }
+    if (r->edits && (r->nheld || r->nopen)) return keep_held_texts(r);
     return SM_OK;
 }
 
@@ -255,13 +458,18 @@ static int run_batch(sm_runner *r) {
         if (rc != SM_OK) return r->status = rc;
     }
     if (r->record_open) {
-        size_t keep = r->buf_len - r->open_off;
-        memmove(r->buf, r->buf + r->open_off, keep);
+        size_t back = r->open_off - r->open_base;
+        if (back > r->lookback) back = r->lookback;
+        size_t from = r->open_off - back;
+        size_t keep = r->buf_len - from;
+        memmove(r->buf, r->buf + from, keep);
         r->buf_len = keep;
-        r->open_off = 0;
+        r->open_base = 0;
+        r->open_off = back;
     } else {
         r->buf_len = 0;
         r->open_off = 0;
+        r->open_base = 0;
     }
     return SM_OK;
 }
@@ -286,7 +494,14 @@ void sm_runner_free(sm_runner *r) {
             free(r->workers[t].counts);
         }
     }
-    for (size_t i = 0; i < r->items_cap; i++) free(r->items[i].sink.hits);
+    for (size_t i = 0; i < r->items_cap; i++) {
+        free(r->items[i].sink.hits);
+        free(r->items[i].borders.runs);
+    }
+    free(r->held);
+    free(r->open_runs);
+    free(r->next_runs);
+    sm_buf_free(&r->carry);
     free(r->items);
     free(r->segs);
     free(r->buf);
@@ -316,10 +531,12 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     const sm_db_header *h = sm_db_head(db);
     r->overlap = h->max_length - 1;
     r->pattern_count = h->pattern_count;
-    /* Room for several items per thread, and always for one chunk plus its overlap. */
+    r->edits = h->match == SM_MATCH_EDITS;
+    r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
+    /* Room for several items per thread, and always for one chunk plus what it reads around it. */
     size_t batch = r->chunk * ITEMS_PER_THREAD * r->threads;
     if (batch / ITEMS_PER_THREAD / r->threads != r->chunk) batch = SIZE_MAX / 4;
-    r->buf_cap = batch + r->overlap + 1;
+    r->buf_cap = batch + r->overlap + r->lookback + 1;
     r->buf = malloc(r->buf_cap);
     r->counts = calloc(r->pattern_count, sizeof *r->counts);
     r->workers = calloc(r->threads, sizeof *r->workers);
@@ -364,6 +581,7 @@ uint64_t sm_runner_begin_record(sm_runner *r) {
     r->record_open = 1;
     r->record_id = r->next_record++;
     r->open_off = r->buf_len;
+    r->open_base = r->buf_len;
     r->own_from = 0;
     return r->record_id;
 }
@@ -396,4 +614,5 @@ int sm_runner_flush(sm_runner *r) {
 }
 
 const uint64_t *sm_runner_counts(const sm_runner *r) { return r->counts; }
+const sm_db *sm_runner_db(const sm_runner *r) { return r->db; }
 uint64_t sm_runner_total(const sm_runner *r) { return r->total; }

@@ -1,0 +1,104 @@
+/* k edits: from end events to hits. The engines report every end j with
+ * D(j) <= k; here each becomes a hit (--report ends) or each run of
+ * consecutive ends gives its best end (--report best), and the start is
+ * recovered as the largest s with edit(pattern, text[s, j)) = D(j). */
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "core/internal.h"
+#include "engines/approx/approx.h"
+
+int sm_run_list_push(sm_run_list *list, const sm_open_run *run) {
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 16;
+        sm_open_run *p = realloc(list->runs, cap * sizeof *p);
+        if (!p) return SM_ERR_NOMEM;
+        list->runs = p;
+        list->cap = cap;
+    }
+    list->runs[list->n++] = *run;
+    return SM_OK;
+}
+
+static int by_pattern_then_end(const void *pa, const void *pb) {
+    const sm_rawhit *a = pa, *b = pb;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
+    if (a->reverse != b->reverse) return a->reverse < b->reverse ? -1 : 1;
+    if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    return 0;
+}
+
+/* The pattern in the engines' key form: dna upper case (reverse complement
+   for '-'), text folded under ignore-case. */
+static const uint8_t *key_of(const sm_db *db, uint32_t pattern, int reverse, uint8_t **buf, size_t *cap) {
+    size_t m;
+    const uint8_t *seq = (const uint8_t *)sm_db_pattern_seq(db, pattern, &m);
+    const sm_db_header *h = sm_db_head(db);
+    int fold = h->alphabet == SM_ALPHABET_TEXT && (h->flags & SM_FLAG_IGNORE_CASE);
+    if (!reverse && !fold) return seq;
+    if (m > *cap) {
+        uint8_t *p = realloc(*buf, m);
+        if (!p) return NULL;
+        *buf = p;
+        *cap = m;
+    }
+    for (size_t i = 0; i < m; i++)
+        (*buf)[i] = reverse ? sm_nt_complement[seq[m - 1 - i]] : (uint8_t)tolower(seq[i]);
+    return *buf;
+}
+
+int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                     uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
+    const sm_db_header *h = sm_db_head(db);
+    sm_rawhit *ev = sink->hits + from;
+    size_t n = sink->n - from, out = 0;
+    if (n == 0) return SM_OK;
+    qsort(ev, n, sizeof *ev, by_pattern_then_end);
+    uint8_t *keybuf = NULL;
+    size_t keycap = 0;
+    int status = SM_OK;
+    size_t i = 0;
+    while (i < n && status == SM_OK) {
+        uint32_t pattern = ev[i].pattern;
+        int reverse = ev[i].reverse;
+        size_t group_end = i;
+        while (group_end < n && ev[group_end].pattern == pattern && ev[group_end].reverse == reverse) group_end++;
+        const uint8_t *key = key_of(db, pattern, reverse, &keybuf, &keycap);
+        uint32_t m = sm_db_patterns(db)[pattern].length;
+        if (!key) {
+            status = SM_ERR_NOMEM;
+            break;
+        }
+        if (h->report == SM_REPORT_ENDS) {
+            for (; i < group_end; i++) {
+                sm_rawhit hit = ev[i];
+                hit.start = sm_edit_start(key, m, (sm_alphabet)h->alphabet, h->flags, text, len, pos0, hit.end,
+                                          hit.errors);
+                ev[out++] = hit;
+            }
+            continue;
+        }
+        sm_best_builder b;
+        sm_best_begin(&b, first_end, last_end);
+        for (; i <= group_end; i++) {
+            sm_best_fragment f;
+            int done = i < group_end ? sm_best_push(&b, ev[i].end, ev[i].errors, &f) : sm_best_end(&b, &f);
+            if (!done) continue;
+            uint64_t start = sm_edit_start(key, m, (sm_alphabet)h->alphabet, h->flags, text, len, pos0, f.best_end,
+                                           f.best_distance);
+            if (borders && (f.touches_left || f.touches_right)) {
+                sm_open_run run = {f.first_end, f.last_end, f.best_end, start, pattern, f.best_distance,
+                                   (uint8_t)reverse, f.touches_left, f.touches_right, 0};
+                if (sm_run_list_push(borders, &run) != SM_OK) status = SM_ERR_NOMEM;
+                continue;
+            }
+            sm_rawhit hit = {start, f.best_end, pattern, (uint16_t)f.best_distance, (uint8_t)reverse, 0};
+            ev[out++] = hit; /* out never passes i: a run has at least one event */
+        }
+        i = group_end;
+    }
+    free(keybuf);
+    sink->n = from + out;
+    sm_sort_hits(sink->hits + from, out);
+    return status;
+}

@@ -1,0 +1,35 @@
+/* The approximate-search oracle: k-mismatches and k-edits written straight
+ * from the definitions, with no library code. Keys are in engine form (dna:
+ * upper-case IUPAC, already reverse-complemented for '-'; text: raw bytes,
+ * lower-cased under ignore-case); symbols compare with oracle_symbol_matches.
+ * Slow and meant to be obviously right. */
+#ifndef SM_APPROX_ORACLE_H
+#define SM_APPROX_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seqmatch.h"
+
+/* Mismatched symbols between key[0, m) and text[0, m). */
+uint32_t aoracle_mismatches(const char *key, size_t m, const char *text, sm_alphabet alphabet, unsigned flags);
+
+/* Levenshtein distance between key[0, m) and text[0, n) (unit costs). */
+uint32_t aoracle_edit(const char *key, size_t m, const char *text, size_t n, sm_alphabet alphabet, unsigned flags);
+
+/* D(j) by the definition: the least aoracle_edit(key, text[s, j)) over
+   0 <= s <= j. Cubic; for tiny inputs. */
+uint32_t aoracle_D_by_definition(const char *key, size_t m, const char *text, size_t j, sm_alphabet alphabet,
+                                 unsigned flags);
+
+/* D(j) for every j in 0..n into D[0..n], by the textbook column DP whose top
+   row is zero (any start is free). Returns 0, or -1 when out of memory. */
+int aoracle_D_all(const char *key, size_t m, const char *text, size_t n, sm_alphabet alphabet, unsigned flags,
+                  uint32_t *D);
+
+/* The largest s <= j with aoracle_edit(key, text[s, j)) == d, searched from
+   s = j down to lo; returns (uint64_t)-1 when there is none. */
+uint64_t aoracle_edit_start(const char *key, size_t m, const char *text, size_t j, uint32_t d, size_t lo,
+                            sm_alphabet alphabet, unsigned flags);
+
+#endif /* SM_APPROX_ORACLE_H */

@@ -1,0 +1,318 @@
+/* k mismatches and k edits through the public API — block scans, counts,
+ * streams in pieces, the threaded runner with small chunks, every
+ * approximate engine — against hits derived straight from the definitions
+ * (tests/common/approx_oracle). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "approx_oracle.h"
+#include "oracle.h"
+#include "testutil.h"
+
+static tu_rng rng;
+
+typedef struct {
+    sm_compile_options opts;
+    sm_pattern pats[8];
+    char pat_buf[8][64];
+    size_t npats;
+    char *records[3];
+    size_t record_len[3];
+    size_t nrecords;
+} acase;
+
+/* The key of pattern p on a strand, as the engines compare it. */
+static void key_of(const acase *c, size_t p, int reverse, char *key) {
+    const sm_pattern *pat = &c->pats[p];
+    if (c->opts.alphabet == SM_ALPHABET_DNA) {
+        if (reverse) {
+            oracle_reverse_complement(pat->seq, pat->len, key);
+        } else {
+            for (size_t i = 0; i < pat->len; i++) {
+                char ch = pat->seq[i];
+                if (ch >= 'a' && ch <= 'z') ch = (char)(ch - 32);
+                if (ch == 'U') ch = 'T';
+                key[i] = ch;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < pat->len; i++) {
+            char ch = pat->seq[i];
+            if ((c->opts.flags & SM_FLAG_IGNORE_CASE) && ch >= 'A' && ch <= 'Z') ch = (char)(ch + 32);
+            key[i] = ch;
+        }
+    }
+}
+
+static void expected_hits(const acase *c, size_t r, tu_hits *out) {
+    const char *text = c->records[r];
+    size_t n = c->record_len[r];
+    uint32_t k = c->opts.max_errors;
+    unsigned flags = c->opts.flags;
+    sm_alphabet a = c->opts.alphabet;
+    uint32_t *D = malloc((n + 1) * sizeof *D);
+    for (size_t p = 0; p < c->npats; p++) {
+        size_t m = c->pats[p].len;
+        for (int rev = 0; rev <= 1; rev++) {
+            if (a == SM_ALPHABET_TEXT && rev) continue;
+            if (a == SM_ALPHABET_DNA && ((rev && c->opts.strands == SM_STRAND_FORWARD) ||
+                                         (!rev && c->opts.strands == SM_STRAND_REVERSE)))
+                continue;
+            char key[64];
+            key_of(c, p, rev, key);
+            char strand = rev ? '-' : '+';
+            if (c->opts.match == SM_MATCH_MISMATCHES) {
+                for (size_t i = 0; i + m <= n; i++) {
+                    uint32_t mm = aoracle_mismatches(key, m, text + i, a, flags);
+                    if (mm <= k) tu_hits_add(out, r, i, i + m, (uint32_t)p, strand, mm);
+                }
+                continue;
+            }
+            aoracle_D_all(key, m, text, n, a, flags, D);
+            size_t j = 1;
+            while (j <= n) {
+                if (D[j] > k) {
+                    j++;
+                    continue;
+                }
+                if (c->opts.report == SM_REPORT_ENDS) {
+                    uint64_t s = aoracle_edit_start(key, m, text, j, D[j], 0, a, flags);
+                    tu_hits_add(out, r, s, j, (uint32_t)p, strand, D[j]);
+                    j++;
+                    continue;
+                }
+                size_t best = j;
+                while (j <= n && D[j] <= k) {
+                    if (D[j] < D[best]) best = j;
+                    j++;
+                }
+                uint64_t s = aoracle_edit_start(key, m, text, best, D[best], 0, a, flags);
+                tu_hits_add(out, r, s, best, (uint32_t)p, strand, D[best]);
+            }
+        }
+    }
+    free(D);
+}
+
+static void random_case(acase *c, unsigned round) {
+    memset(c, 0, sizeof *c);
+    sm_compile_options_init(&c->opts);
+    int dna = round % 3 != 2;
+    c->opts.alphabet = dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
+    c->opts.match = tu_rng_chance(&rng, 50) ? SM_MATCH_EDITS : SM_MATCH_MISMATCHES;
+    c->opts.report = tu_rng_chance(&rng, 50) ? SM_REPORT_ENDS : SM_REPORT_BEST;
+    if (dna) {
+        c->opts.strands = (sm_strands)tu_rng_below(&rng, 3);
+        if (tu_rng_chance(&rng, 20)) c->opts.flags |= SM_FLAG_TEXT_IUPAC;
+    } else if (tu_rng_chance(&rng, 30)) {
+        c->opts.flags |= SM_FLAG_IGNORE_CASE;
+    }
+    c->npats = 1 + tu_rng_below(&rng, 5);
+    size_t max_len = tu_rng_chance(&rng, 20) ? 60 : 12;
+    for (size_t p = 0; p < c->npats; p++) {
+        size_t m = 1 + tu_rng_below(&rng, (uint32_t)max_len);
+        if (dna) tu_random_iupac(&rng, c->pat_buf[p], m, 15, 20);
+        else tu_random_from(&rng, c->pat_buf[p], m, "abAB");
+        c->pats[p].name = NULL;
+        c->pats[p].seq = c->pat_buf[p];
+        c->pats[p].len = m;
+    }
+    c->opts.max_errors = 1 + tu_rng_below(&rng, 4);
+    c->nrecords = 1 + tu_rng_below(&rng, 3);
+    for (size_t r = 0; r < c->nrecords; r++) {
+        size_t n = tu_rng_below(&rng, 400);
+        c->records[r] = malloc(n + 1);
+        if (dna) tu_random_iupac(&rng, c->records[r], n, 5, 20);
+        else tu_random_from(&rng, c->records[r], n, "abAB");
+        /* Plant copies of patterns so that runs and hits are common. */
+        for (int t = 0; t < 4 && n > 0; t++) {
+            size_t p = tu_rng_below(&rng, (uint32_t)c->npats);
+            size_t m = c->pats[p].len;
+            if (m < n) memcpy(c->records[r] + tu_rng_below(&rng, (uint32_t)(n - m)), c->pats[p].seq, m);
+        }
+        c->record_len[r] = n;
+    }
+}
+
+static void free_case(acase *c) {
+    for (size_t r = 0; r < c->nrecords; r++) free(c->records[r]);
+}
+
+typedef struct {
+    tu_hits hits;
+    uint64_t record;
+} collector;
+
+static int collect(const sm_hit *h, void *ctx) {
+    collector *col = ctx;
+    tu_hits_add(&col->hits, h->record ? h->record : col->record, h->start, h->end, h->pattern, h->strand,
+                h->errors);
+    return 0;
+}
+
+static const char *describe(const acase *c, char *buf, size_t size) {
+    snprintf(buf, size, "%s %s k=%u %s strands=%d flags=%u npats=%zu",
+             c->opts.alphabet == SM_ALPHABET_DNA ? "dna" : "text",
+             c->opts.match == SM_MATCH_EDITS ? "edits" : "mismatches", c->opts.max_errors,
+             c->opts.report == SM_REPORT_ENDS ? "ends" : "best", (int)c->opts.strands, c->opts.flags, c->npats);
+    return buf;
+}
+
+static void check_case(const acase *c, sm_engine engine) {
+    char what[160];
+    describe(c, what, sizeof what);
+    sm_compile_options o = c->opts;
+    o.engine = engine;
+    sm_db *db = NULL;
+    sm_error err;
+    if (!tu_check(sm_compile(c->pats, c->npats, &o, &db, &err) == SM_OK, "%s: compile: %s", what, err.message))
+        return;
+    tu_hits want;
+    tu_hits_init(&want);
+    for (size_t r = 0; r < c->nrecords; r++) expected_hits(c, r, &want);
+    tu_hits_sort(&want);
+
+    /* Block scans and counts, record by record. */
+    sm_scratch *scratch = NULL;
+    sm_scratch_alloc(db, &scratch);
+    collector col;
+    tu_hits_init(&col.hits);
+    uint64_t counts[8] = {0}, want_counts[8] = {0};
+    for (size_t r = 0; r < c->nrecords; r++) {
+        col.record = r;
+        sm_scan(db, scratch, c->records[r], c->record_len[r], collect, &col);
+        sm_count(db, scratch, c->records[r], c->record_len[r], counts);
+    }
+    oracle_count(&want, want_counts);
+    char how[200];
+    snprintf(how, sizeof how, "%s engine %d block", what, (int)engine);
+    tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
+    tu_check(memcmp(counts, want_counts, sizeof counts) == 0, "%s: counts differ", how);
+
+    /* Streams in random pieces. */
+    sm_stream *st = NULL;
+    sm_stream_open(db, &st);
+    tu_hits_clear(&col.hits);
+    for (size_t r = 0; r < c->nrecords; r++) {
+        col.record = r;
+        size_t at = 0, n = c->record_len[r];
+        while (at < n) {
+            size_t piece = 1 + tu_rng_below(&rng, 40);
+            if (piece > n - at) piece = n - at;
+            sm_stream_feed(st, c->records[r] + at, piece, collect, &col);
+            at += piece;
+        }
+        sm_stream_end(st, collect, &col);
+    }
+    sm_stream_free(st);
+    snprintf(how, sizeof how, "%s engine %d stream", what, (int)engine);
+    tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
+
+    /* The runner: threads and chunk sizes. */
+    static const size_t chunks[] = {1, 3, 17, 64, 0};
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+        for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
+            sm_runner_options ro;
+            sm_runner_options_init(&ro);
+            ro.threads = threads;
+            ro.chunk_size = chunks[ci];
+            ro.on_hit = collect;
+            ro.ctx = &col;
+            col.record = 0;
+            tu_hits_clear(&col.hits);
+            sm_runner *runner = NULL;
+            if (sm_runner_create(db, &ro, &runner, &err) != SM_OK) continue;
+            for (size_t r = 0; r < c->nrecords; r++) {
+                sm_runner_begin_record(runner);
+                size_t at = 0, n = c->record_len[r];
+                while (at < n) {
+                    size_t piece = 1 + tu_rng_below(&rng, 100);
+                    if (piece > n - at) piece = n - at;
+                    sm_runner_feed(runner, c->records[r] + at, piece);
+                    at += piece;
+                }
+                sm_runner_end_record(runner);
+            }
+            sm_runner_flush(runner);
+            uint64_t total = sm_runner_total(runner);
+            sm_runner_free(runner);
+            snprintf(how, sizeof how, "%s engine %d runner t=%u chunk=%zu", what, (int)engine, threads, chunks[ci]);
+            tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
+            tu_check(total == want.n, "%s: total %llu, want %zu", how, (unsigned long long)total, want.n);
+        }
+    }
+    tu_hits_free(&col.hits);
+    tu_hits_free(&want);
+    sm_scratch_free(scratch);
+    sm_db_free(db);
+}
+
+/* Seed 001's worked example: pattern cacd in text bcbacddc. */
+static void test_seed_example(void) {
+    sm_pattern p = {"cacd", "cacd", 4};
+    const char *text = "bcbacddc";
+    sm_compile_options o;
+    sm_compile_options_init(&o);
+    o.alphabet = SM_ALPHABET_TEXT;
+    o.match = SM_MATCH_EDITS;
+    o.max_errors = 2;
+    o.report = SM_REPORT_ENDS;
+    sm_db *db = NULL;
+    sm_compile(&p, 1, &o, &db, NULL);
+    sm_scratch *s = NULL;
+    sm_scratch_alloc(db, &s);
+    collector col;
+    tu_hits_init(&col.hits);
+    col.record = 0;
+    sm_scan(db, s, text, 8, collect, &col);
+    /* The seed numbers text positions from 1 and reports the position of the
+       last matched symbol: 5, 6 and 7, which are exclusive ends 5, 6, 7 here. */
+    int ok = col.hits.n == 3 && col.hits.items[0].end == 5 && col.hits.items[1].end == 6 && col.hits.items[2].end == 7;
+    tu_check(ok, "seed 001 k-differences example: want ends 5 6 7, got %zu hits", col.hits.n);
+    sm_db_free(db);
+    o.match = SM_MATCH_MISMATCHES;
+    sm_compile(&p, 1, &o, &db, NULL);
+    tu_hits_clear(&col.hits);
+    sm_scan(db, s, text, 8, collect, &col);
+    tu_check(col.hits.n == 1 && col.hits.items[0].end == 6 && col.hits.items[0].errors == 1,
+             "seed 001 k-mismatches example: want one window ending at 6");
+    sm_db_free(db);
+    sm_scratch_free(s);
+    tu_hits_free(&col.hits);
+}
+
+/* A CRISPR guide with an NGG PAM and up to 4 mismatches, both strands. */
+static void test_guide_pam(void) {
+    const char *guide = "GACGCATAAAGATGAGACGCNGG";
+    char text[200];
+    tu_random_dna(&rng, text, sizeof text);
+    memcpy(text + 20, "GACGCATTAAGATGAGACGCTGG", 23);  /* 1 mismatch, PAM TGG */
+    memcpy(text + 80, "GACGCATAAAGATGAGACGCTGA", 23);  /* PAM broken: 1 mismatch at G */
+    sm_pattern p = {"guide", guide, 23};
+    acase c;
+    memset(&c, 0, sizeof c);
+    sm_compile_options_init(&c.opts);
+    c.opts.match = SM_MATCH_MISMATCHES;
+    c.opts.max_errors = 4;
+    c.pats[0] = p;
+    c.npats = 1;
+    c.records[0] = text;
+    c.record_len[0] = sizeof text;
+    c.nrecords = 1;
+    check_case(&c, SM_ENGINE_AUTO);
+}
+
+int main(void) {
+    tu_rng_seed(&rng, tu_seed_from_env(77));
+    test_seed_example();
+    test_guide_pam();
+    for (unsigned round = 0; round < 150 && tu_failures() < 10; round++) {
+        acase c;
+        random_case(&c, round);
+        check_case(&c, SM_ENGINE_AUTO);
+        if (c.opts.match == SM_MATCH_EDITS) check_case(&c, SM_ENGINE_WAVEFRONT);
+        free_case(&c);
+    }
+    return tu_summary("test_approx_search");
+}
