@@ -114,6 +114,10 @@ typedef struct {
     uint64_t *counts;    /* per pattern, or NULL to store hits */
     uint64_t own_lo, own_hi;
     int failed;          /* allocation failed while storing */
+    /* Count mode, optional: per automaton state, how often it was reached by
+       an owned hit. Cheaper than per-pattern counting for dense hits; the
+       owner folds it into counts (sm_ac_fold_visits). */
+    uint32_t *ac_visits;
 } sm_sink;
 
 int sm_sink_grow(sm_sink *sink);  /* doubles capacity; sets failed on error */
@@ -178,11 +182,16 @@ typedef struct {
     size_t shiftand_words;
     uint64_t *approx;       /* the approximate engine's state words, or NULL */
     size_t approx_words;
+    uint32_t *ac_visits;    /* count mode: per automaton state (allocated on first use) */
 } sm_engine_state;
 
 int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */
 void sm_engine_state_reset(const sm_db *db, sm_engine_state *state); /* back to the start state */
 void sm_engine_state_free(sm_engine_state *state);
+/* Count mode: the automaton visit counters of state (NULL without an
+   automaton, or when out of memory). sm_fold_visits adds them to counts. */
+uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state);
+void sm_fold_visits(const sm_db *db, sm_engine_state *state, uint64_t *counts);
 
 /* Runs every engine of db over text[0, len), whose first byte is at absolute
    position pos0, from *state (updated); hits go to sink. */

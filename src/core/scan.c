@@ -55,7 +55,20 @@ void sm_engine_state_reset(const sm_db *db, sm_engine_state *state) {
 void sm_engine_state_free(sm_engine_state *state) {
     free(state->shiftand);
     free(state->approx);
+    free(state->ac_visits);
     memset(state, 0, sizeof *state);
+}
+
+uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state) {
+    const uint8_t *ac = sm_db_automaton(db);
+    if (!ac) return NULL;
+    if (!state->ac_visits) state->ac_visits = calloc(((const sm_ac_header *)ac)->states, sizeof(uint32_t));
+    return state->ac_visits;
+}
+
+void sm_fold_visits(const sm_db *db, sm_engine_state *state, uint64_t *counts) {
+    const uint8_t *ac = sm_db_automaton(db);
+    if (ac && state->ac_visits) sm_ac_fold_visits(ac, state->ac_visits, counts);
 }
 
 void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *text, size_t len,
@@ -166,7 +179,16 @@ int sm_count(const sm_db *db, sm_scratch *s, const void *data, size_t len, uint6
     sm_sink sink = {0};
     sink.counts = counts;
     sink.own_hi = UINT64_MAX;
-    sm_scan_engines(db, &s->state, data, len, 0, &sink);
+    sink.ac_visits = sm_engine_state_visits(db, &s->state);
+    /* Pieces of at most 1 GiB keep the 32-bit visit counters from overflowing. */
+    const uint8_t *text = data;
+    size_t done = 0;
+    do {
+        size_t piece = len - done > ((size_t)1 << 30) ? (size_t)1 << 30 : len - done;
+        sm_scan_engines(db, &s->state, text + done, piece, done, &sink);
+        sm_fold_visits(db, &s->state, counts);
+        done += piece;
+    } while (done < len);
     sm_finish_engines(db, &s->state, len, &sink);
     return SM_OK;
 }

@@ -120,6 +120,7 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
     it->borders.n = 0;
     /* Runs of edit ends are counted once joined, so edits always store. */
     sink->counts = r->opt.count_only && !r->edits ? w->counts : NULL;
+    sink->ac_visits = sink->counts ? sm_engine_state_visits(r->db, &w->state) : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
         segment *s = &r->segs[i];
         const uint8_t *text = r->buf + s->buf_off;
@@ -446,6 +447,7 @@ static int run_batch(sm_runner *r) {
         if (r->opt.count_only) {
             for (unsigned t = 0; t < r->threads; t++) {
                 uint64_t *c = r->workers[t].counts;
+                sm_fold_visits(r->db, &r->workers[t].state, c);
                 for (uint32_t p = 0; p < r->pattern_count; p++) {
                     r->counts[p] += c[p];
                     r->total += c[p];

@@ -128,7 +128,9 @@ void sm_km_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *tex
  * leaves a field) and the shifted Ph/Mh lose the bit entering a field. The
  * score of every field is kept packed in a second word, biased by
  * 2^(W-1) - 1 - k, so D(j) <= k exactly when the field's top bit is clear:
- * one AND-NOT and one test per step finds every hit of the lane.
+ * one AND-NOT and one test per step finds every hit of the lane. A key
+ * alone in its lane gets W = 64: its field masks are then no-ops, and groups
+ * of such lanes run a step without them.
  * Lanes run eight at a time in AVX-512 registers or four at a time in AVX2
  * registers (runtime dispatch), or one at a time in the scalar path.
  *

@@ -53,4 +53,8 @@ int sm_ac_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
 void sm_ac_scan(const uint8_t *section, const sm_db_pattern *patterns, uint32_t *state,
                 const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink);
 
+/* Adds visits[s] to the count of every pattern that state s outputs, and
+   zeroes visits (states entries). */
+void sm_ac_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
+
 #endif /* SM_AUTOMATON_H */

@@ -18,9 +18,9 @@
  * so the shift becomes a move to the next level:
  *     D'[j][g] = D[j - 1][g] & mask[class][j][g],   D'[0][g] = mask[class][0][g]
  * On typical text only the first few levels are ever non-zero, so a step
- * computes the levels up to one past the deepest non-zero one (at least
- * `shallow`, chosen from the keys' expected activity on random text), not
- * the whole automaton. Hits are only possible from level first_final on.
+ * computes a fixed window of `shallow` levels (kept in registers) and the
+ * deeper ones only while some key has got that far, not the whole
+ * automaton. Hits are only possible from level first_final on.
  *
  *   sm_sa_header
  *   masks       uint64[rows * row_stride]; row 0 is all zero (bytes that match nothing)
@@ -30,8 +30,8 @@
  *   out_index   uint32[final_count + 1]: the keys ending at the r-th final bit
  *   out_list    uint32[out_total]       report out_list[out_index[r] .. out_index[r+1])
  * The r-th final bit is the r-th set bit of finals (dense) or key r (levels).
- * Scan state: dense, one unused word and D; levels, the number of levels
- * that may be non-zero, the current buffer, and two buffers of `words`.
+ * Scan state: dense, one unused word and D; levels, a small head (the
+ * number of levels that may be non-zero) and D, row_stride words.
  * Identical keys (duplicate patterns, palindromes on both strands) share bits.
  */
 #ifndef SM_SHIFTAND_H
@@ -49,7 +49,7 @@ typedef struct {
     uint32_t final_count;  /* distinct keys */
     uint32_t max_key;      /* longest key */
     uint32_t levels;       /* levels: max_key; dense: 0 */
-    uint32_t shallow;      /* levels: levels always stepped (1..levels) */
+    uint32_t shallow;      /* levels: levels stepped on every byte (the scan's window, 8) */
     uint32_t group_words;  /* levels: words per level (1, 2 or a multiple of 4) */
     uint32_t first_final;  /* levels: shortest key - 1 */
     uint64_t bits;         /* dense: used bits of the vector; levels: 64 * words */
