@@ -243,6 +243,11 @@ typedef struct {
     unsigned threads;     /* 0 = all online cores */
     size_t chunk_size;    /* bytes per work item (0 = 1 MiB); mainly for tests */
     int count_only;       /* count hits per pattern; on_hit is not called */
+    /* Exact automaton-only databases: scan chunks with no overlap, each from
+       its true automaton state, found by simulating the chunks from every
+       state and composing the state maps with a parallel prefix scan.
+       Ignored for other databases. Same hits either way. */
+    int overlap_free;
     sm_hit_fn on_hit;
     void *ctx;
     /* Called (on the calling thread) once every hit of a record has been

@@ -47,6 +47,7 @@ typedef struct {
     const char *output_path;        /* -o */
     unsigned threads;               /* 0 = all online cores */
     size_t chunk_size;              /* 0 = the runner's default */
+    int overlap_free;               /* --overlap-free */
     int quiet;
     int header;
     cli_progress_mode progress;

@@ -191,6 +191,7 @@ int cli_search_main(int argc, char **argv) {
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
     runner_opts.chunk_size = opts.chunk_size;
+    runner_opts.overlap_free = opts.overlap_free;
     runner_opts.count_only = count_only;
     runner_opts.on_hit = deliver_hit;
     runner_opts.ctx = &ctx;

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "engines/automaton/automaton.h"
+#include "engines/dfa/dfa_internal.h"
 
 #define DEFAULT_CHUNK (1u << 20)
 #define ITEMS_PER_THREAD 4
@@ -33,6 +35,7 @@ typedef struct {
     int last_of_record; /* deliver on_record_done after this segment */
     size_t hit_lo, hit_hi; /* its hits in the item's sink */
     size_t run_lo, run_hi; /* k edits: its runs cut at a border, in the item's list */
+    uint32_t start_state;  /* overlap-free: the automaton state at buf_off */
 } segment;
 
 typedef struct {
@@ -69,6 +72,15 @@ struct sm_runner {
     uint32_t pattern_count;
     int edits;            /* k edits: end ownership, lookback, run joining */
     size_t lookback;      /* bytes read before a segment's first owned byte */
+    int overlap_free;     /* exact automaton: no overlap, true start states */
+    int held_delivery;    /* hits of a segment may start before the previous one's */
+    size_t keep_back;     /* bytes kept before own_from for the matched text */
+    sm_dfa *ac_dfa;       /* overlap-free: the automaton as a DFA, and its matcher */
+    sm_dfa_matcher *ac_matcher;
+    uint32_t carry_row;   /* overlap-free: automaton row offset at own_from */
+    size_t *cuts;
+    uint32_t *rows;
+    size_t cuts_cap;
 
     uint8_t *buf;
     size_t buf_len, buf_cap;
@@ -129,6 +141,7 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
         s->hit_lo = sink->n;
         s->run_lo = it->borders.n;
         sm_engine_state_reset(r->db, &w->state);
+        w->state.automaton = s->start_state;
         sm_scan_engines(r->db, &w->state, text, s->scan_len, s->pos0, sink);
         sm_finish_engines(r->db, &w->state, s->pos0 + s->scan_len, sink);
         if (r->edits && !sink->failed) {
@@ -194,6 +207,7 @@ static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t p
     s->last_of_record = last;
     s->hit_lo = s->hit_hi = 0;
     s->run_lo = s->run_hi = 0;
+    s->start_state = 0;
     return SM_OK;
 }
 
@@ -201,8 +215,10 @@ static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t p
 static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
     size_t back = r->open_off - r->open_base;
     if (back > r->lookback) back = r->lookback;
-    uint64_t own_hi = last ? UINT64_MAX : r->own_from + own;
-    if (add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, r->own_from, own_hi, last) != SM_OK)
+    uint64_t own_lo = r->own_from, own_hi = last ? UINT64_MAX : r->own_from + own;
+    /* Overlap-free segments own whatever they find: every hit ends inside. */
+    if (r->overlap_free) own_lo = 0, own_hi = UINT64_MAX;
+    if (add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, own_lo, own_hi, last) != SM_OK)
         return SM_ERR_NOMEM;
     r->open_off += own;
     r->own_from += own;
@@ -213,7 +229,7 @@ static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
    bytes they read past their end) while the record goes on, everything at
    its end. */
 static int cut_segments(sm_runner *r, int record_ends) {
-    size_t ahead = r->edits ? 0 : r->overlap;
+    size_t ahead = r->edits || r->overlap_free ? 0 : r->overlap;
     size_t avail = r->buf_len - r->open_off;
     while (avail >= r->chunk + ahead && !(record_ends && avail <= r->chunk)) {
         if (cut_one(r, r->chunk, ahead, 0) != SM_OK) return SM_ERR_NOMEM;
@@ -265,6 +281,12 @@ static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t
     h.errors = x->errors;
     h.text = (const char *)text;
     return r->opt.on_hit(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
+}
+
+/* The matched bytes of a hit at start in a segment whose text begins at
+   base (record position pos0); overlap-free hits may start before it. */
+static const uint8_t *text_at(const uint8_t *base, uint64_t pos0, uint64_t start) {
+    return start >= pos0 ? base + (start - pos0) : base - (pos0 - start);
 }
 
 static int hold(sm_runner *r, const sm_rawhit *x, const uint8_t *text) {
@@ -356,7 +378,7 @@ static int deliver_edits(sm_runner *r, const work_item *it, const segment *s) {
 
     for (size_t j = s->hit_lo; j < s->hit_hi; j++) {
         const sm_rawhit *x = &it->sink.hits[j];
-        if (hold(r, x, base + (x->start - s->pos0)) != SM_OK) return SM_ERR_NOMEM;
+        if (hold(r, x, text_at(base, s->pos0, x->start)) != SM_OK) return SM_ERR_NOMEM;
     }
     if (r->nheld > 1) qsort(r->held, r->nheld, sizeof *r->held, held_before);
     /* Later segments own ends past own_hi, so their hits start after
@@ -364,7 +386,8 @@ static int deliver_edits(sm_runner *r, const work_item *it, const segment *s) {
     uint64_t limit = UINT64_MAX;
     if (!s->last_of_record) {
         uint64_t reach = sm_db_reach(sm_db_head(r->db));
-        limit = s->own_hi + 1 > reach ? s->own_hi + 1 - reach : 0;
+        uint64_t owned_end = s->pos0 + s->scan_len; /* later segments own ends past it */
+        limit = owned_end + 1 > reach ? owned_end + 1 - reach : 0;
         for (size_t o = 0; o < r->nopen; o++)
             if (r->open_runs[o].run.best_start < limit) limit = r->open_runs[o].run.best_start;
     }
@@ -411,7 +434,7 @@ static int deliver_batch(sm_runner *r) {
         if (it->sink.failed || it->failed) return SM_ERR_NOMEM;
         for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
             segment *s = &r->segs[i];
-            if (r->edits) {
+            if (r->held_delivery && !r->opt.count_only) {
                 int rc = deliver_edits(r, it, s);
                 if (rc != SM_OK) return rc;
             } else if (!r->opt.count_only) {
@@ -424,7 +447,42 @@ static int deliver_batch(sm_runner *r) {
             if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);
         }
     }
-    if (r->edits && (r->nheld || r->nopen)) return keep_held_texts(r);
+    if (r->held_delivery && (r->nheld || r->nopen)) return keep_held_texts(r);
+    return SM_OK;
+}
+
+/* Overlap-free: the true automaton state at the start of every segment,
+   record by record. A record's first segment starts at the root; one that
+   goes on from the previous batch starts where that batch left it. */
+static int start_states(sm_runner *r) {
+    const uint8_t *section = sm_db_automaton(r->db);
+    uint32_t columns = ((const sm_ac_header *)section)->columns;
+    size_t i = 0;
+    while (i < r->nsegs) {
+        size_t j = i + 1;
+        while (j < r->nsegs && r->segs[j].record == r->segs[i].record) j++;
+        size_t chunks = j - i;
+        if (chunks + 1 > r->cuts_cap) {
+            size_t cap = (chunks + 1) * 2;
+            size_t *c = realloc(r->cuts, cap * sizeof *c);
+            if (!c) return SM_ERR_NOMEM;
+            r->cuts = c;
+            uint32_t *w = realloc(r->rows, cap * sizeof *w);
+            if (!w) return SM_ERR_NOMEM;
+            r->rows = w;
+            r->cuts_cap = cap;
+        }
+        size_t base = r->segs[i].buf_off;
+        for (size_t k = 0; k < chunks; k++) r->cuts[k] = r->segs[i + k].buf_off - base;
+        r->cuts[chunks] = r->segs[j - 1].buf_off + r->segs[j - 1].scan_len - base;
+        uint32_t first_row = r->segs[i].pos0 == 0 ? 0 : r->carry_row;
+        if (sm_dfa_ac_chunk_states(r->ac_matcher, section, first_row, r->buf + base, r->cuts, chunks, r->threads,
+                                   r->rows, NULL) != SM_OK)
+            return SM_ERR_NOMEM;
+        for (size_t k = 0; k < chunks; k++) r->segs[i + k].start_state = r->rows[k] / columns;
+        r->carry_row = r->rows[chunks];
+        i = j;
+    }
     return SM_OK;
 }
 
@@ -433,6 +491,7 @@ static int deliver_batch(sm_runner *r) {
 static int run_batch(sm_runner *r) {
     if (r->status != SM_OK) return r->status;
     if (r->nsegs > 0) {
+        if (r->overlap_free && start_states(r) != SM_OK) return r->status = SM_ERR_NOMEM;
         if (group_items(r) != SM_OK) return r->status = SM_ERR_NOMEM;
         pthread_mutex_lock(&r->lock);
         r->next_item = 0;
@@ -461,7 +520,7 @@ static int run_batch(sm_runner *r) {
     }
     if (r->record_open) {
         size_t back = r->open_off - r->open_base;
-        if (back > r->lookback) back = r->lookback;
+        if (back > r->keep_back) back = r->keep_back;
         size_t from = r->open_off - back;
         size_t keep = r->buf_len - from;
         memmove(r->buf, r->buf + from, keep);
@@ -500,6 +559,10 @@ void sm_runner_free(sm_runner *r) {
         free(r->items[i].sink.hits);
         free(r->items[i].borders.runs);
     }
+    free(r->cuts);
+    free(r->rows);
+    sm_dfa_matcher_free(r->ac_matcher);
+    sm_dfa_free(r->ac_dfa);
     free(r->held);
     free(r->open_runs);
     free(r->next_runs);
@@ -535,10 +598,21 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->pattern_count = h->pattern_count;
     r->edits = h->match == SM_MATCH_EDITS;
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
+    r->overlap_free = opts->overlap_free && h->match == SM_MATCH_EXACT && sm_db_automaton(db) &&
+                      !sm_db_shiftand(db) && !sm_db_approx(db);
+    if (r->overlap_free) {
+        if (sm_dfa_from_ac_section(sm_db_automaton(db), SM_DFA_ENDS, &r->ac_dfa, err) != SM_OK ||
+            sm_dfa_matcher_create(r->ac_dfa, NULL, &r->ac_matcher, err) != SM_OK) {
+            sm_runner_free(r);
+            return err ? err->code : SM_ERR_NOMEM;
+        }
+    }
+    r->held_delivery = r->edits || r->overlap_free;
+    r->keep_back = r->overlap_free ? h->max_length : r->lookback;
     /* Room for several items per thread, and always for one chunk plus what it reads around it. */
     size_t batch = r->chunk * ITEMS_PER_THREAD * r->threads;
     if (batch / ITEMS_PER_THREAD / r->threads != r->chunk) batch = SIZE_MAX / 4;
-    r->buf_cap = batch + r->overlap + r->lookback + 1;
+    r->buf_cap = batch + r->overlap + r->keep_back + 1;
     r->buf = malloc(r->buf_cap);
     r->counts = calloc(r->pattern_count, sizeof *r->counts);
     r->workers = calloc(r->threads, sizeof *r->workers);
