@@ -239,7 +239,7 @@ if [ "$BUILD_BENCH" = 1 ] && [ "$seqmatch_ok" = 1 ]; then
   fi
   rm -f "$WORK/out/big.bt0.db" "$WORK/out/big.bt2.db"
   # The builders alone (no reading, assembly or saving), from the library next to the binary.
-  libdir=$(dirname "$SEQMATCH")
+  libdir=$(cd "$(dirname "$SEQMATCH")" && pwd)
   if [ -f "$libdir/libseqmatch.a" ] && make -s -C "$here" automaton_build LIBDIR="$libdir" >&2; then
     "$here/automaton_build" "$big" 2 "$REPS" > "$RESULTS/builders.csv"
     say "builders alone (bench/results/builders.csv):"
