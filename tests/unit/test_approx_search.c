@@ -242,6 +242,28 @@ static void check_case(const acase *c, sm_engine engine) {
             tu_check(total == want.n, "%s: total %llu, want %zu", how, (unsigned long long)total, want.n);
         }
     }
+    /* Count mode of the runner: the same per-pattern counts. */
+    {
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = 2;
+        ro.chunk_size = 7;
+        ro.count_only = 1;
+        sm_runner *runner = NULL;
+        if (sm_runner_create(db, &ro, &runner, &err) == SM_OK) {
+            for (size_t r = 0; r < c->nrecords; r++) {
+                sm_runner_begin_record(runner);
+                sm_runner_feed(runner, c->records[r], c->record_len[r]);
+                sm_runner_end_record(runner);
+            }
+            sm_runner_flush(runner);
+            snprintf(how, sizeof how, "%s engine %d runner count-only", what, (int)engine);
+            tu_check(memcmp(sm_runner_counts(runner), want_counts, c->npats * sizeof(uint64_t)) == 0 &&
+                         sm_runner_total(runner) == want.n,
+                     "%s: counts differ", how);
+            sm_runner_free(runner);
+        }
+    }
     tu_hits_free(&col.hits);
     tu_hits_free(&want);
     sm_scratch_free(scratch);

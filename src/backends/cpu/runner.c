@@ -434,7 +434,8 @@ static int deliver_batch(sm_runner *r) {
         if (it->sink.failed || it->failed) return SM_ERR_NOMEM;
         for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
             segment *s = &r->segs[i];
-            if (r->held_delivery && !r->opt.count_only) {
+            /* Edit hits are stored even when only counted: runs must be joined first. */
+            if (r->edits || (r->held_delivery && !r->opt.count_only)) {
                 int rc = deliver_edits(r, it, s);
                 if (rc != SM_OK) return rc;
             } else if (!r->opt.count_only) {
