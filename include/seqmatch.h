@@ -101,7 +101,8 @@ typedef enum {
     SM_ENGINE_SHIFTAND = 2,  /* exact: bit-parallel Shift-And for every pattern */
     SM_ENGINE_MISMATCH = 3,  /* k mismatches: bit-sliced mismatch counters */
     SM_ENGINE_MYERS = 4,     /* k edits: Myers bit-vectors (SIMD across patterns) */
-    SM_ENGINE_WAVEFRONT = 5  /* k edits: anti-diagonal wavefront DP (the reference) */
+    SM_ENGINE_WAVEFRONT = 5, /* k edits: anti-diagonal wavefront DP (the reference) */
+    SM_ENGINE_KMER = 6       /* exact: direct k-mer table (one length <= 12, at most 4 symbols) */
 } sm_engine;
 
 typedef enum {
@@ -168,6 +169,7 @@ typedef struct {
     uint32_t max_errors;
     sm_report report;
     uint32_t approx_patterns;        /* patterns scanned by an approximate engine */
+    uint32_t kmer_patterns;          /* patterns scanned by the k-mer table */
     sm_engine approx_engine;         /* that engine (SM_ENGINE_MISMATCH, _MYERS or _WAVEFRONT), else AUTO */
 } sm_db_info;
 

@@ -206,8 +206,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (strcmp(value, "mismatch") == 0) opts->compile.engine = SM_ENGINE_MISMATCH;
         else if (strcmp(value, "myers") == 0) opts->compile.engine = SM_ENGINE_MYERS;
         else if (strcmp(value, "wavefront") == 0) opts->compile.engine = SM_ENGINE_WAVEFRONT;
+        else if (strcmp(value, "kmer") == 0) opts->compile.engine = SM_ENGINE_KMER;
         else {
-            cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton, shiftand, mismatch, "
+            cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton, kmer, shiftand, mismatch, "
                             "myers or wavefront", shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -343,6 +344,8 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             cli_usage_error(cmd, "no patterns given; use -p FILE or -e PATTERN");
         return CLI_PARSE_ERROR;
     }
+    /* The dump is of the dictionary automaton, whatever the planner would pick. */
+    if (opts->dump_dfa && opts->compile.engine == SM_ENGINE_AUTO) opts->compile.engine = SM_ENGINE_AUTOMATON;
     if (cmd == CLI_COMMAND_COMPILE && !opts->output_path && !opts->explain && !opts->dump_dfa) {
         cli_usage_error(cmd, "no output given; use -o DB (or --explain / --dump-dfa to only describe "
                         "the database)");

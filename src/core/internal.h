@@ -52,7 +52,10 @@ typedef struct {
     uint32_t approx_engine; /* SM_PATTERN_MISMATCH / _MYERS / _WAVEFRONT, or 0 */
     uint32_t reserved1;
     uint64_t approx_off, approx_size;       /* 0, 0 when absent */
-    uint8_t reserved[256 - 160];
+    uint64_t kmer_off, kmer_size;           /* 0, 0 when absent */
+    uint32_t kmer_patterns;
+    uint32_t reserved2;
+    uint8_t reserved[256 - 184];
 } sm_db_header;
 _Static_assert(sizeof(sm_db_header) == 256, "the database header is 256 bytes");
 
@@ -62,7 +65,8 @@ enum {
     SM_PATTERN_SHIFTAND = 2,
     SM_PATTERN_MISMATCH = 3,
     SM_PATTERN_MYERS = 4,
-    SM_PATTERN_WAVEFRONT = 5
+    SM_PATTERN_WAVEFRONT = 5,
+    SM_PATTERN_KMER = 6
 };
 
 /* Bytes of text a scan must see before the first end it reports exactly, and
@@ -89,6 +93,7 @@ const sm_db_pattern *sm_db_patterns(const sm_db *db);
 const uint8_t *sm_db_automaton(const sm_db *db); /* section start, or NULL */
 const uint8_t *sm_db_shiftand(const sm_db *db);  /* section start, or NULL */
 const uint8_t *sm_db_approx(const sm_db *db);    /* section start, or NULL */
+const uint8_t *sm_db_kmer(const sm_db *db);      /* section start, or NULL */
 /* Sets the size and checksum of a freshly assembled block. */
 void sm_db_seal(uint8_t *bytes, uint64_t size);
 
@@ -118,6 +123,7 @@ typedef struct {
        an owned hit. Cheaper than per-pattern counting for dense hits; the
        owner folds it into counts (sm_ac_fold_visits). */
     uint32_t *ac_visits;
+    uint32_t *kt_visits; /* count mode, optional: per distinct k-mer of the k-mer engine */
 } sm_sink;
 
 int sm_sink_grow(sm_sink *sink);  /* doubles capacity; sets failed on error */
@@ -183,6 +189,9 @@ typedef struct {
     uint64_t *approx;       /* the approximate engine's state words, or NULL */
     size_t approx_words;
     uint32_t *ac_visits;    /* count mode: per automaton state (allocated on first use) */
+    uint64_t *kmer;         /* the k-mer engine's state words, or NULL */
+    size_t kmer_words;
+    uint32_t *kt_visits;    /* count mode: per distinct k-mer (allocated on first use) */
 } sm_engine_state;
 
 int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */
@@ -191,6 +200,7 @@ void sm_engine_state_free(sm_engine_state *state);
 /* Count mode: the automaton visit counters of state (NULL without an
    automaton, or when out of memory). sm_fold_visits adds them to counts. */
 uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state);
+uint32_t *sm_engine_state_kmer_visits(const sm_db *db, sm_engine_state *state);
 void sm_fold_visits(const sm_db *db, sm_engine_state *state, uint64_t *counts);
 
 /* Runs every engine of db over text[0, len), whose first byte is at absolute

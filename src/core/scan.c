@@ -7,6 +7,7 @@
 #include "engines/approx/approx.h"
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
+#include "engines/kmer/kmer.h"
 
 static size_t approx_state_words(const sm_db *db) {
     const uint8_t *ap = sm_db_approx(db);
@@ -26,6 +27,14 @@ int sm_engine_state_init(const sm_db *db, sm_engine_state *state) {
         state->shiftand = calloc(state->shiftand_words ? state->shiftand_words : 1, sizeof(uint64_t));
         if (!state->shiftand) return SM_ERR_NOMEM;
     }
+    if (sm_db_kmer(db)) {
+        state->kmer_words = sm_kt_state_words(sm_db_kmer(db));
+        state->kmer = calloc(state->kmer_words ? state->kmer_words : 1, sizeof(uint64_t));
+        if (!state->kmer) {
+            sm_engine_state_free(state);
+            return SM_ERR_NOMEM;
+        }
+    }
     if (sm_db_approx(db)) {
         state->approx_words = approx_state_words(db);
         state->approx = calloc(state->approx_words ? state->approx_words : 1, sizeof(uint64_t));
@@ -42,6 +51,8 @@ void sm_engine_state_reset(const sm_db *db, sm_engine_state *state) {
     state->automaton = 0;
     const uint8_t *sa = sm_db_shiftand(db);
     if (sa && state->shiftand) sm_sa_state_reset(sa, state->shiftand);
+    const uint8_t *kt = sm_db_kmer(db);
+    if (kt && state->kmer) sm_kt_state_reset(kt, state->kmer);
     const uint8_t *ap = sm_db_approx(db);
     if (ap && state->approx) {
         switch (sm_db_head(db)->approx_engine) {
@@ -56,6 +67,8 @@ void sm_engine_state_free(sm_engine_state *state) {
     free(state->shiftand);
     free(state->approx);
     free(state->ac_visits);
+    free(state->kmer);
+    free(state->kt_visits);
     memset(state, 0, sizeof *state);
 }
 
@@ -66,9 +79,18 @@ uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state) {
     return state->ac_visits;
 }
 
+uint32_t *sm_engine_state_kmer_visits(const sm_db *db, sm_engine_state *state) {
+    const uint8_t *kt = sm_db_kmer(db);
+    if (!kt) return NULL;
+    if (!state->kt_visits) state->kt_visits = calloc(sm_kt_slots(kt) + 1, sizeof(uint32_t));
+    return state->kt_visits;
+}
+
 void sm_fold_visits(const sm_db *db, sm_engine_state *state, uint64_t *counts) {
     const uint8_t *ac = sm_db_automaton(db);
     if (ac && state->ac_visits) sm_ac_fold_visits(ac, state->ac_visits, counts);
+    const uint8_t *kt = sm_db_kmer(db);
+    if (kt && state->kt_visits) sm_kt_fold_visits(kt, state->kt_visits, counts);
 }
 
 void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *text, size_t len,
@@ -77,7 +99,9 @@ void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *tex
     const uint8_t *ac = sm_db_automaton(db);
     const uint8_t *sa = sm_db_shiftand(db);
     const uint8_t *ap = sm_db_approx(db);
+    const uint8_t *kt = sm_db_kmer(db);
     if (ac) sm_ac_scan(ac, patterns, &state->automaton, text, len, pos0, sink);
+    if (kt) sm_kt_scan(kt, patterns, state->kmer, text, len, pos0, sink);
     if (sa) sm_sa_scan(sa, patterns, state->shiftand, text, len, pos0, sink);
     if (ap) {
         switch (sm_db_head(db)->approx_engine) {
@@ -121,8 +145,10 @@ void sm_scratch_free(sm_scratch *s) {
 static int fit_scratch(const sm_db *db, sm_scratch *s) {
     const uint8_t *sa = sm_db_shiftand(db);
     size_t words = sa ? sm_sa_state_words(sa) : 0;
+    size_t kmer_words = sm_db_kmer(db) ? sm_kt_state_words(sm_db_kmer(db)) : 0;
     if (words > s->state.shiftand_words || approx_state_words(db) > s->state.approx_words ||
-        (sm_db_approx(db) && !s->state.approx)) {
+        (sm_db_approx(db) && !s->state.approx) || kmer_words > s->state.kmer_words ||
+        (sm_db_kmer(db) && !s->state.kmer)) {
         sm_engine_state_free(&s->state);
         if (sm_engine_state_init(db, &s->state) != SM_OK) return SM_ERR_NOMEM;
     }
@@ -180,6 +206,7 @@ int sm_count(const sm_db *db, sm_scratch *s, const void *data, size_t len, uint6
     sink.counts = counts;
     sink.own_hi = UINT64_MAX;
     sink.ac_visits = sm_engine_state_visits(db, &s->state);
+    sink.kt_visits = sm_engine_state_kmer_visits(db, &s->state);
     /* Pieces of at most 1 GiB keep the 32-bit visit counters from overflowing. */
     const uint8_t *text = data;
     size_t done = 0;

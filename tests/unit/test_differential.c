@@ -412,9 +412,10 @@ static void check_info(const dcase *c, const sm_db *db, sm_engine engine, const 
         if (c->pats[i].len > maxl) maxl = (uint32_t)c->pats[i].len;
     }
     int ok = info.pattern_count == c->n && info.min_length == minl && info.max_length == maxl &&
-             info.alphabet == c->opts.alphabet && info.automaton_patterns + info.shiftand_patterns == c->n;
+             info.alphabet == c->opts.alphabet && info.automaton_patterns + info.kmer_patterns + info.shiftand_patterns == c->n;
     if (engine == SM_ENGINE_SHIFTAND) ok = ok && info.shiftand_patterns == c->n;
     if (engine == SM_ENGINE_AUTOMATON) ok = ok && info.automaton_patterns == c->n;
+    if (engine == SM_ENGINE_KMER) ok = ok && info.kmer_patterns == c->n;
     size_t size = 0;
     sm_db_bytes(db, &size);
     ok = ok && info.size == size;
@@ -490,7 +491,7 @@ static void check_roundtrip(const dcase *c, const sm_db *db, const expected *e, 
 }
 
 static const char *engine_name(sm_engine e) {
-    return e == SM_ENGINE_AUTO ? "auto" : e == SM_ENGINE_AUTOMATON ? "automaton" : "shiftand";
+    return e == SM_ENGINE_AUTO ? "auto" : e == SM_ENGINE_AUTOMATON ? "automaton" : e == SM_ENGINE_KMER ? "kmer" : "shiftand";
 }
 
 /* Would the forced automaton refuse this set (IUPAC text, or a pattern
@@ -512,6 +513,23 @@ static int automaton_refuses(const dcase *c) {
 
 /* Compiles one way and runs every check; returns the database bytes' size
    and copies them to *bytes_out for comparisons across build threads. */
+/* The k-mer table takes patterns of one length up to 12 over at most four
+   (folded) symbols, after IUPAC expansion; otherwise compiling must fail. */
+static int kmer_refuses(const dcase *c) {
+    if (automaton_refuses(c)) return 1;
+    int seen[256] = {0}, symbols = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->pats[i].len != c->pats[0].len || c->pats[i].len > 12) return 1;
+        if (c->opts.alphabet == SM_ALPHABET_DNA) continue;
+        for (size_t j = 0; j < c->pats[i].len; j++) {
+            unsigned char b = (unsigned char)c->pats[i].seq[j];
+            if ((c->opts.flags & SM_FLAG_IGNORE_CASE) && b >= 'A' && b <= 'Z') b = (unsigned char)(b + 32);
+            if (!seen[b]) seen[b] = 1, symbols++;
+        }
+    }
+    return symbols > 4;
+}
+
 static void check_compiled(const dcase *c, const expected *e, sm_engine engine, unsigned build_threads, int full,
                            unsigned char **bytes_out, size_t *size_out) {
     sm_compile_options o = c->opts;
@@ -523,6 +541,11 @@ static void check_compiled(const dcase *c, const expected *e, sm_engine engine, 
     char how[96];
     snprintf(how, sizeof how, "engine %s build_threads %u", engine_name(engine), build_threads);
     int rc = sm_compile(c->pats, c->n, &o, &db, &err);
+    if (engine == SM_ENGINE_KMER && kmer_refuses(c)) {
+        tu_check(rc != SM_OK && db == NULL, "%s: %s: compiled although the k-mer table cannot take it", c->label, how);
+        if (db) sm_db_free(db);
+        return;
+    }
     if (engine == SM_ENGINE_AUTOMATON && automaton_refuses(c)) {
         tu_check(rc != SM_OK && db == NULL, "%s: %s: compiled although the automaton cannot take it", c->label, how);
         if (db) sm_db_free(db);
@@ -553,9 +576,9 @@ static void check_compiled(const dcase *c, const expected *e, sm_engine engine, 
 static void run_case(const dcase *c, int exhaustive) {
     expected e;
     expected_make(c, &e);
-    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND};
+    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_KMER};
     static const unsigned threads[] = {0, 1, 2, 4};
-    for (int ei = 0; ei < 3; ei++) {
+    for (int ei = 0; ei < 4; ei++) {
         unsigned char *serial = NULL;
         size_t serial_size = 0;
         for (int ti = 0; ti < 4; ti++) {

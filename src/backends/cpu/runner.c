@@ -133,6 +133,7 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
     /* Runs of edit ends are counted once joined, so edits always store. */
     sink->counts = r->opt.count_only && !r->edits ? w->counts : NULL;
     sink->ac_visits = sink->counts ? sm_engine_state_visits(r->db, &w->state) : NULL;
+    sink->kt_visits = sink->counts ? sm_engine_state_kmer_visits(r->db, &w->state) : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
         segment *s = &r->segs[i];
         const uint8_t *text = r->buf + s->buf_off;

@@ -1,0 +1,66 @@
+/* Direct k-mer table: the engine for many exact keys of one short length k
+ * over an alphabet of at most four symbols (DNA k-mers, both strands).
+ *
+ * Each text byte maps to a 2-bit code or breaks the k-mer (any byte whose
+ * folded form is not a key symbol). The code of the k-mer ending at a
+ * position is the last k codes, 2 bits each; it is a hit when at least k
+ * valid symbols lead up to the position and its bit is set in a 4^k-bit
+ * bitmap. The slot of a code (its index among the distinct keys) is the rank
+ * of its bit; a slot lists its output ids.
+ *
+ * Section layout (offsets from the section start, every table 64-byte
+ * aligned; see kmer_private.h):
+ *   sm_kt_header     k, mask, byte -> code table, table offsets
+ *   bits             uint64[words]: bit c of the bitmap set when code c is a key
+ *   rank             uint32[words]: set bits in the words before each word
+ *   out_index        uint32[slots + 1]: outputs of slot s are out_list[out_index[s] .. out_index[s + 1])
+ *   out_list         uint32[out_total]: output ids (pattern * 2 + reverse), ascending per slot
+ */
+#ifndef SM_KMER_H
+#define SM_KMER_H
+
+#include "core/internal.h"
+
+#define SM_KT_MAX_K 12
+
+/* 1 when every key has the same length k (1..SM_KT_MAX_K) and all keys
+   together use at most 4 distinct folded symbols (fold[] as the automaton
+   gets it: dna 'a'->'A', 'u'/'U'->'T'; text identity or tolower). Keys are
+   normalised already, so their bytes are the symbols; a text byte b stands
+   for the symbol fold[b]. */
+int sm_kt_eligible(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256]);
+
+/* Appends the section for nkeys eligible keys to *section (whose length must
+   be a multiple of 8). Identical (key, output) pairs count once. Fails with
+   SM_ERR_INVALID for ineligible keys and SM_ERR_LIMIT when the section would
+   exceed max_bytes (0 = no limit). */
+int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes, sm_buf *section,
+                sm_error *err);
+
+/* Checks a section read from outside before a scan trusts it (every table
+   bound, the rank table, output ids < n_outputs). Never reads outside
+   [section, section + size). */
+int sm_kt_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err);
+
+/* Words of scan state, and the state at the start of a sequence. */
+size_t sm_kt_state_words(const uint8_t *section);
+void sm_kt_state_reset(const uint8_t *section, uint64_t *state);
+
+/* Same contract as sm_ac_scan: text[0, len) at absolute position pos0, state
+   carried in and out (a k-mer may span calls); every hit (end = pos0 + i + 1,
+   start = end - k) goes through sm_sink_add (ownership by start), in
+   increasing end. In count mode (sink->counts != NULL) with sink->kt_visits
+   != NULL, hits known to be owned may instead add 1 to kt_visits[slot], the
+   owner later calling sm_kt_fold_visits. patterns may be NULL (every hit has
+   length k). */
+void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state, const uint8_t *text,
+                size_t len, uint64_t pos0, sm_sink *sink);
+
+/* Number of visit counters (distinct k-mers). */
+size_t sm_kt_slots(const uint8_t *section);
+
+/* counts[pattern] += visits[slot] for each output id (pattern * 2 + reverse)
+   of the slot; zeroes visits. */
+void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
+
+#endif /* SM_KMER_H */

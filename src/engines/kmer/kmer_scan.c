@@ -1,0 +1,343 @@
+/* K-mer table scan.
+ *
+ * Short texts (and hosts without SSSE3 and POPCNT) take a plain loop: one
+ * rolling code, one bitmap test per byte. Longer texts go block by block,
+ * each block in passes with no dependency from one position to the next:
+ *   1. bytes -> 2-bit codes with two nibble shuffles (or a table), and a
+ *      bitmap of breaking bytes;
+ *   2. for every position the 4-symbol code x4 (4 shifted loads), then the
+ *      k-mer code from x4 at i, i - 4 and i - 8, and the bit selector of the
+ *      code inside its bitmap byte;
+ *   3. one byte load per position from the bitmap (the only scalar pass);
+ *   4. hit bits from those bytes and the selectors, cleared where a
+ *      breaking byte lies among the last k;
+ *   5. a walk over the set hit bits: count (per distinct k-mer, or per
+ *      pattern) or report.
+ * The PAD codes and the break bits before a block carry the last symbols of
+ * the previous block (or of the previous call, through the state).
+ */
+#include "engines/kmer/kmer_private.h"
+
+typedef struct {
+    const uint64_t *bits;
+    const uint32_t *rank, *out_index, *out_list;
+    const uint8_t *code_of;
+    const sm_kt_header *h;
+    uint32_t k, mask;
+} kt_view;
+
+static inline uint32_t slot_of(const kt_view *v, uint32_t m) {
+    uint64_t below = v->bits[m >> 6] & ((1ull << (m & 63)) - 1);
+    return v->rank[m >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
+/* Every output of code m for a hit ending at end, through the sink. */
+__attribute__((noinline)) static void deliver(const kt_view *v, uint32_t m, uint64_t end, sm_sink *sink) {
+    uint32_t s = slot_of(v, m);
+    for (uint32_t i = v->out_index[s]; i < v->out_index[s + 1]; i++) {
+        uint32_t id = v->out_list[i];
+        sm_sink_add(sink, end - v->k, end, id >> 1, (int)(id & 1), 0);
+    }
+}
+
+/* Advances state over text[from, len) without reporting. */
+static void advance_state(const kt_view *v, uint64_t *state, const uint8_t *text, size_t from, size_t len) {
+    uint64_t code = state[0], valid = state[1];
+    for (size_t i = from; i < len; i++) {
+        uint8_t c = v->code_of[text[i]];
+        if (c == SM_KT_BREAK) {
+            code <<= 2;
+            valid = 0;
+        } else {
+            code = code << 2 | c;
+            if (valid < v->k) valid++;
+        }
+    }
+    state[0] = code;
+    state[1] = valid;
+}
+
+static void scan_plain(const kt_view *v, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                       sm_sink *sink) {
+    uint64_t code = state[0], valid = state[1];
+    const uint32_t k = v->k, mask = v->mask;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = v->code_of[text[i]];
+        if (c == SM_KT_BREAK) {
+            code <<= 2;
+            valid = 0;
+            continue;
+        }
+        code = code << 2 | c;
+        if (valid < k) valid++;
+        uint32_t m = (uint32_t)code & mask;
+        if (valid >= k && ((v->bits[m >> 6] >> (m & 63)) & 1)) deliver(v, m, pos0 + i + 1, sink);
+    }
+    state[0] = code;
+    state[1] = valid;
+}
+
+/* ------------------------------------------------------------- blocks */
+
+#if defined(__x86_64__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <immintrin.h>
+#define SM_KT_BLOCKS 1
+
+#define BLK 1024u /* positions per block, a multiple of 64 */
+
+typedef struct {
+    union {                                /* k-mer code ending at block position i */
+        _Alignas(64) uint32_t codes[BLK + 16];
+        uint16_t codes16[BLK + 16];         /* k <= 8 */
+    };
+    _Alignas(64) uint8_t bsel[BLK + 16];   /* 1 << (code & 7): the code's bit in its bitmap byte */
+    _Alignas(64) uint8_t hb[BLK + 16];     /* the code's bitmap byte */
+    uint64_t brk[1 + BLK / 64];            /* brk[1 + w]: breaking bytes of word w; brk[0]: the word before */
+    uint64_t hit[BLK / 64];
+    __m128i c4_prev, x2s_prev, x4_prev;    /* of the 16 positions before the block */
+} kt_block;
+
+#define KT_INLINE static inline __attribute__((always_inline))
+
+/* x4 of 16 positions from their codes c (and c4 = c << 2) and those of the
+   16 positions before them (c4_prev; x2s_prev: x2 << 4 of those positions). */
+__attribute__((target("ssse3"))) KT_INLINE __m128i four_codes(__m128i c, __m128i c4, __m128i c4_prev,
+                                                            __m128i *x2s_prev) {
+    const __m128i shl4 = _mm_setr_epi8(0, 16, 32, 48, 64, 80, 96, 112, (char)128, (char)144, (char)160, (char)176,
+                                       (char)192, (char)208, (char)224, (char)240);
+    __m128i x2 = _mm_or_si128(_mm_alignr_epi8(c4, c4_prev, 15), c); /* c[i - 1] << 2 | c[i] */
+    __m128i x2s = _mm_shuffle_epi8(shl4, x2);
+    __m128i x4 = _mm_or_si128(_mm_alignr_epi8(x2s, *x2s_prev, 14), x2);
+    *x2s_prev = x2s;
+    return x4;
+}
+
+/* Passes 1 to 4 for n bytes of text (positions up to the next multiple of
+   16 are filled too; the caller ignores them). narrow: k <= 8, 16-bit codes. */
+__attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const uint8_t *text, size_t n, kt_block *b,
+                                                      const int narrow) {
+    const __m128i lo = _mm_loadu_si128((const __m128i *)v->h->nib_lo);
+    const __m128i hi = _mm_loadu_si128((const __m128i *)v->h->nib_hi);
+    const __m128i to_code = _mm_setr_epi8(0, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i to_code4 = _mm_setr_epi8(0, 0, 4, 0, 8, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i nib = _mm_set1_epi8(15), zero = _mm_setzero_si128();
+    const __m128i mask = narrow ? _mm_set1_epi16((short)v->mask) : _mm_set1_epi32((int)v->mask);
+    const __m128i low3 = _mm_set1_epi8((char)(v->mask & 7));
+    const __m128i pow2 = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0);
+    const int nibbles = v->h->nibble_ok != 0;
+    __m128i c4_prev = b->c4_prev, x2s_prev = b->x2s_prev, x4_prev = b->x4_prev;
+    const uint8_t *bytes = (const uint8_t *)v->bits;
+    size_t n16 = (n + 15) & ~(size_t)15;
+    for (size_t w = 0; w * 64 < n16; w++) {
+        uint64_t word = 0;
+        for (size_t q = 0; q < 4 && w * 64 + q * 16 < n16; q++) {
+            size_t i = w * 64 + q * 16;
+            __m128i c, c4;
+            unsigned breaks;
+            if (nibbles) {
+                __m128i x;
+                if (i + 16 <= n) {
+                    x = _mm_loadu_si128((const __m128i *)(text + i));
+                } else {
+                    uint8_t tmp[16] = {0};
+                    memcpy(tmp, text + i, n - i);
+                    x = _mm_loadu_si128((const __m128i *)tmp);
+                }
+                __m128i bits = _mm_and_si128(_mm_shuffle_epi8(lo, _mm_and_si128(x, nib)),
+                                             _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), nib)));
+                c = _mm_shuffle_epi8(to_code, bits);
+                c4 = _mm_shuffle_epi8(to_code4, bits);
+                breaks = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(bits, zero));
+            } else {
+                uint8_t tmp[16];
+                breaks = 0;
+                for (unsigned j = 0; j < 16; j++) {
+                    uint8_t code = i + j < n ? v->code_of[text[i + j]] : 0;
+                    tmp[j] = code & 3;
+                    breaks |= (unsigned)(code == SM_KT_BREAK) << j;
+                }
+                c = _mm_loadu_si128((const __m128i *)tmp);
+                c4 = _mm_slli_epi16(c, 2); /* codes are 0..3: no bit crosses bytes */
+            }
+            word |= (uint64_t)breaks << (q * 16);
+            __m128i x4 = four_codes(c, c4, c4_prev, &x2s_prev);
+            c4_prev = c4;
+            __m128i a4 = _mm_alignr_epi8(x4, x4_prev, 12);
+            __m128i l16 = _mm_unpacklo_epi8(x4, a4), h16 = _mm_unpackhi_epi8(x4, a4); /* x4[i] | x4[i - 4] << 8 */
+            if (narrow) {
+                __m128i *out = (__m128i *)(b->codes16 + i);
+                _mm_store_si128(out, _mm_and_si128(l16, mask));
+                _mm_store_si128(out + 1, _mm_and_si128(h16, mask));
+            } else {
+                __m128i a8 = _mm_alignr_epi8(x4, x4_prev, 8);
+                __m128i l8 = _mm_unpacklo_epi8(a8, zero), h8 = _mm_unpackhi_epi8(a8, zero);
+                __m128i *out = (__m128i *)(b->codes + i);
+                _mm_store_si128(out, _mm_and_si128(_mm_unpacklo_epi16(l16, l8), mask));
+                _mm_store_si128(out + 1, _mm_and_si128(_mm_unpackhi_epi16(l16, l8), mask));
+                _mm_store_si128(out + 2, _mm_and_si128(_mm_unpacklo_epi16(h16, h8), mask));
+                _mm_store_si128(out + 3, _mm_and_si128(_mm_unpackhi_epi16(h16, h8), mask));
+            }
+            _mm_store_si128((__m128i *)(b->bsel + i), _mm_shuffle_epi8(pow2, _mm_and_si128(x4, low3)));
+            x4_prev = x4;
+        }
+        b->brk[1 + w] = word;
+        /* Pass 3: the bitmap byte of every code. */
+        size_t end = w * 64 + 64 < n16 ? w * 64 + 64 : n16;
+        for (size_t i = w * 64; i < end; i += 4) {
+            uint32_t h0, h1, h2, h3;
+            if (narrow) {
+                uint64_t c;
+                memcpy(&c, b->codes16 + i, 8);
+                h0 = bytes[(uint16_t)c >> 3];
+                h1 = bytes[(uint32_t)c >> 19];
+                h2 = bytes[(uint16_t)(c >> 32) >> 3];
+                h3 = bytes[c >> 51];
+            } else {
+                uint64_t c01, c23;
+                memcpy(&c01, b->codes + i, 8);
+                memcpy(&c23, b->codes + i + 2, 8);
+                h0 = bytes[(uint32_t)c01 >> 3];
+                h1 = bytes[c01 >> 35];
+                h2 = bytes[(uint32_t)c23 >> 3];
+                h3 = bytes[c23 >> 35];
+            }
+            uint32_t four = h0 | h1 << 8 | h2 << 16 | h3 << 24;
+            memcpy(b->hb + i, &four, 4);
+        }
+        /* Pass 4: hit bits. */
+        word = 0;
+        for (size_t q = 0; q < 4 && w * 64 + q * 16 < n16; q++) {
+            size_t i = w * 64 + q * 16;
+            __m128i t = _mm_and_si128(_mm_load_si128((const __m128i *)(b->hb + i)),
+                                      _mm_load_si128((const __m128i *)(b->bsel + i)));
+            word |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(t, zero)) << (q * 16);
+        }
+        b->hit[w] = word;
+    }
+    b->c4_prev = c4_prev;
+    b->x2s_prev = x2s_prev;
+    b->x4_prev = x4_prev;
+}
+
+/* Pass 5 for n positions whose first ends at absolute position end0. */
+KT_INLINE uint32_t code_at(const kt_block *b, size_t i, const int narrow) {
+    return narrow ? b->codes16[i] : b->codes[i];
+}
+
+KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t end0, sm_sink *sink,
+                         const int narrow) {
+    const uint32_t k = v->k;
+    int mode = 0; /* 0: through the sink; 1: per pattern; 2: per distinct k-mer */
+    if (sink->counts && end0 + n - 1 >= k) {
+        uint64_t lo = end0 >= k ? end0 - k : 0, hi = end0 + n - 1 - k;
+        if (lo >= sink->own_lo && hi < sink->own_hi) mode = sink->kt_visits ? 2 : 1;
+    }
+    for (size_t w = 0; w * 64 < n; w++) {
+        uint64_t cur = b->brk[1 + w], prev = b->brk[w], brk = cur;
+        if (__builtin_expect(cur != 0 || (k > 1 && prev >> (65 - k) != 0), 0))
+            for (uint32_t s = 1; s < k; s++) brk |= cur << s | prev >> (64 - s);
+        uint64_t hits = b->hit[w] & ~brk;
+        if (n - w * 64 < 64) hits &= (1ull << (n - w * 64)) - 1;
+        size_t base = w * 64;
+        if (mode == 2) {
+            uint32_t *visits = sink->kt_visits;
+            while (hits) {
+                unsigned i = (unsigned)__builtin_ctzll(hits);
+                hits &= hits - 1;
+                visits[slot_of(v, code_at(b, base + i, narrow))]++;
+            }
+        } else if (mode == 1) {
+            uint64_t *counts = sink->counts;
+            while (hits) {
+                unsigned i = (unsigned)__builtin_ctzll(hits);
+                hits &= hits - 1;
+                uint32_t s = slot_of(v, code_at(b, base + i, narrow));
+                for (uint32_t o = v->out_index[s]; o < v->out_index[s + 1]; o++) counts[v->out_list[o] >> 1]++;
+            }
+        } else {
+            while (hits) {
+                unsigned i = (unsigned)__builtin_ctzll(hits);
+                hits &= hits - 1;
+                deliver(v, code_at(b, base + i, narrow), end0 + base + i, sink);
+            }
+        }
+    }
+}
+
+__attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
+                                                                   const uint8_t *text, size_t len, uint64_t pos0,
+                                                                   sm_sink *sink) {
+    kt_block block, *b = &block;
+    /* The 32 symbols of the state, oldest first, as the codes before the block. */
+    uint8_t before[32];
+    for (unsigned j = 0; j < 32; j++) before[j] = (uint8_t)((state[0] >> (2 * (31 - j))) & 3);
+    __m128i ca = _mm_loadu_si128((const __m128i *)before), cb = _mm_loadu_si128((const __m128i *)(before + 16));
+    __m128i c4a = _mm_slli_epi16(ca, 2), c4b = _mm_slli_epi16(cb, 2), x2s = _mm_setzero_si128();
+    (void)four_codes(ca, c4a, _mm_setzero_si128(), &x2s);
+    b->x4_prev = four_codes(cb, c4b, c4a, &x2s);
+    b->c4_prev = c4b;
+    b->x2s_prev = x2s;
+    b->brk[0] = state[1] >= 64 ? 0 : ~0ull >> state[1];
+    for (size_t off = 0; off < len; off += BLK) {
+        size_t n = len - off < BLK ? len - off : BLK;
+        if (v->k <= 8) {
+            prepare(v, text + off, n, b, 1);
+            walk_hits(v, b, n, pos0 + off + 1, sink, 1);
+        } else {
+            prepare(v, text + off, n, b, 0);
+            walk_hits(v, b, n, pos0 + off + 1, sink, 0);
+        }
+        b->brk[0] = b->brk[BLK / 64];
+    }
+    advance_state(v, state, text, len > 32 ? len - 32 : 0, len);
+}
+
+/* The same code twice: with SSSE3 and POPCNT, and with AVX2 (three-operand
+   encodings, BMI2 shifts), chosen at run time. */
+__attribute__((target("ssse3,popcnt"))) static void scan_blocks_ssse3(const kt_view *v, uint64_t *state,
+                                                                      const uint8_t *text, size_t len, uint64_t pos0,
+                                                                      sm_sink *sink) {
+    scan_blocks(v, state, text, len, pos0, sink);
+}
+
+__attribute__((target("avx2,popcnt,bmi,bmi2"))) static void scan_blocks_avx2(const kt_view *v, uint64_t *state,
+                                                                             const uint8_t *text, size_t len,
+                                                                             uint64_t pos0, sm_sink *sink) {
+    scan_blocks(v, state, text, len, pos0, sink);
+}
+
+/* 2: AVX2 path, 1: SSSE3 path, 0: plain loop. */
+static int block_level(void) {
+    if (!__builtin_cpu_supports("ssse3") || !__builtin_cpu_supports("popcnt")) return 0;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2")) return 2;
+    return 1;
+}
+#endif
+
+void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state, const uint8_t *text,
+                size_t len, uint64_t pos0, sm_sink *sink) {
+    (void)patterns;
+    const sm_kt_header *h = (const sm_kt_header *)section;
+    kt_view v;
+    v.h = h;
+    v.bits = (const uint64_t *)(section + h->bits_off);
+    v.rank = (const uint32_t *)(section + h->rank_off);
+    v.out_index = (const uint32_t *)(section + h->out_index_off);
+    v.out_list = (const uint32_t *)(section + h->out_list_off);
+    v.code_of = h->code_of;
+    v.k = h->k;
+    v.mask = h->mask;
+    if (state[1] > v.k) state[1] = v.k;
+#ifdef SM_KT_BLOCKS
+    int level = len >= 64 ? block_level() : 0;
+    if (level == 2) {
+        scan_blocks_avx2(&v, state, text, len, pos0, sink);
+        return;
+    }
+    if (level == 1) {
+        scan_blocks_ssse3(&v, state, text, len, pos0, sink);
+        return;
+    }
+#endif
+    scan_plain(&v, state, text, len, pos0, sink);
+}
