@@ -241,14 +241,21 @@ void sm_stream_free(sm_stream *stream);
    the hits of the batch in flight, whatever the record size. */
 typedef struct sm_runner sm_runner;
 
+#define SM_OVERLAP_FREE_SPECULATE 1
+#define SM_OVERLAP_FREE_PREFIX 2
+
 typedef struct {
     unsigned threads;     /* 0 = all online cores */
     size_t chunk_size;    /* bytes per work item (0 = 1 MiB); mainly for tests */
     int count_only;       /* count hits per pattern; on_hit is not called */
-    /* Exact automaton-only databases: scan chunks with no overlap, each from
-       its true automaton state, found by simulating the chunks from every
-       state and composing the state maps with a parallel prefix scan.
-       Ignored for other databases. Same hits either way. */
+    /* Exact automaton-only databases: scan chunks with no overlap. With
+       SM_OVERLAP_FREE_PREFIX each chunk starts from its true automaton state,
+       found first by simulating every chunk from all states and composing the
+       state maps with a parallel prefix scan (two passes). With
+       SM_OVERLAP_FREE_SPECULATE (or any other non-zero value) every chunk is
+       scanned from the root at once, and afterwards only its first symbols
+       are scanned again from the true state, until both runs meet. Ignored
+       for other databases. Same hits in every mode. */
     int overlap_free;
     sm_hit_fn on_hit;
     void *ctx;

@@ -14,7 +14,7 @@ typedef enum {
     OPT_PATTERNS, OPT_PATTERN, OPT_DATABASE,
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT,
-    OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_QUIET, OPT_NO_HEADER,
+    OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_QUIET, OPT_NO_HEADER,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
 } option_id;
 
@@ -50,6 +50,7 @@ static const option_spec option_table[] = {
     {OPT_THREADS, 't', "threads", 1, FOR_SEARCH, 0},
     {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0},
     {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0},
+    {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0},
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
     {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
     {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
@@ -286,7 +287,10 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->chunk_size = (size_t)size;
         return CLI_PARSE_OK;
     case OPT_OVERLAP_FREE:
-        opts->overlap_free = 1;
+        opts->overlap_free = SM_OVERLAP_FREE_SPECULATE;
+        return CLI_PARSE_OK;
+    case OPT_OVERLAP_FREE_PREFIX:
+        opts->overlap_free = SM_OVERLAP_FREE_PREFIX;
         return CLI_PARSE_OK;
     case OPT_QUIET:
         opts->quiet = 1;

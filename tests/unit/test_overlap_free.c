@@ -1,7 +1,8 @@
-/* The runner's overlap-free mode (chunks with no overlap, each started from
- * its true automaton state found by composing chunk state maps) gives the
- * oracle's hits, in order, for every thread count and chunk size, records
- * fed in random pieces; and the same counts in count mode. */
+/* The runner's overlap-free modes (chunks with no overlap: scanned from the
+ * root and verified, or started from true states found by composing chunk
+ * state maps) give the oracle's hits, in order, for every thread count and
+ * chunk size, records fed in random pieces; and the same counts in count
+ * mode. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,14 +64,16 @@ static void run_case(unsigned round) {
     static const size_t chunks[] = {1, 5, 64, 333, 0};
     for (unsigned threads = 1; threads <= 3; threads++) {
         for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
-            for (int count_only = 0; count_only <= 1; count_only++) {
+            for (int variant = 0; variant < 4; variant++) {
+                int count_only = variant & 1;
+                int mode = variant < 2 ? SM_OVERLAP_FREE_SPECULATE : SM_OVERLAP_FREE_PREFIX;
                 collector col;
                 tu_hits_init(&col.hits);
                 sm_runner_options ro;
                 sm_runner_options_init(&ro);
                 ro.threads = threads;
                 ro.chunk_size = chunks[ci];
-                ro.overlap_free = 1;
+                ro.overlap_free = mode;
                 ro.count_only = count_only;
                 ro.on_hit = collect;
                 ro.ctx = &col;
@@ -89,8 +92,8 @@ static void run_case(unsigned round) {
                 }
                 tu_check(sm_runner_flush(runner) == SM_OK, "flush");
                 char how[96];
-                snprintf(how, sizeof how, "round %u %s t=%u chunk=%zu%s", round, dna ? "dna" : "text", threads,
-                         chunks[ci], count_only ? " count" : "");
+                snprintf(how, sizeof how, "round %u %s t=%u chunk=%zu%s%s", round, dna ? "dna" : "text", threads,
+                         chunks[ci], count_only ? " count" : "", mode == SM_OVERLAP_FREE_PREFIX ? " prefix" : "");
                 if (count_only)
                     tu_check(memcmp(sm_runner_counts(runner), want_counts, npats * sizeof(uint64_t)) == 0 &&
                                  sm_runner_total(runner) == want.n,

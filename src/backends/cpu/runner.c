@@ -36,6 +36,8 @@ typedef struct {
     size_t hit_lo, hit_hi; /* its hits in the item's sink */
     size_t run_lo, run_hi; /* k edits: its runs cut at a border, in the item's list */
     uint32_t start_state;  /* overlap-free: the automaton state at buf_off */
+    uint32_t end_state;    /* overlap-free: the state its scan ended in */
+    size_t fix_lo, fix_hi; /* speculative overlap-free: hits found by the re-scan, in the runner's list */
 } segment;
 
 typedef struct {
@@ -78,6 +80,8 @@ struct sm_runner {
     sm_dfa *ac_dfa;       /* overlap-free: the automaton as a DFA, and its matcher */
     sm_dfa_matcher *ac_matcher;
     uint32_t carry_row;   /* overlap-free: automaton row offset at own_from */
+    int speculate;        /* overlap-free by speculation from the root, verified afterwards */
+    sm_sink fixes;        /* hits that start before their segment, found by the re-scans */
     size_t *cuts;
     uint32_t *rows;
     size_t cuts_cap;
@@ -144,6 +148,7 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
         sm_engine_state_reset(r->db, &w->state);
         w->state.automaton = s->start_state;
         sm_scan_engines(r->db, &w->state, text, s->scan_len, s->pos0, sink);
+        s->end_state = w->state.automaton;
         sm_finish_engines(r->db, &w->state, s->pos0 + s->scan_len, sink);
         if (r->edits && !sink->failed) {
             uint64_t last_end = s->pos0 + s->scan_len;
@@ -209,6 +214,8 @@ static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t p
     s->hit_lo = s->hit_hi = 0;
     s->run_lo = s->run_hi = 0;
     s->start_state = 0;
+    s->end_state = 0;
+    s->fix_lo = s->fix_hi = 0;
     return SM_OK;
 }
 
@@ -381,6 +388,10 @@ static int deliver_edits(sm_runner *r, const work_item *it, const segment *s) {
         const sm_rawhit *x = &it->sink.hits[j];
         if (hold(r, x, text_at(base, s->pos0, x->start)) != SM_OK) return SM_ERR_NOMEM;
     }
+    for (size_t j = s->fix_lo; j < s->fix_hi; j++) {
+        const sm_rawhit *x = &r->fixes.hits[j];
+        if (hold(r, x, text_at(base, s->pos0, x->start)) != SM_OK) return SM_ERR_NOMEM;
+    }
     if (r->nheld > 1) qsort(r->held, r->nheld, sizeof *r->held, held_before);
     /* Later segments own ends past own_hi, so their hits start after
        own_hi - reach; an open run's final best is its best so far or such a hit. */
@@ -453,6 +464,52 @@ static int deliver_batch(sm_runner *r) {
     return SM_OK;
 }
 
+/* Speculative overlap-free: every segment was scanned from the root, which
+   finds exactly its hits that start inside it. Its true start state is the
+   true end state of the segment before; from there the automaton is run
+   again, in step with a run from the root, until both are in the same state
+   (for the dictionary automaton at most the longest pattern's length later,
+   usually much sooner): the hits of that re-scan that start before the
+   segment are the ones the speculation missed. Past that point the runs
+   agree, so the segment's end state is exact. */
+static int verify_speculation(sm_runner *r) {
+    const uint8_t *section = sm_db_automaton(r->db);
+    const sm_db_pattern *patterns = sm_db_patterns(r->db);
+    r->fixes.n = 0;
+    r->fixes.failed = 0;
+    r->fixes.counts = NULL;
+    sm_sink none = {0};
+    none.own_lo = 1, none.own_hi = 0; /* owns nothing */
+    for (size_t i = 0; i < r->nsegs; i++) {
+        segment *s = &r->segs[i];
+        uint32_t truth = s->pos0 == 0 ? 0 : r->carry_row;
+        s->fix_lo = r->fixes.n;
+        uint32_t end = s->end_state;
+        if (truth != 0) {
+            uint32_t a = truth, b = 0;
+            size_t k = 0;
+            r->fixes.own_lo = 0;
+            r->fixes.own_hi = s->pos0;
+            const uint8_t *text = r->buf + s->buf_off;
+            while (k < s->scan_len && a != b) {
+                sm_ac_scan(section, patterns, &a, text + k, 1, s->pos0 + k, &r->fixes);
+                sm_ac_scan(section, patterns, &b, text + k, 1, s->pos0 + k, &none);
+                k++;
+            }
+            if (a != b) end = a; /* never met: the re-scan covered the whole segment */
+        }
+        s->fix_hi = r->fixes.n;
+        if (r->fixes.failed) return SM_ERR_NOMEM;
+        if (r->opt.count_only)
+            for (size_t j = s->fix_lo; j < s->fix_hi; j++) {
+                r->counts[r->fixes.hits[j].pattern]++;
+                r->total++;
+            }
+        r->carry_row = end;
+    }
+    return SM_OK;
+}
+
 /* Overlap-free: the true automaton state at the start of every segment,
    record by record. A record's first segment starts at the root; one that
    goes on from the previous batch starts where that batch left it. */
@@ -493,7 +550,7 @@ static int start_states(sm_runner *r) {
 static int run_batch(sm_runner *r) {
     if (r->status != SM_OK) return r->status;
     if (r->nsegs > 0) {
-        if (r->overlap_free && start_states(r) != SM_OK) return r->status = SM_ERR_NOMEM;
+        if (r->overlap_free && !r->speculate && start_states(r) != SM_OK) return r->status = SM_ERR_NOMEM;
         if (group_items(r) != SM_OK) return r->status = SM_ERR_NOMEM;
         pthread_mutex_lock(&r->lock);
         r->next_item = 0;
@@ -505,6 +562,7 @@ static int run_batch(sm_runner *r) {
         pthread_mutex_lock(&r->lock);
         while (r->busy > 0) pthread_cond_wait(&r->work_done, &r->lock);
         pthread_mutex_unlock(&r->lock);
+        if (r->speculate && verify_speculation(r) != SM_OK) return r->status = SM_ERR_NOMEM;
         if (r->opt.count_only) {
             for (unsigned t = 0; t < r->threads; t++) {
                 uint64_t *c = r->workers[t].counts;
@@ -563,6 +621,7 @@ void sm_runner_free(sm_runner *r) {
     }
     free(r->cuts);
     free(r->rows);
+    free(r->fixes.hits);
     sm_dfa_matcher_free(r->ac_matcher);
     sm_dfa_free(r->ac_dfa);
     free(r->held);
@@ -602,7 +661,8 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
     r->overlap_free = opts->overlap_free && h->match == SM_MATCH_EXACT && sm_db_automaton(db) &&
                       !sm_db_shiftand(db) && !sm_db_approx(db);
-    if (r->overlap_free) {
+    r->speculate = r->overlap_free && opts->overlap_free != SM_OVERLAP_FREE_PREFIX;
+    if (r->overlap_free && !r->speculate) {
         if (sm_dfa_from_ac_section(sm_db_automaton(db), SM_DFA_ENDS, &r->ac_dfa, err) != SM_OK ||
             sm_dfa_matcher_create(r->ac_dfa, NULL, &r->ac_matcher, err) != SM_OK) {
             sm_runner_free(r);
