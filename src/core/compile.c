@@ -247,6 +247,14 @@ static void make_fold(int dna, unsigned flags, uint8_t fold[256]) {
     }
 }
 
+/* Lays an engine section (when there is one) at *off, 64-byte aligned. */
+static void place_section(uint64_t *off, const sm_buf *section, uint64_t *section_off, uint64_t *section_size) {
+    if (!section->len) return;
+    *section_off = *off;
+    *section_size = section->len;
+    *off = (*off + section->len + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
+}
+
 static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_options *o, int dna,
                     unsigned flags, sm_strands strands, const sm_buf *ac, const sm_buf *sa, const sm_buf *ap,
                     const sm_buf *kt, sm_db **out, sm_error *err) {
@@ -304,30 +312,10 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     h.strings_size = strings.len;
     off += strings.len;
     off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
-    if (ac->len) {
-        h.automaton_off = off;
-        h.automaton_size = ac->len;
-        off += ac->len;
-        off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
-    }
-    if (sa->len) {
-        h.shiftand_off = off;
-        h.shiftand_size = sa->len;
-        off += sa->len;
-        off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
-    }
-    if (ap->len) {
-        h.approx_off = off;
-        h.approx_size = ap->len;
-        off += ap->len;
-        off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
-    }
-    if (kt->len) {
-        h.kmer_off = off;
-        h.kmer_size = kt->len;
-        off += kt->len;
-        off = (off + SM_DB_ALIGN - 1) / SM_DB_ALIGN * SM_DB_ALIGN;
-    }
+    place_section(&off, ac, &h.automaton_off, &h.automaton_size);
+    place_section(&off, sa, &h.shiftand_off, &h.shiftand_size);
+    place_section(&off, ap, &h.approx_off, &h.approx_size);
+    place_section(&off, kt, &h.kmer_off, &h.kmer_size);
     if (o->max_memory && off > o->max_memory) {
         free(table);
         sm_buf_free(&strings);

@@ -56,13 +56,6 @@ static inline uint32_t sm_ac_divide(sm_ac_divider v, uint32_t x) {
     return (uint32_t)(((uint64_t)(x & SM_AC_TARGET_MASK) * v.mul) >> v.shift);
 }
 
-/* Sets err (when not NULL) and returns code. */
-int sm_ac_fail(sm_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
 /* Appends the zeroed section skeleton (header filled, tables uninitialised
    except padding) for states/columns without the output list; returns the
    section start in *base. */

@@ -1,22 +1,11 @@
 /* Automaton build entry point: the alphabet mapping, the key order and the
  * exact state count shared by both builders, limit checks and the section
  * skeleton. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "engines/automaton/ac_private.h"
 
-int sm_ac_fail(sm_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        err->code = code;
-    }
-    return code;
-}
 
 static int compare_keys(const void *pa, const void *pb) {
     const sm_ac_key *a = pa, *b = pb;
@@ -38,11 +27,11 @@ static int make_plan(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256
                      sm_ac_plan *plan, sm_error *err) {
     memset(plan, 0, sizeof *plan);
     if (nkeys >= (1u << 31))
-        return sm_ac_fail(err, SM_ERR_LIMIT, "automaton: too many keys (%zu)", nkeys);
+        return sm_set_error(err, SM_ERR_LIMIT, "automaton: too many keys (%zu)", nkeys);
     uint8_t used[256] = {0};
     for (size_t i = 0; i < nkeys; i++) {
         if (keys[i].len == 0 || !keys[i].seq)
-            return sm_ac_fail(err, SM_ERR_INVALID, "automaton: key %zu is empty", i);
+            return sm_set_error(err, SM_ERR_INVALID, "automaton: key %zu is empty", i);
         for (uint32_t j = 0; j < keys[i].len; j++) used[keys[i].seq[j]] = 1;
     }
     /* Classes follow byte order, so comparing keys bytewise orders them by
@@ -57,7 +46,7 @@ static int make_plan(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256
     plan->states = 1;
     if (nkeys == 0) return SM_OK;
     plan->sorted = malloc(nkeys * sizeof *plan->sorted);
-    if (!plan->sorted) return sm_ac_fail(err, SM_ERR_NOMEM, "automaton: out of memory sorting keys");
+    if (!plan->sorted) return sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory sorting keys");
     memcpy(plan->sorted, keys, nkeys * sizeof *keys);
     qsort(plan->sorted, nkeys, sizeof *plan->sorted, compare_keys);
     /* Every distinct non-empty key prefix is one trie node: key i adds those
@@ -77,15 +66,15 @@ static int make_plan(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256
 static int check_limits(const sm_ac_plan *plan, uint64_t out_total, uint64_t max_bytes, sm_error *err) {
     uint64_t entries = plan->states * plan->columns;
     if (entries >= SM_AC_MAX_ENTRIES)
-        return sm_ac_fail(err, SM_ERR_LIMIT,
+        return sm_set_error(err, SM_ERR_LIMIT,
                           "automaton: %llu states x %u columns = %llu table entries, over the limit of 2^31",
                           (unsigned long long)plan->states, plan->columns, (unsigned long long)entries);
     if (out_total > UINT32_MAX)
-        return sm_ac_fail(err, SM_ERR_LIMIT, "automaton: %llu output entries, over the limit of 2^32 - 1",
+        return sm_set_error(err, SM_ERR_LIMIT, "automaton: %llu output entries, over the limit of 2^32 - 1",
                           (unsigned long long)out_total);
     uint64_t need = sm_ac_layout_for(plan->states, plan->columns, out_total).size;
     if (max_bytes && need > max_bytes)
-        return sm_ac_fail(err, SM_ERR_LIMIT, "automaton: needs %llu bytes (%llu states x %u columns), limit is %llu",
+        return sm_set_error(err, SM_ERR_LIMIT, "automaton: needs %llu bytes (%llu states x %u columns), limit is %llu",
                           (unsigned long long)need, (unsigned long long)plan->states, plan->columns,
                           (unsigned long long)max_bytes);
     return SM_OK;
@@ -94,7 +83,7 @@ static int check_limits(const sm_ac_plan *plan, uint64_t out_total, uint64_t max
 int sm_ac_begin_section(const sm_ac_plan *plan, sm_buf *section, size_t *base, sm_error *err) {
     sm_ac_layout l = sm_ac_layout_for(plan->states, plan->columns, 0);
     if (l.out_list_off > SIZE_MAX || sm_buf_reserve(section, (size_t)l.out_list_off) != SM_OK)
-        return sm_ac_fail(err, SM_ERR_NOMEM, "automaton: out of memory for %llu bytes",
+        return sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory for %llu bytes",
                           (unsigned long long)l.out_list_off);
     *base = section->len;
     uint8_t *s = section->data + *base;
@@ -124,7 +113,7 @@ int sm_ac_finish_section(const sm_ac_plan *plan, uint64_t out_total, uint64_t ma
     sm_ac_layout l = sm_ac_layout_for(plan->states, plan->columns, out_total);
     size_t extra = (size_t)(l.size - l.out_list_off);
     if (sm_buf_reserve(section, extra) != SM_OK)
-        return sm_ac_fail(err, SM_ERR_NOMEM, "automaton: out of memory for %llu bytes",
+        return sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory for %llu bytes",
                           (unsigned long long)l.size);
     memset(section->data + section->len, 0, extra);
     section->len += extra;
@@ -135,11 +124,11 @@ int sm_ac_finish_section(const sm_ac_plan *plan, uint64_t out_total, uint64_t ma
 int sm_ac_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], unsigned threads,
                 uint64_t max_bytes, sm_buf *section, sm_error *err) {
     if ((!keys && nkeys) || !fold || !section)
-        return sm_ac_fail(err, SM_ERR_INVALID, "automaton: invalid arguments");
+        return sm_set_error(err, SM_ERR_INVALID, "automaton: invalid arguments");
     /* The section starts at the buffer's current end; its tables are written
        in place through uint32 pointers. */
     if (section->len % 8)
-        return sm_ac_fail(err, SM_ERR_INVALID, "automaton: section start %zu is not 8-byte aligned", section->len);
+        return sm_set_error(err, SM_ERR_INVALID, "automaton: section start %zu is not 8-byte aligned", section->len);
     size_t start_len = section->len;
     sm_ac_plan plan;
     int rc = make_plan(keys, nkeys, fold, &plan, err);

@@ -263,7 +263,7 @@ int sm_ac_build_levels(const sm_ac_plan *plan, unsigned threads, uint64_t max_by
     size_t width = plan->nkeys ? plan->nkeys : 1; /* no level is wider than the key count */
     level_build *lb = calloc(1, sizeof *lb);
     int rc = SM_OK;
-    if (!lb) return sm_ac_fail(err, SM_ERR_NOMEM, "automaton: out of memory");
+    if (!lb) return sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory");
     lb->plan = plan;
     lb->keys = plan->sorted;
     lb->columns = C;
@@ -279,7 +279,7 @@ int sm_ac_build_levels(const sm_ac_plan *plan, unsigned threads, uint64_t max_by
     }
     if (!lb->dict || !lb->terms || !lb->slots || !lb->lo[0] || !lb->hi[0] || !lb->fail[0] || !lb->lo[1] ||
         !lb->hi[1] || !lb->fail[1]) {
-        rc = sm_ac_fail(err, SM_ERR_NOMEM, "automaton: out of memory for %u states", N);
+        rc = sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory for %u states", N);
         goto done;
     }
     size_t base;
@@ -295,7 +295,7 @@ int sm_ac_build_levels(const sm_ac_plan *plan, unsigned threads, uint64_t max_by
     lb->dict[0] = 0;
     run_team(lb, threads, build_levels_worker);
     if (lb->levels_done_states != N) { /* cannot happen: the plan counted these keys */
-        rc = sm_ac_fail(err, SM_ERR_INVALID, "automaton: state count mismatch");
+        rc = sm_set_error(err, SM_ERR_INVALID, "automaton: state count mismatch");
         goto done;
     }
     uint64_t total = 0;

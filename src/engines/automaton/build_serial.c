@@ -34,7 +34,7 @@ int sm_ac_build_serial(const sm_ac_key *keys, const sm_ac_plan *plan, uint64_t m
     uint32_t *queue = malloc((size_t)N * sizeof *queue);
     uint32_t *fail = malloc((size_t)N * sizeof *fail);
     if (!trie || !own_count || !pairs || !queue || !fail) {
-        rc = sm_ac_fail(err, SM_ERR_NOMEM, "automaton: out of memory for a trie of %u states", N);
+        rc = sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory for a trie of %u states", N);
         goto done;
     }
 
@@ -45,7 +45,7 @@ int sm_ac_build_serial(const sm_ac_key *keys, const sm_ac_plan *plan, uint64_t m
             uint32_t *slot = &trie[(size_t)v * C + plan->key_class[keys[i].seq[j]]];
             if (!*slot) {
                 if (nodes == N) { /* cannot happen: the plan counted these keys */
-                    rc = sm_ac_fail(err, SM_ERR_INVALID, "automaton: keys changed during the build");
+                    rc = sm_set_error(err, SM_ERR_INVALID, "automaton: keys changed during the build");
                     goto done;
                 }
                 *slot = nodes++;
