@@ -258,7 +258,7 @@ static void record_done(uint64_t record, void *ctx) {
 /* ------------------------------------------------------------ the checks */
 
 static int report_diff(const dcase *c, const char *how, const tu_hits *want, const tu_hits *got) {
-    char what[200];
+    char what[320];
     snprintf(what, sizeof what, "%s: %s", c->label, how);
     if (tu_hits_equal(want, got, what)) return tu_check(1, "%s", what);
     tu_check(0, "%s: hits differ from the oracle", what);
