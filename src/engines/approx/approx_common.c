@@ -1,7 +1,6 @@
 /* Helpers shared by the approximate engines; see approx_common.h. */
 #include "engines/approx/approx_common.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 #if !(defined(__GNUC__) || defined(__clang__))
@@ -16,15 +15,6 @@ unsigned apx_popcount_portable(uint64_t x) {
     return n;
 }
 #endif
-
-void apx_set_error(sm_error *err, int code, const char *fmt, ...) {
-    if (!err) return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 unsigned apx_key_symbol(uint8_t byte, sm_alphabet alphabet, unsigned flags) {
     if (alphabet == SM_ALPHABET_DNA) return sm_nt_set[byte] & 15u;
@@ -68,22 +58,22 @@ int apx_check_keys(const char *engine, const sm_ac_key *keys, size_t nkeys, sm_a
                    sm_error *err) {
     (void)flags;
     if ((nkeys > 0 && !keys) || (alphabet != SM_ALPHABET_DNA && alphabet != SM_ALPHABET_TEXT)) {
-        apx_set_error(err, SM_ERR_INVALID, "%s: invalid arguments", engine);
+        sm_set_error(err, SM_ERR_INVALID, "%s: invalid arguments", engine);
         return SM_ERR_INVALID;
     }
     if (nkeys == 0 || nkeys > UINT32_MAX / 4) {
-        apx_set_error(err, SM_ERR_INVALID, "%s: %zu keys", engine, nkeys);
+        sm_set_error(err, SM_ERR_INVALID, "%s: %zu keys", engine, nkeys);
         return SM_ERR_INVALID;
     }
     for (size_t i = 0; i < nkeys; i++) {
         if (keys[i].len == 0 || !keys[i].seq) {
-            apx_set_error(err, SM_ERR_PATTERN, "%s: key %zu is empty", engine, i);
+            sm_set_error(err, SM_ERR_PATTERN, "%s: key %zu is empty", engine, i);
             return SM_ERR_PATTERN;
         }
         if (alphabet != SM_ALPHABET_DNA) continue;
         for (uint32_t j = 0; j < keys[i].len; j++)
             if (apx_key_symbol(keys[i].seq[j], alphabet, flags) == 0) {
-                apx_set_error(err, SM_ERR_PATTERN, "%s: key %zu has a non-IUPAC byte 0x%02x at %u", engine, i,
+                sm_set_error(err, SM_ERR_PATTERN, "%s: key %zu has a non-IUPAC byte 0x%02x at %u", engine, i,
                               (unsigned)keys[i].seq[j], (unsigned)j);
                 return SM_ERR_PATTERN;
             }

@@ -27,12 +27,6 @@ unsigned apx_popcount_portable(uint64_t x);
 
 static inline uint64_t apx_round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-void apx_set_error(sm_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
 /* A key byte in engine form: dna nucleotide set (0 when not an IUPAC
    letter), text byte folded under SM_FLAG_IGNORE_CASE. */
 unsigned apx_key_symbol(uint8_t byte, sm_alphabet alphabet, unsigned flags);

@@ -18,7 +18,7 @@ static uint32_t km_planes_for(uint32_t k) {
 int sm_km_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, uint32_t k,
                 uint64_t max_bytes, sm_buf *section, sm_error *err) {
     if (!section) {
-        apx_set_error(err, SM_ERR_INVALID, "k-mismatches: no section buffer");
+        sm_set_error(err, SM_ERR_INVALID, "k-mismatches: no section buffer");
         return SM_ERR_INVALID;
     }
     int rc = apx_check_keys("k-mismatches", keys, nkeys, alphabet, flags, err);
@@ -32,7 +32,7 @@ int sm_km_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     }
     uint64_t words64 = (bits + 63) / 64;
     if (words64 > UINT32_MAX - KM_ROW_ALIGN_WORDS) {
-        apx_set_error(err, SM_ERR_LIMIT, "k-mismatches: %llu bit-vector words are too many",
+        sm_set_error(err, SM_ERR_LIMIT, "k-mismatches: %llu bit-vector words are too many",
                       (unsigned long long)words64);
         return SM_ERR_LIMIT;
     }
@@ -56,13 +56,13 @@ int sm_km_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     off = apx_round_up(off + (uint64_t)nkeys * sizeof(sm_km_key), APX_ALIGN);
     uint64_t total = off;
     if ((max_bytes && total > max_bytes) || total > SIZE_MAX / 2) {
-        apx_set_error(err, SM_ERR_LIMIT, "k-mismatches: the section would need %llu bytes (limit %llu)",
+        sm_set_error(err, SM_ERR_LIMIT, "k-mismatches: the section would need %llu bytes (limit %llu)",
                       (unsigned long long)total, (unsigned long long)max_bytes);
         return SM_ERR_LIMIT;
     }
     uint8_t *blob = calloc(1, (size_t)total);
     if (!blob) {
-        apx_set_error(err, SM_ERR_NOMEM, "k-mismatches: out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "k-mismatches: out of memory");
         return SM_ERR_NOMEM;
     }
     sm_km_header *h = (sm_km_header *)blob;
@@ -107,13 +107,13 @@ int sm_km_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         seen += APX_POPCOUNT(finals[w]);
     }
     rc = sm_buf_append(section, blob, (size_t)total) == 0 ? SM_OK : SM_ERR_NOMEM;
-    if (rc != SM_OK) apx_set_error(err, rc, "k-mismatches: out of memory");
+    if (rc != SM_OK) sm_set_error(err, rc, "k-mismatches: out of memory");
     free(blob);
     return rc;
 }
 
 int sm_km_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
-#define KM_BAD(...) do { apx_set_error(err, SM_ERR_FORMAT, __VA_ARGS__); return SM_ERR_FORMAT; } while (0)
+#define KM_BAD(...) do { sm_set_error(err, SM_ERR_FORMAT, __VA_ARGS__); return SM_ERR_FORMAT; } while (0)
     if (!section || size < sizeof(sm_km_header) || ((uintptr_t)section % 8u) != 0)
         KM_BAD("k-mismatches section: truncated (%zu bytes)", size);
     sm_km_header h;

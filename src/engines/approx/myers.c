@@ -60,7 +60,7 @@ static void my_lane_consts(const sm_my_lane *ln, const sm_my_field *fields, uint
 int sm_my_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, uint32_t k,
                 uint64_t max_bytes, sm_buf *section, sm_error *err) {
     if (!section) {
-        apx_set_error(err, SM_ERR_INVALID, "myers: no section buffer");
+        sm_set_error(err, SM_ERR_INVALID, "myers: no section buffer");
         return SM_ERR_INVALID;
     }
     int rc = apx_check_keys("myers", keys, nkeys, alphabet, flags, err);
@@ -103,7 +103,7 @@ int sm_my_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     uint32_t lanes = (uint32_t)apx_round_up(used_lanes, 8);
     uint64_t rows = cls.rows;
     if ((uint64_t)rows * lanes > UINT32_MAX / 2) {
-        apx_set_error(err, SM_ERR_LIMIT, "myers: %u lanes are too many", lanes);
+        sm_set_error(err, SM_ERR_LIMIT, "myers: %u lanes are too many", lanes);
         free(order);
         free(lane_of);
         free(lane_width);
@@ -126,7 +126,7 @@ int sm_my_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     off = apx_round_up(off + rows * long_blocks * 8u, APX_ALIGN);
     uint64_t total = off;
     if ((max_bytes && total > max_bytes) || total > SIZE_MAX / 2) {
-        apx_set_error(err, SM_ERR_LIMIT, "myers: the section would need %llu bytes (limit %llu)",
+        sm_set_error(err, SM_ERR_LIMIT, "myers: the section would need %llu bytes (limit %llu)",
                       (unsigned long long)total, (unsigned long long)max_bytes);
         free(order);
         free(lane_of);
@@ -211,14 +211,14 @@ int sm_my_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     }
 
     rc = sm_buf_append(section, blob, (size_t)total) == 0 ? SM_OK : SM_ERR_NOMEM;
-    if (rc != SM_OK) apx_set_error(err, rc, "myers: out of memory");
+    if (rc != SM_OK) sm_set_error(err, rc, "myers: out of memory");
     free(blob);
     free(order);
     free(lane_of);
     free(lane_width);
     return rc;
 nomem:
-    apx_set_error(err, SM_ERR_NOMEM, "myers: out of memory");
+    sm_set_error(err, SM_ERR_NOMEM, "myers: out of memory");
     free(blob);
     free(order);
     free(lane_of);
@@ -227,7 +227,7 @@ nomem:
 }
 
 int sm_my_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
-#define MY_BAD(...) do { apx_set_error(err, SM_ERR_FORMAT, __VA_ARGS__); return SM_ERR_FORMAT; } while (0)
+#define MY_BAD(...) do { sm_set_error(err, SM_ERR_FORMAT, __VA_ARGS__); return SM_ERR_FORMAT; } while (0)
     if (!section || size < sizeof(sm_my_header) || ((uintptr_t)section % 8u) != 0)
         MY_BAD("myers section: truncated (%zu bytes)", size);
     sm_my_header h;

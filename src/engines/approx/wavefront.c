@@ -26,7 +26,7 @@ static uint64_t wf_buffer_at(void) { return 1; }
 int sm_wf_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, uint32_t k,
                 uint64_t max_bytes, sm_buf *section, sm_error *err) {
     if (!section) {
-        apx_set_error(err, SM_ERR_INVALID, "wavefront: no section buffer");
+        sm_set_error(err, SM_ERR_INVALID, "wavefront: no section buffer");
         return SM_ERR_INVALID;
     }
     int rc = apx_check_keys("wavefront", keys, nkeys, alphabet, flags, err);
@@ -44,13 +44,13 @@ int sm_wf_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     off = apx_round_up(off + syms_bytes + WF_SLACK, APX_ALIGN);
     uint64_t total = off;
     if ((max_bytes && total > max_bytes) || total > SIZE_MAX / 2) {
-        apx_set_error(err, SM_ERR_LIMIT, "wavefront: the section would need %llu bytes (limit %llu)",
+        sm_set_error(err, SM_ERR_LIMIT, "wavefront: the section would need %llu bytes (limit %llu)",
                       (unsigned long long)total, (unsigned long long)max_bytes);
         return SM_ERR_LIMIT;
     }
     uint8_t *blob = calloc(1, (size_t)total);
     if (!blob) {
-        apx_set_error(err, SM_ERR_NOMEM, "wavefront: out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "wavefront: out of memory");
         return SM_ERR_NOMEM;
     }
     sm_wf_header *h = (sm_wf_header *)blob;
@@ -85,13 +85,13 @@ int sm_wf_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     }
     h->state_words = state_at;
     rc = sm_buf_append(section, blob, (size_t)total) == 0 ? SM_OK : SM_ERR_NOMEM;
-    if (rc != SM_OK) apx_set_error(err, rc, "wavefront: out of memory");
+    if (rc != SM_OK) sm_set_error(err, rc, "wavefront: out of memory");
     free(blob);
     return rc;
 }
 
 int sm_wf_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
-#define WF_BAD(...) do { apx_set_error(err, SM_ERR_FORMAT, __VA_ARGS__); return SM_ERR_FORMAT; } while (0)
+#define WF_BAD(...) do { sm_set_error(err, SM_ERR_FORMAT, __VA_ARGS__); return SM_ERR_FORMAT; } while (0)
     if (!section || size < sizeof(sm_wf_header) || ((uintptr_t)section % 8u) != 0)
         WF_BAD("wavefront section: truncated (%zu bytes)", size);
     sm_wf_header h;
