@@ -156,22 +156,9 @@ ENVF=$RESULTS/env-approx.txt
 cat "$ENVF" >&2
 
 # ---------------------------------------------------------------- timing (as in run-exact.sh)
-# timed LIMIT OUTFILE CMD...: runs CMD once, stdout to OUTFILE; sets LAST_S (wall seconds),
+# timed_limit LIMIT OUTFILE CMD...: runs CMD once, stdout to OUTFILE; sets LAST_S (wall seconds),
 # LAST_CPU (user + system CPU seconds of CMD and its children), LAST_RC (124 = timed out).
-timed() {
-  local limit=$1 out=$2 t0 t1
-  shift 2
-  t0=$EPOCHREALTIME
-  set +e
-  timeout "$limit" bash -c 'TIMEFORMAT="%U %S"; { time "$@" 2> "$0.err"; } 2> "$0.time"' \
-    "$out" "$@" > "$out"
-  LAST_RC=$?
-  set -e
-  t1=$EPOCHREALTIME
-  LAST_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-  LAST_CPU=$(awk 'NF == 2 { printf "%.4f", $1 + $2 }' "$out.time" 2> /dev/null || true)
-}
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$here/lib.sh"
 gcups() { awk -v c="$1" -v s="$2" 'BEGIN { if (s > 0 && c > 0) printf "%.2f", c / s / 1e9 }'; }
 lines_of() { if [ -s "$1" ]; then wc -l < "$1" | tr -d ' '; else echo 0; fi; }
 
@@ -192,7 +179,7 @@ measure() {
   shift 2
   M_RUNS=0 M_NOTE="" M_WALL="" M_CPU=""
   while [ "$M_RUNS" -lt "$REPS" ]; do
-    timed "$limit" "$out" "$@"
+    timed_limit "$limit" "$out" "$@"
     M_RUNS=$((M_RUNS + 1))
     if [ "$LAST_RC" = 124 ]; then M_NOTE="timed out after ${limit}s"; M_WALL=">$limit"; return 0; fi
     if [ "$LAST_RC" -ge 2 ]; then

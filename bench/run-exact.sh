@@ -102,23 +102,9 @@ fi
 cat "$RESULTS/env.txt" >&2
 
 # ---------------------------------------------------------------- timing
-# timed OUTFILE CMD...: runs CMD once with stdout to OUTFILE; sets LAST_S (wall seconds),
-# LAST_CPU (user + system CPU seconds of CMD and its children) and LAST_RC (exit status;
-# 124 = timed out).
-timed() {
-  local out=$1 t0 t1
-  shift
-  t0=$EPOCHREALTIME
-  set +e
-  timeout "$TIMEOUT" bash -c 'TIMEFORMAT="%U %S"; { time "$@" 2> "$0.err"; } 2> "$0.time"' \
-    "$out" "$@" > "$out"
-  LAST_RC=$?
-  set -e
-  t1=$EPOCHREALTIME
-  LAST_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-  LAST_CPU=$(awk 'NF == 2 { printf "%.4f", $1 + $2 }' "$out.time" 2> /dev/null || true)
-}
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# timed OUTFILE CMD...: timed_limit (bench/lib.sh) with the TIMEOUT limit.
+source "$here/lib.sh"
+timed() { timed_limit "$TIMEOUT" "$@"; }
 mbps() { awk -v b="$BYTES" -v s="$1" 'BEGIN { if (s <= 0) print ""; else if (b / s < 1e7) printf "%.2f", b / s / 1e6; else printf "%.1f", b / s / 1e6 }'; }
 
 # Commands, one per tool; each writes something the matching count_* reads.
