@@ -104,7 +104,8 @@ static void explain_database(FILE *out, const sm_db *db) {
         fprintf(out, "lengths          %u to %u\n", info.min_length, info.max_length);
     if (info.match != SM_MATCH_EXACT) {
         static const char *const engines[] = {"auto", "automaton", "shift-and", "bit-sliced mismatch counters",
-                                              "Myers bit-vectors", "wavefront DP"};
+                                              "Myers bit-vectors", "wavefront DP", "k-mer table",
+                                              "pigeonhole filter: k + 1 exact pieces per pattern, then verification"};
         fprintf(out, "matching         up to %u %s%s\n", info.max_errors,
                 info.match == SM_MATCH_MISMATCHES ? "mismatches" : "edits",
                 info.match == SM_MATCH_EDITS ? (info.report == SM_REPORT_ENDS ? ", every end" : ", best per run")

@@ -1,4 +1,6 @@
 /* DNA symbol tables: nucleotide sets of IUPAC codes and their complements. */
+#include <ctype.h>
+
 #include "core/internal.h"
 
 #define NT_A 1
@@ -33,3 +35,16 @@ const uint8_t sm_nt_complement[256] = {
     ['R'] = 'Y', ['Y'] = 'R', ['S'] = 'S', ['W'] = 'W', ['K'] = 'M', ['M'] = 'K',
     ['B'] = 'V', ['V'] = 'B', ['D'] = 'H', ['H'] = 'D', ['N'] = 'N',
 };
+
+void sm_text_fold(int dna, unsigned flags, uint8_t fold[256]) {
+    for (int b = 0; b < 256; b++) {
+        uint8_t c = (uint8_t)b;
+        if (dna) {
+            c = (uint8_t)toupper(c);
+            if (c == 'U') c = 'T';
+        } else if (flags & SM_FLAG_IGNORE_CASE) {
+            c = (uint8_t)tolower(c);
+        }
+        fold[b] = c;
+    }
+}

@@ -6,6 +6,7 @@
 
 #include "core/internal.h"
 #include "engines/approx/approx.h"
+#include "engines/approx/pigeonhole.h"
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 #include "engines/kmer/kmer.h"
@@ -233,18 +234,30 @@ static int collect_keys(const prepared_pattern *prep, size_t n, int dna, sm_stra
     return SM_OK;
 }
 
-/* Byte normalisation the automaton applies to the text before its class map. */
-static void make_fold(int dna, unsigned flags, uint8_t fold[256]) {
-    for (int b = 0; b < 256; b++) {
-        uint8_t c = (uint8_t)b;
-        if (dna) {
-            c = (uint8_t)toupper(c);
-            if (c == 'U') c = 'T';
-        } else if (flags & SM_FLAG_IGNORE_CASE) {
-            c = (uint8_t)tolower(c);
-        }
-        fold[b] = c;
+/* The planner's pigeonhole rule: pieces of fewer bits (dna: 2 per base)
+   find too many hits; a verified symbol costs about one 64-bit word step of
+   the direct engines; the piece scan itself costs about one such step. */
+#define PIGEONHOLE_MIN_PIECE_BITS 8.0
+#define PIGEONHOLE_VERIFY_COST 1.0
+
+/* Does the pigeonhole filter take the approximate keys? Forced, it takes
+   them (and its builder explains when it cannot); under auto when every
+   piece is selective enough that verifying its expected hits costs less
+   than the direct engines' work per text position. */
+static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
+    if (o->engine == SM_ENGINE_PIGEONHOLE) return 1;
+    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
+    uint32_t k = o->max_errors;
+    if (sm_ph_min_piece_bits(keys, nk, o->alphabet, k, 0) < PIGEONHOLE_MIN_PIECE_BITS) return 0;
+    /* Work per text position: verification symbols per piece hit against
+       the direct engines' 64-bit words per position (one per 64 key symbols). */
+    double rate = sm_ph_hit_rate(keys, nk, o->alphabet, k), direct = 0, verify = 0;
+    for (size_t i = 0; i < nk; i++) {
+        direct += (keys[i].len + 63) / 64;
+        verify += (double)keys[i].len + 2.0 * k;
     }
+    verify = rate * verify / (double)nk * PIGEONHOLE_VERIFY_COST;
+    return 1.0 + verify < direct;
 }
 
 /* Lays an engine section (when there is one) at *off, 64-byte aligned. */
@@ -362,7 +375,7 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         return sm_set_error(err, SM_ERR_INVALID, "unknown alphabet %d", (int)opts->alphabet);
     if (opts->strands > SM_STRAND_REVERSE)
         return sm_set_error(err, SM_ERR_INVALID, "unknown strand setting %d", (int)opts->strands);
-    if (opts->engine > SM_ENGINE_KMER)
+    if (opts->engine > SM_ENGINE_PIGEONHOLE)
         return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
     if (opts->match > SM_MATCH_EDITS || opts->report > SM_REPORT_ENDS)
         return sm_set_error(err, SM_ERR_INVALID, "unknown match kind or report mode");
@@ -373,11 +386,12 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         return sm_set_error(err, SM_ERR_LIMIT, "at most 65535 errors are supported (asked for %u)", opts->max_errors);
     opts = &normalised;
     {
-        static const char *const names[] = {"auto", "automaton", "shiftand", "mismatch", "myers", "wavefront", "kmer"};
+        static const char *const names[] = {"auto", "automaton", "shiftand", "mismatch", "myers", "wavefront", "kmer", "pigeonhole"};
         int engine_is_exact = opts->engine == SM_ENGINE_AUTOMATON || opts->engine == SM_ENGINE_SHIFTAND ||
                               opts->engine == SM_ENGINE_KMER;
         int ok = opts->engine == SM_ENGINE_AUTO ||
                  (opts->match == SM_MATCH_EXACT && engine_is_exact) ||
+                 (opts->match != SM_MATCH_EXACT && opts->engine == SM_ENGINE_PIGEONHOLE) ||
                  (opts->match == SM_MATCH_MISMATCHES && opts->engine == SM_ENGINE_MISMATCH) ||
                  (opts->match == SM_MATCH_EDITS &&
                   (opts->engine == SM_ENGINE_MYERS || opts->engine == SM_ENGINE_WAVEFRONT));
@@ -408,7 +422,7 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         status = collect_keys(prep, n, dna, strands, flags, &automaton_keys, &shiftand_keys, &approx_keys, err);
     if (status == SM_OK && key_set_count(&automaton_keys) > 0) {
         uint8_t fold[256];
-        make_fold(dna, flags, fold);
+        sm_text_fold(dna, flags, fold);
         keys = key_set_resolve(&automaton_keys);
         size_t nk = key_set_count(&automaton_keys);
         /* Keys of one short length over at most four symbols can use a direct
@@ -448,7 +462,13 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         keys = key_set_resolve(&approx_keys);
         size_t nk = key_set_count(&approx_keys);
         uint32_t k = opts->max_errors;
+        if (keys && use_pigeonhole(keys, nk, opts, flags)) {
+            for (size_t i = 0; i < n; i++) prep[i].engine = SM_PATTERN_PIGEONHOLE;
+        }
         if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        else if (prep[0].engine == SM_PATTERN_PIGEONHOLE)
+            status = sm_ph_build(keys, nk, opts->alphabet, flags, opts->match, k, opts->build_threads,
+                                 opts->max_memory, &ap, err);
         else if (prep[0].engine == SM_PATTERN_MISMATCH)
             status = sm_km_build(keys, nk, opts->alphabet, flags, k, opts->max_memory, &ap, err);
         else if (prep[0].engine == SM_PATTERN_WAVEFRONT)

@@ -6,6 +6,7 @@
 
 #include "core/internal.h"
 #include "engines/approx/approx.h"
+#include "engines/approx/pigeonhole.h"
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 #include "engines/kmer/kmer.h"
@@ -79,7 +80,8 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     info->approx_engine = h->approx_engine == SM_PATTERN_MISMATCH ? SM_ENGINE_MISMATCH
                           : h->approx_engine == SM_PATTERN_MYERS  ? SM_ENGINE_MYERS
                           : h->approx_engine == SM_PATTERN_WAVEFRONT ? SM_ENGINE_WAVEFRONT
-                                                                     : SM_ENGINE_AUTO;
+                          : h->approx_engine == SM_PATTERN_PIGEONHOLE ? SM_ENGINE_PIGEONHOLE
+                                                                      : SM_ENGINE_AUTO;
     const uint8_t *ac = sm_db_automaton(db);
     if (ac) {
         const sm_ac_header *a = (const sm_ac_header *)ac;
@@ -156,7 +158,8 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         if (p->engine == SM_PATTERN_AUTOMATON) on_automaton++;
         else if (p->engine == SM_PATTERN_SHIFTAND) on_shiftand++;
         else if (p->engine == SM_PATTERN_KMER) on_kmer++;
-        else if (p->engine >= SM_PATTERN_MISMATCH && p->engine <= SM_PATTERN_WAVEFRONT && p->engine == h.approx_engine)
+        else if (((p->engine >= SM_PATTERN_MISMATCH && p->engine <= SM_PATTERN_WAVEFRONT) ||
+                  p->engine == SM_PATTERN_PIGEONHOLE) && p->engine == h.approx_engine)
             on_approx++;
         else return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u has an unknown engine", i);
         if (p->length < min_len) min_len = p->length;
@@ -164,6 +167,7 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
     }
     int approx_engine_fits = h.approx_engine == 0 ? h.match == SM_MATCH_EXACT
                              : h.approx_engine == SM_PATTERN_MISMATCH ? h.match == SM_MATCH_MISMATCHES
+                             : h.approx_engine == SM_PATTERN_PIGEONHOLE ? h.match != SM_MATCH_EXACT
                                                                       : h.match == SM_MATCH_EDITS;
     if (on_automaton != h.automaton_patterns || on_shiftand != h.shiftand_patterns ||
         on_approx != h.approx_patterns || (on_approx > 0) != (h.approx_size > 0) || !approx_engine_fits ||
@@ -182,6 +186,8 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         const uint8_t *sec = bytes + h.approx_off;
         int rc = h.approx_engine == SM_PATTERN_MISMATCH ? sm_km_validate(sec, h.approx_size, outputs, err)
                  : h.approx_engine == SM_PATTERN_MYERS  ? sm_my_validate(sec, h.approx_size, outputs, err)
+                 : h.approx_engine == SM_PATTERN_PIGEONHOLE
+                     ? sm_ph_validate(sec, h.approx_size, outputs, (sm_match)h.match, err)
                                                         : sm_wf_validate(sec, h.approx_size, outputs, err);
         if (rc != SM_OK) return err ? err->code : SM_ERR_FORMAT;
     }

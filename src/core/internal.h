@@ -66,7 +66,8 @@ enum {
     SM_PATTERN_MISMATCH = 3,
     SM_PATTERN_MYERS = 4,
     SM_PATTERN_WAVEFRONT = 5,
-    SM_PATTERN_KMER = 6
+    SM_PATTERN_KMER = 6,
+    SM_PATTERN_PIGEONHOLE = 7
 };
 
 /* Bytes of text a scan must see before the first end it reports exactly, and
@@ -146,6 +147,9 @@ void sm_sort_hits(sm_rawhit *hits, size_t n);
 /* 4-bit nucleotide set of a byte: A=1 C=2 G=4 T/U=8, IUPAC codes their union,
    anything else 0. Case-insensitive. */
 extern const uint8_t sm_nt_set[256];
+/* Byte normalisation the exact engines apply to the text before their class
+   maps: dna upper case with U as T; text lower case under SM_FLAG_IGNORE_CASE. */
+void sm_text_fold(int dna, unsigned flags, uint8_t fold[256]);
 /* IUPAC complement of an upper-case letter (A<->T, R<->Y, N->N, ...); 0 if none. */
 extern const uint8_t sm_nt_complement[256];
 
@@ -192,6 +196,7 @@ typedef struct {
     uint64_t *kmer;         /* the k-mer engine's state words, or NULL */
     size_t kmer_words;
     uint32_t *kt_visits;    /* count mode: per distinct k-mer (allocated on first use) */
+    struct sm_ph_state *pigeonhole; /* the pigeonhole filter's state, or NULL */
 } sm_engine_state;
 
 int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */

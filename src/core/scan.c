@@ -5,6 +5,7 @@
 
 #include "core/internal.h"
 #include "engines/approx/approx.h"
+#include "engines/approx/pigeonhole.h"
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 #include "engines/kmer/kmer.h"
@@ -15,6 +16,7 @@ static size_t approx_state_words(const sm_db *db) {
     switch (sm_db_head(db)->approx_engine) {
     case SM_PATTERN_MISMATCH: return sm_km_state_words(ap);
     case SM_PATTERN_MYERS: return sm_my_state_words(ap);
+    case SM_PATTERN_PIGEONHOLE: return 0;
     default: return sm_wf_state_words(ap);
     }
 }
@@ -35,7 +37,13 @@ int sm_engine_state_init(const sm_db *db, sm_engine_state *state) {
             return SM_ERR_NOMEM;
         }
     }
-    if (sm_db_approx(db)) {
+    if (sm_db_approx(db) && sm_db_head(db)->approx_engine == SM_PATTERN_PIGEONHOLE) {
+        state->pigeonhole = sm_ph_state_new(sm_db_approx(db));
+        if (!state->pigeonhole) {
+            sm_engine_state_free(state);
+            return SM_ERR_NOMEM;
+        }
+    } else if (sm_db_approx(db)) {
         state->approx_words = approx_state_words(db);
         state->approx = calloc(state->approx_words ? state->approx_words : 1, sizeof(uint64_t));
         if (!state->approx) {
@@ -61,6 +69,7 @@ void sm_engine_state_reset(const sm_db *db, sm_engine_state *state) {
         default: sm_wf_state_reset(ap, state->approx); break;
         }
     }
+    if (state->pigeonhole) sm_ph_state_reset(state->pigeonhole);
 }
 
 void sm_engine_state_free(sm_engine_state *state) {
@@ -69,6 +78,7 @@ void sm_engine_state_free(sm_engine_state *state) {
     free(state->ac_visits);
     free(state->kmer);
     free(state->kt_visits);
+    sm_ph_state_free(state->pigeonhole);
     memset(state, 0, sizeof *state);
 }
 
@@ -105,6 +115,7 @@ void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *tex
     if (sa) sm_sa_scan(sa, patterns, state->shiftand, text, len, pos0, sink);
     if (ap) {
         switch (sm_db_head(db)->approx_engine) {
+        case SM_PATTERN_PIGEONHOLE: sm_ph_scan(ap, state->pigeonhole, text, len, pos0, sink); break;
         case SM_PATTERN_MISMATCH: sm_km_scan(ap, state->approx, text, len, pos0, sink); break;
         case SM_PATTERN_MYERS: sm_my_scan(ap, state->approx, text, len, pos0, sink); break;
         default: sm_wf_scan(ap, state->approx, text, len, pos0, sink); break;
@@ -115,6 +126,8 @@ void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *tex
 void sm_finish_engines(const sm_db *db, sm_engine_state *state, uint64_t end_pos, sm_sink *sink) {
     const uint8_t *ap = sm_db_approx(db);
     if (ap && sm_db_head(db)->approx_engine == SM_PATTERN_WAVEFRONT) sm_wf_finish(ap, state->approx, end_pos, sink);
+    if (ap && sm_db_head(db)->approx_engine == SM_PATTERN_PIGEONHOLE)
+        sm_ph_finish(ap, state->pigeonhole, end_pos, sink);
 }
 
 struct sm_scratch {
@@ -146,8 +159,10 @@ static int fit_scratch(const sm_db *db, sm_scratch *s) {
     const uint8_t *sa = sm_db_shiftand(db);
     size_t words = sa ? sm_sa_state_words(sa) : 0;
     size_t kmer_words = sm_db_kmer(db) ? sm_kt_state_words(sm_db_kmer(db)) : 0;
+    int pigeonhole = sm_db_approx(db) && sm_db_head(db)->approx_engine == SM_PATTERN_PIGEONHOLE;
     if (words > s->state.shiftand_words || approx_state_words(db) > s->state.approx_words ||
-        (sm_db_approx(db) && !s->state.approx) || kmer_words > s->state.kmer_words ||
+        (sm_db_approx(db) && !pigeonhole && !s->state.approx) ||
+        (pigeonhole && !sm_ph_state_fits(sm_db_approx(db), s->state.pigeonhole)) || kmer_words > s->state.kmer_words ||
         (sm_db_kmer(db) && !s->state.kmer)) {
         sm_engine_state_free(&s->state);
         if (sm_engine_state_init(db, &s->state) != SM_OK) return SM_ERR_NOMEM;

@@ -15,7 +15,7 @@ static tu_rng rng;
 typedef struct {
     sm_compile_options opts;
     sm_pattern pats[8];
-    char pat_buf[8][64];
+    char pat_buf[8][160];
     size_t npats;
     char *records[3];
     size_t record_len[3];
@@ -59,7 +59,7 @@ static void expected_hits(const acase *c, size_t r, tu_hits *out) {
             if (a == SM_ALPHABET_DNA && ((rev && c->opts.strands == SM_STRAND_FORWARD) ||
                                          (!rev && c->opts.strands == SM_STRAND_REVERSE)))
                 continue;
-            char key[64];
+            char key[160];
             key_of(c, p, rev, key);
             char strand = rev ? '-' : '+';
             if (c->opts.match == SM_MATCH_MISMATCHES) {
@@ -159,7 +159,16 @@ static const char *describe(const acase *c, char *buf, size_t size) {
     return buf;
 }
 
+static void check_case_chunks(const acase *c, sm_engine engine, const size_t *chunks, size_t nchunks,
+                              size_t max_piece);
+
 static void check_case(const acase *c, sm_engine engine) {
+    static const size_t chunks[] = {1, 3, 17, 64, 0};
+    check_case_chunks(c, engine, chunks, sizeof chunks / sizeof chunks[0], 40);
+}
+
+static void check_case_chunks(const acase *c, sm_engine engine, const size_t *chunks, size_t nchunks,
+                              size_t max_piece) {
     char what[160];
     describe(c, what, sizeof what);
     sm_compile_options o = c->opts;
@@ -198,7 +207,7 @@ static void check_case(const acase *c, sm_engine engine) {
         col.record = r;
         size_t at = 0, n = c->record_len[r];
         while (at < n) {
-            size_t piece = 1 + tu_rng_below(&rng, 40);
+            size_t piece = 1 + tu_rng_below(&rng, (uint32_t)max_piece);
             if (piece > n - at) piece = n - at;
             sm_stream_feed(st, c->records[r] + at, piece, collect, &col);
             at += piece;
@@ -210,9 +219,8 @@ static void check_case(const acase *c, sm_engine engine) {
     tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
 
     /* The runner: threads and chunk sizes. */
-    static const size_t chunks[] = {1, 3, 17, 64, 0};
     for (unsigned threads = 1; threads <= 3; threads += 2) {
-        for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
+        for (size_t ci = 0; ci < nchunks; ci++) {
             sm_runner_options ro;
             sm_runner_options_init(&ro);
             ro.threads = threads;
@@ -227,7 +235,7 @@ static void check_case(const acase *c, sm_engine engine) {
                 sm_runner_begin_record(runner);
                 size_t at = 0, n = c->record_len[r];
                 while (at < n) {
-                    size_t piece = 1 + tu_rng_below(&rng, 100);
+                    size_t piece = 1 + tu_rng_below(&rng, (uint32_t)(max_piece * 5 / 2));
                     if (piece > n - at) piece = n - at;
                     sm_runner_feed(runner, c->records[r] + at, piece);
                     at += piece;
@@ -325,15 +333,109 @@ static void test_guide_pam(void) {
     check_case(&c, SM_ENGINE_AUTO);
 }
 
+/* Copies pattern seq into text at, with up to edits random substitutions,
+   insertions and deletions (or substitutions only). */
+static void plant_mutated(char *text, size_t n, size_t at, const char *seq, size_t m, unsigned edits,
+                          int substitutions_only, const char *alphabet) {
+    char buf[256];
+    size_t len = m < 200 ? m : 200;
+    memcpy(buf, seq, len);
+    for (unsigned e = 0; e < edits && len > 1; e++) {
+        size_t i = tu_rng_below(&rng, (uint32_t)len);
+        unsigned kind = substitutions_only ? 0 : tu_rng_below(&rng, 3);
+        char sym = alphabet[tu_rng_below(&rng, (uint32_t)strlen(alphabet))];
+        if (kind == 0) {
+            buf[i] = sym;
+        } else if (kind == 1 && len < sizeof buf - 1) {
+            memmove(buf + i + 1, buf + i, len - i);
+            buf[i] = sym;
+            len++;
+        } else {
+            memmove(buf + i, buf + i + 1, len - i - 1);
+            len--;
+        }
+    }
+    if (at + len <= n) memcpy(text + at, buf, len);
+}
+
+/* The pigeonhole filter (forced) against the oracle: longer patterns, k up
+   to 5, records past the engine's 64 KiB blocks with mutated copies planted
+   across block borders, and both of its piece finders (seed tables for dna,
+   the automaton for text and long pieces). */
+static void test_pigeonhole(void) {
+    static const size_t chunks[] = {1000, 65536 + 7, 0};
+    unsigned compiled = 0;
+    for (unsigned round = 0; round < 24 && tu_failures() < 10; round++) {
+        acase c;
+        memset(&c, 0, sizeof c);
+        sm_compile_options_init(&c.opts);
+        int dna = round % 4 != 3;
+        const char *alphabet = dna ? "ACGT" : "abcd";
+        c.opts.alphabet = dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
+        c.opts.match = round % 2 ? SM_MATCH_EDITS : SM_MATCH_MISMATCHES;
+        c.opts.report = tu_rng_chance(&rng, 50) ? SM_REPORT_ENDS : SM_REPORT_BEST;
+        if (dna) c.opts.strands = (sm_strands)tu_rng_below(&rng, 3);
+        c.opts.max_errors = 1 + tu_rng_below(&rng, 5);
+        c.npats = 1 + tu_rng_below(&rng, 6);
+        for (size_t p = 0; p < c.npats; p++) {
+            /* Mostly 12..40 symbols; some past 64 (the multi-word DP). */
+            size_t m = tu_rng_chance(&rng, 15) ? 65 + tu_rng_below(&rng, 60) : 12 + tu_rng_below(&rng, 29);
+            if (m > sizeof c.pat_buf[p]) m = sizeof c.pat_buf[p];
+            if (dna) tu_random_iupac(&rng, c.pat_buf[p], m, 5, 20);
+            else tu_random_from(&rng, c.pat_buf[p], m, alphabet);
+            c.pats[p].seq = c.pat_buf[p];
+            c.pats[p].len = m;
+        }
+        c.nrecords = 1 + tu_rng_below(&rng, 2);
+        for (size_t r = 0; r < c.nrecords; r++) {
+            size_t n = round < 8 ? 2000 + tu_rng_below(&rng, 3000) : 65536 * 2 + tu_rng_below(&rng, 20000);
+            c.records[r] = malloc(n + 1);
+            if (dna) tu_random_iupac(&rng, c.records[r], n, 3, 10);
+            else tu_random_from(&rng, c.records[r], n, alphabet);
+            for (int t = 0; t < 40; t++) {
+                size_t p = tu_rng_below(&rng, (uint32_t)c.npats);
+                size_t m = c.pats[p].len;
+                size_t at = tu_rng_below(&rng, (uint32_t)(n - m));
+                /* Half of them straddle a block border or the record's ends. */
+                if (t % 2 && n > 65536 + m) at = 65536 - tu_rng_below(&rng, (uint32_t)m + 4);
+                if (t % 7 == 0) at = t % 14 ? 0 : n - m;
+                plant_mutated(c.records[r], n, at, c.pats[p].seq, m, tu_rng_below(&rng, c.opts.max_errors + 2),
+                              c.opts.match == SM_MATCH_MISMATCHES, alphabet);
+            }
+            c.record_len[r] = n;
+        }
+        sm_compile_options o = c.opts;
+        o.engine = SM_ENGINE_PIGEONHOLE;
+        sm_db *db = NULL;
+        if (sm_compile(c.pats, c.npats, &o, &db, NULL) == SM_OK) {
+            sm_db_free(db);
+            check_case_chunks(&c, SM_ENGINE_PIGEONHOLE, chunks, sizeof chunks / sizeof chunks[0], 30000);
+            compiled++;
+        }
+        free_case(&c);
+    }
+    tu_check(compiled >= 16, "pigeonhole: only %u of 24 cases compiled", compiled);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(77));
     test_seed_example();
     test_guide_pam();
-    for (unsigned round = 0; round < 150 && tu_failures() < 10; round++) {
+    test_pigeonhole();
+    for (unsigned round = 0; round < tu_scaled(150) && tu_failures() < 10; round++) {
         acase c;
         random_case(&c, round);
         check_case(&c, SM_ENGINE_AUTO);
         if (c.opts.match == SM_MATCH_EDITS) check_case(&c, SM_ENGINE_WAVEFRONT);
+        /* The pigeonhole filter where it applies (patterns longer than k,
+           no IUPAC text, pieces of bounded expansion). */
+        sm_compile_options o = c.opts;
+        o.engine = SM_ENGINE_PIGEONHOLE;
+        sm_db *db = NULL;
+        if (sm_compile(c.pats, c.npats, &o, &db, NULL) == SM_OK) {
+            sm_db_free(db);
+            check_case(&c, SM_ENGINE_PIGEONHOLE);
+        }
         free_case(&c);
     }
     return tu_summary("test_approx_search");

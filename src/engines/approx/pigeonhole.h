@@ -1,0 +1,128 @@
+/* The pigeonhole filter: k mismatches or k edits by exact seeds + verification.
+ *
+ * A key with at most k errors in an occurrence splits into k + 1 disjoint
+ * pieces, and at least one piece then occurs in the text without an error.
+ * The pieces of every key are found together by an exact engine (a
+ * dictionary automaton over the pieces, degenerate pieces expanded), and
+ * each piece hit is verified:
+ *
+ *  - k mismatches: the one window the hit implies, [q - offset, + m), is
+ *    compared symbol by symbol. A window holding several exact pieces is
+ *    reported by its first exact piece only, so it is reported once.
+ *  - k edits: a hit at q of the piece at key offset o fixes where an
+ *    occurrence through it can end, [q - o + m - k, q - o + m + k], and
+ *    begin, no earlier than q - o - k. Candidate end ranges of one key are
+ *    merged into runs; Myers' bit-vector DP started m symbols before a run
+ *    (its earliest possible start) gives D(j) exactly for every end of the
+ *    run, since an optimal alignment of such an end starts no earlier.
+ *    Every end j with D(j) <= k has an exact piece in its optimal alignment,
+ *    so it lies in some run: the end events are those of the Myers engine.
+ *
+ * Streaming: a scan call is cut into blocks; the text of the last
+ * max_key + 3k + 1 positions is kept, and windows or runs that reach past
+ * the text seen so far wait in the state until it arrives or the sequence
+ * ends (sm_ph_finish). Future hits can only add end ranges beyond
+ * Q - k (Q: text seen), so ends up to there are final.
+ *
+ *   sm_ph_header
+ *   keys     sm_ph_key[nkeys]
+ *   pieces   sm_ph_piece[npieces], each key's pieces consecutive, in order
+ *   lengths  sm_db_pattern[npieces]: piece lengths, as the automaton reads them
+ *   peq      uint64[]: per key rows * blocks words, row-major: bit i of
+ *            peq[row * blocks + i / 64] set when key symbol i matches the row
+ *   seed tables (see seed_off), or an automaton section over the pieces
+ *   (output id = piece * 2) when some piece is long or the text is not dna
+ *
+ * With seed tables the text is also packed two bits per base, so a window
+ * of a packed key is compared with a few word operations.
+ */
+#ifndef SM_PIGEONHOLE_H
+#define SM_PIGEONHOLE_H
+
+#include "engines/approx/approx.h"
+
+/* Longest piece the direct seed tables take (4^10 starts = 4 MiB). */
+#define SM_PH_SEED_MAX 10
+
+typedef struct {
+    uint32_t output;      /* pattern * 2 + reverse */
+    uint32_t length;      /* m */
+    uint32_t blocks;      /* 64-bit words per peq row */
+    uint32_t first_piece; /* its pieces: [first_piece, first_piece + k + 1) */
+    uint64_t peq_at;      /* word index into peq */
+    /* Packed form (dna keys of at most 32 symbols, each a base or N): two
+       bits per symbol, symbol i at bits 2i..2i+1; care has 01 in the lane
+       of every base (N lanes 00), lanes has 01 in every lane of the key. */
+    uint64_t code, care, lanes;
+    uint32_t packed;      /* 1 when the packed form is valid */
+    uint32_t reserved;
+} sm_ph_key;
+
+typedef struct {
+    uint32_t key;
+    uint32_t offset;      /* first key position the piece covers */
+    uint32_t length;
+    uint32_t index;       /* 0 .. k within its key */
+} sm_ph_piece;
+
+/* A piece as the combined seed table lists it. */
+typedef struct {
+    uint32_t key, offset, piece;
+    uint16_t length, index;
+} sm_ph_seed;
+
+typedef struct {
+    uint32_t match;       /* SM_MATCH_MISMATCHES or SM_MATCH_EDITS */
+    uint32_t k;           /* < every key length */
+    uint32_t nkeys, npieces;
+    uint32_t rows;        /* peq rows; class_of[] < rows */
+    uint32_t max_key;
+    uint32_t history;     /* text bytes kept between blocks: max_key + 3k + 1 */
+    uint32_t reserved;
+    uint64_t peq_words;
+    uint64_t keys_off, pieces_off, lengths_off, peq_off, ac_off, ac_size;
+    /* Seed tables (dna, every piece at most SM_PH_SEED_MAX symbols), used
+       instead of the automaton: for piece length L, seed_off[L] locates
+       uint32 starts[4^L + 1] then uint32 piece ids[seed_count[L]]; the ids
+       of the pieces with a concrete string of 2-bit code c are
+       ids[starts[c] .. starts[c + 1]). seed_off[L] = 0: no piece of length L. */
+    uint64_t seed_off[SM_PH_SEED_MAX + 1];
+    uint64_t seed_present_off[SM_PH_SEED_MAX + 1]; /* bit c set when code c has a piece */
+    uint64_t seed_any_off;  /* bitmap over codes of seed_max bases: set when some suffix is a piece */
+    uint32_t seed_max;      /* longest piece */
+    uint32_t reserved3;
+    /* Every piece under the code of the last seed_max bases that ends with
+       it: uint32 starts[4^seed_max + 1], then sm_ph_seed[seed_all_count]
+       (0, 0 when that would be too large; the per-length tables serve). */
+    uint64_t seed_all_off, seed_all_count;
+    uint32_t seed_count[SM_PH_SEED_MAX + 1];
+    uint32_t seeds;       /* 1: the seed tables find the pieces; 0: the automaton */
+    uint32_t reserved2;
+    uint16_t class_of[256];
+} sm_ph_header;
+
+/* Information content, in bits, of the least selective piece when the keys
+   are cut into k + 1 pieces (0 when some key is not longer than k, or a
+   piece expands to more than max_expansion strings). The planner uses it. */
+double sm_ph_min_piece_bits(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k,
+                            uint32_t max_expansion);
+/* Expected piece hits per text position on uniform random DNA or text. */
+double sm_ph_hit_rate(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k);
+
+int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, sm_match match,
+                uint32_t k, unsigned build_threads, uint64_t max_bytes, sm_buf *section, sm_error *err);
+int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_match match, sm_error *err);
+
+typedef struct sm_ph_state sm_ph_state;
+sm_ph_state *sm_ph_state_new(const uint8_t *section);
+void sm_ph_state_free(sm_ph_state *state);
+/* 1 when state was made for a section with needs no larger than section's. */
+int sm_ph_state_fits(const uint8_t *section, const sm_ph_state *state);
+/* Back to the start of a sequence. */
+void sm_ph_state_reset(sm_ph_state *state);
+void sm_ph_scan(const uint8_t *section, sm_ph_state *state, const uint8_t *text, size_t len, uint64_t pos0,
+                sm_sink *sink);
+/* Ends the sequence whose last byte is at end_pos - 1: verifies what waited. */
+void sm_ph_finish(const uint8_t *section, sm_ph_state *state, uint64_t end_pos, sm_sink *sink);
+
+#endif /* SM_PIGEONHOLE_H */
