@@ -317,6 +317,18 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         all_off = off;
         off = apx_round_up(off + seed_list_at(seed_max) + all_count * sizeof(sm_ph_seed), APX_ALIGN);
     }
+    /* Slots need every key packed (bases and N) and short. */
+    int slots = all_off && match == SM_MATCH_MISMATCHES && seed_max <= SM_PH_SLOT_SEED_MAX;
+    for (size_t i = 0; i < nkeys && slots; i++) {
+        sm_ph_key probe;
+        pack_key(keys[i].seq, keys[i].len, &probe);
+        slots = probe.packed && keys[i].len <= SM_PH_SLOT_KEY_MAX;
+    }
+    uint64_t slots_off = 0;
+    if (slots) {
+        slots_off = off;
+        off = apx_round_up(off + ((uint64_t)2 << (2 * seed_max)) * sizeof(sm_ph_slot), APX_ALIGN);
+    }
     uint64_t ac_off = off;
     if ((max_bytes && off > max_bytes) || off > SIZE_MAX / 2) {
         free(pl.pieces);
@@ -484,6 +496,29 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
             for (uint64_t c = codes; c > 0; c--) starts[c] = starts[c - 1];
             starts[0] = 0;
         }
+        if (slots_off) {
+            uint64_t codes = (uint64_t)1 << (2 * seed_max);
+            const uint32_t *starts = (const uint32_t *)(base + all_off);
+            const sm_ph_seed *list = (const sm_ph_seed *)(base + all_off + seed_list_at(seed_max));
+            sm_ph_slot *slot = (sm_ph_slot *)(base + slots_off);
+            h->seed_slots_off = slots_off;
+            for (uint64_t c = 0; c < codes; c++) {
+                uint32_t count = starts[c + 1] - starts[c];
+                for (uint32_t j = 0; j < 2; j++) {
+                    sm_ph_slot *sl = &slot[2 * c + j];
+                    sl->limit = -1;
+                    if (j >= count) continue;
+                    const sm_ph_seed *sd = &list[starts[c] + j];
+                    sl->code = kt[sd->key].code;
+                    sl->care = kt[sd->key].care;
+                    sl->lanes = kt[sd->key].lanes;
+                    sl->key = sd->key;
+                    sl->back = (uint16_t)(sd->offset + sd->length);
+                    sl->limit = (int8_t)k;
+                }
+                slot[2 * c].overflow = count > 2;
+            }
+        }
         /* One test per base: is any suffix of the last seed_max bases a piece? */
         uint64_t *any = (uint64_t *)(base + any_off);
         h->seed_any_off = any_off;
@@ -593,6 +628,23 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
                     return PH_BAD("bad combined seed");
             }
         }
+        if (h->seed_slots_off) {
+            uint64_t codes = (uint64_t)1 << (2 * h->seed_max);
+            if (!h->seed_all_off || h->match != SM_MATCH_MISMATCHES || h->seed_max > SM_PH_SLOT_SEED_MAX ||
+                !apx_table_fits(h->seed_slots_off, codes * 2, sizeof(sm_ph_slot), sizeof *h, size))
+                return PH_BAD("slot table out of bounds");
+            const sm_ph_slot *slot = (const sm_ph_slot *)(section + h->seed_slots_off);
+            for (uint64_t i = 0; i < codes * 2; i++) {
+                const sm_ph_slot *sl = &slot[i];
+                if (sl->overflow > 1) return PH_BAD("bad slot");
+                if (sl->limit == -1) continue;
+                const sm_ph_key *key = sl->key < h->nkeys ? &keys[sl->key] : NULL;
+                if (!key || sl->limit != (int8_t)h->k || !key->packed || key->length > SM_PH_SLOT_KEY_MAX ||
+                    sl->back == 0 || sl->back > key->length || sl->code != key->code || sl->care != key->care ||
+                    sl->lanes != key->lanes)
+                    return PH_BAD("bad slot");
+            }
+        }
         for (uint32_t p = 0; p < h->npieces; p++)
             if (pieces[p].length > SM_PH_SEED_MAX || !h->seed_off[pieces[p].length])
                 return PH_BAD("a piece has no seed table");
@@ -639,6 +691,7 @@ struct sm_ph_state {
     uint64_t roll;
     uint32_t run;
     uint8_t code_of[256];    /* 0-3 for a base letter, 4 otherwise */
+    uint16_t pack_of[256];   /* its code, and 1 << 8 when it is not a base */
     uint64_t *codes, *invalid;
 };
 
@@ -656,12 +709,13 @@ sm_ph_state *sm_ph_state_new(const uint8_t *section) {
     st->k = h->k;
     st->buf_cap = h->history + PH_BLOCK;
     st->buf = malloc(st->buf_cap);
-    st->codes = malloc((st->buf_cap / 32 + 2) * sizeof(uint64_t));
-    st->invalid = malloc((st->buf_cap / 32 + 2) * sizeof(uint64_t));
+    st->codes = malloc((st->buf_cap / 32 + 4) * sizeof(uint64_t));
+    st->invalid = malloc((st->buf_cap / 32 + 4) * sizeof(uint64_t));
     st->band = malloc(2 * (2 * (size_t)h->k + 1) * sizeof *st->band);
     for (int b = 0; b < 256; b++) {
         unsigned set = sm_nt_set[b] & 15u;
         st->code_of[b] = set == 1 ? 0 : set == 2 ? 1 : set == 4 ? 2 : set == 8 ? 3 : 4;
+        st->pack_of[b] = st->code_of[b] > 3 ? (uint16_t)(1u << 8) : st->code_of[b];
     }
     st->pieces.own_hi = UINT64_MAX;
     if (!st->buf || !st->codes || !st->invalid || !st->band) {
@@ -723,6 +777,20 @@ static int push_event(sm_ph_state *st, uint64_t end, uint32_t key, uint32_t cost
     return 0;
 }
 
+/* Eight bytes as a little-endian number (symbol 4i of a packed byte array
+   in the low bits, whatever the host's order). */
+static inline uint64_t load_le64(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+#endif
+}
+
 /* k mismatches: the window at x of key, found through its piece; reported
    unless an earlier piece of the key is also exact there. t = text at x. */
 static void verify_window(const sm_ph_header *h, const uint8_t *section, const sm_ph_key *key, uint32_t piece,
@@ -745,12 +813,14 @@ static void verify_window(const sm_ph_header *h, const uint8_t *section, const s
 /* verify_window for a packed key: buf index at of x in the packed text. */
 static inline void verify_packed(const sm_ph_header *h, const uint8_t *section, const sm_ph_state *st,
                           const sm_ph_key *key, uint32_t piece, size_t at, uint64_t x, sm_sink *sink) {
-    size_t word = at / 32;
-    unsigned shift = (unsigned)(at % 32) * 2;
-    uint64_t text = st->codes[word] >> shift, bad = st->invalid[word] >> shift;
-    if (shift) {
-        text |= st->codes[word + 1] << (64 - shift);
-        bad |= st->invalid[word + 1] << (64 - shift);
+    /* The byte holding symbol at, then at most 6 bits shifted out: 29
+       symbols from one load, the rest from the next. */
+    const uint8_t *cb = (const uint8_t *)st->codes + at / 4, *ib = (const uint8_t *)st->invalid + at / 4;
+    unsigned shift = (unsigned)(at % 4) * 2;
+    uint64_t text = load_le64(cb) >> shift, bad = load_le64(ib) >> shift;
+    if (key->length > 29 && shift) {
+        text |= load_le64(cb + 8) << (64 - shift);
+        bad |= load_le64(ib + 8) << (64 - shift);
     }
     uint64_t diff = text ^ key->code;
     uint64_t mism = ((diff | (diff >> 1)) & key->care) | (bad & key->lanes);
@@ -830,7 +900,7 @@ static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint3
     uint32_t dead = kk + 1, least = dead;
     uint64_t mask = rows == 64 ? ~(uint64_t)0 : (((uint64_t)1 << rows) - 1);
     uint64_t pv = ~(uint64_t)0, mv = 0;
-    uint32_t y = rows < kk ? rows : kk, score_y = y, score_last = rows;
+    uint32_t y = rows < kk ? rows : kk, score_y = y;
     uint64_t columns = (uint64_t)rows + kk < avail ? (uint64_t)rows + kk : avail;
     if (rows <= kk) {
         ends[0] = (uint8_t)rows;
@@ -843,17 +913,16 @@ static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint3
         uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
         uint64_t ph = mv | ~(xh | pv);
         uint64_t mh = pv & xh;
-        score_last += (uint32_t)((ph >> (rows - 1)) & 1u);
-        score_last -= (uint32_t)((mh >> (rows - 1)) & 1u);
         ph = (ph << 1) | 1u; /* row 0 grows by one per column */
         mh <<= 1;
         pv = mh | ~(xv | ph);
         mv = ph & xv;
-        /* Bit r of the shifted ph/mh is row r's horizontal delta. */
-        score_y += (uint32_t)((ph >> y) & 1u);
-        score_y -= (uint32_t)((mh >> y) & 1u);
+        /* Bit r of the shifted ph/mh is row r's horizontal delta, bit r of
+           pv/mv row r + 1's vertical one. */
+        uint64_t ybit = (uint64_t)1 << y;
+        score_y += (uint32_t)((ph & ybit) != 0) - (uint32_t)((mh & ybit) != 0);
         if (y < rows) {
-            uint32_t next = score_y + (uint32_t)((pv >> y) & 1u) - (uint32_t)((mv >> y) & 1u);
+            uint32_t next = score_y + (uint32_t)((pv & ybit) != 0) - (uint32_t)((mv & ybit) != 0);
             if (next <= kk) {
                 y++;
                 score_y = next;
@@ -864,9 +933,9 @@ static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint3
             y--;
             score_y -= (uint32_t)((pv >> y) & 1u) - (uint32_t)((mv >> y) & 1u);
         }
-        if (y == rows) {
-            ends[t] = (uint8_t)score_last;
-            if (score_last < least) least = score_last;
+        if (y == rows) { /* then score_y is D(rows, t) */
+            ends[t] = (uint8_t)score_y;
+            if (score_y < least) least = score_y;
         }
     }
     return least;
@@ -998,76 +1067,182 @@ static void finish_block(const sm_ph_header *h, const uint8_t *section, sm_ph_st
     st->nevents = kept;
 }
 
-/* Packs buf[0, n) two bits per symbol for verify_packed. */
+/* Packs buf[0, n) two bits per symbol for verify_packed: four symbols make
+   one byte of codes and one of invalid lanes, from a table giving a byte's
+   code in bits 0-1 and its invalid flag in bit 8. */
 static void pack_buffer(sm_ph_state *st, size_t n) {
-    size_t words = (n + 31) / 32;
-    for (size_t w = 0; w < words; w++) {
-        uint64_t codes = 0, invalid = 0;
-        size_t first = w * 32, count = n - first < 32 ? n - first : 32;
-        for (size_t i = 0; i < count; i++) {
-            unsigned c = st->code_of[st->buf[first + i]];
-            codes |= (uint64_t)(c & 3u) << (2 * i);
-            invalid |= (uint64_t)(c >> 2) << (2 * i);
-        }
-        st->codes[w] = codes;
-        st->invalid[w] = invalid;
+    uint8_t *codes = (uint8_t *)st->codes, *invalid = (uint8_t *)st->invalid;
+    const uint16_t *pk = st->pack_of;
+    const uint8_t *b = st->buf;
+    size_t bytes = (n + 3) / 4, full = n / 4;
+    for (size_t o = 0; o < full; o++, b += 4) {
+        unsigned v = pk[b[0]] | (unsigned)pk[b[1]] << 2 | (unsigned)pk[b[2]] << 4 | (unsigned)pk[b[3]] << 6;
+        codes[o] = (uint8_t)v;
+        invalid[o] = (uint8_t)(v >> 8);
     }
-    st->codes[words] = st->invalid[words] = 0;
+    if (full < bytes) {
+        unsigned v = 0;
+        for (size_t j = 0; j < n - full * 4; j++) v |= (unsigned)pk[b[j]] << (2 * j);
+        codes[full] = (uint8_t)v;
+        invalid[full] = (uint8_t)(v >> 8);
+    }
+    /* Zero the bytes an unaligned 8-byte read past the end may touch. */
+    memset(codes + bytes, 0, 16);
+    memset(invalid + bytes, 0, 16);
 }
 
-/* The pieces through the seed tables: at each base, the codes of the last L
-   bases for every piece length L index the pieces with that string. */
-static void seed_scan(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, const uint8_t *text, size_t n,
-                      uint64_t pos0, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
-    uint32_t lengths[SM_PH_SEED_MAX], nlengths = 0;
-    const uint32_t *starts[SM_PH_SEED_MAX], *ids[SM_PH_SEED_MAX];
-    const uint64_t *present[SM_PH_SEED_MAX];
-    for (uint32_t L = 1; L <= SM_PH_SEED_MAX; L++) {
-        if (!h->seed_off[L]) continue;
-        lengths[nlengths] = L;
-        starts[nlengths] = (const uint32_t *)(section + h->seed_off[L]);
-        ids[nlengths] = starts[nlengths] + ((size_t)1 << (2 * L)) + 1;
-        present[nlengths] = (const uint64_t *)(section + h->seed_present_off[L]);
-        nlengths++;
-    }
-    const uint64_t *any = (const uint64_t *)(section + h->seed_any_off);
-    const uint32_t *all_starts = h->seed_all_off ? (const uint32_t *)(section + h->seed_all_off) : NULL;
-    const sm_ph_seed *all = (const sm_ph_seed *)(section + h->seed_all_off + seed_list_at(h->seed_max));
+/* The pieces ending at the base just read (its end q_end), through the
+   combined table when the last seed_max bases are all bases, else through
+   the table of each piece length. */
+static inline void position_hits(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t roll,
+                                 uint32_t run, uint64_t q_end, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
     uint32_t max = h->seed_max;
+    if (run >= max) {
+        uint64_t code = roll >> (64 - 2 * max);
+        const uint64_t *any = (const uint64_t *)(section + h->seed_any_off);
+        if (!((any[code / 64] >> (code % 64)) & 1u)) return;
+        if (h->seed_all_off) {
+            const uint32_t *starts = (const uint32_t *)(section + h->seed_all_off);
+            const sm_ph_seed *all = (const sm_ph_seed *)(section + h->seed_all_off + seed_list_at(max));
+            for (uint32_t e = starts[code], end = starts[code + 1]; e < end; e++) {
+                const sm_ph_seed *sd = &all[e];
+                hit_at(h, section, st, buf_pos0, seen, q_end - sd->length, sd->key, sd->offset, sd->piece,
+                       sd->index, sink);
+            }
+            return;
+        }
+    }
+    for (uint32_t L = 1; L <= max; L++) {
+        if (!h->seed_off[L] || run < L) continue;
+        uint64_t code = roll >> (64 - 2 * L);
+        const uint64_t *present = (const uint64_t *)(section + h->seed_present_off[L]);
+        if (!((present[code / 64] >> (code % 64)) & 1u)) continue;
+        const uint32_t *starts = (const uint32_t *)(section + h->seed_off[L]);
+        const uint32_t *ids = starts + ((size_t)1 << (2 * L)) + 1;
+        for (uint32_t e = starts[code], end = starts[code + 1]; e < end; e++)
+            piece_hit(h, section, st, buf_pos0, seen, q_end - L, ids[e], sink);
+    }
+}
+
+/* Mismatches left in a slot's window ending... at q_end - back: the packed
+   text against its key, summed over the 01 lanes. */
+static inline uint32_t slot_mismatches(const sm_ph_state *st, const sm_ph_slot *sl, size_t at, int hw_popcount) {
+    unsigned shift = (unsigned)(at % 4) * 2;
+    uint64_t text = load_le64((const uint8_t *)st->codes + at / 4) >> shift;
+    uint64_t bad = load_le64((const uint8_t *)st->invalid + at / 4) >> shift;
+    uint64_t diff = text ^ sl->code;
+    uint64_t mism = ((diff | (diff >> 1)) & sl->care) | (bad & sl->lanes);
+#if defined(__GNUC__) || defined(__clang__)
+    if (hw_popcount) return (uint32_t)__builtin_popcountll(mism);
+#endif
+    uint64_t sum = (mism & 0x3333333333333333ull) + ((mism >> 2) & 0x3333333333333333ull);
+    sum = (sum + (sum >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((sum * 0x0101010101010101ull) >> 56);
+}
+
+/* The pieces through the seed tables: at each base, the codes of the last
+   bases index the pieces that end there. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PH_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PH_ALWAYS_INLINE inline
+#endif
+
+static PH_ALWAYS_INLINE void seed_scan_body(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st,
+                                            const uint8_t *text, size_t n, uint64_t pos0, uint64_t buf_pos0,
+                                            uint64_t seen, sm_sink *sink, int hw_popcount) {
     uint64_t roll = st->roll;
-    uint32_t run = st->run;
-    for (size_t i = 0; i < n; i++) {
+    uint32_t run = st->run, max = h->seed_max;
+    size_t i = 0;
+    if (h->seed_slots_off) {
+        /* k mismatches, short packed keys: both slots of a code are checked
+           without a branch; only a hit, a code with more pieces, a window
+           that may reach outside the text seen or a recent non-base goes
+           the general way. Inside [first, last) every window lies in buf. */
+        const sm_ph_slot *slot = (const sm_ph_slot *)(section + h->seed_slots_off);
+        uint64_t floor = st->seq_start > buf_pos0 ? st->seq_start : buf_pos0;
+        size_t first = floor + h->max_key > pos0 ? (size_t)(floor + h->max_key - pos0) : 0;
+        size_t last = n > h->max_key ? n - h->max_key : 0;
+        for (; i < first && i < n; i++) {
+            unsigned c = st->code_of[text[i]];
+            if (c > 3) {
+                run = 0;
+                continue;
+            }
+            roll = (roll >> 2) | ((uint64_t)c << 62);
+            run += run < 32;
+            position_hits(h, section, st, roll, run, pos0 + i + 1, buf_pos0, seen, sink);
+        }
+        unsigned code_shift = 64 - 2 * max;
+        for (; i < last; i++) {
+            unsigned c = st->code_of[text[i]];
+            if (c > 3) {
+                run = 0;
+                continue;
+            }
+            roll = (roll >> 2) | ((uint64_t)c << 62);
+            run += run < 32;
+            uint64_t q_end = pos0 + i + 1;
+            if (run < max) {
+                position_hits(h, section, st, roll, run, q_end, buf_pos0, seen, sink);
+                continue;
+            }
+            const sm_ph_slot *sl = &slot[2 * (roll >> code_shift)];
+            uint32_t n0 = slot_mismatches(st, &sl[0], (size_t)(q_end - sl[0].back - buf_pos0), hw_popcount);
+            uint32_t n1 = slot_mismatches(st, &sl[1], (size_t)(q_end - sl[1].back - buf_pos0), hw_popcount);
+            if (((int)n0 <= sl[0].limit) | ((int)n1 <= sl[1].limit) | sl[0].overflow)
+                position_hits(h, section, st, roll, run, q_end, buf_pos0, seen, sink);
+        }
+    }
+    /* Most bases end no piece: the bitmap of the last seed_max bases says
+       so without a call. */
+    const uint64_t *any = (const uint64_t *)(section + h->seed_any_off);
+    unsigned any_shift = 64 - 2 * max;
+    for (; i < n; i++) {
         unsigned c = st->code_of[text[i]];
         if (c > 3) {
             run = 0;
             continue;
         }
         roll = (roll >> 2) | ((uint64_t)c << 62);
-        if (run < 32) run++;
+        run += run < 32;
         if (run >= max) {
-            uint64_t code = roll >> (64 - 2 * max);
+            uint64_t code = roll >> any_shift;
             if (!((any[code / 64] >> (code % 64)) & 1u)) continue;
-            if (all_starts) {
-                uint64_t q_end = pos0 + i + 1;
-                for (uint32_t e = all_starts[code], end = all_starts[code + 1]; e < end; e++) {
-                    const sm_ph_seed *sd = &all[e];
-                    hit_at(h, section, st, buf_pos0, seen, q_end - sd->length, sd->key, sd->offset, sd->piece,
-                           sd->index, sink);
-                }
-                continue;
-            }
         }
-        for (uint32_t l = 0; l < nlengths; l++) {
-            uint32_t L = lengths[l];
-            if (run < L) continue;
-            uint64_t code = roll >> (64 - 2 * L);
-            if (!((present[l][code / 64] >> (code % 64)) & 1u)) continue;
-            for (uint32_t e = starts[l][code], end = starts[l][code + 1]; e < end; e++)
-                piece_hit(h, section, st, buf_pos0, seen, pos0 + i + 1 - L, ids[l][e], sink);
-        }
+        position_hits(h, section, st, roll, run, pos0 + i + 1, buf_pos0, seen, sink);
     }
+    (void)hw_popcount;
     st->roll = roll;
     st->run = run;
+}
+
+static void seed_scan_plain(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, const uint8_t *text,
+                            size_t n, uint64_t pos0, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
+    seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 0);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+/* The same loop where the CPU counts bits in one instruction. */
+__attribute__((target("popcnt"))) static void seed_scan_popcnt(const sm_ph_header *h, const uint8_t *section,
+                                                               sm_ph_state *st, const uint8_t *text, size_t n,
+                                                               uint64_t pos0, uint64_t buf_pos0, uint64_t seen,
+                                                               sm_sink *sink) {
+    seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 1);
+}
+#define PH_HAVE_POPCNT_PATH 1
+#endif
+
+/* The pieces through the seed tables, on the best loop this CPU runs. */
+static void seed_scan(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, const uint8_t *text, size_t n,
+                      uint64_t pos0, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
+#ifdef PH_HAVE_POPCNT_PATH
+    if (__builtin_cpu_supports("popcnt")) {
+        seed_scan_popcnt(h, section, st, text, n, pos0, buf_pos0, seen, sink);
+        return;
+    }
+#endif
+    seed_scan_plain(h, section, st, text, n, pos0, buf_pos0, seen, sink);
 }
 
 void sm_ph_scan(const uint8_t *section, sm_ph_state *st, const uint8_t *text, size_t len, uint64_t pos0,

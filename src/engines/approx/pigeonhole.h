@@ -71,6 +71,19 @@ typedef struct {
     uint16_t length, index;
 } sm_ph_seed;
 
+#define SM_PH_SLOT_KEY_MAX 29
+#define SM_PH_SLOT_SEED_MAX 7
+
+/* A piece with its key's packed form, so that a window is checked with no
+   other lookup and no branch; an empty slot has limit -1. */
+typedef struct {
+    uint64_t code, care, lanes;
+    uint32_t key;
+    uint16_t back;        /* the window starts back symbols before the end of the piece */
+    int8_t limit;         /* k, or -1 for an empty slot */
+    uint8_t overflow;     /* first slot of a code: it has more than two pieces */
+} sm_ph_slot;
+
 typedef struct {
     uint32_t match;       /* SM_MATCH_MISMATCHES or SM_MATCH_EDITS */
     uint32_t k;           /* < every key length */
@@ -95,6 +108,11 @@ typedef struct {
        it: uint32 starts[4^seed_max + 1], then sm_ph_seed[seed_all_count]
        (0, 0 when that would be too large; the per-length tables serve). */
     uint64_t seed_all_off, seed_all_count;
+    /* k mismatches, every key packed and at most SM_PH_SLOT_KEY_MAX long,
+       seed_max <= SM_PH_SLOT_SEED_MAX: two sm_ph_slot per code of seed_max
+       bases, the first two pieces of the combined table under that code
+       (0 when absent). */
+    uint64_t seed_slots_off;
     uint32_t seed_count[SM_PH_SEED_MAX + 1];
     uint32_t seeds;       /* 1: the seed tables find the pieces; 0: the automaton */
     uint32_t reserved2;
