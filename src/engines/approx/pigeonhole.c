@@ -516,7 +516,9 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
                     sl->back = (uint16_t)(sd->offset + sd->length);
                     sl->limit = (int8_t)k;
                 }
+                /* A code with more pieces always takes the general way. */
                 slot[2 * c].overflow = count > 2;
+                if (count > 2) slot[2 * c].limit = 64;
             }
         }
         /* One test per base: is any suffix of the last seed_max bases a piece? */
@@ -636,10 +638,11 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
             const sm_ph_slot *slot = (const sm_ph_slot *)(section + h->seed_slots_off);
             for (uint64_t i = 0; i < codes * 2; i++) {
                 const sm_ph_slot *sl = &slot[i];
-                if (sl->overflow > 1) return PH_BAD("bad slot");
+                if (sl->overflow > 1 || (sl->overflow && sl->limit != 64) || (i % 2 && sl->overflow))
+                    return PH_BAD("bad slot");
                 if (sl->limit == -1) continue;
                 const sm_ph_key *key = sl->key < h->nkeys ? &keys[sl->key] : NULL;
-                if (!key || sl->limit != (int8_t)h->k || !key->packed || key->length > SM_PH_SLOT_KEY_MAX ||
+                if (!key || (sl->limit != (int8_t)h->k && !sl->overflow) || !key->packed || key->length > SM_PH_SLOT_KEY_MAX ||
                     sl->back == 0 || sl->back > key->length || sl->code != key->code || sl->care != key->care ||
                     sl->lanes != key->lanes)
                     return PH_BAD("bad slot");
@@ -1190,7 +1193,7 @@ static PH_ALWAYS_INLINE void seed_scan_body(const sm_ph_header *h, const uint8_t
             const sm_ph_slot *sl = &slot[2 * (roll >> code_shift)];
             uint32_t n0 = slot_mismatches(st, &sl[0], (size_t)(q_end - sl[0].back - buf_pos0), hw_popcount);
             uint32_t n1 = slot_mismatches(st, &sl[1], (size_t)(q_end - sl[1].back - buf_pos0), hw_popcount);
-            if (((int)n0 <= sl[0].limit) | ((int)n1 <= sl[1].limit) | sl[0].overflow)
+            if (((int)n0 <= sl[0].limit) | ((int)n1 <= sl[1].limit))
                 position_hits(h, section, st, roll, run, q_end, buf_pos0, seen, sink);
         }
     }

@@ -80,7 +80,8 @@ typedef struct {
     uint64_t code, care, lanes;
     uint32_t key;
     uint16_t back;        /* the window starts back symbols before the end of the piece */
-    int8_t limit;         /* k, or -1 for an empty slot */
+    int8_t limit;         /* k; -1 for an empty slot; 64 for the first slot of a code with more than two
+                             pieces, so that the check always sends it the general way */
     uint8_t overflow;     /* first slot of a code: it has more than two pieces */
 } sm_ph_slot;
 
