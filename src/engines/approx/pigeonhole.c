@@ -222,6 +222,83 @@ static void expand_piece(const uint8_t *seq, uint32_t len, uint8_t *out) {
     }
 }
 
+static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint32_t lo, int dir, uint32_t rows,
+                               const uint8_t *text, uint64_t avail, uint32_t kk, uint8_t *ends, int *died);
+
+/* The anchored Myers state of one side after some columns (see
+   anchored_myers), for the death tables. */
+typedef struct {
+    uint64_t pv, mv;
+    uint32_t y, score_y, least;
+    int died;
+} alive_state;
+
+/* One column of the anchored DP with the match word eq; as in anchored_myers. */
+static void alive_step(alive_state *a, uint64_t eq, uint32_t rows, uint32_t kk) {
+    uint64_t xv = eq | a->mv;
+    uint64_t xh = (((eq & a->pv) + a->pv) ^ a->pv) | eq;
+    uint64_t ph = a->mv | ~(xh | a->pv);
+    uint64_t mh = a->pv & xh;
+    ph = (ph << 1) | 1u;
+    mh <<= 1;
+    a->pv = mh | ~(xv | ph);
+    a->mv = ph & xv;
+    uint64_t ybit = (uint64_t)1 << a->y;
+    a->score_y += (uint32_t)((ph & ybit) != 0) - (uint32_t)((mh & ybit) != 0);
+    if (a->y < rows) {
+        uint32_t next = a->score_y + (uint32_t)((a->pv & ybit) != 0) - (uint32_t)((a->mv & ybit) != 0);
+        if (next <= kk) {
+            a->y++;
+            a->score_y = next;
+        }
+    }
+    while (a->score_y > kk) {
+        if (a->y == 0) {
+            a->died = 1;
+            return;
+        }
+        a->y--;
+        a->score_y -= (uint32_t)((a->pv >> a->y) & 1u) - (uint32_t)((a->mv >> a->y) & 1u);
+    }
+    if (a->y == rows && a->score_y < a->least) a->least = a->score_y;
+}
+
+/* Sets the bit of every string of the remaining depth of bases (code so
+   far in code, next base at bit 2 * column) that the side survives. */
+static void alive_walk(const sm_ph_header *h, const uint64_t *peq, uint32_t lo, uint32_t rows, uint32_t kk,
+                       uint32_t columns, uint32_t column, uint64_t code, alive_state a, uint64_t *bits) {
+    uint64_t mask = rows == 64 ? ~(uint64_t)0 : (((uint64_t)1 << rows) - 1);
+    if (column == columns || a.died || column >= rows + kk) {
+        /* Dead (and no end), or done: every extension shares the verdict. */
+        int survives = a.least <= kk || (!a.died && rows + kk > columns);
+        if (!survives) return;
+        uint64_t first = code, count = (uint64_t)1 << (2 * (columns - column));
+        for (uint64_t e = 0; e < count; e++) {
+            uint64_t c = first | (e << (2 * column));
+            bits[c / 64] |= (uint64_t)1 << (c % 64);
+        }
+        return;
+    }
+    for (uint32_t b = 0; b < 4; b++) {
+        alive_state next = a;
+        uint64_t eq = (peq[h->class_of[(uint8_t)"ACGT"[b]]] >> lo) & mask;
+        alive_step(&next, eq, rows, kk);
+        alive_walk(h, peq, lo, rows, kk, columns, column + 1, code | ((uint64_t)b << (2 * column)), next, bits);
+    }
+}
+
+/* The death table of one side of a piece: rows key symbols from bit lo of
+   the peq words, against every string of columns bases. */
+static void fill_alive(const sm_ph_header *h, const uint64_t *peq, uint32_t lo, uint32_t rows, uint32_t kk,
+                       uint32_t columns, uint64_t *bits) {
+    if (rows == 0) {
+        memset(bits, 0xff, (((uint64_t)1 << (2 * columns)) / 64) * 8);
+        return;
+    }
+    alive_state a = {~(uint64_t)0, 0, rows < kk ? rows : kk, rows < kk ? rows : kk, rows <= kk ? rows : kk + 1, 0};
+    alive_walk(h, peq, lo, rows, kk, columns, 0, 0, a, bits);
+}
+
 /* 2-bit code of a base letter (A C G T), or -1. */
 static int base_code(uint8_t c) {
     switch (c) {
@@ -329,6 +406,18 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         slots_off = off;
         off = apx_round_up(off + ((uint64_t)2 << (2 * seed_max)) * sizeof(sm_ph_slot), APX_ALIGN);
     }
+    /* Death tables for k edits: 5 bases (1024 codes) per side when small
+       enough, 4 otherwise, none for very many pieces or long keys. */
+    uint32_t alive_columns = 0;
+    int one_block = 1;
+    for (size_t i = 0; i < nkeys; i++) one_block &= keys[i].len <= 64;
+    if (seeds && match == SM_MATCH_EDITS && one_block && k <= 255)
+        alive_columns = pl.n <= 16384 ? 5 : pl.n <= 131072 ? 4 : 0;
+    uint64_t alive_off = 0;
+    if (alive_columns) {
+        alive_off = off;
+        off = apx_round_up(off + (uint64_t)pl.n * 2 * (((uint64_t)1 << (2 * alive_columns)) / 64) * 8u, APX_ALIGN);
+    }
     uint64_t ac_off = off;
     if ((max_bytes && off > max_bytes) || off > SIZE_MAX / 2) {
         free(pl.pieces);
@@ -434,6 +523,22 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     memcpy(base + pieces_off, pl.pieces, pl.n * sizeof(sm_ph_piece));
     sm_db_pattern *lengths = (sm_db_pattern *)(base + lengths_off);
     for (size_t p = 0; p < pl.n; p++) lengths[p].length = pl.pieces[p].length;
+    if (alive_off) {
+        h->alive_off = alive_off;
+        h->alive_columns = alive_columns;
+        uint64_t words = ((uint64_t)1 << (2 * alive_columns)) / 64;
+        uint64_t *alive = (uint64_t *)(base + alive_off);
+        for (size_t p = 0; p < pl.n; p++) {
+            const sm_ph_piece *pc = &pl.pieces[p];
+            const sm_ph_key *key = &kt[pc->key];
+            const uint64_t *kp = peq + key->peq_at;
+            uint32_t rest = key->length - pc->offset - pc->length;
+            /* Before the piece: the reversed rows from key position o - 1. */
+            fill_alive(h, kp + cls.rows, key->length - pc->offset, pc->offset, k, alive_columns,
+                       alive + p * 2 * words);
+            fill_alive(h, kp, pc->offset + pc->length, rest, k, alive_columns, alive + (p * 2 + 1) * words);
+        }
+    }
     if (seeds) {
         /* Counting sort of the concrete strings by code, per length. */
         for (uint32_t L = 1; L <= SM_PH_SEED_MAX; L++) {
@@ -565,6 +670,11 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
         return PH_BAD("table out of bounds");
     for (int b = 0; b < 256; b++)
         if (h->class_of[b] >= h->rows) return PH_BAD("bad class");
+    if (h->alive_off &&
+        (h->match != SM_MATCH_EDITS || !h->seeds || (h->alive_columns != 4 && h->alive_columns != 5) ||
+         !apx_table_fits(h->alive_off, (uint64_t)h->npieces * 2 * (((uint64_t)1 << (2 * h->alive_columns)) / 64), 8,
+                         sizeof *h, size)))
+        return PH_BAD("death tables out of bounds");
     const sm_ph_key *keys = (const sm_ph_key *)(section + h->keys_off);
     const sm_ph_piece *pieces = (const sm_ph_piece *)(section + h->pieces_off);
     const sm_db_pattern *lengths = (const sm_db_pattern *)(section + h->lengths_off);
@@ -899,7 +1009,7 @@ static uint32_t band_dp(const sm_ph_header *h, const sm_ph_key *key, const uint6
    ends[t] = D(rows, t) for every column t with D(rows, t) <= kk through
    *ends (least is returned; kk + 1 when none). */
 static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint32_t lo, int dir, uint32_t rows,
-                               const uint8_t *text, uint64_t avail, uint32_t kk, uint8_t *ends) {
+                               const uint8_t *text, uint64_t avail, uint32_t kk, uint8_t *ends, int *died) {
     uint32_t dead = kk + 1, least = dead;
     uint64_t mask = rows == 64 ? ~(uint64_t)0 : (((uint64_t)1 << rows) - 1);
     uint64_t pv = ~(uint64_t)0, mv = 0;
@@ -932,7 +1042,10 @@ static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint3
             }
         }
         while (score_y > kk) {
-            if (y == 0) return least;
+            if (y == 0) {
+                if (died) *died = 1;
+                return least;
+            }
             y--;
             score_y -= (uint32_t)((pv >> y) & 1u) - (uint32_t)((mv >> y) & 1u);
         }
@@ -959,10 +1072,36 @@ static void verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_s
     uint32_t before = 0;
     uint8_t ends[64 + 256];
     int fast = key->blocks == 1 && k <= 255;
+    uint32_t rest = key->length - pc->offset - pc->length;
+    if (h->alive_off) {
+        /* Most anchors die within the first few symbols on either side:
+           the tables of the piece say so from those symbols alone. */
+        uint32_t c = h->alive_columns;
+        uint64_t words = ((uint64_t)1 << (2 * c)) / 64;
+        const uint64_t *alive = (const uint64_t *)(section + h->alive_off) + (uint64_t)piece * 2 * words;
+        if (pc->offset > 0 && q - floor >= c) {
+            uint32_t code = 0, bad = 0;
+            for (uint32_t j = 0; j < c; j++) {
+                uint32_t v = st->code_of[at_q[-1 - (int64_t)j]];
+                bad |= v;
+                code |= (v & 3u) << (2 * j);
+            }
+            if (bad < 4 && !((alive[code / 64] >> (code % 64)) & 1u)) return;
+        }
+        if (rest > 0 && q + pc->length + c <= limit) {
+            uint32_t code = 0, bad = 0;
+            for (uint32_t j = 0; j < c; j++) {
+                uint32_t v = st->code_of[at_q[pc->length + j]];
+                bad |= v;
+                code |= (v & 3u) << (2 * j);
+            }
+            if (bad < 4 && !((alive[words + code / 64] >> (code % 64)) & 1u)) return;
+        }
+    }
     if (pc->offset > 0) {
         if (fast) /* backwards: the reversed rows, key symbols o - 1 down to 0 */
             before = anchored_myers(h, peq + h->rows, key->length - pc->offset, -1, pc->offset, at_q, q - floor, k,
-                                    ends);
+                                    ends, NULL);
         else
             before = band_dp(h, key, peq, pc->offset - 1, -1, pc->offset, at_q, q - floor, k, st->band, &row);
         if (before > k) return;
@@ -970,11 +1109,12 @@ static void verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_s
     /* The key after the piece, against the text after it: every end. */
     uint64_t after_pos = q + pc->length;
     if (after_pos > limit) return;
-    uint32_t rest = key->length - pc->offset - pc->length, kk = k - before;
+    uint32_t kk = k - before;
     if (fast && rest > 0) {
         uint64_t avail = limit - after_pos;
         memset(ends, 0xff, (size_t)rest + kk + 1);
-        if (anchored_myers(h, peq, pc->offset + pc->length, 1, rest, at_q + pc->length, avail, kk, ends) > kk) return;
+        if (anchored_myers(h, peq, pc->offset + pc->length, 1, rest, at_q + pc->length, avail, kk, ends, NULL) > kk)
+            return;
         for (uint32_t t = 0; t <= rest + kk && t <= avail; t++)
             if (ends[t] <= kk && push_event(st, after_pos + t, key_index, before + ends[t]) != 0) sink->failed = 1;
         return;

@@ -114,6 +114,14 @@ typedef struct {
        bases, the first two pieces of the combined table under that code
        (0 when absent). */
     uint64_t seed_slots_off;
+    /* k edits, one-block dna keys: per piece two bitmaps over the codes of
+       alive_columns bases, before the piece (nearest first) and after it:
+       bit clear when the anchored DP (bound k) of that side dies within
+       those columns with no end found, so the anchor needs no DP (0 when
+       absent). */
+    uint64_t alive_off;
+    uint32_t alive_columns;
+    uint32_t reserved4;
     uint32_t seed_count[SM_PH_SEED_MAX + 1];
     uint32_t seeds;       /* 1: the seed tables find the pieces; 0: the automaton */
     uint32_t reserved2;
