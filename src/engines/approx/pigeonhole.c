@@ -805,6 +805,7 @@ struct sm_ph_state {
     uint32_t run;
     uint8_t code_of[256];    /* 0-3 for a base letter, 4 otherwise */
     uint16_t pack_of[256];   /* its code, and 1 << 8 when it is not a base */
+    int all_bases;           /* the packed buffer holds bases only */
     uint64_t *codes, *invalid;
 };
 
@@ -1218,17 +1219,21 @@ static void pack_buffer(sm_ph_state *st, size_t n) {
     const uint16_t *pk = st->pack_of;
     const uint8_t *b = st->buf;
     size_t bytes = (n + 3) / 4, full = n / 4;
+    unsigned any_invalid = 0;
     for (size_t o = 0; o < full; o++, b += 4) {
         unsigned v = pk[b[0]] | (unsigned)pk[b[1]] << 2 | (unsigned)pk[b[2]] << 4 | (unsigned)pk[b[3]] << 6;
         codes[o] = (uint8_t)v;
         invalid[o] = (uint8_t)(v >> 8);
+        any_invalid |= v;
     }
     if (full < bytes) {
         unsigned v = 0;
         for (size_t j = 0; j < n - full * 4; j++) v |= (unsigned)pk[b[j]] << (2 * j);
         codes[full] = (uint8_t)v;
         invalid[full] = (uint8_t)(v >> 8);
+        any_invalid |= v;
     }
+    st->all_bases = (any_invalid >> 8) == 0;
     /* Zero the bytes an unaligned 8-byte read past the end may touch. */
     memset(codes + bytes, 0, 16);
     memset(invalid + bytes, 0, 16);
@@ -1269,10 +1274,12 @@ static inline void position_hits(const sm_ph_header *h, const uint8_t *section, 
 
 /* Mismatches left in a slot's window ending... at q_end - back: the packed
    text against its key, summed over the 01 lanes. */
-static inline uint32_t slot_mismatches(const sm_ph_state *st, const sm_ph_slot *sl, size_t at, int hw_popcount) {
+static inline uint32_t slot_mismatches(const sm_ph_state *st, const sm_ph_slot *sl, size_t at, int hw_popcount,
+                                       int all_bases) {
     unsigned shift = (unsigned)(at % 4) * 2;
     uint64_t text = load_le64((const uint8_t *)st->codes + at / 4) >> shift;
-    uint64_t bad = load_le64((const uint8_t *)st->invalid + at / 4) >> shift;
+    /* A buffer of bases only needs no look at the invalid lanes. */
+    uint64_t bad = all_bases ? 0 : load_le64((const uint8_t *)st->invalid + at / 4) >> shift;
     uint64_t diff = text ^ sl->code;
     uint64_t mism = ((diff | (diff >> 1)) & sl->care) | (bad & sl->lanes);
 #if defined(__GNUC__) || defined(__clang__)
@@ -1293,7 +1300,7 @@ static inline uint32_t slot_mismatches(const sm_ph_state *st, const sm_ph_slot *
 
 static PH_ALWAYS_INLINE void seed_scan_body(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st,
                                             const uint8_t *text, size_t n, uint64_t pos0, uint64_t buf_pos0,
-                                            uint64_t seen, sm_sink *sink, int hw_popcount) {
+                                            uint64_t seen, sm_sink *sink, int hw_popcount, int all_bases) {
     uint64_t roll = st->roll;
     uint32_t run = st->run, max = h->seed_max;
     size_t i = 0;
@@ -1331,8 +1338,10 @@ static PH_ALWAYS_INLINE void seed_scan_body(const sm_ph_header *h, const uint8_t
                 continue;
             }
             const sm_ph_slot *sl = &slot[2 * (roll >> code_shift)];
-            uint32_t n0 = slot_mismatches(st, &sl[0], (size_t)(q_end - sl[0].back - buf_pos0), hw_popcount);
-            uint32_t n1 = slot_mismatches(st, &sl[1], (size_t)(q_end - sl[1].back - buf_pos0), hw_popcount);
+            uint32_t n0 =
+                slot_mismatches(st, &sl[0], (size_t)(q_end - sl[0].back - buf_pos0), hw_popcount, all_bases);
+            uint32_t n1 =
+                slot_mismatches(st, &sl[1], (size_t)(q_end - sl[1].back - buf_pos0), hw_popcount, all_bases);
             if (((int)n0 <= sl[0].limit) | ((int)n1 <= sl[1].limit))
                 position_hits(h, section, st, roll, run, q_end, buf_pos0, seen, sink);
         }
@@ -1356,13 +1365,15 @@ static PH_ALWAYS_INLINE void seed_scan_body(const sm_ph_header *h, const uint8_t
         position_hits(h, section, st, roll, run, pos0 + i + 1, buf_pos0, seen, sink);
     }
     (void)hw_popcount;
+    (void)all_bases;
     st->roll = roll;
     st->run = run;
 }
 
 static void seed_scan_plain(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, const uint8_t *text,
                             size_t n, uint64_t pos0, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
-    seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 0);
+    if (st->all_bases) seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 0, 1);
+    else seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 0, 0);
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -1371,7 +1382,8 @@ __attribute__((target("popcnt"))) static void seed_scan_popcnt(const sm_ph_heade
                                                                sm_ph_state *st, const uint8_t *text, size_t n,
                                                                uint64_t pos0, uint64_t buf_pos0, uint64_t seen,
                                                                sm_sink *sink) {
-    seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 1);
+    if (st->all_bases) seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 1, 1);
+    else seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 1, 0);
 }
 #define PH_HAVE_POPCNT_PATH 1
 #endif
