@@ -49,6 +49,8 @@ typedef struct {
     size_t chunk_size;              /* 0 = the runner's default */
     int overlap_free;               /* --overlap-free */
     int quiet;
+    uint64_t max_hits;              /* --max-hits: stop after this many hits */
+    int max_hits_given;
     int header;
     cli_progress_mode progress;
     int explain;                    /* compile --explain */
@@ -75,6 +77,11 @@ void cli_usage_error(cli_command command, const char *fmt, ...)
     ;
 
 const char *cli_command_name(cli_command command);
+
+/* Flushes standard output (help, --explain, dumps). Returns 0, or prints
+   "standard output: REASON" (nothing for a reader that went away) and
+   returns CLI_EXIT_ERROR. */
+int cli_finish_stdout(void);
 
 /* ------------------------------------------------------------- options */
 

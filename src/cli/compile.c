@@ -1,6 +1,8 @@
 /* Building a database from the command line, and the compile command. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -122,32 +124,52 @@ static void explain_database(FILE *out, const sm_db *db) {
     print_size(out, info.size);
 }
 
+/* sm_db_save removes the file when a write fails, which is right for a
+   half-written database but would delete a device or FIFO (as root,
+   /dev/full itself). Paths that exist and are not regular files get the
+   bytes written here instead, and are left alone on failure. */
+static int save_database(const sm_db *db, const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
+        sm_error err;
+        memset(&err, 0, sizeof err);
+        int status = sm_db_save(db, path, &err);
+        if (status != SM_OK) report_library_error(&err, status);
+        return status == SM_OK ? 0 : -1;
+    }
+    size_t size = 0;
+    const void *bytes = sm_db_bytes(db, &size);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    errno = 0;
+    int failed = fwrite(bytes, 1, size, f) != size;
+    int e = errno;
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (failed) cli_error("%s: %s", path, e ? strerror(e) : "write error");
+    return failed ? -1 : 0;
+}
+
 int cli_compile_main(int argc, char **argv) {
     cli_options opts;
     int parsed = cli_parse_options(CLI_COMMAND_COMPILE, argc, argv, &opts);
     if (parsed != CLI_PARSE_OK) {
         cli_options_free(&opts);
-        if (parsed == CLI_PARSE_HELP) return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERROR;
+        if (parsed == CLI_PARSE_HELP) return cli_finish_stdout();
         return CLI_EXIT_ERROR;
     }
 
     sm_db *db = NULL;
     int rc = cli_load_database(&opts, &db);
-    if (rc == 0 && opts.output_path) {
-        sm_error err;
-        memset(&err, 0, sizeof err);
-        int status = sm_db_save(db, opts.output_path, &err);
-        if (status != SM_OK) {
-            report_library_error(&err, status);
-            rc = CLI_EXIT_ERROR;
-        }
-    }
+    if (rc == 0 && opts.output_path && save_database(db, opts.output_path) != 0) rc = CLI_EXIT_ERROR;
     if (rc == 0 && opts.explain) {
         explain_database(stdout, db);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_error("standard output: write error");
-            rc = CLI_EXIT_ERROR;
-        }
+        if (cli_finish_stdout() != 0) rc = CLI_EXIT_ERROR;
     }
     if (rc == 0 && opts.dump_dfa) {
         /* The automaton that accepts the texts ending with a pattern (A*X). */
@@ -157,11 +179,14 @@ int cli_compile_main(int argc, char **argv) {
         int status = sm_dfa_from_db(db, SM_DFA_ENDS, &dfa, &err);
         if (status == SM_OK) status = sm_dfa_dump(dfa, stdout, &err);
         sm_dfa_free(dfa);
-        if (status != SM_OK) {
+        if (status == SM_ERR_IO && ferror(stdout)) {
+            /* a failed write: say why (nothing for a reader that went away) */
+            cli_finish_stdout();
+            rc = CLI_EXIT_ERROR;
+        } else if (status != SM_OK) {
             report_library_error(&err, status);
             rc = CLI_EXIT_ERROR;
-        } else if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_error("standard output: write error");
+        } else if (cli_finish_stdout() != 0) {
             rc = CLI_EXIT_ERROR;
         }
     }

@@ -408,7 +408,7 @@ int cli_dfa_main(int argc, char **argv) {
         free(o.inputs);
         if (parsed == CLI_PARSE_HELP) {
             print_help(stdout);
-            return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERROR;
+            return cli_finish_stdout();
         }
         return CLI_EXIT_ERROR;
     }
@@ -431,7 +431,8 @@ int cli_dfa_main(int argc, char **argv) {
     if (o.dump) {
         sm_error err;
         if (sm_dfa_dump(dfa, out, &err) != SM_OK) {
-            cli_error("%s: %s", o.output ? o.output : "standard output", err.message);
+            /* a failed write is reported once, below */
+            if (!ferror(out)) cli_error("%s: %s", o.output ? o.output : "standard output", err.message);
             status = CLI_EXIT_ERROR;
         }
     } else {
@@ -461,7 +462,9 @@ int cli_dfa_main(int argc, char **argv) {
         sm_dfa_matcher_free(matcher);
     }
     if (fflush(out) != 0 || ferror(out)) {
-        if (errno != EPIPE) cli_error("%s: write error", o.output ? o.output : "standard output");
+        int e = errno;
+        if (e != EPIPE)
+            cli_error("%s: %s", o.output ? o.output : "standard output", e ? strerror(e) : "write error");
         status = CLI_EXIT_ERROR;
     }
     if (out != stdout) fclose(out);

@@ -102,6 +102,8 @@ void cli_print_search_help(FILE *out) {
         "  --no-header           tsv: leave out the header line\n"
         "  -q, --quiet           print nothing; the exit status tells whether there was a\n"
         "                        hit (stops at the first one)\n"
+        "  --max-hits N          stop after the first N hits, in output order (with\n"
+        "                        --format count: count only those)\n"
         "  --progress            show a progress bar on standard error even when it is\n"
         "                        not a terminal\n"
         "  --no-progress         never show it (default: only on a terminal)\n"

@@ -1,15 +1,41 @@
 /* seqmatch: subcommand dispatch, --help and --version. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+
+/* Prints a formatted message on stderr as one line: control bytes (a line
+   break in a file name or pattern, a terminal escape sequence) are shown as
+   \n, \r, \t or \xNN. */
+static void put_message(const char *fmt, va_list ap) {
+    char small[1024] = "";
+    char *text = small;
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, fmt, copy);
+    else
+        text = small;
+    va_end(copy);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\n') fputs("\\n", stderr);
+        else if (*p == '\r') fputs("\\r", stderr);
+        else if (*p == '\t') fputs("\\t", stderr);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02X", *p);
+        else fputc(*p, stderr);
+    }
+    if (text != small) free(text);
+}
 
 void cli_error(const char *fmt, ...) {
     va_list ap;
     fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    put_message(fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }
@@ -22,7 +48,7 @@ void cli_usage_error(cli_command command, const char *fmt, ...) {
     va_list ap;
     fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    put_message(fmt, ap);
     va_end(ap);
     fprintf(stderr, " (try 'seqmatch %s --help')\n", cli_command_name(command));
 }
@@ -35,13 +61,15 @@ static int is_version(const char *arg) {
     return strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0;
 }
 
-/* Help and version go to standard output; a failed write there is an error. */
-static int finish_stdout(void) {
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("standard output: write error");
-        return CLI_EXIT_ERROR;
-    }
-    return 0;
+int cli_finish_stdout(void) {
+    /* errno still tells why an earlier buffered write failed when the flush
+       itself has nothing left to write */
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    int e = errno;
+    if (e == EPIPE) return CLI_EXIT_ERROR;
+    if (e != 0) cli_error("standard output: %s", strerror(e));
+    else cli_error("standard output: write error");
+    return CLI_EXIT_ERROR;
 }
 
 int main(int argc, char **argv) {
@@ -53,11 +81,11 @@ int main(int argc, char **argv) {
     const char *command = argv[1];
     if (is_help(command)) {
         cli_print_main_help(stdout);
-        return finish_stdout();
+        return cli_finish_stdout();
     }
     if (is_version(command)) {
         cli_print_version(stdout);
-        return finish_stdout();
+        return cli_finish_stdout();
     }
     if (strcmp(command, "help") == 0) {
         if (argc > 2 && strcmp(argv[2], "search") == 0)
@@ -66,7 +94,7 @@ int main(int argc, char **argv) {
             cli_print_compile_help(stdout);
         else
             cli_print_main_help(stdout);
-        return finish_stdout();
+        return cli_finish_stdout();
     }
     if (strcmp(command, "search") == 0) return cli_search_main(argc - 1, argv + 1);
     if (strcmp(command, "compile") == 0) return cli_compile_main(argc - 1, argv + 1);

@@ -15,6 +15,7 @@ typedef enum {
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_QUIET, OPT_NO_HEADER,
+    OPT_MAX_HITS,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
 } option_id;
 
@@ -53,6 +54,7 @@ static const option_spec option_table[] = {
     {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0},
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
     {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
+    {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
     {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
     {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
@@ -298,6 +300,15 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         return CLI_PARSE_OK;
     case OPT_NO_HEADER:
         opts->header = 0;
+        return CLI_PARSE_OK;
+    case OPT_MAX_HITS:
+        if (parse_unsigned(value, UINT64_MAX, &number) != 0) {
+            cli_usage_error(cmd, "%s: '%s' is not a hit count (0 to 18446744073709551615)", shown,
+                            value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->max_hits = (uint64_t)number;
+        opts->max_hits_given = 1;
         return CLI_PARSE_OK;
     case OPT_PROGRESS:
         opts->progress = CLI_PROGRESS_ON;

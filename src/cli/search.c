@@ -11,14 +11,26 @@ typedef struct {
     cli_formatter *formatter;   /* NULL when nothing is printed per hit */
     cli_writer *writer;
     uint64_t hits_written;
+    uint64_t max_hits;          /* --max-hits, UINT64_MAX when not given */
+    int limit_reached;          /* the scan stopped after max_hits hits */
 } search_context;
 
 static int deliver_hit(const sm_hit *hit, void *ctx) {
     search_context *s = ctx;
-    cli_formatter_hit(s->formatter, hit);
+    if (s->formatter) cli_formatter_hit(s->formatter, hit);
     s->hits_written++;
+    if (s->hits_written >= s->max_hits) {
+        s->limit_reached = 1;
+        return 1;
+    }
     /* Once the output is broken there is no point in scanning on. */
     return s->writer->error ? 1 : 0;
+}
+
+/* Whether a runner status means the scan stopped at --max-hits (rather than
+   on broken output, which is reported when the writer closes). */
+static int scan_stopped_by_limit(const search_context *ctx, int status) {
+    return status == SM_ERR_TERMINATED && ctx->limit_reached;
 }
 
 static void record_done(uint64_t record, void *ctx) {
@@ -86,6 +98,10 @@ static scan_result scan_target(const char *path, sm_input_format format, sm_runn
         int piece;
         while ((piece = sm_reader_read(reader, &data, &len, &err)) == 1) {
             int status = sm_runner_feed(runner, data, len);
+            if (scan_stopped_by_limit(ctx, status)) {
+                result = SCAN_STOPPED_EARLY;
+                goto done;
+            }
             if (status != SM_OK) {
                 if (status != SM_ERR_TERMINATED) {
                     cli_progress_clear(progress);
@@ -105,6 +121,10 @@ static scan_result scan_target(const char *path, sm_input_format format, sm_runn
             break;
         }
         int status = sm_runner_end_record(runner);
+        if (scan_stopped_by_limit(ctx, status)) {
+            result = SCAN_STOPPED_EARLY;
+            goto done;
+        }
         if (status != SM_OK) {
             if (status != SM_ERR_TERMINATED) {
                 cli_progress_clear(progress);
@@ -134,7 +154,7 @@ int cli_search_main(int argc, char **argv) {
     int parsed = cli_parse_options(CLI_COMMAND_SEARCH, argc, argv, &opts);
     if (parsed != CLI_PARSE_OK) {
         cli_options_free(&opts);
-        if (parsed == CLI_PARSE_HELP) return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERROR;
+        if (parsed == CLI_PARSE_HELP) return cli_finish_stdout();
         return CLI_EXIT_ERROR;
     }
 
@@ -166,7 +186,9 @@ int cli_search_main(int argc, char **argv) {
         goto cleanup;
     }
 
-    int count_only = opts.quiet || opts.format == CLI_FORMAT_COUNT;
+    /* --max-hits needs every hit through the callback to stop at the limit;
+       the runner still counts the hits it delivers. */
+    int count_only = opts.quiet || (opts.format == CLI_FORMAT_COUNT && !opts.max_hits_given);
     if (!opts.quiet) {
         if (cli_writer_open(&writer, opts.output_path) != 0) goto cleanup;
         writer_open = 1;
@@ -186,7 +208,8 @@ int cli_search_main(int argc, char **argv) {
         }
     }
 
-    search_context ctx = {count_only ? NULL : formatter, &writer, 0};
+    search_context ctx = {count_only || opts.format == CLI_FORMAT_COUNT ? NULL : formatter, &writer, 0,
+                          opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0};
     sm_runner_options runner_opts;
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
@@ -204,7 +227,8 @@ int cli_search_main(int argc, char **argv) {
         goto cleanup;
     }
 
-    int failed = 0, stopped_early = 0;
+    /* --max-hits 0: nothing to look for (as grep -m 0). */
+    int failed = 0, stopped_early = opts.max_hits_given && opts.max_hits == 0;
     for (size_t i = 0; i < target_count && !failed && !stopped_early; i++) {
         scan_result r = scan_target(targets[i], input_format, runner, &ctx, opts.quiet, &progress);
         if (r == SCAN_FAILED) failed = 1;
@@ -212,7 +236,7 @@ int cli_search_main(int argc, char **argv) {
     }
     if (!failed && !stopped_early) {
         status = sm_runner_flush(runner);
-        if (status != SM_OK) {
+        if (status != SM_OK && !scan_stopped_by_limit(&ctx, status)) {
             if (status != SM_ERR_TERMINATED) {
                 cli_progress_clear(&progress);
                 report_status("scan", status);
@@ -222,7 +246,8 @@ int cli_search_main(int argc, char **argv) {
     }
     cli_progress_clear(&progress);
 
-    uint64_t total = count_only ? sm_runner_total(runner) : ctx.hits_written;
+    uint64_t total = count_only || opts.format == CLI_FORMAT_COUNT ? sm_runner_total(runner)
+                                                                    : ctx.hits_written;
     if (!failed && opts.format == CLI_FORMAT_COUNT && formatter)
         cli_formatter_counts(formatter, sm_runner_counts(runner), total);
 

@@ -125,6 +125,23 @@ static int is_blank(const char *s, size_t n) {
 
 /* ----------------------------------------------------------- the reader */
 
+/* A line is its pattern's name too. Names are C strings, so a NUL byte in
+   the line shows as \0 in the name rather than cutting it short. */
+static int add_line_pattern(sm_pattern_list *list, const char *s, size_t n) {
+    if (!memchr(s, '\0', n)) return sm_pattern_list_add(list, NULL, s, n);
+    char *name = malloc(2 * n + 1);
+    if (!name) return SM_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\0') name[k++] = '\\';
+        name[k++] = s[i] == '\0' ? '0' : s[i];
+    }
+    name[k] = '\0';
+    int rc = sm_pattern_list_add(list, name, s, n);
+    free(name);
+    return rc;
+}
+
 typedef struct {
     char *name, *seq;
     size_t name_cap, seq_len, seq_cap;
@@ -176,7 +193,7 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
         }
         if (!fasta) {
             if (is_blank(s, n)) continue;
-            rc = sm_pattern_list_add(list, NULL, s, n);
+            rc = add_line_pattern(list, s, n);
             if (rc != SM_OK) {
                 sm_io_error(err, rc, "%s: out of memory", shown);
                 goto done;

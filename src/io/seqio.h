@@ -57,8 +57,9 @@ int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq
 
 /* Reads a pattern file (gzip allowed): FASTA when the first non-blank byte is
    '>' (name = header's first word, sequence lines joined), otherwise one
-   pattern per line (name = the line's text; blank lines skipped; \r\n
-   accepted). An empty FASTA record is an error naming file and line. */
+   pattern per line (name = the line's text, a NUL byte in it written \0;
+   blank lines skipped; \r\n accepted). An empty FASTA record is an error
+   naming file and line. */
 int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err);
 
 void sm_pattern_list_free(sm_pattern_list *list);

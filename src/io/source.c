@@ -95,9 +95,12 @@ long sm_io_source_read(sm_source *s, void *buf, size_t cap, sm_error *err) {
             sm_io_error(err, SM_ERR_IO, "%s: read error: %s", s->name, strerror(errno));
         else if (errnum == Z_MEM_ERROR)
             sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory while decompressing", s->name);
-        else
+        else {
+            /* zlib starts its message with the name it knows, "<fd:N>: " */
+            if (msg && strncmp(msg, "<fd:", 4) == 0 && strstr(msg, ">: ")) msg = strstr(msg, ">: ") + 3;
             sm_io_error(err, SM_ERR_FORMAT, "%s: corrupt compressed data (%s)", s->name,
                         msg ? msg : "unknown error");
+        }
         return -1;
     }
     if (n == 0 && errnum == Z_BUF_ERROR) {

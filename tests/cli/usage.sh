@@ -21,7 +21,7 @@ done
 run search --help
 check_status "search --help exit" 0
 for option in -p -e -d --alphabet --lines --strand --ignore-case --text-iupac --engine \
-              --build-threads --format -o --threads --chunk-size --max-memory --quiet \
+              --build-threads --format -o --threads --chunk-size --max-memory --max-hits --quiet \
               --no-header --progress --no-progress --version; do
     if grep -qF -- "$option" "$TMP/out"; then pass; else fail "search --help lists $option"; fi
 done
@@ -89,7 +89,7 @@ if [ -f "$MAN" ]; then
         fi
     fi
     for option in --alphabet --lines --strand --ignore-case --text-iupac --engine --build-threads \
-                  --format --output --threads --chunk-size --max-memory --quiet --no-header \
+                  --format --output --threads --chunk-size --max-memory --max-hits --quiet --no-header \
                   --progress --no-progress --explain; do
         if grep -qF -- "${option//-/\\-}" "$MAN"; then pass; else fail "man page lists $option"; fi
     done

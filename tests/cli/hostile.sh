@@ -1,0 +1,571 @@
+# Hostile inputs: what the command does with empty, truncated, mis-encoded,
+# malformed, huge or unreadable input, with broken output and with extreme
+# limits. Each case pins the exact message or behaviour; docs/hostile-inputs.md
+# is the catalogue (including the cases tested in errors.sh, formats.sh,
+# text.sh and threads.sh, not repeated here).
+#
+# SEQMATCH_BIG_TESTS=1 adds the slow cases: a single line of 4 GiB streamed
+# from a pipe, hit coordinates and counts past 2^32, and 10^7 patterns.
+. "$(dirname "$0")/testlib.bash"
+
+H=data/hostile
+T=$'\t'
+
+# expect_error NAME MESSAGE ARGS...: exit 2 and exactly the one line "seqmatch: MESSAGE".
+expect_error() {
+    local name=$1 message=$2
+    shift 2
+    run "$@"
+    check_status "$name (exit)" 2
+    if [ "$(cat "$TMP/err")" = "seqmatch: $message" ]; then
+        pass
+    else
+        fail "$name: expected 'seqmatch: $message', got:"
+        sed 's/^/    | /' "$TMP/err" | head -3
+    fi
+}
+
+# expect_bed NAME EXPECTED ARGS...: exit 0, no message, BED output as given.
+expect_bed() {
+    local name=$1 expected=$2
+    shift 2
+    run search --format bed "$@"
+    check_status "$name (exit)" 0
+    check_stderr_empty "$name (stderr)"
+    check_output_text "$name" "$expected"
+}
+
+# Sanitizer builds use far more memory, and more time, than a release build.
+sanitized=0
+if grep -qa -e __asan_init -e __tsan_init "$SEQMATCH"; then sanitized=1; fi
+
+# measure_rss ARGS...: runs seqmatch with the caller's standard input, like
+# run, and sets rss_kb to its peak resident set size in KiB (empty when it
+# cannot be measured).
+measure_rss() {
+    rss_kb=""
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f '%M' -o "$TMP/rss" "$SEQMATCH" "$@" >"$TMP/out" 2>"$TMP/err"
+        status=$?
+        rss_kb=$(tail -n 1 "$TMP/rss")
+    else
+        # No time(1): poll the high-water mark while it runs.
+        "$SEQMATCH" "$@" <&0 >"$TMP/out" 2>"$TMP/err" &
+        local pid=$! hwm
+        while kill -0 $pid 2>/dev/null; do
+            hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/$pid/status 2>/dev/null)
+            [ -n "$hwm" ] && rss_kb=$hwm
+            sleep 0.05
+        done
+        wait $pid
+        status=$?
+    fi
+}
+
+# check_rss NAME LIMIT_MIB: the last measure_rss stayed under the limit.
+check_rss() {
+    if [ $sanitized -eq 1 ]; then
+        echo "note: $1: peak RSS not checked in a sanitizer build"
+    elif [ -z "$rss_kb" ]; then
+        echo "note: $1: peak RSS could not be measured"
+    elif [ "$rss_kb" -lt $(($2 * 1024)) ]; then
+        echo "$1: peak RSS $((rss_kb / 1024)) MiB"
+        pass
+    else
+        fail "$1: peak RSS $((rss_kb / 1024)) MiB, limit $2 MiB"
+    fi
+}
+
+# poly BYTES LETTER: BYTES copies of LETTER, streamed.
+poly() { head -c "$1" /dev/zero | tr '\0' "$2"; }
+
+# ------------------------------------------------------- empty and blank
+
+# An empty target is a file without records: no hit, exit 1, no message.
+run search -e GAATTC $H/empty.fa
+check_status "empty target (exit)" 1
+check_output_text "empty target" "#record${T}pattern${T}strand${T}start${T}end${T}errors${T}matched
+"
+check_stderr_empty "empty target (stderr)"
+run_stdin $H/empty.fa search -e GAATTC --format count
+check_status "empty stdin (exit)" 1
+check_output_text "empty stdin" "GAATTC${T}0
+total${T}0
+"
+: | gzip -c >"$TMP/empty.fa.gz"
+run search -e GAATTC --no-header "$TMP/empty.fa.gz"
+check_status "empty gzip member (exit)" 1
+check_stdout_empty "empty gzip member"
+run search -e GAATTC --no-header $H/blank.fa
+check_status "only blank lines (exit)" 1
+check_stderr_empty "only blank lines (stderr)"
+run search -e GAATTC --format count $H/header_only.fa
+check_status "header without sequence (exit)" 1
+check_output_text "header without sequence" "GAATTC${T}0
+total${T}0
+"
+run search --lines -e x --no-header $H/empty.fa
+check_status "empty file, --lines (exit)" 1
+check_stdout_empty "empty file, --lines"
+# An empty pattern file next to other patterns adds nothing; alone it is an
+# error (errors.sh: "empty pattern set").
+run search -p $H/empty.fa -e GAATTC --format count $H/crlf.fa
+check_output_text "empty pattern file among others" "GAATTC${T}4
+total${T}4
+"
+expect_error "empty gzip pattern file" "$TMP/empty.fa.gz: no patterns in the file" \
+    search -p "$TMP/empty.fa.gz" $H/crlf.fa
+
+# -------------------------------------------------- no final newline
+
+expect_bed "FASTA without final newline" "chr1${T}4${T}10${T}GAATTC${T}0${T}+
+chr1${T}4${T}10${T}GAATTC${T}0${T}-
+" -e GAATTC $H/no_final_newline.fa
+expect_bed "FASTQ without final newline" "r1${T}4${T}10${T}GAATTC${T}0${T}+
+r1${T}4${T}10${T}GAATTC${T}0${T}-
+" -e GAATTC $H/no_final_newline.fq
+expect_bed "pattern list without final newline" "chr1${T}0${T}5${T}ACGTG${T}0${T}+
+chr1${T}4${T}10${T}GAATTC${T}0${T}+
+chr1${T}4${T}10${T}GAATTC${T}0${T}-
+" -p $H/no_final_newline_patterns.txt $H/no_final_newline.fa
+expect_bed "--lines without final newline" "$H/no_final_newline.txt:2${T}6${T}10${T}disk${T}0${T}+
+" --lines -e disk $H/no_final_newline.txt
+
+# ------------------------------------------------------ line endings
+
+# CRLF everywhere: \r is never part of a name, a sequence or a pattern; a hit
+# spans a CRLF line break (errors.sh and formats.sh cover crlf.fa's second record).
+crlf_hits="chr1${T}0${T}5${T}thr${T}0${T}+
+chr1${T}4${T}10${T}EcoRI${T}0${T}+
+chr1${T}4${T}10${T}EcoRI${T}0${T}-
+chr2${T}2${T}8${T}EcoRI${T}0${T}+
+chr2${T}2${T}8${T}EcoRI${T}0${T}-
+"
+expect_bed "CRLF FASTA and CRLF FASTA patterns" "$crlf_hits" -p $H/crlf_patterns.fa $H/crlf.fa
+expect_bed "CRLF FASTQ" "r1${T}0${T}5${T}thr${T}0${T}+
+r1${T}4${T}10${T}EcoRI${T}0${T}+
+r1${T}4${T}10${T}EcoRI${T}0${T}-
+r2${T}0${T}6${T}EcoRI${T}0${T}+
+r2${T}0${T}6${T}EcoRI${T}0${T}-
+" -p $H/crlf_patterns.fa $H/crlf.fq
+run search -p $H/crlf_patterns.txt --format count $H/crlf.fa
+check_output_text "CRLF pattern list (names without \\r)" "GAATTC${T}4
+ACGTG${T}1
+total${T}5
+"
+gzip -c $H/crlf.fa >"$TMP/crlf.fa.gz"
+expect_bed "CRLF FASTA, gzip" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/crlf.fa.gz"
+# A lone \r (old Mac line end) inside a sequence line is dropped like a space.
+expect_bed "lone CR in a sequence" "chr1${T}4${T}10${T}GAATTC${T}0${T}+
+chr1${T}4${T}10${T}GAATTC${T}0${T}-
+" -e GAATTC $H/lone_cr.fa
+# Whole-file text keeps every byte, \r included (text.sh: --lines drops it).
+run search --alphabet text -e $'\r' --format count $H/crlf.fa
+check_output_text "text mode keeps \\r" "\\r${T}6
+total${T}6
+"
+
+# ------------------------------------------- headers inside sequences
+
+expect_error "'>' inside a sequence line" \
+    "$H/gt_inside_line.fa: line 4, column 3 (record 'b'): unexpected byte 0x3E ('>') in sequence" \
+    search -e ACGT $H/gt_inside_line.fa
+expect_error "'@' line inside FASTA" \
+    "$H/at_line.fa: line 3, column 1 (record 'a'): unexpected byte 0x40 ('@') in sequence" \
+    search -e ACGT $H/at_line.fa
+expect_error "indented '>' header" \
+    "$H/indented_header.fa: line 3, column 2 (record 'a'): unexpected byte 0x3E ('>') in sequence" \
+    search -e ACGT $H/indented_header.fa
+expect_error "'@' line where the FASTQ sequence belongs" \
+    "$H/at_as_sequence.fq: line 2, column 1 (record 'r1'): unexpected byte 0x40 ('@') in sequence" \
+    search -e ACGT $H/at_as_sequence.fq
+# A quality line may start with '@': it is still the quality line.
+expect_bed "quality line starting with '@'" "r1${T}0${T}6${T}GAATTC${T}0${T}+
+r1${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC $H/at_quality.fq
+
+# ------------------------------------------------------- broken FASTQ
+
+# (errors.sh: quality shorter than the sequence.)
+expect_error "FASTQ quality longer than the sequence" \
+    "$H/long_quality.fq: line 4 (record 'r1'): quality length 5 differs from sequence length 4" \
+    search -e ACGT $H/long_quality.fq
+expect_error "FASTQ without '+' line" \
+    "$H/no_plus.fq: line 3 (record 'r1'): expected a '+' line, found byte 0x49 ('I')" \
+    search -e ACGT $H/no_plus.fq
+expect_error "FASTQ ending after '+'" \
+    "$H/no_quality.fq: line 4 (record 'r1'): unexpected end of file (missing quality line)" \
+    search -e ACGT $H/no_quality.fq
+expect_error "FASTQ ending after the header" \
+    "$H/header_only.fq: line 2 (record 'r1'): unexpected end of file (missing sequence line)" \
+    search -e ACGT $H/header_only.fq
+
+# ---------------------------------------------------------- NUL bytes
+
+expect_error "NUL in a sequence" \
+    "$H/nul_sequence.fa: line 2, column 3 (record 'a'): unexpected byte 0x00 in sequence" \
+    search -e ACGT $H/nul_sequence.fa
+expect_error "NUL in a header" "$H/nul_header.fa: line 1, column 3: unexpected byte 0x00 in header" \
+    search -e ACGT $H/nul_header.fa
+expect_error "NUL in a quality line" \
+    "$H/nul_quality.fq: line 4, column 3 (record 'r1'): unexpected byte 0x00 in quality" \
+    search -e ACGT $H/nul_quality.fq
+# A DNA pattern file line with a NUL: the name shows it as \0 (not cut short).
+expect_error "NUL in a DNA pattern" \
+    "pattern 1 ('AC\\0GT'): byte 0x00 at position 3 is not a DNA or IUPAC symbol" \
+    search -p $H/nul_dna_patterns.txt $H/crlf.fa
+# Text mode searches NUL bytes like any other; jsonl escapes them.
+run search --alphabet text -p $H/nul_text_patterns.txt --format jsonl $H/nul.txt
+check_status "NUL in text (exit)" 0
+check_output_text "NUL in text" '{"record":"data/hostile/nul.txt","pattern":"b\\0c","strand":"+","start":1,"end":4,"errors":0,"matched":"b\u0000c"}
+'
+run search --lines -e d --format bed $H/nul.txt
+check_output_text "NUL in a --lines record" "$H/nul.txt:1${T}4${T}5${T}d${T}0${T}+
+"
+
+# ----------------------------------------------------- non-ASCII bytes
+
+expect_error "UTF-8 letter in a sequence" \
+    "$H/utf8_sequence.fa: line 2, column 3 (record 'a'): unexpected byte 0xC3 in sequence" \
+    search -e ACGT $H/utf8_sequence.fa
+expect_error "byte-order mark before '>'" \
+    "$H/bom.fa: not FASTA or FASTQ (first byte 0xEF); use --alphabet text for plain text" \
+    search -e GAATTC $H/bom.fa
+expect_error "UTF-8 letter in a DNA pattern" \
+    "pattern 1 ('AC$(printf '\303\251')'): byte 0xC3 at position 3 is not a DNA or IUPAC symbol" \
+    search -e "AC$(printf '\303\251')" $H/crlf.fa
+# Header bytes are kept as they are: UTF-8 passes through, other bytes are
+# \u00XX in jsonl so that every line stays valid JSON.
+run search -e GAATTC --strand + --format jsonl $H/utf8_header.fa $H/latin1_header.fa
+check_output_text "non-ASCII record names in jsonl" "{\"record\":\"r$(printf '\303\251')c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+{\"record\":\"r\\u00e9c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+"
+# Control bytes in a pattern or a file name never break the one-line message.
+expect_error "line break and escape in a pattern" \
+    "pattern 1 ('AC\\nGT\\x1B[31m'): byte 0x0A at position 3 is not a DNA or IUPAC symbol" \
+    search -e "$(printf 'AC\nGT\033[31m')" $H/crlf.fa
+expect_error "line break and tab in a file name" "no\\nsuch\\tfile.fa: No such file or directory" \
+    search -e ACGT "$(printf 'no\nsuch\tfile.fa')"
+
+# ------------------------------------------------------- long records
+
+# A record name over 1 MiB is refused, not truncated.
+{ printf '>'; poly 1048577 x; printf '\nACGT\n'; } >"$TMP/long_name.fa"
+expect_error "record name over 1 MiB" "$TMP/long_name.fa: line 1: record name longer than 1048576 bytes" \
+    search -e ACGT "$TMP/long_name.fa"
+
+# One line of 256 MiB from a pipe, hit at its very end: read in pieces, not
+# whole (FASTA, and text --lines). Smaller in sanitizer builds.
+size=$((256 << 20))
+[ $sanitized -eq 1 ] && size=$((16 << 20))
+measure_rss search -e ACGTACGT -t 2 --no-header - < <(printf '>big\n'; poly $size A; printf 'ACGTACGT\n')
+check_status "one $((size >> 20)) MiB FASTA line from a pipe (exit)" 0
+check_output_text "one $((size >> 20)) MiB FASTA line from a pipe" "big${T}ACGTACGT${T}+${T}$size${T}$((size + 8))${T}0${T}ACGTACGT
+big${T}ACGTACGT${T}-${T}$size${T}$((size + 8))${T}0${T}ACGTACGT
+"
+check_rss "one $((size >> 20)) MiB FASTA line" 64
+measure_rss search --lines -e needle -t 2 --format bed - < <(printf 'first\n'; poly $size z; printf 'needle\nlast\n')
+check_output_text "one $((size >> 20)) MiB text line from a pipe" "stdin:2${T}$size${T}$((size + 6))${T}needle${T}0${T}+
+"
+check_rss "one $((size >> 20)) MiB text line" 64
+
+if [ "${SEQMATCH_BIG_TESTS:-0}" = 1 ]; then
+    # Past 2^32: coordinates and counts are 64-bit.
+    size=$(((4 << 30) + (1 << 20)))
+    start=$(date +%s)
+    measure_rss search -e ACGTACGT -t 2 --no-header - < <(printf '>big\n'; poly $size A; printf 'ACGTACGT\n')
+    check_output_text "big: one 4 GiB FASTA line" "big${T}ACGTACGT${T}+${T}$size${T}$((size + 8))${T}0${T}ACGTACGT
+big${T}ACGTACGT${T}-${T}$size${T}$((size + 8))${T}0${T}ACGTACGT
+"
+    check_rss "big: one 4 GiB FASTA line ($(($(date +%s) - start)) s)" 64
+    start=$(date +%s)
+    measure_rss search --lines -e z -e zz -t 2 --format count - < <(poly $size z; printf '\n')
+    check_output_text "big: counts past 2^32" "z${T}$size
+zz${T}$((size - 1))
+total${T}$((2 * size - 1))
+"
+    check_rss "big: 4 GiB text line, counted ($(($(date +%s) - start)) s)" 64
+fi
+
+# --------------------------------------------------------------- gzip
+
+# (errors.sh: truncated and corrupt gzip; formats.sh: concatenated members.)
+gzip -c $H/crlf.fa >"$TMP/one.gz"
+{ cat "$TMP/one.gz"; printf '>x\nGAATTCGAATTCGAATTCGAATTCGAATTCGAATTC\n' | gzip -c | head -c 25; } >"$TMP/second_truncated.gz"
+expect_error "second gzip member truncated" \
+    "$TMP/second_truncated.gz: unexpected end of file (truncated compressed stream)" \
+    search -e GAATTC "$TMP/second_truncated.gz"
+head -c 10 "$TMP/one.gz" >"$TMP/gzip_header_only.gz"
+expect_error "gzip header only" "$TMP/gzip_header_only.gz: unexpected end of file (truncated compressed stream)" \
+    search -e GAATTC "$TMP/gzip_header_only.gz"
+printf '\037\213' >"$TMP/gzip_magic_only.gz"
+expect_error "gzip magic only" "$TMP/gzip_magic_only.gz: unexpected end of file (truncated compressed stream)" \
+    search -e GAATTC "$TMP/gzip_magic_only.gz"
+size=$(wc -c <"$TMP/one.gz")
+head -c $((size - 4)) "$TMP/one.gz" >"$TMP/no_trailer.gz"
+expect_error "gzip without its length trailer" "$TMP/no_trailer.gz: unexpected end of file (truncated compressed stream)" \
+    search -e GAATTC "$TMP/no_trailer.gz"
+cp "$TMP/one.gz" "$TMP/bad_crc.gz"
+printf '\000\000\000\000' | dd of="$TMP/bad_crc.gz" bs=1 seek=$((size - 8)) conv=notrunc 2>/dev/null
+expect_error "gzip with a wrong CRC" "$TMP/bad_crc.gz: corrupt compressed data (incorrect data check)" \
+    search -e GAATTC "$TMP/bad_crc.gz"
+gzip -c $H/crlf_patterns.txt | head -c 20 >"$TMP/truncated_patterns.gz"
+expect_error "truncated gzip pattern file" \
+    "$TMP/truncated_patterns.gz: unexpected end of file (truncated compressed stream)" \
+    search -p "$TMP/truncated_patterns.gz" $H/crlf.fa
+# Members split anywhere, an empty member in the middle and a BGZF-style
+# empty member at the end read as one stream.
+{ printf '>chr1 first record\r\nACGTGA\r\nAT' | gzip -c; : | gzip -c
+  printf 'TCAA\r\n>chr2\r\nTTGAAT\r\nTC\r\n' | gzip -c; : | gzip -c; } >"$TMP/members.gz"
+expect_bed "gzip members with empty ones" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/members.gz"
+# Data after the last member: zero padding is ignored (as gzip does), and so,
+# silently, is anything else (zlib's behaviour; see docs/hostile-inputs.md).
+{ cat "$TMP/one.gz"; head -c 512 /dev/zero; } >"$TMP/zero_padded.gz"
+expect_bed "gzip with zero padding" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/zero_padded.gz"
+{ cat "$TMP/one.gz"; printf '>chr3\nGAATTC\n'; } >"$TMP/trailing_garbage.gz"
+expect_bed "plain text after a gzip member is ignored" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/trailing_garbage.gz"
+
+# ------------------------------------------ directories and unreadable
+
+# (errors.sh: a directory as target or -p, a missing file, and permission
+# denied when not running as root.)
+expect_error "directory as database" "$H: Is a directory" search -d $H $H/crlf.fa
+expect_error "path through a file" "$H/crlf.fa/x: Not a directory" search -e ACGT $H/crlf.fa/x
+ln -s "$TMP/nowhere" "$TMP/dangling.fa"
+expect_error "dangling symbolic link" "$TMP/dangling.fa: No such file or directory" \
+    search -e ACGT "$TMP/dangling.fa"
+# Root reads any file, so a read that fails is made another way: reading
+# /proc/self/mem at offset 0 fails with EIO.
+if [ -r /proc/self/mem ]; then
+    expect_error "read error in a target" "/proc/self/mem: read error: Input/output error" \
+        search -e ACGT /proc/self/mem
+    expect_error "read error in a pattern file" "/proc/self/mem: read error: Input/output error" \
+        search -p /proc/self/mem $H/crlf.fa
+else
+    echo "note: read errors not tested: /proc/self/mem is not readable"
+fi
+# A FIFO is read as a stream.
+mkfifo "$TMP/fifo.fa"
+cat $H/crlf.fa >"$TMP/fifo.fa" &
+writer=$!
+expect_bed "FIFO target" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/fifo.fa"
+kill $writer 2>/dev/null # still blocked only if the FIFO was never opened
+wait $writer 2>/dev/null
+
+# ------------------------------------------------------ patterns of N
+
+# Target N matches nothing (unless --text-iupac); pattern N matches A C G T.
+# NNNN expands to 256 strings (automaton); NNNNN to more (Shift-And).
+printf '>a\nACGTNNACGTacgt\n' >"$TMP/n.fa"
+for pattern in N:24 NNNN:12 NNNNN:8; do
+    run search -e "${pattern%%:*}" --format count "$TMP/n.fa"
+    check_output_text "all-N pattern ${pattern%%:*}" "${pattern%%:*}${T}${pattern##*:}
+total${T}${pattern##*:}
+"
+done
+run search -e NNNNN --text-iupac --format count "$TMP/n.fa"
+check_output_text "all-N pattern with --text-iupac" "NNNNN${T}20
+total${T}20
+"
+run search -e NNNNNNNNNNNN --format count "$TMP/n.fa"
+check_status "all-N pattern longer than any N-free window (exit)" 1
+expect_error "all-N pattern on the forced automaton" \
+    "pattern 1 ('NNNNN') cannot use the automaton engine: it expands to too many concrete strings for the automaton (limit 256); use engine auto or shiftand" \
+    search -e NNNNN --engine automaton "$TMP/n.fa"
+run search -e NNNNN --engine kmer "$TMP/n.fa"
+check_status "all-N pattern on the forced k-mer table (exit)" 2
+grep -q "too many concrete strings" "$TMP/err" && pass || fail "all-N pattern on the k-mer table: message"
+printf '>n\nNNNNNNNN\n' >"$TMP/only_n.fa"
+run search -e NNNN --format count "$TMP/only_n.fa"
+check_output_text "all-N pattern on an all-N record" "NNNN${T}0
+total${T}0
+"
+
+# ------------------------------------------------- k >= pattern length
+
+# Mismatches: every window of the pattern's length matches, with its count.
+run search -e ACGT -m 4 --strand + --no-header "$TMP/only_n.fa"
+cp "$TMP/out" "$TMP/every_window"
+check_output_text "-m k = pattern length" "n${T}ACGT${T}+${T}0${T}4${T}4${T}NNNN
+n${T}ACGT${T}+${T}1${T}5${T}4${T}NNNN
+n${T}ACGT${T}+${T}2${T}6${T}4${T}NNNN
+n${T}ACGT${T}+${T}3${T}7${T}4${T}NNNN
+n${T}ACGT${T}+${T}4${T}8${T}4${T}NNNN
+"
+run search -e ACGT -m 65535 --strand + --no-header "$TMP/only_n.fa"
+check_output "-m k > pattern length" "$TMP/every_window"
+expect_error "-m over 65535" "-m: '65536' is not an error count (0 to 65535) (try 'seqmatch search --help')" \
+    search -e ACGT -m 65536 "$TMP/only_n.fa"
+# Edits: D(j) <= m always, so every end j = 1..n is a hit; where nothing
+# better exists that is the empty match [j, j) with m errors.
+run search -e ACGT -k 4 --report ends --strand + --no-header "$TMP/only_n.fa"
+{ for j in 1 2 3 4 5 6 7 8; do printf 'n\tACGT\t+\t%d\t%d\t4\t\n' $j $j; done; } >"$TMP/empty_matches"
+check_output "-k k = pattern length, every end" "$TMP/empty_matches"
+run search -e ACGT -k 9 --report ends --strand + --no-header "$TMP/only_n.fa"
+check_output "-k k > pattern length, every end" "$TMP/empty_matches"
+run search -e ACGT -k 4 --strand + --no-header "$TMP/only_n.fa"
+check_output_text "-k k = pattern length, best of the run" "n${T}ACGT${T}+${T}1${T}1${T}4${T}
+"
+run search -e ACGT -k 4 --report ends --format count "$TMP/n.fa"
+check_output_text "-k k = pattern length, count" "ACGT${T}28
+total${T}28
+"
+
+# ----------------------------------------- many patterns, --max-memory
+
+# 2 x 10^5 random 20-mers (both strands: 4.6 million automaton states) over
+# an 8 MiB budget: refused before the table is built, naming what it needs.
+random_kmers() { # COUNT LENGTH: random DNA words, one per line
+    head -c $(($1 * ($2 + 1))) /dev/urandom | tr '\000-\377' "$(printf 'ACGT%.0s' $(seq 64))" |
+        fold -w $(($2 + 1)) | cut -c1-"$2"
+}
+random_kmers 200000 20 >"$TMP/200k.txt"
+run search -p "$TMP/200k.txt" --max-memory 8M $H/crlf.fa
+check_status "automaton over --max-memory (exit)" 2
+if grep -Eqx 'seqmatch: automaton: needs [0-9]+ bytes \([0-9]+ states x 5 columns\), limit is 8388608' "$TMP/err"; then
+    pass
+else
+    fail "automaton over --max-memory: message names the size it needs"
+fi
+# The same budget on the whole database: the message names its size, which
+# is then exactly enough.
+run compile -e ACGT --max-memory 1000 -o "$TMP/tiny.smdb"
+check_status "database over --max-memory (exit)" 2
+need=$(sed -n 's/^seqmatch: the database would need \([0-9]*\) bytes, over the memory limit of 1000$/\1/p' "$TMP/err")
+if [ -n "$need" ]; then pass; else fail "database over --max-memory: message names the size it needs"; fi
+run compile -e ACGT --max-memory "${need:-1}" -o "$TMP/tiny.smdb"
+check_status "--max-memory = the size named (exit)" 0
+run compile -e ACGT --max-memory $((${need:-1} - 1)) -o "$TMP/tiny.smdb"
+check_status "--max-memory one byte short (exit)" 2
+run compile -e ACGT -o "$TMP/tiny.smdb"
+for size in 1.5G 12Q -5M 17179869184G 99999999999999999999; do
+    expect_error "--max-memory $size" \
+        "--max-memory: '$size' is not a size (e.g. 512M or 4G) (try 'seqmatch search --help')" \
+        search -e ACGT --max-memory $size $H/crlf.fa
+done
+
+if [ "${SEQMATCH_BIG_TESTS:-0}" = 1 ]; then
+    # 10^7 random 20-mers: the automaton would take about 4 GB; with a 1 GiB
+    # budget the build is refused with a clear message.
+    random_kmers 10000000 20 >"$TMP/10M.txt"
+    start=$(date +%s)
+    measure_rss compile -p "$TMP/10M.txt" --max-memory 1G --explain
+    check_status "big: 10^7 patterns over --max-memory (exit)" 2
+    if grep -Eqx 'seqmatch: automaton: needs [0-9]+ bytes \([0-9]+ states x 5 columns\), limit is 1073741824' "$TMP/err"; then
+        pass
+    else
+        fail "big: 10^7 patterns over --max-memory: message"
+    fi
+    echo "big: 10^7 20-mers refused after $(($(date +%s) - start)) s, peak RSS $((rss_kb / 1024)) MiB: $(cat "$TMP/err")"
+    # 10^7 random 12-mers fit the k-mer table and compile.
+    random_kmers 10000000 12 >"$TMP/10M.txt"
+    start=$(date +%s)
+    measure_rss search -p "$TMP/10M.txt" --format count $H/crlf.fa
+    if [ "$status" -le 1 ] && grep -q '^total' "$TMP/out"; then pass; else fail "big: 10^7 12-mers search"; fi
+    echo "big: 10^7 12-mers compiled and searched in $(($(date +%s) - start)) s, peak RSS $((rss_kb / 1024)) MiB"
+fi
+
+# ------------------------------------------------- --max-hits, counts
+
+awk 'BEGIN { print ">r1"; for (i = 0; i < 2000; i++) print "ACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGTACGT"
+             print ">r2"; print "ACGT" }' >"$TMP/many.fa"
+run search -e ACGT -e CGTA --max-hits 5 "$TMP/many.fa"
+check_status "--max-hits 5 (exit)" 0
+check_output_text "--max-hits 5: the first 5 in output order" "#record${T}pattern${T}strand${T}start${T}end${T}errors${T}matched
+r1${T}ACGT${T}+${T}0${T}4${T}0${T}ACGT
+r1${T}ACGT${T}-${T}0${T}4${T}0${T}ACGT
+r1${T}CGTA${T}+${T}1${T}5${T}0${T}CGTA
+r1${T}CGTA${T}-${T}3${T}7${T}0${T}TACG
+r1${T}ACGT${T}+${T}4${T}8${T}0${T}ACGT
+"
+cp "$TMP/out" "$TMP/first5"
+for threads in 1 3 4; do
+    run search -e ACGT -e CGTA --max-hits 5 -t $threads --chunk-size 64 "$TMP/many.fa"
+    check_output "--max-hits 5, -t $threads --chunk-size 64" "$TMP/first5"
+done
+run search -e ACGT -e CGTA --max-hits 5 --format count -t 4 --chunk-size 64 "$TMP/many.fa"
+check_output_text "--max-hits with --format count" "ACGT${T}3
+CGTA${T}2
+total${T}5
+"
+run search -e ACGT -k 1 --max-hits 2 --no-header "$TMP/many.fa"
+check_output_text "--max-hits with -k" "r1${T}ACGT${T}+${T}0${T}4${T}0${T}ACGT
+r1${T}ACGT${T}-${T}0${T}4${T}0${T}ACGT
+"
+# The limit reached exactly at the last hit, and a limit never reached.
+run search -e ACGT --max-hits 60002 --format count "$TMP/many.fa"
+check_output_text "--max-hits = every hit" "ACGT${T}60002
+total${T}60002
+"
+run search -e ACGT --max-hits 18446744073709551615 --format count "$TMP/many.fa"
+check_output_text "--max-hits 2^64 - 1" "ACGT${T}60002
+total${T}60002
+"
+run search -e ACGT --max-hits 0 --format count "$TMP/many.fa"
+check_status "--max-hits 0 (exit)" 1
+check_output_text "--max-hits 0" "ACGT${T}0
+total${T}0
+"
+run search -e GGGG --max-hits 3 "$TMP/many.fa"
+check_status "--max-hits, no hit (exit)" 1
+# Stopping early stops reading: a bad line 16 MiB further on is never seen.
+{ cat "$TMP/many.fa"; poly $((16 << 20)) A; printf '\nACGT!\n'; } >"$TMP/bad_tail.fa"
+run search -e ACGT --max-hits 1 -t 2 --no-header "$TMP/bad_tail.fa"
+check_status "--max-hits stops reading (exit)" 0
+check_output_text "--max-hits stops reading" "r1${T}ACGT${T}+${T}0${T}4${T}0${T}ACGT
+"
+run search -e ACGT --max-hits 200000 -t 2 --format count "$TMP/bad_tail.fa"
+check_status "--max-hits not reached reads on (exit)" 2
+run search --max-hits 1 -d "$TMP/tiny.smdb" "$TMP/many.fa"
+check_status "--max-hits with -d" 0
+for bad in 18446744073709551616 -1 x; do
+    expect_error "--max-hits $bad" \
+        "--max-hits: '$bad' is not a hit count (0 to 18446744073709551615) (try 'seqmatch search --help')" \
+        search -e ACGT --max-hits $bad "$TMP/many.fa"
+done
+expect_error "--max-hits with compile" \
+    "option '--max-hits' does not apply to compile (try 'seqmatch compile --help')" \
+    compile -e ACGT --max-hits 3 -o "$TMP/x.smdb"
+# Counts overflow nowhere below 2^64 (SEQMATCH_BIG_TESTS counts past 2^32);
+# numbers on the command line that do not fit are refused.
+expect_error "-t over 4096" "-t: '4097' is not a thread count (0 = all cores, up to 4096) (try 'seqmatch search --help')" \
+    search -e ACGT -t 4097 "$TMP/many.fa"
+expect_error "--chunk-size past 2^64" \
+    "--chunk-size: '17179869184G' is not a positive size in bytes (e.g. 4096 or 1M) (try 'seqmatch search --help')" \
+    search -e ACGT --chunk-size 17179869184G "$TMP/many.fa"
+
+# ---------------------------------------------------- broken output
+
+# (threads.sh: search | head -1 ends quietly, SIGPIPE default or ignored;
+# errors.sh: search -o /dev/full and stdout on /dev/full.)
+# With SIGPIPE ignored the write fails with EPIPE: no message, exit 2.
+"$SEQMATCH" search -e ACGT --no-header "$TMP/many.fa" 2>"$TMP/err" | head -1 >/dev/null
+pipe_status=${PIPESTATUS[0]}
+if [ "$pipe_status" -eq 141 ] || [ "$pipe_status" -eq 0 ]; then pass; else fail "| head -1: status $pipe_status"; fi
+(trap '' PIPE; "$SEQMATCH" search -e ACGT --no-header "$TMP/many.fa" 2>"$TMP/err" | head -1 >/dev/null
+ echo "${PIPESTATUS[0]}" >"$TMP/pipe_status")
+check_stderr_empty "| head -1, SIGPIPE ignored: no message"
+if [ "$(cat "$TMP/pipe_status")" -eq 2 ]; then pass; else fail "| head -1, SIGPIPE ignored: status $(cat "$TMP/pipe_status")"; fi
+# An automaton dump (megabytes) into a closed pipe, SIGPIPE ignored: quiet too.
+head -n 300 "$TMP/200k.txt" >"$TMP/300.txt"
+(trap '' PIPE; "$SEQMATCH" compile -p "$TMP/300.txt" --dump-dfa 2>"$TMP/err" | head -1 >/dev/null
+ echo "${PIPESTATUS[0]}" >"$TMP/pipe_status")
+check_stderr_empty "compile --dump-dfa | head -1, SIGPIPE ignored: no message"
+if [ "$(cat "$TMP/pipe_status")" -eq 2 ]; then pass; else fail "--dump-dfa | head -1: status $(cat "$TMP/pipe_status")"; fi
+if [ -w /dev/full ]; then
+    for command in "compile -e ACGT --explain" "compile -e ACGT --dump-dfa" "search --help" "compile --help" \
+                   "--help" "--version" "dfa --regex ACGT $H/crlf.fa" "dfa --regex ACGT --dump" "dfa --help"; do
+        # shellcheck disable=SC2086
+        "$SEQMATCH" $command >/dev/full 2>"$TMP/err"
+        status=$?
+        check_status "$command > /dev/full (exit)" 2
+        check_stderr "$command > /dev/full" "seqmatch: standard output: No space left on device"
+    done
+    # The database writer removes a half-written file; never a device.
+    ln -s /dev/full "$TMP/full_link"
+    expect_error "compile -o onto /dev/full" "$TMP/full_link: No space left on device" \
+        compile -e ACGT -o "$TMP/full_link"
+    if [ -c /dev/full ] && [ -L "$TMP/full_link" ]; then pass; else fail "compile -o onto /dev/full removed it"; fi
+fi
+
+finish
