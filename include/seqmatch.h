@@ -184,6 +184,9 @@ const void *sm_db_bytes(const sm_db *db, size_t *size);
 /* Builds a database from bytes (copied); checks magic, version, byte order,
    checksum and every table bound. */
 int sm_db_from_bytes(const void *bytes, size_t size, sm_db **db, sm_error *err);
+/* Saves the database to path. A regular file is written beside it and
+   renamed over it, so a failed save leaves an earlier file as it was; a
+   device or FIFO is written in place and never removed. */
 int sm_db_save(const sm_db *db, const char *path, sm_error *err);
 int sm_db_load(const char *path, sm_db **db, sm_error *err);
 

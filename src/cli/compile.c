@@ -1,8 +1,6 @@
 /* Building a database from the command line, and the compile command. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -124,35 +122,14 @@ static void explain_database(FILE *out, const sm_db *db) {
     print_size(out, info.size);
 }
 
-/* sm_db_save removes the file when a write fails, which is right for a
-   half-written database but would delete a device or FIFO (as root,
-   /dev/full itself). Paths that exist and are not regular files get the
-   bytes written here instead, and are left alone on failure. */
+/* The library writes a regular file beside its name and renames it, and
+   writes devices and FIFOs in place, so a failure never removes a path. */
 static int save_database(const sm_db *db, const char *path) {
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
-        sm_error err;
-        memset(&err, 0, sizeof err);
-        int status = sm_db_save(db, path, &err);
-        if (status != SM_OK) report_library_error(&err, status);
-        return status == SM_OK ? 0 : -1;
-    }
-    size_t size = 0;
-    const void *bytes = sm_db_bytes(db, &size);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        cli_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    errno = 0;
-    int failed = fwrite(bytes, 1, size, f) != size;
-    int e = errno;
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        e = errno;
-    }
-    if (failed) cli_error("%s: %s", path, e ? strerror(e) : "write error");
-    return failed ? -1 : 0;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status = sm_db_save(db, path, &err);
+    if (status != SM_OK) report_library_error(&err, status);
+    return status == SM_OK ? 0 : -1;
 }
 
 int cli_compile_main(int argc, char **argv) {

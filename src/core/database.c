@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/internal.h"
@@ -218,18 +220,54 @@ int sm_db_from_bytes(const void *bytes, size_t size, sm_db **out, sm_error *err)
     return SM_OK;
 }
 
-int sm_db_save(const sm_db *db, const char *path, sm_error *err) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+/* Writes the block to f; returns 0 or the errno of the failure. */
+static int write_block(const sm_db *db, FILE *f) {
     size_t written = fwrite(db->bytes, 1, db->size, f);
     int write_errno = errno;
     int close_rc = fclose(f);
-    if (written != db->size || close_rc != 0) {
-        remove(path);
-        return sm_set_error(err, SM_ERR_IO, "%s: %s", path,
-                            strerror(written != db->size ? write_errno : errno));
+    if (written != db->size) return write_errno ? write_errno : EIO;
+    return close_rc != 0 ? (errno ? errno : EIO) : 0;
+}
+
+int sm_db_save(const sm_db *db, const char *path, sm_error *err) {
+    /* A path that is not a regular file (a device, a FIFO) is written in
+       place and never removed. A file is written beside its final name and
+       renamed over it, so a failed write leaves any earlier file intact. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(path, "wb");
+        if (!f) return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+        int e = write_block(db, f);
+        return e ? sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(e)) : SM_OK;
     }
-    return SM_OK;
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmp-XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        remove(tmp);
+        free(tmp);
+        return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    /* mkstemp makes the file 0600; a database is as readable as any file. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    int e = write_block(db, f);
+    if (!e && rename(tmp, path) != 0) e = errno;
+    if (e) remove(tmp);
+    free(tmp);
+    return e ? sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(e)) : SM_OK;
 }
 
 int sm_db_load(const char *path, sm_db **out, sm_error *err) {
