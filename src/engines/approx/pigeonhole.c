@@ -533,9 +533,19 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
             const sm_ph_key *key = &kt[pc->key];
             const uint64_t *kp = peq + key->peq_at;
             uint32_t rest = key->length - pc->offset - pc->length;
-            /* Before the piece: the reversed rows from key position o - 1. */
-            fill_alive(h, kp + cls.rows, key->length - pc->offset, pc->offset, k, alive_columns,
-                       alive + p * 2 * words);
+            /* Before the piece: the reversed rows from key position o - 1;
+               the table then goes to text order (farthest base first), the
+               order of the rolling code the scan has at hand. */
+            uint64_t *before = alive + p * 2 * words;
+            fill_alive(h, kp + cls.rows, key->length - pc->offset, pc->offset, k, alive_columns, before);
+            uint64_t codes = (uint64_t)1 << (2 * alive_columns), flipped[1024 / 64];
+            memset(flipped, 0, sizeof flipped);
+            for (uint64_t c = 0; c < codes; c++) {
+                uint64_t r = 0;
+                for (uint32_t j = 0; j < alive_columns; j++) r |= ((c >> (2 * j)) & 3u) << (2 * (alive_columns - 1 - j));
+                if ((before[c / 64] >> (c % 64)) & 1u) flipped[r / 64] |= (uint64_t)1 << (r % 64);
+            }
+            memcpy(before, flipped, words * 8);
             fill_alive(h, kp, pc->offset + pc->length, rest, k, alive_columns, alive + (p * 2 + 1) * words);
         }
     }
@@ -1082,10 +1092,10 @@ static void verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_s
         const uint64_t *alive = (const uint64_t *)(section + h->alive_off) + (uint64_t)piece * 2 * words;
         if (pc->offset > 0 && q - floor >= c) {
             uint32_t code = 0, bad = 0;
-            for (uint32_t j = 0; j < c; j++) {
+            for (uint32_t j = 0; j < c; j++) { /* text order: the base nearest the piece last */
                 uint32_t v = st->code_of[at_q[-1 - (int64_t)j]];
                 bad |= v;
-                code |= (v & 3u) << (2 * j);
+                code |= (v & 3u) << (2 * (c - 1 - j));
             }
             if (bad < 4 && !((alive[code / 64] >> (code % 64)) & 1u)) return;
         }
@@ -1252,8 +1262,16 @@ static inline void position_hits(const sm_ph_header *h, const uint8_t *section, 
         if (h->seed_all_off) {
             const uint32_t *starts = (const uint32_t *)(section + h->seed_all_off);
             const sm_ph_seed *all = (const sm_ph_seed *)(section + h->seed_all_off + seed_list_at(max));
+            uint32_t c = h->alive_columns;
+            const uint64_t *alive = h->alive_off ? (const uint64_t *)(section + h->alive_off) : NULL;
+            uint64_t words = ((uint64_t)1 << (2 * c)) / 64;
             for (uint32_t e = starts[code], end = starts[code + 1]; e < end; e++) {
                 const sm_ph_seed *sd = &all[e];
+                if (alive && sd->offset > 0 && run >= sd->length + c) {
+                    /* The bases before the piece are in the rolling code. */
+                    uint64_t before = (roll >> (64 - 2 * (sd->length + c))) & ((words * 64) - 1);
+                    if (!((alive[sd->piece * 2 * words + before / 64] >> (before % 64)) & 1u)) continue;
+                }
                 hit_at(h, section, st, buf_pos0, seen, q_end - sd->length, sd->key, sd->offset, sd->piece,
                        sd->index, sink);
             }
