@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
     uint8_t fold[256];
     for (int i = 0; i < 256; i++) fold[i] = (uint8_t)i;
     unsigned configs[3] = {0, 1, threads};
-    const char *names[3] = {"serial BFS", "levels, 1 thread", "levels, N threads"};
+    const char *names[3] = {"serial BFS", "levels (1 thread)", "levels (N threads)"};
     sm_buf reference = {0};
     printf("builder,threads,best_s,bytes,identical\n");
     for (int c = 0; c < 3; c++) {

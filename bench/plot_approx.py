@@ -37,13 +37,18 @@ def fmt_s(v, lower=False):
     return ("> " + s) if lower else s
 
 
+NAMES = {"primers1": "1 primer", "primers10": "10 primers", "primers100": "100 primers",
+         "guides20": "20 guides + NGG", "len100": "10 × 100 nt", "len1000": "10 × 1000 nt",
+         "m64": "64 × 64 nt", "lines": "1 primer, panel.fa as text lines",
+         "bible_lord": "Bible: LORD", "bible_mercy": "Bible: for his mercy endureth for ever",
+         "kmers31_reads": "reads: 1000 × 31-mers", "adapters_reads": "reads: 10 × 20 nt, + strand"}
+PEERS = ("seqkit", "edlib", "ugrep", "tre-agrep", "bbduk", "cutadapt")
+DIRECT = ("seqmatch-myers", "seqmatch-mismatch", "seqmatch-wavefront")
+
+
 def label(r):
     c = r["case"]
-    names = {"primers1": "1 primer", "primers10": "10 primers", "primers100": "100 primers",
-             "guides20": "20 guides + NGG", "len100": "10 × 100 nt", "len1000": "10 × 1000 nt",
-             "m64": "64 × 64 nt", "lines": "1 primer, panel.fa as text lines",
-             "bible_lord": "Bible: LORD", "bible_mercy": "Bible: for his mercy endureth for ever"}
-    return names.get(c, c)
+    return NAMES.get(c, c)
 
 
 def keyof(r):
@@ -57,35 +62,53 @@ def find(rows, case, tool, threads, mode, k):
     return None
 
 
+def invalid(r):
+    return bool(r) and r.get("valid", "").startswith("INVALID")
+
+
 def table(rows):
     keys = []
     for r in rows:
         if keyof(r) not in keys:
             keys.append(keyof(r))
-    peers = [p for p in ("seqkit", "edlib", "ugrep", "tre-agrep") if any(r["tool"] == p for r in rows)]
-    print("| case | mode | k | seqmatch -t 2 | seqmatch -t 1 | GCUPS -t 1 | hits | "
-          + " | ".join(f"{p}: s (ratio)" for p in peers) + " | checks |")
-    print("|---|---|---:|---:|---:|---:|---:|" + "---:|" * len(peers) + "---|")
+    peers = [p for p in PEERS if any(r["tool"] == p for r in rows)]
+    has_direct = any(r["tool"] in DIRECT for r in rows)
+    has_engine = any(r.get("engine") for r in rows)
+    print("| case | mode | k | " + ("engine (auto) | " if has_engine else "")
+          + "seqmatch -t 2 | seqmatch -t 1 | " + ("direct engine | " if has_direct else "")
+          + "GCUPS -t 1 | hits | " + " | ".join(f"{p}: s (ratio) [count]" for p in peers) + " | checks |")
+    print("|---|---|---:|" + ("---|" if has_engine else "") + "---:|---:|" + ("---:|" if has_direct else "")
+          + "---:|---:|" + "---:|" * len(peers) + "---|")
     for case, mode, k in keys:
         s2 = find(rows, case, "seqmatch", "2", mode, k)
         s1 = find(rows, case, "seqmatch", "1", mode, k)
-        t2, _ = secs(s2)
-        t1, _ = secs(s1)
+        t2, low2 = secs(s2)
+        t1, low1 = secs(s1)
         hits = (s1 or s2 or {}).get("count", "")
         unit = (s1 or s2 or {}).get("unit", "")
         if unit and unit != "hits":
             hits = f"{hits} {unit}"
         g = (s1 or {}).get("gcups") or ""
+        engine = ((s1 or s2 or {}).get("engine") or "").replace("auto: ", "")
         cells = []
         checks = []
+        bad = False
         for r in (s2, s1):
             if r and r["check"]:
                 checks.append(r["check"])
+            bad |= invalid(r)
+        direct = ""
+        for r in rows:
+            if keyof(r) == (case, mode, k) and r["tool"] in DIRECT:
+                v, lower = secs(r)
+                direct = f"{fmt_s(v, lower)} ({r['tool'].split('-', 1)[1]}, -t {r['threads']}"
+                direct += f", {r['gcups']} GCUPS)" if r.get("gcups") else ")"
+                if r["check"]:
+                    checks.append(f"{r['tool']}: {r['check']}")
+                bad |= invalid(r)
         for p in peers:
-            pr = None
-            for r in rows:
-                if keyof(r) == (case, mode, k) and r["tool"] == p:
-                    pr = r
+            cand = [r for r in rows if keyof(r) == (case, mode, k) and r["tool"] == p]
+            pr = next((r for r in cand if r["threads"] == "2"), cand[-1] if cand else None)
             if not pr:
                 cells.append("")
                 continue
@@ -95,15 +118,24 @@ def table(rows):
             if pr["unit"] == "matching lines" and sl:  # line counters against seqmatch --lines
                 base = secs(sl)[0]
             cell = fmt_s(v, lower)
+            if pr["threads"] not in ("", "1"):
+                cell += f" -t {pr['threads']}"
             if v is not None and base:
                 cell += f" ({'≥ ' if lower else ''}{v / base:.1f}×)"
             if pr["count"]:
                 cell += f" [{pr['count']}]"
+            if invalid(pr):
+                cell += " **INVALID**"
+                bad = True
             cells.append(cell)
             if pr["check"]:
                 checks.append(f"{p}: {pr['check']}")
-        print(f"| {label({'case': case})} | {mode} | {k} | {fmt_s(t2)} | {fmt_s(t1)} | {g} | {hits} | "
-              + " | ".join(cells) + " | " + "; ".join(checks).replace("|", "/") + " |")
+        chk = "; ".join(dict.fromkeys(checks)).replace("|", "/")
+        if bad:
+            chk = "**INVALID (tools disagree)**: " + chk
+        print(f"| {label({'case': case})} | {mode} | {k} | " + (f"{engine} | " if has_engine else "")
+              + f"{fmt_s(t2, low2)} | {fmt_s(t1, low1)} | " + (f"{direct} | " if has_direct else "")
+              + f"{g} | {hits} | " + " | ".join(cells) + " | " + chk + " |")
     print()
     lines = [r for r in rows if r["tool"] == "seqmatch-lines"]
     if lines:
@@ -120,11 +152,14 @@ def plot(rows, dst):
 
     keys = []
     for r in rows:
-        if r["tool"] in ("seqmatch", "seqkit", "edlib", "ugrep", "tre-agrep") and keyof(r) not in keys:
+        if r["tool"] in ("seqmatch",) + DIRECT + PEERS and keyof(r) not in keys:
             keys.append(keyof(r))
     series = [("seqmatch -t 2", "seqmatch", "2"), ("seqmatch -t 1", "seqmatch", "1"),
+              ("seqmatch --engine myers", "seqmatch-myers", None),
+              ("seqmatch --engine mismatch", "seqmatch-mismatch", None),
               ("seqkit locate (-j 2)", "seqkit", None), ("edlib", "edlib", None),
-              ("ugrep -Z", "ugrep", None), ("tre-agrep", "tre-agrep", None)]
+              ("ugrep -Z", "ugrep", None), ("tre-agrep", "tre-agrep", None),
+              ("BBDuk (threads=2)", "bbduk", "2"), ("cutadapt", "cutadapt", None)]
     present = [s for s in series if any(r["tool"] == s[1] for r in rows)]
     fig, ax = plt.subplots(figsize=(max(10, 0.42 * len(keys) + 3), 5.2))
     width = 0.8 / max(len(present), 1)
@@ -146,17 +181,18 @@ def plot(rows, dst):
     ax.set_xticks(range(len(keys)))
     short = {"primers1": "1p", "primers10": "10p", "primers100": "100p", "guides20": "guides",
              "len100": "100nt", "len1000": "1000nt", "m64": "64×64", "lines": "lines",
-             "bible_lord": "LORD", "bible_mercy": "mercy"}
+             "bible_lord": "LORD", "bible_mercy": "mercy", "kmers31_reads": "reads 31-mers",
+             "adapters_reads": "reads adapters"}
     ax.set_xticklabels([f"{short.get(c, c)} {'m' if m == 'mismatches' else 'k'}{k}" for c, m, k in keys],
                        rotation=60, ha="right", fontsize=7)
     ax.set_yscale("log")
     ax.set_ylabel("wall seconds, median (log scale; lower is better)")
-    ax.set_title("Approximate search: 110.6 Mbp bacterial panel (both strands) and the King James Bible; "
+    ax.set_title("Approximate search: bacterial panel (both strands), reads and the King James Bible; "
                  "hatched = stopped at the time limit", fontsize=9)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(dst, dpi=120)
+    fig.savefig(dst, dpi=100)
     print(dst)
 
 

@@ -47,6 +47,8 @@ def table(title, columns, base_col):
             cell = f"{v:.1f}" if v >= 10 else f"{v:.2f}"
             if base and not (tool == "hyperscan" and col == base_col):
                 cell += f" ({v / base:.2f}×)"
+            if r.get("valid", "").startswith("INVALID"):
+                cell += " **INVALID**"
             cells.append(cell)
         hits = hs["count"] if hs else ""
         for t in ("1", "2"):

@@ -39,6 +39,7 @@ static int compare_double(const void *a, const void *b) {
 }
 
 static int reps = 5;
+static double last_min, last_max; /* the fastest and slowest run of the last measure() */
 
 /* Median seconds of reps runs; mode 0 = sequential, else parallel on threads. */
 static double measure(const sm_dfa_matcher *m, uint32_t start, const uint8_t *in, size_t len, int parallel,
@@ -64,6 +65,8 @@ static double measure(const sm_dfa_matcher *m, uint32_t start, const uint8_t *in
         t[r] = now() - t0;
     }
     qsort(t, (size_t)n, sizeof *t, compare_double);
+    last_min = t[0];
+    last_max = t[n - 1];
     return t[n / 2];
 }
 
@@ -76,9 +79,10 @@ static void run_case(const char *name, const sm_dfa *dfa, const uint8_t *in, siz
     }
     uint32_t start = sm_dfa_start(dfa), seq_state, state;
     double seq = measure(m, start, in, len, 0, 1, SM_DFA_CHUNKS_BALANCED, &seq_state);
-    printf("%-14s %-22s threads=1  %8.0f MB/s  1.00x  (states %u, stride %u, final %u %s)\n", name, "sequential",
-           len / seq / 1e6, sm_dfa_state_count(dfa), sm_dfa_matcher_stride(m), seq_state,
-           sm_dfa_is_accepting(dfa, seq_state) ? "accept" : "reject");
+    printf("%-14s %-22s threads=1  %8.0f MB/s  1.00x  (states %u, stride %u, final %u %s)  [runs %d, %.0f-%.0f MB/s]\n",
+           name, "sequential", len / seq / 1e6, sm_dfa_state_count(dfa), sm_dfa_matcher_stride(m), seq_state,
+           sm_dfa_is_accepting(dfa, seq_state) ? "accept" : "reject", reps < 32 ? reps : 32, len / last_max / 1e6,
+           len / last_min / 1e6);
     static const struct {
         unsigned threads;
         sm_dfa_chunk_policy policy;
@@ -88,8 +92,9 @@ static void run_case(const char *name, const sm_dfa *dfa, const uint8_t *in, siz
                  {2, SM_DFA_CHUNKS_EQUAL, "parallel equal"}};
     for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
         double t = measure(m, start, in, len, 1, modes[i].threads, modes[i].policy, &state);
-        printf("%-14s %-22s threads=%u  %8.0f MB/s  %4.2fx%s\n", name, modes[i].label, modes[i].threads, len / t / 1e6,
-               seq / t, state == seq_state ? "" : "  MISMATCH");
+        printf("%-14s %-22s threads=%u  %8.0f MB/s  %4.2fx%s  [runs %d, %.0f-%.0f MB/s]\n", name, modes[i].label,
+               modes[i].threads, len / t / 1e6, seq / t, state == seq_state ? "" : "  MISMATCH", reps < 32 ? reps : 32,
+               len / last_max / 1e6, len / last_min / 1e6);
     }
     fflush(stdout);
     sm_dfa_matcher_free(m);
