@@ -110,7 +110,8 @@ static void explain_database(FILE *out, const sm_db *db) {
                 info.match == SM_MATCH_MISMATCHES ? "mismatches" : "edits",
                 info.match == SM_MATCH_EDITS ? (info.report == SM_REPORT_ENDS ? ", every end" : ", best per run")
                                              : "");
-        fprintf(out, "engine           %s for %u patterns\n", engines[info.approx_engine], info.approx_patterns);
+        fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
+                info.approx_patterns == 1 ? "" : "s");
     } else {
         fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u\n", info.automaton_patterns,
                 info.kmer_patterns, info.shiftand_patterns);

@@ -236,9 +236,11 @@ static int collect_keys(const prepared_pattern *prep, size_t n, int dna, sm_stra
 
 /* The planner's pigeonhole rule: pieces of fewer bits (dna: 2 per base)
    find too many hits; a verified symbol costs about one 64-bit word step of
-   the direct engines; the piece scan itself costs about one such step. */
+   the direct engines; the piece scan itself costs about two such steps per
+   text byte (one key of up to 64 symbols on one strand is one step). */
 #define PIGEONHOLE_MIN_PIECE_BITS 8.0
 #define PIGEONHOLE_VERIFY_COST 1.0
+#define PIGEONHOLE_SCAN_COST 2.0
 
 /* Does the pigeonhole filter take the approximate keys? Forced, it takes
    them (and its builder explains when it cannot); under auto when every
@@ -257,7 +259,7 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
         verify += (double)keys[i].len + 2.0 * k;
     }
     verify = rate * verify / (double)nk * PIGEONHOLE_VERIFY_COST;
-    return 1.0 + verify < direct;
+    return PIGEONHOLE_SCAN_COST + verify < direct;
 }
 
 /* Lays an engine section (when there is one) at *off, 64-byte aligned. */

@@ -12,6 +12,8 @@
 #define PH_BLOCK ((size_t)1 << 16)
 /* Assumed information of one text symbol, in bits (English-like text). */
 #define PH_TEXT_SYMBOL_BITS 4.0
+/* Expected piece hits per base from which the branch-free slots pay. */
+#define PH_SLOT_MIN_RATE 0.2
 /* Most entries of the combined seed table. */
 #define PH_SEED_ALL_MAX ((uint64_t)1 << 22)
 
@@ -394,8 +396,11 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         all_off = off;
         off = apx_round_up(off + seed_list_at(seed_max) + all_count * sizeof(sm_ph_seed), APX_ALIGN);
     }
-    /* Slots need every key packed (bases and N) and short. */
-    int slots = all_off && match == SM_MATCH_MISMATCHES && seed_max <= SM_PH_SLOT_SEED_MAX;
+    /* Slots need every key packed (bases and N) and short, and pay only
+       when most bases end some piece (else the bitmap test predicts well):
+       about 0.2 expected piece hits per base and up. */
+    int slots = all_off && match == SM_MATCH_MISMATCHES && seed_max <= SM_PH_SLOT_SEED_MAX &&
+                sm_ph_hit_rate(keys, nkeys, alphabet, k) >= PH_SLOT_MIN_RATE;
     for (size_t i = 0; i < nkeys && slots; i++) {
         sm_ph_key probe;
         pack_key(keys[i].seq, keys[i].len, &probe);
