@@ -32,6 +32,14 @@ uint64_t tu_seed_from_env(uint64_t fallback) {
     return seed;
 }
 
+unsigned tu_scaled(unsigned n) {
+    const char *s = getenv("SM_TEST_SCALE");
+    if (!s || !*s) return n;
+    unsigned long percent = strtoul(s, NULL, 10);
+    unsigned long scaled = (unsigned long)n * percent / 100;
+    return scaled ? (unsigned)scaled : 1;
+}
+
 /* ------------------------------------------------------------ generators */
 
 void tu_random_dna(tu_rng *rng, char *out, size_t n) {

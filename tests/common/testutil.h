@@ -29,6 +29,11 @@ int tu_rng_chance(tu_rng *rng, unsigned percent);
    the seed is printed so a failing run can be repeated. */
 uint64_t tu_seed_from_env(uint64_t fallback);
 
+/* n random rounds scaled by the environment variable SM_TEST_SCALE, a
+   percentage (default 100; at least 1 round): slow instrumented builds such
+   as ThreadSanitizer's run fewer rounds of the same checks. */
+unsigned tu_scaled(unsigned n);
+
 /* ------------------------------------------------------------ generators */
 
 /* n random bytes of A C G T into out (no terminator written). */

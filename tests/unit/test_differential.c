@@ -846,7 +846,7 @@ int main(void) {
     test_invalid_patterns();
     test_hand_cases();
     test_real();
-    for (unsigned round = 0; round < 60 && tu_failures() < 30; round++) {
+    for (unsigned round = 0; round < tu_scaled(60) && tu_failures() < 30; round++) {
         dcase c;
         random_case(&c, round % 3 != 2, round);
         run_case(&c, round % 10 == 0);

@@ -112,6 +112,6 @@ static void run_case(unsigned round) {
 
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(5150));
-    for (unsigned round = 0; round < 40 && tu_failures() < 10; round++) run_case(round);
+    for (unsigned round = 0; round < tu_scaled(40) && tu_failures() < 10; round++) run_case(round);
     return tu_summary("test_overlap_free");
 }
