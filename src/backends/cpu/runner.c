@@ -155,7 +155,8 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
             if (sm_edits_resolve(r->db, sink, s->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1, last_end,
                                  &it->borders) != SM_OK)
                 it->failed = 1;
-        } else if (!sink->counts) {
+        } else if (!sink->counts && sink->n > s->hit_lo) {
+            /* only with hits: sink->hits is still NULL before the first */
             sm_sort_hits(sink->hits + s->hit_lo, sink->n - s->hit_lo);
         }
         s->hit_hi = sink->n;
