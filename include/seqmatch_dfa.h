@@ -104,7 +104,8 @@ SM_DFA_API void sm_dfa_regex_options_init(sm_dfa_regex_options *opts);
 /* Compiles a regular expression (the subset in docs/dfa.md) into a DFA that
    accepts exactly the strings the whole expression matches. Fails with
    SM_ERR_PATTERN on a syntax error (naming the position) and SM_ERR_LIMIT
-   when the DFA would need more than max_states states. */
+   when the DFA would need more than max_states states, or its construction
+   more than 2048 x max_states steps (at least 2^24). */
 SM_DFA_API int sm_dfa_from_regex(const char *expr, size_t len, const sm_dfa_regex_options *opts,
                                  sm_dfa **dfa, sm_error *err);
 

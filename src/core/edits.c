@@ -50,9 +50,10 @@ static const uint8_t *key_of(const sm_db *db, uint32_t pattern, int reverse, uin
 int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
                      uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
     const sm_db_header *h = sm_db_head(db);
-    sm_rawhit *ev = sink->hits + from;
     size_t n = sink->n - from, out = 0;
+    /* checked first: with no hits yet sink->hits may be NULL, and NULL + 0 is undefined */
     if (n == 0) return SM_OK;
+    sm_rawhit *ev = sink->hits + from;
     qsort(ev, n, sizeof *ev, by_pattern_then_end);
     uint8_t *keybuf = NULL;
     size_t keycap = 0;
@@ -69,12 +70,16 @@ int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t 
             status = SM_ERR_NOMEM;
             break;
         }
+        /* An end whose start cannot be recovered never comes from a database
+           sm_compile built, only from one whose engine section and pattern
+           table disagree (crafted, checksum recomputed). It is dropped: its
+           hit would reach outside the text. */
         if (h->report == SM_REPORT_ENDS) {
             for (; i < group_end; i++) {
                 sm_rawhit hit = ev[i];
                 hit.start = sm_edit_start(key, m, (sm_alphabet)h->alphabet, h->flags, text, len, pos0, hit.end,
                                           hit.errors);
-                ev[out++] = hit;
+                if (hit.start != SM_START_UNKNOWN) ev[out++] = hit;
             }
             continue;
         }
@@ -86,6 +91,7 @@ int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t 
             if (!done) continue;
             uint64_t start = sm_edit_start(key, m, (sm_alphabet)h->alphabet, h->flags, text, len, pos0, f.best_end,
                                            f.best_distance);
+            if (start == SM_START_UNKNOWN) continue;
             if (borders && (f.touches_left || f.touches_right)) {
                 sm_open_run run = {f.first_end, f.last_end, f.best_end, start, pattern, f.best_distance,
                                    (uint8_t)reverse, f.touches_left, f.touches_right, 0};

@@ -361,6 +361,10 @@ static void test_format_errors(void) {
     const char *head = "alphabet ab\nstates 2\nstart 0\n";
     char buf[512];
     expect_parse_error("alphabet ab\nstates 2\nstart 0\n0 0 1\n", "t.dfa: state 1 has no row");
+    /* a huge state count with no rows behind it is refused before the table
+       is allocated (found by fuzzing: 30 bytes asked for 8 GiB) */
+    expect_parse_error("alphabet ab\nstates 01073741823\n",
+                       "line 2: 1073741823 states x 2 columns: the rest of the text is too short");
     snprintf(buf, sizeof buf, "%s0 0 1\n1 1 1\n0 1 1\n", head);
     expect_parse_error(buf, "line 6: a second row for state 0 (the first is line 4)");
     snprintf(buf, sizeof buf, "%s0 0 2\n1 1 1\n", head);

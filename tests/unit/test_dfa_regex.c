@@ -431,6 +431,10 @@ static void test_errors(void) {
     expect_error("[A-T]", 1, SM_ERR_PATTERN, "ranges are not used in dna expressions");
     expect_error("A\\.", 1, SM_ERR_PATTERN, "position 2:");
     expect_error("(a|b)*a(a|b){12}", 0, SM_ERR_LIMIT, "needs more than 1000 states");
+    /* few DFA states, each a large part of a large NFA: refused after a
+       bounded amount of work instead of minutes and gigabytes (found by
+       fuzzing) */
+    expect_error("(a.*{300}b.*){300}", 0, SM_ERR_LIMIT, "too costly to build");
     char deep[1300];
     memset(deep, '(', 600);
     memset(deep + 600, ')', 600);

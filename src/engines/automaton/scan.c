@@ -49,6 +49,10 @@ __attribute__((noinline)) static void report(const ac_view *v, uint32_t at, uint
     }
     for (; i < n; i++) {
         uint32_t id = v->out_list[i];
+        /* A key longer than the text read so far can only come from a crafted
+           database whose automaton disagrees with its pattern table: skip it
+           rather than wrap the start around. */
+        if (v->patterns[id >> 1].length > end) continue;
         uint64_t start = end - v->patterns[id >> 1].length;
         if (start >= hi) continue;
         sm_sink_add(sink, start, end, id >> 1, (int)(id & 1), 0);

@@ -444,6 +444,10 @@ static inline void sa_report_key(const sa_reporter *r, uint32_t rank, uint64_t e
     for (uint32_t k = r->out_index[rank]; k < r->out_index[rank + 1]; k++) {
         uint32_t id = r->out_list[k];
         uint32_t pat = id >> 1;
+        /* Only a crafted database, whose section disagrees with its pattern
+           table, ends a key before its length: skip it rather than wrap the
+           start around to a position outside the text. */
+        if (SA_UNLIKELY(r->patterns[pat].length > end)) continue;
         sm_sink_add(r->sink, end - r->patterns[pat].length, end, pat, (int)(id & 1u), 0);
     }
 }

@@ -117,7 +117,11 @@ int sm_dfa_from_bytes(const void *bytes, size_t size, sm_dfa **out, sm_error *er
                           (const uint64_t *)(copy + h.accept_off), (const uint16_t *)(copy + h.column_of_off), out,
                           err);
     sm_aligned_free(copy);
-    if (rc != SM_OK && rc != SM_ERR_NOMEM) rc = SM_ERR_FORMAT;
+    if (rc != SM_OK && rc != SM_ERR_NOMEM) {
+        /* a bad table in a block is a bad block: keep err's code the status returned */
+        rc = SM_ERR_FORMAT;
+        if (err) err->code = rc;
+    }
     return rc;
 }
 
@@ -345,6 +349,8 @@ int sm_dfa_dump(const sm_dfa *dfa, FILE *out, sm_error *err) {
         fprintf(out, "%u", s);
         for (uint32_t k = 0; k < shown; k++) fprintf(out, " %u", row[compact ? k : dfa->column_of[k]]);
         fputc('\n', out);
+        /* A reader that went away or a full disk stops a long dump now. */
+        if ((s & 1023) == 1023 && ferror(out)) break;
     }
     if (fflush(out) != 0 || ferror(out)) return sm_set_error(err, SM_ERR_IO, "dfa: write error");
     return SM_OK;

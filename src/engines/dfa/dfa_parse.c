@@ -180,6 +180,16 @@ int sm_dfa_parse(const char *text, size_t len, const char *source, sm_dfa **out,
                                     columns);
                     break;
                 }
+                /* Rows follow the 'states' line, each at least "S T ... T\n": refuse a
+                   count the rest of the text cannot hold before allocating for it, so
+                   that a few bytes cannot ask for gigabytes (small tables keep the
+                   precise "state N has no row" message). */
+                uint64_t shortest_rows = v * (2 * (uint64_t)columns + 2) - 1;
+                if (v * columns > (1u << 20) && shortest_rows > (uint64_t)(end - p)) {
+                    rc = parse_fail(&pc, "%s%llu states x %llu columns: the rest of the text is too short to hold "
+                                    "a row for every state", "", v, columns);
+                    break;
+                }
                 states = (uint32_t)v;
                 have_states = 1;
                 table = malloc((size_t)states * columns * sizeof *table);

@@ -14,6 +14,15 @@
 #define MAX_NESTING 500
 #define MAX_REPEAT 1000
 #define MAX_NFA_STATES 4000000u
+/* NFA states the subset construction may visit in all (closures and the
+   scans of subsets): SUBSET_WORK_PER_STATE for every DFA state allowed, and
+   at least MIN_SUBSET_WORK (the default limit gives about 2 * 10^8, a few
+   seconds). Every DFA state can hold a large part of the NFA, so a short
+   expression such as (a.*{600}b.*){600}c{600} would otherwise take minutes
+   and gigabytes while staying under max_states; real expressions need far
+   less (10^4 per state for {0,1000}, 150 for (a|b)*a(a|b){15}). */
+#define SUBSET_WORK_PER_STATE 2048u
+#define MIN_SUBSET_WORK (1ull << 24)
 
 typedef struct {
     uint64_t w[4];
@@ -590,10 +599,13 @@ static int64_t subset_intern(subset_table *t, const uint32_t *list, size_t n, ui
     return (int64_t)t->n - 1;
 }
 
-/* Epsilon closure of seeds: the SET and MATCH states reached, sorted. */
-static size_t closure(const nfa *a, uint32_t *stack, size_t nseeds, uint32_t *mark, uint32_t gen, uint32_t *out) {
+/* Epsilon closure of seeds: the SET and MATCH states reached, sorted. Adds
+   the states popped to *work. */
+static size_t closure(const nfa *a, uint32_t *stack, size_t nseeds, uint32_t *mark, uint32_t gen, uint32_t *out,
+                      uint64_t *work) {
     size_t top = nseeds, n = 0;
     while (top > 0) {
+        ++*work;
         uint32_t s = stack[--top];
         if (mark[s] == gen) continue;
         mark[s] = gen;
@@ -681,8 +693,10 @@ int sm_dfa_from_regex(const char *expr, size_t len, const sm_dfa_regex_options *
         goto done;
     }
     uint32_t gen = 1;
+    uint64_t work = 0, work_limit = (uint64_t)max_states * SUBSET_WORK_PER_STATE;
+    if (work_limit < MIN_SUBSET_WORK) work_limit = MIN_SUBSET_WORK;
     stack[0] = (uint32_t)whole.start;
-    size_t n = closure(&a, stack, 1, mark, gen, list);
+    size_t n = closure(&a, stack, 1, mark, gen, list, &work);
     if (subset_intern(&t, list, n, max_states) < 0) {
         rc = sm_set_error(err, SM_ERR_NOMEM, "regex: out of memory");
         goto done;
@@ -704,7 +718,15 @@ int sm_dfa_from_regex(const char *expr, size_t len, const sm_dfa_regex_options *
                 memset(mark, 0, a.n * sizeof *mark);
                 gen = 1;
             }
-            n = closure(&a, stack, m, mark, gen, list);
+            work += t.size[d];
+            n = closure(&a, stack, m, mark, gen, list, &work);
+            if (work > work_limit) {
+                rc = sm_set_error(err, SM_ERR_LIMIT,
+                                  "regex: the DFA is too costly to build (over %llu steps of the subset "
+                                  "construction); raise the state limit, or simplify the expression",
+                                  (unsigned long long)work_limit);
+                goto done;
+            }
             int64_t id = subset_intern(&t, list, n, max_states);
             if (id == -1) {
                 rc = sm_set_error(err, SM_ERR_LIMIT,
