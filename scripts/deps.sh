@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian packages seqmatch needs to build and test, when missing.
+# clang (with libFuzzer's runtime) is optional: it builds the fuzz targets,
+# and a machine where it cannot be installed still builds and tests.
 set -euo pipefail
-need=()
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+need=() optional=()
 for pkg in build-essential cmake zlib1g-dev pkg-config; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
+  installed "$pkg" || need+=("$pkg")
 done
-[ ${#need[@]} -eq 0 ] && exit 0
-echo "installing: ${need[*]}" >&2
+for pkg in clang libclang-rt-dev; do
+  installed "$pkg" || optional+=("$pkg")
+done
+[ ${#need[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 sudo_cmd=""
 [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
 $sudo_cmd apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ ${#optional[@]} -gt 0 ]; then
+  echo "installing (optional, for fuzzing): ${optional[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${optional[@]}" >/dev/null ||
+    echo "deps.sh: could not install ${optional[*]}; the fuzz targets will be skipped" >&2
+fi
