@@ -5,7 +5,8 @@
 # text.sh and threads.sh, not repeated here).
 #
 # SEQMATCH_BIG_TESTS=1 adds the slow cases: a single line of 4 GiB streamed
-# from a pipe, hit coordinates and counts past 2^32, and 10^7 patterns.
+# from a pipe, 10 GiB through a pipe with its peak RSS checked, hit
+# coordinates and counts past 2^32, and 10^7 patterns.
 . "$(dirname "$0")/testlib.bash"
 
 H=data/hostile
@@ -278,6 +279,14 @@ if [ "${SEQMATCH_BIG_TESTS:-0}" = 1 ]; then
 big${T}ACGTACGT${T}-${T}$size${T}$((size + 8))${T}0${T}ACGTACGT
 "
     check_rss "big: one 4 GiB FASTA line ($(($(date +%s) - start)) s)" 64
+    # 10 GiB through a pipe: the memory is that of the buffers, not the input.
+    size10=$((10 << 30))
+    start=$(date +%s)
+    measure_rss search -e ACGTACGT -t 2 --format count - < <(printf '>big10\n'; poly $size10 C; printf 'ACGTACGT\n')
+    check_output_text "big: a 10 GiB stream" "ACGTACGT${T}2
+total${T}2
+"
+    check_rss "big: a 10 GiB stream ($(($(date +%s) - start)) s)" 64
     start=$(date +%s)
     measure_rss search --lines -e z -e zz -t 2 --format count - < <(poly $size z; printf '\n')
     check_output_text "big: counts past 2^32" "z${T}$size
