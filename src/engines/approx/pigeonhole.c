@@ -224,9 +224,6 @@ static void expand_piece(const uint8_t *seq, uint32_t len, uint8_t *out) {
     }
 }
 
-static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint32_t lo, int dir, uint32_t rows,
-                               const uint8_t *text, uint64_t avail, uint32_t kk, uint8_t *ends, int *died);
-
 /* The anchored Myers state of one side after some columns (see
    anchored_myers), for the death tables. */
 typedef struct {
@@ -235,8 +232,17 @@ typedef struct {
     int died;
 } alive_state;
 
-/* One column of the anchored DP with the match word eq; as in anchored_myers. */
-static void alive_step(alive_state *a, uint64_t eq, uint32_t rows, uint32_t kk) {
+/* The state before any column: D(i, 0) = i, so rows up to kk are active. */
+static inline alive_state alive_start(uint32_t rows, uint32_t kk) {
+    uint32_t y = rows < kk ? rows : kk;
+    alive_state a = {~(uint64_t)0, 0, y, y, rows <= kk ? rows : kk + 1, 0};
+    return a;
+}
+
+/* One column of the anchored DP (see anchored_myers) with the match word eq:
+   Myers' step with row 0 growing by one, then Ukkonen's last active row y
+   and its value; died once no row is at most kk. */
+static inline void alive_step(alive_state *a, uint64_t eq, uint32_t rows, uint32_t kk) {
     uint64_t xv = eq | a->mv;
     uint64_t xh = (((eq & a->pv) + a->pv) ^ a->pv) | eq;
     uint64_t ph = a->mv | ~(xh | a->pv);
@@ -297,8 +303,7 @@ static void fill_alive(const sm_ph_header *h, const uint64_t *peq, uint32_t lo, 
         memset(bits, 0xff, (((uint64_t)1 << (2 * columns)) / 64) * 8);
         return;
     }
-    alive_state a = {~(uint64_t)0, 0, rows < kk ? rows : kk, rows < kk ? rows : kk, rows <= kk ? rows : kk + 1, 0};
-    alive_walk(h, peq, lo, rows, kk, columns, 0, 0, a, bits);
+    alive_walk(h, peq, lo, rows, kk, columns, 0, 0, alive_start(rows, kk), bits);
 }
 
 /* 2-bit code of a base letter (A C G T), or -1. */
@@ -876,14 +881,19 @@ void sm_ph_state_reset(sm_ph_state *st) {
     st->run = 0;
 }
 
+/* Room for one more element in a doubling array; -1 when out of memory. */
+static int grow(void **items, size_t n, size_t *cap, size_t elem, size_t first) {
+    if (n < *cap) return 0;
+    size_t next = *cap ? *cap * 2 : first;
+    void *p = realloc(*items, next * elem);
+    if (!p) return -1;
+    *items = p;
+    *cap = next;
+    return 0;
+}
+
 static int push_cand(sm_ph_state *st, uint64_t at, uint32_t key, uint32_t piece) {
-    if (st->ncand == st->cand_cap) {
-        size_t cap = st->cand_cap ? st->cand_cap * 2 : 1024;
-        ph_cand *p = realloc(st->cand, cap * sizeof *p);
-        if (!p) return -1;
-        st->cand = p;
-        st->cand_cap = cap;
-    }
+    if (grow((void **)&st->cand, st->ncand, &st->cand_cap, sizeof *st->cand, 1024) != 0) return -1;
     ph_cand *c = &st->cand[st->ncand++];
     c->at = at;
     c->key = key;
@@ -892,18 +902,25 @@ static int push_cand(sm_ph_state *st, uint64_t at, uint32_t key, uint32_t piece)
 }
 
 static int push_event(sm_ph_state *st, uint64_t end, uint32_t key, uint32_t cost) {
-    if (st->nevents == st->events_cap) {
-        size_t cap = st->events_cap ? st->events_cap * 2 : 256;
-        ph_event *p = realloc(st->events, cap * sizeof *p);
-        if (!p) return -1;
-        st->events = p;
-        st->events_cap = cap;
-    }
+    if (grow((void **)&st->events, st->nevents, &st->events_cap, sizeof *st->events, 256) != 0) return -1;
     ph_event *e = &st->events[st->nevents++];
     e->end = end;
     e->key = key;
     e->cost = cost;
     return 0;
+}
+
+/* Set lanes of a mismatch word (each 2-bit lane 0 or 1): one popcnt where
+   the caller runs on a CPU that has it, else sums by fields (the build
+   assumes no popcnt instruction). */
+static inline uint32_t lane_count(uint64_t mism, int hw_popcount) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (hw_popcount) return (uint32_t)__builtin_popcountll(mism);
+#endif
+    (void)hw_popcount;
+    uint64_t sum = (mism & 0x3333333333333333ull) + ((mism >> 2) & 0x3333333333333333ull);
+    sum = (sum + (sum >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((sum * 0x0101010101010101ull) >> 56);
 }
 
 /* Eight bytes as a little-endian number (symbol 4i of a packed byte array
@@ -953,11 +970,7 @@ static inline void verify_packed(const sm_ph_header *h, const uint8_t *section, 
     }
     uint64_t diff = text ^ key->code;
     uint64_t mism = ((diff | (diff >> 1)) & key->care) | (bad & key->lanes);
-    /* Lanes hold 0 or 1: a popcount by field sums (no popcnt instruction
-       is assumed by the build). */
-    uint64_t sum = (mism & 0x3333333333333333ull) + ((mism >> 2) & 0x3333333333333333ull);
-    sum = (sum + (sum >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    unsigned count = (unsigned)((sum * 0x0101010101010101ull) >> 56);
+    unsigned count = lane_count(mism, 0);
     if (count > h->k) return;
     const sm_ph_piece *pc = (const sm_ph_piece *)(section + h->pieces_off) + key->first_piece;
     for (uint32_t p = 0; p < piece; p++) {
@@ -1026,51 +1039,20 @@ static uint32_t band_dp(const sm_ph_header *h, const sm_ph_key *key, const uint6
    *ends (least is returned; kk + 1 when none). */
 static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint32_t lo, int dir, uint32_t rows,
                                const uint8_t *text, uint64_t avail, uint32_t kk, uint8_t *ends, int *died) {
-    uint32_t dead = kk + 1, least = dead;
     uint64_t mask = rows == 64 ? ~(uint64_t)0 : (((uint64_t)1 << rows) - 1);
-    uint64_t pv = ~(uint64_t)0, mv = 0;
-    uint32_t y = rows < kk ? rows : kk, score_y = y;
     uint64_t columns = (uint64_t)rows + kk < avail ? (uint64_t)rows + kk : avail;
-    if (rows <= kk) {
-        ends[0] = (uint8_t)rows;
-        least = rows;
-    }
+    alive_state a = alive_start(rows, kk);
+    if (rows <= kk) ends[0] = (uint8_t)rows;
     for (uint64_t t = 1; t <= columns; t++) {
         uint8_t byte = dir > 0 ? text[t - 1] : text[-(int64_t)t];
-        uint64_t eq = (peq[h->class_of[byte]] >> lo) & mask;
-        uint64_t xv = eq | mv;
-        uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
-        uint64_t ph = mv | ~(xh | pv);
-        uint64_t mh = pv & xh;
-        ph = (ph << 1) | 1u; /* row 0 grows by one per column */
-        mh <<= 1;
-        pv = mh | ~(xv | ph);
-        mv = ph & xv;
-        /* Bit r of the shifted ph/mh is row r's horizontal delta, bit r of
-           pv/mv row r + 1's vertical one. */
-        uint64_t ybit = (uint64_t)1 << y;
-        score_y += (uint32_t)((ph & ybit) != 0) - (uint32_t)((mh & ybit) != 0);
-        if (y < rows) {
-            uint32_t next = score_y + (uint32_t)((pv & ybit) != 0) - (uint32_t)((mv & ybit) != 0);
-            if (next <= kk) {
-                y++;
-                score_y = next;
-            }
+        alive_step(&a, (peq[h->class_of[byte]] >> lo) & mask, rows, kk);
+        if (a.died) {
+            if (died) *died = 1;
+            return a.least;
         }
-        while (score_y > kk) {
-            if (y == 0) {
-                if (died) *died = 1;
-                return least;
-            }
-            y--;
-            score_y -= (uint32_t)((pv >> y) & 1u) - (uint32_t)((mv >> y) & 1u);
-        }
-        if (y == rows) { /* then score_y is D(rows, t) */
-            ends[t] = (uint8_t)score_y;
-            if (score_y < least) least = score_y;
-        }
+        if (a.y == rows) ends[t] = (uint8_t)a.score_y; /* then score_y is D(rows, t) */
     }
-    return least;
+    return a.least;
 }
 
 /* k edits: the ends of alignments of key that hold piece exactly at q, each
@@ -1305,12 +1287,7 @@ static inline uint32_t slot_mismatches(const sm_ph_state *st, const sm_ph_slot *
     uint64_t bad = all_bases ? 0 : load_le64((const uint8_t *)st->invalid + at / 4) >> shift;
     uint64_t diff = text ^ sl->code;
     uint64_t mism = ((diff | (diff >> 1)) & sl->care) | (bad & sl->lanes);
-#if defined(__GNUC__) || defined(__clang__)
-    if (hw_popcount) return (uint32_t)__builtin_popcountll(mism);
-#endif
-    uint64_t sum = (mism & 0x3333333333333333ull) + ((mism >> 2) & 0x3333333333333333ull);
-    sum = (sum + (sum >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return (uint32_t)((sum * 0x0101010101010101ull) >> 56);
+    return lane_count(mism, hw_popcount);
 }
 
 /* The pieces through the seed tables: at each base, the codes of the last
