@@ -1,0 +1,181 @@
+/* scan_rate: seqmatch's scan alone, timed the way hyperscan_count times hs_scan.
+ *
+ * usage: scan_rate [-r REPEATS] [-e ENGINE] [-a text|dna] [-s both|+|-] PATTERNS TARGET
+ *
+ * PATTERNS: one pattern per line (as hyperscan_count reads them).
+ * TARGET:   any file, read whole into memory and scanned as one sequence with sm_count
+ *           (every occurrence, overlapping ones included), one thread.
+ * ENGINE:   auto (default), automaton, kmer, shiftand.
+ *
+ * Output (one line, tab-separated key=value), e.g.
+ *   patterns=1000 bytes=110628947 count=2493498 engine=kmer compile_s=0.002 scan_s=0.09 scan_MBps=1229 ...
+ * scan_s is the median wall time over REPEATS scans (default 5), after one untimed warm-up
+ * scan, and excludes reading the files and compiling; scan_cpu_s is the same for the
+ * process's CPU time; scan_min_s / scan_max_s the range; MB = 10^6 bytes. Every scan's count
+ * must equal the first one's (exit 2 otherwise).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "seqmatch.h"
+
+static double clock_s(clockid_t clock) {
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const char *why) {
+    fprintf(stderr, "scan_rate: %s: %s\n", what, why);
+    exit(2);
+}
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) die(path, strerror(errno));
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) die(path, "out of memory");
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (!nb) die(path, "out of memory");
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) die(path, "read error");
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static const char *engine_name(const sm_db_info *info) {
+    if (info->kmer_patterns == info->pattern_count) return "kmer";
+    if (info->shiftand_patterns == info->pattern_count) return "shiftand";
+    if (info->automaton_patterns == info->pattern_count) return "automaton";
+    return "mixed";
+}
+
+int main(int argc, char **argv) {
+    int repeats = 5, opt;
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.alphabet = SM_ALPHABET_TEXT;
+    while ((opt = getopt(argc, argv, "r:e:a:s:")) != -1) {
+        if (opt == 'r') repeats = atoi(optarg);
+        else if (opt == 'e') {
+            if (!strcmp(optarg, "auto")) co.engine = SM_ENGINE_AUTO;
+            else if (!strcmp(optarg, "automaton")) co.engine = SM_ENGINE_AUTOMATON;
+            else if (!strcmp(optarg, "kmer")) co.engine = SM_ENGINE_KMER;
+            else if (!strcmp(optarg, "shiftand")) co.engine = SM_ENGINE_SHIFTAND;
+            else die(optarg, "unknown engine (auto, automaton, kmer, shiftand)");
+        } else if (opt == 'a') {
+            if (!strcmp(optarg, "text")) co.alphabet = SM_ALPHABET_TEXT;
+            else if (!strcmp(optarg, "dna")) co.alphabet = SM_ALPHABET_DNA;
+            else die(optarg, "unknown alphabet (text, dna)");
+        } else if (opt == 's') {
+            if (!strcmp(optarg, "both")) co.strands = SM_STRAND_BOTH;
+            else if (!strcmp(optarg, "+")) co.strands = SM_STRAND_FORWARD;
+            else if (!strcmp(optarg, "-")) co.strands = SM_STRAND_REVERSE;
+            else die(optarg, "unknown strand (both, +, -)");
+        } else {
+            fprintf(stderr, "usage: scan_rate [-r REPEATS] [-e ENGINE] [-a text|dna] [-s both|+|-] PATTERNS TARGET\n");
+            return 2;
+        }
+    }
+    if (argc - optind != 2 || repeats < 1) die("usage", "scan_rate [-r REPEATS] [-e ENGINE] PATTERNS TARGET");
+
+    size_t plen, tlen;
+    char *ptext = read_file(argv[optind], &plen);
+    char *text = read_file(argv[optind + 1], &tlen);
+    size_t n = 0, cap = 1024;
+    sm_pattern *pats = malloc(cap * sizeof *pats);
+    if (!pats) die("patterns", "out of memory");
+    for (size_t i = 0; i < plen;) {
+        size_t j = i;
+        while (j < plen && ptext[j] != '\n') j++;
+        size_t e = j;
+        if (e > i && ptext[e - 1] == '\r') e--;
+        if (e > i) {
+            if (n == cap) {
+                cap *= 2;
+                sm_pattern *np = realloc(pats, cap * sizeof *pats);
+                if (!np) die("patterns", "out of memory");
+                pats = np;
+            }
+            pats[n].name = NULL;
+            pats[n].seq = ptext + i;
+            pats[n].len = e - i;
+            n++;
+        }
+        i = j + 1;
+    }
+
+    sm_db *db = NULL;
+    sm_error err;
+    double t0 = clock_s(CLOCK_MONOTONIC);
+    if (sm_compile(pats, n, &co, &db, &err) != SM_OK) die("compile", err.message);
+    double compile_s = clock_s(CLOCK_MONOTONIC) - t0;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    sm_scratch *scratch = NULL;
+    if (sm_scratch_alloc(db, &scratch) != SM_OK) die("scratch", "out of memory");
+    uint64_t *counts = calloc(info.pattern_count, sizeof *counts);
+    double *wall = malloc((size_t)repeats * sizeof *wall), *cpu = malloc((size_t)repeats * sizeof *cpu);
+    if (!counts || !wall || !cpu) die("counts", "out of memory");
+
+    uint64_t first = 0;
+    for (int r = -1; r < repeats; r++) { /* r = -1: the warm-up */
+        memset(counts, 0, info.pattern_count * sizeof *counts);
+        double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        if (sm_count(db, scratch, text, tlen, counts) != SM_OK) die("scan", "failed");
+        double w1 = clock_s(CLOCK_MONOTONIC), c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        uint64_t total = 0;
+        for (uint32_t p = 0; p < info.pattern_count; p++) total += counts[p];
+        if (r == -1) first = total;
+        else {
+            if (total != first) die("scan", "counts differ between runs");
+            wall[r] = w1 - w0;
+            cpu[r] = c1 - c0;
+        }
+    }
+    double lo = wall[0], hi = wall[0];
+    for (int r = 1; r < repeats; r++) {
+        if (wall[r] < lo) lo = wall[r];
+        if (wall[r] > hi) hi = wall[r];
+    }
+    double scan_s = median(wall, repeats), scan_cpu_s = median(cpu, repeats);
+    printf("patterns=%zu\tbytes=%zu\tcount=%llu\tengine=%s\tcompile_s=%.4f\tscan_s=%.4f\tscan_MBps=%.1f\t"
+           "scan_cpu_s=%.4f\tscan_cpu_MBps=%.1f\tscan_min_s=%.4f\tscan_max_s=%.4f\trepeats=%d\n",
+           n, tlen, (unsigned long long)first, engine_name(&info), compile_s, scan_s, tlen / scan_s / 1e6,
+           scan_cpu_s, tlen / scan_cpu_s / 1e6, lo, hi, repeats);
+    sm_scratch_free(scratch);
+    sm_db_free(db);
+    free(counts);
+    free(wall);
+    free(cpu);
+    free(pats);
+    free(text);
+    free(ptext);
+    return 0;
+}
