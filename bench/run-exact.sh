@@ -142,11 +142,19 @@ text_copies() {
 }
 
 seqmatch_ok=0
+SCANRATE=""
 if has_tool seqmatch; then
   if [ -x "$SEQMATCH" ] && "$SEQMATCH" --version > /dev/null 2>&1; then
     seqmatch_ok=1
   else
     say "run-exact: seqmatch binary '$SEQMATCH' missing or not working: its rows are skipped"
+  fi
+  # the scan-only driver links the static library built beside the binary
+  libdir=$(cd "$(dirname "$SEQMATCH")" && pwd)
+  if [ "$seqmatch_ok" = 1 ] && [ -f "$libdir/libseqmatch.a" ] && make -s -C "$here" scan_rate LIBDIR="$libdir" >&2; then
+    SCANRATE=$here/scan_rate
+  else
+    say "run-exact: bench/scan_rate not built (no libseqmatch.a beside $SEQMATCH): no scan-only rows for seqmatch"
   fi
 fi
 
@@ -173,6 +181,8 @@ cmd_seqmatch_automaton() { "$SEQMATCH" search --alphabet text --format count --e
 cmd_seqmatch_kmer() { "$SEQMATCH" search --alphabet text --format count --engine kmer -t "$2" -p "$1" "$3"; }
 cmd_seqmatch_compile() { "$SEQMATCH" compile --alphabet text -p "$1" -o "$OUT/compile.$$.db" && wc -c < "$OUT/compile.$$.db" && rm -f "$OUT/compile.$$.db"; }
 cmd_hyperscan() { "$HSCOUNT" "$1" "$3"; }
+# seqmatch's scan alone, timed inside the driver as hyperscan_count times hs_scan
+cmd_seqmatch_scan() { "$SCANRATE" -r "$REPS" "$1" "$3"; }
 cmd_grep() { grep -F -o -f "$1" "$3" | wc -l; }
 cmd_rg() { rg -F --no-config --count-matches -f "$1" "$3" || [ $? = 1 ]; }
 count_seqmatch() { awk -F'\t' '$1 == "total" { print $2 }' "$1"; }
@@ -180,10 +190,11 @@ count_seqmatch_automaton() { count_seqmatch "$1"; }
 count_seqmatch_kmer() { count_seqmatch "$1"; }
 count_seqmatch_compile() { :; } # no hits: the database bytes are in the note
 count_hyperscan() { tr '\t' '\n' < "$1" | sed -n 's/^count=//p'; }
+count_seqmatch_scan() { count_hyperscan "$1"; }
 count_grep() { tr -d ' ' < "$1"; }
 count_rg() { if [ -s "$1" ]; then tr -d ' ' < "$1"; else echo 0; fi; }
-export -f cmd_seqmatch cmd_seqmatch_automaton cmd_seqmatch_kmer cmd_seqmatch_compile cmd_hyperscan cmd_grep cmd_rg
-export SEQMATCH HSCOUNT OUT
+export -f cmd_seqmatch_scan cmd_seqmatch cmd_seqmatch_automaton cmd_seqmatch_kmer cmd_seqmatch_compile cmd_hyperscan cmd_grep cmd_rg
+export SEQMATCH HSCOUNT SCANRATE OUT REPS
 
 # the engine the planner picks for a set (seqmatch compile --explain)
 planner_engine() {
@@ -232,7 +243,7 @@ finish() {
   out=$OUT/$slot
   time_runs "$slot" "count_$tool"
   local note=$M_NOTE scan="" scpu="" wmb cmb smb="" scmb=""
-  if [ "$tool" = hyperscan ] && finished "$slot"; then
+  if { [ "$tool" = hyperscan ] || [ "$tool" = seqmatch_scan ]; } && finished "$slot"; then
     scan=$(tr '\t' '\n' < "$out" | sed -n 's/^scan_s=//p')
     scpu=$(tr '\t' '\n' < "$out" | sed -n 's/^scan_cpu_s=//p')
     smb=$(mbps "$scan")
@@ -265,6 +276,7 @@ if has_part sets; then
     has_tool hyperscan && slots+=("hyperscan 1")
     if [ "$seqmatch_ok" = 1 ]; then
       slots+=("seqmatch 1" "seqmatch 2")
+      [ -n "$SCANRATE" ] && slots+=("seqmatch_scan 1")
       # the direct engines, once (one thread): the planner's choice is the seqmatch row
       if [ "$len" -le 12 ]; then slots+=("seqmatch_automaton 1" "seqmatch_kmer 1"); fi
     fi
