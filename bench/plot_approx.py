@@ -101,8 +101,9 @@ def table(rows):
         for r in rows:
             if keyof(r) == (case, mode, k) and r["tool"] in DIRECT:
                 v, lower = secs(r)
-                direct = f"{fmt_s(v, lower)} ({r['tool'].split('-', 1)[1]}, -t {r['threads']}"
-                direct += f", {r['gcups']} GCUPS)" if r.get("gcups") else ")"
+                one = f"{fmt_s(v, lower)} ({r['tool'].split('-', 1)[1]}, -t {r['threads']}"
+                one += f", {r['gcups']} GCUPS)" if r.get("gcups") else ")"
+                direct += ("; " if direct else "") + one
                 if r["check"]:
                     checks.append(f"{r['tool']}: {r['check']}")
                 bad |= invalid(r)

@@ -209,12 +209,15 @@ class Report:
         out.append(f"Text: `panel.seq` repeated to {size:,} bytes ({size / 2**30:.2f} GiB), one record, "
                    "`--alphabet text`; MB/s by wall time of the whole command (speed-up over one thread):\n")
         threads = sorted({int(r["threads"]) for r in rows if r["tool"] == "seqmatch"})
-        out.append("| set | Hyperscan (1 thread, one run) | " + " | ".join(f"seqmatch -t {t}" for t in threads)
+        out.append("| set, engine | Hyperscan (1 thread, one run) | " + " | ".join(f"seqmatch -t {t}" for t in threads)
                    + " | hits | check |")
         out.append("|---|---:|" + "---:|" * len(threads) + "---:|---|")
-        for s in dict.fromkeys(r["set"] for r in rows):
+        tools = list(dict.fromkeys(r["tool"] for r in rows if r["tool"].startswith("seqmatch")))
+        for s, tool in ((s, t) for s in dict.fromkeys(r["set"] for r in rows) for t in tools):
             hs = next((r for r in rows if r["set"] == s and r["tool"] == "hyperscan"), None)
-            sm = {int(r["threads"]): r for r in rows if r["set"] == s and r["tool"] == "seqmatch"}
+            sm = {int(r["threads"]): r for r in rows if r["set"] == s and r["tool"] == tool}
+            if not sm:
+                continue
             one = num(sm.get(1, {}).get("wall_s"))
             cells = []
             for t in threads:
@@ -229,7 +232,8 @@ class Report:
             hsc = (hs["wall_MBps"] + f" (scan only {hs['scan_MBps']})") if hs and hs["wall_MBps"] else "–"
             hits = (sm.get(1) or hs or {}).get("count", "")
             valid = "; ".join(dict.fromkeys(r["valid"] for r in list(sm.values()) + ([hs] if hs else [])))
-            out.append(f"| {s} | {hsc} | " + " | ".join(cells) + f" | {hits} | {valid} |")
+            eng = next(iter(sm.values())).get("engine", "")
+            out.append(f"| {s}, {eng} | {hsc} | " + " | ".join(cells) + f" | {hits} | {valid} |")
         out.append("")
         out.append(self.image("scaling.png", "MB/s against threads"))
         return "\n".join(out)
@@ -341,10 +345,12 @@ class Report:
         if rows:
             fig, ax = plt.subplots(figsize=(6.4, 4))
             for s in dict.fromkeys(r["set"] for r in rows):
-                pts = sorted((int(r["threads"]), num(r["wall_MBps"])) for r in rows
-                             if r["set"] == s and r["tool"] == "seqmatch" and num(r["wall_MBps"]))
-                if pts:
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"seqmatch, {s}")
+                for tool in dict.fromkeys(r["tool"] for r in rows if r["tool"].startswith("seqmatch")):
+                    pts = sorted((int(r["threads"]), num(r["wall_MBps"])) for r in rows
+                                 if r["set"] == s and r["tool"] == tool and num(r["wall_MBps"]))
+                    if pts:
+                        name = "auto" if tool == "seqmatch" else tool.split("-", 1)[1]
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{s}, {name}")
                 hs = next((r for r in rows if r["set"] == s and r["tool"] == "hyperscan" and num(r["wall_MBps"])), None)
                 if hs:
                     ax.axhline(num(hs["wall_MBps"]), linestyle=":", linewidth=1, color="gray")

@@ -41,7 +41,8 @@
 # the 1- and 10-primer sets are the first records of the 100-primer set):
 #   check    brute-force Python check of seqmatch on one genome (bench/check_approx.py)
 #   primers  1, 10, 100 primers of 20 nt, -m K and -k K for K in KS (--report best), each
-#            thread count of THREADS; at K = DIRECT_K also --engine mismatch / myers
+#            thread count of THREADS; at K = DIRECT_K also --engine mismatch / myers, and for
+#            one primer -k DIRECT_K --engine wavefront (seed 001's anti-diagonal DP)
 #   lines    1 primer, -k 2, panel.fa read as text lines (forward strand): seqmatch --alphabet
 #            text --lines against ugrep -Z2 and tre-agrep -2 (matching lines)
 #   guides   20 CRISPR guides (20 nt + NGG), -m 4 (and --engine mismatch)
@@ -352,6 +353,12 @@ if has_case primers; then
         PLANNED=$(planner_engine -p "$set" "$opt" "$k")
         DIRECT=""
         if [ "$k" = "$DIRECT_K" ]; then direct "direct.$base" "$cs" "$mode" "$k" "$T1" -p "$set"; fi
+        # seed 001's anti-diagonal wavefront DP (the reference engine), one primer
+        wf=""
+        if [ "$n" = 1 ] && [ "$mode" = edits ] && [ "$k" = "$DIRECT_K" ]; then
+          wf=1
+          sm "wavefront.$base" "$TIMEOUT" -p "$set" -k "$k" --engine wavefront -t "$T1" "$FASTA"
+        fi
         peer=""
         if [ "$mode" = mismatches ] && [ -n "${peer_ok[seqkit]:-}" ] && { [ "$n" = 1 ] || [ "$k" = 2 ]; }; then
           peer=seqkit
@@ -365,6 +372,7 @@ if has_case primers; then
         ref=sm.$base.t$T1
         for t in $THREADS; do [ "$t" = "$T1" ] || same "sm.$base.t$t" "$ref" "= -t $T1"; done
         if [ -n "$DIRECT" ]; then same "direct.$base" "$ref" "= the planner's $PLANNED"; fi
+        if [ -n "$wf" ]; then same "wavefront.$base" "$ref" "= the planner's $PLANNED"; fi
         if [ "$n" = 1 ] || { [ "$n" = 10 ] && [ "$mode" = mismatches ] && [ "$k" = 2 ]; }; then
           oracle "$ref" "$OUT/$ref" "$opt" "$k" --report best "$set" "$FASTA"
         fi
@@ -388,6 +396,9 @@ if has_case primers; then
         done
         if [ -n "$DIRECT" ]; then
           row "direct.$base" "$cs" "seqmatch-$DIRECT" "$T1" "$n" 20 "$k" "$mode" 2 "$(lines_of "$OUT/direct.$base")" hits "" "$cells" "${rnote:+$rnote; }--engine $DIRECT" "$DIRECT" lines_of
+        fi
+        if [ -n "$wf" ]; then
+          row "wavefront.$base" "$cs" seqmatch-wavefront "$T1" "$n" 20 "$k" "$mode" 2 "$(lines_of "$OUT/wavefront.$base")" hits "" "$cells" "report best; --engine wavefront" wavefront lines_of
         fi
         if [ "$peer" = seqkit ]; then
           c=""; finished "seqkit.$base" && c=$(($(lines_of "$OUT/seqkit.$base") - 1))

@@ -32,6 +32,8 @@
 #   EXACT_BYTES          sets part: scan only the first N bytes of panel.seq (default: all)
 #   BUILD_LENGTHS        default "300 3000 6000 9000"; BUILD_THREADS default "0 2"
 #   SCALE_SETS           default "k8_1000 k8_8000 k8_16000"; SCALE_COPIES default 10
+#   SCALE_ENGINES        engines also forced in the scaling part (default "automaton wumanber":
+#                        seed 002's AC and WM; an engine the binary lacks is left out)
 #   THREAD_MAX           default: the number of cores
 #   SWEEP_COUNTS         default "10 100 1000 10000 100000 1000000"; SWEEP_BYTES default: all
 #   STREAM_COPIES        default 92 (about 10.2 GB)
@@ -70,6 +72,8 @@ BUILD_THREADS=${BUILD_THREADS:-0 2}
 SCALE_SETS=${SCALE_SETS:-k8_1000 k8_8000 k8_16000}
 SCALE_COPIES=${SCALE_COPIES:-10}
 THREAD_MAX=${THREAD_MAX:-$(nproc)}
+# seed 002's experiment: the dictionary automaton (AC) and Wu-Manber forced, beside the planner
+SCALE_ENGINES=${SCALE_ENGINES-automaton wumanber}
 SWEEP_COUNTS=${SWEEP_COUNTS:-10 100 1000 10000 100000 1000000}
 SWEEP_BYTES=${SWEEP_BYTES:-}
 STREAM_COPIES=${STREAM_COPIES:-92}
@@ -158,6 +162,16 @@ if has_tool seqmatch; then
   fi
 fi
 
+# engines of SCALE_ENGINES this binary does not have are left out
+if [ "$seqmatch_ok" = 1 ]; then
+  known=""
+  for e in $SCALE_ENGINES; do
+    if "$SEQMATCH" search --help 2> /dev/null | grep -q -- "$e"; then known="$known $e"
+    else say "run-exact: this seqmatch has no --engine $e: left out of the scaling part"; fi
+  done
+  SCALE_ENGINES=${known# }
+fi
+
 # ---------------------------------------------------------------- the machine
 {
   machine_info
@@ -179,6 +193,7 @@ mbps() { awk -v b="$BYTES" -v s="$1" 'BEGIN { if (s == "" || s <= 0) print ""; e
 cmd_seqmatch() { "$SEQMATCH" search --alphabet text --format count -t "$2" -p "$1" "$3"; }
 cmd_seqmatch_automaton() { "$SEQMATCH" search --alphabet text --format count --engine automaton -t "$2" -p "$1" "$3"; }
 cmd_seqmatch_kmer() { "$SEQMATCH" search --alphabet text --format count --engine kmer -t "$2" -p "$1" "$3"; }
+cmd_seqmatch_wumanber() { "$SEQMATCH" search --alphabet text --format count --engine wumanber -t "$2" -p "$1" "$3"; }
 cmd_seqmatch_compile() { "$SEQMATCH" compile --alphabet text -p "$1" -o "$OUT/compile.$$.db" && wc -c < "$OUT/compile.$$.db" && rm -f "$OUT/compile.$$.db"; }
 cmd_hyperscan() { "$HSCOUNT" "$1" "$3"; }
 # seqmatch's scan alone, timed inside the driver as hyperscan_count times hs_scan
@@ -188,12 +203,13 @@ cmd_rg() { rg -F --no-config --count-matches -f "$1" "$3" || [ $? = 1 ]; }
 count_seqmatch() { awk -F'\t' '$1 == "total" { print $2 }' "$1"; }
 count_seqmatch_automaton() { count_seqmatch "$1"; }
 count_seqmatch_kmer() { count_seqmatch "$1"; }
+count_seqmatch_wumanber() { count_seqmatch "$1"; }
 count_seqmatch_compile() { :; } # no hits: the database bytes are in the note
 count_hyperscan() { tr '\t' '\n' < "$1" | sed -n 's/^count=//p'; }
 count_seqmatch_scan() { count_hyperscan "$1"; }
 count_grep() { tr -d ' ' < "$1"; }
 count_rg() { if [ -s "$1" ]; then tr -d ' ' < "$1"; else echo 0; fi; }
-export -f cmd_seqmatch_scan cmd_seqmatch cmd_seqmatch_automaton cmd_seqmatch_kmer cmd_seqmatch_compile cmd_hyperscan cmd_grep cmd_rg
+export -f cmd_seqmatch_scan cmd_seqmatch cmd_seqmatch_automaton cmd_seqmatch_kmer cmd_seqmatch_wumanber cmd_seqmatch_compile cmd_hyperscan cmd_grep cmd_rg
 export SEQMATCH HSCOUNT SCANRATE OUT REPS
 
 # the engine the planner picks for a set (seqmatch compile --explain)
@@ -368,7 +384,10 @@ if has_part scaling && [ "$seqmatch_ok" = 1 ]; then
   for set in $SCALE_SETS; do
     slots=()
     has_tool hyperscan && slots+=("hyperscan 1")
-    for ((t = 1; t <= THREAD_MAX; t++)); do slots+=("seqmatch $t"); done
+    for ((t = 1; t <= THREAD_MAX; t++)); do
+      slots+=("seqmatch $t")
+      for e in $SCALE_ENGINES; do slots+=("seqmatch_$e $t"); done
+    done
     for s in "${slots[@]}"; do
       read -r tool t <<< "$s"
       case $tool in seqmatch*) lim=$TIMEOUT ;; *) lim=$PEER_TIMEOUT ;; esac
@@ -377,6 +396,7 @@ if has_part scaling && [ "$seqmatch_ok" = 1 ]; then
     for ((t = 1; t <= THREAD_MAX; t++)); do
       if has_tool hyperscan && finished "hyperscan.$set.t1"; then compare "seqmatch.$set.t$t" "hyperscan.$set.t1"
       elif [ "$t" -gt 1 ]; then compare "seqmatch.$set.t$t" "seqmatch.$set.t1"; fi
+      for e in $SCALE_ENGINES; do compare "seqmatch_$e.$set.t$t" "seqmatch.$set.t1"; done
     done
     settle hyperscan.$set.t1
     settle seqmatch.$set.t1
@@ -386,8 +406,10 @@ if has_part scaling && [ "$seqmatch_ok" = 1 ]; then
       if [ "$tool" = hyperscan ]; then
         # one run: the reference count and a single-thread baseline (slow on 1 GiB)
         SLOW=0 finish "$CSV" "$tool" "$set" "$t"
-      else
+      elif [ "$tool" = seqmatch ]; then
         finish "$CSV" "$tool" "$set" "$t" "auto: $engine"
+      else
+        finish "$CSV" "$tool" "$set" "$t" "${tool#seqmatch_}"
       fi
     done
   done
