@@ -140,15 +140,16 @@ class Report:
         t = subprocess.run([sys.executable, os.path.join(here, "table.py"), os.path.join(self.d, "exact.csv")],
                            capture_output=True, text=True)
         out.append(t.stdout)
-        eng = [r for r in rows if r["tool"] in ("seqmatch", "seqmatch-automaton", "seqmatch-kmer") and r["threads"] == "1"]
+        forced = ("seqmatch-automaton", "seqmatch-kmer", "seqmatch-wumanber")
+        eng = [r for r in rows if r["tool"] in ("seqmatch",) + forced and r["threads"] == "1"]
         if any(r["tool"] != "seqmatch" for r in eng):
             out.append("**The planner's engine against the engines forced with `--engine`, one thread** "
                        "(MB/s by wall time / by CPU time; peak RSS):\n")
-            out.append("| set | auto (its choice) | `--engine automaton` | `--engine kmer` |\n|---|---:|---:|---:|")
+            out.append("| set | auto (its choice) | `--engine automaton` | `--engine kmer` | `--engine wumanber` |\n|---|---:|---:|---:|---:|")
             sets = list(dict.fromkeys(r["set"] for r in eng))
             for s in sets:
                 cells = []
-                for tool in ("seqmatch", "seqmatch-automaton", "seqmatch-kmer"):
+                for tool in ("seqmatch",) + forced:
                     r = next((x for x in eng if x["set"] == s and x["tool"] == tool), None)
                     if not r:
                         cells.append("")

@@ -222,7 +222,7 @@ planner_engine() {
                  else if ($0 ~ /mismatch/) print "mismatch"; else if ($0 ~ /wavefront/) print "wavefront";
                  else { sub(/^engine +/, ""); print } }
     /^engines/ { s = ""; if ($3 + 0 > 0) s = "automaton"; if ($6 + 0 > 0) s = s (s ? "+" : "") "kmer";
-                 if ($8 + 0 > 0) s = s (s ? "+" : "") "shiftand"; print s }'
+                 if ($8 + 0 > 0) s = s (s ? "+" : "") "shiftand"; if ($10 + 0 > 0) s = s (s ? "+" : "") "wumanber"; print s }'
   rm -f "$OUT/explain.db"
 }
 

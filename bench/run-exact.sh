@@ -11,8 +11,8 @@
 #   SEQMATCH             seqmatch binary, if no argument names one (default build/seqmatch)
 #   SEQMATCH_BENCH_DATA  data folder (default bench/data; fetched by bench/fetch-data.sh)
 #   PARTS                which parts (default "sets build scaling sweep stream"):
-#                          sets     SETS against every tool, seqmatch -t 1 and -t 2, and the
-#                                   k-mer sets also with --engine automaton and --engine kmer
+#                          sets     SETS against every tool, seqmatch -t 1 and -t 2, and with
+#                                   --engine automaton, kmer (k <= 32) and wumanber forced
 #                          build    automaton build of 3000 keys of each of BUILD_LENGTHS nt
 #                          scaling  SCALE_SETS over panel.seq repeated SCALE_COPIES times
 #                                   (10 copies = 1.106 GB >= 1 GiB), seqmatch -t 1..THREAD_MAX,
@@ -163,7 +163,9 @@ if has_tool seqmatch; then
 fi
 
 # engines of SCALE_ENGINES this binary does not have are left out
+HAVE_WUMANBER=0
 if [ "$seqmatch_ok" = 1 ]; then
+  "$SEQMATCH" search --help 2> /dev/null | grep -q wumanber && HAVE_WUMANBER=1
   known=""
   for e in $SCALE_ENGINES; do
     if "$SEQMATCH" search --help 2> /dev/null | grep -q -- "$e"; then known="$known $e"
@@ -215,7 +217,7 @@ export SEQMATCH HSCOUNT SCANRATE OUT REPS
 # the engine the planner picks for a set (seqmatch compile --explain)
 planner_engine() {
   "$SEQMATCH" compile --explain --alphabet text -p "$1" -o "$OUT/explain.db" 2> /dev/null |
-    awk '/^engines/ { s = ""; if ($3 + 0 > 0) s = "automaton"; if ($6 + 0 > 0) s = s (s ? "+" : "") "kmer"; if ($8 + 0 > 0) s = s (s ? "+" : "") "shiftand"; print s }'
+    awk '/^engines/ { s = ""; if ($3 + 0 > 0) s = "automaton"; if ($6 + 0 > 0) s = s (s ? "+" : "") "kmer"; if ($8 + 0 > 0) s = s (s ? "+" : "") "shiftand"; if ($10 + 0 > 0) s = s (s ? "+" : "") "wumanber"; print s }'
   rm -f "$OUT/explain.db"
 }
 
@@ -294,7 +296,9 @@ if has_part sets; then
       slots+=("seqmatch 1" "seqmatch 2")
       [ -n "$SCANRATE" ] && slots+=("seqmatch_scan 1")
       # the direct engines, once (one thread): the planner's choice is the seqmatch row
-      if [ "$len" -le 12 ]; then slots+=("seqmatch_automaton 1" "seqmatch_kmer 1"); fi
+      slots+=("seqmatch_automaton 1")
+      if [ "$len" -le 32 ]; then slots+=("seqmatch_kmer 1"); fi
+      [ "$HAVE_WUMANBER" = 1 ] && slots+=("seqmatch_wumanber 1")
     fi
     has_tool grep && slots+=("grep 1")
     has_tool rg && slots+=("rg 1")

@@ -73,7 +73,7 @@ static int decode(const uint8_t *data, size_t size, fuzz_case *c) {
     unsigned e = data[1] & 7;
     if (effective == SM_MATCH_EXACT) {
         static const sm_engine exact[8] = {SM_ENGINE_AUTO,      SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND,
-                                           SM_ENGINE_KMER,      SM_ENGINE_AUTO,      SM_ENGINE_AUTO,
+                                           SM_ENGINE_KMER,      SM_ENGINE_AUTO,      SM_ENGINE_WUMANBER,
                                            SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND};
         o->engine = exact[e];
     } else if (effective == SM_MATCH_MISMATCHES) {
@@ -121,7 +121,7 @@ static int decode(const uint8_t *data, size_t size, fuzz_case *c) {
 
 static void describe(const fuzz_case *c) {
     static const char *const engines[] = {"auto",      "automaton", "shiftand", "mismatch",
-                                          "myers",     "wavefront", "kmer",     "pigeonhole"};
+                                          "myers",     "wavefront", "kmer",     "pigeonhole", "wumanber"};
     char buf[256];
     const sm_compile_options *o = &c->opts;
     fprintf(stderr, "case: %s strands=%d flags=%u match=%d k=%u engine=%s report=%s expansion=%u build_threads=%u\n",
@@ -235,9 +235,11 @@ static void run_case(const fuzz_case *c) {
     if (rc != SM_OK) {
         /* Only some forced engines may refuse a valid set: the automaton
            (IUPAC text, too large an expansion), the k-mer table (lengths,
-           alphabet) and the pigeonhole filter (patterns not longer than k,
-           IUPAC text, pieces that expand too much). */
+           alphabet), Wu-Manber (as the automaton) and the pigeonhole filter
+           (patterns not longer than k, IUPAC text, pieces that expand too
+           much). */
         int may_refuse = o->engine == SM_ENGINE_AUTOMATON || o->engine == SM_ENGINE_KMER ||
+                         o->engine == SM_ENGINE_WUMANBER ||
                          o->engine == SM_ENGINE_PIGEONHOLE;
         CASE_CHECK(c, may_refuse && rc == SM_ERR_INVALID, "compile refused a valid set: %s", err.message);
         return;

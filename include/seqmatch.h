@@ -102,8 +102,10 @@ typedef enum {
     SM_ENGINE_MISMATCH = 3,  /* k mismatches: bit-sliced mismatch counters */
     SM_ENGINE_MYERS = 4,     /* k edits: Myers bit-vectors (SIMD across patterns) */
     SM_ENGINE_WAVEFRONT = 5, /* k edits: anti-diagonal wavefront DP (the reference) */
-    SM_ENGINE_KMER = 6,      /* exact: direct k-mer table (one length <= 12, at most 4 symbols) */
-    SM_ENGINE_PIGEONHOLE = 7 /* k mismatches or edits: k + 1 exact pieces per pattern, then verification */
+    SM_ENGINE_KMER = 6,      /* exact: k-mer table (one length <= 32, at most 4 symbols) */
+    SM_ENGINE_PIGEONHOLE = 7, /* k mismatches or edits: k + 1 exact pieces per pattern, then verification */
+    SM_ENGINE_WUMANBER = 8    /* exact: Wu-Manber block shifts (SHIFT/HASH/PREFIX), then verification;
+                                 the planner picks it for long patterns whose mean shift is large */
 } sm_engine;
 
 typedef enum {
@@ -172,6 +174,7 @@ typedef struct {
     uint32_t approx_patterns;        /* patterns scanned by an approximate engine */
     uint32_t kmer_patterns;          /* patterns scanned by the k-mer table */
     sm_engine approx_engine;         /* that engine (SM_ENGINE_MISMATCH, _MYERS, _WAVEFRONT or _PIGEONHOLE), else AUTO */
+    uint32_t wumanber_patterns;      /* patterns scanned by the Wu-Manber engine */
 } sm_db_info;
 
 void sm_db_get_info(const sm_db *db, sm_db_info *info);

@@ -113,8 +113,8 @@ static void explain_database(FILE *out, const sm_db *db) {
         fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
                 info.approx_patterns == 1 ? "" : "s");
     } else {
-        fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u\n", info.automaton_patterns,
-                info.kmer_patterns, info.shiftand_patterns);
+        fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u, wu-manber %u\n",
+                info.automaton_patterns, info.kmer_patterns, info.shiftand_patterns, info.wumanber_patterns);
     }
     if (info.automaton_states > 0)
         fprintf(out, "automaton        %u states x %u columns\n", info.automaton_states,

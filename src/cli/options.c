@@ -211,9 +211,10 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (strcmp(value, "wavefront") == 0) opts->compile.engine = SM_ENGINE_WAVEFRONT;
         else if (strcmp(value, "kmer") == 0) opts->compile.engine = SM_ENGINE_KMER;
         else if (strcmp(value, "pigeonhole") == 0) opts->compile.engine = SM_ENGINE_PIGEONHOLE;
+        else if (strcmp(value, "wumanber") == 0) opts->compile.engine = SM_ENGINE_WUMANBER;
         else {
             cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton, kmer, shiftand, mismatch, "
-                            "myers, wavefront or pigeonhole", shown, value);
+                            "myers, wavefront, pigeonhole or wumanber", shown, value);
             return CLI_PARSE_ERROR;
         }
         return CLI_PARSE_OK;

@@ -10,6 +10,7 @@
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 #include "engines/kmer/kmer.h"
+#include "engines/wumanber/wumanber.h"
 
 #define DEFAULT_MAX_EXPANSION 256u
 
@@ -262,6 +263,32 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
     return PIGEONHOLE_SCAN_COST + verify < direct;
 }
 
+/* The planner's Wu-Manber rule: keys of at least WUMANBER_MIN_LENGTH
+   symbols whose SHIFT table moves the window by WUMANBER_MIN_SHIFT or more
+   on average. On the benchmark panel (one thread) it beats the automaton
+   from a mean shift of about 16 (10000 32-mers, mean 16.5: 484 against 342
+   MB/s; 3000 300-mers: 1200 against 221) and loses below (1000 16-mers,
+   mean 8.4: 507 against 747); see docs/architecture.md. The k-mer table,
+   when the planner takes it, goes first. When Wu-Manber takes the keys the
+   section is left in *wm. */
+#define WUMANBER_MIN_LENGTH 24u
+#define WUMANBER_MIN_SHIFT 16.0
+
+static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[256], uint64_t max_memory,
+                         sm_buf *wm) {
+    uint32_t shortest = UINT32_MAX;
+    for (size_t i = 0; i < nk; i++)
+        if (keys[i].len < shortest) shortest = keys[i].len;
+    if (nk == 0 || shortest < WUMANBER_MIN_LENGTH) return 0;
+    if (sm_wm_build(keys, nk, fold, NULL, max_memory, wm, NULL) != SM_OK) {
+        wm->len = 0;
+        return 0;
+    }
+    if (sm_wm_mean_shift(wm->data) >= WUMANBER_MIN_SHIFT) return 1;
+    wm->len = 0;
+    return 0;
+}
+
 /* Lays an engine section (when there is one) at *off, 64-byte aligned. */
 static void place_section(uint64_t *off, const sm_buf *section, uint64_t *section_off, uint64_t *section_size) {
     if (!section->len) return;
@@ -272,7 +299,7 @@ static void place_section(uint64_t *off, const sm_buf *section, uint64_t *sectio
 
 static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_options *o, int dna,
                     unsigned flags, sm_strands strands, const sm_buf *ac, const sm_buf *sa, const sm_buf *ap,
-                    const sm_buf *kt, sm_db **out, sm_error *err) {
+                    const sm_buf *kt, const sm_buf *wm, sm_db **out, sm_error *err) {
     sm_db_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, SM_DB_MAGIC, 8);
@@ -307,6 +334,7 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
         if (p->len > h.max_length) h.max_length = p->len;
         if (p->engine == SM_PATTERN_AUTOMATON) h.automaton_patterns++;
         else if (p->engine == SM_PATTERN_KMER) h.kmer_patterns++;
+        else if (p->engine == SM_PATTERN_WUMANBER) h.wumanber_patterns++;
         else if (p->engine == SM_PATTERN_SHIFTAND) h.shiftand_patterns++;
         else {
             h.approx_patterns++;
@@ -331,6 +359,7 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     place_section(&off, sa, &h.shiftand_off, &h.shiftand_size);
     place_section(&off, ap, &h.approx_off, &h.approx_size);
     place_section(&off, kt, &h.kmer_off, &h.kmer_size);
+    place_section(&off, wm, &h.wumanber_off, &h.wumanber_size);
     if (o->max_memory && off > o->max_memory) {
         free(table);
         sm_buf_free(&strings);
@@ -355,6 +384,7 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     if (sa->len) memcpy(bytes + h.shiftand_off, sa->data, sa->len);
     if (ap->len) memcpy(bytes + h.approx_off, ap->data, ap->len);
     if (kt->len) memcpy(bytes + h.kmer_off, kt->data, kt->len);
+    if (wm->len) memcpy(bytes + h.wumanber_off, wm->data, wm->len);
     sm_db_seal(bytes, off);
     free(table);
     sm_buf_free(&strings);
@@ -377,7 +407,7 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         return sm_set_error(err, SM_ERR_INVALID, "unknown alphabet %d", (int)opts->alphabet);
     if (opts->strands > SM_STRAND_REVERSE)
         return sm_set_error(err, SM_ERR_INVALID, "unknown strand setting %d", (int)opts->strands);
-    if (opts->engine > SM_ENGINE_PIGEONHOLE)
+    if (opts->engine > SM_ENGINE_WUMANBER)
         return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
     if (opts->match > SM_MATCH_EDITS || opts->report > SM_REPORT_ENDS)
         return sm_set_error(err, SM_ERR_INVALID, "unknown match kind or report mode");
@@ -388,9 +418,9 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         return sm_set_error(err, SM_ERR_LIMIT, "at most 65535 errors are supported (asked for %u)", opts->max_errors);
     opts = &normalised;
     {
-        static const char *const names[] = {"auto", "automaton", "shiftand", "mismatch", "myers", "wavefront", "kmer", "pigeonhole"};
+        static const char *const names[] = {"auto", "automaton", "shiftand", "mismatch", "myers", "wavefront", "kmer", "pigeonhole", "wumanber"};
         int engine_is_exact = opts->engine == SM_ENGINE_AUTOMATON || opts->engine == SM_ENGINE_SHIFTAND ||
-                              opts->engine == SM_ENGINE_KMER;
+                              opts->engine == SM_ENGINE_KMER || opts->engine == SM_ENGINE_WUMANBER;
         int ok = opts->engine == SM_ENGINE_AUTO ||
                  (opts->match == SM_MATCH_EXACT && engine_is_exact) ||
                  (opts->match != SM_MATCH_EXACT && opts->engine == SM_ENGINE_PIGEONHOLE) ||
@@ -416,7 +446,7 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
     prepared_pattern *prep = calloc(n, sizeof *prep);
     if (!prep) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     key_set automaton_keys = {0}, shiftand_keys = {0}, approx_keys = {0};
-    sm_buf ac = {0}, sa = {0}, ap = {0}, kt = {0};
+    sm_buf ac = {0}, sa = {0}, ap = {0}, kt = {0}, wm = {0};
     sm_ac_key *keys = NULL;
     int status = prepare(patterns, n, dna, prep, err);
     if (status == SM_OK) status = plan(prep, n, opts, dna, err);
@@ -427,18 +457,32 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         sm_text_fold(dna, flags, fold);
         keys = key_set_resolve(&automaton_keys);
         size_t nk = key_set_count(&automaton_keys);
-        /* Keys of one short length over at most four symbols can use a direct
-           k-mer table (no dependent loads). On the benchmark panel it beats
-           the automaton once the automaton's table outgrows the L2 cache
-           (8000 and 16000 8-mers) and ties with it below (1000 8-mers), so
-           the planner takes it when the trie could pass 256 KiB. */
+        /* Keys of one length k <= 32 over at most four symbols can use the
+           k-mer table. k <= 12, the direct table (no dependent loads): on the
+           benchmark panel it beats the automaton once the automaton's table
+           outgrows the L2 cache (8000 and 16000 8-mers) and ties with it
+           below (1000 8-mers), so the planner takes it when the trie could
+           pass 256 KiB. k > 12, the hash set (about 330-380 MB/s whatever the
+           set, 120 MB/s at 10^6 keys): the automaton is faster while its
+           table stays in the 8 MiB L3 (one thread, 20 MB of the panel: 10^3
+           31-mers 912 vs 358 MB/s, 3000 20-mers both strands 624 vs 374, 10^4
+           31-mers one strand 418 vs 378) and falls behind past it (10^4
+           31-mers both strands 258 vs 360, 10^5 68 vs 316, 10^6 about 28 vs
+           120, compile 8.8 s vs 1.5 s), so the planner takes it when the
+           trie could pass 8 MiB. */
         uint64_t trie_bytes_bound = 0;
         for (size_t i = 0; keys && i < nk; i++) trie_bytes_bound += (uint64_t)keys[i].len * 5 * 4;
+        uint64_t kmer_from = keys && keys[0].len > SM_KT_DIRECT_MAX_K ? (8u << 20) : (256u << 10);
         int kmer = keys && (opts->engine == SM_ENGINE_KMER ||
-                            (opts->engine == SM_ENGINE_AUTO && trie_bytes_bound > (256u << 10) &&
+                            (opts->engine == SM_ENGINE_AUTO && trie_bytes_bound > kmer_from &&
                              sm_kt_eligible(keys, nk, fold)));
         if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
-        else if (kmer && !sm_kt_eligible(keys, nk, fold))
+        else if (opts->engine == SM_ENGINE_WUMANBER || (opts->engine == SM_ENGINE_AUTO && !kmer &&
+                                                          wumanber_pays(keys, nk, fold, opts->max_memory, &wm))) {
+            if (!wm.len) status = sm_wm_build(keys, nk, fold, NULL, opts->max_memory, &wm, err);
+            for (size_t i = 0; i < n; i++)
+                if (prep[i].engine == SM_PATTERN_AUTOMATON) prep[i].engine = SM_PATTERN_WUMANBER;
+        } else if (kmer && opts->engine == SM_ENGINE_KMER && !sm_kt_eligible(keys, nk, fold))
             status = sm_set_error(err, SM_ERR_INVALID,
                                   "the k-mer engine needs patterns of one length (at most %d) over at most 4 symbols",
                                   SM_KT_MAX_K);
@@ -480,7 +524,8 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         free(keys);
     }
     key_set_free(&approx_keys);
-    if (status == SM_OK) status = assemble(prep, n, opts, dna, flags, strands, &ac, &sa, &ap, &kt, out, err);
+    if (status == SM_OK) status = assemble(prep, n, opts, dna, flags, strands, &ac, &sa, &ap, &kt, &wm, out, err);
+    sm_buf_free(&wm);
     sm_buf_free(&kt);
     sm_buf_free(&ac);
     sm_buf_free(&sa);

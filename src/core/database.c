@@ -12,6 +12,7 @@
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 #include "engines/kmer/kmer.h"
+#include "engines/wumanber/wumanber.h"
 
 static uint32_t block_checksum(const uint8_t *bytes, uint64_t size) {
     uLong crc = crc32(0L, Z_NULL, 0);
@@ -62,6 +63,11 @@ const uint8_t *sm_db_kmer(const sm_db *db) {
     return h->kmer_size ? db->bytes + h->kmer_off : NULL;
 }
 
+const uint8_t *sm_db_wumanber(const sm_db *db) {
+    const sm_db_header *h = sm_db_head(db);
+    return h->wumanber_size ? db->bytes + h->wumanber_off : NULL;
+}
+
 void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     const sm_db_header *h = sm_db_head(db);
     memset(info, 0, sizeof *info);
@@ -79,6 +85,7 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     info->report = (sm_report)h->report;
     info->approx_patterns = h->approx_patterns;
     info->kmer_patterns = h->kmer_patterns;
+    info->wumanber_patterns = h->wumanber_patterns;
     info->approx_engine = h->approx_engine == SM_PATTERN_MISMATCH ? SM_ENGINE_MISMATCH
                           : h->approx_engine == SM_PATTERN_MYERS  ? SM_ENGINE_MYERS
                           : h->approx_engine == SM_PATTERN_WAVEFRONT ? SM_ENGINE_WAVEFRONT
@@ -145,12 +152,14 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         (h.automaton_size && (h.automaton_off % SM_DB_ALIGN || !in_block(h.automaton_off, h.automaton_size, size))) ||
         (h.shiftand_size && (h.shiftand_off % SM_DB_ALIGN || !in_block(h.shiftand_off, h.shiftand_size, size))) ||
         (h.approx_size && (h.approx_off % SM_DB_ALIGN || !in_block(h.approx_off, h.approx_size, size))) ||
-        (h.kmer_size && (h.kmer_off % SM_DB_ALIGN || !in_block(h.kmer_off, h.kmer_size, size))))
+        (h.kmer_size && (h.kmer_off % SM_DB_ALIGN || !in_block(h.kmer_off, h.kmer_size, size))) ||
+        (h.wumanber_size && (h.wumanber_off % SM_DB_ALIGN || !in_block(h.wumanber_off, h.wumanber_size, size))))
         return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
 
     const sm_db_pattern *pats = (const sm_db_pattern *)(bytes + h.patterns_off);
     const uint8_t *strings = bytes + h.strings_off;
-    uint32_t on_automaton = 0, on_shiftand = 0, on_approx = 0, on_kmer = 0, min_len = UINT32_MAX, max_len = 0;
+    uint32_t on_automaton = 0, on_shiftand = 0, on_approx = 0, on_kmer = 0, on_wumanber = 0, min_len = UINT32_MAX,
+             max_len = 0;
     for (uint32_t i = 0; i < h.pattern_count; i++) {
         const sm_db_pattern *p = &pats[i];
         if (p->name_off >= h.strings_size || !memchr(strings + p->name_off, 0, h.strings_size - p->name_off) ||
@@ -160,6 +169,7 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         if (p->engine == SM_PATTERN_AUTOMATON) on_automaton++;
         else if (p->engine == SM_PATTERN_SHIFTAND) on_shiftand++;
         else if (p->engine == SM_PATTERN_KMER) on_kmer++;
+        else if (p->engine == SM_PATTERN_WUMANBER) on_wumanber++;
         else if (((p->engine >= SM_PATTERN_MISMATCH && p->engine <= SM_PATTERN_WAVEFRONT) ||
                   p->engine == SM_PATTERN_PIGEONHOLE) && p->engine == h.approx_engine)
             on_approx++;
@@ -174,6 +184,7 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
     if (on_automaton != h.automaton_patterns || on_shiftand != h.shiftand_patterns ||
         on_approx != h.approx_patterns || (on_approx > 0) != (h.approx_size > 0) || !approx_engine_fits ||
         on_kmer != h.kmer_patterns || (on_kmer > 0) != (h.kmer_size > 0) ||
+        on_wumanber != h.wumanber_patterns || (on_wumanber > 0) != (h.wumanber_size > 0) ||
         min_len != h.min_length || max_len != h.max_length ||
         (on_automaton > 0) != (h.automaton_size > 0) || (on_shiftand > 0) != (h.shiftand_size > 0))
         return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
@@ -183,6 +194,8 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
     if (h.shiftand_size && sm_sa_validate(bytes + h.shiftand_off, h.shiftand_size, outputs, err) != SM_OK)
         return err ? err->code : SM_ERR_FORMAT;
     if (h.kmer_size && sm_kt_validate(bytes + h.kmer_off, h.kmer_size, outputs, err) != SM_OK)
+        return err ? err->code : SM_ERR_FORMAT;
+    if (h.wumanber_size && sm_wm_validate(bytes + h.wumanber_off, h.wumanber_size, outputs, err) != SM_OK)
         return err ? err->code : SM_ERR_FORMAT;
     if (h.approx_size) {
         const uint8_t *sec = bytes + h.approx_off;

@@ -7,6 +7,7 @@
  *   strings                           names and sequences, NUL-terminated
  *   automaton section (optional)      sm_ac_header + tables (src/engines/automaton)
  *   shiftand section (optional)       sm_sa_header + tables (src/engines/bitparallel)
+ *   approx, k-mer and Wu-Manber sections (optional), likewise
  *
  * Every reference inside the block is a byte offset (from the block start for
  * the header, from the section start inside a section), so the block can be
@@ -24,7 +25,7 @@
 #include "seqmatch.h"
 
 #define SM_DB_MAGIC "SEQMATCH"
-#define SM_DB_FORMAT_VERSION 1u
+#define SM_DB_FORMAT_VERSION 2u /* 2: the Wu-Manber section */
 #define SM_DB_BYTE_ORDER_MARK 0x01020304u
 #define SM_DB_ALIGN 64u
 
@@ -55,7 +56,10 @@ typedef struct {
     uint64_t kmer_off, kmer_size;           /* 0, 0 when absent */
     uint32_t kmer_patterns;
     uint32_t reserved2;
-    uint8_t reserved[256 - 184];
+    uint64_t wumanber_off, wumanber_size;   /* 0, 0 when absent */
+    uint32_t wumanber_patterns;
+    uint32_t reserved3;
+    uint8_t reserved[256 - 208];
 } sm_db_header;
 _Static_assert(sizeof(sm_db_header) == 256, "the database header is 256 bytes");
 
@@ -67,7 +71,8 @@ enum {
     SM_PATTERN_MYERS = 4,
     SM_PATTERN_WAVEFRONT = 5,
     SM_PATTERN_KMER = 6,
-    SM_PATTERN_PIGEONHOLE = 7
+    SM_PATTERN_PIGEONHOLE = 7,
+    SM_PATTERN_WUMANBER = 8
 };
 
 /* Bytes of text a scan must see before the first end it reports exactly, and
@@ -95,6 +100,7 @@ const uint8_t *sm_db_automaton(const sm_db *db); /* section start, or NULL */
 const uint8_t *sm_db_shiftand(const sm_db *db);  /* section start, or NULL */
 const uint8_t *sm_db_approx(const sm_db *db);    /* section start, or NULL */
 const uint8_t *sm_db_kmer(const sm_db *db);      /* section start, or NULL */
+const uint8_t *sm_db_wumanber(const sm_db *db);  /* section start, or NULL */
 /* Sets the size and checksum of a freshly assembled block. */
 void sm_db_seal(uint8_t *bytes, uint64_t size);
 
@@ -197,6 +203,8 @@ typedef struct {
     size_t kmer_words;
     uint32_t *kt_visits;    /* count mode: per distinct k-mer (allocated on first use) */
     struct sm_ph_state *pigeonhole; /* the pigeonhole filter's state, or NULL */
+    uint64_t *wumanber;     /* the Wu-Manber engine's state words (kept bytes), or NULL */
+    size_t wumanber_words;
 } sm_engine_state;
 
 int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */

@@ -9,6 +9,7 @@
 #include "engines/automaton/automaton.h"
 #include "engines/bitparallel/shiftand.h"
 #include "engines/kmer/kmer.h"
+#include "engines/wumanber/wumanber.h"
 
 static size_t approx_state_words(const sm_db *db) {
     const uint8_t *ap = sm_db_approx(db);
@@ -37,6 +38,14 @@ int sm_engine_state_init(const sm_db *db, sm_engine_state *state) {
             return SM_ERR_NOMEM;
         }
     }
+    if (sm_db_wumanber(db)) {
+        state->wumanber_words = sm_wm_state_words(sm_db_wumanber(db));
+        state->wumanber = calloc(state->wumanber_words, sizeof(uint64_t));
+        if (!state->wumanber) {
+            sm_engine_state_free(state);
+            return SM_ERR_NOMEM;
+        }
+    }
     if (sm_db_approx(db) && sm_db_head(db)->approx_engine == SM_PATTERN_PIGEONHOLE) {
         state->pigeonhole = sm_ph_state_new(sm_db_approx(db));
         if (!state->pigeonhole) {
@@ -61,6 +70,8 @@ void sm_engine_state_reset(const sm_db *db, sm_engine_state *state) {
     if (sa && state->shiftand) sm_sa_state_reset(sa, state->shiftand);
     const uint8_t *kt = sm_db_kmer(db);
     if (kt && state->kmer) sm_kt_state_reset(kt, state->kmer);
+    const uint8_t *wm = sm_db_wumanber(db);
+    if (wm && state->wumanber) sm_wm_state_reset(wm, state->wumanber);
     const uint8_t *ap = sm_db_approx(db);
     if (ap && state->approx) {
         switch (sm_db_head(db)->approx_engine) {
@@ -78,6 +89,7 @@ void sm_engine_state_free(sm_engine_state *state) {
     free(state->ac_visits);
     free(state->kmer);
     free(state->kt_visits);
+    free(state->wumanber);
     sm_ph_state_free(state->pigeonhole);
     memset(state, 0, sizeof *state);
 }
@@ -110,8 +122,10 @@ void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *tex
     const uint8_t *sa = sm_db_shiftand(db);
     const uint8_t *ap = sm_db_approx(db);
     const uint8_t *kt = sm_db_kmer(db);
+    const uint8_t *wm = sm_db_wumanber(db);
     if (ac) sm_ac_scan(ac, patterns, &state->automaton, text, len, pos0, sink);
     if (kt) sm_kt_scan(kt, patterns, state->kmer, text, len, pos0, sink);
+    if (wm) sm_wm_scan(wm, state->wumanber, text, len, pos0, sink);
     if (sa) sm_sa_scan(sa, patterns, state->shiftand, text, len, pos0, sink);
     if (ap) {
         switch (sm_db_head(db)->approx_engine) {
@@ -159,11 +173,13 @@ static int fit_scratch(const sm_db *db, sm_scratch *s) {
     const uint8_t *sa = sm_db_shiftand(db);
     size_t words = sa ? sm_sa_state_words(sa) : 0;
     size_t kmer_words = sm_db_kmer(db) ? sm_kt_state_words(sm_db_kmer(db)) : 0;
+    size_t wumanber_words = sm_db_wumanber(db) ? sm_wm_state_words(sm_db_wumanber(db)) : 0;
     int pigeonhole = sm_db_approx(db) && sm_db_head(db)->approx_engine == SM_PATTERN_PIGEONHOLE;
     if (words > s->state.shiftand_words || approx_state_words(db) > s->state.approx_words ||
         (sm_db_approx(db) && !pigeonhole && !s->state.approx) ||
         (pigeonhole && !sm_ph_state_fits(sm_db_approx(db), s->state.pigeonhole)) || kmer_words > s->state.kmer_words ||
-        (sm_db_kmer(db) && !s->state.kmer)) {
+        (sm_db_kmer(db) && !s->state.kmer) || wumanber_words > s->state.wumanber_words ||
+        (sm_db_wumanber(db) && !s->state.wumanber)) {
         sm_engine_state_free(&s->state);
         if (sm_engine_state_init(db, &s->state) != SM_OK) return SM_ERR_NOMEM;
     }

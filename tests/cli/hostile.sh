@@ -429,12 +429,20 @@ random_kmers() { # COUNT LENGTH: random DNA words, one per line
         fold -w $(($2 + 1)) | cut -c1-"$2"
 }
 random_kmers 200000 20 >"$TMP/200k.txt"
-run search -p "$TMP/200k.txt" --max-memory 8M $H/crlf.fa
+run search -p "$TMP/200k.txt" --engine automaton --max-memory 8M $H/crlf.fa
 check_status "automaton over --max-memory (exit)" 2
 if grep -Eqx 'seqmatch: automaton: needs [0-9]+ bytes \([0-9]+ states x 5 columns\), limit is 8388608' "$TMP/err"; then
     pass
 else
     fail "automaton over --max-memory: message names the size it needs"
+fi
+# The planner's choice for them, the k-mer table's hash set, is refused too.
+run search -p "$TMP/200k.txt" --max-memory 8M $H/crlf.fa
+check_status "k-mer table over --max-memory (exit)" 2
+if grep -Eqx 'seqmatch: k-mer table: needs [0-9]+ bytes \(k = 20, [0-9]+ distinct keys\), limit is 8388608' "$TMP/err"; then
+    pass
+else
+    fail "k-mer table over --max-memory: message names the size it needs"
 fi
 # The same budget on the whole database: the message names its size, which
 # is then exactly enough.

@@ -49,6 +49,12 @@ else
     fail "--explain with --engine shiftand"
 fi
 if [ -s "$TMP/sa.smdb" ]; then pass; else fail "--explain with -o also saves"; fi
+run compile -e ACGTACGT -e GGATCCAA --engine wumanber --explain
+if grep -qF "wu-manber 2" "$TMP/out"; then pass; else fail "--explain with --engine wumanber"; fi
+run search -e GAATTC --engine wumanber --format count $DATA/small.fa
+check_output_text "search with --engine wumanber" "GAATTC	8
+total	8
+"
 
 # Forms of the command line.
 run -e GAATTC --format count $DATA/small.fa

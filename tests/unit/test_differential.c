@@ -412,10 +412,12 @@ static void check_info(const dcase *c, const sm_db *db, sm_engine engine, const 
         if (c->pats[i].len > maxl) maxl = (uint32_t)c->pats[i].len;
     }
     int ok = info.pattern_count == c->n && info.min_length == minl && info.max_length == maxl &&
-             info.alphabet == c->opts.alphabet && info.automaton_patterns + info.kmer_patterns + info.shiftand_patterns == c->n;
+             info.alphabet == c->opts.alphabet && info.automaton_patterns + info.kmer_patterns + info.shiftand_patterns +
+                 info.wumanber_patterns == c->n;
     if (engine == SM_ENGINE_SHIFTAND) ok = ok && info.shiftand_patterns == c->n;
     if (engine == SM_ENGINE_AUTOMATON) ok = ok && info.automaton_patterns == c->n;
     if (engine == SM_ENGINE_KMER) ok = ok && info.kmer_patterns == c->n;
+    if (engine == SM_ENGINE_WUMANBER) ok = ok && info.wumanber_patterns == c->n;
     size_t size = 0;
     sm_db_bytes(db, &size);
     ok = ok && info.size == size;
@@ -491,7 +493,8 @@ static void check_roundtrip(const dcase *c, const sm_db *db, const expected *e, 
 }
 
 static const char *engine_name(sm_engine e) {
-    return e == SM_ENGINE_AUTO ? "auto" : e == SM_ENGINE_AUTOMATON ? "automaton" : e == SM_ENGINE_KMER ? "kmer" : "shiftand";
+    return e == SM_ENGINE_AUTO ? "auto" : e == SM_ENGINE_AUTOMATON ? "automaton" : e == SM_ENGINE_KMER ? "kmer"
+           : e == SM_ENGINE_WUMANBER ? "wumanber" : "shiftand";
 }
 
 /* Would the forced automaton refuse this set (IUPAC text, or a pattern
@@ -513,13 +516,13 @@ static int automaton_refuses(const dcase *c) {
 
 /* Compiles one way and runs every check; returns the database bytes' size
    and copies them to *bytes_out for comparisons across build threads. */
-/* The k-mer table takes patterns of one length up to 12 over at most four
+/* The k-mer table takes patterns of one length up to 32 over at most four
    (folded) symbols, after IUPAC expansion; otherwise compiling must fail. */
 static int kmer_refuses(const dcase *c) {
     if (automaton_refuses(c)) return 1;
     int seen[256] = {0}, symbols = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (c->pats[i].len != c->pats[0].len || c->pats[i].len > 12) return 1;
+        if (c->pats[i].len != c->pats[0].len || c->pats[i].len > 32) return 1;
         if (c->opts.alphabet == SM_ALPHABET_DNA) continue;
         for (size_t j = 0; j < c->pats[i].len; j++) {
             unsigned char b = (unsigned char)c->pats[i].seq[j];
@@ -546,7 +549,7 @@ static void check_compiled(const dcase *c, const expected *e, sm_engine engine, 
         if (db) sm_db_free(db);
         return;
     }
-    if (engine == SM_ENGINE_AUTOMATON && automaton_refuses(c)) {
+    if ((engine == SM_ENGINE_AUTOMATON || engine == SM_ENGINE_WUMANBER) && automaton_refuses(c)) {
         tu_check(rc != SM_OK && db == NULL, "%s: %s: compiled although the automaton cannot take it", c->label, how);
         if (db) sm_db_free(db);
         return;
@@ -576,9 +579,10 @@ static void check_compiled(const dcase *c, const expected *e, sm_engine engine, 
 static void run_case(const dcase *c, int exhaustive) {
     expected e;
     expected_make(c, &e);
-    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_KMER};
+    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_KMER,
+                                        SM_ENGINE_WUMANBER};
     static const unsigned threads[] = {0, 1, 2, 4};
-    for (int ei = 0; ei < 4; ei++) {
+    for (int ei = 0; ei < (int)(sizeof engines / sizeof engines[0]); ei++) {
         unsigned char *serial = NULL;
         size_t serial_size = 0;
         for (int ti = 0; ti < 4; ti++) {

@@ -1,12 +1,16 @@
 /* K-mer table: scans agree with a naive search for every key however the
  * text is cut and whatever part of it is owned, counting with and without
  * visit counters gives the same counts, eligibility follows the rules, and
- * the validator rejects damaged sections without reading outside them. */
+ * the validator rejects damaged sections without reading outside them. Both
+ * layouts: the direct table (k <= 12) and the hash set (13 <= k <= 32), the
+ * latter also with a tiny filter and with every key on one home entry, and
+ * through the public API (block scans, streams, the runner) against the
+ * automaton. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/kmer/kmer.h"
+#include "engines/kmer/kmer_private.h"
 #include "testutil.h"
 
 static tu_rng rng;
@@ -122,12 +126,13 @@ static void make_text(const key_set *ks, int fold_kind, uint8_t *text, size_t n,
 static void naive_hits(const key_set *ks, const uint8_t *text, size_t n, uint64_t pos0, uint64_t own_lo,
                        uint64_t own_hi, sm_sink *out) {
     uint32_t k = ks->k;
+    uint8_t dups[MAX_KEYS] = {0};
+    for (size_t i = 0; i < ks->nkeys; i++)
+        for (size_t j = 0; j < i && !dups[i]; j++)
+            dups[i] = ks->keys[j].output == ks->keys[i].output && !memcmp(ks->keys[j].seq, ks->keys[i].seq, k);
     for (size_t e = k; e <= n; e++) {
         for (size_t i = 0; i < ks->nkeys; i++) {
-            int dup = 0;
-            for (size_t j = 0; j < i && !dup; j++)
-                dup = ks->keys[j].output == ks->keys[i].output && !memcmp(ks->keys[j].seq, ks->keys[i].seq, k);
-            if (dup) continue;
+            if (dups[i]) continue;
             uint32_t j = 0;
             while (j < k && ks->fold[text[e - k + j]] == ks->keys[i].seq[j]) j++;
             if (j < k) continue;
@@ -336,8 +341,40 @@ static void test_eligibility(void) {
     sm_ac_key four = {s5, 4, 0};
     tu_check(sm_kt_eligible(&four, 1, text), "four symbols not eligible");
     sm_ac_key longk = {s13, 13, 0}, maxk = {s13, 12, 0}, zero = {s13, 0, 0};
-    tu_check(!sm_kt_eligible(&longk, 1, dna), "k = 13 eligible");
+    tu_check(sm_kt_eligible(&longk, 1, dna), "k = 13 not eligible");
     tu_check(sm_kt_eligible(&maxk, 1, dna), "k = 12 not eligible");
+    const uint8_t *s33 = (const uint8_t *)"ACGTACGTACGTACGTACGTACGTACGTACGTA";
+    sm_ac_key k32 = {s33, 32, 0}, k33 = {s33, 33, 0};
+    tu_check(sm_kt_eligible(&k32, 1, dna), "k = 32 not eligible");
+    tu_check(!sm_kt_eligible(&k33, 1, dna), "k = 33 eligible");
+    {
+        /* a fifth symbol in the last (overlapping) word, in the first word, and
+           spread over keys whose words each hold at most four */
+        sm_ac_key a[2] = {{(const uint8_t *)"ACGTACGTACGTA", 13, 0}, {(const uint8_t *)"ACGTACGTACGTN", 13, 2}};
+        tu_check(!sm_kt_eligible(a, 2, dna), "fifth symbol at the end eligible");
+        a[1].seq = (const uint8_t *)"ACGTNCGTACGTA";
+        tu_check(!sm_kt_eligible(a, 2, dna), "fifth symbol in the first word eligible");
+        sm_ac_key c[2] = {{(const uint8_t *)"AAAAAAAACCCCCCCC", 16, 0}, {(const uint8_t *)"GGGGGGGGTTTTTTTT", 16, 2}};
+        tu_check(sm_kt_eligible(c, 2, dna), "four symbols in 16-mers not eligible");
+        c[1].seq = (const uint8_t *)"GGGGGGGGTTTTTTTN";
+        tu_check(!sm_kt_eligible(c, 2, dna), "five symbols in 16-mers eligible");
+    }
+    {
+        sm_buf hb = {0};
+        sm_error herr;
+        tu_check(sm_kt_build(&k33, 1, dna, 0, &hb, &herr) == SM_ERR_INVALID, "k = 33 built");
+        tu_check(sm_kt_build(&k32, 1, dna, 100, &hb, &herr) == SM_ERR_LIMIT, "hash size limit ignored");
+        tu_check(hb.len == 0, "failed hash builds left bytes");
+        tu_check(sm_kt_build(&k32, 1, dna, 0, &hb, &herr) == SM_OK, "k = 32 build failed");
+        uint32_t magic;
+        memcpy(&magic, hb.data, 4);
+        tu_check(magic == SM_KH_MAGIC && hb.len % 64 == 0, "k = 32 not a hash section of whole lines");
+        sm_buf_free(&hb);
+        tu_check(sm_kt_build(&maxk, 1, dna, 0, &hb, &herr) == SM_OK, "k = 12 build failed");
+        memcpy(&magic, hb.data, 4);
+        tu_check(magic == SM_KT_MAGIC, "k = 12 not the direct layout");
+        sm_buf_free(&hb);
+    }
     tu_check(!sm_kt_eligible(&zero, 1, dna), "k = 0 eligible");
     sm_ac_key spread[2] = {{(const uint8_t *)"ab", 2, 0}, {(const uint8_t *)"cd", 2, 2}};
     tu_check(sm_kt_eligible(spread, 2, text), "four symbols over two keys not eligible");
@@ -359,11 +396,15 @@ static void test_eligibility(void) {
 static void test_validate(void) {
     key_set *ks = malloc(sizeof *ks);
     uint8_t text[3000];
-    for (int round = 0; round < 6; round++) {
-        uint32_t k = round < 3 ? (uint32_t)(1 + round) : (uint32_t)(6 + round);
+    static const uint32_t hash_k[] = {13, 16, 21, 31, 32, 20, 14};
+    for (int round = 0; round < 13; round++) {
+        uint32_t k = round < 3 ? (uint32_t)(1 + round) : round < 6 ? (uint32_t)(6 + round) : hash_k[round - 6];
         make_keys(ks, FOLD_DNA, "ACGT", k, 40);
         size_t size;
+        /* the last two hash rounds: every key on one home entry, a tiny filter */
+        sm_kt_test_tuning(round == 12 ? 3 : 0, round >= 11);
         uint8_t *good = build(ks, &size);
+        sm_kt_test_tuning(0, 0);
         if (!good) continue;
         sm_error err;
         uint32_t top = 0;
@@ -392,7 +433,9 @@ static void test_validate(void) {
             memcpy(t, good, size);
             int flips = 1 + (int)tu_rng_below(&rng, 3);
             for (int f = 0; f < flips; f++) {
-                size_t at = tu_rng_chance(&rng, 60) ? tu_rng_below(&rng, 384) : tu_rng_below(&rng, (uint32_t)size);
+                size_t head = k > SM_KT_DIRECT_MAX_K ? sizeof(sm_kh_header) : sizeof(sm_kt_header);
+                size_t at = tu_rng_chance(&rng, 60) ? tu_rng_below(&rng, (uint32_t)head)
+                                                    : tu_rng_below(&rng, (uint32_t)size);
                 if (tu_rng_chance(&rng, 50))
                     t[at] ^= (uint8_t)(1u << tu_rng_below(&rng, 8));
                 else
@@ -422,11 +465,241 @@ static void test_validate(void) {
     free(ks);
 }
 
+/* The hash layout for k = 13, 16, 21, 31, 32 over several alphabets, with
+   the normal filter, a 64-byte filter (most positions pass it), every key on
+   one home entry (long probe chains), and both; texts over several blocks. */
+static void test_hash(void) {
+    static const uint32_t ks_k[] = {13, 16, 21, 31, 32};
+    static const struct {
+        int fold;
+        const char *symbols;
+    } kinds[] = {{FOLD_DNA, "ACGT"}, {FOLD_DNA, "AC"}, {FOLD_TEXT, "acgt"}, {FOLD_TEXT_ICASE, "ab"},
+                 {FOLD_TEXT, "xyz!"}, {FOLD_DNA, "A"}};
+    key_set *ks = malloc(sizeof *ks);
+    size_t cap = 20000;
+    uint8_t *text = malloc(cap);
+    for (int round = 0; round < 40; round++) {
+        uint32_t k = ks_k[round % 5];
+        int tuning = (round / 5) % 4; /* 0 normal, 1 tiny filter, 2 collide, 3 both */
+        int kind = (int)tu_rng_below(&rng, sizeof kinds / sizeof kinds[0]);
+        size_t nfresh = 1 + tu_rng_below(&rng, round % 2 ? 500 : 40);
+        make_keys(ks, kinds[kind].fold, kinds[kind].symbols, k, nfresh);
+        sm_kt_test_tuning(tuning & 1 ? 3 : 0, tuning >= 2);
+        size_t size;
+        uint8_t *section = build(ks, &size);
+        sm_kt_test_tuning(0, 0);
+        if (!section) continue;
+        sm_kh_header h;
+        memcpy(&h, section, sizeof h);
+        tu_check(h.magic == SM_KH_MAGIC && h.k == k, "round %d: not a hash section", round);
+        tu_check((tuning & 1) ? h.filter_log2 == 3 : h.filter_log2 >= 3, "round %d: filter size %u", round,
+                 h.filter_log2);
+        tu_check((tuning >= 2) == (h.hash_mul == 0), "round %d: collision knob ignored", round);
+        tu_check(h.slots * 2 <= (1ull << h.cap_log2), "round %d: load above 1/2", round);
+        char what[80];
+        snprintf(what, sizeof what, "hash round %d (%s, tuning %d)", round, kinds[kind].symbols, tuning);
+        for (int t = 0; t < 4; t++) {
+            size_t n;
+            switch (t) {
+            case 0: n = tu_rng_below(&rng, k + 2); break;
+            case 1: n = 200 + tu_rng_below(&rng, 200); break;
+            case 2: n = 4000 + tu_rng_below(&rng, 300); break; /* around one block */
+            default: n = 9000 + tu_rng_below(&rng, 8000); break;
+            }
+            unsigned breaks = (unsigned)tu_rng_below(&rng, 4) * (unsigned)tu_rng_below(&rng, 3);
+            make_text(ks, kinds[kind].fold, text, n, breaks);
+            /* N runs of various lengths */
+            for (int r = 0; r < 4 && n > 100 && t > 0; r++) {
+                size_t at = tu_rng_below(&rng, (uint32_t)(n - 50)), l = tu_rng_below(&rng, 45);
+                memset(text + at, 'N', l);
+            }
+            for (int p = 0; p < 40 && n >= k; p++) {
+                size_t at = tu_rng_below(&rng, (uint32_t)(n - k + 1));
+                memcpy(text + at, ks->keys[tu_rng_below(&rng, (uint32_t)ks->nkeys)].seq, k);
+            }
+            check_case(ks, section, text, n, what);
+        }
+        sm_aligned_free(section);
+    }
+    free(text);
+    free(ks);
+}
+
+/* ------------------------------------------------------- public API */
+
+static void collect_scan(const sm_db *db, const char *text, size_t n, tu_hits *out) {
+    sm_scratch *scratch = NULL;
+    if (!tu_check(sm_scratch_alloc(db, &scratch) == SM_OK, "scratch")) return;
+    tu_check(sm_scan(db, scratch, text, n, tu_hits_collect, out) == SM_OK, "sm_scan failed");
+    sm_scratch_free(scratch);
+}
+
+static void collect_stream(const sm_db *db, const char *text, size_t n, tu_hits *out) {
+    sm_stream *st = NULL;
+    if (!tu_check(sm_stream_open(db, &st) == SM_OK, "stream")) return;
+    size_t at = 0;
+    while (at < n) {
+        size_t len = 1 + tu_rng_below(&rng, tu_rng_chance(&rng, 50) ? 40 : 9000);
+        if (len > n - at) len = n - at;
+        sm_stream_feed(st, text + at, len, tu_hits_collect, out);
+        at += len;
+    }
+    sm_stream_end(st, tu_hits_collect, out);
+    sm_stream_free(st);
+}
+
+/* Records cut from text, fed in random pieces; hits (or counts) out. */
+static void collect_runner(const sm_db *db, const char *text, size_t n, unsigned threads, size_t chunk, int count_only,
+                           tu_hits *out, uint64_t *counts, uint32_t npat) {
+    sm_runner_options o;
+    sm_runner_options_init(&o);
+    o.threads = threads;
+    o.chunk_size = chunk;
+    o.count_only = count_only;
+    o.on_hit = tu_hits_collect;
+    o.ctx = out;
+    sm_runner *r = NULL;
+    sm_error err;
+    if (!tu_check(sm_runner_create(db, &o, &r, &err) == SM_OK, "runner: %s", err.message)) return;
+    size_t at = 0;
+    tu_rng split;
+    tu_rng_seed(&split, 77); /* the same records for every database */
+    while (at < n) {
+        size_t rec = 1 + tu_rng_below(&split, 7000);
+        if (rec > n - at) rec = n - at;
+        sm_runner_begin_record(r);
+        size_t done = 0;
+        while (done < rec) {
+            size_t len = 1 + tu_rng_below(&split, 1500);
+            if (len > rec - done) len = rec - done;
+            sm_runner_feed(r, text + at + done, len);
+            done += len;
+        }
+        sm_runner_end_record(r);
+        at += rec;
+    }
+    tu_check(sm_runner_flush(r) == SM_OK, "runner flush");
+    memcpy(counts, sm_runner_counts(r), npat * sizeof *counts);
+    sm_runner_free(r);
+}
+
+static void test_public(void) {
+    enum { NPAT = 300 };
+    static const uint32_t lens[] = {13, 16, 21, 31, 32, 12, 8};
+    char *pats = malloc(NPAT * 32);
+    sm_pattern p[NPAT];
+    size_t n = 60000;
+    char *text = malloc(n);
+    for (int round = 0; round < 12; round++) {
+        uint32_t k = lens[round % 7];
+        int dna = round % 4 != 3;
+        int both = dna && round % 2 == 0;
+        const char *alpha = dna ? "ACGT" : (round % 8 == 3 ? "ab" : "xyz!");
+        size_t np = 1 + tu_rng_below(&rng, NPAT);
+        /* text: the alphabet, lower case, N runs */
+        tu_random_from(&rng, text, n, alpha);
+        for (size_t i = 0; i < n; i++) {
+            unsigned r = tu_rng_below(&rng, 1000);
+            if (dna && r < 30) text[i] = (char)(text[i] + 32);
+            else if (dna && r < 32) text[i] = 'N';
+            else if (r < 34) text[i] = '\n';
+            else if (dna && r == 34) text[i] = 'u';
+        }
+        for (int run = 0; run < 30; run++) {
+            size_t at = tu_rng_below(&rng, (uint32_t)(n - 100));
+            memset(text + at, dna ? 'N' : '.', tu_rng_below(&rng, 60));
+        }
+        for (size_t i = 0; i < np; i++) {
+            char *q = pats + i * 32;
+            if (i > 0 && tu_rng_chance(&rng, 10)) {
+                memcpy(q, pats + tu_rng_below(&rng, (uint32_t)i) * 32, k); /* the same key, another pattern */
+            } else {
+                size_t at = tu_rng_below(&rng, (uint32_t)(n - k));
+                int ok = 1;
+                for (uint32_t j = 0; j < k; j++) ok &= strchr(alpha, text[at + j] & ~(dna ? 32 : 0)) != NULL &&
+                                                       text[at + j] != 'u' && text[at + j] != 'N';
+                if (ok && tu_rng_chance(&rng, 70)) {
+                    for (uint32_t j = 0; j < k; j++) q[j] = text[at + j];
+                } else {
+                    tu_random_from(&rng, q, k, alpha);
+                }
+            }
+            p[i].name = NULL;
+            p[i].seq = q;
+            p[i].len = k;
+        }
+        sm_db *dbs[2] = {NULL, NULL};
+        for (int e = 0; e < 2; e++) {
+            sm_compile_options o;
+            sm_compile_options_init(&o);
+            o.alphabet = dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
+            o.strands = both ? SM_STRAND_BOTH : SM_STRAND_FORWARD;
+            o.engine = e ? SM_ENGINE_KMER : SM_ENGINE_AUTOMATON;
+            sm_error err;
+            tu_check(sm_compile(p, np, &o, &dbs[e], &err) == SM_OK, "round %d: compile (engine %d): %s", round, e,
+                     err.message);
+        }
+        if (!dbs[0] || !dbs[1]) continue;
+        sm_db_info info;
+        sm_db_get_info(dbs[1], &info);
+        tu_check(info.kmer_patterns == np, "round %d: %u of %zu patterns on the k-mer table", round,
+                 info.kmer_patterns, np);
+        char what[96];
+        snprintf(what, sizeof what, "public round %d (k %u, %s, %s)", round, k, dna ? "dna" : "text",
+                 both ? "both" : "forward");
+        tu_hits want, got;
+        tu_hits_init(&want);
+        tu_hits_init(&got);
+        collect_scan(dbs[0], text, n, &want);
+        collect_scan(dbs[1], text, n, &got);
+        tu_check(want.n > 0 || np < 3, "%s: no hits", what);
+        tu_hits_equal(&want, &got, what);
+        tu_hits_clear(&got);
+        collect_stream(dbs[1], text, n, &got);
+        tu_hits_equal(&want, &got, what);
+        uint64_t cw[NPAT], cg[NPAT];
+        sm_scratch *scratch = NULL;
+        sm_scratch_alloc(dbs[0], &scratch);
+        memset(cw, 0, sizeof cw);
+        sm_count(dbs[0], scratch, text, n, cw);
+        sm_scratch_free(scratch);
+        sm_scratch_alloc(dbs[1], &scratch);
+        memset(cg, 0, sizeof cg);
+        sm_count(dbs[1], scratch, text, n, cg);
+        sm_scratch_free(scratch);
+        tu_check(!memcmp(cw, cg, np * sizeof *cw), "%s: sm_count differs", what);
+        /* the runner: reference from the automaton on one thread */
+        tu_hits rw;
+        tu_hits_init(&rw);
+        uint64_t rcw[NPAT], rcg[NPAT];
+        collect_runner(dbs[0], text, n, 1, 0, 0, &rw, rcw, (uint32_t)np);
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+            for (int count_only = 0; count_only < 2; count_only++) {
+                size_t chunk = round % 3 == 0 ? 100 : round % 3 == 1 ? 777 : 4096;
+                tu_hits_clear(&got);
+                collect_runner(dbs[1], text, n, threads, chunk, count_only, &got, rcg, (uint32_t)np);
+                if (!count_only) tu_hits_equal(&rw, &got, what);
+                tu_check(!memcmp(rcw, rcg, np * sizeof *rcw), "%s: runner counts differ (threads %u, count only %d)",
+                         what, threads, count_only);
+            }
+        }
+        tu_hits_free(&rw);
+        tu_hits_free(&want);
+        tu_hits_free(&got);
+        sm_db_free(dbs[0]);
+        sm_db_free(dbs[1]);
+    }
+    free(text);
+    free(pats);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(0x6b6d6572ull));
     test_eligibility();
     test_dense();
     test_random();
+    test_hash();
     test_validate();
+    test_public();
     return tu_summary("test_kmer");
 }

@@ -1,5 +1,7 @@
-/* Direct k-mer table: the engine for many exact keys of one short length k
- * over an alphabet of at most four symbols (DNA k-mers, both strands).
+/* K-mer table: the engine for many exact keys of one length k <= 32 over an
+ * alphabet of at most four symbols (DNA k-mers, both strands). Two layouts:
+ * the direct table below for k <= SM_KT_DIRECT_MAX_K, and for longer k a
+ * hash set of 64-bit codes with a filter bitmap in front (see the end).
  *
  * Each text byte maps to a 2-bit code or breaks the k-mer (any byte whose
  * folded form is not a key symbol). The code of the k-mer ending at a
@@ -21,7 +23,18 @@
 
 #include "core/internal.h"
 
-#define SM_KT_MAX_K 12
+/* Hash layout "KMH1" (SM_KT_DIRECT_MAX_K < k <= SM_KT_MAX_K; kmer_hash.c):
+ *   sm_kh_header     k, mask, byte -> code table, hash multipliers, offsets
+ *   filter           uint64[2^filter_log2]: two bits per key in one word
+ *                    (about 16 bits per key, at most 4 MiB)
+ *   table            {uint64 code, uint32 slot, uint32 0}[2^cap_log2]: open
+ *                    addressing, linear probing, load <= 1/2, multiply-shift
+ *   out_index, out_list as above (slots numbered in code order)
+ * A position is first tested against the filter (one cached word); only
+ * filter hits probe the table.
+ */
+#define SM_KT_DIRECT_MAX_K 12 /* longest k of the direct (4^k-bit) table */
+#define SM_KT_MAX_K 32        /* longest k of the engine (hash layout above 12) */
 
 /* 1 when every key has the same length k (1..SM_KT_MAX_K) and all keys
    together use at most 4 distinct folded symbols (fold[] as the automaton
@@ -62,5 +75,10 @@ size_t sm_kt_slots(const uint8_t *section);
 /* counts[pattern] += visits[slot] for each output id (pattern * 2 + reverse)
    of the slot; zeroes visits. */
 void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
+
+/* Tests only: filter_log2 != 0 forces the hash layout's filter to
+   2^filter_log2 words (3..19); collide != 0 gives every key the same home
+   entry. Affects later sm_kt_build calls of this process. */
+void sm_kt_test_tuning(unsigned filter_log2, int collide);
 
 #endif /* SM_KMER_H */

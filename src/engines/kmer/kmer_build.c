@@ -24,27 +24,58 @@ static int kt_fail(sm_error *err, int code, const char *fmt, ...) {
 
 /* The key symbols in byte order (at most 4); returns their number, or 0 when
    the keys are not eligible. */
-static unsigned key_symbols(const sm_ac_key *keys, size_t nkeys, uint8_t symbol[4]) {
-    if (!keys || nkeys == 0) return 0;
+unsigned sm_kt_key_symbols(const sm_ac_key *keys, size_t nkeys, uint8_t symbol[4]) {
+    if (!keys || nkeys == 0 || !keys[0].seq) return 0;
     uint32_t k = keys[0].len;
     if (k < 1 || k > SM_KT_MAX_K) return 0;
-    uint8_t used[256] = {0};
+    /* Compares against the symbols seen so far (unused entries repeat the
+       first), no table stores: this runs over every key byte. */
+    uint8_t s0 = keys[0].seq[0], s1 = s0, s2 = s0, s3 = s0;
+    unsigned n = 1;
+    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7f7f7f7f7f7f7f7full;
     for (size_t i = 0; i < nkeys; i++) {
-        if (keys[i].len != k || !keys[i].seq) return 0;
-        for (uint32_t j = 0; j < k; j++) used[keys[i].seq[j]] = 1;
+        const uint8_t *seq = keys[i].seq;
+        if (keys[i].len != k || !seq) return 0;
+        if (k >= 8) {
+            /* 8 bytes at a time (the last word overlapping): a byte of
+               x ^ (s * ones) is zero where x holds s. */
+            int all = 1;
+            for (uint32_t j = 0; all && j < k; j += 8) {
+                uint64_t x, nz = ~0ull;
+                memcpy(&x, seq + (j + 8 <= k ? j : k - 8), 8);
+                const uint8_t sym[4] = {s0, s1, s2, s3};
+                for (int q = 0; q < 4; q++) {
+                    uint64_t t = x ^ (sym[q] * ones);
+                    nz &= ((t & low7) + low7) | t; /* high bit: byte != s */
+                }
+                all = (nz & ~low7) == 0;
+            }
+            if (all) continue;
+        }
+        for (uint32_t j = 0; j < k; j++) {
+            uint8_t b = seq[j];
+            if (__builtin_expect((b == s0) | (b == s1) | (b == s2) | (b == s3), 1)) continue;
+            if (n == 4) return 0;
+            if (n == 1) s1 = b;
+            else if (n == 2) s2 = b;
+            else s3 = b;
+            n++;
+        }
     }
-    unsigned n = 0;
-    for (int b = 0; b < 256; b++) {
-        if (!used[b]) continue;
-        if (n == 4) return 0;
-        symbol[n++] = (uint8_t)b;
-    }
+    uint8_t all[4] = {s0, s1, s2, s3};
+    for (unsigned i = 1; i < n; i++) /* byte order */
+        for (unsigned j = i; j > 0 && all[j - 1] > all[j]; j--) {
+            uint8_t t = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = t;
+        }
+    memcpy(symbol, all, n);
     return n;
 }
 
 int sm_kt_eligible(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256]) {
     uint8_t symbol[4];
-    return fold != NULL && key_symbols(keys, nkeys, symbol) != 0;
+    return fold != NULL && sm_kt_key_symbols(keys, nkeys, symbol) != 0;
 }
 
 static int compare_u64(const void *pa, const void *pb) {
@@ -58,11 +89,12 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     if (section->len % 8)
         return kt_fail(err, SM_ERR_INVALID, "k-mer table: section start %zu is not 8-byte aligned", section->len);
     uint8_t symbol[4] = {0};
-    unsigned nsym = key_symbols(keys, nkeys, symbol);
+    unsigned nsym = sm_kt_key_symbols(keys, nkeys, symbol);
     if (!nsym)
         return kt_fail(err, SM_ERR_INVALID,
                        "k-mer table: keys must share one length of 1..%d over at most 4 symbols", SM_KT_MAX_K);
     uint32_t k = keys[0].len;
+    if (k > SM_KT_DIRECT_MAX_K) return sm_kh_build(keys, nkeys, fold, max_bytes, section, err);
     uint8_t code_of_symbol[256];
     memset(code_of_symbol, SM_KT_BREAK, sizeof code_of_symbol);
     for (unsigned c = 0; c < nsym; c++) code_of_symbol[symbol[c]] = (uint8_t)c;
@@ -149,10 +181,14 @@ int sm_kt_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
         return kt_fail(err, bad, "k-mer section truncated (%zu bytes)", size);
     if ((uintptr_t)section % 8)
         return kt_fail(err, SM_ERR_INVALID, "k-mer section is not 8-byte aligned in memory");
+    uint32_t magic;
+    memcpy(&magic, section, sizeof magic);
+    if (magic == SM_KH_MAGIC) return sm_kh_validate(section, size, n_outputs, err);
     sm_kt_header h;
     memcpy(&h, section, sizeof h);
     if (h.magic != SM_KT_MAGIC) return kt_fail(err, bad, "k-mer section: bad magic");
-    if (h.k < 1 || h.k > SM_KT_MAX_K) return kt_fail(err, bad, "k-mer section: k = %u (must be 1..%d)", h.k, SM_KT_MAX_K);
+    if (h.k < 1 || h.k > SM_KT_DIRECT_MAX_K)
+        return kt_fail(err, bad, "k-mer section: k = %u (must be 1..%d)", h.k, SM_KT_DIRECT_MAX_K);
     if (h.mask != (uint32_t)((1ull << (2 * h.k)) - 1) || h.words != sm_kt_words_for(h.k))
         return kt_fail(err, bad, "k-mer section: mask or bitmap size does not match k = %u", h.k);
     if (h.symbols < 1 || h.symbols > 4) return kt_fail(err, bad, "k-mer section: %u symbols", h.symbols);
@@ -208,9 +244,16 @@ void sm_kt_state_reset(const uint8_t *section, uint64_t *state) {
     for (int i = 0; i < SM_KT_STATE_WORDS; i++) state[i] = 0;
 }
 
-size_t sm_kt_slots(const uint8_t *section) { return (size_t)((const sm_kt_header *)section)->slots; }
+size_t sm_kt_slots(const uint8_t *section) {
+    if (((const sm_kt_header *)section)->magic == SM_KH_MAGIC) return sm_kh_slots(section);
+    return (size_t)((const sm_kt_header *)section)->slots;
+}
 
 void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts) {
+    if (((const sm_kt_header *)section)->magic == SM_KH_MAGIC) {
+        sm_kh_fold_visits(section, visits, counts);
+        return;
+    }
     const sm_kt_header *h = (const sm_kt_header *)section;
     const uint32_t *out_index = (const uint32_t *)(section + h->out_index_off);
     const uint32_t *out_list = (const uint32_t *)(section + h->out_list_off);

@@ -68,4 +68,80 @@ static inline uint32_t sm_kt_nibble_map(const uint8_t code_of[256], uint8_t lo[1
     return 1;
 }
 
+/* ------------------------------------------------- hash layout "KMH1" */
+
+#define SM_KH_MAGIC 0x31484d4bu /* "KMH1" */
+#define SM_KH_EMPTY 0xffffffffu /* slot of an empty table entry */
+#define SM_KH_FILTER_MIN_LOG2 3  /* filter words: 8 (64 bytes) .. */
+#define SM_KH_FILTER_MAX_LOG2 19 /* .. 2^19 (4 MiB) */
+#define SM_KH_CAP_MAX_LOG2 40
+
+/* Open-addressing entry: the key's 2-bit code and its slot (SM_KH_EMPTY and
+   code 0 when the entry is free). */
+typedef struct {
+    uint64_t code;
+    uint32_t slot;
+    uint32_t pad; /* 0 */
+} sm_kh_entry;
+
+typedef struct {
+    uint32_t magic;          /* SM_KH_MAGIC */
+    uint32_t k;              /* SM_KT_DIRECT_MAX_K + 1 .. SM_KT_MAX_K */
+    uint32_t symbols;        /* distinct key symbols, 1..4 */
+    uint32_t cap_log2;       /* table entries: 1 << cap_log2, at least twice the slots */
+    uint64_t mask;           /* 4^k - 1 (all ones for k = 32) */
+    uint64_t slots;          /* distinct keys */
+    uint64_t out_total;
+    /* Hashes of a k-mer code: home entry (code * hash_mul) >> (64 - cap_log2);
+       filter f = code * filter_mul, word f >> (64 - filter_log2) and two bits
+       in it (below). Both multipliers are multiples of 2^(64 - 2k), so the
+       scan may multiply a rolling code holding older symbols above 2k bits. */
+    uint64_t hash_mul;
+    uint64_t filter_mul;
+    uint32_t filter_log2;    /* bits (f >> (58 - filter_log2)) & 63 and (f >> (52 - filter_log2)) & 63 */
+    uint32_t reserved0;
+    uint64_t filter_off, table_off, out_index_off, out_list_off;
+    uint8_t symbol[4];       /* key symbol of each code (0 when unused) */
+    uint32_t nibble_ok;      /* as in sm_kt_header */
+    uint8_t nib_lo[16], nib_hi[16];
+    uint8_t reserved[56];
+    uint8_t code_of[256];    /* text byte -> code 0..symbols-1, or SM_KT_BREAK */
+} sm_kh_header;
+_Static_assert(sizeof(sm_kh_header) % 64 == 0, "k-mer hash header keeps tables aligned");
+_Static_assert(sizeof(sm_kh_entry) == 16, "hash entries are 16 bytes");
+
+typedef struct {
+    uint64_t filter_off, table_off, out_index_off, out_list_off, size;
+} sm_kh_layout;
+
+static inline sm_kh_layout sm_kh_layout_for(uint32_t filter_log2, uint32_t cap_log2, uint64_t slots,
+                                            uint64_t out_total) {
+    sm_kh_layout l;
+    l.filter_off = sm_kt_align64(sizeof(sm_kh_header));
+    l.table_off = sm_kt_align64(l.filter_off + (8ull << filter_log2));
+    l.out_index_off = sm_kt_align64(l.table_off + (16ull << cap_log2));
+    l.out_list_off = sm_kt_align64(l.out_index_off + (slots + 1) * 4u);
+    l.size = sm_kt_align64(l.out_list_off + out_total * 4u);
+    return l;
+}
+
+static inline uint64_t sm_kh_mask(uint32_t k) { return k >= 32 ? ~0ull : (1ull << (2 * k)) - 1; }
+
+/* The two filter bits of a code in its word, and the word's index. */
+static inline uint64_t sm_kh_filter_bits(uint64_t f, uint32_t filter_log2) {
+    return 1ull << ((f >> (58 - filter_log2)) & 63) | 1ull << ((f >> (52 - filter_log2)) & 63);
+}
+
+/* The key symbols in byte order (at most 4); their number, or 0 when the
+   keys are not eligible. */
+unsigned sm_kt_key_symbols(const sm_ac_key *keys, size_t nkeys, uint8_t symbol[4]);
+
+int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes, sm_buf *section,
+                sm_error *err);
+int sm_kh_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err);
+void sm_kh_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                sm_sink *sink);
+size_t sm_kh_slots(const uint8_t *section);
+void sm_kh_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
+
 #endif /* SM_KMER_PRIVATE_H */

@@ -318,6 +318,10 @@ void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t 
                 size_t len, uint64_t pos0, sm_sink *sink) {
     (void)patterns;
     const sm_kt_header *h = (const sm_kt_header *)section;
+    if (h->magic == SM_KH_MAGIC) {
+        sm_kh_scan(section, state, text, len, pos0, sink);
+        return;
+    }
     kt_view v;
     v.h = h;
     v.bits = (const uint64_t *)(section + h->bits_off);

@@ -1,0 +1,81 @@
+/* Section header and helpers shared by the Wu-Manber builder, validator and
+   scanner. */
+#ifndef SM_WM_PRIVATE_H
+#define SM_WM_PRIVATE_H
+
+#include "engines/wumanber/wumanber.h"
+
+#define SM_WM_MAGIC 0x314d4d57u /* "WMM1" */
+#define SM_WM_MAX_BLOCK 16u
+#define SM_WM_MAX_PREFIX 4u
+#define SM_WM_MAX_HASH_BITS 20u
+#define SM_WM_AUTO_HASH_BITS 18u /* 256 KiB of shifts: half the L2 of a current core */
+#define SM_WM_MAX_SHIFT 255u
+
+typedef struct {
+    uint32_t magic;
+    uint32_t block;         /* B */
+    uint32_t prefix;        /* B' */
+    uint32_t shortest;      /* m: length of the shortest key (window length) */
+    uint32_t longest;
+    uint32_t bits;          /* bits of a symbol code, 1..8 */
+    uint32_t hash_bits;     /* the tables have 2^hash_bits entries */
+    uint32_t direct;        /* 1: the hash is the codes themselves (block * bits <= hash_bits) */
+    uint32_t default_shift; /* min(m - B + 1, SM_WM_MAX_SHIFT) */
+    uint32_t symbols;       /* distinct key symbols */
+    uint64_t nkeys;         /* entries */
+    uint64_t key_bytes;
+    uint64_t shift_off, bucket_off, entry_off, keys_off;
+    uint8_t reserved[40];
+    uint8_t code[256];      /* text byte -> symbol code (0 for bytes no key uses) */
+    uint8_t fold[256];      /* text byte -> the byte keys are compared with */
+} sm_wm_header;
+_Static_assert(sizeof(sm_wm_header) % 64 == 0, "Wu-Manber header keeps tables aligned");
+
+typedef struct {
+    uint32_t prefix;  /* the first B' key bytes, first in the lowest byte */
+    uint32_t len;
+    uint32_t output;  /* pattern * 2 + reverse */
+    uint32_t key_off; /* into keys */
+} sm_wm_entry;
+
+static inline uint64_t sm_wm_align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
+
+typedef struct {
+    uint64_t shift_off, bucket_off, entry_off, keys_off, size;
+} sm_wm_layout;
+
+static inline sm_wm_layout sm_wm_layout_for(uint32_t hash_bits, uint64_t nkeys, uint64_t key_bytes) {
+    sm_wm_layout l;
+    uint64_t slots = 1ull << hash_bits;
+    l.shift_off = sm_wm_align64(sizeof(sm_wm_header));
+    l.bucket_off = sm_wm_align64(l.shift_off + slots);
+    l.entry_off = sm_wm_align64(l.bucket_off + (slots + 1) * 4u);
+    l.keys_off = sm_wm_align64(l.entry_off + nkeys * sizeof(sm_wm_entry));
+    l.size = sm_wm_align64(l.keys_off + key_bytes);
+    return l;
+}
+
+/* The table slot of a block whose codes, oldest first, are packed into
+   `packed` (bits per code). */
+static inline uint32_t sm_wm_slot(uint64_t packed, uint32_t hash_bits, uint32_t direct) {
+    if (direct) return (uint32_t)packed;
+    return (uint32_t)((packed * 0x9E3779B97F4A7C15ull) >> (64 - hash_bits));
+}
+
+/* Slot of the block of B bytes ending just before p (already folded bytes
+   go through code[]). */
+static inline uint32_t sm_wm_block_slot(const sm_wm_header *h, const uint8_t *block) {
+    uint64_t packed = 0;
+    for (uint32_t j = 0; j < h->block; j++) packed = packed << h->bits | h->code[block[j]];
+    return sm_wm_slot(packed, h->hash_bits, h->direct);
+}
+
+/* PREFIX of B' bytes (through fold[]). */
+static inline uint32_t sm_wm_prefix_of(const uint8_t fold[256], const uint8_t *p, uint32_t n) {
+    uint32_t v = 0;
+    for (uint32_t j = 0; j < n; j++) v |= (uint32_t)fold[p[j]] << (8 * j);
+    return v;
+}
+
+#endif /* SM_WM_PRIVATE_H */
