@@ -178,7 +178,7 @@ class Report:
         if not rows:
             return None
         out = [self.src("build.csv", "builders.csv")]
-        out.append("Whole compile, `seqmatch compile --build-threads N --alphabet text -p SET -o DB` "
+        out.append("Whole compile, `seqmatch compile --engine automaton --build-threads N --alphabet text -p SET -o DB` "
                    "(median wall; CPU; peak RSS; the databases of all N compared byte for byte):\n")
         out.append("| keys × nt | --build-threads | wall s (min–max) | CPU s | peak RSS MB | database bytes | runs | check |")
         out.append("|---|---:|---:|---:|---:|---:|---:|---|")

@@ -349,7 +349,7 @@ if has_part build && [ "$seqmatch_ok" = 1 ]; then
       db=$OUT/big.$len.bt$bt.db
       rm -f "$db"
       # -o overwrites: every timed run writes the same file again
-      check_run "$slot" "$TIMEOUT" "$OUT/$slot" "$SEQMATCH" compile --build-threads "$bt" --alphabet text -p "$big" -o "$db"
+      check_run "$slot" "$TIMEOUT" "$OUT/$slot" "$SEQMATCH" compile --engine automaton --build-threads "$bt" --alphabet text -p "$big" -o "$db"
       if finished "$slot"; then
         if [ -z "$first" ]; then first=$db
         elif cmp -s "$first" "$db"; then agree "$slot"; agree "build.$len.bt${BUILD_THREADS%% *}"
