@@ -1,5 +1,6 @@
 /* k mismatches and k edits through the public API — block scans, counts,
- * streams in pieces, the threaded runner with small chunks, every
+ * streams in pieces, the threaded runner with small chunks (and with many
+ * batches in flight over long records, exact matching too), every
  * approximate engine — against hits derived straight from the definitions
  * (tests/common/approx_oracle). */
 #include <stdio.h>
@@ -417,11 +418,183 @@ static void test_pigeonhole(void) {
     tu_check(compiled >= 16, "pigeonhole: only %u of 24 cases compiled", compiled);
 }
 
+/* The threaded runner with many batches over one record: long records fed
+   in small pieces, two or three threads and small chunks, so that the caller
+   fills one batch buffer while the workers scan the other and the open
+   record's unscanned bytes move between the buffers hundreds of times. Every
+   hit with its text, record-done calls, counts, and a callback that stops
+   half-way, for exact (plain and overlap-free), k-mismatch and k-edit
+   databases. */
+typedef struct {
+    tu_hits hits;
+    const acase *c;
+    size_t stop_after; /* 0: never */
+    unsigned bad_text;
+    uint64_t next_done;
+    unsigned done_errors;
+} pipe_collector;
+
+static int pipe_collect(const sm_hit *h, void *ctx) {
+    pipe_collector *col = ctx;
+    const acase *c = col->c;
+    tu_hits_add(&col->hits, h->record, h->start, h->end, h->pattern, h->strand, h->errors);
+    if (h->record >= c->nrecords || h->start > h->end || h->end > c->record_len[h->record] || !h->text ||
+        memcmp(h->text, c->records[h->record] + h->start, (size_t)(h->end - h->start)) != 0)
+        col->bad_text++;
+    if (h->record < col->next_done) col->done_errors++; /* after its record was declared done */
+    return col->stop_after && col->hits.n >= col->stop_after;
+}
+
+static void pipe_done(uint64_t record, void *ctx) {
+    pipe_collector *col = ctx;
+    if (record != col->next_done) col->done_errors++;
+    col->next_done = record + 1;
+}
+
+/* Feeds every record in random pieces; returns the first status that is not SM_OK, or flush's. */
+static int pipe_feed_all(const acase *c, sm_runner *runner) {
+    int rc = SM_OK;
+    for (size_t r = 0; r < c->nrecords && rc == SM_OK; r++) {
+        sm_runner_begin_record(runner);
+        size_t at = 0, n = c->record_len[r];
+        while (at < n && rc == SM_OK) {
+            size_t piece = tu_rng_chance(&rng, 10) ? 0 : 1 + tu_rng_below(&rng, 300);
+            if (piece > n - at) piece = n - at;
+            rc = sm_runner_feed(runner, c->records[r] + at, piece);
+            at += piece;
+        }
+        if (rc == SM_OK) rc = sm_runner_end_record(runner);
+    }
+    if (rc == SM_OK) rc = sm_runner_flush(runner);
+    return rc;
+}
+
+static void check_pipeline(const acase *c, int overlap_free, const char *what) {
+    sm_db *db = NULL;
+    sm_error err;
+    if (!tu_check(sm_compile(c->pats, c->npats, &c->opts, &db, &err) == SM_OK, "%s: compile: %s", what, err.message))
+        return;
+    tu_hits want;
+    tu_hits_init(&want);
+    for (size_t r = 0; r < c->nrecords; r++) {
+        if (c->opts.match == SM_MATCH_EXACT) oracle_find(c->pats, c->npats, &c->opts, c->records[r], c->record_len[r], r, &want);
+        else expected_hits(c, r, &want);
+    }
+    tu_hits_sort(&want);
+    uint64_t want_counts[8] = {0};
+    oracle_count(&want, want_counts);
+    tu_check(want.n > 50, "%s: only %zu hits planted", what, want.n);
+    static const size_t chunks[] = {5, 64, 1000};
+    for (unsigned threads = 2; threads <= 3; threads++) {
+        for (size_t ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
+            for (int mode = 0; mode < 3; mode++) { /* hits, counts, stop half-way */
+                char how[240];
+                snprintf(how, sizeof how, "%s overlap-free %d threads %u chunk %zu %s", what, overlap_free, threads,
+                         chunks[ci], mode == 0 ? "hits" : mode == 1 ? "counts" : "stop");
+                pipe_collector col;
+                memset(&col, 0, sizeof col);
+                tu_hits_init(&col.hits);
+                col.c = c;
+                col.stop_after = mode == 2 ? want.n / 2 : 0;
+                sm_runner_options ro;
+                sm_runner_options_init(&ro);
+                ro.threads = threads;
+                ro.chunk_size = chunks[ci];
+                ro.count_only = mode == 1;
+                ro.overlap_free = overlap_free;
+                ro.on_hit = pipe_collect;
+                ro.ctx = &col;
+                ro.on_record_done = pipe_done;
+                sm_runner *runner = NULL;
+                if (!tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "%s: create: %s", how, err.message))
+                    continue;
+                int rc = pipe_feed_all(c, runner);
+                if (mode == 2) {
+                    int prefix = col.hits.n == col.stop_after;
+                    for (size_t i = 0; prefix && i < col.hits.n; i++) {
+                        const tu_hit *a = &col.hits.items[i], *b = &want.items[i];
+                        prefix = a->record == b->record && a->start == b->start && a->end == b->end &&
+                                 a->pattern == b->pattern && a->strand == b->strand && a->errors == b->errors;
+                    }
+                    tu_check(rc == SM_ERR_TERMINATED && prefix, "%s: status %d, %zu hits of %zu wanted%s", how, rc,
+                             col.hits.n, col.stop_after, prefix ? "" : " (not the first ones)");
+                    /* Sticky, whatever is called next (a batch may still be in flight). */
+                    int ended = sm_runner_end_record(runner);
+                    sm_runner_begin_record(runner);
+                    rc = sm_runner_feed(runner, c->records[0], c->record_len[0]);
+                    tu_check(ended == SM_ERR_TERMINATED && rc == SM_ERR_TERMINATED &&
+                                 sm_runner_end_record(runner) == SM_ERR_TERMINATED &&
+                                 sm_runner_flush(runner) == SM_ERR_TERMINATED && col.hits.n == col.stop_after,
+                             "%s: after the stop: status %d, %zu hits", how, rc, col.hits.n);
+                } else {
+                    tu_check(rc == SM_OK, "%s: status %d", how, rc);
+                    if (mode == 0) tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
+                    else tu_check(col.hits.n == 0, "%s: on_hit called in count mode", how);
+                    tu_check(memcmp(sm_runner_counts(runner), want_counts, c->npats * sizeof(uint64_t)) == 0 &&
+                                 sm_runner_total(runner) == want.n,
+                             "%s: counts differ (total %llu, want %zu)", how,
+                             (unsigned long long)sm_runner_total(runner), want.n);
+                    tu_check(col.next_done == c->nrecords, "%s: %llu of %zu records done", how,
+                             (unsigned long long)col.next_done, c->nrecords);
+                }
+                tu_check(col.bad_text == 0 && col.done_errors == 0, "%s: %u hits with wrong text, %u record-done errors",
+                         how, col.bad_text, col.done_errors);
+                sm_runner_free(runner);
+                tu_hits_free(&col.hits);
+            }
+        }
+    }
+    tu_hits_free(&want);
+    sm_db_free(db);
+}
+
+static void test_runner_pipeline(void) {
+    acase c;
+    memset(&c, 0, sizeof c);
+    sm_compile_options_init(&c.opts);
+    c.npats = 5;
+    for (size_t p = 0; p < c.npats; p++) {
+        size_t m = 8 + tu_rng_below(&rng, 13);
+        tu_random_from(&rng, c.pat_buf[p], m, "ACGT");
+        c.pats[p].name = NULL;
+        c.pats[p].seq = c.pat_buf[p];
+        c.pats[p].len = m;
+    }
+    static const size_t lengths[3] = {60000, 17, 25000};
+    c.nrecords = 3;
+    for (size_t r = 0; r < c.nrecords; r++) {
+        size_t n = lengths[r];
+        c.records[r] = malloc(n);
+        tu_random_from(&rng, c.records[r], n, "ACGT");
+        for (size_t t = 0; n > 100 && t < n / 300; t++) {
+            size_t p = tu_rng_below(&rng, (uint32_t)c.npats);
+            plant_mutated(c.records[r], n, tu_rng_below(&rng, (uint32_t)(n - 30)), c.pats[p].seq, c.pats[p].len,
+                          tu_rng_below(&rng, 3), 0, "ACGT");
+        }
+        c.record_len[r] = n;
+    }
+    c.opts.match = SM_MATCH_EXACT;
+    check_pipeline(&c, 0, "pipeline exact");
+    c.opts.engine = SM_ENGINE_AUTOMATON;
+    check_pipeline(&c, SM_OVERLAP_FREE_SPECULATE, "pipeline exact automaton");
+    check_pipeline(&c, SM_OVERLAP_FREE_PREFIX, "pipeline exact automaton");
+    c.opts.engine = SM_ENGINE_AUTO;
+    c.opts.max_errors = 2;
+    c.opts.match = SM_MATCH_MISMATCHES;
+    check_pipeline(&c, 0, "pipeline mismatches k=2");
+    c.opts.match = SM_MATCH_EDITS;
+    check_pipeline(&c, 0, "pipeline edits k=2 best");
+    c.opts.report = SM_REPORT_ENDS;
+    check_pipeline(&c, 0, "pipeline edits k=2 ends");
+    free_case(&c);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(77));
     test_seed_example();
     test_guide_pam();
     test_pigeonhole();
+    test_runner_pipeline();
     for (unsigned round = 0; round < tu_scaled(150) && tu_failures() < 10; round++) {
         acase c;
         random_case(&c, round);

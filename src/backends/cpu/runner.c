@@ -11,9 +11,23 @@
  *     back until no later segment can precede them.
  * Consecutive segments are grouped into work items of about one chunk;
  * worker threads scan the items of a batch in parallel, then the calling
- * thread delivers the hits segment by segment, in order. Memory: the batch
- * buffer (threads x 4 chunks + reach) plus the hits of one batch, whatever
- * the record sizes.
+ * thread delivers the hits segment by segment, in order.
+ *
+ * Batches are double-buffered so that the caller's own work (reading,
+ * parsing, copying into the buffer, delivery) overlaps the scan: while the
+ * workers scan one batch, the caller fills the other. When that one is full,
+ * the caller helps scan what is left of the batch in flight and waits for
+ * it, launches the full one, delivers the landed one while the workers scan,
+ * copies the open record's unscanned bytes (and the few before them that
+ * hits need) into the buffer just delivered, and returns. A batch also
+ * leaves before it is full when the workers are idle and it has a chunk for
+ * each of them: at the start, or when the caller is slower than the scan.
+ * At most one batch is in flight, so batches are delivered in order and the
+ * workers' counters fold between them; a buffer is refilled only once its
+ * hits are delivered and the texts still held are copied out. With one
+ * thread the caller scans each batch as soon as it is launched, in a single
+ * buffer, as before. Memory: two batch buffers (threads x 4 chunks + reach
+ * each) plus the hits of two batches, whatever the record sizes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -58,6 +72,17 @@ typedef struct {
     const uint8_t *text; /* of its best hit */
 } held_run;
 
+/* A batch buffer with the segments cut from it and their work items. */
+typedef struct {
+    uint8_t *buf;
+    size_t buf_len;
+    segment *segs;
+    size_t nsegs, segs_cap;
+    work_item *items;
+    size_t nitems, items_cap;
+    size_t next_item;     /* next item to take (under lock) */
+} batch;
+
 typedef struct sm_worker {
     struct sm_runner *runner;
     pthread_t thread;
@@ -86,16 +111,14 @@ struct sm_runner {
     uint32_t *rows;
     size_t cuts_cap;
 
-    uint8_t *buf;
-    size_t buf_len, buf_cap;
+    batch batches[2];     /* the second only with worker threads */
+    batch *fill;          /* takes the fed bytes and the segments cut */
+    batch *flight;        /* launched and not yet delivered, or NULL (set under lock) */
+    size_t buf_cap;       /* of each buffer */
+    size_t early_len;     /* bytes that make a batch worth launching to idle workers */
 
-    segment *segs;
-    size_t nsegs, segs_cap;
-    work_item *items;
-    size_t nitems, items_cap;
-
-    /* The open record: its bytes from own_from on are at buf[open_off ...],
-       and up to lookback bytes before them from buf[open_base] on. */
+    /* The open record: its bytes from own_from on are at fill->buf[open_off ...],
+       and up to lookback bytes before them from fill->buf[open_base] on. */
     int record_open;
     uint64_t record_id;   /* current or next record number */
     uint64_t next_record;
@@ -114,8 +137,7 @@ struct sm_runner {
     pthread_mutex_t lock;
     pthread_cond_t work_ready, work_done;
     uint64_t generation;  /* bumped per batch */
-    size_t next_item;     /* next item to take (under lock) */
-    unsigned busy;        /* workers still scanning this batch */
+    unsigned busy;        /* workers still scanning the batch in flight */
     int shutting_down;
     int threads_started;
 
@@ -128,7 +150,7 @@ void sm_runner_options_init(sm_runner_options *opts) {
     memset(opts, 0, sizeof *opts);
 }
 
-static void scan_item(sm_runner *r, worker *w, work_item *it) {
+static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
     sm_sink *sink = &it->sink;
     sink->n = 0;
     sink->failed = 0;
@@ -139,8 +161,8 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
     sink->ac_visits = sink->counts ? sm_engine_state_visits(r->db, &w->state) : NULL;
     sink->kt_visits = sink->counts ? sm_engine_state_kmer_visits(r->db, &w->state) : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
-        segment *s = &r->segs[i];
-        const uint8_t *text = r->buf + s->buf_off;
+        segment *s = &b->segs[i];
+        const uint8_t *text = b->buf + s->buf_off;
         sink->own_lo = s->own_lo;
         sink->own_hi = s->own_hi;
         s->hit_lo = sink->n;
@@ -165,13 +187,13 @@ static void scan_item(sm_runner *r, worker *w, work_item *it) {
 }
 
 /* Takes items until none is left; used by workers and the calling thread. */
-static void drain_items(sm_runner *r, worker *w) {
+static void drain_items(sm_runner *r, batch *b, worker *w) {
     for (;;) {
         pthread_mutex_lock(&r->lock);
-        size_t i = r->next_item < r->nitems ? r->next_item++ : SIZE_MAX;
+        size_t i = b->next_item < b->nitems ? b->next_item++ : SIZE_MAX;
         pthread_mutex_unlock(&r->lock);
         if (i == SIZE_MAX) return;
-        scan_item(r, w, &r->items[i]);
+        scan_item(r, b, w, &b->items[i]);
     }
 }
 
@@ -187,8 +209,9 @@ static void *worker_main(void *arg) {
             return NULL;
         }
         seen = r->generation;
+        batch *b = r->flight; /* stays in flight until this worker is done */
         pthread_mutex_unlock(&r->lock);
-        drain_items(r, w);
+        drain_items(r, b, w);
         pthread_mutex_lock(&r->lock);
         if (--r->busy == 0) pthread_cond_signal(&r->work_done);
         pthread_mutex_unlock(&r->lock);
@@ -197,14 +220,15 @@ static void *worker_main(void *arg) {
 
 static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t pos0, uint64_t own_lo, uint64_t own_hi,
                        int last) {
-    if (r->nsegs == r->segs_cap) {
-        size_t cap = r->segs_cap ? r->segs_cap * 2 : 256;
-        segment *p = realloc(r->segs, cap * sizeof *p);
+    batch *b = r->fill;
+    if (b->nsegs == b->segs_cap) {
+        size_t cap = b->segs_cap ? b->segs_cap * 2 : 256;
+        segment *p = realloc(b->segs, cap * sizeof *p);
         if (!p) return SM_ERR_NOMEM;
-        r->segs = p;
-        r->segs_cap = cap;
+        b->segs = p;
+        b->segs_cap = cap;
     }
-    segment *s = &r->segs[r->nsegs++];
+    segment *s = &b->segs[b->nsegs++];
     s->record = r->record_id;
     s->buf_off = buf_off;
     s->scan_len = scan_len;
@@ -239,7 +263,7 @@ static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
    its end. */
 static int cut_segments(sm_runner *r, int record_ends) {
     size_t ahead = r->edits || r->overlap_free ? 0 : r->overlap;
-    size_t avail = r->buf_len - r->open_off;
+    size_t avail = r->fill->buf_len - r->open_off;
     while (avail >= r->chunk + ahead && !(record_ends && avail <= r->chunk)) {
         if (cut_one(r, r->chunk, ahead, 0) != SM_OK) return SM_ERR_NOMEM;
         avail -= r->chunk;
@@ -253,25 +277,25 @@ static int cut_segments(sm_runner *r, int record_ends) {
     return cut_one(r, avail, 0, 1);
 }
 
-static int group_items(sm_runner *r) {
-    r->nitems = 0;
+static int group_items(sm_runner *r, batch *b) {
+    b->nitems = 0;
     size_t i = 0;
-    while (i < r->nsegs) {
-        if (r->nitems == r->items_cap) {
-            size_t cap = r->items_cap ? r->items_cap * 2 : 64;
-            work_item *p = realloc(r->items, cap * sizeof *p);
+    while (i < b->nsegs) {
+        if (b->nitems == b->items_cap) {
+            size_t cap = b->items_cap ? b->items_cap * 2 : 64;
+            work_item *p = realloc(b->items, cap * sizeof *p);
             if (!p) return SM_ERR_NOMEM;
-            memset(p + r->items_cap, 0, (cap - r->items_cap) * sizeof *p);
-            r->items = p;
-            r->items_cap = cap;
+            memset(p + b->items_cap, 0, (cap - b->items_cap) * sizeof *p);
+            b->items = p;
+            b->items_cap = cap;
         }
-        work_item *it = &r->items[r->nitems++];
+        work_item *it = &b->items[b->nitems++];
         it->seg_lo = i;
         size_t bytes = 0;
         do {
-            bytes += r->segs[i].scan_len;
+            bytes += b->segs[i].scan_len;
             i++;
-        } while (i < r->nsegs && bytes + r->segs[i].scan_len <= r->chunk);
+        } while (i < b->nsegs && bytes + b->segs[i].scan_len <= r->chunk);
         it->seg_hi = i;
     }
     return SM_OK;
@@ -350,8 +374,8 @@ static int same_key(const sm_open_run *a, const sm_open_run *b) {
 /* k edits: joins the segment's border runs with the runs left open by the
    previous segment, holds its hits, and delivers the held hits that no later
    segment can precede. */
-static int deliver_edits(sm_runner *r, const work_item *it, const segment *s) {
-    const uint8_t *base = r->buf + s->buf_off;
+static int deliver_edits(sm_runner *r, const batch *b, const work_item *it, const segment *s) {
+    const uint8_t *base = b->buf + s->buf_off;
     r->nnext = 0;
     for (size_t j = s->run_lo; j < s->run_hi; j++) {
         sm_open_run run = it->borders.runs[j];
@@ -416,7 +440,7 @@ static int deliver_edits(sm_runner *r, const work_item *it, const segment *s) {
     return SM_OK;
 }
 
-/* Before the batch buffer is reused: copies the texts of the hits and runs
+/* Before the batch buffer is refilled: copies the texts of the hits and runs
    still held into the carry buffer. */
 static int keep_held_texts(sm_runner *r) {
     size_t need = 0;
@@ -441,20 +465,20 @@ static int keep_held_texts(sm_runner *r) {
     return SM_OK;
 }
 
-static int deliver_batch(sm_runner *r) {
-    for (size_t k = 0; k < r->nitems; k++) {
-        work_item *it = &r->items[k];
+static int deliver_batch(sm_runner *r, const batch *b) {
+    for (size_t k = 0; k < b->nitems; k++) {
+        const work_item *it = &b->items[k];
         if (it->sink.failed || it->failed) return SM_ERR_NOMEM;
         for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
-            segment *s = &r->segs[i];
+            const segment *s = &b->segs[i];
             /* Edit hits are stored even when only counted: runs must be joined first. */
             if (r->edits || (r->held_delivery && !r->opt.count_only)) {
-                int rc = deliver_edits(r, it, s);
+                int rc = deliver_edits(r, b, it, s);
                 if (rc != SM_OK) return rc;
             } else if (!r->opt.count_only) {
                 for (size_t j = s->hit_lo; j < s->hit_hi; j++) {
                     const sm_rawhit *x = &it->sink.hits[j];
-                    int rc = emit(r, s->record, x, r->buf + s->buf_off + (x->start - s->pos0));
+                    int rc = emit(r, s->record, x, b->buf + s->buf_off + (x->start - s->pos0));
                     if (rc != SM_OK) return rc;
                 }
             }
@@ -473,7 +497,7 @@ static int deliver_batch(sm_runner *r) {
    usually much sooner): the hits of that re-scan that start before the
    segment are the ones the speculation missed. Past that point the runs
    agree, so the segment's end state is exact. */
-static int verify_speculation(sm_runner *r) {
+static int verify_speculation(sm_runner *r, batch *b) {
     const uint8_t *section = sm_db_automaton(r->db);
     const sm_db_pattern *patterns = sm_db_patterns(r->db);
     r->fixes.n = 0;
@@ -481,23 +505,23 @@ static int verify_speculation(sm_runner *r) {
     r->fixes.counts = NULL;
     sm_sink none = {0};
     none.own_lo = 1, none.own_hi = 0; /* owns nothing */
-    for (size_t i = 0; i < r->nsegs; i++) {
-        segment *s = &r->segs[i];
+    for (size_t i = 0; i < b->nsegs; i++) {
+        segment *s = &b->segs[i];
         uint32_t truth = s->pos0 == 0 ? 0 : r->carry_row;
         s->fix_lo = r->fixes.n;
         uint32_t end = s->end_state;
         if (truth != 0) {
-            uint32_t a = truth, b = 0;
+            uint32_t a = truth, root = 0; /* root: the speculative run */
             size_t k = 0;
             r->fixes.own_lo = 0;
             r->fixes.own_hi = s->pos0;
-            const uint8_t *text = r->buf + s->buf_off;
-            while (k < s->scan_len && a != b) {
+            const uint8_t *text = b->buf + s->buf_off;
+            while (k < s->scan_len && a != root) {
                 sm_ac_scan(section, patterns, &a, text + k, 1, s->pos0 + k, &r->fixes);
-                sm_ac_scan(section, patterns, &b, text + k, 1, s->pos0 + k, &none);
+                sm_ac_scan(section, patterns, &root, text + k, 1, s->pos0 + k, &none);
                 k++;
             }
-            if (a != b) end = a; /* never met: the re-scan covered the whole segment */
+            if (a != root) end = a; /* never met: the re-scan covered the whole segment */
         }
         s->fix_hi = r->fixes.n;
         if (r->fixes.failed) return SM_ERR_NOMEM;
@@ -514,13 +538,14 @@ static int verify_speculation(sm_runner *r) {
 /* Overlap-free: the true automaton state at the start of every segment,
    record by record. A record's first segment starts at the root; one that
    goes on from the previous batch starts where that batch left it. */
-static int start_states(sm_runner *r) {
+static int start_states(sm_runner *r, batch *b) {
     const uint8_t *section = sm_db_automaton(r->db);
     uint32_t columns = ((const sm_ac_header *)section)->columns;
+    segment *segs = b->segs;
     size_t i = 0;
-    while (i < r->nsegs) {
+    while (i < b->nsegs) {
         size_t j = i + 1;
-        while (j < r->nsegs && r->segs[j].record == r->segs[i].record) j++;
+        while (j < b->nsegs && segs[j].record == segs[i].record) j++;
         size_t chunks = j - i;
         if (chunks + 1 > r->cuts_cap) {
             size_t cap = (chunks + 1) * 2;
@@ -532,68 +557,105 @@ static int start_states(sm_runner *r) {
             r->rows = w;
             r->cuts_cap = cap;
         }
-        size_t base = r->segs[i].buf_off;
-        for (size_t k = 0; k < chunks; k++) r->cuts[k] = r->segs[i + k].buf_off - base;
-        r->cuts[chunks] = r->segs[j - 1].buf_off + r->segs[j - 1].scan_len - base;
-        uint32_t first_row = r->segs[i].pos0 == 0 ? 0 : r->carry_row;
-        if (sm_dfa_ac_chunk_states(r->ac_matcher, section, first_row, r->buf + base, r->cuts, chunks, r->threads,
+        size_t base = segs[i].buf_off;
+        for (size_t k = 0; k < chunks; k++) r->cuts[k] = segs[i + k].buf_off - base;
+        r->cuts[chunks] = segs[j - 1].buf_off + segs[j - 1].scan_len - base;
+        uint32_t first_row = segs[i].pos0 == 0 ? 0 : r->carry_row;
+        if (sm_dfa_ac_chunk_states(r->ac_matcher, section, first_row, b->buf + base, r->cuts, chunks, r->threads,
                                    r->rows, NULL) != SM_OK)
             return SM_ERR_NOMEM;
-        for (size_t k = 0; k < chunks; k++) r->segs[i + k].start_state = r->rows[k] / columns;
+        for (size_t k = 0; k < chunks; k++) segs[i + k].start_state = r->rows[k] / columns;
         r->carry_row = r->rows[chunks];
         i = j;
     }
     return SM_OK;
 }
 
-/* Scans every segment cut so far, delivers, and keeps only the open record's
-   unscanned bytes in the buffer. */
-static int run_batch(sm_runner *r) {
-    if (r->status != SM_OK) return r->status;
-    if (r->nsegs > 0) {
-        if (r->overlap_free && !r->speculate && start_states(r) != SM_OK) return r->status = SM_ERR_NOMEM;
-        if (group_items(r) != SM_OK) return r->status = SM_ERR_NOMEM;
-        pthread_mutex_lock(&r->lock);
-        r->next_item = 0;
-        r->busy = r->threads - 1;
-        r->generation++;
-        pthread_cond_broadcast(&r->work_ready);
-        pthread_mutex_unlock(&r->lock);
-        drain_items(r, &r->workers[0]);
-        pthread_mutex_lock(&r->lock);
-        while (r->busy > 0) pthread_cond_wait(&r->work_done, &r->lock);
-        pthread_mutex_unlock(&r->lock);
-        if (r->speculate && verify_speculation(r) != SM_OK) return r->status = SM_ERR_NOMEM;
-        if (r->opt.count_only) {
-            for (unsigned t = 0; t < r->threads; t++) {
-                uint64_t *c = r->workers[t].counts;
-                sm_fold_visits(r->db, &r->workers[t].state, c);
-                for (uint32_t p = 0; p < r->pattern_count; p++) {
-                    r->counts[p] += c[p];
-                    r->total += c[p];
-                    c[p] = 0;
-                }
+/* Hands the filling batch to the workers; it stays in flight until land().
+   Its start states (prefix mode) need the previous batch's end state, which
+   start_states itself carries forward, so they are found before launch. */
+static int launch(sm_runner *r) {
+    batch *b = r->fill;
+    if (r->overlap_free && !r->speculate && start_states(r, b) != SM_OK) return SM_ERR_NOMEM;
+    if (group_items(r, b) != SM_OK) return SM_ERR_NOMEM;
+    pthread_mutex_lock(&r->lock);
+    b->next_item = 0;
+    r->busy = r->threads - 1;
+    r->flight = b;
+    r->generation++;
+    pthread_cond_broadcast(&r->work_ready);
+    pthread_mutex_unlock(&r->lock);
+    return SM_OK;
+}
+
+/* Helps scan what is left of the batch in flight and waits for the workers;
+   they stay idle until the next launch, so their counters are folded now. */
+static batch *land(sm_runner *r) {
+    batch *b = r->flight;
+    drain_items(r, b, &r->workers[0]);
+    pthread_mutex_lock(&r->lock);
+    while (r->busy > 0) pthread_cond_wait(&r->work_done, &r->lock);
+    r->flight = NULL;
+    pthread_mutex_unlock(&r->lock);
+    if (r->opt.count_only) {
+        for (unsigned t = 0; t < r->threads; t++) {
+            uint64_t *c = r->workers[t].counts;
+            sm_fold_visits(r->db, &r->workers[t].state, c);
+            for (uint32_t p = 0; p < r->pattern_count; p++) {
+                r->counts[p] += c[p];
+                r->total += c[p];
+                c[p] = 0;
             }
         }
-        int rc = deliver_batch(r);
-        r->nsegs = 0;
-        if (rc != SM_OK) return r->status = rc;
     }
+    return b;
+}
+
+/* Verifies and delivers a batch that has landed; the next may be in flight. */
+static int deliver_landed(sm_runner *r, batch *b) {
+    int rc = r->speculate ? verify_speculation(r, b) : SM_OK;
+    if (rc == SM_OK) rc = deliver_batch(r, b);
+    b->nsegs = 0;
+    b->nitems = 0;
+    return rc;
+}
+
+/* Puts the open record's unscanned bytes, and the keep_back bytes before
+   them, at the start of the buffer to, which then takes the fed bytes: the
+   filling one itself, or with a batch in flight in it, the other (free:
+   its batch was delivered). */
+static void keep_tail(sm_runner *r, batch *to) {
+    batch *from = r->fill;
     if (r->record_open) {
         size_t back = r->open_off - r->open_base;
         if (back > r->keep_back) back = r->keep_back;
-        size_t from = r->open_off - back;
-        size_t keep = r->buf_len - from;
-        memmove(r->buf, r->buf + from, keep);
-        r->buf_len = keep;
+        size_t start = r->open_off - back;
+        size_t keep = from->buf_len - start;
+        memmove(to->buf, from->buf + start, keep);
+        to->buf_len = keep;
         r->open_base = 0;
         r->open_off = back;
     } else {
-        r->buf_len = 0;
+        to->buf_len = 0;
         r->open_off = 0;
         r->open_base = 0;
     }
-    return SM_OK;
+    r->fill = to;
+}
+
+/* Scans every segment cut so far: lands the batch in flight, launches the
+   filling one, and delivers the landed one while the workers scan; with wait
+   (or no worker thread to leave it to) scans and delivers the new one too.
+   The open record's unscanned bytes go on in a free buffer, even after a
+   failed delivery: the buffer in flight must never take more segments. */
+static int submit(sm_runner *r, int wait) {
+    if (r->status != SM_OK) return r->status;
+    batch *landed = r->flight ? land(r) : NULL;
+    if (r->fill->nsegs > 0 && launch(r) != SM_OK) return r->status = SM_ERR_NOMEM;
+    int rc = landed ? deliver_landed(r, landed) : SM_OK;
+    if (rc == SM_OK && r->flight && (wait || r->threads == 1)) rc = deliver_landed(r, land(r));
+    keep_tail(r, r->flight ? &r->batches[r->fill == &r->batches[0]] : r->fill);
+    return r->status = rc;
 }
 
 static unsigned online_cores(void) {
@@ -603,6 +665,14 @@ static unsigned online_cores(void) {
 
 void sm_runner_free(sm_runner *r) {
     if (!r) return;
+    if (r->flight) {
+        /* Workers may still be scanning it: skip its items not yet taken and wait. */
+        pthread_mutex_lock(&r->lock);
+        r->flight->next_item = r->flight->nitems;
+        while (r->busy > 0) pthread_cond_wait(&r->work_done, &r->lock);
+        r->flight = NULL;
+        pthread_mutex_unlock(&r->lock);
+    }
     if (r->threads_started) {
         pthread_mutex_lock(&r->lock);
         r->shutting_down = 1;
@@ -616,9 +686,15 @@ void sm_runner_free(sm_runner *r) {
             free(r->workers[t].counts);
         }
     }
-    for (size_t i = 0; i < r->items_cap; i++) {
-        free(r->items[i].sink.hits);
-        free(r->items[i].borders.runs);
+    for (int k = 0; k < 2; k++) {
+        batch *b = &r->batches[k];
+        for (size_t i = 0; i < b->items_cap; i++) {
+            free(b->items[i].sink.hits);
+            free(b->items[i].borders.runs);
+        }
+        free(b->items);
+        free(b->segs);
+        free(b->buf);
     }
     free(r->cuts);
     free(r->rows);
@@ -629,9 +705,6 @@ void sm_runner_free(sm_runner *r) {
     free(r->open_runs);
     free(r->next_runs);
     sm_buf_free(&r->carry);
-    free(r->items);
-    free(r->segs);
-    free(r->buf);
     free(r->workers);
     free(r->counts);
     pthread_mutex_destroy(&r->lock);
@@ -676,10 +749,15 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     size_t batch = r->chunk * ITEMS_PER_THREAD * r->threads;
     if (batch / ITEMS_PER_THREAD / r->threads != r->chunk) batch = SIZE_MAX / 4;
     r->buf_cap = batch + r->overlap + r->keep_back + 1;
-    r->buf = malloc(r->buf_cap);
+    /* About a chunk per worker (from batch, already kept from overflowing). */
+    r->early_len = batch / ITEMS_PER_THREAD / r->threads * (r->threads - 1) + r->overlap + r->keep_back;
+    r->fill = &r->batches[0];
+    r->batches[0].buf = malloc(r->buf_cap);
+    /* The second buffer is filled while workers scan the first. */
+    if (r->threads > 1) r->batches[1].buf = malloc(r->buf_cap);
     r->counts = calloc(r->pattern_count, sizeof *r->counts);
     r->workers = calloc(r->threads, sizeof *r->workers);
-    if (!r->buf || !r->counts || !r->workers) {
+    if (!r->batches[0].buf || (r->threads > 1 && !r->batches[1].buf) || !r->counts || !r->workers) {
         sm_runner_free(r);
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory for a batch buffer of %zu bytes", r->buf_cap);
     }
@@ -711,7 +789,7 @@ int sm_runner_end_record(sm_runner *r) {
     if (cut_segments(r, 1) != SM_OK) return r->status = SM_ERR_NOMEM;
     r->record_open = 0;
     /* A batch with many small records also fills up by segment count. */
-    if (r->nsegs >= 65536) return run_batch(r);
+    if (r->fill->nsegs >= 65536) return submit(r, 0);
     return r->status;
 }
 
@@ -719,10 +797,26 @@ uint64_t sm_runner_begin_record(sm_runner *r) {
     if (r->record_open) sm_runner_end_record(r);
     r->record_open = 1;
     r->record_id = r->next_record++;
-    r->open_off = r->buf_len;
-    r->open_base = r->buf_len;
+    r->open_off = r->fill->buf_len;
+    r->open_base = r->fill->buf_len;
     r->own_from = 0;
     return r->record_id;
+}
+
+/* Whether to launch before the buffer is full: the workers are idle (at the
+   start, or when the caller is the slower side) and the batch has about a
+   chunk for each of them, with something to cut. */
+static int workers_want_more(sm_runner *r) {
+    if (r->threads == 1) return 0;
+    const batch *b = r->fill;
+    if (b->buf_len < r->early_len) return 0;
+    size_t ahead = r->edits || r->overlap_free ? 0 : r->overlap;
+    if (b->nsegs == 0 && b->buf_len - r->open_off < r->chunk + ahead) return 0;
+    if (!r->flight) return 1;
+    pthread_mutex_lock(&r->lock);
+    int idle = r->busy == 0;
+    pthread_mutex_unlock(&r->lock);
+    return idle;
 }
 
 int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
@@ -730,16 +824,17 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
     if (r->status != SM_OK) return r->status;
     if (!r->record_open) sm_runner_begin_record(r);
     while (len > 0) {
-        if (r->buf_len == r->buf_cap) {
+        batch *b = r->fill;
+        if (b->buf_len == r->buf_cap || workers_want_more(r)) {
             if (cut_segments(r, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
-            int rc = run_batch(r);
+            int rc = submit(r, 0);
             if (rc != SM_OK) return rc;
             continue;
         }
-        size_t n = r->buf_cap - r->buf_len;
+        size_t n = r->buf_cap - b->buf_len;
         if (n > len) n = len;
-        memcpy(r->buf + r->buf_len, p, n);
-        r->buf_len += n;
+        memcpy(b->buf + b->buf_len, p, n);
+        b->buf_len += n;
         p += n;
         len -= n;
     }
@@ -749,7 +844,7 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
 int sm_runner_flush(sm_runner *r) {
     if (r->status != SM_OK) return r->status;
     if (r->record_open && cut_segments(r, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
-    return run_batch(r);
+    return submit(r, 1);
 }
 
 const uint64_t *sm_runner_counts(const sm_runner *r) { return r->counts; }
