@@ -268,7 +268,7 @@ static void test_random(void) {
                  {FOLD_TEXT, "acgt"}, {FOLD_TEXT, "xyz!"}, {FOLD_TEXT_ICASE, "ab"}, {FOLD_TEXT, "\x01\x80\xff"}};
     key_set *ks = malloc(sizeof *ks);
     uint8_t *text = malloc(6000);
-    for (int round = 0; round < 60; round++) {
+    for (int round = 0; round < (int)tu_scaled(60); round++) {
         int kind = (int)tu_rng_below(&rng, sizeof kinds / sizeof kinds[0]);
         uint32_t k = 1 + (uint32_t)(round % SM_KT_MAX_K);
         size_t nfresh = 1 + tu_rng_below(&rng, round % 3 == 0 ? 300 : 30);
@@ -478,7 +478,7 @@ static void test_hash(void) {
     key_set *ks = malloc(sizeof *ks);
     size_t cap = 20000;
     uint8_t *text = malloc(cap);
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < (int)tu_scaled(40); round++) {
         uint32_t k = ks_k[round % 5];
         int tuning = (round / 5) % 4; /* 0 normal, 1 tiny filter, 2 collide, 3 both */
         int kind = (int)tu_rng_below(&rng, sizeof kinds / sizeof kinds[0]);
