@@ -244,8 +244,11 @@ void sm_stream_free(sm_stream *stream);
    are cut into chunks overlapping by (longest pattern - 1), each hit counted
    once; many short records are spread over the threads. Hits arrive on the
    calling thread in (record, start, end, pattern, strand) order, whatever the
-   thread count or chunk size. Memory is bounded by threads x chunk size plus
-   the hits of the batch in flight, whatever the record size. */
+   thread count or chunk size. Memory is bounded by two batch buffers of
+   threads x 4 chunks each (one with one thread: the caller fills one while
+   the workers scan the other) plus the hits of those two batches, whatever
+   the record size. With several threads a stop asked by the callback, and
+   the counts, show one batch later than the bytes fed. */
 typedef struct sm_runner sm_runner;
 
 #define SM_OVERLAP_FREE_SPECULATE 1
