@@ -304,7 +304,7 @@ sk_keys() { awk -F'\t' 'NR > 1 { split($2, a, " "); print $1 "\t" a[1] "\t" $4 "
 sm_triples() { cut -f1-3 "$1" | LC_ALL=C sort -u | wc -l | tr -d ' '; }
 # sorted distinct records of seqmatch's TSV; sorted read names of a FASTQ file
 sm_records() { cut -f1 "$1" | LC_ALL=C sort -u; }
-fq_names() { awk 'NR % 4 == 1 { sub(/^@/, ""); print $1 }' "$1" | LC_ALL=C sort; }
+fq_names() { awk 'NR % 4 == 1 { sub(/^@/, ""); print $1 }' "$1" | LC_ALL=C sort -u; }
 
 # direct SLOT CASE MODE K THREADS PATTERN-ARGS...: when the planner's engine for these options is
 # not the direct one (mismatch for -m, myers for -k), the check run of the direct engine;
