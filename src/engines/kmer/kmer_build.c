@@ -1,26 +1,8 @@
 /* K-mer table: eligibility, build, validation and the small accessors. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "engines/kmer/kmer_private.h"
-
-static int kt_fail(sm_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int kt_fail(sm_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        err->code = code;
-    }
-    return code;
-}
 
 /* The key symbols in byte order (at most 4); returns their number, or 0 when
    the keys are not eligible. */
@@ -85,13 +67,13 @@ static int compare_u64(const void *pa, const void *pb) {
 
 int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes, sm_buf *section,
                 sm_error *err) {
-    if (!keys || !fold || !section) return kt_fail(err, SM_ERR_INVALID, "k-mer table: invalid arguments");
+    if (!keys || !fold || !section) return sm_set_error(err, SM_ERR_INVALID, "k-mer table: invalid arguments");
     if (section->len % 8)
-        return kt_fail(err, SM_ERR_INVALID, "k-mer table: section start %zu is not 8-byte aligned", section->len);
+        return sm_set_error(err, SM_ERR_INVALID, "k-mer table: section start %zu is not 8-byte aligned", section->len);
     uint8_t symbol[4] = {0};
     unsigned nsym = sm_kt_key_symbols(keys, nkeys, symbol);
     if (!nsym)
-        return kt_fail(err, SM_ERR_INVALID,
+        return sm_set_error(err, SM_ERR_INVALID,
                        "k-mer table: keys must share one length of 1..%d over at most 4 symbols", SM_KT_MAX_K);
     uint32_t k = keys[0].len;
     if (k > SM_KT_DIRECT_MAX_K) return sm_kh_build(keys, nkeys, fold, max_bytes, section, err);
@@ -102,7 +84,7 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     /* (code, output) pairs, sorted: equal codes form one slot, equal pairs
        count once. */
     uint64_t *pairs = malloc(nkeys * sizeof *pairs);
-    if (!pairs) return kt_fail(err, SM_ERR_NOMEM, "k-mer table: out of memory for %zu keys", nkeys);
+    if (!pairs) return sm_set_error(err, SM_ERR_NOMEM, "k-mer table: out of memory for %zu keys", nkeys);
     for (size_t i = 0; i < nkeys; i++) {
         uint64_t code = 0;
         for (uint32_t j = 0; j < k; j++) code = code << 2 | code_of_symbol[keys[i].seq[j]];
@@ -120,12 +102,12 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     sm_kt_layout l = sm_kt_layout_for(words, slots, npairs);
     if (max_bytes && l.size > max_bytes) {
         free(pairs);
-        return kt_fail(err, SM_ERR_LIMIT, "k-mer table: needs %llu bytes (k = %u, %zu distinct keys), limit is %llu",
+        return sm_set_error(err, SM_ERR_LIMIT, "k-mer table: needs %llu bytes (k = %u, %zu distinct keys), limit is %llu",
                        (unsigned long long)l.size, k, slots, (unsigned long long)max_bytes);
     }
     if (l.size > SIZE_MAX || sm_buf_reserve(section, (size_t)l.size) != SM_OK) {
         free(pairs);
-        return kt_fail(err, SM_ERR_NOMEM, "k-mer table: out of memory for %llu bytes", (unsigned long long)l.size);
+        return sm_set_error(err, SM_ERR_NOMEM, "k-mer table: out of memory for %llu bytes", (unsigned long long)l.size);
     }
     uint8_t *s = section->data + section->len;
     memset(s, 0, (size_t)l.size);
@@ -178,59 +160,59 @@ static int fits(uint64_t off, uint64_t len, uint64_t size) { return off <= size 
 int sm_kt_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
     const int bad = SM_ERR_FORMAT;
     if (!section || size < sizeof(sm_kt_header))
-        return kt_fail(err, bad, "k-mer section truncated (%zu bytes)", size);
+        return sm_set_error(err, bad, "k-mer section truncated (%zu bytes)", size);
     if ((uintptr_t)section % 8)
-        return kt_fail(err, SM_ERR_INVALID, "k-mer section is not 8-byte aligned in memory");
+        return sm_set_error(err, SM_ERR_INVALID, "k-mer section is not 8-byte aligned in memory");
     uint32_t magic;
     memcpy(&magic, section, sizeof magic);
     if (magic == SM_KH_MAGIC) return sm_kh_validate(section, size, n_outputs, err);
     sm_kt_header h;
     memcpy(&h, section, sizeof h);
-    if (h.magic != SM_KT_MAGIC) return kt_fail(err, bad, "k-mer section: bad magic");
+    if (h.magic != SM_KT_MAGIC) return sm_set_error(err, bad, "k-mer section: bad magic");
     if (h.k < 1 || h.k > SM_KT_DIRECT_MAX_K)
-        return kt_fail(err, bad, "k-mer section: k = %u (must be 1..%d)", h.k, SM_KT_DIRECT_MAX_K);
+        return sm_set_error(err, bad, "k-mer section: k = %u (must be 1..%d)", h.k, SM_KT_DIRECT_MAX_K);
     if (h.mask != (uint32_t)((1ull << (2 * h.k)) - 1) || h.words != sm_kt_words_for(h.k))
-        return kt_fail(err, bad, "k-mer section: mask or bitmap size does not match k = %u", h.k);
-    if (h.symbols < 1 || h.symbols > 4) return kt_fail(err, bad, "k-mer section: %u symbols", h.symbols);
+        return sm_set_error(err, bad, "k-mer section: mask or bitmap size does not match k = %u", h.k);
+    if (h.symbols < 1 || h.symbols > 4) return sm_set_error(err, bad, "k-mer section: %u symbols", h.symbols);
     for (int b = 0; b < 256; b++)
         if (h.code_of[b] != SM_KT_BREAK && h.code_of[b] >= h.symbols)
-            return kt_fail(err, bad, "k-mer section: byte %d maps to code %u of %u", b, h.code_of[b], h.symbols);
+            return sm_set_error(err, bad, "k-mer section: byte %d maps to code %u of %u", b, h.code_of[b], h.symbols);
     uint8_t lo[16], hi[16];
     uint32_t ok = sm_kt_nibble_map(h.code_of, lo, hi);
     if (h.nibble_ok != ok || (ok && (memcmp(lo, h.nib_lo, 16) || memcmp(hi, h.nib_hi, 16))))
-        return kt_fail(err, bad, "k-mer section: shuffle tables do not match the byte map");
+        return sm_set_error(err, bad, "k-mer section: shuffle tables do not match the byte map");
     if (h.slots > (1ull << (2 * h.k)) || h.slots < 1 || h.out_total < h.slots || h.out_total > UINT32_MAX)
-        return kt_fail(err, bad, "k-mer section: bad slot or output count");
+        return sm_set_error(err, bad, "k-mer section: bad slot or output count");
     if (h.bits_off < sizeof h || h.bits_off % SM_DB_ALIGN || h.rank_off % SM_DB_ALIGN ||
         h.out_index_off % SM_DB_ALIGN || h.out_list_off % SM_DB_ALIGN || !fits(h.bits_off, h.words * 8, size) ||
         h.rank_off < h.bits_off + h.words * 8 || !fits(h.rank_off, h.words * 4, size) ||
         h.out_index_off < h.rank_off + h.words * 4 || !fits(h.out_index_off, (h.slots + 1) * 4, size) ||
         h.out_list_off < h.out_index_off + (h.slots + 1) * 4 || !fits(h.out_list_off, h.out_total * 4, size))
-        return kt_fail(err, bad, "k-mer section: tables out of bounds");
+        return sm_set_error(err, bad, "k-mer section: tables out of bounds");
     if (size < sm_kt_layout_for(h.words, h.slots, h.out_total).size)
-        return kt_fail(err, bad, "k-mer section truncated (%zu bytes)", size);
+        return sm_set_error(err, bad, "k-mer section truncated (%zu bytes)", size);
 
     const uint64_t *bits = (const uint64_t *)(section + h.bits_off);
     const uint32_t *rank = (const uint32_t *)(section + h.rank_off);
     const uint32_t *out_index = (const uint32_t *)(section + h.out_index_off);
     const uint32_t *out_list = (const uint32_t *)(section + h.out_list_off);
     if (h.k < 3 && (bits[0] >> (1u << (2 * h.k))) != 0)
-        return kt_fail(err, bad, "k-mer section: bitmap bits beyond 4^k set");
+        return sm_set_error(err, bad, "k-mer section: bitmap bits beyond 4^k set");
     uint64_t before = 0;
     for (uint64_t w = 0; w < h.words; w++) {
-        if (rank[w] != before) return kt_fail(err, bad, "k-mer section: rank table wrong at word %llu", (unsigned long long)w);
+        if (rank[w] != before) return sm_set_error(err, bad, "k-mer section: rank table wrong at word %llu", (unsigned long long)w);
         before += (uint64_t)__builtin_popcountll(bits[w]);
     }
-    if (before != h.slots) return kt_fail(err, bad, "k-mer section: %llu keys in the bitmap, %llu slots",
+    if (before != h.slots) return sm_set_error(err, bad, "k-mer section: %llu keys in the bitmap, %llu slots",
                                           (unsigned long long)before, (unsigned long long)h.slots);
     if (out_index[0] != 0 || out_index[h.slots] != h.out_total)
-        return kt_fail(err, bad, "k-mer section: output index does not span the output list");
+        return sm_set_error(err, bad, "k-mer section: output index does not span the output list");
     for (uint64_t s = 0; s < h.slots; s++)
         if (out_index[s] >= out_index[s + 1])
-            return kt_fail(err, bad, "k-mer section: slot %llu has no outputs", (unsigned long long)s);
+            return sm_set_error(err, bad, "k-mer section: slot %llu has no outputs", (unsigned long long)s);
     for (uint64_t i = 0; i < h.out_total; i++)
         if (out_list[i] >= n_outputs)
-            return kt_fail(err, bad, "k-mer section: output id %u out of range (%u outputs)", out_list[i], n_outputs);
+            return sm_set_error(err, bad, "k-mer section: output id %u out of range (%u outputs)", out_list[i], n_outputs);
     return SM_OK;
 }
 

@@ -1,27 +1,9 @@
 /* Wu-Manber: choice of parameters and the build of the SHIFT, HASH and
    PREFIX tables. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "engines/wumanber/wm_private.h"
-
-static int wm_fail(sm_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int wm_fail(sm_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        err->code = code;
-    }
-    return code;
-}
 
 typedef struct {
     const uint8_t *seq;
@@ -74,10 +56,10 @@ static uint32_t choose_block(uint32_t symbols, uint32_t bits, uint64_t prefix_sy
 
 int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], const sm_wm_params *params,
                 uint64_t max_bytes, sm_buf *section, sm_error *err) {
-    if (!keys || !fold || !section || nkeys == 0) return wm_fail(err, SM_ERR_INVALID, "Wu-Manber: invalid arguments");
+    if (!keys || !fold || !section || nkeys == 0) return sm_set_error(err, SM_ERR_INVALID, "Wu-Manber: invalid arguments");
     if (section->len % 8)
-        return wm_fail(err, SM_ERR_INVALID, "Wu-Manber: section start %zu is not 8-byte aligned", section->len);
-    if (nkeys > UINT32_MAX) return wm_fail(err, SM_ERR_LIMIT, "Wu-Manber: too many keys (%zu)", nkeys);
+        return sm_set_error(err, SM_ERR_INVALID, "Wu-Manber: section start %zu is not 8-byte aligned", section->len);
+    if (nkeys > UINT32_MAX) return sm_set_error(err, SM_ERR_LIMIT, "Wu-Manber: too many keys (%zu)", nkeys);
     sm_wm_params p = {0, 0, 0};
     if (params) p = *params;
 
@@ -85,7 +67,7 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
     uint8_t used[256] = {0};
     uint32_t m = UINT32_MAX, longest = 0;
     for (size_t i = 0; i < nkeys; i++) {
-        if (!keys[i].seq || keys[i].len == 0) return wm_fail(err, SM_ERR_INVALID, "Wu-Manber: empty key %zu", i);
+        if (!keys[i].seq || keys[i].len == 0) return sm_set_error(err, SM_ERR_INVALID, "Wu-Manber: empty key %zu", i);
         if (keys[i].len < m) m = keys[i].len;
         if (keys[i].len > longest) longest = keys[i].len;
         for (uint32_t j = 0; j < keys[i].len; j++) used[keys[i].seq[j]] = 1;
@@ -99,10 +81,10 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
     uint32_t B = p.block ? p.block : choose_block(symbols, bits, (uint64_t)nkeys * m, m);
     uint32_t Bp = p.prefix ? p.prefix : (m < SM_WM_MAX_PREFIX ? m : SM_WM_MAX_PREFIX);
     if (B < 1 || B > SM_WM_MAX_BLOCK || B > m || B * bits > 64)
-        return wm_fail(err, SM_ERR_INVALID, "Wu-Manber: block length %u (shortest key %u, %u bits per symbol)", B, m,
+        return sm_set_error(err, SM_ERR_INVALID, "Wu-Manber: block length %u (shortest key %u, %u bits per symbol)", B, m,
                        bits);
     if (Bp < 1 || Bp > SM_WM_MAX_PREFIX || Bp > m)
-        return wm_fail(err, SM_ERR_INVALID, "Wu-Manber: prefix length %u (shortest key %u)", Bp, m);
+        return sm_set_error(err, SM_ERR_INVALID, "Wu-Manber: prefix length %u (shortest key %u)", Bp, m);
     /* Direct indexing when the codes of a block fit the table; else a
        multiplicative hash into a table of about 8 slots per prefix block,
        at most 2^18 (256 KiB of shifts). */
@@ -118,14 +100,14 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
         }
     }
     if (hash_bits < 1 || hash_bits > SM_WM_MAX_HASH_BITS)
-        return wm_fail(err, SM_ERR_INVALID, "Wu-Manber: %u hash bits (1..%u)", hash_bits, SM_WM_MAX_HASH_BITS);
+        return sm_set_error(err, SM_ERR_INVALID, "Wu-Manber: %u hash bits (1..%u)", hash_bits, SM_WM_MAX_HASH_BITS);
     direct = B * bits <= hash_bits;
     uint32_t default_shift = m - B + 1 < SM_WM_MAX_SHIFT ? m - B + 1 : SM_WM_MAX_SHIFT;
 
     /* Items: slot of the block ending the m-prefix, PREFIX; sorted, equal
        (key, output) pairs once. */
     wm_item *items = malloc(nkeys * sizeof *items);
-    if (!items) return wm_fail(err, SM_ERR_NOMEM, "Wu-Manber: out of memory for %zu keys", nkeys);
+    if (!items) return sm_set_error(err, SM_ERR_NOMEM, "Wu-Manber: out of memory for %zu keys", nkeys);
     for (size_t i = 0; i < nkeys; i++) {
         const uint8_t *s = keys[i].seq;
         uint64_t packed = 0;
@@ -150,19 +132,19 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
     }
     if (key_bytes > UINT32_MAX) {
         free(items);
-        return wm_fail(err, SM_ERR_LIMIT, "Wu-Manber: keys of %llu bytes (at most 2^32 - 1)",
+        return sm_set_error(err, SM_ERR_LIMIT, "Wu-Manber: keys of %llu bytes (at most 2^32 - 1)",
                        (unsigned long long)key_bytes);
     }
 
     sm_wm_layout l = sm_wm_layout_for(hash_bits, n, key_bytes);
     if (max_bytes && l.size > max_bytes) {
         free(items);
-        return wm_fail(err, SM_ERR_LIMIT, "Wu-Manber: needs %llu bytes (%zu keys), limit is %llu",
+        return sm_set_error(err, SM_ERR_LIMIT, "Wu-Manber: needs %llu bytes (%zu keys), limit is %llu",
                        (unsigned long long)l.size, n, (unsigned long long)max_bytes);
     }
     if (l.size > SIZE_MAX || sm_buf_reserve(section, (size_t)l.size) != SM_OK) {
         free(items);
-        return wm_fail(err, SM_ERR_NOMEM, "Wu-Manber: out of memory for %llu bytes", (unsigned long long)l.size);
+        return sm_set_error(err, SM_ERR_NOMEM, "Wu-Manber: out of memory for %llu bytes", (unsigned long long)l.size);
     }
     uint8_t *s = section->data + section->len;
     memset(s, 0, (size_t)l.size);
