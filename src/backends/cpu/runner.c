@@ -16,18 +16,22 @@
  * Batches are double-buffered so that the caller's own work (reading,
  * parsing, copying into the buffer, delivery) overlaps the scan: while the
  * workers scan one batch, the caller fills the other. When that one is full,
- * the caller helps scan what is left of the batch in flight and waits for
- * it, launches the full one, delivers the landed one while the workers scan,
- * copies the open record's unscanned bytes (and the few before them that
- * hits need) into the buffer just delivered, and returns. A batch also
- * leaves before it is full when the workers are idle and it has a chunk for
- * each of them: at the start, or when the caller is slower than the scan.
- * At most one batch is in flight, so batches are delivered in order and the
- * workers' counters fold between them; a buffer is refilled only once its
- * hits are delivered and the texts still held are copied out. With one
- * thread the caller scans each batch as soon as it is launched, in a single
- * buffer, as before. Memory: two batch buffers (threads x 4 chunks + reach
- * each) plus the hits of two batches, whatever the record sizes.
+ * the caller launches it behind the batch in flight, helps scan until the
+ * older batch is done (taking items of the newer one once the older has
+ * none left, so that no thread waits on another's last item), delivers it
+ * while the workers go on, copies the open record's unscanned bytes (and the
+ * few before them that hits need) into the buffer just delivered, and
+ * returns. A batch also leaves before it is full when the workers are idle
+ * and it has a chunk for each of them: at the start, or when the caller is
+ * slower than the scan. Batches are delivered in the order
+ * they were launched; a buffer is refilled only once its hits are delivered
+ * and the texts still held are copied out. When only counting, a thread's
+ * counters are kept per buffer and its automaton or k-mer visits are folded
+ * into them whenever it moves to the other buffer or runs out of work, so
+ * a batch's counts are complete when it is. With one thread the caller
+ * scans each batch as soon as it is launched, in a single buffer. Memory:
+ * two batch buffers (threads x 4 chunks + reach each) plus the hits of two
+ * batches, whatever the record sizes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -81,13 +85,17 @@ typedef struct {
     work_item *items;
     size_t nitems, items_cap;
     size_t next_item;     /* next item to take (under lock) */
+    size_t items_done;    /* items scanned (under lock) */
+    unsigned holders;     /* threads holding visits of this batch not yet folded (under lock) */
+    unsigned index;       /* 0 or 1: which counters of a thread it counts into */
 } batch;
 
 typedef struct sm_worker {
     struct sm_runner *runner;
     pthread_t thread;
     sm_engine_state state;
-    uint64_t *counts; /* count mode: per pattern */
+    uint64_t *counts[2]; /* count mode: per pattern, per batch buffer */
+    batch *holding;      /* count mode: the batch its unfolded visits belong to (under lock) */
 } worker;
 
 struct sm_runner {
@@ -113,7 +121,8 @@ struct sm_runner {
 
     batch batches[2];     /* the second only with worker threads */
     batch *fill;          /* takes the fed bytes and the segments cut */
-    batch *flight;        /* launched and not yet delivered, or NULL (set under lock) */
+    batch *flight;        /* the older batch launched and not yet landed, or NULL (under lock) */
+    batch *queued;        /* launched behind it, or NULL (under lock) */
     size_t buf_cap;       /* of each buffer */
     size_t early_len;     /* bytes that make a batch worth launching to idle workers */
 
@@ -136,8 +145,7 @@ struct sm_runner {
     worker *workers;
     pthread_mutex_t lock;
     pthread_cond_t work_ready, work_done;
-    uint64_t generation;  /* bumped per batch */
-    unsigned busy;        /* workers still scanning the batch in flight */
+    int tally;            /* count mode: threads count into their own counters */
     int shutting_down;
     int threads_started;
 
@@ -157,7 +165,7 @@ static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
     it->failed = 0;
     it->borders.n = 0;
     /* Runs of edit ends are counted once joined, so edits always store. */
-    sink->counts = r->opt.count_only && !r->edits ? w->counts : NULL;
+    sink->counts = r->tally ? w->counts[b->index] : NULL;
     sink->ac_visits = sink->counts ? sm_engine_state_visits(r->db, &w->state) : NULL;
     sink->kt_visits = sink->counts ? sm_engine_state_kmer_visits(r->db, &w->state) : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
@@ -186,36 +194,60 @@ static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
     }
 }
 
-/* Takes items until none is left; used by workers and the calling thread. */
-static void drain_items(sm_runner *r, batch *b, worker *w) {
-    for (;;) {
-        pthread_mutex_lock(&r->lock);
-        size_t i = b->next_item < b->nitems ? b->next_item++ : SIZE_MAX;
-        pthread_mutex_unlock(&r->lock);
-        if (i == SIZE_MAX) return;
-        scan_item(r, b, w, &b->items[i]);
+/* The next item to scan, the older batch's first (lock held), or NULL. */
+static batch *take_item(sm_runner *r, size_t *item) {
+    batch *order[2] = {r->flight, r->queued};
+    for (int k = 0; k < 2; k++) {
+        batch *b = order[k];
+        if (b && b->next_item < b->nitems) {
+            *item = b->next_item++;
+            return b;
+        }
     }
+    return NULL;
+}
+
+static int batch_done(const batch *b) {
+    return b->items_done == b->nitems && b->holders == 0;
+}
+
+/* Adds the thread's visits to the counters of the batch they belong to
+   (lock held on entry and exit, released while folding). */
+static void fold_held(sm_runner *r, worker *w) {
+    batch *b = w->holding;
+    pthread_mutex_unlock(&r->lock);
+    sm_fold_visits(r->db, &w->state, w->counts[b->index]);
+    pthread_mutex_lock(&r->lock);
+    w->holding = NULL;
+    if (--b->holders == 0 && batch_done(b)) pthread_cond_broadcast(&r->work_done);
+}
+
+/* Scans item i of b for thread w (lock held on entry and exit). */
+static void run_item(sm_runner *r, worker *w, batch *b, size_t i) {
+    if (w->holding && w->holding != b) fold_held(r, w);
+    if (r->tally && !w->holding) {
+        w->holding = b;
+        b->holders++;
+    }
+    pthread_mutex_unlock(&r->lock);
+    scan_item(r, b, w, &b->items[i]);
+    pthread_mutex_lock(&r->lock);
+    if (++b->items_done == b->nitems && batch_done(b)) pthread_cond_broadcast(&r->work_done);
 }
 
 static void *worker_main(void *arg) {
     worker *w = arg;
     sm_runner *r = w->runner;
-    uint64_t seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&r->lock);
-        while (r->generation == seen && !r->shutting_down) pthread_cond_wait(&r->work_ready, &r->lock);
-        if (r->shutting_down) {
-            pthread_mutex_unlock(&r->lock);
-            return NULL;
-        }
-        seen = r->generation;
-        batch *b = r->flight; /* stays in flight until this worker is done */
-        pthread_mutex_unlock(&r->lock);
-        drain_items(r, b, w);
-        pthread_mutex_lock(&r->lock);
-        if (--r->busy == 0) pthread_cond_signal(&r->work_done);
-        pthread_mutex_unlock(&r->lock);
+    pthread_mutex_lock(&r->lock);
+    while (!r->shutting_down) {
+        size_t i;
+        batch *b = take_item(r, &i);
+        if (b) run_item(r, w, b, i);
+        else if (w->holding) fold_held(r, w); /* before sleeping: its batch may be waited for */
+        else pthread_cond_wait(&r->work_ready, &r->lock);
     }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
 }
 
 static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t pos0, uint64_t own_lo, uint64_t own_hi,
@@ -571,36 +603,46 @@ static int start_states(sm_runner *r, batch *b) {
     return SM_OK;
 }
 
-/* Hands the filling batch to the workers; it stays in flight until land().
-   Its start states (prefix mode) need the previous batch's end state, which
-   start_states itself carries forward, so they are found before launch. */
+/* Hands the filling batch to the workers, behind the batch in flight if
+   there is one; it stays in flight until land(). Its start states (prefix
+   mode) need the previous batch's end state, which start_states itself
+   carries forward, so they are found before launch. */
 static int launch(sm_runner *r) {
     batch *b = r->fill;
     if (r->overlap_free && !r->speculate && start_states(r, b) != SM_OK) return SM_ERR_NOMEM;
     if (group_items(r, b) != SM_OK) return SM_ERR_NOMEM;
     pthread_mutex_lock(&r->lock);
     b->next_item = 0;
-    r->busy = r->threads - 1;
-    r->flight = b;
-    r->generation++;
+    b->items_done = 0;
+    b->holders = 0;
+    if (r->flight) r->queued = b;
+    else r->flight = b;
     pthread_cond_broadcast(&r->work_ready);
     pthread_mutex_unlock(&r->lock);
     return SM_OK;
 }
 
-/* Helps scan what is left of the batch in flight and waits for the workers;
-   they stay idle until the next launch, so their counters are folded now. */
+/* Scans with the workers until the older batch in flight is done (taking
+   items of the one behind it when the older has none left), then folds the
+   threads' counters of its buffer: no thread counts into them again before
+   the buffer is refilled and launched. */
 static batch *land(sm_runner *r) {
-    batch *b = r->flight;
-    drain_items(r, b, &r->workers[0]);
+    worker *w = &r->workers[0];
     pthread_mutex_lock(&r->lock);
-    while (r->busy > 0) pthread_cond_wait(&r->work_done, &r->lock);
-    r->flight = NULL;
+    batch *b = r->flight;
+    while (!batch_done(b)) {
+        size_t i;
+        batch *next = take_item(r, &i);
+        if (next) run_item(r, w, next, i);
+        else if (w->holding) fold_held(r, w);
+        else pthread_cond_wait(&r->work_done, &r->lock);
+    }
+    r->flight = r->queued;
+    r->queued = NULL;
     pthread_mutex_unlock(&r->lock);
-    if (r->opt.count_only) {
+    if (r->tally) {
         for (unsigned t = 0; t < r->threads; t++) {
-            uint64_t *c = r->workers[t].counts;
-            sm_fold_visits(r->db, &r->workers[t].state, c);
+            uint64_t *c = r->workers[t].counts[b->index];
             for (uint32_t p = 0; p < r->pattern_count; p++) {
                 r->counts[p] += c[p];
                 r->total += c[p];
@@ -643,16 +685,16 @@ static void keep_tail(sm_runner *r, batch *to) {
     r->fill = to;
 }
 
-/* Scans every segment cut so far: lands the batch in flight, launches the
-   filling one, and delivers the landed one while the workers scan; with wait
+/* Scans every segment cut so far: launches the filling batch, lands the
+   one in flight before it and delivers it while the workers scan; with wait
    (or no worker thread to leave it to) scans and delivers the new one too.
    The open record's unscanned bytes go on in a free buffer, even after a
    failed delivery: the buffer in flight must never take more segments. */
 static int submit(sm_runner *r, int wait) {
     if (r->status != SM_OK) return r->status;
-    batch *landed = r->flight ? land(r) : NULL;
+    int older = r->flight != NULL;
     if (r->fill->nsegs > 0 && launch(r) != SM_OK) return r->status = SM_ERR_NOMEM;
-    int rc = landed ? deliver_landed(r, landed) : SM_OK;
+    int rc = older ? deliver_landed(r, land(r)) : SM_OK;
     if (rc == SM_OK && r->flight && (wait || r->threads == 1)) rc = deliver_landed(r, land(r));
     keep_tail(r, r->flight ? &r->batches[r->fill == &r->batches[0]] : r->fill);
     return r->status = rc;
@@ -666,11 +708,19 @@ static unsigned online_cores(void) {
 void sm_runner_free(sm_runner *r) {
     if (!r) return;
     if (r->flight) {
-        /* Workers may still be scanning it: skip its items not yet taken and wait. */
+        /* Workers may still be scanning: skip the items not yet taken and wait. */
         pthread_mutex_lock(&r->lock);
-        r->flight->next_item = r->flight->nitems;
-        while (r->busy > 0) pthread_cond_wait(&r->work_done, &r->lock);
-        r->flight = NULL;
+        batch *in_flight[2] = {r->flight, r->queued};
+        for (int k = 0; k < 2; k++) {
+            batch *b = in_flight[k];
+            if (!b) continue;
+            b->items_done += b->nitems - b->next_item;
+            b->next_item = b->nitems;
+        }
+        if (r->workers[0].holding) fold_held(r, &r->workers[0]);
+        for (int k = 0; k < 2; k++)
+            while (in_flight[k] && !batch_done(in_flight[k])) pthread_cond_wait(&r->work_done, &r->lock);
+        r->flight = r->queued = NULL;
         pthread_mutex_unlock(&r->lock);
     }
     if (r->threads_started) {
@@ -683,7 +733,8 @@ void sm_runner_free(sm_runner *r) {
     if (r->workers) {
         for (unsigned t = 0; t < r->threads; t++) {
             sm_engine_state_free(&r->workers[t].state);
-            free(r->workers[t].counts);
+            free(r->workers[t].counts[0]);
+            free(r->workers[t].counts[1]);
         }
     }
     for (int k = 0; k < 2; k++) {
@@ -734,7 +785,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->edits = h->match == SM_MATCH_EDITS;
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
     r->overlap_free = opts->overlap_free && h->match == SM_MATCH_EXACT && sm_db_automaton(db) &&
-                      !sm_db_shiftand(db) && !sm_db_approx(db);
+                      !sm_db_shiftand(db) && !sm_db_approx(db) && !sm_db_kmer(db) && !sm_db_wumanber(db);
     r->speculate = r->overlap_free && opts->overlap_free != SM_OVERLAP_FREE_PREFIX;
     if (r->overlap_free && !r->speculate) {
         if (sm_dfa_from_ac_section(sm_db_automaton(db), SM_DFA_ENDS, &r->ac_dfa, err) != SM_OK ||
@@ -751,7 +802,9 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->buf_cap = batch + r->overlap + r->keep_back + 1;
     /* About a chunk per worker (from batch, already kept from overflowing). */
     r->early_len = batch / ITEMS_PER_THREAD / r->threads * (r->threads - 1) + r->overlap + r->keep_back;
+    r->tally = r->opt.count_only && !r->edits;
     r->fill = &r->batches[0];
+    r->batches[1].index = 1;
     r->batches[0].buf = malloc(r->buf_cap);
     /* The second buffer is filled while workers scan the first. */
     if (r->threads > 1) r->batches[1].buf = malloc(r->buf_cap);
@@ -765,7 +818,8 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
         worker *w = &r->workers[t];
         w->runner = r;
         if (sm_engine_state_init(db, &w->state) != SM_OK ||
-            !(w->counts = calloc(r->pattern_count, sizeof *w->counts))) {
+            !(w->counts[0] = calloc(r->pattern_count, sizeof *w->counts[0])) ||
+            (r->threads > 1 && !(w->counts[1] = calloc(r->pattern_count, sizeof *w->counts[1])))) {
             sm_runner_free(r);
             return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         }
@@ -814,7 +868,9 @@ static int workers_want_more(sm_runner *r) {
     if (b->nsegs == 0 && b->buf_len - r->open_off < r->chunk + ahead) return 0;
     if (!r->flight) return 1;
     pthread_mutex_lock(&r->lock);
-    int idle = r->busy == 0;
+    /* Done, not only taken: a batch launched while the last items are
+       still scanned would be small, and the caller would scan it itself. */
+    int idle = !r->queued && batch_done(r->flight);
     pthread_mutex_unlock(&r->lock);
     return idle;
 }
