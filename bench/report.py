@@ -5,7 +5,7 @@ tables; with --doc, the generated blocks of docs/benchmarks.md are rewritten in 
 usage: report.py [--results DIR] [--doc FILE]
 
 DIR (default results/ beside this file) holds what bench/run wrote: run.txt, machine.txt,
-peers.csv, exact.csv, build.csv, builders.csv, scaling.csv, sweep.csv, stream.csv,
+peers.csv, exact.csv, words.csv, build.csv, builders.csv, scaling.csv, sweep.csv, stream.csv,
 approx.csv, dfa.csv (any may be missing). Writes DIR/results.json (every table, the machine
 and the run), DIR/{exact,approx,scaling,sweep}.png (needs matplotlib) and, without --doc,
 DIR/report.md with every block.
@@ -112,7 +112,7 @@ class Report:
                 out.append(f"| {p['peer']} | `{p['package']}` | {p['installed'] or p['candidate']} | {p['status']} |")
             out.append("")
         counts = {}
-        for name in ("exact", "build", "scaling", "sweep", "stream", "approx", "dfa"):
+        for name in ("exact", "words", "build", "scaling", "sweep", "stream", "approx", "dfa"):
             rows = read_csv(os.path.join(self.d, name + ".csv")) if self.fresh(name + ".csv") else None
             if rows:
                 c = counts.setdefault(name, {"ok": 0, "unchecked": 0, "INVALID": 0})
@@ -130,14 +130,21 @@ class Report:
         return "\n".join(out)
 
     def block_exact(self):
-        rows = read_csv(os.path.join(self.d, "exact.csv"))
+        return self.sets_block("exact", "the first {:,} bytes of `panel.seq`, one record, `--alphabet text`")
+
+    def block_words(self):
+        return self.sets_block("words", "`kjv.txt` repeated to {:,} bytes, one record, `--alphabet text`; the "
+                               "patterns are distinct words of its vocabulary (`bench/sample_patterns.py --words`)")
+
+    def sets_block(self, name, text_words):
+        rows = read_csv(os.path.join(self.d, name + ".csv"))
         if not rows:
             return None
         text = rows[0].get("text_bytes", "")
-        out = [self.src("exact.csv", "env.txt")]
+        out = [self.src(name + ".csv", "env.txt")]
         if text:
-            out.append(f"Text: the first {int(text):,} bytes of `panel.seq`, one record, `--alphabet text`.\n")
-        t = subprocess.run([sys.executable, os.path.join(here, "table.py"), os.path.join(self.d, "exact.csv")],
+            out.append("Text: " + text_words.format(int(text)) + ".\n")
+        t = subprocess.run([sys.executable, os.path.join(here, "table.py"), os.path.join(self.d, name + ".csv")],
                            capture_output=True, text=True)
         out.append(t.stdout)
         forced = ("seqmatch-automaton", "seqmatch-kmer", "seqmatch-wumanber")
@@ -170,7 +177,8 @@ class Report:
                 out.append(f"| {r['tool']} | {r['threads']} | {r['set']} | {r['rss_MB']} | "
                            f"{r.get('wall_min_s', '')}–{r.get('wall_max_s', '')} | {r['runs']} |")
             out.append("")
-        out.append(self.image("exact.png", "MB/s per tool and pattern set"))
+        if name == "exact":
+            out.append(self.image("exact.png", "MB/s per tool and pattern set"))
         return "\n".join(out)
 
     def block_build(self):
@@ -394,7 +402,7 @@ class Report:
             plt.close(fig)
 
     # ------------------------------------------------------------ output
-    SOURCES = {"run": ["run.txt"], "exact": ["exact.csv"], "build": ["build.csv"], "scaling": ["scaling.csv"],
+    SOURCES = {"run": ["run.txt"], "exact": ["exact.csv"], "words": ["words.csv"], "build": ["build.csv"], "scaling": ["scaling.csv"],
                "sweep": ["sweep.csv"], "stream": ["stream.csv"], "approx": ["approx.csv"], "dfa": ["dfa.csv"]}
 
     def blocks(self):
@@ -410,7 +418,7 @@ class Report:
     def json(self):
         data = {"run": self.run, "machine": self.machine, "env_exact": read_kv(os.path.join(self.d, "env.txt")),
                 "env_approx": read_kv(os.path.join(self.d, "env-approx.txt"))}
-        for name in ("peers", "exact", "build", "builders", "scaling", "sweep", "stream", "approx", "dfa"):
+        for name in ("peers", "exact", "words", "build", "builders", "scaling", "sweep", "stream", "approx", "dfa"):
             rows = read_csv(os.path.join(self.d, name + ".csv"))
             if rows is not None:
                 data[name] = rows

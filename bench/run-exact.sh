@@ -10,9 +10,11 @@
 # Environment (all optional):
 #   SEQMATCH             seqmatch binary, if no argument names one (default build/seqmatch)
 #   SEQMATCH_BENCH_DATA  data folder (default bench/data; fetched by bench/fetch-data.sh)
-#   PARTS                which parts (default "sets build scaling sweep stream"):
+#   PARTS                which parts (default "sets words build scaling sweep stream"):
 #                          sets     SETS against every tool, seqmatch -t 1 and -t 2, and with
 #                                   --engine automaton, kmer (k <= 32) and wumanber forced
+#                          words    WORD_SETS (distinct words of the King James Bible) over
+#                                   kjv.txt repeated BIBLE_COPIES times, the same rows as sets
 #                          build    automaton build of 3000 keys of each of BUILD_LENGTHS nt
 #                          scaling  SCALE_SETS over panel.seq repeated SCALE_COPIES times
 #                                   (10 copies = 1.106 GB >= 1 GiB), seqmatch -t 1..THREAD_MAX,
@@ -29,6 +31,8 @@
 #                        there is reported as ">SECONDS" (a lower bound)
 #   TOOLS                which tools to run (default "seqmatch hyperscan grep rg")
 #   SETS                 pattern sets of the sets part (default "k8_1000 k8_8000 k8_16000 k300_3000")
+#   WORD_SETS            default "kjv_w10 kjv_w1000"; BIBLE_COPIES default 10 (44 MB: whole
+#                        commands long enough to time; the scan-only rows are per byte anyway)
 #   EXACT_BYTES          sets part: scan only the first N bytes of panel.seq (default: all)
 #   BUILD_LENGTHS        default "300 3000 6000 9000"; BUILD_THREADS default "0 2"
 #   SCALE_SETS           default "k8_1000 k8_8000 k8_16000"; SCALE_COPIES default 10
@@ -38,7 +42,7 @@
 #   SWEEP_COUNTS         default "10 100 1000 10000 100000 1000000"; SWEEP_BYTES default: all
 #   STREAM_COPIES        default 92 (about 10.2 GB)
 #   WORK                 scratch folder for pattern sets and outputs (default bench/work)
-#   RESULTS              output folder (default bench/results): exact.csv, scaling.csv,
+#   RESULTS              output folder (default bench/results): exact.csv, words.csv, scaling.csv,
 #                        sweep.csv, stream.csv, build.csv, builders.csv, env.txt
 #
 # Checks (before the timed runs; see bench/lib.sh): seqmatch and Hyperscan report every
@@ -58,7 +62,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 SEQMATCH=${1:-${SEQMATCH:-$root/build/seqmatch}}
 DATA=${SEQMATCH_BENCH_DATA:-$here/data}
-PARTS=${PARTS:-sets build scaling sweep stream}
+PARTS=${PARTS:-sets words build scaling sweep stream}
 REPS=${REPS:-3}
 SLOW=${SLOW:-60}
 TIMEOUT=${TIMEOUT:-900}
@@ -66,6 +70,8 @@ PEER_TIMEOUT=${PEER_TIMEOUT:-900}
 SWEEP_TIMEOUT=${SWEEP_TIMEOUT:-$PEER_TIMEOUT}
 TOOLS=${TOOLS:-seqmatch hyperscan grep rg}
 SETS=${SETS:-k8_1000 k8_8000 k8_16000 k300_3000}
+WORD_SETS=${WORD_SETS:-kjv_w10 kjv_w1000}
+BIBLE_COPIES=${BIBLE_COPIES:-10}
 EXACT_BYTES=${EXACT_BYTES:-}
 BUILD_LENGTHS=${BUILD_LENGTHS:-300 3000 6000 9000}
 BUILD_THREADS=${BUILD_THREADS:-0 2}
@@ -89,6 +95,7 @@ started=$EPOCHREALTIME
 # ---------------------------------------------------------------- data, helpers, pattern sets
 "$here/fetch-data.sh" "$DATA"
 PANEL=$DATA/panel.seq
+BIBLE=$DATA/kjv.txt
 mkdir -p "$WORK/sets" "$WORK/out" "$WORK/text" "$RESULTS"
 OUT=$WORK/out
 if has_tool hyperscan && ! make -s -C "$here" hyperscan_count >&2; then
@@ -113,6 +120,7 @@ set_spec() {
     k6000_3000) echo "3000 6000 600001" ;;
     k9000_3000) echo "3000 9000 90001" ;;
     k31_*) echo "${1#k31_} 31 $((31000000 + ${1#k31_}))" ;; # the sweep: seed 31000000 + count
+    kjv_w*) echo "${1#kjv_w} words $((500000 + ${1#kjv_w}))" ;; # words of the Bible: seed 500000 + count
     *) say "run-exact: unknown set $1"; exit 2 ;;
   esac
 }
@@ -120,8 +128,12 @@ set_file() {
   local f=$WORK/sets/$1.txt n l s
   if [ ! -s "$f" ]; then
     read -r n l s <<< "$(set_spec "$1")"
-    # distinct patterns (a repeated 8-mer would only be a duplicate dictionary entry)
-    python3 "$here/sample_patterns.py" -n "$n" -l "$l" -s "$s" --unique -o "$f.tmp" "$PANEL"
+    if [ "$l" = words ]; then
+      python3 "$here/sample_patterns.py" --words -n "$n" -s "$s" -o "$f.tmp" "$BIBLE"
+    else
+      # distinct patterns (a repeated 8-mer would only be a duplicate dictionary entry)
+      python3 "$here/sample_patterns.py" -n "$n" -l "$l" -s "$s" --unique -o "$f.tmp" "$PANEL"
+    fi
     mv "$f.tmp" "$f"
   fi
   echo "$f"
@@ -135,12 +147,13 @@ text_prefix() {
   [ "$(fsize "$f")" = "$1" ] || head -c "$1" "$PANEL" > "$f"
   echo "$f"
 }
-# text_copies N: panel.seq repeated N times (one line)
+# text_copies N [FILE]: FILE (default panel.seq) repeated N times
 text_copies() {
-  local f=$WORK/text/panel.x$1.seq want
-  want=$(($(wc -c < "$PANEL") * $1))
+  local src=${2:-$PANEL} f want
+  f=$WORK/text/$(basename "${src%.*}").x$1.${src##*.}
+  want=$(($(wc -c < "$src") * $1))
   if [ "$(fsize "$f")" != "$want" ]; then
-    for ((i = 0; i < $1; i++)); do cat "$PANEL"; done > "$f"
+    for ((i = 0; i < $1; i++)); do cat "$src"; done > "$f"
   fi
   echo "$f"
 }
@@ -280,14 +293,13 @@ finish() {
     "$name" "$set" "$threads" "$M_RUNS" "${C[$slot]:-}" "$M_WALL" "$wmb" "$M_MIN" "$M_MAX" "$M_CPU" "$M_RSS" "$M_VALID" "$note")"
 }
 
-# ---------------------------------------------------------------- part 1: the pattern sets
-if has_part sets; then
-  TEXT=$(text_prefix "$EXACT_BYTES")
-  BYTES=$(wc -c < "$TEXT")
-  CSV=$RESULTS/exact.csv
-  echo "$HEADER" > "$CSV"
-  say "== sets over $(basename "$TEXT") ($BYTES bytes)"
-  for set in $SETS; do
+# ---------------------------------------------------------------- parts 1 and 1b: the pattern sets
+# run_sets CSV SET...: every tool on each set over $TEXT, counts checked, then timed.
+run_sets() {
+  local csv=$1 set len slots s tool t lim ref engine
+  shift
+  echo "$HEADER" > "$csv"
+  for set in "$@"; do
     set_file "$set" > /dev/null
     read -r _ len _ <<< "$(set_spec "$set")"
     slots=()
@@ -297,7 +309,7 @@ if has_part sets; then
       [ -n "$SCANRATE" ] && slots+=("seqmatch_scan 1")
       # the direct engines, once (one thread): the planner's choice is the seqmatch row
       slots+=("seqmatch_automaton 1")
-      if [ "$len" -le 32 ]; then slots+=("seqmatch_kmer 1"); fi
+      if [ "$len" != words ] && [ "$len" -le 32 ]; then slots+=("seqmatch_kmer 1"); fi
       [ "$HAVE_WUMANBER" = 1 ] && slots+=("seqmatch_wumanber 1")
     fi
     has_tool grep && slots+=("grep 1")
@@ -322,12 +334,31 @@ if has_part sets; then
     for s in "${slots[@]}"; do
       read -r tool t <<< "$s"
       case $tool in
-        seqmatch) finish "$CSV" "$tool" "$set" "$t" "auto: $engine" ;;
-        seqmatch_*) finish "$CSV" "$tool" "$set" "$t" "${tool#seqmatch_}" ;;
-        *) finish "$CSV" "$tool" "$set" "$t" ;;
+        seqmatch) finish "$csv" "$tool" "$set" "$t" "auto: $engine" ;;
+        seqmatch_*) finish "$csv" "$tool" "$set" "$t" "${tool#seqmatch_}" ;;
+        *) finish "$csv" "$tool" "$set" "$t" ;;
       esac
     done
   done
+}
+
+if has_part sets; then
+  TEXT=$(text_prefix "$EXACT_BYTES")
+  BYTES=$(wc -c < "$TEXT")
+  say "== sets over $(basename "$TEXT") ($BYTES bytes)"
+  run_sets "$RESULTS/exact.csv" $SETS
+fi
+
+# English words in a text: Hyperscan's home ground (literal prefilters for a large alphabet)
+if has_part words; then
+  if [ -s "$BIBLE" ]; then
+    TEXT=$(text_copies "$BIBLE_COPIES" "$BIBLE")
+    BYTES=$(wc -c < "$TEXT")
+    say "== words over kjv.txt x $BIBLE_COPIES ($BYTES bytes)"
+    run_sets "$RESULTS/words.csv" $WORD_SETS
+  else
+    say "run-exact: $BIBLE missing (bench/fetch-data.sh installs bible-kjv): words part skipped"
+  fi
 fi
 
 # ---------------------------------------------------------------- part 2: automaton build
@@ -485,7 +516,7 @@ fi
 # ---------------------------------------------------------------- the end
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$RESULTS/env.txt"
 echo "script wall time: $(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f s", b - a }')" >> "$RESULTS/env.txt"
-say "results in $RESULTS: exact.csv build.csv builders.csv scaling.csv sweep.csv stream.csv env.txt (the parts run)"
+say "results in $RESULTS: exact.csv words.csv build.csv builders.csv scaling.csv sweep.csv stream.csv env.txt (the parts run)"
 if [ "$INVALID_ANY" = 1 ]; then
   say "run-exact: some results DIFFER: their timings are marked INVALID (see above)"
   exit 3

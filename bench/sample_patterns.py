@@ -6,7 +6,12 @@ headers; line breaks are ignored), at positions drawn with a seeded generator, s
 window that holds a byte other than A, C, G, T. The same (file, N, L, seed, --unique) gives
 the same patterns on every machine.
 
+With --words the file is plain text (e.g. kjv.txt) and the patterns are N distinct words
+(maximal runs of ASCII letters, case kept) drawn uniformly from its sorted vocabulary; -l is
+then not needed.
+
 usage: sample_patterns.py -n N -l L [-s SEED] [--unique] [--fasta] [-o OUT] SEQFILE
+       sample_patterns.py --words -n N [-s SEED] [-o OUT] TEXTFILE
 """
 import argparse
 import bisect
@@ -18,15 +23,20 @@ import sys
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, required=True, help="number of patterns")
-    ap.add_argument("-l", type=int, required=True, help="pattern length")
+    ap.add_argument("-l", type=int, default=0, help="pattern length")
     ap.add_argument("-s", "--seed", type=int, default=1, help="seed (default 1)")
     ap.add_argument("--unique", action="store_true",
                     help="no two patterns equal (draw again on a repeat)")
     ap.add_argument("--fasta", action="store_true",
                     help="FASTA output (>pI pos=P), not one pattern a line")
+    ap.add_argument("--words", action="store_true",
+                    help="N distinct words of a text instead of windows of a sequence")
     ap.add_argument("-o", "--output", default="-", help="output file (default stdout)")
     ap.add_argument("seqfile")
     a = ap.parse_args()
+    if a.words:
+        write_words(a)
+        return
     if a.n < 0 or a.l < 1:
         sys.exit("sample_patterns: -n must be >= 0 and -l >= 1")
 
@@ -69,6 +79,19 @@ def main():
                 fo.write(w[j:j + 70] + b"\n")
         else:
             fo.write(w + b"\n")
+    if fo is not sys.stdout.buffer:
+        fo.close()
+
+
+def write_words(a):
+    with open(a.seqfile, "rb") as f:
+        vocabulary = sorted(set(re.findall(rb"[A-Za-z]+", f.read())))
+    if a.n < 0 or a.n > len(vocabulary):
+        sys.exit(f"sample_patterns: {a.seqfile} has {len(vocabulary)} distinct words, not {a.n}")
+    words = random.Random(a.seed).sample(vocabulary, a.n)
+    fo = sys.stdout.buffer if a.output == "-" else open(a.output, "wb")
+    for w in words:
+        fo.write(w + b"\n")
     if fo is not sys.stdout.buffer:
         fo.close()
 

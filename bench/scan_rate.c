@@ -5,7 +5,7 @@
  * PATTERNS: one pattern per line (as hyperscan_count reads them).
  * TARGET:   any file, read whole into memory and scanned as one sequence with sm_count
  *           (every occurrence, overlapping ones included), one thread.
- * ENGINE:   auto (default), automaton, kmer, shiftand.
+ * ENGINE:   auto (default), automaton, kmer, shiftand, wumanber.
  *
  * Output (one line, tab-separated key=value), e.g.
  *   patterns=1000 bytes=110628947 count=2493498 engine=kmer compile_s=0.002 scan_s=0.09 scan_MBps=1229 ...
@@ -73,6 +73,7 @@ static const char *engine_name(const sm_db_info *info) {
     if (info->kmer_patterns == info->pattern_count) return "kmer";
     if (info->shiftand_patterns == info->pattern_count) return "shiftand";
     if (info->automaton_patterns == info->pattern_count) return "automaton";
+    if (info->wumanber_patterns == info->pattern_count) return "wumanber";
     return "mixed";
 }
 
@@ -88,7 +89,8 @@ int main(int argc, char **argv) {
             else if (!strcmp(optarg, "automaton")) co.engine = SM_ENGINE_AUTOMATON;
             else if (!strcmp(optarg, "kmer")) co.engine = SM_ENGINE_KMER;
             else if (!strcmp(optarg, "shiftand")) co.engine = SM_ENGINE_SHIFTAND;
-            else die(optarg, "unknown engine (auto, automaton, kmer, shiftand)");
+            else if (!strcmp(optarg, "wumanber")) co.engine = SM_ENGINE_WUMANBER;
+            else die(optarg, "unknown engine (auto, automaton, kmer, shiftand, wumanber)");
         } else if (opt == 'a') {
             if (!strcmp(optarg, "text")) co.alphabet = SM_ALPHABET_TEXT;
             else if (!strcmp(optarg, "dna")) co.alphabet = SM_ALPHABET_DNA;
