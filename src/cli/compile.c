@@ -84,7 +84,29 @@ static void print_size(FILE *out, uint64_t bytes) {
     fputc('\n', out);
 }
 
-static void explain_database(FILE *out, const sm_db *db) {
+/* Why the exact engines are the ones they are: the planner's rules
+   (src/core/compile.c), stated for the engines this database uses. */
+static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
+    uint32_t literal = info->automaton_patterns + info->kmer_patterns + info->wumanber_patterns;
+    if (forced) {
+        fputs("why              the engine was forced with --engine\n", out);
+        return;
+    }
+    if (info->shiftand_patterns)
+        fputs("why              shift-and takes the IUPAC patterns that expand to too many strings\n", out);
+    if (info->kmer_patterns && info->kmer_patterns < literal)
+        fputs("why              mixed lengths: the patterns of the length whose trie would be largest go to the\n"
+              "                 k-mer table, the others to their own engine; both scan the text\n", out);
+    if (info->kmer_patterns)
+        fputs("why              k-mer table: one length k <= 32 over 4 symbols, and a trie that could pass\n"
+              "                 256 KiB (k <= 12, direct table) or 8 MiB (k > 12, hash set)\n", out);
+    if (info->wumanber_patterns)
+        fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16\n", out);
+    if (info->automaton_patterns)
+        fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);
+}
+
+static void explain_database(FILE *out, const sm_db *db, int forced) {
     sm_db_info info;
     sm_db_get_info(db, &info);
     const char *strands = info.strands == SM_STRAND_FORWARD ? "forward strand (+)"
@@ -115,6 +137,7 @@ static void explain_database(FILE *out, const sm_db *db) {
     } else {
         fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u, wu-manber %u\n",
                 info.automaton_patterns, info.kmer_patterns, info.shiftand_patterns, info.wumanber_patterns);
+        explain_exact_plan(out, &info, forced);
     }
     if (info.automaton_states > 0)
         fprintf(out, "automaton        %u states x %u columns\n", info.automaton_states,
@@ -146,7 +169,7 @@ int cli_compile_main(int argc, char **argv) {
     int rc = cli_load_database(&opts, &db);
     if (rc == 0 && opts.output_path && save_database(db, opts.output_path) != 0) rc = CLI_EXIT_ERROR;
     if (rc == 0 && opts.explain) {
-        explain_database(stdout, db);
+        explain_database(stdout, db, opts.compile.engine != SM_ENGINE_AUTO);
         if (cli_finish_stdout() != 0) rc = CLI_EXIT_ERROR;
     }
     if (rc == 0 && opts.dump_dfa) {

@@ -289,6 +289,40 @@ static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[25
     return 0;
 }
 
+/* The planner's k-mer thresholds on the trie's size bound (see compile()). */
+#define KMER_FROM_DIRECT (256u << 10)
+#define KMER_FROM_HASH (8u << 20)
+
+/* Mixed lengths: the keys of one length that the k-mer table should take
+   alone (the length whose trie would be the largest, when that part alone
+   passes the planner's k-mer threshold and can use the table) are moved to
+   the front of keys; returns how many (0: no such group, or one length
+   only, which the planner handles whole). The other keys go to the
+   automaton or Wu-Manber, and the scan runs both sections. */
+static size_t kmer_group_first(sm_ac_key *keys, size_t nk, const uint8_t fold[256]) {
+    uint64_t bytes[SM_KT_MAX_K + 1] = {0};
+    int lengths = 0;
+    for (size_t i = 0; i < nk; i++) {
+        if (i > 0 && keys[i].len != keys[0].len) lengths = 2;
+        if (keys[i].len <= SM_KT_MAX_K) bytes[keys[i].len] += (uint64_t)keys[i].len * 5 * 4;
+    }
+    if (lengths < 2) return 0;
+    uint32_t best = 0;
+    for (uint32_t k = 1; k <= SM_KT_MAX_K; k++)
+        if (bytes[k] > bytes[best]) best = k;
+    uint64_t from = best > SM_KT_DIRECT_MAX_K ? KMER_FROM_HASH : KMER_FROM_DIRECT;
+    if (best == 0 || bytes[best] <= from) return 0;
+    size_t front = 0;
+    for (size_t i = 0; i < nk; i++)
+        if (keys[i].len == best) {
+            sm_ac_key t = keys[front];
+            keys[front++] = keys[i];
+            keys[i] = t;
+        }
+    if (!sm_kt_eligible(keys, front, fold)) return 0;
+    return front;
+}
+
 /* Lays an engine section (when there is one) at *off, 64-byte aligned. */
 static void place_section(uint64_t *off, const sm_buf *section, uint64_t *section_off, uint64_t *section_size) {
     if (!section->len) return;
@@ -470,16 +504,25 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
            31-mers both strands 258 vs 360, 10^5 68 vs 316, 10^6 about 28 vs
            120, compile 8.8 s vs 1.5 s), so the planner takes it when the
            trie could pass 8 MiB. */
+        size_t grouped = keys && opts->engine == SM_ENGINE_AUTO ? kmer_group_first(keys, nk, fold) : 0;
+        if (grouped) {
+            status = sm_kt_build(keys, grouped, fold, opts->max_memory, &kt, err);
+            for (size_t i = 0; i < grouped; i++) prep[keys[i].output >> 1].engine = SM_PATTERN_KMER;
+        }
+        sm_ac_key *rest = keys + grouped;
+        size_t nrest = nk - grouped;
         uint64_t trie_bytes_bound = 0;
-        for (size_t i = 0; keys && i < nk; i++) trie_bytes_bound += (uint64_t)keys[i].len * 5 * 4;
-        uint64_t kmer_from = keys && keys[0].len > SM_KT_DIRECT_MAX_K ? (8u << 20) : (256u << 10);
-        int kmer = keys && (opts->engine == SM_ENGINE_KMER ||
+        for (size_t i = 0; keys && i < nrest; i++) trie_bytes_bound += (uint64_t)rest[i].len * 5 * 4;
+        uint64_t kmer_from = nrest && rest[0].len > SM_KT_DIRECT_MAX_K ? KMER_FROM_HASH : KMER_FROM_DIRECT;
+        int kmer = keys && !grouped && (opts->engine == SM_ENGINE_KMER ||
                             (opts->engine == SM_ENGINE_AUTO && trie_bytes_bound > kmer_from &&
                              sm_kt_eligible(keys, nk, fold)));
         if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        else if (status != SM_OK || nrest == 0)
+            ; /* the k-mer group failed, or took every key */
         else if (opts->engine == SM_ENGINE_WUMANBER || (opts->engine == SM_ENGINE_AUTO && !kmer &&
-                                                          wumanber_pays(keys, nk, fold, opts->max_memory, &wm))) {
-            if (!wm.len) status = sm_wm_build(keys, nk, fold, NULL, opts->max_memory, &wm, err);
+                                                          wumanber_pays(rest, nrest, fold, opts->max_memory, &wm))) {
+            if (!wm.len) status = sm_wm_build(rest, nrest, fold, NULL, opts->max_memory, &wm, err);
             for (size_t i = 0; i < n; i++)
                 if (prep[i].engine == SM_PATTERN_AUTOMATON) prep[i].engine = SM_PATTERN_WUMANBER;
         } else if (kmer && opts->engine == SM_ENGINE_KMER && !sm_kt_eligible(keys, nk, fold))
@@ -491,7 +534,7 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
             for (size_t i = 0; i < n; i++)
                 if (prep[i].engine == SM_PATTERN_AUTOMATON) prep[i].engine = SM_PATTERN_KMER;
         } else
-            status = sm_ac_build(keys, nk, fold, opts->build_threads, opts->max_memory, &ac, err);
+            status = sm_ac_build(rest, nrest, fold, opts->build_threads, opts->max_memory, &ac, err);
         free(keys);
         keys = NULL;
     }

@@ -693,6 +693,102 @@ static void test_public(void) {
     free(pats);
 }
 
+/* Mixed lengths: the planner gives the largest group of one length to the
+   k-mer table and the rest to the automaton (or Wu-Manber); the database,
+   saved and loaded again, must give the automaton's hits and counts through
+   every API and thread count. */
+static void test_mixed_lengths(void) {
+    enum { N8 = 1800, NOTHER = 40 };
+    size_t n = 200000, np = 0;
+    char *text = malloc(n), *pats = malloc((N8 + NOTHER) * 40);
+    sm_pattern *p = malloc((N8 + NOTHER) * sizeof *p);
+    tu_random_from(&rng, text, n, "ACGT");
+    for (size_t i = 0; i < n; i++) {
+        unsigned r = tu_rng_below(&rng, 1000);
+        if (r < 20) text[i] = (char)(text[i] + 32);
+        else if (r < 22) text[i] = 'N';
+    }
+    for (size_t i = 0; i < N8 + NOTHER; i++) {
+        static const uint32_t other[] = {5, 9, 13, 20, 26, 31, 37};
+        uint32_t k = i < N8 ? 8 : other[i % 7];
+        char *q = pats + i * 40;
+        size_t at = tu_rng_below(&rng, (uint32_t)(n - k));
+        for (uint32_t j = 0; j < k; j++) q[j] = (char)(text[at + j] & ~32);
+        for (uint32_t j = 0; j < k; j++)
+            if (q[j] == 'N') q[j] = 'A';
+        if (i == N8 || i == N8 + 8) q[2] = 'N'; /* IUPAC, a small expansion: the automaton */
+        p[np].name = NULL;
+        p[np].seq = q;
+        p[np].len = k;
+        np++;
+    }
+    sm_db *dbs[2] = {NULL, NULL};
+    for (int e = 0; e < 2; e++) {
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        o.engine = e ? SM_ENGINE_AUTO : SM_ENGINE_AUTOMATON;
+        sm_error err;
+        tu_check(sm_compile(p, np, &o, &dbs[e], &err) == SM_OK, "mixed: compile (engine %d): %s", e, err.message);
+    }
+    if (dbs[0] && dbs[1]) {
+        size_t size = 0;
+        const void *bytes = sm_db_bytes(dbs[1], &size);
+        sm_db *loaded = NULL;
+        sm_error err;
+        tu_check(sm_db_from_bytes(bytes, size, &loaded, &err) == SM_OK, "mixed: reload: %s", err.message);
+        sm_db_free(dbs[1]);
+        dbs[1] = loaded;
+    }
+    if (dbs[0] && dbs[1]) {
+        sm_db_info info;
+        sm_db_get_info(dbs[1], &info);
+        tu_check(info.kmer_patterns == N8, "mixed: %u patterns on the k-mer table, not %d", info.kmer_patterns, N8);
+        tu_check(info.automaton_patterns + info.wumanber_patterns == NOTHER,
+                 "mixed: %u on the automaton and %u on Wu-Manber, not %d in all", info.automaton_patterns,
+                 info.wumanber_patterns, NOTHER);
+        tu_hits want, got;
+        tu_hits_init(&want);
+        tu_hits_init(&got);
+        collect_scan(dbs[0], text, n, &want);
+        collect_scan(dbs[1], text, n, &got);
+        tu_check(want.n > N8, "mixed: only %zu hits", want.n);
+        tu_hits_equal(&want, &got, "mixed: sm_scan");
+        tu_hits_clear(&got);
+        collect_stream(dbs[1], text, n, &got);
+        tu_hits_equal(&want, &got, "mixed: stream");
+        uint64_t *cw = calloc(np, sizeof *cw), *cg = calloc(np, sizeof *cg);
+        sm_scratch *scratch = NULL;
+        sm_scratch_alloc(dbs[0], &scratch);
+        sm_count(dbs[0], scratch, text, n, cw);
+        sm_scratch_free(scratch);
+        sm_scratch_alloc(dbs[1], &scratch);
+        sm_count(dbs[1], scratch, text, n, cg);
+        sm_scratch_free(scratch);
+        tu_check(!memcmp(cw, cg, np * sizeof *cw), "mixed: sm_count differs");
+        tu_hits rw;
+        tu_hits_init(&rw);
+        collect_runner(dbs[0], text, n, 1, 0, 0, &rw, cw, (uint32_t)np);
+        for (unsigned threads = 1; threads <= 3; threads += 2)
+            for (int count_only = 0; count_only < 2; count_only++) {
+                tu_hits_clear(&got);
+                collect_runner(dbs[1], text, n, threads, 3000, count_only, &got, cg, (uint32_t)np);
+                if (!count_only) tu_hits_equal(&rw, &got, "mixed: runner");
+                tu_check(!memcmp(cw, cg, np * sizeof *cw), "mixed: runner counts differ (threads %u, count only %d)",
+                         threads, count_only);
+            }
+        tu_hits_free(&rw);
+        tu_hits_free(&want);
+        tu_hits_free(&got);
+        free(cw);
+        free(cg);
+    }
+    sm_db_free(dbs[0]);
+    sm_db_free(dbs[1]);
+    free(p);
+    free(pats);
+    free(text);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(0x6b6d6572ull));
     test_eligibility();
@@ -701,5 +797,6 @@ int main(void) {
     test_hash();
     test_validate();
     test_public();
+    test_mixed_lengths();
     return tu_summary("test_kmer");
 }
