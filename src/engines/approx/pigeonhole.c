@@ -677,8 +677,8 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
 #define PH_BAD(what) sm_set_error(err, SM_ERR_FORMAT, "pigeonhole section: %s", what)
     if (size < sizeof *h) return PH_BAD("truncated header");
     if (h->match != (uint32_t)match || h->k > 65535 || h->nkeys == 0 ||
-        (uint64_t)h->nkeys * (h->k + 1) != h->npieces || h->rows == 0 || h->rows > 257 || h->max_key <= h->k ||
-        h->history != (uint64_t)h->max_key + 3u * h->k + 1)
+        (uint64_t)h->nkeys * (h->k + 1) != h->npieces || h->npieces > UINT32_MAX / 2 || h->rows == 0 ||
+        h->rows > 257 || h->max_key <= h->k || h->history != (uint64_t)h->max_key + 3u * h->k + 1)
         return PH_BAD("bad header");
     if (!apx_table_fits(h->keys_off, h->nkeys, sizeof(sm_ph_key), sizeof *h, size) ||
         !apx_table_fits(h->pieces_off, h->npieces, sizeof(sm_ph_piece), sizeof *h, size) ||
@@ -698,8 +698,10 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
     const sm_ph_key *keys = (const sm_ph_key *)(section + h->keys_off);
     const sm_ph_piece *pieces = (const sm_ph_piece *)(section + h->pieces_off);
     const sm_db_pattern *lengths = (const sm_db_pattern *)(section + h->lengths_off);
+    uint32_t longest = 0;
     for (uint32_t i = 0; i < h->nkeys; i++) {
         const sm_ph_key *key = &keys[i];
+        if (key->length > longest) longest = key->length;
         if (key->output >= n_outputs || key->length <= h->k || key->length > h->max_key ||
             key->blocks != (key->length + 63) / 64 || key->first_piece != (uint64_t)i * (h->k + 1) ||
             key->peq_at > h->peq_words ||
@@ -717,6 +719,9 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
         if (key->packed > 1 || (key->packed && (key->length > 32 || h->seeds == 0)))
             return PH_BAD("bad packed key");
     }
+    /* The state keeps max_key + 3k + 1 bytes: tie it to the keys, which the
+       section's size bounds. */
+    if (longest != h->max_key) return PH_BAD("max_key is not the longest key");
     for (uint32_t L = 0; L <= SM_PH_SEED_MAX; L++) {
         if (!h->seed_off[L]) continue;
         uint64_t codes = (uint64_t)1 << (2 * L);
@@ -770,6 +775,8 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
                 const sm_ph_slot *sl = &slot[i];
                 if (sl->overflow > 1 || (sl->overflow && sl->limit != 64) || (i % 2 && sl->overflow))
                     return PH_BAD("bad slot");
+                /* The scan reads the window of an empty slot too. */
+                if (sl->back > h->max_key) return PH_BAD("bad slot");
                 if (sl->limit == -1) continue;
                 const sm_ph_key *key = sl->key < h->nkeys ? &keys[sl->key] : NULL;
                 if (!key || (sl->limit != (int8_t)h->k && !sl->overflow) || !key->packed || key->length > SM_PH_SLOT_KEY_MAX ||
@@ -1144,6 +1151,9 @@ static inline void hit_at(const sm_ph_header *h, const uint8_t *section, sm_ph_s
         }
         return;
     }
+    /* A piece cannot start before the sequence; only a crafted database whose
+       automaton disagrees with its piece lengths reports one. */
+    if (q < st->seq_start) return;
     /* The latest end an alignment through the anchor can have. */
     uint64_t last = q + key->length - offset + h->k;
     if (last <= seen) verify_anchor(h, section, st, key_index, piece, q, buf_pos0, seen, sink);
@@ -1251,7 +1261,8 @@ static inline void position_hits(const sm_ph_header *h, const uint8_t *section, 
             const sm_ph_seed *all = (const sm_ph_seed *)(section + h->seed_all_off + seed_list_at(max));
             uint32_t c = h->alive_columns;
             const uint64_t *alive = h->alive_off ? (const uint64_t *)(section + h->alive_off) : NULL;
-            uint64_t words = ((uint64_t)1 << (2 * c)) / 64;
+            /* alive_columns means nothing without the tables (a crafted header may hold anything) */
+            uint64_t words = alive ? ((uint64_t)1 << (2 * c)) / 64 : 0;
             for (uint32_t e = starts[code], end = starts[code + 1]; e < end; e++) {
                 const sm_ph_seed *sd = &all[e];
                 if (alive && sd->offset > 0 && run >= sd->length + c) {
