@@ -857,6 +857,33 @@ uint64_t sm_runner_begin_record(sm_runner *r) {
     return r->record_id;
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* With worker threads another core scans the buffer next, so its lines are
+   written around the caches instead of being fetched for ownership first. */
+static void copy_streaming(uint8_t *dst, const uint8_t *src, size_t n) {
+    size_t head = (size_t)(-(uintptr_t)dst & 15);
+    if (n < 4096 || head >= n) {
+        memcpy(dst, src, n);
+        return;
+    }
+    memcpy(dst, src, head);
+    size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32)), d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(dst + i + 48), d);
+    }
+    _mm_sfence();
+    memcpy(dst + i, src + i, n - i);
+}
+#else
+#define copy_streaming memcpy
+#endif
+
 /* Whether to launch before the buffer is full: the workers are idle (at the
    start, or when the caller is the slower side) and the batch has about a
    chunk for each of them, with something to cut. */
@@ -889,7 +916,8 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
         }
         size_t n = r->buf_cap - b->buf_len;
         if (n > len) n = len;
-        memcpy(b->buf + b->buf_len, p, n);
+        if (r->threads > 1) copy_streaming(b->buf + b->buf_len, p, n);
+        else memcpy(b->buf + b->buf_len, p, n);
         b->buf_len += n;
         p += n;
         len -= n;
