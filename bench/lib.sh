@@ -87,6 +87,7 @@ time_runs() {
   local slot=$1 keyfn=${2:-} out=${J_OUT[$1]} limit=${J_LIMIT[$1]} times="" cpus="" rss ref="" key r
   M_RUNS=0 M_WALL="" M_MIN="" M_MAX="" M_CPU="" M_RSS=${J_RSS[$slot]} M_NOTE=${J_NOTE[$slot]}
   rss=$M_RSS
+  rm -f "$out.all"
   if [ -n "$M_NOTE" ]; then
     if [ "${J_RC[$slot]}" = 124 ]; then M_WALL=">$limit"; fi
   elif slower "${J_S[$slot]}"; then
@@ -94,6 +95,9 @@ time_runs() {
     M_NOTE="one run (slower than ${SLOW:-10} s)"
   else
     if [ -n "$keyfn" ]; then ref=$("$keyfn" "$out"); fi
+    # every run's output, the check run's first (drivers that time themselves print their
+    # figures in it: the median over all runs is steadier than one run's)
+    cp "$out" "$out.all"
     for ((r = 0; r < REPS; r++)); do
       eval "timed_limit \"\$limit\" \"\$out.rep\" ${J_CMD[$slot]}"
       if [ "$LAST_RC" = 124 ] || [ "$LAST_RC" -ge 2 ]; then
@@ -101,6 +105,7 @@ time_runs() {
         break
       fi
       M_RUNS=$((M_RUNS + 1))
+      cat "$out.rep" >> "$out.all"
       times="$times $LAST_S"
       cpus="$cpus $LAST_CPU"
       rss="$rss $LAST_RSS"

@@ -275,8 +275,11 @@ finish() {
   time_runs "$slot" "count_$tool"
   local note=$M_NOTE scan="" scpu="" wmb cmb smb="" scmb=""
   if { [ "$tool" = hyperscan ] || [ "$tool" = seqmatch_scan ]; } && finished "$slot"; then
-    scan=$(tr '\t' '\n' < "$out" | sed -n 's/^scan_s=//p')
-    scpu=$(tr '\t' '\n' < "$out" | sed -n 's/^scan_cpu_s=//p')
+    # the median over the check run and the timed runs (each its driver's own median)
+    local all=$out
+    [ -s "$out.all" ] && all=$out.all
+    scan=$(tr '\t' '\n' < "$all" | sed -n 's/^scan_s=//p' | median)
+    scpu=$(tr '\t' '\n' < "$all" | sed -n 's/^scan_cpu_s=//p' | median)
     smb=$(mbps "$scan")
     scmb=$(mbps "$scpu")
   fi
