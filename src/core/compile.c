@@ -289,9 +289,16 @@ static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[25
     return 0;
 }
 
-/* The planner's k-mer thresholds on the trie's size bound (see compile()). */
-#define KMER_FROM_DIRECT (256u << 10)
-#define KMER_FROM_HASH (8u << 20)
+/* An upper bound on the automaton trie's bytes for keys (five 4-byte
+   columns per symbol), and the bound past which the planner takes the
+   k-mer table for keys of length k (the reasons are in sm_compile). */
+static uint64_t trie_bytes_bound(const sm_ac_key *keys, size_t nk) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < nk; i++) bytes += (uint64_t)keys[i].len * 5 * 4;
+    return bytes;
+}
+
+static uint64_t kmer_threshold(uint32_t k) { return k > SM_KT_DIRECT_MAX_K ? (8u << 20) : (256u << 10); }
 
 /* Mixed lengths: the keys of one length that the k-mer table should take
    alone (the length whose trie would be the largest, when that part alone
@@ -304,14 +311,13 @@ static size_t kmer_group_first(sm_ac_key *keys, size_t nk, const uint8_t fold[25
     int lengths = 0;
     for (size_t i = 0; i < nk; i++) {
         if (i > 0 && keys[i].len != keys[0].len) lengths = 2;
-        if (keys[i].len <= SM_KT_MAX_K) bytes[keys[i].len] += (uint64_t)keys[i].len * 5 * 4;
+        if (keys[i].len <= SM_KT_MAX_K) bytes[keys[i].len] += trie_bytes_bound(&keys[i], 1);
     }
     if (lengths < 2) return 0;
     uint32_t best = 0;
     for (uint32_t k = 1; k <= SM_KT_MAX_K; k++)
         if (bytes[k] > bytes[best]) best = k;
-    uint64_t from = best > SM_KT_DIRECT_MAX_K ? KMER_FROM_HASH : KMER_FROM_DIRECT;
-    if (best == 0 || bytes[best] <= from) return 0;
+    if (best == 0 || bytes[best] <= kmer_threshold(best)) return 0;
     size_t front = 0;
     for (size_t i = 0; i < nk; i++)
         if (keys[i].len == best) {
@@ -511,12 +517,11 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         }
         sm_ac_key *rest = keys + grouped;
         size_t nrest = nk - grouped;
-        uint64_t trie_bytes_bound = 0;
-        for (size_t i = 0; keys && i < nrest; i++) trie_bytes_bound += (uint64_t)rest[i].len * 5 * 4;
-        uint64_t kmer_from = nrest && rest[0].len > SM_KT_DIRECT_MAX_K ? KMER_FROM_HASH : KMER_FROM_DIRECT;
+        /* The whole set of one length (nothing grouped) may take the table too. */
         int kmer = keys && !grouped && (opts->engine == SM_ENGINE_KMER ||
-                            (opts->engine == SM_ENGINE_AUTO && trie_bytes_bound > kmer_from &&
-                             sm_kt_eligible(keys, nk, fold)));
+                                        (opts->engine == SM_ENGINE_AUTO &&
+                                         trie_bytes_bound(keys, nk) > kmer_threshold(keys[0].len) &&
+                                         sm_kt_eligible(keys, nk, fold)));
         if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         else if (status != SM_OK || nrest == 0)
             ; /* the k-mer group failed, or took every key */

@@ -36,6 +36,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "core/internal.h"
 #include "engines/automaton/automaton.h"
@@ -290,11 +293,16 @@ static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
     return SM_OK;
 }
 
+/* Bytes a segment reads past the hits it owns: exact and k-mismatch hits
+   start in it and run on for up to (longest pattern - 1) bytes; k-edit
+   segments own ends and overlap-free ones read nothing past their end. */
+static size_t read_ahead(const sm_runner *r) { return r->edits || r->overlap_free ? 0 : r->overlap; }
+
 /* Gives the open record's buffered bytes to segments: whole chunks (with the
    bytes they read past their end) while the record goes on, everything at
    its end. */
 static int cut_segments(sm_runner *r, int record_ends) {
-    size_t ahead = r->edits || r->overlap_free ? 0 : r->overlap;
+    size_t ahead = read_ahead(r);
     size_t avail = r->fill->buf_len - r->open_off;
     while (avail >= r->chunk + ahead && !(record_ends && avail <= r->chunk)) {
         if (cut_one(r, r->chunk, ahead, 0) != SM_OK) return SM_ERR_NOMEM;
@@ -858,7 +866,6 @@ uint64_t sm_runner_begin_record(sm_runner *r) {
 }
 
 #if defined(__x86_64__)
-#include <immintrin.h>
 /* With worker threads another core scans the buffer next, so its lines are
    written around the caches instead of being fetched for ownership first. */
 static void copy_streaming(uint8_t *dst, const uint8_t *src, size_t n) {
@@ -891,8 +898,7 @@ static int workers_want_more(sm_runner *r) {
     if (r->threads == 1) return 0;
     const batch *b = r->fill;
     if (b->buf_len < r->early_len) return 0;
-    size_t ahead = r->edits || r->overlap_free ? 0 : r->overlap;
-    if (b->nsegs == 0 && b->buf_len - r->open_off < r->chunk + ahead) return 0;
+    if (b->nsegs == 0 && b->buf_len - r->open_off < r->chunk + read_ahead(r)) return 0;
     if (!r->flight) return 1;
     pthread_mutex_lock(&r->lock);
     /* Done, not only taken: a batch launched while the last items are
