@@ -73,7 +73,8 @@ typedef enum {
     SM_ERR_FORMAT = 5,     /* a saved database is corrupt, truncated or not a database */
     SM_ERR_VERSION = 6,    /* a saved database has another format version or byte order */
     SM_ERR_LIMIT = 7,      /* the database would exceed a size limit */
-    SM_ERR_TERMINATED = 8  /* a callback asked the scan to stop (not a failure) */
+    SM_ERR_TERMINATED = 8, /* a callback asked the scan to stop (not a failure) */
+    SM_ERR_DEVICE = 9      /* no usable GPU, or the GPU runtime failed */
 } sm_status;
 
 /* Detailed error: a status code and a one-line message. */
@@ -254,9 +255,16 @@ typedef struct sm_runner sm_runner;
 #define SM_OVERLAP_FREE_SPECULATE 1
 #define SM_OVERLAP_FREE_PREFIX 2
 
+typedef enum {
+    SM_BACKEND_CPU = 0,   /* threads of this machine (default) */
+    SM_BACKEND_CUDA = 1   /* every visible NVIDIA GPU; exact databases whose
+                             patterns all use the automaton */
+} sm_backend;
+
 typedef struct {
-    unsigned threads;     /* 0 = all online cores */
-    size_t chunk_size;    /* bytes per work item (0 = 1 MiB); mainly for tests */
+    unsigned threads;     /* 0 = all online cores (CPU backend) */
+    size_t chunk_size;    /* bytes per work item (0 = 1 MiB); CUDA: bytes per batch
+                             (0 = 64 MiB); mainly for tests */
     int count_only;       /* count hits per pattern; on_hit is not called */
     /* Exact automaton-only databases: scan chunks with no overlap. With
        SM_OVERLAP_FREE_PREFIX each chunk starts from its true automaton state,
@@ -272,6 +280,12 @@ typedef struct {
     /* Called (on the calling thread) once every hit of a record has been
        delivered; may be NULL. */
     void (*on_record_done)(uint64_t record, void *ctx);
+    /* SM_BACKEND_CUDA: batches of records go to the GPUs in turn (two pinned
+       buffers per GPU: one filled while the other is scanned); the same hits,
+       order, counts and callbacks as the CPU backend. threads and
+       overlap_free are ignored. sm_runner_create fails with SM_ERR_DEVICE
+       when no GPU can be used and SM_ERR_INVALID for other databases. */
+    sm_backend backend;
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);
@@ -288,6 +302,10 @@ int sm_runner_flush(sm_runner *runner);
 const uint64_t *sm_runner_counts(const sm_runner *runner);
 uint64_t sm_runner_total(const sm_runner *runner);
 void sm_runner_free(sm_runner *runner);
+
+/* GPUs the CUDA backend can use: 0 when the library was built without CUDA
+   or no device is visible. */
+int sm_cuda_device_count(void);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

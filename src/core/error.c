@@ -17,6 +17,7 @@ const char *sm_strerror(int code) {
     case SM_ERR_VERSION: return "unsupported database version or byte order";
     case SM_ERR_LIMIT: return "size limit exceeded";
     case SM_ERR_TERMINATED: return "scan stopped by callback";
+    case SM_ERR_DEVICE: return "GPU unavailable or failed";
     default: return "unknown error";
     }
 }

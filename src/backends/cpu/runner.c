@@ -41,6 +41,7 @@
 #endif
 
 #include "core/internal.h"
+#include "backends/cuda/gpu_runner.h"
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
 
@@ -103,6 +104,7 @@ typedef struct sm_worker {
 
 struct sm_runner {
     const sm_db *db;
+    sm_gpu_runner *gpu;   /* SM_BACKEND_CUDA: every call goes there */
     sm_runner_options opt;
     unsigned threads;
     size_t chunk;
@@ -715,6 +717,11 @@ static unsigned online_cores(void) {
 
 void sm_runner_free(sm_runner *r) {
     if (!r) return;
+    if (r->gpu) {
+        sm_gpu_runner_free(r->gpu);
+        free(r);
+        return;
+    }
     if (r->flight) {
         /* Workers may still be scanning: skip the items not yet taken and wait. */
         pthread_mutex_lock(&r->lock);
@@ -777,6 +784,19 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     if (!db || !opts) return sm_set_error(err, SM_ERR_INVALID, "runner needs a database and options");
     if (!opts->count_only && !opts->on_hit)
         return sm_set_error(err, SM_ERR_INVALID, "runner needs a hit callback unless it only counts");
+    if (opts->backend == SM_BACKEND_CUDA) {
+        sm_runner *r = calloc(1, sizeof *r);
+        if (!r) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        r->db = db;
+        int rc = sm_gpu_runner_create(db, opts, &r->gpu, err);
+        if (rc != SM_OK) {
+            free(r);
+            return rc;
+        }
+        *out = r;
+        return SM_OK;
+    }
+    if (opts->backend != SM_BACKEND_CPU) return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
     sm_runner *r = calloc(1, sizeof *r);
     if (!r) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&r->lock, NULL);
@@ -847,6 +867,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
 }
 
 int sm_runner_end_record(sm_runner *r) {
+    if (r->gpu) return sm_gpu_runner_end_record(r->gpu);
     if (!r->record_open) return r->status;
     if (cut_segments(r, 1) != SM_OK) return r->status = SM_ERR_NOMEM;
     r->record_open = 0;
@@ -856,6 +877,7 @@ int sm_runner_end_record(sm_runner *r) {
 }
 
 uint64_t sm_runner_begin_record(sm_runner *r) {
+    if (r->gpu) return sm_gpu_runner_begin_record(r->gpu);
     if (r->record_open) sm_runner_end_record(r);
     r->record_open = 1;
     r->record_id = r->next_record++;
@@ -909,6 +931,7 @@ static int workers_want_more(sm_runner *r) {
 }
 
 int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
+    if (r->gpu) return sm_gpu_runner_feed(r->gpu, data, len);
     const uint8_t *p = data;
     if (r->status != SM_OK) return r->status;
     if (!r->record_open) sm_runner_begin_record(r);
@@ -932,11 +955,12 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
 }
 
 int sm_runner_flush(sm_runner *r) {
+    if (r->gpu) return sm_gpu_runner_flush(r->gpu);
     if (r->status != SM_OK) return r->status;
     if (r->record_open && cut_segments(r, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
     return submit(r, 1);
 }
 
-const uint64_t *sm_runner_counts(const sm_runner *r) { return r->counts; }
+const uint64_t *sm_runner_counts(const sm_runner *r) { return r->gpu ? sm_gpu_runner_counts(r->gpu) : r->counts; }
 const sm_db *sm_runner_db(const sm_runner *r) { return r->db; }
-uint64_t sm_runner_total(const sm_runner *r) { return r->total; }
+uint64_t sm_runner_total(const sm_runner *r) { return r->gpu ? sm_gpu_runner_total(r->gpu) : r->total; }

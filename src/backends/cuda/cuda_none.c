@@ -1,0 +1,51 @@
+/* The GPU side of a build without CUDA: no device is ever visible, so the
+ * CUDA runner refuses to start (SM_ERR_DEVICE) and nothing below is reached. */
+#include <stdio.h>
+
+#include "backends/cuda/cuda_device.h"
+
+int sm_cuda_device_count(void) { return 0; }
+int sm_cuda_built(void) { return 0; }
+
+void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "GPU %d", device); }
+
+static int unavailable(char *msg) {
+    snprintf(msg, 256, "this seqmatch was built without CUDA");
+    return -1;
+}
+
+int sm_cuda_tables_open(int device, const sm_cuda_automaton *automaton, sm_cuda_tables **out, char *msg) {
+    (void)device, (void)automaton;
+    *out = NULL;
+    return unavailable(msg);
+}
+
+void sm_cuda_tables_close(sm_cuda_tables *tables) { (void)tables; }
+
+int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap, int count_only,
+                      sm_cuda_slot **out, char *msg) {
+    (void)tables, (void)text_cap, (void)chunk_cap, (void)count_only;
+    *out = NULL;
+    return unavailable(msg);
+}
+
+void sm_cuda_slot_close(sm_cuda_slot *slot) { (void)slot; }
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot) { (void)slot; return NULL; }
+sm_cuda_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { (void)slot; return NULL; }
+
+int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg) {
+    (void)slot, (void)len, (void)nchunks;
+    return unavailable(msg);
+}
+
+int sm_cuda_slot_wait(sm_cuda_slot *slot, sm_cuda_result *result, char *msg) {
+    (void)slot, (void)result;
+    return unavailable(msg);
+}
+
+size_t sm_cuda_tables_parallelism(const sm_cuda_tables *tables) { (void)tables; return 1; }
+
+int sm_cuda_slot_time_scan(sm_cuda_slot *slot, int repeats, double *ms, char *msg) {
+    (void)slot, (void)repeats, (void)ms;
+    return unavailable(msg);
+}

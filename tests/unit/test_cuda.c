@@ -1,0 +1,346 @@
+/* The CUDA backend against the CPU runner: same hits, same order, same
+ * counts and record ends, for random pattern sets (DNA with IUPAC expansions
+ * and both strands, text with and without ignore-case), many records of any
+ * length, tiny to default batch sizes (so records are cut across batches
+ * everywhere), bytes fed in random pieces, flushes in the middle, and a stop
+ * asked by the callback. Then large 8-mer sets whose tables fit in shared
+ * memory (1000) and do not (16000).
+ *
+ * Without a GPU the refusals are checked (no device, unsupported databases)
+ * and the test reports itself skipped (exit 77): the differential part runs
+ * on a machine with a GPU. Built as test_cuda_emulated (SM_TEST_EMULATED_GPU)
+ * it links a CPU stand-in for the GPU side (tests/emulated) and runs the
+ * differential part everywhere. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define SKIPPED 77
+
+typedef struct {
+    tu_hits hits;
+    uint64_t *done;
+    size_t ndone, done_cap;
+    uint64_t stop_after; /* stop when this many hits were seen (0: never) */
+    uint64_t seen;
+} collector;
+
+static int collect(const sm_hit *hit, void *ctx) {
+    collector *c = ctx;
+    tu_hits_add(&c->hits, hit->record, hit->start, hit->end, hit->pattern, hit->strand, hit->errors);
+    c->seen++;
+    return c->stop_after && c->seen >= c->stop_after;
+}
+
+static void record_done(uint64_t record, void *ctx) {
+    collector *c = ctx;
+    if (c->ndone == c->done_cap) {
+        c->done_cap = c->done_cap ? c->done_cap * 2 : 64;
+        c->done = realloc(c->done, c->done_cap * sizeof *c->done);
+    }
+    c->done[c->ndone++] = record;
+}
+
+typedef struct {
+    char **data;
+    size_t *len;
+    size_t n;
+} records;
+
+typedef struct {
+    int status;
+    uint64_t *counts;
+    uint64_t total;
+} run_result;
+
+/* Runs every record through a runner of the given backend, fed in pieces
+   whose sizes come from a generator seeded alike for both backends. */
+static run_result run(const sm_db *db, sm_backend backend, int count_only, size_t batch, const records *recs,
+                      uint64_t feed_seed, collector *c) {
+    run_result out = {0, NULL, 0};
+    sm_runner_options o;
+    sm_runner_options_init(&o);
+    o.backend = backend;
+    o.threads = 1;
+    o.count_only = count_only;
+    o.chunk_size = backend == SM_BACKEND_CUDA ? batch : 0;
+    o.on_hit = collect;
+    o.ctx = c;
+    o.on_record_done = record_done;
+    sm_runner *r = NULL;
+    sm_error err;
+    out.status = sm_runner_create(db, &o, &r, &err);
+    if (out.status != SM_OK) {
+        printf("runner: %s\n", err.message);
+        return out;
+    }
+    tu_rng feed;
+    tu_rng_seed(&feed, feed_seed);
+    int status = SM_OK;
+    for (size_t i = 0; i < recs->n && status == SM_OK; i++) {
+        sm_runner_begin_record(r);
+        size_t at = 0;
+        while (at < recs->len[i] && status == SM_OK) {
+            size_t n = 1 + tu_rng_below(&feed, 3000);
+            if (n > recs->len[i] - at) n = recs->len[i] - at;
+            status = sm_runner_feed(r, recs->data[i] + at, n);
+            at += n;
+            if (status == SM_OK && tu_rng_chance(&feed, 2)) status = sm_runner_flush(r);
+        }
+        if (status == SM_OK) status = sm_runner_end_record(r);
+    }
+    if (status == SM_OK) status = sm_runner_flush(r);
+    out.status = status;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    out.counts = calloc(info.pattern_count ? info.pattern_count : 1, sizeof *out.counts);
+    memcpy(out.counts, sm_runner_counts(r), info.pattern_count * sizeof *out.counts);
+    out.total = sm_runner_total(r);
+    sm_runner_free(r);
+    return out;
+}
+
+static void collector_free(collector *c) {
+    tu_hits_free(&c->hits);
+    free(c->done);
+    memset(c, 0, sizeof *c);
+}
+
+/* Compares the CUDA backend with the CPU runner on one database and input. */
+static void compare(const sm_db *db, const records *recs, size_t batch, int count_only, uint64_t stop_after,
+                    uint64_t feed_seed, const char *what) {
+    collector cpu = {0}, gpu = {0};
+    tu_hits_init(&cpu.hits);
+    tu_hits_init(&gpu.hits);
+    cpu.stop_after = gpu.stop_after = stop_after;
+    run_result a = run(db, SM_BACKEND_CPU, count_only, batch, recs, feed_seed, &cpu);
+    run_result b = run(db, SM_BACKEND_CUDA, count_only, batch, recs, feed_seed, &gpu);
+    char label[256];
+    snprintf(label, sizeof label, "%s (batch %zu, %s%s)", what, batch, count_only ? "counts" : "hits",
+             stop_after ? ", stopped" : "");
+    tu_check(a.status == b.status, "%s: status cpu %d gpu %d", label, a.status, b.status);
+    if (a.status == SM_OK) {
+        sm_db_info info;
+        sm_db_get_info(db, &info);
+        tu_check(a.total == b.total, "%s: total cpu %llu gpu %llu", label, (unsigned long long)a.total,
+                 (unsigned long long)b.total);
+        size_t diff = 0;
+        for (uint32_t p = 0; p < info.pattern_count; p++) diff += a.counts[p] != b.counts[p];
+        tu_check(diff == 0, "%s: %zu patterns counted differently", label, diff);
+        tu_check(cpu.ndone == gpu.ndone && (cpu.ndone == 0 || !memcmp(cpu.done, gpu.done, cpu.ndone * 8)),
+                 "%s: record ends differ (%zu vs %zu)", label, cpu.ndone, gpu.ndone);
+    }
+    if (!count_only) {
+        /* A stop shows on the CPU runner within the batch; compare the shared prefix. */
+        if (stop_after) {
+            tu_check(gpu.hits.n <= stop_after, "%s: %zu hits delivered after the stop at %llu", label, gpu.hits.n,
+                     (unsigned long long)stop_after);
+            if (cpu.hits.n > stop_after) cpu.hits.n = stop_after;
+        }
+        tu_check(tu_hits_sorted(&gpu.hits), "%s: hits out of order", label);
+        tu_check(tu_hits_equal(&cpu.hits, &gpu.hits, label), "%s: hits differ", label);
+    }
+    free(a.counts);
+    free(b.counts);
+    collector_free(&cpu);
+    collector_free(&gpu);
+}
+
+static sm_db *compile_set(sm_pattern *pats, size_t n, sm_alphabet alphabet, sm_strands strands, unsigned flags,
+                          sm_engine engine) {
+    sm_compile_options o;
+    sm_compile_options_init(&o);
+    o.alphabet = alphabet;
+    o.strands = strands;
+    o.flags = flags;
+    o.engine = engine;
+    sm_db *db = NULL;
+    sm_error err;
+    if (sm_compile(pats, n, &o, &db, &err) != SM_OK) {
+        tu_check(0, "compile: %s", err.message);
+        return NULL;
+    }
+    return db;
+}
+
+static void free_records(records *r) {
+    for (size_t i = 0; i < r->n; i++) free(r->data[i]);
+    free(r->data);
+    free(r->len);
+}
+
+static void random_records(tu_rng *rng, records *r, int dna, size_t max_len) {
+    r->n = 1 + tu_rng_below(rng, 12);
+    r->data = calloc(r->n, sizeof *r->data);
+    r->len = calloc(r->n, sizeof *r->len);
+    for (size_t i = 0; i < r->n; i++) {
+        size_t len = tu_rng_chance(rng, 15) ? 0 : tu_rng_below(rng, (uint32_t)max_len);
+        r->len[i] = len;
+        r->data[i] = malloc(len + 1);
+        if (dna)
+            tu_random_iupac(rng, r->data[i], len, 3, 10);
+        else
+            tu_random_from(rng, r->data[i], len, "abAB c");
+    }
+}
+
+/* Patterns that occur: pieces of the records, mutated a little. */
+static sm_pattern *random_patterns(tu_rng *rng, const records *recs, size_t n, int dna, char **store) {
+    sm_pattern *p = calloc(n, sizeof *p);
+    *store = malloc(n * 41);
+    for (size_t i = 0; i < n; i++) {
+        char *s = *store + i * 41;
+        size_t len = 1 + tu_rng_below(rng, tu_rng_chance(rng, 70) ? 8 : 40);
+        const char *src = NULL;
+        for (int tries = 0; tries < 4 && !src; tries++) {
+            size_t k = tu_rng_below(rng, (uint32_t)recs->n);
+            if (recs->len[k] >= len) src = recs->data[k] + tu_rng_below(rng, (uint32_t)(recs->len[k] - len + 1));
+        }
+        if (src && tu_rng_chance(rng, 80))
+            memcpy(s, src, len);
+        else if (dna)
+            tu_random_dna(rng, s, len);
+        else
+            tu_random_from(rng, s, len, "abAB c");
+        if (dna) {
+            for (size_t j = 0; j < len; j++)
+                if (!strchr("ACGTacgt", s[j])) s[j] = "ACGT"[tu_rng_below(rng, 4)];
+            if (tu_rng_chance(rng, 10)) s[tu_rng_below(rng, (uint32_t)len)] = "RYN"[tu_rng_below(rng, 3)];
+        }
+        p[i].name = NULL;
+        p[i].seq = s;
+        p[i].len = len;
+    }
+    return p;
+}
+
+static void random_rounds(tu_rng *rng) {
+    static const size_t batches[] = {64, 200, 1000, 4096, 65536, 0};
+    unsigned rounds = tu_scaled(60);
+    for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
+        int dna = tu_rng_chance(rng, 70);
+        records recs;
+        random_records(rng, &recs, dna, tu_rng_chance(rng, 50) ? 300 : 20000);
+        size_t n = 1 + tu_rng_below(rng, 60);
+        char *store;
+        sm_pattern *pats = random_patterns(rng, &recs, n, dna, &store);
+        sm_strands strands = dna ? (sm_strands)tu_rng_below(rng, 3) : SM_STRAND_FORWARD;
+        unsigned flags = !dna && tu_rng_chance(rng, 50) ? SM_FLAG_IGNORE_CASE : 0;
+        sm_db *db = compile_set(pats, n, dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT, strands, flags,
+                                SM_ENGINE_AUTOMATON);
+        if (db) {
+            char what[96];
+            snprintf(what, sizeof what, "round %u (%s, %zu patterns, %zu records)", round, dna ? "dna" : "text", n,
+                     recs.n);
+            size_t batch = batches[tu_rng_below(rng, 6)];
+            uint64_t feed_seed = tu_rng_next(rng);
+            compare(db, &recs, batch, 0, 0, feed_seed, what);
+            compare(db, &recs, batch, 1, 0, feed_seed, what);
+            if (round % 5 == 0) compare(db, &recs, batch, 0, 1 + tu_rng_below(rng, 50), feed_seed, what);
+            sm_db_free(db);
+        }
+        free(pats);
+        free(store);
+        free_records(&recs);
+    }
+}
+
+/* Sets of distinct 8-mers over a long DNA text: the shared-memory table
+   (1000) and the global one (16000), in whole batches of the default size
+   and in small ones. */
+static void large_sets(tu_rng *rng) {
+    records recs;
+    recs.n = 3;
+    recs.data = calloc(3, sizeof *recs.data);
+    recs.len = calloc(3, sizeof *recs.len);
+    size_t sizes[3] = {(size_t)tu_scaled(100) * 300000, 12345, (size_t)tu_scaled(100) * 200000};
+    for (size_t i = 0; i < 3; i++) {
+        recs.len[i] = sizes[i];
+        recs.data[i] = malloc(sizes[i]);
+        tu_random_iupac(rng, recs.data[i], sizes[i], 1, 5);
+    }
+    static const size_t counts[2] = {1000, 16000};
+    for (int k = 0; k < 2; k++) {
+        size_t n = counts[k];
+        char *store = malloc(n * 8);
+        sm_pattern *pats = calloc(n, sizeof *pats);
+        /* Distinct codes: a random odd multiplier permutes 0..65535. */
+        uint32_t mul = (uint32_t)(tu_rng_next(rng) | 1), add = (uint32_t)tu_rng_next(rng);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t code = (uint32_t)((i * mul + add) & 0xffff);
+            for (int j = 0; j < 8; j++) store[i * 8 + j] = "ACGT"[(code >> (2 * j)) & 3];
+            pats[i].seq = store + i * 8;
+            pats[i].len = 8;
+        }
+        sm_db *db = compile_set(pats, n, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_AUTOMATON);
+        if (db) {
+            char what[64];
+            snprintf(what, sizeof what, "%zu 8-mers", n);
+            compare(db, &recs, 0, 1, 0, 7, what);
+            compare(db, &recs, 0, 0, 0, 7, what);
+            compare(db, &recs, 100000, 1, 0, 8, what);
+            sm_db_free(db);
+        }
+        free(pats);
+        free(store);
+    }
+    free_records(&recs);
+}
+
+/* What holds with or without a GPU. */
+static void refusals(void) {
+    sm_pattern pats[2] = {{NULL, "ACGTACGTAC", 10}, {NULL, "ACGTTT", 6}};
+    sm_runner_options o;
+    sm_runner_options_init(&o);
+    o.backend = SM_BACKEND_CUDA;
+    o.count_only = 1;
+    sm_runner *r = NULL;
+    sm_error err;
+    /* A database the automaton does not scan alone is refused before any device is touched. */
+    sm_db *sa = compile_set(pats, 2, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_SHIFTAND);
+    if (sa) {
+        int rc = sm_runner_create(sa, &o, &r, &err);
+        tu_check(rc == SM_ERR_INVALID && r == NULL, "shift-and database on the CUDA backend: status %d", rc);
+        tu_check(strstr(err.message, "automaton") != NULL, "refusal names the automaton: %s", err.message);
+        sm_db_free(sa);
+    }
+    sm_db *ac = compile_set(pats, 2, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_AUTOMATON);
+    if (ac) {
+        int rc = sm_runner_create(ac, &o, &r, &err);
+        if (sm_cuda_device_count() == 0) {
+            tu_check(rc == SM_ERR_DEVICE && r == NULL, "no GPU: status %d (expected %d)", rc, SM_ERR_DEVICE);
+            tu_check(strlen(err.message) > 0, "no GPU: a message");
+        } else {
+            tu_check(rc == SM_OK, "automaton database on the CUDA backend: %s", rc ? err.message : "");
+            sm_runner_free(r);
+        }
+        o.backend = (sm_backend)7;
+        rc = sm_runner_create(ac, &o, &r, &err);
+        tu_check(rc == SM_ERR_INVALID && r == NULL, "unknown backend: status %d", rc);
+        sm_db_free(ac);
+    }
+}
+
+#ifdef SM_TEST_EMULATED_GPU
+#define TEST_NAME "test_cuda_emulated"
+#else
+#define TEST_NAME "test_cuda"
+#endif
+
+int main(void) {
+    tu_rng rng;
+    tu_rng_seed(&rng, tu_seed_from_env(20261123));
+    refusals();
+    int devices = sm_cuda_device_count();
+    if (devices == 0) {
+        tu_summary(TEST_NAME);
+        printf(TEST_NAME ": no CUDA device: the differential part did not run (skipped)\n");
+        return tu_failures() ? 1 : SKIPPED;
+    }
+    printf(TEST_NAME ": %d CUDA device(s)\n", devices);
+    random_rounds(&rng);
+    large_sets(&rng);
+    return tu_summary(TEST_NAME);
+}
