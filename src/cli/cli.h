@@ -48,6 +48,7 @@ typedef struct {
     unsigned threads;               /* 0 = all online cores */
     size_t chunk_size;              /* 0 = the runner's default */
     int overlap_free;               /* --overlap-free */
+    int gpu;                        /* --gpu: scan on the CUDA backend */
     int quiet;
     uint64_t max_hits;              /* --max-hits: stop after this many hits */
     int max_hits_given;

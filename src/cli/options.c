@@ -14,7 +14,7 @@ typedef enum {
     OPT_PATTERNS, OPT_PATTERN, OPT_DATABASE,
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT,
-    OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_QUIET, OPT_NO_HEADER,
+    OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
     OPT_MAX_HITS,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
 } option_id;
@@ -52,6 +52,7 @@ static const option_spec option_table[] = {
     {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0},
     {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0},
     {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0},
+    {OPT_GPU, 0, "gpu", 0, FOR_SEARCH, 0},
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
     {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
     {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
@@ -296,6 +297,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     case OPT_OVERLAP_FREE_PREFIX:
         opts->overlap_free = SM_OVERLAP_FREE_PREFIX;
         return CLI_PARSE_OK;
+    case OPT_GPU:
+        opts->gpu = 1;
+        return CLI_PARSE_OK;
     case OPT_QUIET:
         opts->quiet = 1;
         return CLI_PARSE_OK;
@@ -394,6 +398,8 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             opts->compile.strands = SM_STRAND_FORWARD;
         if (!opts->build_threads_given)
             opts->compile.build_threads = opts->threads > 0 ? opts->threads : cli_online_cores();
+        /* The GPU scans with the automaton: let the planner choose nothing else. */
+        if (opts->gpu && opts->compile.engine == SM_ENGINE_AUTO) opts->compile.engine = SM_ENGINE_AUTOMATON;
     }
 
     /* Standard input cannot feed both patterns and targets. */

@@ -189,32 +189,14 @@ int cli_search_main(int argc, char **argv) {
     /* --max-hits needs every hit through the callback to stop at the limit;
        the runner still counts the hits it delivers. */
     int count_only = opts.quiet || (opts.format == CLI_FORMAT_COUNT && !opts.max_hits_given);
-    if (!opts.quiet) {
-        if (cli_writer_open(&writer, opts.output_path) != 0) goto cleanup;
-        writer_open = 1;
-        formatter = cli_formatter_create(opts.format, opts.header, db, &writer);
-        if (!formatter) {
-            cli_error("out of memory");
-            goto cleanup;
-        }
-        cli_formatter_begin(formatter);
-        int show = opts.progress == CLI_PROGRESS_ON ||
-                   (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
-        cli_progress_init(&progress, show);
-        /* The bar only gets in the way of output to the same terminal. */
-        if (show && isatty(fileno(writer.file))) {
-            writer.before_write = cli_progress_before_write;
-            writer.before_write_ctx = &progress;
-        }
-    }
-
-    search_context ctx = {count_only || opts.format == CLI_FORMAT_COUNT ? NULL : formatter, &writer, 0,
-                          opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0};
+    /* The runner first: a backend that cannot start (no GPU) fails before any output. */
+    search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0};
     sm_runner_options runner_opts;
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
     runner_opts.chunk_size = opts.chunk_size;
     runner_opts.overlap_free = opts.overlap_free;
+    runner_opts.backend = opts.gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
     runner_opts.count_only = count_only;
     runner_opts.on_hit = deliver_hit;
     runner_opts.ctx = &ctx;
@@ -225,6 +207,26 @@ int cli_search_main(int argc, char **argv) {
     if (status != SM_OK) {
         cli_error("%s", err.message[0] ? err.message : sm_strerror(status));
         goto cleanup;
+    }
+
+    if (!opts.quiet) {
+        if (cli_writer_open(&writer, opts.output_path) != 0) goto cleanup;
+        writer_open = 1;
+        formatter = cli_formatter_create(opts.format, opts.header, db, &writer);
+        if (!formatter) {
+            cli_error("out of memory");
+            goto cleanup;
+        }
+        cli_formatter_begin(formatter);
+        if (!count_only && opts.format != CLI_FORMAT_COUNT) ctx.formatter = formatter;
+        int show = opts.progress == CLI_PROGRESS_ON ||
+                   (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
+        cli_progress_init(&progress, show);
+        /* The bar only gets in the way of output to the same terminal. */
+        if (show && isatty(fileno(writer.file))) {
+            writer.before_write = cli_progress_before_write;
+            writer.before_write_ctx = &progress;
+        }
     }
 
     /* --max-hits 0: nothing to look for (as grep -m 0). */
