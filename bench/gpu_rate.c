@@ -1,0 +1,244 @@
+/* gpu_rate: the CUDA backend on one pattern set and one text, checked
+ * against the CPU and timed three ways.
+ *
+ * usage: gpu_rate [-r REPEATS] [-a dna|text] [-s both|+] [-b BATCH_MB] PATTERNS TARGET
+ *
+ * PATTERNS: one pattern per line; compiled for the automaton (the GPU's engine).
+ * TARGET:   any file, read whole into memory and scanned as one sequence.
+ *
+ * Output, one key=value line per measurement (MB = 10^6 bytes, GB = 10^9):
+ *   device=...                   the GPU, its pinned host-to-device copy rate and
+ *                                device-to-device copy rate (read + write bytes)
+ *   check cpu_count=N gpu_count=N ... same=yes|no
+ *                                counts of sm_count on one CPU thread and of the CUDA
+ *                                runner counting; hits delivered one by one by the CUDA
+ *                                runner against sm_count on the same prefix (the whole
+ *                                text, or the part that holds about 2*10^7 hits)
+ *   resident_GBps=...            the kernel alone on text already on the GPU (one
+ *                                batch holding the whole text), median of REPEATS
+ *   count_GBps=... hits_GBps=... the whole runner from host memory (hits: on that prefix): copies into pinned
+ *                                buffers, transfers, kernels, counts or hits back and
+ *                                delivered in order; median of REPEATS
+ * Exit status 2 when the counts differ.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/cuda/gpu_runner.h"
+#include "seqmatch.h"
+
+#define HIT_LIMIT 20000000.0
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const char *why) {
+    fprintf(stderr, "gpu_rate: %s: %s\n", what, why);
+    exit(2);
+}
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) die(path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) die(path, strerror(errno));
+    long size = ftell(f);
+    if (size < 0) die(path, strerror(errno));
+    rewind(f);
+    char *buf = malloc((size_t)size + 1);
+    if (!buf) die(path, "out of memory");
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) die(path, "read error");
+    fclose(f);
+    *len = (size_t)size;
+    return buf;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return v[n / 2];
+}
+
+static int count_hit(const sm_hit *hit, void *ctx) {
+    (void)hit;
+    (*(uint64_t *)ctx)++;
+    return 0;
+}
+
+/* One run of the whole runner over the text fed in 4 MiB pieces; seconds. */
+static double run_once(const sm_db *db, const char *text, size_t len, size_t batch, int count_only,
+                       uint64_t *result) {
+    sm_runner_options o;
+    sm_runner_options_init(&o);
+    o.backend = SM_BACKEND_CUDA;
+    o.chunk_size = batch;
+    o.count_only = count_only;
+    uint64_t hits = 0;
+    o.on_hit = count_hit;
+    o.ctx = &hits;
+    sm_runner *r;
+    sm_error err;
+    if (sm_runner_create(db, &o, &r, &err) != SM_OK) die("CUDA runner", err.message);
+    double t0 = now();
+    sm_runner_begin_record(r);
+    for (size_t at = 0; at < len; at += (size_t)4 << 20) {
+        size_t n = len - at < ((size_t)4 << 20) ? len - at : (size_t)4 << 20;
+        if (sm_runner_feed(r, text + at, n) != SM_OK) die("CUDA runner", "feed failed");
+    }
+    if (sm_runner_end_record(r) != SM_OK || sm_runner_flush(r) != SM_OK) die("CUDA runner", "scan failed");
+    double t = now() - t0;
+    *result = count_only ? sm_runner_total(r) : hits;
+    sm_runner_free(r);
+    return t;
+}
+
+static void device_line(size_t bytes) {
+    int dev = 0;
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) die("CUDA", "no device");
+    void *host, *a, *b;
+    if (cudaMallocHost(&host, bytes) != cudaSuccess || cudaMalloc(&a, bytes) != cudaSuccess ||
+        cudaMalloc(&b, bytes) != cudaSuccess)
+        die("CUDA", "cannot allocate copy buffers");
+    memset(host, 1, bytes);
+    double h2d[5], d2d[5];
+    for (int i = 0; i < 5; i++) {
+        double t0 = now();
+        cudaMemcpy(a, host, bytes, cudaMemcpyHostToDevice);
+        cudaDeviceSynchronize();
+        h2d[i] = bytes / (now() - t0) / 1e9;
+        t0 = now();
+        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+        cudaDeviceSynchronize();
+        d2d[i] = 2.0 * bytes / (now() - t0) / 1e9;
+    }
+    printf("device=\"%s\" sms=%d l2_MB=%.0f pinned_h2d_GBps=%.1f d2d_GBps=%.0f\n", p.name, p.multiProcessorCount,
+           p.l2CacheSize / 1e6, median(h2d, 5), median(d2d, 5));
+    cudaFreeHost(host);
+    cudaFree(a);
+    cudaFree(b);
+}
+
+int main(int argc, char **argv) {
+    int repeats = 5, opt;
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.engine = SM_ENGINE_AUTOMATON;
+    co.build_threads = 8;
+    size_t batch = (size_t)256 << 20;
+    int argi = 1;
+    while (argi + 1 < argc && argv[argi][0] == '-' && argv[argi][1] && !argv[argi][2]) {
+        opt = argv[argi][1];
+        const char *v = argv[argi + 1];
+        if (opt == 'r') repeats = atoi(v);
+        else if (opt == 'a') co.alphabet = strcmp(v, "text") == 0 ? SM_ALPHABET_TEXT : SM_ALPHABET_DNA;
+        else if (opt == 's') co.strands = strcmp(v, "+") == 0 ? SM_STRAND_FORWARD : SM_STRAND_BOTH;
+        else if (opt == 'b') batch = (size_t)atol(v) << 20;
+        else die(argv[argi], "unknown option");
+        argi += 2;
+    }
+    if (argc - argi != 2) {
+        fprintf(stderr, "usage: gpu_rate [-r REPEATS] [-a dna|text] [-s both|+] [-b BATCH_MB] PATTERNS TARGET\n");
+        return 2;
+    }
+    if (repeats < 1) repeats = 1;
+    if (co.alphabet == SM_ALPHABET_TEXT) co.strands = SM_STRAND_FORWARD;
+    size_t plen, len;
+    char *ptext = read_file(argv[argi], &plen);
+    char *text = read_file(argv[argi + 1], &len);
+    size_t cap = 1024, n = 0;
+    sm_pattern *pats = malloc(cap * sizeof *pats);
+    for (char *line = ptext; line < ptext + plen;) {
+        char *eol = memchr(line, '\n', (size_t)(ptext + plen - line));
+        if (!eol) eol = ptext + plen;
+        size_t l = (size_t)(eol - line);
+        if (l && line[l - 1] == '\r') l--;
+        if (l) {
+            if (n == cap) pats = realloc(pats, (cap *= 2) * sizeof *pats);
+            pats[n].name = NULL;
+            pats[n].seq = line;
+            pats[n].len = l;
+            n++;
+        }
+        line = eol + 1;
+    }
+    sm_db *db;
+    sm_error err;
+    if (sm_compile(pats, n, &co, &db, &err) != SM_OK) die("compile", err.message);
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+
+    device_line((size_t)256 << 20);
+    printf("patterns=%zu states=%u columns=%u table_KB=%.0f bytes=%zu strands=%s\n", n, info.automaton_states,
+           info.automaton_columns, info.automaton_states * (double)info.automaton_columns * 4 / 1024, len,
+           co.strands == SM_STRAND_FORWARD ? "+" : "both");
+
+    /* The check: one CPU thread, then the GPU counting and delivering hits. */
+    sm_scratch *scratch;
+    if (sm_scratch_alloc(db, &scratch) != SM_OK) die("scratch", "out of memory");
+    uint64_t *counts = calloc(info.pattern_count, sizeof *counts);
+    double t0 = now();
+    sm_count(db, scratch, text, len, counts);
+    double cpu_s = now() - t0;
+    uint64_t cpu_total = 0;
+    for (uint32_t p = 0; p < info.pattern_count; p++) cpu_total += counts[p];
+    uint64_t gpu_total = 0, hits_total = 0, prefix_total = 0;
+    run_once(db, text, len, batch, 1, &gpu_total);
+    /* Hits one by one: on a prefix holding at most HIT_LIMIT of them, so
+       that dense sets do not spend minutes sorting. */
+    size_t hit_len = cpu_total > HIT_LIMIT ? (size_t)((double)len * HIT_LIMIT / (double)cpu_total) : len;
+    if (hit_len < len) {
+        memset(counts, 0, info.pattern_count * sizeof *counts);
+        sm_count(db, scratch, text, hit_len, counts);
+        for (uint32_t p = 0; p < info.pattern_count; p++) prefix_total += counts[p];
+    } else {
+        prefix_total = cpu_total;
+    }
+    run_once(db, text, hit_len, batch, 0, &hits_total);
+    int same = cpu_total == gpu_total && prefix_total == hits_total;
+    printf("check cpu_count=%llu gpu_count=%llu hits_bytes=%zu cpu_hits=%llu gpu_hits=%llu same=%s "
+           "cpu_1thread_MBps=%.0f\n",
+           (unsigned long long)cpu_total, (unsigned long long)gpu_total, hit_len, (unsigned long long)prefix_total,
+           (unsigned long long)hits_total, same ? "yes" : "NO", len / cpu_s / 1e6);
+
+    /* Resident: one batch holding the whole text, scanned again on the GPU. */
+    if (len < ((size_t)1 << 31) - 4096) {
+        sm_runner_options o;
+        sm_runner_options_init(&o);
+        o.count_only = 1;
+        o.chunk_size = len + 4096;
+        sm_gpu_runner *g;
+        if (sm_gpu_runner_create(db, &o, &g, &err) != SM_OK) die("CUDA runner", err.message);
+        sm_gpu_runner_begin_record(g);
+        sm_gpu_runner_feed(g, text, len);
+        sm_gpu_runner_end_record(g);
+        sm_gpu_runner_flush(g);
+        double ms;
+        size_t bytes;
+        if (sm_gpu_runner_time_last_batch(g, repeats, &ms, &bytes) != SM_OK) die("CUDA runner", "timing failed");
+        printf("resident_GBps=%.1f kernel_ms=%.2f batch_bytes=%zu\n", bytes / (ms * 1e-3) / 1e9, ms, bytes);
+        sm_gpu_runner_free(g);
+    }
+
+    double *tc = calloc((size_t)repeats, sizeof *tc), *th = calloc((size_t)repeats, sizeof *th);
+    for (int i = 0; i < repeats; i++) {
+        uint64_t x;
+        tc[i] = run_once(db, text, len, batch, 1, &x);
+        th[i] = run_once(db, text, hit_len, batch, 0, &x);
+    }
+    printf("count_GBps=%.2f hits_GBps=%.2f hits_bytes=%zu batch_MB=%zu runs=%d\n", len / median(tc, repeats) / 1e9,
+           hit_len / median(th, repeats) / 1e9, hit_len, batch >> 20, repeats);
+    return same ? 0 : 2;
+}
