@@ -35,6 +35,8 @@ struct sm_cuda_tables {
     size_t shared_limit;     /* bytes of shared memory one block may have */
     uint8_t *section;        /* device copy of the automaton section */
     uint32_t *lengths;       /* pattern lengths */
+    uint16_t *compact;       /* 16-bit copy of the transitions (fewer than 2^15 states), or NULL */
+    int prefer_wide;         /* SEQMATCH_CUDA_TABLE=32: the 32-bit shared table whenever it fits */
     uint32_t states, columns;
     uint64_t delta_off, out_index_off, out_list_off, class_of_off;
     uint32_t pattern_count;
@@ -59,6 +61,7 @@ struct kernel_args {
     const sm_cuda_chunk *chunks;
     uint32_t nchunks;
     const uint32_t *delta, *out_index, *out_list, *lengths;
+    const uint16_t *compact;
     uint32_t columns, delta_words;
     sm_cuda_hit *hits;
     unsigned long long hit_cap;
@@ -79,8 +82,7 @@ static int fail(char *msg, const char *what, cudaError_t e) {
     } while (0)
 
 template <bool kCount>
-__device__ __forceinline__ void report(const kernel_args &a, uint32_t s, uint32_t pos, uint32_t c1) {
-    uint32_t state = s / a.columns;
+__device__ __forceinline__ void report(const kernel_args &a, uint32_t state, uint32_t pos, uint32_t c1) {
     if (pos <= c1) {
         if (kCount) {
             atomicAdd(&a.visits[state], 1u);
@@ -105,15 +107,40 @@ __device__ __forceinline__ void report(const kernel_args &a, uint32_t s, uint32_
     }
 }
 
-template <bool kShared, bool kCount>
+/* Where the kernel reads the transition table. */
+enum { TABLE_GLOBAL = 0, TABLE_SHARED = 1, TABLE_SHARED16 = 2 };
+
+/* One byte of class c: the next state, and a report when it is flagged. In
+   the 32-bit tables an entry is the target's row offset (state * columns);
+   in the 16-bit one the target's state index (a multiply per byte, half the
+   shared memory). */
+template <int kTable, bool kCount>
+__device__ __forceinline__ void step(const kernel_args &a, const uint32_t *delta, const uint16_t *compact,
+                                     uint32_t &s, uint32_t c, uint32_t pos, uint32_t c1) {
+    if (kTable == TABLE_SHARED16) {
+        uint32_t e = compact[s * a.columns + c];
+        s = e & 0x7fffu;
+        if (e & 0x8000u) report<kCount>(a, s, pos, c1);
+    } else {
+        uint32_t e = delta[s + c];
+        s = e & TARGET_MASK;
+        if (e & OUT_FLAG) report<kCount>(a, s / a.columns, pos, c1);
+    }
+}
+
+template <int kTable, bool kCount>
 __global__ void __launch_bounds__(BLOCK_THREADS) scan_kernel(kernel_args a, const uint16_t *class_of_global) {
-    extern __shared__ uint32_t shared_delta[];
+    extern __shared__ uint32_t shared_table[];
     __shared__ uint32_t class_of[256];
     for (uint32_t i = threadIdx.x; i < 256; i += blockDim.x) class_of[i] = class_of_global[i];
     const uint32_t *delta = a.delta;
-    if (kShared) {
-        for (uint32_t i = threadIdx.x; i < a.delta_words; i += blockDim.x) shared_delta[i] = __ldg(&a.delta[i]);
-        delta = shared_delta;
+    const uint16_t *compact = reinterpret_cast<const uint16_t *>(shared_table);
+    if (kTable == TABLE_SHARED) {
+        for (uint32_t i = threadIdx.x; i < a.delta_words; i += blockDim.x) shared_table[i] = __ldg(&a.delta[i]);
+        delta = shared_table;
+    } else if (kTable == TABLE_SHARED16) {
+        const uint32_t *words = reinterpret_cast<const uint32_t *>(a.compact);
+        for (uint32_t i = threadIdx.x; i < (a.delta_words + 1) / 2; i += blockDim.x) shared_table[i] = __ldg(&words[i]);
     }
     __syncthreads();
     for (uint32_t c = blockIdx.x * blockDim.x + threadIdx.x; c < a.nchunks; c += gridDim.x * blockDim.x) {
@@ -127,18 +154,15 @@ __global__ void __launch_bounds__(BLOCK_THREADS) scan_kernel(kernel_args a, cons
             uint32_t from = i - base, to = ch.end - base < 16u ? ch.end - base : 16u;
             if (from == 0 && to == 16) {
 #pragma unroll
-                for (int k = 0; k < 16; k++) {
-                    uint32_t e = delta[s + class_of[(words[k >> 2] >> ((k & 3) * 8)) & 0xffu]];
-                    s = e & TARGET_MASK;
-                    if (e & OUT_FLAG) report<kCount>(a, s, base + k + 1, ch.c1);
-                }
+                for (int k = 0; k < 16; k++)
+                    step<kTable, kCount>(a, delta, compact, s, class_of[(words[k >> 2] >> ((k & 3) * 8)) & 0xffu],
+                                         base + k + 1, ch.c1);
             } else {
 #pragma unroll
                 for (int k = 0; k < 16; k++) {
                     if ((uint32_t)k < from || (uint32_t)k >= to) continue;
-                    uint32_t e = delta[s + class_of[(words[k >> 2] >> ((k & 3) * 8)) & 0xffu]];
-                    s = e & TARGET_MASK;
-                    if (e & OUT_FLAG) report<kCount>(a, s, base + k + 1, ch.c1);
+                    step<kTable, kCount>(a, delta, compact, s, class_of[(words[k >> 2] >> ((k & 3) * 8)) & 0xffu],
+                                         base + k + 1, ch.c1);
                 }
             }
             i = base + 16;
@@ -193,6 +217,24 @@ extern "C" int sm_cuda_tables_open(int device, const sm_cuda_automaton *ac, sm_c
     if (e == cudaSuccess) e = cudaMalloc(&t->lengths, npat * sizeof(uint32_t));
     if (e == cudaSuccess && ac->pattern_count)
         e = cudaMemcpy(t->lengths, ac->lengths, ac->pattern_count * sizeof(uint32_t), cudaMemcpyHostToDevice);
+    /* With fewer than 2^15 states every entry fits 16 bits (state index and
+       flag): half the shared memory, so that larger tables fit in it (8000
+       8-mers: 190 KB instead of 380) and smaller ones leave room for more blocks. */
+    size_t words = (size_t)ac->states * ac->columns;
+    if (e == cudaSuccess && ac->states < 0x8000u) {
+        const uint32_t *delta = (const uint32_t *)(ac->section + ac->delta_off);
+        uint16_t *host = (uint16_t *)malloc(words * sizeof *host + 2);
+        if (host) {
+            for (size_t i = 0; i < words; i++)
+                host[i] = (uint16_t)((delta[i] & TARGET_MASK) / ac->columns | (delta[i] & OUT_FLAG ? 0x8000u : 0));
+            host[words] = 0;
+            e = cudaMalloc(&t->compact, words * sizeof *host + 2);
+            if (e == cudaSuccess) e = cudaMemcpy(t->compact, host, words * sizeof *host + 2, cudaMemcpyHostToDevice);
+            free(host);
+        }
+    }
+    const char *choice = getenv("SEQMATCH_CUDA_TABLE");
+    t->prefer_wide = choice && strcmp(choice, "32") == 0;
     if (e != cudaSuccess) {
         sm_cuda_tables_close(t);
         return fail(msg, "copying the automaton to the device", e);
@@ -206,6 +248,7 @@ extern "C" void sm_cuda_tables_close(sm_cuda_tables *t) {
     cudaSetDevice(t->device);
     cudaFree(t->section);
     cudaFree(t->lengths);
+    cudaFree(t->compact);
     free(t);
 }
 
@@ -302,19 +345,25 @@ static int queue_kernel(sm_cuda_slot *s, char *msg) {
     a.tail = s->dev_tail;
     const uint16_t *class_of = (const uint16_t *)(t->section + t->class_of_off);
     if (!s->nchunks) return 0;
-    size_t shared = delta_bytes(t);
-    int use_shared = shared <= t->shared_limit;
+    a.compact = t->compact;
+    /* The 16-bit table in shared memory when there is one and it fits, else
+       the 32-bit one when it fits, else the table stays in global memory. */
+    size_t wide = delta_bytes(t), narrow = (size_t)a.delta_words * 2 + 2;
     void (*kernel)(kernel_args, const uint16_t *);
-    if (use_shared)
-        kernel = s->count_only ? scan_kernel<true, true> : scan_kernel<true, false>;
-    else
-        kernel = s->count_only ? scan_kernel<false, true> : scan_kernel<false, false>;
+    size_t shared = 0;
+    if (t->compact && narrow <= t->shared_limit && !(t->prefer_wide && wide <= t->shared_limit)) {
+        kernel = s->count_only ? scan_kernel<TABLE_SHARED16, true> : scan_kernel<TABLE_SHARED16, false>;
+        shared = narrow;
+    } else if (wide <= t->shared_limit) {
+        kernel = s->count_only ? scan_kernel<TABLE_SHARED, true> : scan_kernel<TABLE_SHARED, false>;
+        shared = wide;
+    } else {
+        kernel = s->count_only ? scan_kernel<TABLE_GLOBAL, true> : scan_kernel<TABLE_GLOBAL, false>;
+    }
     int per_sm = 1;
-    if (use_shared) {
+    if (shared) {
         CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared),
               "raising the kernel's shared memory");
-    } else {
-        shared = 0;
     }
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK_THREADS, shared),
           "sizing the grid");
