@@ -68,6 +68,11 @@ const uint8_t *sm_db_wumanber(const sm_db *db) {
     return h->wumanber_size ? db->bytes + h->wumanber_off : NULL;
 }
 
+int sm_db_automaton_only(const sm_db *db) {
+    return sm_db_head(db)->match == SM_MATCH_EXACT && sm_db_automaton(db) && !sm_db_shiftand(db) &&
+           !sm_db_approx(db) && !sm_db_kmer(db) && !sm_db_wumanber(db);
+}
+
 void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     const sm_db_header *h = sm_db_head(db);
     memset(info, 0, sizeof *info);

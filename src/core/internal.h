@@ -101,6 +101,9 @@ const uint8_t *sm_db_shiftand(const sm_db *db);  /* section start, or NULL */
 const uint8_t *sm_db_approx(const sm_db *db);    /* section start, or NULL */
 const uint8_t *sm_db_kmer(const sm_db *db);      /* section start, or NULL */
 const uint8_t *sm_db_wumanber(const sm_db *db);  /* section start, or NULL */
+/* Exact matching with every pattern in the automaton (no other section):
+   what overlap-free chunking and the CUDA backend scan. */
+int sm_db_automaton_only(const sm_db *db);
 /* Sets the size and checksum of a freshly assembled block. */
 void sm_db_seal(uint8_t *bytes, uint64_t size);
 

@@ -812,8 +812,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->pattern_count = h->pattern_count;
     r->edits = h->match == SM_MATCH_EDITS;
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
-    r->overlap_free = opts->overlap_free && h->match == SM_MATCH_EXACT && sm_db_automaton(db) &&
-                      !sm_db_shiftand(db) && !sm_db_approx(db) && !sm_db_kmer(db) && !sm_db_wumanber(db);
+    r->overlap_free = opts->overlap_free && sm_db_automaton_only(db);
     r->speculate = r->overlap_free && opts->overlap_free != SM_OVERLAP_FREE_PREFIX;
     if (r->overlap_free && !r->speculate) {
         if (sm_dfa_from_ac_section(sm_db_automaton(db), SM_DFA_ENDS, &r->ac_dfa, err) != SM_OK ||

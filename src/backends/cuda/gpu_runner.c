@@ -71,8 +71,7 @@ static int device_failed(sm_gpu_runner *g) { return g->status = SM_ERR_DEVICE; }
 int sm_gpu_runner_create(const sm_db *db, const sm_runner_options *opts, sm_gpu_runner **out, sm_error *err) {
     *out = NULL;
     const sm_db_header *h = sm_db_head(db);
-    if (h->match != SM_MATCH_EXACT || !sm_db_automaton(db) || sm_db_shiftand(db) || sm_db_approx(db) ||
-        sm_db_kmer(db) || sm_db_wumanber(db))
+    if (!sm_db_automaton_only(db))
         return sm_set_error(err, SM_ERR_INVALID,
                             "the CUDA backend scans exact databases whose patterns all use the automaton "
                             "(compile with --engine automaton; IUPAC patterns must expand to at most "
