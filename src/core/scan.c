@@ -104,7 +104,7 @@ uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state) {
 uint32_t *sm_engine_state_kmer_visits(const sm_db *db, sm_engine_state *state) {
     const uint8_t *kt = sm_db_kmer(db);
     if (!kt) return NULL;
-    if (!state->kt_visits) state->kt_visits = calloc(sm_kt_slots(kt) + 1, sizeof(uint32_t));
+    if (!state->kt_visits) state->kt_visits = calloc(sm_kt_visit_counters(kt) + 1, sizeof(uint32_t));
     return state->kt_visits;
 }
 

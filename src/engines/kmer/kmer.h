@@ -34,6 +34,7 @@
  * filter hits probe the table.
  */
 #define SM_KT_DIRECT_MAX_K 12 /* longest k of the direct (4^k-bit) table */
+#define SM_KT_CODE_VISITS_MAX_K 8 /* count mode: one visit counter per code (256 KiB) */
 #define SM_KT_MAX_K 32        /* longest k of the engine (hash layout above 12) */
 
 /* 1 when every key has the same length k (1..SM_KT_MAX_K) and all keys
@@ -63,17 +64,20 @@ void sm_kt_state_reset(const uint8_t *section, uint64_t *state);
    carried in and out (a k-mer may span calls); every hit (end = pos0 + i + 1,
    start = end - k) goes through sm_sink_add (ownership by start), in
    increasing end. In count mode (sink->counts != NULL) with sink->kt_visits
-   != NULL, hits known to be owned may instead add 1 to kt_visits[slot], the
-   owner later calling sm_kt_fold_visits. patterns may be NULL (every hit has
+   != NULL, hits known to be owned may instead add 1 to kt_visits[slot] (to
+   kt_visits[code] for k <= SM_KT_CODE_VISITS_MAX_K), the owner later calling
+   sm_kt_fold_visits. patterns may be NULL (every hit has
    length k). */
 void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state, const uint8_t *text,
                 size_t len, uint64_t pos0, sm_sink *sink);
 
-/* Number of visit counters (distinct k-mers). */
-size_t sm_kt_slots(const uint8_t *section);
+/* Number of visit counters: one per code (4^k) up to
+   SM_KT_CODE_VISITS_MAX_K, else one per distinct k-mer. */
+size_t sm_kt_visit_counters(const uint8_t *section);
 
 /* counts[pattern] += visits[slot] for each output id (pattern * 2 + reverse)
-   of the slot; zeroes visits. */
+   of the slot; zeroes the keys' counters (a code that is no key may hold
+   anything: it is never read). */
 void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
 
 /* Tests only: filter_log2 != 0 forces the hash layout's filter to

@@ -226,9 +226,10 @@ void sm_kt_state_reset(const uint8_t *section, uint64_t *state) {
     for (int i = 0; i < SM_KT_STATE_WORDS; i++) state[i] = 0;
 }
 
-size_t sm_kt_slots(const uint8_t *section) {
-    if (((const sm_kt_header *)section)->magic == SM_KH_MAGIC) return sm_kh_slots(section);
-    return (size_t)((const sm_kt_header *)section)->slots;
+size_t sm_kt_visit_counters(const uint8_t *section) {
+    const sm_kt_header *h = (const sm_kt_header *)section;
+    if (h->magic == SM_KH_MAGIC) return sm_kh_slots(section);
+    return h->k <= SM_KT_CODE_VISITS_MAX_K ? (size_t)1 << (2 * h->k) : (size_t)h->slots;
 }
 
 void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts) {
@@ -239,6 +240,22 @@ void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *count
     const sm_kt_header *h = (const sm_kt_header *)section;
     const uint32_t *out_index = (const uint32_t *)(section + h->out_index_off);
     const uint32_t *out_list = (const uint32_t *)(section + h->out_list_off);
+    if (h->k <= SM_KT_CODE_VISITS_MAX_K) {
+        /* One counter per code: the keys' codes are the set bits, their
+           slots numbered in code order. */
+        const uint64_t *bits = (const uint64_t *)(section + h->bits_off);
+        uint32_t s = 0;
+        for (uint64_t w = 0; w < h->words; w++) {
+            for (uint64_t x = bits[w]; x; x &= x - 1, s++) {
+                uint64_t code = w * 64 + (uint64_t)__builtin_ctzll(x);
+                uint32_t n = visits[code];
+                if (!n) continue;
+                visits[code] = 0;
+                for (uint32_t i = out_index[s]; i < out_index[s + 1]; i++) counts[out_list[i] >> 1] += n;
+            }
+        }
+        return;
+    }
     for (uint64_t s = 0; s < h->slots; s++) {
         uint32_t n = visits[s];
         if (!n) continue;

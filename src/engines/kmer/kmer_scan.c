@@ -113,9 +113,10 @@ __attribute__((target("ssse3"))) KT_INLINE __m128i four_codes(__m128i c, __m128i
 }
 
 /* Passes 1 to 4 for n bytes of text (positions up to the next multiple of
-   16 are filled too; the caller ignores them). narrow: k <= 8, 16-bit codes. */
+   16 are filled too; the caller ignores them). narrow: k <= 8, 16-bit codes.
+   probe 0: passes 1 and 2 only (codes and break bits, for the histogram). */
 __attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const uint8_t *text, size_t n, kt_block *b,
-                                                      const int narrow) {
+                                                      const int narrow, const int probe) {
     const __m128i lo = _mm_loadu_si128((const __m128i *)v->h->nib_lo);
     const __m128i hi = _mm_loadu_si128((const __m128i *)v->h->nib_hi);
     const __m128i to_code = _mm_setr_epi8(0, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0);
@@ -177,10 +178,11 @@ __attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const 
                 _mm_store_si128(out + 2, _mm_and_si128(_mm_unpacklo_epi16(h16, h8), mask));
                 _mm_store_si128(out + 3, _mm_and_si128(_mm_unpackhi_epi16(h16, h8), mask));
             }
-            _mm_store_si128((__m128i *)(b->bsel + i), _mm_shuffle_epi8(pow2, _mm_and_si128(x4, low3)));
+            if (probe) _mm_store_si128((__m128i *)(b->bsel + i), _mm_shuffle_epi8(pow2, _mm_and_si128(x4, low3)));
             x4_prev = x4;
         }
         b->brk[1 + w] = word;
+        if (!probe) continue;
         /* Pass 3: the bitmap byte of every code. */
         size_t end = w * 64 + 64 < n16 ? w * 64 + 64 : n16;
         for (size_t i = w * 64; i < end; i += 4) {
@@ -219,32 +221,45 @@ __attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const 
     b->x4_prev = x4_prev;
 }
 
-/* Pass 5 for n positions whose first ends at absolute position end0. */
 KT_INLINE uint32_t code_at(const kt_block *b, size_t i, const int narrow) {
     return narrow ? b->codes16[i] : b->codes[i];
 }
 
-KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t end0, sm_sink *sink,
+/* How a block's hits are taken: through the sink (0), per pattern (1), or
+   per distinct k-mer in kt_visits (2), the last two only in count mode for
+   blocks whose every k-mer start the sink owns. */
+KT_INLINE int block_mode(const sm_sink *sink, size_t n, uint64_t end0, uint32_t k) {
+    if (!sink->counts || end0 + n - 1 < k) return 0;
+    uint64_t lo = end0 >= k ? end0 - k : 0, hi = end0 + n - 1 - k;
+    if (lo < sink->own_lo || hi >= sink->own_hi) return 0;
+    return sink->kt_visits ? 2 : 1;
+}
+
+/* Positions of word w of the block with a breaking byte among their last k. */
+KT_INLINE uint64_t broken_in_word(const kt_block *b, size_t w, uint32_t k) {
+    uint64_t cur = b->brk[1 + w], prev = b->brk[w], brk = cur;
+    if (__builtin_expect(cur != 0 || (k > 1 && prev >> (65 - k) != 0), 0))
+        for (uint32_t s = 1; s < k; s++) brk |= cur << s | prev >> (64 - s);
+    return brk;
+}
+
+KT_INLINE uint64_t first_bits(size_t n, size_t w) { return n - w * 64 < 64 ? (1ull << (n - w * 64)) - 1 : ~0ull; }
+
+/* Pass 5 for n positions whose first ends at absolute position end0. */
+KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t end0, sm_sink *sink, int mode,
                          const int narrow) {
     const uint32_t k = v->k;
-    int mode = 0; /* 0: through the sink; 1: per pattern; 2: per distinct k-mer */
-    if (sink->counts && end0 + n - 1 >= k) {
-        uint64_t lo = end0 >= k ? end0 - k : 0, hi = end0 + n - 1 - k;
-        if (lo >= sink->own_lo && hi < sink->own_hi) mode = sink->kt_visits ? 2 : 1;
-    }
     for (size_t w = 0; w * 64 < n; w++) {
-        uint64_t cur = b->brk[1 + w], prev = b->brk[w], brk = cur;
-        if (__builtin_expect(cur != 0 || (k > 1 && prev >> (65 - k) != 0), 0))
-            for (uint32_t s = 1; s < k; s++) brk |= cur << s | prev >> (64 - s);
-        uint64_t hits = b->hit[w] & ~brk;
-        if (n - w * 64 < 64) hits &= (1ull << (n - w * 64)) - 1;
+        uint64_t hits = b->hit[w] & ~broken_in_word(b, w, k) & first_bits(n, w);
         size_t base = w * 64;
         if (mode == 2) {
+            /* one counter per code up to SM_KT_CODE_VISITS_MAX_K, else per slot */
             uint32_t *visits = sink->kt_visits;
             while (hits) {
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
-                visits[slot_of(v, code_at(b, base + i, narrow))]++;
+                uint32_t m = code_at(b, base + i, narrow);
+                visits[k <= SM_KT_CODE_VISITS_MAX_K ? m : slot_of(v, m)]++;
             }
         } else if (mode == 1) {
             uint64_t *counts = sink->counts;
@@ -264,6 +279,38 @@ KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t
     }
 }
 
+/* Count mode with k <= 8: kt_visits has one counter per code (4^k), and
+   every position adds 1 to its code's counter, pattern or not, with no
+   bitmap test and no rank: a dense set (the 16000 8-mers hit at a third of
+   all positions) costs what a sparse one does. Positions with a break among
+   their last k take their 1 back. Counters of codes that are no key are
+   never read (sm_kt_fold_visits reads and zeroes the keys' only). */
+KT_INLINE void count_codes(const kt_block *b, size_t n, uint32_t k, uint32_t *visits) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t c0, c1;
+        memcpy(&c0, b->codes16 + i, 8);
+        memcpy(&c1, b->codes16 + i + 4, 8);
+        visits[(uint16_t)c0]++;
+        visits[(uint16_t)c1]++;
+        visits[(uint16_t)(c0 >> 16)]++;
+        visits[(uint16_t)(c1 >> 16)]++;
+        visits[(uint16_t)(c0 >> 32)]++;
+        visits[(uint16_t)(c1 >> 32)]++;
+        visits[c0 >> 48]++;
+        visits[c1 >> 48]++;
+    }
+    for (; i < n; i++) visits[b->codes16[i]]++;
+    for (size_t w = 0; w * 64 < n; w++) {
+        uint64_t broken = broken_in_word(b, w, k) & first_bits(n, w);
+        while (broken) {
+            unsigned j = (unsigned)__builtin_ctzll(broken);
+            broken &= broken - 1;
+            visits[b->codes16[w * 64 + j]]--;
+        }
+    }
+}
+
 __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
                                                                    const uint8_t *text, size_t len, uint64_t pos0,
                                                                    sm_sink *sink) {
@@ -278,14 +325,22 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
     b->c4_prev = c4b;
     b->x2s_prev = x2s;
     b->brk[0] = state[1] >= 64 ? 0 : ~0ull >> state[1];
+    /* Counting every code beats testing the bitmap once the keys are dense
+       (at 1000 8-mers, 1.5 % of the codes, the bitmap is faster; at 8000,
+       12 %, the histogram; see count_codes). */
+    const int histogram = v->k <= SM_KT_CODE_VISITS_MAX_K && v->h->slots * 16 > (uint64_t)v->mask + 1;
     for (size_t off = 0; off < len; off += BLK) {
         size_t n = len - off < BLK ? len - off : BLK;
-        if (v->k <= 8) {
-            prepare(v, text + off, n, b, 1);
-            walk_hits(v, b, n, pos0 + off + 1, sink, 1);
+        int mode = block_mode(sink, n, pos0 + off + 1, v->k);
+        if (mode == 2 && histogram) {
+            prepare(v, text + off, n, b, 1, 0);
+            count_codes(b, n, v->k, sink->kt_visits);
+        } else if (v->k <= 8) {
+            prepare(v, text + off, n, b, 1, 1);
+            walk_hits(v, b, n, pos0 + off + 1, sink, mode, 1);
         } else {
-            prepare(v, text + off, n, b, 0);
-            walk_hits(v, b, n, pos0 + off + 1, sink, 0);
+            prepare(v, text + off, n, b, 0, 1);
+            walk_hits(v, b, n, pos0 + off + 1, sink, mode, 0);
         }
         b->brk[0] = b->brk[BLK / 64];
     }
