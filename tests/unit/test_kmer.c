@@ -266,7 +266,7 @@ static void check_case(const key_set *ks, const uint8_t *section, const uint8_t 
     }
 }
 
-static void test_random(void) {
+static void test_random(int rounds) {
     static const struct {
         int fold;
         const char *symbols;
@@ -274,7 +274,7 @@ static void test_random(void) {
                  {FOLD_TEXT, "acgt"}, {FOLD_TEXT, "xyz!"}, {FOLD_TEXT_ICASE, "ab"}, {FOLD_TEXT, "\x01\x80\xff"}};
     key_set *ks = malloc(sizeof *ks);
     uint8_t *text = malloc(6000);
-    for (int round = 0; round < (int)tu_scaled(60); round++) {
+    for (int round = 0; round < rounds; round++) {
         int kind = (int)tu_rng_below(&rng, sizeof kinds / sizeof kinds[0]);
         uint32_t k = 1 + (uint32_t)(round % SM_KT_MAX_K);
         size_t nfresh = 1 + tu_rng_below(&rng, round % 3 == 0 ? 300 : 30);
@@ -825,9 +825,15 @@ static void test_mixed_lengths(void) {
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(0x6b6d6572ull));
     test_eligibility();
+    /* The direct table's bitmap tested both ways where the CPU has AVX2:
+       byte loads and gathers (the default only on CPUs with AVX-512). */
+    sm_kt_test_gather(0);
     test_dense();
     test_count_ways();
-    test_random();
+    test_random((int)tu_scaled(60));
+    sm_kt_test_gather(1);
+    test_random((int)tu_scaled(30));
+    sm_kt_test_gather(-1);
     test_hash();
     test_validate();
     test_public();

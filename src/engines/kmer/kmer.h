@@ -85,4 +85,9 @@ void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *count
    entry. Affects later sm_kt_build calls of this process. */
 void sm_kt_test_tuning(unsigned filter_log2, int collide);
 
+/* Tests only: 1 forces the AVX2 gather test of the direct table's bitmap
+   (where the CPU has AVX2), 0 forbids it, -1 restores the choice by CPU
+   (and SEQMATCH_KMER_GATHER). */
+void sm_kt_test_gather(int on);
+
 #endif /* SM_KMER_H */
