@@ -13,6 +13,9 @@
  *      breaking byte lies among the last k;
  *   5. a walk over the set hit bits: count (per distinct k-mer, or per
  *      pattern) or report.
+ * On CPUs with AVX-512, passes 3 and 4 are one AVX2 gather per 8 positions
+ * (gather_hits). In count mode with k <= 8 and dense keys, passes 3 to 5
+ * give way to a per-code histogram (count_codes).
  * The PAD codes and the break bits before a block carry the last symbols of
  * the previous block (or of the previous call, through the state).
  */
