@@ -227,6 +227,8 @@ __attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const 
     b->x4_prev = x4_prev;
 }
 
+_Static_assert(SM_KT_CODE_VISITS_MAX_K == 8, "narrow blocks (k <= 8) are those with one visit counter per code");
+
 KT_INLINE uint32_t code_at(const kt_block *b, size_t i, const int narrow) {
     return narrow ? b->codes16[i] : b->codes[i];
 }
@@ -259,13 +261,13 @@ KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t
         uint64_t hits = b->hit[w] & ~broken_in_word(b, w, k) & first_bits(n, w);
         size_t base = w * 64;
         if (mode == 2) {
-            /* one counter per code up to SM_KT_CODE_VISITS_MAX_K, else per slot */
+            /* one counter per code when narrow (k <= SM_KT_CODE_VISITS_MAX_K), else per slot */
             uint32_t *visits = sink->kt_visits;
             while (hits) {
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
                 uint32_t m = code_at(b, base + i, narrow);
-                visits[k <= SM_KT_CODE_VISITS_MAX_K ? m : slot_of(v, m)]++;
+                visits[narrow ? m : slot_of(v, m)]++;
             }
         } else if (mode == 1) {
             uint64_t *counts = sink->counts;
@@ -338,6 +340,16 @@ __attribute__((target("avx2"), noinline)) static void gather_hits(const kt_view 
     }
 }
 
+/* Passes 1 to 5 of one block: the bitmap tested by byte loads or, with
+   gather, by gather_hits. */
+__attribute__((target("ssse3,popcnt"))) KT_INLINE void block_hits(const kt_view *v, kt_block *b, const uint8_t *text,
+                                                                  size_t n, uint64_t end0, sm_sink *sink, int mode,
+                                                                  const int narrow, const int gather) {
+    prepare(v, text, n, b, narrow, !gather);
+    if (gather) gather_hits(v, b, n, narrow);
+    walk_hits(v, b, n, end0, sink, mode, narrow);
+}
+
 __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
                                                                    const uint8_t *text, size_t len, uint64_t pos0,
                                                                    sm_sink *sink, const int gather) {
@@ -363,23 +375,10 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
         if (mode == 2 && histogram) {
             prepare(v, text + off, n, b, 1, 0);
             count_codes(b, n, v->k, sink->kt_visits);
-        } else if (gather) {
-            const int narrow = v->k <= 8;
-            if (narrow)
-                prepare(v, text + off, n, b, 1, 0);
-            else
-                prepare(v, text + off, n, b, 0, 0);
-            gather_hits(v, b, n, narrow);
-            if (narrow)
-                walk_hits(v, b, n, pos0 + off + 1, sink, mode, 1);
-            else
-                walk_hits(v, b, n, pos0 + off + 1, sink, mode, 0);
         } else if (v->k <= 8) {
-            prepare(v, text + off, n, b, 1, 1);
-            walk_hits(v, b, n, pos0 + off + 1, sink, mode, 1);
+            block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 1, gather);
         } else {
-            prepare(v, text + off, n, b, 0, 1);
-            walk_hits(v, b, n, pos0 + off + 1, sink, mode, 0);
+            block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 0, gather);
         }
         b->brk[0] = b->brk[BLK / 64];
     }
