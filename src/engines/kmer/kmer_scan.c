@@ -375,7 +375,7 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
         if (mode == 2 && histogram) {
             prepare(v, text + off, n, b, 1, 0);
             count_codes(b, n, v->k, sink->kt_visits);
-        } else if (v->k <= 8) {
+        } else if (v->k <= SM_KT_CODE_VISITS_MAX_K) { /* narrow: 16-bit codes */
             block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 1, gather);
         } else {
             block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 0, gather);
