@@ -1,7 +1,8 @@
 #!/bin/bash
-# The k-mer engine's scan on one core: its defaults, the bitmap tested without gathers
-# (SEQMATCH_KMER_GATHER=0), an older build beside it (optional) and the automaton, on the
-# three 8-mer sets over panel.seq, ROUNDS rounds interleaved (every scan a median of 5).
+# The k-mer engine's scan on one core: its defaults, the AVX2 gathers (SEQMATCH_KMER_GATHER=1)
+# and the bitmap tested by byte loads (SEQMATCH_KMER_GATHER=0), an older build beside it
+# (optional) and the automaton, on the three 8-mer sets over panel.seq, ROUNDS rounds
+# interleaved (every scan a median of 5).
 #
 # usage: bench/run-kmer-core.sh SCAN_RATE DATA SETS [OLD_SCAN_RATE]
 #   SCAN_RATE  bench/scan_rate (make -C bench scan_rate LIBDIR=BUILD)
@@ -19,6 +20,7 @@ for round in $(seq "$rounds"); do
     args=(-r 5 -a dna -s + "$sets/$s.txt" "$data/panel.seq")
     [ -n "$old" ] && { echo -n "old kmer $s: "; S "$old" -e kmer "${args[@]}"; }
     echo -n "new kmer $s: "; S "$bin" -e kmer "${args[@]}"
+    echo -n "new kmer gather $s: "; SEQMATCH_KMER_GATHER=1 S "$bin" -e kmer "${args[@]}"
     echo -n "new kmer nogather $s: "; SEQMATCH_KMER_GATHER=0 S "$bin" -e kmer "${args[@]}"
     echo -n "new automaton $s: "; S "$bin" -e automaton "${args[@]}"
   done

@@ -99,7 +99,7 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
               "                 k-mer table, the others to their own engine; both scan the text\n", out);
     if (info->kmer_patterns)
         fputs("why              k-mer table: one length k <= 32 over 4 symbols, and a trie that could pass\n"
-              "                 256 KiB (k <= 12, direct table) or 8 MiB (k > 12, hash set)\n", out);
+              "                 64 KiB (k <= 8), 256 KiB (k <= 12, direct table) or 8 MiB (k > 12, hash set)\n", out);
     if (info->wumanber_patterns)
         fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16\n", out);
     if (info->automaton_patterns)

@@ -298,7 +298,10 @@ static uint64_t trie_bytes_bound(const sm_ac_key *keys, size_t nk) {
     return bytes;
 }
 
-static uint64_t kmer_threshold(uint32_t k) { return k > SM_KT_DIRECT_MAX_K ? (8u << 20) : (256u << 10); }
+static uint64_t kmer_threshold(uint32_t k) {
+    if (k > SM_KT_DIRECT_MAX_K) return 8u << 20;
+    return k <= SM_KT_CODE_VISITS_MAX_K ? 64u << 10 : 256u << 10;
+}
 
 /* Mixed lengths: the keys of one length that the k-mer table should take
    alone (the length whose trie would be the largest, when that part alone
@@ -500,10 +503,15 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         /* Keys of one length k <= 32 over at most four symbols can use the
            k-mer table. k <= 12, the direct table (no dependent loads): on the
            benchmark panel it beats the automaton once the automaton's table
-           outgrows the L2 cache (8000 and 16000 8-mers) and ties with it
-           below (1000 8-mers), so the planner takes it when the trie could
-           pass 256 KiB. k > 12, the hash set (about 330-380 MB/s whatever the
-           set, 120 MB/s at 10^6 keys): the automaton is faster while its
+           outgrows the L2 cache (8000 and 16000 8-mers), so the planner
+           takes it when the trie could pass 256 KiB. For k <= 8 the bitmap
+           stays in L1 and the bound is 64 KiB: without AVX-512 (Zen 1) the
+           two tie from about 500 8-mers (250: 902 vs 962 MB/s, 500: 869 vs
+           817-880, 1000: 830 vs 784), with it the table scans about twice
+           as fast whatever the set (one Xeon core: 10 8-mers 1963-2154 vs
+           1169-1249 MB/s, 1000 8-mers 1304 vs 491, medians). k > 12, the
+           hash set (about 330-380 MB/s whatever the set, 120 MB/s at 10^6
+           keys): the automaton is faster while its
            table stays in the 8 MiB L3 (one thread, 20 MB of the panel: 10^3
            31-mers 912 vs 358 MB/s, 3000 20-mers both strands 624 vs 374, 10^4
            31-mers one strand 418 vs 378) and falls behind past it (10^4

@@ -825,13 +825,18 @@ static void test_mixed_lengths(void) {
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(0x6b6d6572ull));
     test_eligibility();
-    /* The direct table's bitmap tested both ways where the CPU has AVX2:
-       byte loads and gathers (the default only on CPUs with AVX-512). */
+    /* The direct table's bitmap tested every way the CPU can run: byte
+       loads, AVX2 gathers and the AVX-512 path (which steps down to gathers
+       on CPUs without AVX-512, so on those way 2 repeats way 1). */
     sm_kt_test_gather(0);
     test_dense();
     test_count_ways();
     test_random((int)tu_scaled(60));
     sm_kt_test_gather(1);
+    test_random((int)tu_scaled(30));
+    sm_kt_test_gather(2);
+    test_dense();
+    test_count_ways();
     test_random((int)tu_scaled(30));
     sm_kt_test_gather(-1);
     test_hash();

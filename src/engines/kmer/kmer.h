@@ -85,9 +85,10 @@ void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *count
    entry. Affects later sm_kt_build calls of this process. */
 void sm_kt_test_tuning(unsigned filter_log2, int collide);
 
-/* Tests only: 1 forces the AVX2 gather test of the direct table's bitmap
-   (where the CPU has AVX2), 0 forbids it, -1 restores the choice by CPU
-   (and SEQMATCH_KMER_GATHER). */
-void sm_kt_test_gather(int on);
+/* Tests only: how the direct table's scan tests its bitmap where the CPU
+   has AVX2: 0 byte loads, 1 AVX2 gathers, 2 the AVX-512 path (gathers
+   where the CPU lacks AVX-512 or the nibble map does not hold); -1 restores
+   the choice by CPU (and SEQMATCH_KMER_GATHER). */
+void sm_kt_test_gather(int way);
 
 #endif /* SM_KMER_H */

@@ -13,9 +13,12 @@
  *      breaking byte lies among the last k;
  *   5. a walk over the set hit bits: count (per distinct k-mer, or per
  *      pattern) or report.
- * On CPUs with AVX-512, passes 3 and 4 are one AVX2 gather per 8 positions
- * (gather_hits). In count mode with k <= 8 and dense keys, passes 3 to 5
- * give way to a per-code histogram (count_codes).
+ * On CPUs with AVX-512 (F, BW, VBMI2), passes 1 to 4 (and 5 when counting)
+ * run in 512-bit registers, 64 positions per step, the bitmap tested by
+ * 16-lane gathers (prepare512). Elsewhere, when asked, passes 3 and 4 are
+ * one AVX2 gather per 8 positions (gather_hits). In count mode with k <= 8
+ * and dense keys, the SSSE3 passes 3 to 5 give way to a per-code histogram
+ * (count_codes).
  * The PAD codes and the break bits before a block carry the last symbols of
  * the previous block (or of the previous call, through the state).
  */
@@ -100,6 +103,7 @@ typedef struct {
     _Alignas(64) uint8_t hb[BLK + 16];     /* the code's bitmap byte */
     uint64_t brk[1 + BLK / 64];            /* brk[1 + w]: breaking bytes of word w; brk[0]: the word before */
     uint64_t hit[BLK / 64];
+    _Alignas(64) uint32_t found[BLK + 16]; /* prepare512 counting: the codes of the block's hits */
     __m128i c4_prev, x2s_prev, x4_prev;    /* of the 16 positions before the block */
 } kt_block;
 
@@ -229,7 +233,10 @@ __attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const 
 
 _Static_assert(SM_KT_CODE_VISITS_MAX_K == 8, "narrow blocks (k <= 8) are those with one visit counter per code");
 
-KT_INLINE uint32_t code_at(const kt_block *b, size_t i, const int narrow) {
+/* The code ending at block position i; perm: as prepare512 stores them,
+   32-bit, position 4j + q of each 64 at 16q + j. */
+KT_INLINE uint32_t code_at(const kt_block *b, size_t i, const int narrow, const int perm) {
+    if (perm) return b->codes[(i & ~(size_t)63) | (i & 3) << 4 | (i & 63) >> 2];
     return narrow ? b->codes16[i] : b->codes[i];
 }
 
@@ -255,7 +262,7 @@ KT_INLINE uint64_t first_bits(size_t n, size_t w) { return n - w * 64 < 64 ? (1u
 
 /* Pass 5 for n positions whose first ends at absolute position end0. */
 KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t end0, sm_sink *sink, int mode,
-                         const int narrow) {
+                         const int narrow, const int perm) {
     const uint32_t k = v->k;
     for (size_t w = 0; w * 64 < n; w++) {
         uint64_t hits = b->hit[w] & ~broken_in_word(b, w, k) & first_bits(n, w);
@@ -266,7 +273,7 @@ KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t
             while (hits) {
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
-                uint32_t m = code_at(b, base + i, narrow);
+                uint32_t m = code_at(b, base + i, narrow, perm);
                 visits[narrow ? m : slot_of(v, m)]++;
             }
         } else if (mode == 1) {
@@ -274,14 +281,14 @@ KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t
             while (hits) {
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
-                uint32_t s = slot_of(v, code_at(b, base + i, narrow));
+                uint32_t s = slot_of(v, code_at(b, base + i, narrow, perm));
                 for (uint32_t o = v->out_index[s]; o < v->out_index[s + 1]; o++) counts[v->out_list[o] >> 1]++;
             }
         } else {
             while (hits) {
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
-                deliver(v, code_at(b, base + i, narrow), end0 + base + i, sink);
+                deliver(v, code_at(b, base + i, narrow, perm), end0 + base + i, sink);
             }
         }
     }
@@ -340,19 +347,109 @@ __attribute__((target("avx2"), noinline)) static void gather_hits(const kt_view 
     }
 }
 
-/* Passes 1 to 5 of one block: the bitmap tested by byte loads or, with
-   gather, by gather_hits. */
+/* Passes 1 to 4 (and 5 when counting) with AVX-512 (F, BW, VBMI2) for n
+   bytes, 64 positions per step, every step in registers:
+   - qword lanes roll the codes: a concatenating shift (vpshldq) brings in
+     the symbols of the lane before, so x2 = c | c[i - 1] << 2 and x4 =
+     x2 | x2[i - 2] << 4 take one shift each;
+   - the k-mer codes are formed in dword lanes: vector q holds the positions
+     4j + q (j = 0..15) of the step, so that no byte shuffle is needed; the
+     hit bits return to position order by pdep, the codes are stored in that
+     order (code_at's perm);
+   - the bitmap is tested by 16-lane gathers and rotates.
+   With visits (count mode 2, narrow) the codes of the valid hits are packed
+   into found and counted in one tight loop, with no bit walk, and no codes
+   or hit words are stored. It carries the same state as prepare (c4_prev,
+   x2s_prev, x4_prev). Needs nibble_ok. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,avx2,popcnt,bmi,bmi2"), noinline)) static void
+prepare512(const kt_view *v, const uint8_t *text, size_t n, kt_block *b, const int narrow, uint32_t *visits) {
+    const __m512i lo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)v->h->nib_lo));
+    const __m512i hi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)v->h->nib_hi));
+    const __m512i to_code = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0));
+    const __m512i nib = _mm512_set1_epi8(15), mask = _mm512_set1_epi32((int)v->mask);
+    const __m512i low8 = _mm512_set1_epi32(0xff), low16 = _mm512_set1_epi32(0xffff), one = _mm512_set1_epi32(1);
+    const int *words = (const int *)v->bits;
+    const uint64_t every4 = 0x1111111111111111ull;
+    /* The previous 16 positions sit in the last lane of each prev vector. */
+    __m512i c_prev = _mm512_inserti32x4(_mm512_setzero_si512(),
+                                        _mm_and_si128(_mm_srli_epi16(b->c4_prev, 2), _mm_set1_epi8(3)), 3);
+    __m512i x2_prev = _mm512_inserti32x4(_mm512_setzero_si512(),
+                                         _mm_and_si128(_mm_srli_epi16(b->x2s_prev, 4), _mm_set1_epi8(15)), 3);
+    __m512i x4_prev = _mm512_inserti32x4(_mm512_setzero_si512(), b->x4_prev, 3);
+    size_t nfound = 0;
+    for (size_t w = 0; w * 64 < n; w++) {
+        size_t i = w * 64;
+        __m512i x = i + 64 <= n ? _mm512_loadu_si512(text + i)
+                                : _mm512_maskz_loadu_epi8((__mmask64)(~0ull >> (64 - (n - i))), text + i);
+        __m512i bits = _mm512_and_si512(_mm512_shuffle_epi8(lo, _mm512_and_si512(x, nib)),
+                                        _mm512_shuffle_epi8(hi, _mm512_and_si512(_mm512_srli_epi16(x, 4), nib)));
+        __m512i c = _mm512_shuffle_epi8(to_code, bits);
+        b->brk[1 + w] = (uint64_t)_mm512_testn_epi8_mask(bits, bits);
+        /* Symbols are 2 bits, pairs 4: no shift below carries into the
+           next byte. alignr_epi64(a, prev, 7): qword l holds qword l - 1. */
+        __m512i x2 = _mm512_or_si512(c, _mm512_shldi_epi64(c, _mm512_alignr_epi64(c, c_prev, 7), 10));
+        __m512i x4 = _mm512_or_si512(x2, _mm512_shldi_epi64(x2, _mm512_alignr_epi64(x2, x2_prev, 7), 20));
+        __m512i x4a = _mm512_alignr_epi32(x4, x4_prev, 15); /* dword j: dword j - 1, 4 positions before */
+        __m512i x4b = _mm512_alignr_epi32(x4, x4_prev, 14);
+        c_prev = c;
+        x2_prev = x2;
+        x4_prev = x4;
+        uint64_t hits = 0, valid = visits ? ~broken_in_word(b, w, v->k) & first_bits(n, w) : 0;
+        for (unsigned q = 0; q < 4; q++) {
+            /* x4[i] | x4[i - 4] << 8 (| x4[i - 8] << 16) for i = 4j + q */
+            __m512i a = _mm512_srli_epi32(x4, 8 * q);
+            __m512i pa = q == 0 ? _mm512_slli_epi32(x4a, 8) : _mm512_srli_epi32(x4a, 8 * q - 8);
+            __m512i d = _mm512_ternarylogic_epi32(a, pa, low8, 0xe4); /* low8 ? a : pa, bit by bit */
+            if (!narrow) {
+                __m512i pb = q < 2 ? _mm512_slli_epi32(x4b, 16 - 8 * q) : _mm512_srli_epi32(x4b, 8 * q - 16);
+                d = _mm512_ternarylogic_epi32(d, pb, low16, 0xe4);
+            }
+            d = _mm512_and_si512(d, mask);
+            __m512i word = _mm512_i32gather_epi32(_mm512_srli_epi32(d, 5), words, 4);
+            __mmask16 m = _mm512_test_epi32_mask(_mm512_rorv_epi32(word, d), one); /* rotate counts are mod 32 */
+            if (visits) {
+                m &= (__mmask16)_pext_u64(valid, every4 << q);
+                _mm512_storeu_si512(b->found + nfound, _mm512_maskz_compress_epi32(m, d));
+                nfound += (size_t)__builtin_popcount(m);
+            } else {
+                _mm512_store_si512(b->codes + i + q * 16, d);
+                hits |= _pdep_u64(m, every4 << q);
+            }
+        }
+        if (!visits) b->hit[w] = hits;
+    }
+    b->c4_prev = _mm_slli_epi16(_mm512_extracti32x4_epi32(c_prev, 3), 2);
+    b->x2s_prev = _mm_slli_epi16(_mm512_extracti32x4_epi32(x2_prev, 3), 4);
+    b->x4_prev = _mm512_extracti32x4_epi32(x4_prev, 3);
+    for (size_t j = 0; j < nfound; j++) visits[b->found[j]]++;
+}
+
+/* How passes 1 to 4 run: SSSE3 with byte loads from the bitmap, SSSE3 with
+   AVX2 gathers, or AVX-512 throughout. */
+enum { KT_BYTES = 0, KT_GATHER = 1, KT_AVX512 = 2 };
+
+/* Passes 1 to 5 of one block. */
 __attribute__((target("ssse3,popcnt"))) KT_INLINE void block_hits(const kt_view *v, kt_block *b, const uint8_t *text,
                                                                   size_t n, uint64_t end0, sm_sink *sink, int mode,
-                                                                  const int narrow, const int gather) {
-    prepare(v, text, n, b, narrow, !gather);
-    if (gather) gather_hits(v, b, n, narrow);
-    walk_hits(v, b, n, end0, sink, mode, narrow);
+                                                                  const int narrow, const int way) {
+    if (way == KT_AVX512) {
+        if (mode == 2 && narrow) {
+            prepare512(v, text, n, b, 1, sink->kt_visits);
+            return;
+        }
+        prepare512(v, text, n, b, narrow, NULL);
+        walk_hits(v, b, n, end0, sink, mode, narrow, 1);
+        return;
+    } else {
+        prepare(v, text, n, b, narrow, way == KT_BYTES);
+        if (way == KT_GATHER) gather_hits(v, b, n, narrow);
+    }
+    walk_hits(v, b, n, end0, sink, mode, narrow, 0);
 }
 
 __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
                                                                    const uint8_t *text, size_t len, uint64_t pos0,
-                                                                   sm_sink *sink, const int gather) {
+                                                                   sm_sink *sink, const int way) {
     kt_block block, *b = &block;
     /* The 32 symbols of the state, oldest first, as the codes before the block. */
     uint8_t before[32];
@@ -367,8 +464,11 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
     /* Counting every code beats testing the bitmap once the keys are dense:
        16000 8-mers (24 % of the codes) 497 -> 680-906 MB/s on Zen 1, 591-773
        -> 736-833 MB/s on a Xeon; at 8000 (12 %) the two ways are even on Zen 1
-       and the bitmap is ahead on the Xeon; at 1000 the bitmap wins. */
-    const int histogram = v->k <= SM_KT_CODE_VISITS_MAX_K && v->h->slots * 8 > (uint64_t)v->mask + 1;
+       and the bitmap is ahead on the Xeon; at 1000 the bitmap wins. The
+       AVX-512 path counts only its hits and beats the histogram at 16000
+       too (1034 against 655 MB/s, one Xeon core). */
+    const int histogram = way != KT_AVX512 && v->k <= SM_KT_CODE_VISITS_MAX_K &&
+                          v->h->slots * 8 > (uint64_t)v->mask + 1;
     for (size_t off = 0; off < len; off += BLK) {
         size_t n = len - off < BLK ? len - off : BLK;
         int mode = block_mode(sink, n, pos0 + off + 1, v->k);
@@ -376,49 +476,66 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
             prepare(v, text + off, n, b, 1, 0);
             count_codes(b, n, v->k, sink->kt_visits);
         } else if (v->k <= SM_KT_CODE_VISITS_MAX_K) { /* narrow: 16-bit codes */
-            block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 1, gather);
+            block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 1, way);
         } else {
-            block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 0, gather);
+            block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 0, way);
         }
         b->brk[0] = b->brk[BLK / 64];
     }
     advance_state(v, state, text, len > 32 ? len - 32 : 0, len);
 }
 
-/* Whether the AVX2 path tests the bitmap with gathers: on CPUs with AVX-512
-   (a sign of gathers that pay: 1000 8-mers over the panel on one Xeon core,
-   1180-1240 MB/s with byte loads, 1570-1690 MB/s with gathers) but not on
-   older ones (Zen 1: 826 against 580 MB/s). SEQMATCH_KMER_GATHER=0 or 1
-   overrides; so does sm_kt_test_gather. Read once, from any thread. */
-static _Atomic int gather_choice = -1; /* -1: not decided yet */
+/* How the AVX2 path runs passes 1 to 4 (KT_BYTES, KT_GATHER or KT_AVX512).
+   The AVX-512 path where the CPU has it (and the nibble map holds): 1000
+   8-mers over the panel on one Xeon core 1250-1504 MB/s against 804-1036
+   with AVX2 gathers and 565-661 with byte loads (docs/benchmarks.md).
+   AVX2 gathers pay on CPUs with AVX-512 F only (on the same Xeon they beat
+   byte loads: 1570-1690 against 1180-1240 MB/s one day) but not on older
+   ones (Zen 1: 580 against 826 MB/s), which keep byte loads.
+   SEQMATCH_KMER_GATHER=0, 1 or 2 overrides; so does sm_kt_test_gather. A
+   choice the CPU cannot run steps down. Read once, from any thread. */
+static _Atomic int way_choice = -1; /* -1: not decided yet */
 
-void sm_kt_test_gather(int on) { atomic_store_explicit(&gather_choice, on < 0 ? -1 : on != 0, memory_order_relaxed); }
+void sm_kt_test_gather(int way) {
+    atomic_store_explicit(&way_choice, way < 0 ? -1 : way > 2 ? 2 : way, memory_order_relaxed);
+}
 
-static int use_gather(void) {
-    int g = atomic_load_explicit(&gather_choice, memory_order_relaxed);
-    if (g >= 0) return g;
-    const char *e = getenv("SEQMATCH_KMER_GATHER");
-    g = e && (*e == '0' || *e == '1') ? *e == '1' : __builtin_cpu_supports("avx512f") != 0;
-    atomic_store_explicit(&gather_choice, g, memory_order_relaxed);
+static int has_avx512(void) {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vbmi2");
+}
+
+static int scan_way(const kt_view *v) {
+    int g = atomic_load_explicit(&way_choice, memory_order_relaxed);
+    if (g < 0) {
+        const char *e = getenv("SEQMATCH_KMER_GATHER");
+        g = e && *e >= '0' && *e <= '2'             ? *e - '0'
+            : has_avx512()                            ? KT_AVX512
+            : __builtin_cpu_supports("avx512f") != 0 ? KT_GATHER
+                                                      : KT_BYTES;
+        atomic_store_explicit(&way_choice, g, memory_order_relaxed);
+    }
+    if (g == KT_AVX512 && (!has_avx512() || !v->h->nibble_ok)) g = KT_GATHER;
     return g;
 }
 
 /* The same code twice: with SSSE3 and POPCNT, and with AVX2 (three-operand
-   encodings, BMI2 shifts; bitmap tests by gathers where they pay), chosen at
-   run time. */
+   encodings, BMI2 shifts; bitmap tests by gathers or AVX-512 where they
+   pay), chosen at run time. */
 __attribute__((target("ssse3,popcnt"))) static void scan_blocks_ssse3(const kt_view *v, uint64_t *state,
                                                                       const uint8_t *text, size_t len, uint64_t pos0,
                                                                       sm_sink *sink) {
-    scan_blocks(v, state, text, len, pos0, sink, 0);
+    scan_blocks(v, state, text, len, pos0, sink, KT_BYTES);
 }
 
 __attribute__((target("avx2,popcnt,bmi,bmi2"))) static void scan_blocks_avx2(const kt_view *v, uint64_t *state,
                                                                              const uint8_t *text, size_t len,
                                                                              uint64_t pos0, sm_sink *sink) {
-    if (use_gather())
-        scan_blocks(v, state, text, len, pos0, sink, 1);
-    else
-        scan_blocks(v, state, text, len, pos0, sink, 0);
+    switch (scan_way(v)) {
+    case KT_AVX512: scan_blocks(v, state, text, len, pos0, sink, KT_AVX512); break;
+    case KT_GATHER: scan_blocks(v, state, text, len, pos0, sink, KT_GATHER); break;
+    default: scan_blocks(v, state, text, len, pos0, sink, KT_BYTES); break;
+    }
 }
 
 /* 2: AVX2 path, 1: SSSE3 path, 0: plain loop. */
