@@ -101,7 +101,9 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
         fputs("why              k-mer table: one length k <= 32 over 4 symbols, and a trie that could pass\n"
               "                 64 KiB (k <= 8), 256 KiB (k <= 12, direct table) or 8 MiB (k > 12, hash set)\n", out);
     if (info->wumanber_patterns)
-        fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16\n", out);
+        fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16, or at most 16\n"
+              "                 keys of 3 or more symbols, not all A/C/G/T (SIMD prefilter on their first bytes)\n",
+              out);
     if (info->automaton_patterns)
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);
 }

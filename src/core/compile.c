@@ -268,7 +268,10 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
    on average. On the benchmark panel (one thread) it beats the automaton
    from a mean shift of about 16 (10000 32-mers, mean 16.5: 484 against 342
    MB/s; 3000 300-mers: 1200 against 221) and loses below (1000 16-mers,
-   mean 8.4: 507 against 747); see docs/architecture.md. The k-mer table,
+   mean 8.4: 507 against 747); see docs/architecture.md. A few keys (at most
+   SM_WM_PREFILTER_BUILD_KEYS, none shorter than 3, not all nucleotides)
+   take it too, for its SIMD prefilter (10 words of the Bible: 3688-4201
+   against 980-987 MB/s). The k-mer table,
    when the planner takes it, goes first. When Wu-Manber takes the keys the
    section is left in *wm. */
 #define WUMANBER_MIN_LENGTH 24u
@@ -279,12 +282,13 @@ static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[25
     uint32_t shortest = UINT32_MAX;
     for (size_t i = 0; i < nk; i++)
         if (keys[i].len < shortest) shortest = keys[i].len;
-    if (nk == 0 || shortest < WUMANBER_MIN_LENGTH) return 0;
+    int long_keys = shortest >= WUMANBER_MIN_LENGTH, few_keys = nk <= SM_WM_PREFILTER_BUILD_KEYS && shortest >= 3;
+    if (nk == 0 || (!long_keys && !few_keys)) return 0;
     if (sm_wm_build(keys, nk, fold, NULL, max_memory, wm, NULL) != SM_OK) {
         wm->len = 0;
         return 0;
     }
-    if (sm_wm_mean_shift(wm->data) >= WUMANBER_MIN_SHIFT) return 1;
+    if (sm_wm_has_prefilter(wm->data) || (long_keys && sm_wm_mean_shift(wm->data) >= WUMANBER_MIN_SHIFT)) return 1;
     wm->len = 0;
     return 0;
 }

@@ -253,7 +253,7 @@ static void test_random_sections(void) {
         {FOLD_TEXT, "ab", "abc"},
     };
     uint8_t text[3000];
-    unsigned rounds = tu_scaled(120);
+    unsigned rounds = tu_scaled(120), prefiltered = 0;
     for (unsigned round = 0; round < rounds && tu_failures() < 10; round++) {
         unsigned kind = round % (sizeof kinds / sizeof kinds[0]);
         key_set *ks = malloc(sizeof *ks);
@@ -288,10 +288,68 @@ static void test_random_sections(void) {
                      hb);
             tu_check(B >= 1 && B <= sm && Bp >= 1 && Bp <= sm && sm == m, "%s: parameters", what);
             check_case(ks, sec, text, n, what);
+            if (sm_wm_has_prefilter(sec)) {
+                /* the same section scanned by the SHIFT loop */
+                prefiltered++;
+                sm_wm_test_prefilter(0);
+                check_case(ks, sec, text, n, what);
+                sm_wm_test_prefilter(1);
+            }
             sm_aligned_free(sec);
         }
         free(ks);
     }
+    /* A few keys of 3 or more over more than 4 symbols get the prefilter. */
+    tu_check(prefiltered > rounds / 20, "only %u of %u rounds had a prefiltered section", prefiltered, rounds);
+}
+
+/* A damaged prefilter is rejected or loses no hit: every bit of its masks
+   and buckets flipped in turn, then the section validated and, if taken,
+   scanned against the naive search over a text full of the keys. */
+static void test_validate_prefilter(void) {
+    key_set *ks = malloc(sizeof *ks);
+    make_keys(ks, FOLD_TEXT_ICASE, "abcdefghijklmnop", 3, 8, 10);
+    size_t size = 0;
+    uint8_t *good = build(ks, NULL, &size);
+    if (!tu_check(good && sm_wm_has_prefilter(good), "10 text keys: no prefilter")) {
+        if (good) sm_aligned_free(good);
+        free(ks);
+        return;
+    }
+    uint32_t outputs = ks->npatterns * 2;
+    uint8_t text[700];
+    make_text(ks, FOLD_TEXT_ICASE, "abcdefghijklmnopABCDEFGHIJKLMNOP", text, sizeof text);
+    for (size_t p = 0; p + 8 < sizeof text; p += 23) {
+        const sm_ac_key *k = &ks->keys[tu_rng_below(&rng, (uint32_t)ks->nkeys)];
+        if (p + k->len <= sizeof text) memcpy(text + p, k->seq, k->len);
+    }
+    sm_sink want = {0};
+    naive_hits(ks, text, sizeof text, 0, 0, UINT64_MAX, &want);
+    uint8_t *bad = sm_aligned_alloc(size);
+    const sm_wm_header *h = (const sm_wm_header *)good;
+    unsigned rejected = 0, taken = 0;
+    for (size_t off = 0; off < SM_WM_PREFILTER_SIZE; off++)
+        for (int bit = 0; bit < 8; bit++) {
+            memcpy(bad, good, size);
+            bad[h->prefilter_off + off] ^= (uint8_t)(1u << bit);
+            if (sm_wm_validate(bad, size, outputs, NULL) != SM_OK) {
+                rejected++;
+                continue;
+            }
+            taken++;
+            sm_sink got = {0};
+            got.own_hi = UINT64_MAX;
+            scan_pieces(bad, text, sizeof text, 0, &got, bit & 1);
+            sm_sort_hits(got.hits, got.n);
+            tu_check(same_hits(&want, &got), "prefilter byte %zu bit %d: accepted, %zu hits, want %zu", off, bit,
+                     got.n, want.n);
+            free_sink(&got);
+        }
+    tu_check(rejected > 0 && taken > 0, "prefilter flips: %u rejected, %u taken", rejected, taken);
+    free_sink(&want);
+    sm_aligned_free(bad);
+    sm_aligned_free(good);
+    free(ks);
 }
 
 /* The automatic block length grows with the key set and shrinks with the
@@ -717,6 +775,7 @@ int main(void) {
     test_parameters();
     test_random_sections();
     test_validate();
+    test_validate_prefilter();
     test_public();
     test_database();
     return tu_summary("test_wumanber");

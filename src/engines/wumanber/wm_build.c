@@ -136,7 +136,16 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
                        (unsigned long long)key_bytes);
     }
 
-    sm_wm_layout l = sm_wm_layout_for(hash_bits, n, key_bytes);
+    /* A few keys, none shorter than 3, not all nucleotides: the scan finds
+       the windows worth checking with a SIMD prefilter on their first bytes
+       instead of the SHIFT table, whose shifts such short keys keep small.
+       Over DNA text three bytes hardly filter, hence no prefilter for keys
+       of A, C, G, T only. */
+    int nucleotides = 1;
+    for (int b = 0; b < 256; b++)
+        if (used[b] && b != 'A' && b != 'C' && b != 'G' && b != 'T') nucleotides = 0;
+    int prefilter = n <= SM_WM_PREFILTER_BUILD_KEYS && m >= 3 && !nucleotides;
+    sm_wm_layout l = sm_wm_layout_for(hash_bits, n, key_bytes, prefilter);
     if (max_bytes && l.size > max_bytes) {
         free(items);
         return sm_set_error(err, SM_ERR_LIMIT, "Wu-Manber: needs %llu bytes (%zu keys), limit is %llu",
@@ -167,6 +176,8 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
     h.bucket_off = l.bucket_off;
     h.entry_off = l.entry_off;
     h.keys_off = l.keys_off;
+    h.prefilter_off = l.prefilter_off;
+    h.prefilter_bytes = prefilter ? 3 : 0;
     for (int b = 0; b < 256; b++) {
         h.fold[b] = fold[b];
         h.code[b] = code_of_symbol[fold[b]];
@@ -212,6 +223,38 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
         entry[i].len = items[i].len;
         entry[i].output = items[i].output;
     }
+    /* Prefilter: the entries in key order, cut into 8 buckets of
+       neighbours (keys sharing first bytes share a bucket, which keeps the
+       nibble masks tight); every text byte that folds to a key's byte j
+       sets its bucket's bit in both nibble masks of j. */
+    if (prefilter) {
+        uint8_t *lo = s + l.prefilter_off, *hi = lo + 48;
+        uint8_t *start = lo + SM_WM_PREFILTER_START, *member = lo + SM_WM_PREFILTER_MEMBER;
+        uint8_t order[SM_WM_PREFILTER_MAX_KEYS];
+        for (size_t i = 0; i < n; i++) order[i] = (uint8_t)i;
+        for (size_t i = 1; i < n; i++) /* insertion sort: at most 32 keys */
+            for (size_t j = i; j > 0; j--) {
+                const wm_item *a = &items[order[j - 1]], *c = &items[order[j]];
+                uint32_t len = a->len < c->len ? a->len : c->len;
+                int cmp = memcmp(a->seq, c->seq, len);
+                if (cmp < 0 || (cmp == 0 && a->len <= c->len)) break;
+                uint8_t t = order[j - 1];
+                order[j - 1] = order[j];
+                order[j] = t;
+            }
+        for (uint32_t bk = 0; bk <= 8; bk++) start[bk] = (uint8_t)((bk * n + 7) / 8);
+        for (uint32_t bk = 0; bk < 8; bk++)
+            for (uint32_t r = start[bk]; r < start[bk + 1]; r++) {
+                const uint8_t *k = items[order[r]].seq;
+                member[r] = order[r];
+                for (uint32_t j = 0; j < h.prefilter_bytes; j++)
+                    for (int b = 0; b < 256; b++)
+                        if (fold[b] == k[j]) {
+                            lo[16 * j + (b & 15)] |= (uint8_t)(1u << bk);
+                            hi[16 * j + (b >> 4)] |= (uint8_t)(1u << bk);
+                        }
+            }
+    }
     free(items);
     section->len += (size_t)l.size;
     return SM_OK;
@@ -245,3 +288,5 @@ void sm_wm_describe(const uint8_t *section, uint32_t *block, uint32_t *prefix, u
     if (hash_bits) *hash_bits = h->hash_bits;
     if (shortest) *shortest = h->shortest;
 }
+
+int sm_wm_has_prefilter(const uint8_t *section) { return ((const sm_wm_header *)section)->prefilter_off != 0; }

@@ -26,7 +26,15 @@ typedef struct {
     uint64_t nkeys;         /* entries */
     uint64_t key_bytes;
     uint64_t shift_off, bucket_off, entry_off, keys_off;
-    uint8_t reserved[40];
+    /* SIMD prefilter (0 when absent; older sections have zeros here): the
+       nibble masks of the keys' first prefilter_bytes bytes, lo[j][16] then
+       hi[j][16] for j = 0..2, one bit per bucket of keys; then the buckets:
+       start[9] and member[32], entry indices (uint8). A key of bucket b can
+       start at s only if b's bit is set in lo[j][t[s + j] & 15] &
+       hi[j][t[s + j] >> 4] for every j. */
+    uint64_t prefilter_off;
+    uint32_t prefilter_bytes; /* 1..3, at most shortest; 0 when absent */
+    uint8_t reserved[28];
     uint8_t code[256];      /* text byte -> symbol code (0 for bytes no key uses) */
     uint8_t fold[256];      /* text byte -> the byte keys are compared with */
 } sm_wm_header;
@@ -41,11 +49,16 @@ typedef struct {
 
 static inline uint64_t sm_wm_align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
 
+#define SM_WM_PREFILTER_MAX_KEYS 32u /* 8 buckets of at most 4 keys */
+#define SM_WM_PREFILTER_SIZE 137u     /* lo[3][16], hi[3][16], start[9], member[32] */
+#define SM_WM_PREFILTER_START 96u
+#define SM_WM_PREFILTER_MEMBER 105u
+
 typedef struct {
-    uint64_t shift_off, bucket_off, entry_off, keys_off, size;
+    uint64_t shift_off, bucket_off, entry_off, keys_off, prefilter_off, size;
 } sm_wm_layout;
 
-static inline sm_wm_layout sm_wm_layout_for(uint32_t hash_bits, uint64_t nkeys, uint64_t key_bytes) {
+static inline sm_wm_layout sm_wm_layout_for(uint32_t hash_bits, uint64_t nkeys, uint64_t key_bytes, int prefilter) {
     sm_wm_layout l;
     uint64_t slots = 1ull << hash_bits;
     l.shift_off = sm_wm_align64(sizeof(sm_wm_header));
@@ -53,6 +66,8 @@ static inline sm_wm_layout sm_wm_layout_for(uint32_t hash_bits, uint64_t nkeys, 
     l.entry_off = sm_wm_align64(l.bucket_off + (slots + 1) * 4u);
     l.keys_off = sm_wm_align64(l.entry_off + nkeys * sizeof(sm_wm_entry));
     l.size = sm_wm_align64(l.keys_off + key_bytes);
+    l.prefilter_off = prefilter ? l.size : 0;
+    if (prefilter) l.size = sm_wm_align64(l.size + SM_WM_PREFILTER_SIZE);
     return l;
 }
 

@@ -1,13 +1,18 @@
 /* Wu-Manber scan: the window loop (SHIFT, then HASH and PREFIX, then the
-   keys), and the join of a piece with the bytes kept from earlier pieces. */
+   keys) or, where the section has one, the SIMD prefilter on the keys'
+   first bytes; and the join of a piece with the bytes kept from earlier
+   pieces. */
+#include <stdatomic.h>
+
 #include "engines/wumanber/wm_private.h"
 
 typedef struct {
     const sm_wm_header *h;
     const uint8_t *code, *fold, *shift, *keys;
+    const uint8_t *prefilter; /* NULL: none, or not used */
     const uint32_t *bucket;
     const sm_wm_entry *entry;
-    uint32_t m, bits, hash_bits, prefix;
+    uint32_t m, bits, hash_bits, prefix, prefilter_bytes;
 } wm_view;
 
 #define WM_INLINE static inline __attribute__((always_inline))
@@ -76,8 +81,116 @@ WM_INLINE void scan_range(const wm_view *v, const uint8_t *buf, size_t n, size_t
         else scan_range(v, buf, n, s_lo, s_hi, end_min, base, sink, b, 0);                \
         break;
 
+/* The buckets whose keys may start at t (scalar form of the prefilter). */
+static inline unsigned buckets_at(const uint8_t *pf, uint32_t nb, const uint8_t *t) {
+    unsigned m = 0xff;
+    for (uint32_t j = 0; j < nb; j++) m &= pf[16 * j + (t[j] & 15)] & pf[48 + 16 * j + (t[j] >> 4)];
+    return m;
+}
+
+/* The keys of the buckets in mask against the window starting at buf[s];
+   reports those that end inside buf and after end_min. */
+WM_INLINE void verify(const wm_view *v, const uint8_t *buf, size_t n, size_t s, unsigned mask, size_t end_min,
+                      uint64_t base, sm_sink *sink) {
+    const uint8_t *start = v->prefilter + SM_WM_PREFILTER_START, *member = v->prefilter + SM_WM_PREFILTER_MEMBER;
+    const uint8_t *fold = v->fold, *t = buf + s;
+    while (mask) {
+        unsigned b = (unsigned)__builtin_ctz(mask);
+        mask &= mask - 1;
+        for (uint32_t r = start[b]; r < start[b + 1]; r++) {
+            const sm_wm_entry *x = &v->entry[member[r]];
+            size_t end = s + x->len;
+            if (end > n || end <= end_min) continue;
+            const uint8_t *k = v->keys + x->key_off;
+            uint32_t j = 0;
+            while (j < x->len && fold[t[j]] == k[j]) j++;
+            if (j == x->len) sm_sink_add(sink, base + s, base + end, x->output >> 1, (int)(x->output & 1), 0);
+        }
+    }
+}
+
+static void scan_prefiltered_plain(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo, size_t s_end,
+                                   size_t end_min, uint64_t base, sm_sink *sink) {
+    for (size_t s = s_lo; s < s_end; s++) {
+        unsigned mask = buckets_at(v->prefilter, v->prefilter_bytes, buf + s);
+        if (mask) verify(v, buf, n, s, mask, end_min, base, sink);
+    }
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* Windows starting in [s_lo, s_end) (each fits buf[0, n)), 32 at a time:
+   per first byte, two nibble lookups into 8 bucket bits, as in Hyperscan's
+   Teddy. Compiled for SSSE3 and for AVX2. */
+#define WM_TEDDY(NAME, TARGET, VEC, WIDTH, LOADU, SET1, AND, SHUF, SRLI16, CMPEQ, MOVEMASK, STOREU, BCAST)   \
+    __attribute__((target(TARGET))) static void NAME(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo, \
+                                                     size_t s_end, size_t end_min, uint64_t base, sm_sink *sink) { \
+        const uint8_t *pf = v->prefilter;                                                                    \
+        const uint32_t nb = v->prefilter_bytes;                                                              \
+        const VEC nib = SET1(15), zero = SET1(0);                                                            \
+        VEC lo[3], hi[3];                                                                                    \
+        for (uint32_t j = 0; j < 3; j++) { /* unused bytes pass every bucket */                               \
+            lo[j] = j < nb ? BCAST(pf + 16 * j) : SET1(-1);                                                 \
+            hi[j] = j < nb ? BCAST(pf + 48 + 16 * j) : SET1(-1);                                            \
+        }                                                                                                    \
+        size_t s = s_lo;                                                                                     \
+        uint8_t masks[WIDTH];                                                                                \
+        /* the loads reach byte s + WIDTH - 1 + 2 */                                                         \
+        for (; s + WIDTH <= s_end && s + WIDTH + 2 <= n; s += WIDTH) {                                       \
+            VEC m = SET1(-1);                                                                                \
+            for (uint32_t j = 0; j < 3; j++) {                                                               \
+                VEC t = LOADU(buf + s + j);                                                                  \
+                m = AND(m, AND(SHUF(lo[j], AND(t, nib)), SHUF(hi[j], AND(SRLI16(t, 4), nib))));              \
+            }                                                                                                \
+            uint32_t cand = ~(uint32_t)MOVEMASK(CMPEQ(m, zero));                                             \
+            if (WIDTH < 32) cand &= (1u << (WIDTH & 31)) - 1;                                                \
+            if (!cand) continue;                                                                             \
+            STOREU(masks, m);                                                                                \
+            while (cand) {                                                                                   \
+                unsigned i = (unsigned)__builtin_ctz(cand);                                                  \
+                cand &= cand - 1;                                                                            \
+                verify(v, buf, n, s + i, masks[i], end_min, base, sink);                                     \
+            }                                                                                                \
+        }                                                                                                    \
+        scan_prefiltered_plain(v, buf, n, s, s_end, end_min, base, sink);                                    \
+    }
+
+#define LOADU128(p) _mm_loadu_si128((const __m128i *)(p))
+#define STOREU128(p, x) _mm_storeu_si128((__m128i *)(p), x)
+#define LOADU256(p) _mm256_loadu_si256((const __m256i *)(p))
+#define STOREU256(p, x) _mm256_storeu_si256((__m256i *)(p), x)
+#define BCAST256(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
+WM_TEDDY(teddy_ssse3, "ssse3", __m128i, 16, LOADU128, _mm_set1_epi8, _mm_and_si128, _mm_shuffle_epi8, _mm_srli_epi16,
+         _mm_cmpeq_epi8, _mm_movemask_epi8, STOREU128, LOADU128)
+WM_TEDDY(teddy_avx2, "avx2", __m256i, 32, LOADU256, _mm256_set1_epi8, _mm256_and_si256, _mm256_shuffle_epi8,
+         _mm256_srli_epi16, _mm256_cmpeq_epi8, _mm256_movemask_epi8, STOREU256, BCAST256)
+#endif
+
+/* Windows starting in [s_lo, s_hi) found by the prefilter. */
+static void scan_prefiltered(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo, size_t s_hi, size_t end_min,
+                             uint64_t base, sm_sink *sink) {
+    if (n < v->m) return;
+    size_t s_end = s_hi < n - v->m + 1 ? s_hi : n - v->m + 1;
+    if (s_lo >= s_end) return;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2")) {
+        teddy_avx2(v, buf, n, s_lo, s_end, end_min, base, sink);
+        return;
+    }
+    if (__builtin_cpu_supports("ssse3")) {
+        teddy_ssse3(v, buf, n, s_lo, s_end, end_min, base, sink);
+        return;
+    }
+#endif
+    scan_prefiltered_plain(v, buf, n, s_lo, s_end, end_min, base, sink);
+}
+
 static void scan_any(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo, size_t s_hi, size_t end_min,
                      uint64_t base, sm_sink *sink) {
+    if (v->prefilter) {
+        scan_prefiltered(v, buf, n, s_lo, s_hi, end_min, base, sink);
+        return;
+    }
     switch (v->h->block) {
         WM_CASE(1)
         WM_CASE(2)
@@ -99,6 +212,14 @@ static void scan_any(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo
     }
 }
 
+/* Whether scans use the prefilter where a section has one: 1 unless
+   sm_wm_test_prefilter(0) (tests compare both ways). */
+static _Atomic int use_prefilter = 1;
+
+void sm_wm_test_prefilter(int on) { atomic_store_explicit(&use_prefilter, on != 0, memory_order_relaxed); }
+
+static int prefilter_choice(void) { return atomic_load_explicit(&use_prefilter, memory_order_relaxed); }
+
 void sm_wm_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
                 sm_sink *sink) {
     if (len == 0) return;
@@ -115,6 +236,8 @@ void sm_wm_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
     v.bits = h->bits;
     v.hash_bits = h->hash_bits;
     v.prefix = h->prefix;
+    v.prefilter = h->prefilter_off && prefilter_choice() ? section + h->prefilter_off : NULL;
+    v.prefilter_bytes = h->prefilter_bytes;
     size_t keep_max = h->longest - 1;
     uint8_t *join = (uint8_t *)(state + 1); /* history, then the head of this piece */
     size_t hist = (size_t)state[0];

@@ -54,9 +54,15 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
         if (h.code[b] >= h.symbols) return bad(err, "byte %d has code %u of %u", b, h.code[b], h.symbols);
     if (h.nkeys < 1 || h.nkeys > UINT32_MAX || h.key_bytes > UINT32_MAX) return bad(err, "bad key count or size");
     uint64_t slots = 1ull << h.hash_bits;
-    sm_wm_layout l = sm_wm_layout_for(h.hash_bits, h.nkeys, h.key_bytes);
+    int prefilter = h.prefilter_off != 0;
+    if (prefilter && (h.prefilter_bytes < 1 || h.prefilter_bytes > 3 || h.prefilter_bytes > h.shortest ||
+                      h.nkeys > SM_WM_PREFILTER_MAX_KEYS))
+        return bad(err, "prefilter of %u bytes for %llu keys", h.prefilter_bytes, (unsigned long long)h.nkeys);
+    if (!prefilter && h.prefilter_bytes != 0) return bad(err, "prefilter bytes without a prefilter");
+    sm_wm_layout l = sm_wm_layout_for(h.hash_bits, h.nkeys, h.key_bytes, prefilter);
     if (h.shift_off != l.shift_off || h.bucket_off != l.bucket_off || h.entry_off != l.entry_off ||
-        h.keys_off != l.keys_off || !fits(h.keys_off, h.key_bytes, size) || size < l.size)
+        h.keys_off != l.keys_off || h.prefilter_off != l.prefilter_off || !fits(h.keys_off, h.key_bytes, size) ||
+        size < l.size)
         return bad(err, "tables out of bounds");
 
     const uint8_t *shift = section + h.shift_off;
@@ -85,7 +91,31 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
             for (uint32_t j = h.shortest - h.block; j < h.shortest; j++) packed = packed << h.bits | h.code[k[j]];
             if (sm_wm_slot(packed, h.hash_bits, h.direct) != s || shift[s] != 0 || pre != x->prefix)
                 return bad(err, "key %u is not where a scan looks for it", e);
+
         }
+    }
+    /* The prefilter's buckets hold every key, and every text byte that
+       folds to a key's first bytes passes its bucket: else the scan would
+       skip the key. */
+    if (prefilter) {
+        const uint8_t *lo = section + h.prefilter_off, *hi = lo + 48;
+        const uint8_t *start = lo + SM_WM_PREFILTER_START, *member = lo + SM_WM_PREFILTER_MEMBER;
+        uint8_t seen[SM_WM_PREFILTER_MAX_KEYS] = {0};
+        if (start[0] != 0 || start[8] != h.nkeys) return bad(err, "prefilter buckets do not span the keys");
+        for (uint32_t bk = 0; bk < 8; bk++) {
+            if (start[bk] > start[bk + 1]) return bad(err, "prefilter bucket %u out of order", bk);
+            for (uint32_t r = start[bk]; r < start[bk + 1]; r++) {
+                if (member[r] >= h.nkeys) return bad(err, "prefilter member %u out of range", member[r]);
+                seen[member[r]] = 1;
+                const uint8_t *k = keys + entry[member[r]].key_off;
+                for (uint32_t j = 0; j < h.prefilter_bytes; j++)
+                    for (int b = 0; b < 256; b++)
+                        if (h.fold[b] == k[j] && !(lo[16 * j + (b & 15)] & hi[16 * j + (b >> 4)] & (1u << bk)))
+                            return bad(err, "key %u does not pass its prefilter bucket", member[r]);
+            }
+        }
+        for (uint64_t e = 0; e < h.nkeys; e++)
+            if (!seen[e]) return bad(err, "key %llu is in no prefilter bucket", (unsigned long long)e);
     }
     /* The lengths are the keys' own, so the scan state (longest - 1 bytes
        twice) is bounded by the section's size. */

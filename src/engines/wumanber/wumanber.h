@@ -21,6 +21,9 @@
  *   bucket         uint32[2^hash_bits + 1]: keys of hash h are entry[bucket[h] .. bucket[h + 1])
  *   entry          sm_wm_entry[nkeys]: prefix, length, output id, key offset
  *   keys           the keys' bytes (identical keys share them)
+ *   prefilter      optional (few keys): nibble masks of the first 3 key
+ *                  bytes per bucket of keys, and the buckets' members; the
+ *                  scan then checks only windows whose first bytes pass
  */
 #ifndef SM_WUMANBER_H
 #define SM_WUMANBER_H
@@ -69,5 +72,21 @@ double sm_wm_mean_shift(const uint8_t *section);
 /* The parameters a section was built with (for --explain and tests). */
 void sm_wm_describe(const uint8_t *section, uint32_t *block, uint32_t *prefix, uint32_t *hash_bits,
                     uint32_t *shortest);
+
+/* The SIMD prefilter is built for at most this many distinct keys: on the
+   Bible (one thread, scan alone, MB/s, prefilter / automaton) 8 rare words
+   4171 / 996, 10: 3688-4201 / 980-987, 12: 1704 / 981, 16: 2230-2464 /
+   969, 20: 970 / 985, 32: 309-324 / 943: past 16 too many windows pass
+   the nibble masks. */
+#define SM_WM_PREFILTER_BUILD_KEYS 16u
+
+/* 1 when the section has the SIMD prefilter of its first bytes (at most
+   SM_WM_PREFILTER_BUILD_KEYS keys, none shorter than 3, not all of A, C, G,
+   T), else 0. */
+int sm_wm_has_prefilter(const uint8_t *section);
+
+/* Tests only: 0 makes scans ignore the SIMD prefilter of a section (the
+   SHIFT loop instead), 1 restores it. Affects later scans of this process. */
+void sm_wm_test_prefilter(int on);
 
 #endif /* SM_WUMANBER_H */
