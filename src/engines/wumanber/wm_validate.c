@@ -102,8 +102,9 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
         const uint8_t *start = lo + SM_WM_PREFILTER_START, *member = lo + SM_WM_PREFILTER_MEMBER;
         uint8_t seen[SM_WM_PREFILTER_MAX_KEYS] = {0};
         if (start[0] != 0 || start[8] != h.nkeys) return bad(err, "prefilter buckets do not span the keys");
-        for (uint32_t bk = 0; bk < 8; bk++) {
+        for (uint32_t bk = 0; bk < 8; bk++) /* all before any member is read */
             if (start[bk] > start[bk + 1]) return bad(err, "prefilter bucket %u out of order", bk);
+        for (uint32_t bk = 0; bk < 8; bk++) {
             for (uint32_t r = start[bk]; r < start[bk + 1]; r++) {
                 if (member[r] >= h.nkeys) return bad(err, "prefilter member %u out of range", member[r]);
                 seen[member[r]] = 1;
