@@ -10,6 +10,7 @@ typedef struct {
     const sm_wm_header *h;
     const uint8_t *code, *fold, *shift, *keys;
     const uint8_t *prefilter; /* NULL: none, or not used */
+    int identity;             /* fold[b] == b for every byte */
     const uint32_t *bucket;
     const sm_wm_entry *entry;
     uint32_t m, bits, hash_bits, prefix, prefilter_bytes;
@@ -103,6 +104,17 @@ WM_INLINE void verify(const wm_view *v, const uint8_t *buf, size_t n, size_t s, 
             if (end > n || end <= end_min) continue;
             const uint8_t *k = v->keys + x->key_off;
             uint32_t j = 0;
+            if (v->identity && s + 8 <= n) {
+                /* 8 bytes at once; reading 8 key bytes stays inside the
+                   section, whose prefilter follows the keys */
+                uint64_t a, c;
+                memcpy(&a, t, 8);
+                memcpy(&c, k, 8);
+                uint64_t diff = a ^ c;
+                if (x->len < 8) diff &= (1ull << (8 * x->len)) - 1;
+                if (diff) continue;
+                j = x->len < 8 ? x->len : 8;
+            }
             while (j < x->len && fold[t[j]] == k[j]) j++;
             if (j == x->len) sm_sink_add(sink, base + s, base + end, x->output >> 1, (int)(x->output & 1), 0);
         }
@@ -238,6 +250,12 @@ void sm_wm_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
     v.prefix = h->prefix;
     v.prefilter = h->prefilter_off && prefilter_choice() ? section + h->prefilter_off : NULL;
     v.prefilter_bytes = h->prefilter_bytes;
+    v.identity = 0;
+    if (v.prefilter) {
+        int b = 0;
+        while (b < 256 && h->fold[b] == b) b++;
+        v.identity = b == 256;
+    }
     size_t keep_max = h->longest - 1;
     uint8_t *join = (uint8_t *)(state + 1); /* history, then the head of this piece */
     size_t hist = (size_t)state[0];
