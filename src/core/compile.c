@@ -270,8 +270,8 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
    MB/s; 3000 300-mers: 1200 against 221) and loses below (1000 16-mers,
    mean 8.4: 507 against 747); see docs/architecture.md. A few keys (at most
    SM_WM_PREFILTER_BUILD_KEYS, none shorter than 3, not all nucleotides)
-   take it too, for its SIMD prefilter (10 words of the Bible: 3688-4201
-   against 980-987 MB/s). The k-mer table,
+   take it too, for its SIMD prefilter (10 words of the Bible: 3951-4227
+   against 985-986 MB/s). The k-mer table,
    when the planner takes it, goes first. When Wu-Manber takes the keys the
    section is left in *wm. */
 #define WUMANBER_MIN_LENGTH 24u
