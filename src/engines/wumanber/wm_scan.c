@@ -131,9 +131,9 @@ static void scan_prefiltered_plain(const wm_view *v, const uint8_t *buf, size_t 
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-/* Windows starting in [s_lo, s_end) (each fits buf[0, n)), 32 at a time:
-   per first byte, two nibble lookups into 8 bucket bits, as in Hyperscan's
-   Teddy. Compiled for SSSE3 and for AVX2. */
+/* Windows starting in [s_lo, s_end) (each fits buf[0, n)), WIDTH at a
+   time: per first byte, two nibble lookups into 8 bucket bits, as in
+   Hyperscan's Teddy. Compiled for SSSE3 (16) and for AVX2 (32). */
 #define WM_TEDDY(NAME, TARGET, VEC, WIDTH, LOADU, SET1, AND, SHUF, SRLI16, CMPEQ, MOVEMASK, STOREU, BCAST)   \
     __attribute__((target(TARGET))) static void NAME(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo, \
                                                      size_t s_end, size_t end_min, uint64_t base, sm_sink *sink) { \
