@@ -299,7 +299,7 @@ static void test_random_sections(void) {
         }
         free(ks);
     }
-    /* A few keys of 3 or more over more than 4 symbols get the prefilter. */
+    /* Up to 16 keys of 3 or more, not all nucleotides, get the prefilter. */
     tu_check(prefiltered > rounds / 20, "only %u of %u rounds had a prefiltered section", prefiltered, rounds);
 }
 

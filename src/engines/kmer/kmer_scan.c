@@ -434,16 +434,15 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void block_hits(const kt_view 
                                                                   const int narrow, const int way) {
     if (way == KT_AVX512) {
         if (mode == 2 && narrow) {
-            prepare512(v, text, n, b, 1, sink->kt_visits);
+            prepare512(v, text, n, b, 1, sink->kt_visits); /* counts the hits itself */
             return;
         }
         prepare512(v, text, n, b, narrow, NULL);
         walk_hits(v, b, n, end0, sink, mode, narrow, 1);
         return;
-    } else {
-        prepare(v, text, n, b, narrow, way == KT_BYTES);
-        if (way == KT_GATHER) gather_hits(v, b, n, narrow);
     }
+    prepare(v, text, n, b, narrow, way == KT_BYTES);
+    if (way == KT_GATHER) gather_hits(v, b, n, narrow);
     walk_hits(v, b, n, end0, sink, mode, narrow, 0);
 }
 

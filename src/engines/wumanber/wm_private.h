@@ -58,6 +58,11 @@ typedef struct {
     uint64_t shift_off, bucket_off, entry_off, keys_off, prefilter_off, size;
 } sm_wm_layout;
 
+/* The buckets that text byte t lets through at key byte j (0..2). */
+static inline unsigned sm_wm_prefilter_buckets(const uint8_t *pf, uint32_t j, uint8_t t) {
+    return pf[16 * j + (t & 15)] & pf[48 + 16 * j + (t >> 4)];
+}
+
 static inline sm_wm_layout sm_wm_layout_for(uint32_t hash_bits, uint64_t nkeys, uint64_t key_bytes, int prefilter) {
     sm_wm_layout l;
     uint64_t slots = 1ull << hash_bits;

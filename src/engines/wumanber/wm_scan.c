@@ -85,7 +85,7 @@ WM_INLINE void scan_range(const wm_view *v, const uint8_t *buf, size_t n, size_t
 /* The buckets whose keys may start at t (scalar form of the prefilter). */
 static inline unsigned buckets_at(const uint8_t *pf, uint32_t nb, const uint8_t *t) {
     unsigned m = 0xff;
-    for (uint32_t j = 0; j < nb; j++) m &= pf[16 * j + (t[j] & 15)] & pf[48 + 16 * j + (t[j] >> 4)];
+    for (uint32_t j = 0; j < nb; j++) m &= sm_wm_prefilter_buckets(pf, j, t[j]);
     return m;
 }
 

@@ -91,15 +91,14 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
             for (uint32_t j = h.shortest - h.block; j < h.shortest; j++) packed = packed << h.bits | h.code[k[j]];
             if (sm_wm_slot(packed, h.hash_bits, h.direct) != s || shift[s] != 0 || pre != x->prefix)
                 return bad(err, "key %u is not where a scan looks for it", e);
-
         }
     }
     /* The prefilter's buckets hold every key, and every text byte that
        folds to a key's first bytes passes its bucket: else the scan would
        skip the key. */
     if (prefilter) {
-        const uint8_t *lo = section + h.prefilter_off, *hi = lo + 48;
-        const uint8_t *start = lo + SM_WM_PREFILTER_START, *member = lo + SM_WM_PREFILTER_MEMBER;
+        const uint8_t *pf = section + h.prefilter_off;
+        const uint8_t *start = pf + SM_WM_PREFILTER_START, *member = pf + SM_WM_PREFILTER_MEMBER;
         uint8_t seen[SM_WM_PREFILTER_MAX_KEYS] = {0};
         if (start[0] != 0 || start[8] != h.nkeys) return bad(err, "prefilter buckets do not span the keys");
         for (uint32_t bk = 0; bk < 8; bk++) /* all before any member is read */
@@ -111,7 +110,7 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
                 const uint8_t *k = keys + entry[member[r]].key_off;
                 for (uint32_t j = 0; j < h.prefilter_bytes; j++)
                     for (int b = 0; b < 256; b++)
-                        if (h.fold[b] == k[j] && !(lo[16 * j + (b & 15)] & hi[16 * j + (b >> 4)] & (1u << bk)))
+                        if (h.fold[b] == k[j] && !(sm_wm_prefilter_buckets(pf, j, (uint8_t)b) & (1u << bk)))
                             return bad(err, "key %u does not pass its prefilter bucket", member[r]);
             }
         }
