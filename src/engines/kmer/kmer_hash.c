@@ -5,23 +5,27 @@
  * an open-addressing table (power-of-two entries, load <= 1/2, linear
  * probing, home entry by multiply-shift), each with its slot, the slot's
  * outputs listed as in the direct layout. In front of the table a filter
- * bitmap of about 16 bits per key (at most 4 MiB) holds two bits per key in
- * one 64-bit word chosen by another multiply-shift hash, so that most
- * positions are rejected by one cached load and only filter hits probe the
- * table (about 1-2 % false hits at 16 bits per key).
+ * bitmap (about 16 bits per key up to 1 MiB, held at 1 MiB down to 8, then
+ * about 8 bits per key up to 4 MiB; see sm_kh_build) holds two bits per key in one
+ * 64-bit word chosen by another multiply-shift hash, so that most positions
+ * are rejected by one cached load and only filter hits probe the table
+ * (about 1-2 % false hits at 16 bits per key, 5 % at 8).
  *
  * The scan goes block by block (KH_BLK positions), behind 32 codes and break
  * bits carried from before (from the state at the start of a call):
  *   1. bytes -> 2-bit codes and a bitmap of breaking bytes (two nibble
  *      shuffles per 16 bytes, or a table);
- *   2. two interleaved lanes, each over half of the block and first rolling
- *      over the 32 codes before its start, roll the code (code * 4 + c, one
- *      LEA), hash it, test the two filter bits and append the position and
- *      code to the lane's candidate list without a branch (the list grows
- *      by the test's result);
- *   3. candidates with a break among their last k bytes are dropped, the rest
- *      probe the table in text order, prefetched a few candidates ahead; a
- *      found code is counted (per slot or per pattern) or reported.
+ *   2. the filter at every position, then the passing positions with no
+ *      break among their last k bytes go on the candidate list (code and
+ *      position). Scalar: roll the code (code * 4 + c, one LEA), hash it,
+ *      test the two bits, keep one bit per position and the code every 32
+ *      positions, from which the candidates get theirs back. AVX-512 (where
+ *      the CPU has it): 8 positions per step, codes put together by a byte
+ *      permute, the filter words gathered, candidates packed by compress;
+ *   3. the candidates probe the table in text order, prefetched some
+ *      candidates ahead; the home entry settles most without a branch; the
+ *      found slots are counted (per slot or per pattern) or reported after
+ *      the block's probes, so that a counter's miss overlaps them.
  */
 #include <stdlib.h>
 
@@ -346,7 +350,7 @@ void sm_kh_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *count
 
 #define KH_BLK 4096u /* positions per block, a multiple of 64 */
 #define KH_PAD 32u   /* codes kept before a block */
-#define KH_PREFETCH 8u
+#define KH_PREFETCH 16u
 
 typedef struct {
     const uint64_t *filter;
@@ -360,47 +364,98 @@ typedef struct {
 typedef struct {
     uint8_t cb[KH_PAD + KH_BLK];                /* cb[KH_PAD + i]: code 0..3 of block byte i */
     uint64_t brk[(KH_PAD + KH_BLK) / 64 + 2];   /* bit KH_PAD + i: block byte i breaks */
-    uint64_t cand[2][KH_BLK / 2 + 8];           /* per lane: rolling codes of filter hits ... */
-    uint16_t at[2][KH_BLK / 2 + 8];             /* ... and their block positions */
+    uint64_t pass[KH_BLK / 64];                 /* scalar pass 2: bit t of word w, position 64w + t passed */
+    uint64_t snap[KH_BLK / 32 + 2];             /* scalar pass 2: snap[i], the code before position 32i */
+    /* Candidates: codes (k symbols) and block positions of the positions
+       that passed the filter with no break among their last k bytes (the
+       AVX-512 pass may write 8 entries past the last). */
+    uint64_t cand[KH_BLK + 8];
+    uint16_t at[KH_BLK + 8];
+    uint32_t found[KH_BLK];                     /* pass 3: slots of the found candidates */
+    _Alignas(64) uint8_t c4[64 + KH_BLK];       /* AVX-512 pass: c4[64 + i], 4-symbol code ending at i */
 } kh_block;
 
 #define KH_INLINE static inline __attribute__((always_inline))
 
-/* One position of one lane: roll (older symbols stay above 2k bits; the
-   multipliers drop them), test the filter, append the position to the lane's
-   list (kept only when both filter bits are set). */
-#define KH_STEP(code, nc, lane, i)                                                                                  \
-    do {                                                                                                            \
-        code = code * 4 + cb[KH_PAD + (i)];                                                                         \
-        uint64_t f_ = code * fmul;                                                                                  \
-        uint64_t w_ = filter[f_ >> fshift];                                                                         \
-        uint64_t ok_ = (w_ >> ((f_ >> b1) & 63)) & (w_ >> ((f_ >> b2) & 63)) & 1;                                   \
-        b->cand[lane][nc] = code;                                                                                   \
-        b->at[lane][nc] = (uint16_t)(i);                                                                            \
-        nc += (uint32_t)ok_;                                                                                        \
-    } while (0)
+/* Bits t = 0..63: 1 when no byte breaks among the k bytes ending at block
+   position base + t (base a multiple of 64; k <= 32 reaches into the pad). */
+KH_INLINE uint64_t kh_whole64(const kh_block *b, uint32_t base, uint32_t k) {
+    /* lo: padded bits [base, base + 64) = positions base - 32 .. base + 31;
+       hi: the next 64. A break at position x spoils x .. x + k - 1. */
+    uint32_t w = base >> 6;
+    uint64_t lo = b->brk[w], hi = b->brk[w + 1];
+    /* positions base - 32 + i for i in [0, 128): lo | hi << 64 */
+    uint64_t sl = lo, sh = hi; /* smeared: OR of the last `len` bits */
+    uint32_t len = 1;
+    uint64_t rl = 0, rh = 0;   /* OR over the last `done` bits, shifted into place */
+    uint32_t done = 0;
+    for (uint32_t bit = 0; (1u << bit) <= k; bit++) {
+        if (k & (1u << bit)) {
+            /* r |= s << done */
+            uint64_t tl = done ? sl << done : sl, th = done ? sh << done | sl >> (64 - done) : sh;
+            rl |= tl;
+            rh |= th;
+            done += len;
+        }
+        /* s |= s << len */
+        uint64_t tl = sl << len, th = sh << len | sl >> (64 - len);
+        sl |= tl;
+        sh |= th;
+        len *= 2;
+        if (len > 32) break;
+    }
+    /* position base + t is bit 32 + t of (rl, rh) */
+    return ~(rl >> 32 | rh << 32);
+}
 
-/* Pass 2 over block positions [0, n): two interleaved lanes (halves of the
-   block), each first rolling over the 32 codes before its start. */
-KH_INLINE void kh_filter_pass(const kh_view *v, kh_block *b, uint32_t n, uint32_t nc[2]) {
-    const uint8_t *cb = b->cb;
+/* The code of the k-mer ending at block position p from the snapshots. */
+KH_INLINE uint64_t kh_code_at(const kh_block *b, uint32_t p, uint64_t mask) {
+    uint32_t i = p >> 5, r = p & 31;
+    uint64_t code = r == 31 ? b->snap[i + 1] : b->snap[i] << (2 * r + 2) | b->snap[i + 1] >> (62 - 2 * r);
+    return code & mask;
+}
+
+/* Pass 2 over block positions [0, n): roll the code (code * 4 + c, one LEA;
+   older symbols stay above 2k bits, the multipliers drop them), hash it,
+   test the two filter bits, and keep one bit per position, with no store
+   per position; the code is kept every 32 positions (snapshots), from which
+   the few passing positions get theirs back. Then the passing positions
+   with no break among their last k bytes go on the candidate list. */
+KH_INLINE uint32_t kh_filter_pass(const kh_view *v, kh_block *b, uint32_t n) {
+    const uint8_t *cb = b->cb + KH_PAD;
     const uint64_t *filter = v->filter;
     const uint64_t fmul = v->filter_mul;
     const uint32_t fshift = v->fshift, b1 = v->b1, b2 = v->b2;
-    uint32_t half = n < 128 ? 0 : n / 2;
-    uint64_t c0 = 0, c1 = 0;
-    uint32_t n0 = 0, n1 = 0;
-    for (uint32_t j = 0; j < KH_PAD; j++) {
-        c0 = c0 * 4 + cb[j];
-        c1 = c1 * 4 + cb[half + j];
+    uint64_t code = 0;
+    for (uint32_t j = 0; j < KH_PAD; j++) code = code * 4 + b->cb[j];
+    b->snap[0] = code;
+    for (uint32_t w = 0; w * 64 < n; w++) {
+        uint64_t bits = 0;
+        for (uint32_t half = 0; half < 2; half++) {
+            const uint8_t *c = cb + 64 * w + 32 * half;
+#pragma GCC unroll 8
+            for (uint32_t t = 0; t < 32; t++) {
+                code = code * 4 + c[t];
+                uint64_t f = code * fmul;
+                uint64_t x = filter[f >> fshift];
+                bits |= ((x >> ((f >> b1) & 63)) & (x >> ((f >> b2) & 63)) & 1) << (32 * half + t);
+            }
+            b->snap[2 * w + half + 1] = code;
+        }
+        b->pass[w] = bits;
     }
-    for (uint32_t t = 0; t < half; t++) {
-        KH_STEP(c0, n0, 0, t);
-        KH_STEP(c1, n1, 1, half + t);
+    uint32_t nc = 0;
+    for (uint32_t w = 0; w * 64 < n; w++) {
+        uint64_t x = b->pass[w] & kh_whole64(b, 64 * w, v->k);
+        if (n - 64 * w < 64) x &= (1ull << (n - 64 * w)) - 1;
+        while (x) {
+            uint32_t p = 64 * w + (uint32_t)__builtin_ctzll(x);
+            x &= x - 1;
+            b->cand[nc] = kh_code_at(b, p, v->mask);
+            b->at[nc++] = (uint16_t)p;
+        }
     }
-    for (uint32_t i = 2 * half; i < n; i++) KH_STEP(c1, n1, 1, i);
-    nc[0] = n0;
-    nc[1] = n1;
+    return nc;
 }
 
 /* Pass 1: codes and break bits of text[0, n) behind the pad. */
@@ -445,15 +500,71 @@ __attribute__((target("ssse3"), noinline)) static void kh_codes_ssse3(const sm_k
         b->brk[(KH_PAD + i) >> 6] |= breaks << ((KH_PAD + i) & 63);
     }
 }
-#endif
 
-/* 1 when a byte breaks among positions (p - k, p] of the padded block. */
-KH_INLINE int kh_broken(const kh_block *b, uint32_t p, uint32_t k) {
-    uint32_t lo = p + 1 - k, w = lo >> 6, sh = lo & 63;
-    uint64_t x = b->brk[w] >> sh;
-    if (sh) x |= b->brk[w + 1] << (64 - sh);
-    return (x & ((2ull << (k - 1)) - 1)) != 0;
+/* Pass 2 with AVX-512, 64 positions a step: the 4-symbol code ending at each
+   position (c4, one byte, from four shifted loads of the codes), then for 8
+   positions at a time the 32-symbol codes put together from 8 of those bytes
+   4 positions apart by one two-source byte permute, the filter hash by a
+   64-bit multiply, the filter words by one gather and both bits tested in
+   the lanes; the codes (masked to k symbols) and positions that pass, with
+   no break among their last k bytes, are packed onto the candidate list. Same
+   hash and bits as KH_STEP. Returns the list's length. */
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx512vbmi2,popcnt"), noinline)) static uint32_t
+kh_filter_pass512(const kh_view *v, kh_block *b, uint32_t n) {
+    const uint8_t *cb = b->cb + KH_PAD; /* cb[i]: code of block position i >= -KH_PAD */
+    uint8_t *c4 = b->c4 + 64;           /* c4[i], i >= -29 filled; older ones unused */
+    for (int i = -64; i < -29; i++) c4[i] = 0;
+    for (int i = -29; i < 0; i++) c4[i] = (uint8_t)(cb[i - 3] << 6 | cb[i - 2] << 4 | cb[i - 1] << 2 | cb[i]);
+    /* Lane j of output q is position 8q + j of the step; its byte m is the
+       c4 of 4m positions before: index 64 + 8q + j - 4m into (previous 64
+       c4, these 64). */
+    __m512i perm[8];
+    for (int q = 0; q < 8; q++) {
+        _Alignas(64) uint8_t idx[64];
+        for (int j = 0; j < 8; j++)
+            for (int m = 0; m < 8; m++) idx[8 * j + m] = (uint8_t)(64 + 8 * q + j - 4 * m);
+        perm[q] = _mm512_load_si512((const void *)idx);
+    }
+    const __m512i fmul = _mm512_set1_epi64((long long)v->filter_mul), low6 = _mm512_set1_epi64(63);
+    const __m512i one = _mm512_set1_epi64(1), kmask = _mm512_set1_epi64((long long)v->mask);
+    const __m128i fshift = _mm_cvtsi32_si128((int)v->fshift), b1 = _mm_cvtsi32_si128((int)v->b1),
+                  b2 = _mm_cvtsi32_si128((int)v->b2);
+    const __m128i lane_pos = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
+    const long long *filter = (const long long *)v->filter;
+    uint64_t *cand = b->cand;
+    uint16_t *at = b->at;
+    uint32_t nc = 0;
+    for (uint32_t base = 0; base < n; base += 64) {
+        __m512i x0 = _mm512_loadu_si512((const void *)(cb + base));
+        __m512i x1 = _mm512_loadu_si512((const void *)(cb + base - 1));
+        __m512i x2 = _mm512_loadu_si512((const void *)(cb + base - 2));
+        __m512i x3 = _mm512_loadu_si512((const void *)(cb + base - 3));
+        /* codes are 0..3, so 16-bit shifts never carry into the next byte */
+        __m512i c2 = _mm512_or_si512(_mm512_slli_epi16(x1, 2), x0);
+        __m512i c2_back = _mm512_or_si512(_mm512_slli_epi16(x3, 2), x2);
+        __m512i now = _mm512_or_si512(_mm512_slli_epi16(c2_back, 4), c2);
+        _mm512_store_si512((void *)(c4 + base), now);
+        __m512i before = _mm512_loadu_si512((const void *)(c4 + (int)base - 64));
+        uint32_t left = n - base;
+        uint64_t whole = kh_whole64(b, base, v->k);
+        if (left < 64) whole &= (1ull << left) - 1;
+        for (uint32_t q = 0; q < 8 && 8 * q < left; q++) {
+            __m512i codes = _mm512_permutex2var_epi8(before, perm[q], now);
+            __m512i f = _mm512_mullo_epi64(codes, fmul);
+            __m512i w = _mm512_i64gather_epi64(_mm512_srl_epi64(f, fshift), filter, 8);
+            __m512i s1 = _mm512_and_si512(_mm512_srl_epi64(f, b1), low6);
+            __m512i s2 = _mm512_and_si512(_mm512_srl_epi64(f, b2), low6);
+            __m512i t = _mm512_and_si512(_mm512_srlv_epi64(w, s1), _mm512_srlv_epi64(w, s2));
+            __mmask8 ok = _mm512_mask_test_epi64_mask((__mmask8)(whole >> (8 * q)), t, one);
+            _mm512_storeu_si512((void *)(cand + nc), _mm512_maskz_compress_epi64(ok, _mm512_and_si512(codes, kmask)));
+            __m128i pos = _mm_add_epi16(lane_pos, _mm_set1_epi16((short)(base + 8 * q)));
+            _mm_storeu_si128((__m128i *)(at + nc), _mm_maskz_compress_epi16(ok, pos));
+            nc += (uint32_t)__builtin_popcount(ok);
+        }
+    }
+    return nc;
 }
+#endif
 
 KH_INLINE uint64_t kh_home(const kh_view *v, uint64_t code) { return (code * v->hash_mul) >> v->hshift; }
 
@@ -468,49 +579,61 @@ KH_INLINE uint32_t kh_find(const kh_view *v, uint64_t code) {
     }
 }
 
-/* Pass 3: drops candidates with a break among their last k bytes, then
-   probes the rest in text order, prefetching a few ahead. The first block
-   position ends at absolute position end0. */
-static void kh_probe_pass(const kh_view *v, kh_block *b, uint32_t n, const uint32_t nc[2], uint64_t end0,
-                          sm_sink *sink) {
+/* Pass 3: probes the nc candidates in text order, prefetching a few ahead.
+   The first block position ends at absolute position end0. */
+static void kh_probe_pass(const kh_view *v, kh_block *b, uint32_t n, uint32_t m, uint64_t end0, sm_sink *sink) {
     const uint32_t k = v->k;
     int mode = 0; /* 0: through the sink; 1: per pattern; 2: per distinct k-mer */
     if (sink->counts && end0 + n - 1 >= k) {
         uint64_t lo = end0 >= k ? end0 - k : 0, hi = end0 + n - 1 - k;
         if (lo >= sink->own_lo && hi < sink->own_hi) mode = sink->kt_visits ? 2 : 1;
     }
-    for (uint32_t lane = 0; lane < 2; lane++) {
-        uint64_t *cand = b->cand[lane];
-        uint16_t *at = b->at[lane];
-        uint32_t m = 0;
-        for (uint32_t j = 0; j < nc[lane]; j++) {
-            cand[m] = cand[j] & v->mask;
-            at[m] = at[j];
-            m += (uint32_t)!kh_broken(b, KH_PAD + at[j], k);
+    const uint64_t *cand = b->cand;
+    uint16_t *at = b->at;
+    /* Probe with the table prefetched a few candidates ahead; keep the
+       found slots (and where), prefetching each one's counter, and only
+       then count or report: a counter's miss then overlaps the probes. */
+    uint32_t *found = b->found, nf = 0;
+    for (uint32_t j = 0; j < m && j < KH_PREFETCH; j++) __builtin_prefetch(&v->table[kh_home(v, cand[j])]);
+    for (uint32_t j = 0; j < m; j++) {
+        if (j + KH_PREFETCH < m) __builtin_prefetch(&v->table[kh_home(v, cand[j + KH_PREFETCH])]);
+        /* The home entry settles most candidates (the key, or empty):
+           no branch on which, only on neither. */
+        uint64_t e = kh_home(v, cand[j]);
+        const sm_kh_entry *x = &v->table[e];
+        uint32_t s = x->slot;
+        uint32_t hit = (uint32_t)(x->code == cand[j]) & (uint32_t)(s != SM_KH_EMPTY);
+        if (__builtin_expect(!hit & (s != SM_KH_EMPTY), 0)) {
+            s = kh_find(v, cand[j]);
+            hit = s != SM_KH_EMPTY;
         }
-        for (uint32_t j = 0; j < m && j < KH_PREFETCH; j++) __builtin_prefetch(&v->table[kh_home(v, cand[j])]);
-        for (uint32_t j = 0; j < m; j++) {
-            if (j + KH_PREFETCH < m) __builtin_prefetch(&v->table[kh_home(v, cand[j + KH_PREFETCH])]);
-            uint32_t s = kh_find(v, cand[j]);
-            if (s == SM_KH_EMPTY) continue;
-            if (mode == 2) {
-                sink->kt_visits[s]++;
-            } else if (mode == 1) {
-                for (uint32_t o = v->out_index[s]; o < v->out_index[s + 1]; o++) sink->counts[v->out_list[o] >> 1]++;
-            } else {
-                uint64_t end = end0 + at[j];
-                for (uint32_t o = v->out_index[s]; o < v->out_index[s + 1]; o++) {
-                    uint32_t id = v->out_list[o];
-                    sm_sink_add(sink, end - k, end, id >> 1, (int)(id & 1), 0);
-                }
+        if (mode == 2) __builtin_prefetch(&sink->kt_visits[hit ? s : 0], 1);
+        found[nf] = s;
+        at[nf] = at[j];
+        nf += hit;
+    }
+    if (mode == 2) {
+        for (uint32_t j = 0; j < nf; j++) sink->kt_visits[found[j]]++;
+    } else if (mode == 1) {
+        for (uint32_t j = 0; j < nf; j++)
+            for (uint32_t o = v->out_index[found[j]]; o < v->out_index[found[j] + 1]; o++)
+                sink->counts[v->out_list[o] >> 1]++;
+    } else {
+        for (uint32_t j = 0; j < nf; j++) {
+            uint64_t end = end0 + at[j];
+            for (uint32_t o = v->out_index[found[j]]; o < v->out_index[found[j] + 1]; o++) {
+                uint32_t id = v->out_list[o];
+                sm_sink_add(sink, end - k, end, id >> 1, (int)(id & 1), 0);
             }
         }
     }
 }
 
 KH_INLINE void kh_scan_body(const sm_kh_header *h, const kh_view *v, kh_block *b, uint64_t *state,
-                            const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink, const int nibbles) {
+                            const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink, const int nibbles,
+                            const int wide) {
     (void)h;
+    (void)wide;
     /* The 32 symbols of the state, oldest first; those before the last
        state[1] valid ones break. */
     b->brk[0] = 0;
@@ -526,8 +649,17 @@ KH_INLINE void kh_scan_body(const sm_kh_header *h, const kh_view *v, kh_block *b
         else
 #endif
             kh_codes(v, b, text + off, n);
-        uint32_t nc[2];
-        kh_filter_pass(v, b, n, nc);
+        /* Codes past the end up to a whole word: pass 2 rolls over them
+           (and drops what they give); a byte other than 0..3 would carry
+           into the snapshot's older symbols. */
+        if (n & 63) memset(b->cb + KH_PAD + n, 0, 64 - (n & 63));
+        uint32_t nc;
+#if defined(__x86_64__)
+        if (wide)
+            nc = kh_filter_pass512(v, b, n);
+        else
+#endif
+            nc = kh_filter_pass(v, b, n);
         kh_probe_pass(v, b, n, nc, pos0 + off + 1, sink);
         /* keep the last KH_PAD codes and break bits */
         memmove(b->cb, b->cb + n, KH_PAD);
@@ -551,16 +683,17 @@ __attribute__((target("ssse3,bmi2,bmi"))) static void kh_scan_fast(const sm_kh_h
                                                                      kh_block *b, uint64_t *state,
                                                                      const uint8_t *text, size_t len, uint64_t pos0,
                                                                      sm_sink *sink) {
+    int wide = sm_kh_use_avx512();
     if (h->nibble_ok)
-        kh_scan_body(h, v, b, state, text, len, pos0, sink, 1);
+        kh_scan_body(h, v, b, state, text, len, pos0, sink, 1, wide);
     else
-        kh_scan_body(h, v, b, state, text, len, pos0, sink, 0);
+        kh_scan_body(h, v, b, state, text, len, pos0, sink, 0, wide);
 }
 #endif
 
 static void kh_scan_plain(const sm_kh_header *h, const kh_view *v, kh_block *b, uint64_t *state,
                           const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
-    kh_scan_body(h, v, b, state, text, len, pos0, sink, 0);
+    kh_scan_body(h, v, b, state, text, len, pos0, sink, 0, 0);
 }
 
 void sm_kh_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
@@ -583,7 +716,7 @@ void sm_kh_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
     v.hshift = 64 - h->cap_log2;
     if (state[1] > v.k) state[1] = v.k;
     if (len == 0) return;
-    kh_block block; /* about 37 KiB */
+    kh_block block; /* about 66 KiB */
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("ssse3") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("bmi")) {
         kh_scan_fast(h, &v, &block, state, text, len, pos0, sink);

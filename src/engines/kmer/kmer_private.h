@@ -142,6 +142,10 @@ int sm_kh_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
 void sm_kh_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
                 sm_sink *sink);
 size_t sm_kh_slots(const uint8_t *section);
+/* 1 when the hash layout's scan takes its AVX-512 filter pass: the way the
+   direct table's scan chose (SEQMATCH_KMER_GATHER=2 or the default on CPUs
+   with AVX-512 VBMI2), on a CPU with every extension it needs. */
+int sm_kh_use_avx512(void);
 void sm_kh_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
 
 #endif /* SM_KMER_PRIVATE_H */

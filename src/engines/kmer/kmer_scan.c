@@ -504,7 +504,7 @@ static int has_avx512(void) {
            __builtin_cpu_supports("avx512vbmi2");
 }
 
-static int scan_way(const kt_view *v) {
+static int chosen_way(void) {
     int g = atomic_load_explicit(&way_choice, memory_order_relaxed);
     if (g < 0) {
         const char *e = getenv("SEQMATCH_KMER_GATHER");
@@ -514,8 +514,18 @@ static int scan_way(const kt_view *v) {
                                                       : KT_BYTES;
         atomic_store_explicit(&way_choice, g, memory_order_relaxed);
     }
+    return g;
+}
+
+static int scan_way(const kt_view *v) {
+    int g = chosen_way();
     if (g == KT_AVX512 && (!has_avx512() || !v->h->nibble_ok)) g = KT_GATHER;
     return g;
+}
+
+int sm_kh_use_avx512(void) {
+    return chosen_way() == KT_AVX512 && has_avx512() && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
 }
 
 /* The same code twice: with SSSE3 and POPCNT, and with AVX2 (three-operand
@@ -543,6 +553,8 @@ static int block_level(void) {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2")) return 2;
     return 1;
 }
+#else
+int sm_kh_use_avx512(void) { return 0; }
 #endif
 
 void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state, const uint8_t *text,
