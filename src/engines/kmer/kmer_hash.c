@@ -377,35 +377,34 @@ typedef struct {
 
 #define KH_INLINE static inline __attribute__((always_inline))
 
+/* (hi, lo) << by as one 128-bit value, 0 < by < 64. */
+KH_INLINE void kh_shl128(uint64_t *hi, uint64_t *lo, uint32_t by) {
+    *hi = *hi << by | *lo >> (64 - by);
+    *lo <<= by;
+}
+
 /* Bits t = 0..63: 1 when no byte breaks among the k bytes ending at block
    position base + t (base a multiple of 64; k <= 32 reaches into the pad). */
 KH_INLINE uint64_t kh_whole64(const kh_block *b, uint32_t base, uint32_t k) {
-    /* lo: padded bits [base, base + 64) = positions base - 32 .. base + 31;
-       hi: the next 64. A break at position x spoils x .. x + k - 1. */
-    uint32_t w = base >> 6;
-    uint64_t lo = b->brk[w], hi = b->brk[w + 1];
-    /* positions base - 32 + i for i in [0, 128): lo | hi << 64 */
-    uint64_t sl = lo, sh = hi; /* smeared: OR of the last `len` bits */
-    uint32_t len = 1;
-    uint64_t rl = 0, rh = 0;   /* OR over the last `done` bits, shifted into place */
-    uint32_t done = 0;
-    for (uint32_t bit = 0; (1u << bit) <= k; bit++) {
-        if (k & (1u << bit)) {
-            /* r |= s << done */
-            uint64_t tl = done ? sl << done : sl, th = done ? sh << done | sl >> (64 - done) : sh;
-            rl |= tl;
-            rh |= th;
-            done += len;
-        }
-        /* s |= s << len */
-        uint64_t tl = sl << len, th = sh << len | sl >> (64 - len);
-        sl |= tl;
-        sh |= th;
-        len *= 2;
-        if (len > 32) break;
+    /* (hi, lo): break bits of positions base - 32 .. base + 95. A break at x
+       spoils x .. x + k - 1: smear by doubling up to the largest power of
+       two p <= k, then once more by k - p (the two spans overlap). */
+    uint64_t lo = b->brk[base >> 6], hi = b->brk[(base >> 6) + 1];
+    uint32_t p = 1;
+    for (; 2 * p <= k; p *= 2) {
+        uint64_t sh = hi, sl = lo;
+        kh_shl128(&sh, &sl, p);
+        hi |= sh;
+        lo |= sl;
     }
-    /* position base + t is bit 32 + t of (rl, rh) */
-    return ~(rl >> 32 | rh << 32);
+    if (k > p) {
+        uint64_t sh = hi, sl = lo;
+        kh_shl128(&sh, &sl, k - p);
+        hi |= sh;
+        lo |= sl;
+    }
+    /* position base + t is bit 32 + t */
+    return ~(lo >> 32 | hi << 32);
 }
 
 /* The code of the k-mer ending at block position p from the snapshots. */
@@ -508,7 +507,7 @@ __attribute__((target("ssse3"), noinline)) static void kh_codes_ssse3(const sm_k
    64-bit multiply, the filter words by one gather and both bits tested in
    the lanes; the codes (masked to k symbols) and positions that pass, with
    no break among their last k bytes, are packed onto the candidate list. Same
-   hash and bits as KH_STEP. Returns the list's length. */
+   hash and bits as the scalar pass. Returns the list's length. */
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx512vbmi2,popcnt"), noinline)) static uint32_t
 kh_filter_pass512(const kh_view *v, kh_block *b, uint32_t n) {
     const uint8_t *cb = b->cb + KH_PAD; /* cb[i]: code of block position i >= -KH_PAD */
