@@ -43,7 +43,7 @@ def value(tool, threads, col, s):
 
 present = [x for x in series if any(value(x[1], x[2], x[3], s) for s in sets)]
 label = {"k8_1000": "1000 × 8 nt", "k8_8000": "8000 × 8 nt", "k8_16000": "16000 × 8 nt",
-         "k32_1000": "1000 × 32 nt", "k300_3000": "3000 × 300 nt"}
+         "k20_10": "10 × 20 nt", "k32_1000": "1000 × 32 nt", "k300_3000": "3000 × 300 nt"}
 
 fig, ax = plt.subplots(figsize=(10.5, 4.8))
 width = 0.8 / max(len(present), 1)

@@ -30,7 +30,8 @@
 #   SWEEP_TIMEOUT        the same in the sweep part (default PEER_TIMEOUT); a run stopped
 #                        there is reported as ">SECONDS" (a lower bound)
 #   TOOLS                which tools to run (default "seqmatch hyperscan grep rg")
-#   SETS                 pattern sets of the sets part (default "k8_1000 k8_8000 k8_16000 k300_3000")
+#   SETS                 pattern sets of the sets part (default "k20_10 k32_1000 k8_1000 k8_8000
+#                        k8_16000 k300_3000")
 #   WORD_SETS            default "kjv_w10 kjv_w1000"; BIBLE_COPIES default 10 (44 MB: whole
 #                        commands long enough to time; the scan-only rows are per byte anyway)
 #   EXACT_BYTES          sets part: scan only the first N bytes of panel.seq (default: all)
@@ -69,7 +70,7 @@ TIMEOUT=${TIMEOUT:-900}
 PEER_TIMEOUT=${PEER_TIMEOUT:-900}
 SWEEP_TIMEOUT=${SWEEP_TIMEOUT:-$PEER_TIMEOUT}
 TOOLS=${TOOLS:-seqmatch hyperscan grep rg}
-SETS=${SETS:-k8_1000 k8_8000 k8_16000 k300_3000}
+SETS=${SETS:-k20_10 k32_1000 k8_1000 k8_8000 k8_16000 k300_3000}
 WORD_SETS=${WORD_SETS:-kjv_w10 kjv_w1000}
 BIBLE_COPIES=${BIBLE_COPIES:-10}
 EXACT_BYTES=${EXACT_BYTES:-}
@@ -114,6 +115,7 @@ set_spec() {
     k8_1000) echo "1000 8 1001" ;;
     k8_8000) echo "8000 8 8001" ;;
     k8_16000) echo "16000 8 16001" ;;
+    k20_10) echo "10 20 2001" ;;
     k32_1000) echo "1000 32 3201" ;;
     k300_3000) echo "3000 300 30001" ;;
     k3000_3000) echo "3000 3000 300001" ;;
