@@ -60,7 +60,7 @@ word_sets="kjv_w10 kjv_w1000"
 hs_prefix_sets=" k31_1000000 k300_3000 "
 
 results=$work/results.tsv
-# measure ROUND SET TOOL TEXT ARGS...: one line of results; returns the seconds of one scan
+# measure ROUND SET TOOL TEXT ARGS...: one line of results; slow_s: the seconds of one scan
 measure() {
   local round=$1 set=$2 tool=$3 text=$4; shift 4
   local line
