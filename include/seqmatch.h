@@ -263,8 +263,9 @@ typedef enum {
 
 typedef struct {
     unsigned threads;     /* 0 = all online cores (CPU backend) */
-    size_t chunk_size;    /* bytes per work item (0 = 1 MiB); CUDA: bytes per batch
-                             (0 = 64 MiB); mainly for tests */
+    size_t chunk_size;    /* bytes per work item (0 = 1 MiB; counting, 4 bytes per
+                             pattern when more, up to 8 MiB); CUDA: bytes per
+                             batch (0 = 64 MiB); mainly for tests */
     int count_only;       /* count hits per pattern; on_hit is not called */
     /* Exact automaton-only databases: scan chunks with no overlap. With
        SM_OVERLAP_FREE_PREFIX each chunk starts from its true automaton state,
