@@ -271,11 +271,18 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
    mean 8.4: 507 against 747); see docs/architecture.md. A few keys (at most
    SM_WM_PREFILTER_BUILD_KEYS, none shorter than 3, not all nucleotides)
    take it too, for its SIMD prefilter (10 words of the Bible: 3951-4227
-   against 985-986 MB/s). The k-mer table,
+   against 985-986 MB/s), and so do at most WUMANBER_FEW_KEYS keys with a
+   mean shift of WUMANBER_FEW_MIN_SHIFT or more: one to four 20-nt DNA
+   patterns (2 to 8 keys with both strands, mean shift 14.9-16.0) scan
+   1.25-1.84x the automaton's rate on a Xeon and 1.5-1.9x on Zen 1, while
+   ten 20-mers (14.7) lose on the Xeon (0.88x) and 16-mers (11-12.5) are
+   even there. The k-mer table,
    when the planner takes it, goes first. When Wu-Manber takes the keys the
    section is left in *wm. */
 #define WUMANBER_MIN_LENGTH 24u
 #define WUMANBER_MIN_SHIFT 16.0
+#define WUMANBER_FEW_KEYS 8u
+#define WUMANBER_FEW_MIN_SHIFT 14.0
 
 static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[256], uint64_t max_memory,
                          sm_buf *wm) {
@@ -288,7 +295,10 @@ static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[25
         wm->len = 0;
         return 0;
     }
-    if (sm_wm_has_prefilter(wm->data) || (long_keys && sm_wm_mean_shift(wm->data) >= WUMANBER_MIN_SHIFT)) return 1;
+    double shift = sm_wm_mean_shift(wm->data);
+    if (sm_wm_has_prefilter(wm->data) || (long_keys && shift >= WUMANBER_MIN_SHIFT) ||
+        (nk <= WUMANBER_FEW_KEYS && shift >= WUMANBER_FEW_MIN_SHIFT))
+        return 1;
     wm->len = 0;
     return 0;
 }

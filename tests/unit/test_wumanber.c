@@ -706,6 +706,34 @@ static void test_database(void) {
             tu_check(sec && sm_wm_mean_shift(sec) >= 16.0, "mean shift under the planner's bound");
         }
         sm_db_free(ldb);
+        /* a few keys of 22 nt (mean shift about 17): Wu-Manber up to 8 keys,
+           the automaton past them; one key of 14 nt (about 10): the automaton */
+        static const struct {
+            unsigned patterns, len;
+            sm_strands strands;
+            int wumanber;
+        } few[] = {{1, 22, SM_STRAND_BOTH, 1}, {4, 22, SM_STRAND_BOTH, 1}, {8, 22, SM_STRAND_FORWARD, 1},
+                   {10, 22, SM_STRAND_FORWARD, 0}, {5, 22, SM_STRAND_BOTH, 0}, {1, 14, SM_STRAND_FORWARD, 0}};
+        for (size_t c = 0; c < sizeof few / sizeof few[0]; c++) {
+            static char many[10][23];
+            sm_pattern fp[10];
+            for (unsigned i = 0; i < few[c].patterns; i++) {
+                tu_random_dna(&rng, many[i], few[c].len);
+                fp[i].name = NULL, fp[i].seq = many[i], fp[i].len = few[c].len;
+            }
+            sm_compile_options fo;
+            sm_compile_options_init(&fo);
+            fo.alphabet = SM_ALPHABET_DNA;
+            fo.strands = few[c].strands;
+            sm_db *fdb = NULL;
+            tu_check(sm_compile(fp, few[c].patterns, &fo, &fdb, NULL) == SM_OK, "compile few patterns");
+            if (!fdb) continue;
+            sm_db_get_info(fdb, &info);
+            tu_check((info.wumanber_patterns == few[c].patterns) == few[c].wumanber,
+                     "auto: %u patterns of %u nt (%s): %u on Wu-Manber", few[c].patterns, few[c].len,
+                     few[c].strands == SM_STRAND_BOTH ? "both strands" : "one strand", info.wumanber_patterns);
+            sm_db_free(fdb);
+        }
     }
     size_t size;
     const uint8_t *bytes = sm_db_bytes(db, &size);
