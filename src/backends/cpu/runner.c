@@ -51,8 +51,8 @@
    threads' counters folded and added up), so with many patterns the default
    chunk grows to COUNT_CHUNK_PER_PATTERN bytes per pattern, up to
    COUNT_CHUNK_MAX, to keep that work a small share of the scan: 10^6 31-mers
-   over the panel, one thread 1.07-1.10 -> 0.98-1.02 s with 4 MiB chunks, two
-   threads 0.86-0.93 -> 0.71-0.73 s. */
+   over the panel, one thread 1.11 -> 1.00 s with 4 MiB chunks (medians of 5
+   runs, alternating; two threads 0.75 s either way). */
 #define COUNT_CHUNK_PER_PATTERN 4u
 #define COUNT_CHUNK_MAX (8u << 20)
 
