@@ -683,6 +683,21 @@ static void test_public(void) {
                      err.message);
         }
         if (!dbs[0] || !dbs[1]) continue;
+        /* Unnamed patterns are named by their sequence as given; one stored
+           upper case as given shares its bytes with its name. */
+        size_t want_strings = 0;
+        for (size_t i = 0; i < np; i++) {
+            const char *name = sm_db_pattern_name(dbs[1], (uint32_t)i);
+            tu_check(name && strlen(name) == k && memcmp(name, p[i].seq, k) == 0, "round %d: name of pattern %zu",
+                     round, i);
+            int upper = 1;
+            for (uint32_t j = 0; j < k; j++) upper &= !dna || !(p[i].seq[j] >= 'a' && p[i].seq[j] <= 'z');
+            want_strings += (k + 1) * (upper ? 1 : 2);
+        }
+        size_t db_size = 0;
+        const sm_db_header *dh = (const sm_db_header *)sm_db_bytes(dbs[1], &db_size);
+        tu_check(dh->strings_size == want_strings, "round %d: %llu bytes of strings, not %zu", round,
+                 (unsigned long long)dh->strings_size, want_strings);
         sm_db_info info;
         sm_db_get_info(dbs[1], &info);
         tu_check(info.kmer_patterns == np, "round %d: %u of %zu patterns on the k-mer table", round,
