@@ -137,26 +137,22 @@ if engine_ok --engine kmer -e ACGTAC; then
 fi
 
 # Counting with many patterns: the default chunk grows with the pattern count
-# (past 262,144 patterns, 4 bytes each); the counts must not change. Every
-# 31-mer window of the E. coli excerpt (about 80,000) plus random 31-mers up
-# to 300,000 patterns.
-awk 'NR > 1 { s = s toupper($0) } END {
-    seed = 31
-    for (i = 1; i + 30 <= length(s); i++) { print ">w" i; print substr(s, i, 31); n++ }
-    split("A C G T", base, " ")
-    while (n < 300000) {
-        p = ""
-        for (j = 0; j < 31; j++) { seed = (seed * 1103515245 + 12345) % 2147483648; p = p base[int(seed / 65536) % 4 + 1] }
-        print ">r" n; print p; n++
-    }
-}' $ECOLI > "$TMP/many.fa"
+# (past 262,144 patterns, 4 bytes each); the counts must not change. The
+# 31-mer windows of the E. coli excerpt and of three letter swaps of it
+# (270,000 patterns), compiled once.
+ecoli_seq() { awk 'NR > 1' $ECOLI | tr -d '\n' | tr a-z A-Z; echo; }
+{ ecoli_seq; ecoli_seq | tr ACGT TGCA; ecoli_seq | tr AC CA; ecoli_seq | tr GT TG; } |
+    awk '{ for (i = 1; i + 30 <= length($0) && n < 270000; i++) { print ">w" NR "_" i; print substr($0, i, 31); n++ } }' \
+    > "$TMP/many.fa"
+run compile -p "$TMP/many.fa" -o "$TMP/many.smdb"
+check_status "many patterns: compile" 0
 # 100 copies (8 MB): several batches of the grown chunks, each counted and added up
 for i in $(seq 100); do cat $ECOLI; done > "$TMP/ecoli100.fa"
-run search -p "$TMP/many.fa" --format count --chunk-size 65536 -t 3 "$TMP/ecoli100.fa"
+run search -d "$TMP/many.smdb" --format count --chunk-size 65536 -t 3 "$TMP/ecoli100.fa"
 cp "$TMP/out" "$TMP/many_counts"
 grep -q "^total	[1-9]" "$TMP/many_counts" && pass || fail "many patterns: no hits counted"
 for threads in 1 2; do
-    run search -p "$TMP/many.fa" --format count -t $threads "$TMP/ecoli100.fa"
+    run search -d "$TMP/many.smdb" --format count -t $threads "$TMP/ecoli100.fa"
     check_output "many patterns, counts, default chunk, -t $threads" "$TMP/many_counts"
 done
 
