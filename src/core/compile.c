@@ -376,18 +376,16 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     int status = table ? SM_OK : SM_ERR_NOMEM;
     for (size_t i = 0; i < n && status == SM_OK; i++) {
         const prepared_pattern *p = &prep[i];
-        const char *name = p->src->name;
+        /* A pattern without a name is named by its sequence as given. */
+        const char *name = p->src->name ? p->src->name : p->src->seq;
+        size_t name_len = p->src->name ? strlen(name) : p->len;
         const uint8_t *stored = dna ? p->norm : (const uint8_t *)p->src->seq;
-        /* A pattern named by its own sequence as stored (the lines of a plain
-           list: no name, upper case) keeps one copy: 10^6 31-mers take 32 MB
-           less. */
-        int shared = name ? strlen(name) == p->len && memcmp(name, stored, p->len) == 0
-                          : memcmp(p->src->seq, stored, p->len) == 0;
+        /* A name equal to the sequence as stored (the lines of a plain list:
+           upper case) points at it: 10^6 31-mers take 32 MB less. */
+        int shared = name_len == p->len && memcmp(name, stored, p->len) == 0;
         if (!shared) {
             table[i].name_off = strings.len;
-            if (name) status = sm_buf_append(&strings, name, strlen(name) + 1);
-            else if ((status = sm_buf_append(&strings, p->src->seq, p->len)) == SM_OK)
-                status = sm_buf_append(&strings, "", 1);
+            if ((status = sm_buf_append(&strings, name, name_len)) == SM_OK) status = sm_buf_append(&strings, "", 1);
             if (status != SM_OK) break;
         }
         table[i].seq_off = strings.len;
