@@ -182,7 +182,6 @@ static uint8_t *build(const key_set *ks, size_t *size) {
     return s;
 }
 
-/* Scans text in random pieces, state carried, from absolute position pos0. */
 /* Fills the stack below the caller with 0xff, so that scratch the scan does
    not write reads as bytes no code can have. (A hash-layout scan once rolled
    such bytes past a block's end into its code snapshots and lost hits.) */
@@ -192,6 +191,7 @@ __attribute__((noinline)) static void poison_stack(void) {
     fill_bytes(junk, 0xff, sizeof junk);
 }
 
+/* Scans text in random pieces, state carried, from absolute position pos0. */
 static void scan_pieces(const uint8_t *section, const uint8_t *text, size_t n, uint64_t pos0, sm_sink *sink,
                         int pieces) {
     uint64_t state[8];
