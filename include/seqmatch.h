@@ -176,9 +176,15 @@ typedef struct {
     uint32_t kmer_patterns;          /* patterns scanned by the k-mer table */
     sm_engine approx_engine;         /* that engine (SM_ENGINE_MISMATCH, _MYERS, _WAVEFRONT or _PIGEONHOLE), else AUTO */
     uint32_t wumanber_patterns;      /* patterns scanned by the Wu-Manber engine */
+    uint32_t section_count;          /* engine sections in the database (sm_db_section_name) */
+    uint32_t pam_length;             /* symbols of each pattern that must match exactly at its 3' end */
 } sm_db_info;
 
 void sm_db_get_info(const sm_db *db, sm_db_info *info);
+/* The engine of section index (< section_count) as --engine names it
+   ("automaton", "kmer", ...), with the patterns it scans and its bytes;
+   NULL for an index out of range. */
+const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes);
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index);
 /* The pattern as given (dna: upper case, U as T); length in *len. */
 const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len);

@@ -1,5 +1,6 @@
 /* The database block: access, checks on load, saving and loading. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -7,16 +8,18 @@
 #include <zlib.h>
 
 #include "core/internal.h"
-#include "engines/approx/approx.h"
-#include "engines/approx/pigeonhole.h"
 #include "engines/automaton/automaton.h"
-#include "engines/bitparallel/shiftand.h"
-#include "engines/kmer/kmer.h"
-#include "engines/wumanber/wumanber.h"
+#include "engines/engine.h"
 
+/* CRC-32 of the block with the checksum field read as zero, so that the
+   header is covered too. */
 static uint32_t block_checksum(const uint8_t *bytes, uint64_t size) {
+    static const uint8_t zero[4] = {0, 0, 0, 0};
+    const uint64_t at = offsetof(sm_db_header, checksum);
     uLong crc = crc32(0L, Z_NULL, 0);
-    uint64_t off = sizeof(sm_db_header);
+    crc = crc32(crc, bytes, (uInt)at);
+    crc = crc32(crc, zero, 4);
+    uint64_t off = at + 4;
     while (off < size) {
         uInt n = (uInt)((size - off) > (1u << 30) ? (1u << 30) : (size - off));
         crc = crc32(crc, bytes + off, n);
@@ -37,40 +40,30 @@ void sm_db_free(sm_db *db) {
     free(db);
 }
 
-static const sm_db_pattern *pattern_table(const sm_db *db) {
+const sm_db_pattern *sm_db_patterns(const sm_db *db) {
     return (const sm_db_pattern *)(db->bytes + sm_db_head(db)->patterns_off);
 }
 
-const sm_db_pattern *sm_db_patterns(const sm_db *db) { return pattern_table(db); }
-
-const uint8_t *sm_db_automaton(const sm_db *db) {
-    const sm_db_header *h = sm_db_head(db);
-    return h->automaton_size ? db->bytes + h->automaton_off : NULL;
+const sm_db_section *sm_db_sections(const sm_db *db) {
+    return (const sm_db_section *)(db->bytes + sm_db_head(db)->directory_off);
 }
 
-const uint8_t *sm_db_shiftand(const sm_db *db) {
-    const sm_db_header *h = sm_db_head(db);
-    return h->shiftand_size ? db->bytes + h->shiftand_off : NULL;
+const uint8_t *sm_db_section_of_kind(const sm_db *db, uint32_t kind, uint64_t *size) {
+    const sm_db_section *dir = sm_db_sections(db);
+    for (uint32_t i = 0; i < sm_db_head(db)->section_count; i++)
+        if (dir[i].kind == kind) {
+            if (size) *size = dir[i].size;
+            return db->bytes + dir[i].offset;
+        }
+    return NULL;
 }
 
-const uint8_t *sm_db_approx(const sm_db *db) {
-    const sm_db_header *h = sm_db_head(db);
-    return h->approx_size ? db->bytes + h->approx_off : NULL;
-}
-
-const uint8_t *sm_db_kmer(const sm_db *db) {
-    const sm_db_header *h = sm_db_head(db);
-    return h->kmer_size ? db->bytes + h->kmer_off : NULL;
-}
-
-const uint8_t *sm_db_wumanber(const sm_db *db) {
-    const sm_db_header *h = sm_db_head(db);
-    return h->wumanber_size ? db->bytes + h->wumanber_off : NULL;
-}
-
-int sm_db_automaton_only(const sm_db *db) {
-    return sm_db_head(db)->match == SM_MATCH_EXACT && sm_db_automaton(db) && !sm_db_shiftand(db) &&
-           !sm_db_approx(db) && !sm_db_kmer(db) && !sm_db_wumanber(db);
+uint32_t sm_db_patterns_of_kind(const sm_db *db, uint32_t kind) {
+    const sm_db_section *dir = sm_db_sections(db);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sm_db_head(db)->section_count; i++)
+        if (dir[i].kind == kind) n += dir[i].patterns;
+    return n;
 }
 
 void sm_db_get_info(const sm_db *db, sm_db_info *info) {
@@ -83,20 +76,24 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     info->min_length = h->min_length;
     info->max_length = h->max_length;
     info->size = h->size;
-    info->automaton_patterns = h->automaton_patterns;
-    info->shiftand_patterns = h->shiftand_patterns;
     info->match = (sm_match)h->match;
     info->max_errors = h->max_errors;
     info->report = (sm_report)h->report;
-    info->approx_patterns = h->approx_patterns;
-    info->kmer_patterns = h->kmer_patterns;
-    info->wumanber_patterns = h->wumanber_patterns;
-    info->approx_engine = h->approx_engine == SM_PATTERN_MISMATCH ? SM_ENGINE_MISMATCH
-                          : h->approx_engine == SM_PATTERN_MYERS  ? SM_ENGINE_MYERS
-                          : h->approx_engine == SM_PATTERN_WAVEFRONT ? SM_ENGINE_WAVEFRONT
-                          : h->approx_engine == SM_PATTERN_PIGEONHOLE ? SM_ENGINE_PIGEONHOLE
-                                                                      : SM_ENGINE_AUTO;
-    const uint8_t *ac = sm_db_automaton(db);
+    info->automaton_patterns = sm_db_patterns_of_kind(db, SM_SECTION_AUTOMATON);
+    info->shiftand_patterns = sm_db_patterns_of_kind(db, SM_SECTION_SHIFTAND);
+    info->kmer_patterns = sm_db_patterns_of_kind(db, SM_SECTION_KMER);
+    info->wumanber_patterns = sm_db_patterns_of_kind(db, SM_SECTION_WUMANBER);
+    info->approx_engine = SM_ENGINE_AUTO;
+    const sm_db_section *dir = sm_db_sections(db);
+    for (uint32_t i = 0; i < h->section_count; i++) {
+        const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);
+        if (ops->matches & (1u << SM_MATCH_EXACT)) continue;
+        info->approx_patterns += dir[i].patterns;
+        if (info->approx_engine == SM_ENGINE_AUTO) info->approx_engine = ops->engine;
+    }
+    info->section_count = h->section_count;
+    info->pam_length = h->pam_length;
+    const uint8_t *ac = sm_db_section_of_kind(db, SM_SECTION_AUTOMATON, NULL);
     if (ac) {
         const sm_ac_header *a = (const sm_ac_header *)ac;
         info->automaton_states = a->states;
@@ -105,22 +102,33 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
 }
 
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index) {
+    if (!db) return NULL;
     const sm_db_header *h = sm_db_head(db);
     if (index >= h->pattern_count) return NULL;
-    return (const char *)db->bytes + h->strings_off + pattern_table(db)[index].name_off;
+    return (const char *)db->bytes + h->strings_off + sm_db_patterns(db)[index].name_off;
 }
 
 const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len) {
+    if (!db) return NULL;
     const sm_db_header *h = sm_db_head(db);
     if (index >= h->pattern_count) return NULL;
-    const sm_db_pattern *p = &pattern_table(db)[index];
+    const sm_db_pattern *p = &sm_db_patterns(db)[index];
     if (len) *len = p->length;
     return (const char *)db->bytes + h->strings_off + p->seq_off;
 }
 
 const void *sm_db_bytes(const sm_db *db, size_t *size) {
+    if (!db) return NULL;
     if (size) *size = db->size;
     return db->bytes;
+}
+
+const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes) {
+    if (!db || index >= sm_db_head(db)->section_count) return NULL;
+    const sm_db_section *e = &sm_db_sections(db)[index];
+    if (patterns) *patterns = e->patterns;
+    if (bytes) *bytes = e->size;
+    return sm_engine_for_kind(e->kind)->name;
 }
 
 /* Is [off, off + len) inside a block of size bytes? */
@@ -128,98 +136,113 @@ static int in_block(uint64_t off, uint64_t len, uint64_t size) {
     return off <= size && len <= size - off;
 }
 
-static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
-    if (size < sizeof(sm_db_header) || memcmp(bytes, SM_DB_MAGIC, 8) != 0)
+static int all_zero(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i]) return 0;
+    return 1;
+}
+
+/* The header's own fields: magic, byte order, version, size, checksum, settings. */
+static int check_header(const uint8_t *bytes, size_t size, sm_db_header *h, sm_error *err) {
+    if (size < 8 || memcmp(bytes, SM_DB_MAGIC, 8) != 0)
         return sm_set_error(err, SM_ERR_FORMAT, "not a seqmatch database (bad magic number)");
-    sm_db_header h;
-    memcpy(&h, bytes, sizeof h);
-    if (h.byte_order != SM_DB_BYTE_ORDER_MARK)
+    if (size < sizeof(sm_db_header))
+        return sm_set_error(err, SM_ERR_FORMAT, "database is truncated: %zu bytes, shorter than its %zu-byte header",
+                            size, sizeof(sm_db_header));
+    memcpy(h, bytes, sizeof *h);
+    if (h->byte_order != SM_DB_BYTE_ORDER_MARK)
         return sm_set_error(err, SM_ERR_VERSION,
                             "database was written on a machine with another byte order");
-    if (h.version != SM_DB_FORMAT_VERSION)
+    if (h->version < SM_DB_FORMAT_VERSION)
+        return sm_set_error(err, SM_ERR_VERSION,
+                            "database format version %u was written by an older seqmatch; recompile this database "
+                            "(seqmatch compile)",
+                            h->version);
+    if (h->version != SM_DB_FORMAT_VERSION)
         return sm_set_error(err, SM_ERR_VERSION,
                             "database format version %u; this seqmatch reads version %u",
-                            h.version, SM_DB_FORMAT_VERSION);
-    if (h.size != size)
+                            h->version, SM_DB_FORMAT_VERSION);
+    if (h->size != size)
         return sm_set_error(err, SM_ERR_FORMAT,
-                            "database is truncated or has trailing bytes (%llu bytes, header says %llu)",
-                            (unsigned long long)size, (unsigned long long)h.size);
-    if (block_checksum(bytes, size) != h.checksum)
+                            "database is truncated or has trailing bytes (%zu bytes, header says %llu)",
+                            size, (unsigned long long)h->size);
+    if (block_checksum(bytes, size) != h->checksum)
         return sm_set_error(err, SM_ERR_FORMAT, "database checksum mismatch (file corrupted)");
-    if (h.alphabet > SM_ALPHABET_TEXT || h.strands > SM_STRAND_REVERSE ||
-        (h.flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h.pattern_count == 0 ||
-        h.match > SM_MATCH_EDITS || h.report > SM_REPORT_ENDS || (h.match == SM_MATCH_EXACT) != (h.max_errors == 0) ||
-        h.max_errors > 65535)
+    if (h->alphabet > SM_ALPHABET_TEXT || h->strands > SM_STRAND_REVERSE ||
+        (h->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h->pattern_count == 0 ||
+        h->match > SM_MATCH_EDITS || h->report > SM_REPORT_ENDS || (h->match == SM_MATCH_EXACT) != (h->max_errors == 0) ||
+        h->max_errors > 65535 || (h->pam_length && h->alphabet != SM_ALPHABET_DNA))
         return sm_set_error(err, SM_ERR_FORMAT, "database header has invalid settings");
+    if (!all_zero(h->reserved, sizeof h->reserved))
+        return sm_set_error(err, SM_ERR_FORMAT, "database header has reserved bytes set (written by a newer seqmatch?)");
+    return SM_OK;
+}
+
+static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
+    sm_db_header h;
+    int rc = check_header(bytes, size, &h, err);
+    if (rc != SM_OK) return rc;
+    if (h.section_count == 0 || h.section_count > SM_DB_MAX_SECTIONS || h.directory_off % 8 != 0 ||
+        !in_block(h.directory_off, (uint64_t)h.section_count * sizeof(sm_db_section), size))
+        return sm_set_error(err, SM_ERR_FORMAT, "database section directory is malformed");
     if (h.patterns_off % 8 != 0 ||
         !in_block(h.patterns_off, (uint64_t)h.pattern_count * sizeof(sm_db_pattern), size) ||
-        !in_block(h.strings_off, h.strings_size, size) ||
-        (h.automaton_size && (h.automaton_off % SM_DB_ALIGN || !in_block(h.automaton_off, h.automaton_size, size))) ||
-        (h.shiftand_size && (h.shiftand_off % SM_DB_ALIGN || !in_block(h.shiftand_off, h.shiftand_size, size))) ||
-        (h.approx_size && (h.approx_off % SM_DB_ALIGN || !in_block(h.approx_off, h.approx_size, size))) ||
-        (h.kmer_size && (h.kmer_off % SM_DB_ALIGN || !in_block(h.kmer_off, h.kmer_size, size))) ||
-        (h.wumanber_size && (h.wumanber_off % SM_DB_ALIGN || !in_block(h.wumanber_off, h.wumanber_size, size))))
+        !in_block(h.strings_off, h.strings_size, size))
         return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
+    const sm_db_section *dir = (const sm_db_section *)(bytes + h.directory_off);
+    for (uint32_t i = 0; i < h.section_count; i++) {
+        const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);
+        if (!ops)
+            return sm_set_error(err, SM_ERR_VERSION,
+                                "database section %u has kind %u, which this seqmatch does not know (written by a "
+                                "newer seqmatch?)",
+                                i, dir[i].kind);
+        if (dir[i].offset % SM_DB_ALIGN || dir[i].size == 0 || !in_block(dir[i].offset, dir[i].size, size))
+            return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
+        if (dir[i].reserved != 0)
+            return sm_set_error(err, SM_ERR_FORMAT, "database section %u has reserved bytes set", i);
+        if (!(ops->matches & (1u << h.match)))
+            return sm_set_error(err, SM_ERR_FORMAT, "database section %u (%s) does not fit the kind of matching", i,
+                                ops->name);
+    }
 
     const sm_db_pattern *pats = (const sm_db_pattern *)(bytes + h.patterns_off);
     const uint8_t *strings = bytes + h.strings_off;
-    uint32_t on_automaton = 0, on_shiftand = 0, on_approx = 0, on_kmer = 0, on_wumanber = 0, min_len = UINT32_MAX,
-             max_len = 0;
+    uint32_t on_section[SM_DB_MAX_SECTIONS] = {0};
+    uint32_t min_len = UINT32_MAX, max_len = 0;
     for (uint32_t i = 0; i < h.pattern_count; i++) {
         const sm_db_pattern *p = &pats[i];
         if (p->name_off >= h.strings_size || !memchr(strings + p->name_off, 0, h.strings_size - p->name_off) ||
             p->length == 0 || !in_block(p->seq_off, (uint64_t)p->length + 1, h.strings_size) ||
             strings[p->seq_off + p->length] != 0)
             return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u is malformed", i);
-        if (p->engine == SM_PATTERN_AUTOMATON) on_automaton++;
-        else if (p->engine == SM_PATTERN_SHIFTAND) on_shiftand++;
-        else if (p->engine == SM_PATTERN_KMER) on_kmer++;
-        else if (p->engine == SM_PATTERN_WUMANBER) on_wumanber++;
-        else if (((p->engine >= SM_PATTERN_MISMATCH && p->engine <= SM_PATTERN_WAVEFRONT) ||
-                  p->engine == SM_PATTERN_PIGEONHOLE) && p->engine == h.approx_engine)
-            on_approx++;
-        else return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u has an unknown engine", i);
+        if (p->section >= h.section_count)
+            return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u names no section", i);
+        on_section[p->section]++;
         if (p->length < min_len) min_len = p->length;
         if (p->length > max_len) max_len = p->length;
     }
-    int approx_engine_fits = h.approx_engine == 0 ? h.match == SM_MATCH_EXACT
-                             : h.approx_engine == SM_PATTERN_MISMATCH ? h.match == SM_MATCH_MISMATCHES
-                             : h.approx_engine == SM_PATTERN_PIGEONHOLE ? h.match != SM_MATCH_EXACT
-                                                                      : h.match == SM_MATCH_EDITS;
-    if (on_automaton != h.automaton_patterns || on_shiftand != h.shiftand_patterns ||
-        on_approx != h.approx_patterns || (on_approx > 0) != (h.approx_size > 0) || !approx_engine_fits ||
-        on_kmer != h.kmer_patterns || (on_kmer > 0) != (h.kmer_size > 0) ||
-        on_wumanber != h.wumanber_patterns || (on_wumanber > 0) != (h.wumanber_size > 0) ||
-        min_len != h.min_length || max_len != h.max_length ||
-        (on_automaton > 0) != (h.automaton_size > 0) || (on_shiftand > 0) != (h.shiftand_size > 0))
+    for (uint32_t i = 0; i < h.section_count; i++)
+        if (on_section[i] != dir[i].patterns || on_section[i] == 0)
+            return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
+    if (min_len != h.min_length || max_len != h.max_length || (h.pam_length && h.pam_length >= min_len))
         return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
-    uint32_t outputs = h.pattern_count * 2;
-    if (h.automaton_size && sm_ac_validate(bytes + h.automaton_off, h.automaton_size, outputs, err) != SM_OK)
-        return err ? err->code : SM_ERR_FORMAT;
-    if (h.shiftand_size && sm_sa_validate(bytes + h.shiftand_off, h.shiftand_size, outputs, err) != SM_OK)
-        return err ? err->code : SM_ERR_FORMAT;
-    if (h.kmer_size && sm_kt_validate(bytes + h.kmer_off, h.kmer_size, outputs, err) != SM_OK)
-        return err ? err->code : SM_ERR_FORMAT;
-    if (h.wumanber_size && sm_wm_validate(bytes + h.wumanber_off, h.wumanber_size, outputs, err) != SM_OK)
-        return err ? err->code : SM_ERR_FORMAT;
-    if (h.approx_size) {
-        const uint8_t *sec = bytes + h.approx_off;
-        int rc = h.approx_engine == SM_PATTERN_MISMATCH ? sm_km_validate(sec, h.approx_size, outputs, err)
-                 : h.approx_engine == SM_PATTERN_MYERS  ? sm_my_validate(sec, h.approx_size, outputs, err)
-                 : h.approx_engine == SM_PATTERN_PIGEONHOLE
-                     ? sm_ph_validate(sec, h.approx_size, outputs, (sm_match)h.match, err)
-                                                        : sm_wf_validate(sec, h.approx_size, outputs, err);
-        if (rc != SM_OK) return err ? err->code : SM_ERR_FORMAT;
+    sm_validate_input in = {h.pattern_count * 2, (sm_match)h.match, pats, h.pattern_count};
+    for (uint32_t i = 0; i < h.section_count; i++) {
+        const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);
+        if (ops->validate(bytes + dir[i].offset, dir[i].size, &in, err) != SM_OK)
+            return err ? err->code : SM_ERR_FORMAT;
     }
     return SM_OK;
 }
 
 int sm_db_from_bytes(const void *bytes, size_t size, sm_db **out, sm_error *err) {
+    if (!out) return sm_set_error(err, SM_ERR_INVALID, "no place to store the database");
     *out = NULL;
     if (!bytes) return sm_set_error(err, SM_ERR_INVALID, "no database bytes given");
     /* Copy first: the checks and later scans need the block aligned. */
-    uint8_t *copy = sm_aligned_alloc(size);
-    sm_db *db = malloc(sizeof *db);
+    uint8_t *copy = sm_aligned_alloc(size ? size : 1);
+    sm_db *db = calloc(1, sizeof *db);
     if (!copy || !db) {
         sm_aligned_free(copy);
         free(db);

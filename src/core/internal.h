@@ -1,19 +1,20 @@
 /* Internal structures shared by the core, the engines and the backends.
  *
- * A database is one flat, 64-byte aligned block of bytes:
+ * A database is one flat, 64-byte aligned block of bytes (docs/format.md is
+ * the normative description):
  *
  *   sm_db_header                      fixed 256 bytes, at offset 0
- *   sm_db_pattern[pattern_count]      per pattern: name, sequence, length
+ *   sm_db_section[section_count]      the section directory
+ *   sm_db_pattern[pattern_count]      per pattern: name, sequence, length, section
  *   strings                           names and sequences, NUL-terminated
- *   automaton section (optional)      sm_ac_header + tables (src/engines/automaton)
- *   shiftand section (optional)       sm_sa_header + tables (src/engines/bitparallel)
- *   approx, k-mer and Wu-Manber sections (optional), likewise
+ *   sections                          each engine's tables (src/engines/<engine>/)
  *
  * Every reference inside the block is a byte offset (from the block start for
- * the header, from the section start inside a section), so the block can be
- * written to a file, memory-mapped or copied to another device as it is.
- * Integers are stored in the host's byte order; the header records that
- * order and loading on a host with the other order is refused.
+ * the header, the directory and the pattern table, from the section start
+ * inside a section), so the block can be written to a file, memory-mapped or
+ * copied to another device as it is. Integers are stored in the host's byte
+ * order; the header records that order and loading on a host with the other
+ * order is refused.
  */
 #ifndef SM_INTERNAL_H
 #define SM_INTERNAL_H
@@ -25,55 +26,44 @@
 #include "seqmatch.h"
 
 #define SM_DB_MAGIC "SEQMATCH"
-#define SM_DB_FORMAT_VERSION 2u /* 2: the Wu-Manber section */
+#define SM_DB_FORMAT_VERSION 3u /* 3: the section directory */
 #define SM_DB_BYTE_ORDER_MARK 0x01020304u
 #define SM_DB_ALIGN 64u
+/* A database lists at most this many sections (a sanity bound for loading). */
+#define SM_DB_MAX_SECTIONS 64u
 
 typedef struct {
     char magic[8];          /* "SEQMATCH" */
     uint32_t version;       /* SM_DB_FORMAT_VERSION */
     uint32_t byte_order;    /* SM_DB_BYTE_ORDER_MARK as written by the builder */
     uint64_t size;          /* bytes of the whole block */
-    uint32_t checksum;      /* CRC-32 (zlib) of bytes [sizeof header, size) */
+    uint32_t checksum;      /* CRC-32 (zlib) of the whole block, this field read as zero */
     uint32_t alphabet;      /* sm_alphabet */
     uint32_t strands;       /* sm_strands (SM_STRAND_FORWARD for text) */
     uint32_t flags;         /* SM_FLAG_* */
     uint32_t pattern_count;
     uint32_t min_length, max_length;
-    uint32_t automaton_patterns, shiftand_patterns;
-    uint32_t reserved0;
-    uint64_t patterns_off;  /* sm_db_pattern[pattern_count] */
-    uint64_t strings_off, strings_size;
-    uint64_t automaton_off, automaton_size; /* 0, 0 when absent */
-    uint64_t shiftand_off, shiftand_size;   /* 0, 0 when absent */
     uint32_t match;         /* sm_match */
     uint32_t max_errors;    /* k (0 for exact) */
     uint32_t report;        /* sm_report */
-    uint32_t approx_patterns;
-    uint32_t approx_engine; /* SM_PATTERN_MISMATCH / _MYERS / _WAVEFRONT, or 0 */
-    uint32_t reserved1;
-    uint64_t approx_off, approx_size;       /* 0, 0 when absent */
-    uint64_t kmer_off, kmer_size;           /* 0, 0 when absent */
-    uint32_t kmer_patterns;
-    uint32_t reserved2;
-    uint64_t wumanber_off, wumanber_size;   /* 0, 0 when absent */
-    uint32_t wumanber_patterns;
-    uint32_t reserved3;
-    uint8_t reserved[256 - 208];
+    uint64_t patterns_off;  /* sm_db_pattern[pattern_count] */
+    uint64_t strings_off, strings_size;
+    uint64_t directory_off; /* sm_db_section[section_count] */
+    uint32_t section_count;
+    uint32_t pam_length;    /* symbols at each pattern's 3' end that must match exactly (0: none) */
+    uint8_t reserved[256 - 104]; /* zero */
 } sm_db_header;
 _Static_assert(sizeof(sm_db_header) == 256, "the database header is 256 bytes");
 
-/* Which engine scans a pattern. */
-enum {
-    SM_PATTERN_AUTOMATON = 1,
-    SM_PATTERN_SHIFTAND = 2,
-    SM_PATTERN_MISMATCH = 3,
-    SM_PATTERN_MYERS = 4,
-    SM_PATTERN_WAVEFRONT = 5,
-    SM_PATTERN_KMER = 6,
-    SM_PATTERN_PIGEONHOLE = 7,
-    SM_PATTERN_WUMANBER = 8
-};
+/* One entry of the section directory. */
+typedef struct {
+    uint32_t kind;          /* SM_SECTION_* (src/engines/engine.h) */
+    uint32_t patterns;      /* patterns whose section is this one */
+    uint64_t offset;        /* from the block start, a multiple of SM_DB_ALIGN */
+    uint64_t size;
+    uint64_t reserved;      /* zero */
+} sm_db_section;
+_Static_assert(sizeof(sm_db_section) == 32, "a directory entry is 32 bytes");
 
 /* Bytes of text a scan must see before the first end it reports exactly, and
    after the last start it owns: the longest pattern plus the error budget. */
@@ -83,12 +73,13 @@ typedef struct {
     uint64_t name_off;   /* into strings, NUL-terminated */
     uint64_t seq_off;    /* into strings, NUL-terminated; dna: upper case, U as T */
     uint32_t length;
-    uint32_t engine;     /* SM_PATTERN_* */
+    uint32_t section;    /* index in the section directory of the section that scans it */
 } sm_db_pattern;
 
 struct sm_db {
     uint8_t *bytes;      /* the block, SM_DB_ALIGN aligned */
     size_t size;
+    int mapped;          /* bytes are a read-only file mapping (sm_db_load) */
 };
 
 static inline const sm_db_header *sm_db_head(const sm_db *db) {
@@ -96,14 +87,12 @@ static inline const sm_db_header *sm_db_head(const sm_db *db) {
 }
 
 const sm_db_pattern *sm_db_patterns(const sm_db *db);
-const uint8_t *sm_db_automaton(const sm_db *db); /* section start, or NULL */
-const uint8_t *sm_db_shiftand(const sm_db *db);  /* section start, or NULL */
-const uint8_t *sm_db_approx(const sm_db *db);    /* section start, or NULL */
-const uint8_t *sm_db_kmer(const sm_db *db);      /* section start, or NULL */
-const uint8_t *sm_db_wumanber(const sm_db *db);  /* section start, or NULL */
-/* Exact matching with every pattern in the automaton (no other section):
-   what overlap-free chunking and the CUDA backend scan. */
-int sm_db_automaton_only(const sm_db *db);
+/* The section directory: section_count entries. */
+const sm_db_section *sm_db_sections(const sm_db *db);
+/* The first section of a kind (its bytes, and its size in *size), or NULL. */
+const uint8_t *sm_db_section_of_kind(const sm_db *db, uint32_t kind, uint64_t *size);
+/* Patterns scanned by sections of a kind. */
+uint32_t sm_db_patterns_of_kind(const sm_db *db, uint32_t kind);
 /* Sets the size and checksum of a freshly assembled block. */
 void sm_db_seal(uint8_t *bytes, uint64_t size);
 
@@ -129,11 +118,11 @@ typedef struct {
     uint64_t *counts;    /* per pattern, or NULL to store hits */
     uint64_t own_lo, own_hi;
     int failed;          /* allocation failed while storing */
-    /* Count mode, optional: per automaton state, how often it was reached by
-       an owned hit. Cheaper than per-pattern counting for dense hits; the
-       owner folds it into counts (sm_ac_fold_visits). */
-    uint32_t *ac_visits;
-    uint32_t *kt_visits; /* count mode, optional: per distinct k-mer of the k-mer engine */
+    /* Count mode, optional: the counters of the engine being run (per
+       automaton state, per k-mer code or slot), cheaper than per-pattern
+       counting for dense hits; the owner folds them into counts through the
+       engine's fold_visits. Set per engine by the caller. */
+    uint32_t *visits;
 } sm_sink;
 
 int sm_sink_grow(sm_sink *sink);  /* doubles capacity; sets failed on error */
@@ -191,41 +180,6 @@ int sm_set_error(sm_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-
-/* --------------------------------------------------------- engine states */
-
-/* The scan state of every engine for one position of one sequence. */
-typedef struct {
-    uint32_t automaton;     /* automaton state (0 = root) */
-    uint64_t *shiftand;     /* sm_sa_state_words() words, or NULL */
-    size_t shiftand_words;
-    uint64_t *approx;       /* the approximate engine's state words, or NULL */
-    size_t approx_words;
-    uint32_t *ac_visits;    /* count mode: per automaton state (allocated on first use) */
-    uint64_t *kmer;         /* the k-mer engine's state words, or NULL */
-    size_t kmer_words;
-    uint32_t *kt_visits;    /* count mode: per distinct k-mer (allocated on first use) */
-    struct sm_ph_state *pigeonhole; /* the pigeonhole filter's state, or NULL */
-    uint64_t *wumanber;     /* the Wu-Manber engine's state words (kept bytes), or NULL */
-    size_t wumanber_words;
-} sm_engine_state;
-
-int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */
-void sm_engine_state_reset(const sm_db *db, sm_engine_state *state); /* back to the start state */
-void sm_engine_state_free(sm_engine_state *state);
-/* Count mode: the automaton visit counters of state (NULL without an
-   automaton, or when out of memory). sm_fold_visits adds them to counts. */
-uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state);
-uint32_t *sm_engine_state_kmer_visits(const sm_db *db, sm_engine_state *state);
-void sm_fold_visits(const sm_db *db, sm_engine_state *state, uint64_t *counts);
-
-/* Runs every engine of db over text[0, len), whose first byte is at absolute
-   position pos0, from *state (updated); hits go to sink. */
-void sm_scan_engines(const sm_db *db, sm_engine_state *state, const uint8_t *text, size_t len,
-                     uint64_t pos0, sm_sink *sink);
-/* Ends a scanned stretch whose last byte is at end_pos - 1: engines that hold
-   results back (the wavefront) report them. */
-void sm_finish_engines(const sm_db *db, sm_engine_state *state, uint64_t end_pos, sm_sink *sink);
 
 /* ------------------------------------------------------------ k edits */
 

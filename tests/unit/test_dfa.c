@@ -13,6 +13,7 @@
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
 #include "seqmatch_dfa.h"
+#include "engines/engine.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ reference */
@@ -585,7 +586,7 @@ static void test_from_patterns(tu_rng *rng) {
             sm_dfa_free(d);
         }
         /* The automaton helper: chunk states equal sequential automaton states. */
-        const uint8_t *section = sm_db_automaton(db);
+        const uint8_t *section = sm_db_section_of_kind(db, SM_SECTION_AUTOMATON, NULL);
         sm_dfa *ends = NULL;
         sm_dfa_matcher *m = NULL;
         if (sm_dfa_from_ac_section(section, SM_DFA_ENDS, &ends, &e) == SM_OK &&

@@ -14,6 +14,12 @@
 #include "testutil.h"
 
 static tu_rng rng;
+/* How the scans run (the way the bitmap is tested) and the builds' tuning. */
+static sm_kt_variant variant;
+static sm_kt_tuning tuning;
+
+/* way < 0: the CPU's choice. */
+static void use_way(int way) { sm_kt_choose(sm_cpu(), way, &variant); }
 
 /* ------------------------------------------------------------ key sets */
 
@@ -170,7 +176,7 @@ static int same_hits(const sm_sink *want, const sm_sink *got) {
 static uint8_t *build(const key_set *ks, size_t *size) {
     sm_buf buf = {0};
     sm_error err;
-    int rc = sm_kt_build(ks->keys, ks->nkeys, ks->fold, 0, &buf, &err);
+    int rc = sm_kt_build(ks->keys, ks->nkeys, ks->fold, 0, &tuning, &buf, &err);
     if (!tu_check(rc == SM_OK, "build failed: %s", rc == SM_OK ? "" : err.message)) return NULL;
     uint8_t *s = sm_aligned_alloc(buf.len);
     if (!s) abort();
@@ -208,17 +214,17 @@ static void scan_pieces(const uint8_t *section, const uint8_t *text, size_t n, u
             if (pick < len) len = pick;
         }
         poison_stack();
-        sm_kt_scan(section, NULL, state, text + at, len, pos0 + at, sink);
+        sm_kt_scan(section, &variant, state, text + at, len, pos0 + at, sink);
         at += len;
     }
     /* An empty call changes nothing. */
-    sm_kt_scan(section, NULL, state, text, 0, pos0 + n, sink);
+    sm_kt_scan(section, &variant, state, text, 0, pos0 + n, sink);
 }
 
 static void free_sink(sm_sink *s) {
     free(s->hits);
     free(s->counts);
-    free(s->kt_visits);
+    free(s->visits);
     memset(s, 0, sizeof *s);
 }
 
@@ -251,15 +257,15 @@ static void check_case(const key_set *ks, const uint8_t *section, const uint8_t 
             sm_sink cs = {0};
             cs.own_lo = own_lo, cs.own_hi = own_hi;
             cs.counts = calloc(ks->npatterns + 1, sizeof *cs.counts);
-            if (visits) cs.kt_visits = calloc(sm_kt_visit_counters(section) + 1, sizeof *cs.kt_visits);
+            if (visits) cs.visits = calloc(sm_kt_visit_counters(section) + 1, sizeof *cs.visits);
             scan_pieces(section, text, n, pos0, &cs, pieces);
             if (visits) {
-                sm_kt_fold_visits(section, cs.kt_visits, cs.counts);
+                sm_kt_fold_visits(section, cs.visits, cs.counts);
                 /* A second fold adds nothing: the first zeroed every counter
                    it read (counters of codes that are no key may hold any
                    value and are never read). */
                 uint64_t *again = calloc(ks->npatterns + 1, sizeof *again);
-                sm_kt_fold_visits(section, cs.kt_visits, again);
+                sm_kt_fold_visits(section, cs.visits, again);
                 int zero = 1;
                 for (size_t p = 0; p <= ks->npatterns; p++) zero &= again[p] == 0;
                 tu_check(zero, "%s: fold left visits", what);
@@ -405,15 +411,15 @@ static void test_eligibility(void) {
     {
         sm_buf hb = {0};
         sm_error herr;
-        tu_check(sm_kt_build(&k33, 1, dna, 0, &hb, &herr) == SM_ERR_INVALID, "k = 33 built");
-        tu_check(sm_kt_build(&k32, 1, dna, 100, &hb, &herr) == SM_ERR_LIMIT, "hash size limit ignored");
+        tu_check(sm_kt_build(&k33, 1, dna, 0, &tuning, &hb, &herr) == SM_ERR_INVALID, "k = 33 built");
+        tu_check(sm_kt_build(&k32, 1, dna, 100, &tuning, &hb, &herr) == SM_ERR_LIMIT, "hash size limit ignored");
         tu_check(hb.len == 0, "failed hash builds left bytes");
-        tu_check(sm_kt_build(&k32, 1, dna, 0, &hb, &herr) == SM_OK, "k = 32 build failed");
+        tu_check(sm_kt_build(&k32, 1, dna, 0, &tuning, &hb, &herr) == SM_OK, "k = 32 build failed");
         uint32_t magic;
         memcpy(&magic, hb.data, 4);
         tu_check(magic == SM_KH_MAGIC && hb.len % 64 == 0, "k = 32 not a hash section of whole lines");
         sm_buf_free(&hb);
-        tu_check(sm_kt_build(&maxk, 1, dna, 0, &hb, &herr) == SM_OK, "k = 12 build failed");
+        tu_check(sm_kt_build(&maxk, 1, dna, 0, &tuning, &hb, &herr) == SM_OK, "k = 12 build failed");
         memcpy(&magic, hb.data, 4);
         tu_check(magic == SM_KT_MAGIC, "k = 12 not the direct layout");
         sm_buf_free(&hb);
@@ -426,10 +432,10 @@ static void test_eligibility(void) {
 
     sm_buf buf = {0};
     sm_error err;
-    tu_check(sm_kt_build(&five, 1, dna, 0, &buf, &err) == SM_ERR_INVALID, "ineligible keys built");
-    tu_check(sm_kt_build(keys, 3, dna, 100, &buf, &err) == SM_ERR_LIMIT, "size limit ignored");
+    tu_check(sm_kt_build(&five, 1, dna, 0, &tuning, &buf, &err) == SM_ERR_INVALID, "ineligible keys built");
+    tu_check(sm_kt_build(keys, 3, dna, 100, &tuning, &buf, &err) == SM_ERR_LIMIT, "size limit ignored");
     tu_check(buf.len == 0, "failed builds left bytes");
-    tu_check(sm_kt_build(keys, 3, dna, 0, &buf, &err) == SM_OK, "build failed");
+    tu_check(sm_kt_build(keys, 3, dna, 0, &tuning, &buf, &err) == SM_OK, "build failed");
     tu_check(buf.len % 64 == 0, "section size %zu not a multiple of 64", buf.len);
     sm_buf_free(&buf);
 }
@@ -445,9 +451,9 @@ static void test_validate(void) {
         make_keys(ks, FOLD_DNA, "ACGT", k, 40);
         size_t size;
         /* the last two hash rounds: every key on one home entry, a tiny filter */
-        sm_kt_test_tuning(round == 12 ? 3 : 0, round >= 11);
+        tuning = (sm_kt_tuning){round == 12 ? 3 : 0, round >= 11};
         uint8_t *good = build(ks, &size);
-        sm_kt_test_tuning(0, 0);
+        tuning = (sm_kt_tuning){0, 0};
         if (!good) continue;
         sm_error err;
         uint32_t top = 0;
@@ -489,15 +495,15 @@ static void test_validate(void) {
                 sm_sink sink = {0};
                 sink.own_hi = UINT64_MAX;
                 sink.counts = calloc(ks->npatterns, sizeof *sink.counts);
-                sink.kt_visits = calloc(sm_kt_visit_counters(t), sizeof *sink.kt_visits);
+                sink.visits = calloc(sm_kt_visit_counters(t), sizeof *sink.visits);
                 uint64_t state[8];
                 sm_kt_state_reset(t, state);
-                sm_kt_scan(t, NULL, state, text, sizeof text, 0, &sink);
-                sm_kt_scan(t, NULL, state, text, 50, sizeof text, &sink);
-                sm_kt_fold_visits(t, sink.kt_visits, sink.counts);
+                sm_kt_scan(t, &variant, state, text, sizeof text, 0, &sink);
+                sm_kt_scan(t, &variant, state, text, 50, sizeof text, &sink);
+                sm_kt_fold_visits(t, sink.visits, sink.counts);
                 sink.counts = (free(sink.counts), NULL);
                 sm_kt_state_reset(t, state);
-                sm_kt_scan(t, NULL, state, text, sizeof text, 0, &sink);
+                sm_kt_scan(t, &variant, state, text, sizeof text, 0, &sink);
                 free_sink(&sink);
             }
             free(t);
@@ -523,24 +529,24 @@ static void test_hash(void) {
     uint8_t *text = malloc(cap);
     for (int round = 0; round < (int)tu_scaled(40); round++) {
         uint32_t k = ks_k[round % 5];
-        int tuning = (round / 5) % 4; /* 0 normal, 1 tiny filter, 2 collide, 3 both */
+        int knob = (round / 5) % 4; /* 0 normal, 1 tiny filter, 2 collide, 3 both */
         int kind = (int)tu_rng_below(&rng, sizeof kinds / sizeof kinds[0]);
         size_t nfresh = 1 + tu_rng_below(&rng, round % 2 ? 500 : 40);
         make_keys(ks, kinds[kind].fold, kinds[kind].symbols, k, nfresh);
-        sm_kt_test_tuning(tuning & 1 ? 3 : 0, tuning >= 2);
+        tuning = (sm_kt_tuning){knob & 1 ? 3 : 0, knob >= 2};
         size_t size;
         uint8_t *section = build(ks, &size);
-        sm_kt_test_tuning(0, 0);
+        tuning = (sm_kt_tuning){0, 0};
         if (!section) continue;
         sm_kh_header h;
         memcpy(&h, section, sizeof h);
         tu_check(h.magic == SM_KH_MAGIC && h.k == k, "round %d: not a hash section", round);
-        tu_check((tuning & 1) ? h.filter_log2 == 3 : h.filter_log2 >= 3, "round %d: filter size %u", round,
+        tu_check((knob & 1) ? h.filter_log2 == 3 : h.filter_log2 >= 3, "round %d: filter size %u", round,
                  h.filter_log2);
-        tu_check((tuning >= 2) == (h.hash_mul == 0), "round %d: collision knob ignored", round);
+        tu_check((knob >= 2) == (h.hash_mul == 0), "round %d: collision knob ignored", round);
         tu_check(h.slots * 2 <= (1ull << h.cap_log2), "round %d: load above 1/2", round);
         char what[80];
-        snprintf(what, sizeof what, "hash round %d (%s, tuning %d)", round, kinds[kind].symbols, tuning);
+        snprintf(what, sizeof what, "hash round %d (%s, tuning %d)", round, kinds[kind].symbols, knob);
         for (int t = 0; t < 4; t++) {
             size_t n;
             switch (t) {
@@ -849,27 +855,28 @@ static void test_mixed_lengths(void) {
 
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(0x6b6d6572ull));
+    use_way(-1);
     test_eligibility();
     /* The direct table's bitmap tested every way the CPU can run: byte
        loads, AVX2 gathers and the AVX-512 path (which steps down to gathers
        on CPUs without AVX-512, so on those way 2 repeats way 1). */
-    sm_kt_test_gather(0);
+    use_way(0);
     test_dense();
     test_count_ways();
     test_random((int)tu_scaled(60));
-    sm_kt_test_gather(1);
+    use_way(1);
     test_random((int)tu_scaled(30));
-    sm_kt_test_gather(2);
+    use_way(2);
     test_dense();
     test_count_ways();
     test_random((int)tu_scaled(30));
     /* The hash layout's filter pass: scalar (ways 0 and 1) and AVX-512
        (way 2, where the CPU has it). */
-    sm_kt_test_gather(0);
+    use_way(0);
     test_hash();
-    sm_kt_test_gather(2);
-    if (sm_kh_use_avx512()) test_hash();
-    sm_kt_test_gather(-1);
+    use_way(2);
+    if (variant.hash_wide) test_hash();
+    use_way(-1);
     test_validate();
     test_public();
     test_mixed_lengths();

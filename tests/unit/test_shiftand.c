@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "engines/bitparallel/shiftand.h"
 #include "oracle.h"
 #include "testutil.h"
@@ -95,7 +96,7 @@ static int scan_pieces(const uint8_t *section, const sm_db_pattern *dbp, const c
         else if (mode == 1) piece = 1;
         else piece = tu_rng_range(rng, 0, (uint32_t)(mode == 2 ? 9 : 300));
         if (piece > len - at) piece = len - at;
-        sm_sa_scan(section, dbp, state, (const uint8_t *)text + at, piece, at, &sink);
+        sm_sa_scan(section, dbp, state, (const uint8_t *)text + at, piece, at, &sink, sm_cpu()->avx2);
         at += piece;
         if (len == 0) break;
     }
@@ -467,7 +468,7 @@ static void test_corrupt(tu_rng *rng, uint32_t want_layout) {
             sm_sink sink;
             memset(&sink, 0, sizeof sink);
             sink.own_hi = UINT64_MAX;
-            sm_sa_scan(copy, dbp, state, (const uint8_t *)text, sizeof text, 0, &sink);
+            sm_sa_scan(copy, dbp, state, (const uint8_t *)text, sizeof text, 0, &sink, sm_cpu()->avx2);
             free(sink.hits);
             free(state);
         }

@@ -12,11 +12,15 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "engines/engine.h"
 #include "engines/wumanber/wm_private.h"
 #include "oracle.h"
 #include "testutil.h"
 
 static tu_rng rng;
+/* Scans take the SIMD prefilter where a section has one, unless a test turns it off. */
+static int use_prefilter = 1;
+static int scan_simd(void) { return sm_cpu()->avx2 ? 2 : sm_cpu()->ssse3 ? 1 : 0; }
 
 /* ------------------------------------------------------------ key sets */
 
@@ -192,10 +196,10 @@ static void scan_pieces(const uint8_t *section, const uint8_t *text, size_t n, u
             size_t pick = tu_rng_below(&rng, (uint32_t)cap + 1);
             if (pick < len) len = pick;
         }
-        sm_wm_scan(section, state, text + at, len, pos0 + at, sink);
+        sm_wm_scan(section, state, text + at, len, pos0 + at, sink, scan_simd(), use_prefilter);
         at += len;
     }
-    sm_wm_scan(section, state, text, 0, pos0 + n, sink); /* an empty call changes nothing */
+    sm_wm_scan(section, state, text, 0, pos0 + n, sink, scan_simd(), use_prefilter); /* an empty call changes nothing */
     free(state);
 }
 
@@ -291,9 +295,9 @@ static void test_random_sections(void) {
             if (sm_wm_has_prefilter(sec)) {
                 /* the same section scanned by the SHIFT loop */
                 prefiltered++;
-                sm_wm_test_prefilter(0);
+                use_prefilter = 0;
                 check_case(ks, sec, text, n, what);
-                sm_wm_test_prefilter(1);
+                use_prefilter = 1;
             }
             sm_aligned_free(sec);
         }
@@ -702,7 +706,7 @@ static void test_database(void) {
         if (ldb) {
             sm_db_get_info(ldb, &info);
             tu_check(info.wumanber_patterns == 5, "auto did not pick Wu-Manber for long patterns");
-            const uint8_t *sec = sm_db_wumanber(ldb);
+            const uint8_t *sec = sm_db_section_of_kind(ldb, SM_SECTION_WUMANBER, NULL);
             tu_check(sec && sm_wm_mean_shift(sec) >= 16.0, "mean shift under the planner's bound");
         }
         sm_db_free(ldb);
@@ -741,13 +745,20 @@ static void test_database(void) {
     tu_check(sm_db_from_bytes(bytes, size, &back, NULL) == SM_OK, "saved bytes load");
     sm_db_free(back);
     const sm_db_header *h = (const sm_db_header *)bytes;
-    tu_check(h->wumanber_size > 0 && h->wumanber_patterns == ps->n && h->version == 2, "header fields");
+    /* the Wu-Manber section's directory entry */
+    const sm_db_section *dir = (const sm_db_section *)(bytes + h->directory_off);
+    uint32_t wi = 0;
+    while (wi < h->section_count && dir[wi].kind != SM_SECTION_WUMANBER) wi++;
+    tu_check(wi < h->section_count && dir[wi].size > 0 && dir[wi].patterns == ps->n && h->version == 3,
+             "header fields");
+    if (wi == h->section_count) goto done;
+    const size_t entry = h->directory_off + wi * sizeof(sm_db_section);
     uint8_t *copy = malloc(size);
     unsigned rejected = 0, tries = tu_scaled(400);
     for (unsigned t = 0; t < tries; t++) {
         memcpy(copy, bytes, size);
-        size_t at = h->wumanber_off + tu_rng_below(&rng, (uint32_t)h->wumanber_size);
-        if (t < 40) at = h->wumanber_off + tu_rng_below(&rng, sizeof(sm_wm_header));
+        size_t at = dir[wi].offset + tu_rng_below(&rng, (uint32_t)dir[wi].size);
+        if (t < 40) at = dir[wi].offset + tu_rng_below(&rng, sizeof(sm_wm_header));
         copy[at] ^= (uint8_t)(1u << tu_rng_below(&rng, 8));
         sm_db_seal(copy, size);
         back = NULL;
@@ -764,21 +775,21 @@ static void test_database(void) {
         sm_db_free(back);
     }
     tu_check(rejected > 0, "no damaged database rejected");
-    /* header offsets of the section */
+    /* the directory entry of the section */
     memcpy(copy, bytes, size);
-    ((sm_db_header *)copy)->wumanber_off += 64;
+    ((sm_db_section *)(copy + entry))->offset += 64;
     sm_db_seal(copy, size);
     back = NULL;
     tu_check(sm_db_from_bytes(copy, size, &back, NULL) != SM_OK, "moved section accepted");
     sm_db_free(back);
     memcpy(copy, bytes, size);
-    ((sm_db_header *)copy)->wumanber_size = size;
+    ((sm_db_section *)(copy + entry))->size = size;
     sm_db_seal(copy, size);
     back = NULL;
     tu_check(sm_db_from_bytes(copy, size, &back, NULL) != SM_OK, "oversized section accepted");
     sm_db_free(back);
     memcpy(copy, bytes, size);
-    ((sm_db_header *)copy)->wumanber_patterns--;
+    ((sm_db_section *)(copy + entry))->patterns--;
     sm_db_seal(copy, size);
     back = NULL;
     tu_check(sm_db_from_bytes(copy, size, &back, NULL) != SM_OK, "pattern count mismatch accepted");

@@ -40,10 +40,9 @@
 #include <immintrin.h>
 #endif
 
+#include "core/engine_set.h"
 #include "core/internal.h"
 #include "backends/cuda/gpu_runner.h"
-#include "engines/automaton/automaton.h"
-#include "engines/dfa/dfa_internal.h"
 
 #define DEFAULT_CHUNK (1u << 20)
 #define ITEMS_PER_THREAD 4
@@ -105,7 +104,7 @@ typedef struct {
 typedef struct sm_worker {
     struct sm_runner *runner;
     pthread_t thread;
-    sm_engine_state state;
+    sm_engine_set state;
     uint64_t *counts[2]; /* count mode: per pattern, per batch buffer */
     batch *holding;      /* count mode: the batch its unfolded visits belong to (under lock) */
 } worker;
@@ -123,9 +122,9 @@ struct sm_runner {
     int overlap_free;     /* exact automaton: no overlap, true start states */
     int held_delivery;    /* hits of a segment may start before the previous one's */
     size_t keep_back;     /* bytes kept before own_from for the matched text */
-    sm_dfa *ac_dfa;       /* overlap-free: the automaton as a DFA, and its matcher */
-    sm_dfa_matcher *ac_matcher;
-    uint32_t carry_row;   /* overlap-free: automaton row offset at own_from */
+    void *chunker;        /* overlap-free, prefix mode: the DFA engine's chunker */
+    sm_engine_set spec[2]; /* speculative overlap-free: the true and the speculative run */
+    uint32_t carry_state; /* overlap-free: the DFA state at own_from */
     int speculate;        /* overlap-free by speculation from the root, verified afterwards */
     sm_sink fixes;        /* hits that start before their segment, found by the re-scans */
     size_t *cuts;
@@ -179,8 +178,6 @@ static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
     it->borders.n = 0;
     /* Runs of edit ends are counted once joined, so edits always store. */
     sink->counts = r->tally ? w->counts[b->index] : NULL;
-    sink->ac_visits = sink->counts ? sm_engine_state_visits(r->db, &w->state) : NULL;
-    sink->kt_visits = sink->counts ? sm_engine_state_kmer_visits(r->db, &w->state) : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
         segment *s = &b->segs[i];
         const uint8_t *text = b->buf + s->buf_off;
@@ -188,11 +185,12 @@ static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
         sink->own_hi = s->own_hi;
         s->hit_lo = sink->n;
         s->run_lo = it->borders.n;
-        sm_engine_state_reset(r->db, &w->state);
-        w->state.automaton = s->start_state;
-        sm_scan_engines(r->db, &w->state, text, s->scan_len, s->pos0, sink);
-        s->end_state = w->state.automaton;
-        sm_finish_engines(r->db, &w->state, s->pos0 + s->scan_len, sink);
+        sm_engine_set_reset(&w->state);
+        const sm_engine_slot *dfa = r->overlap_free ? sm_engine_set_dfa(&w->state) : NULL;
+        if (dfa) dfa->ops->set_dfa_state(dfa->state, s->start_state);
+        sm_engine_set_scan(&w->state, text, s->scan_len, s->pos0, sink);
+        if (dfa) s->end_state = dfa->ops->dfa_state(dfa->state);
+        sm_engine_set_finish(&w->state, s->pos0 + s->scan_len, sink);
         if (r->edits && !sink->failed) {
             uint64_t last_end = s->pos0 + s->scan_len;
             if (sm_edits_resolve(r->db, sink, s->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1, last_end,
@@ -229,7 +227,7 @@ static int batch_done(const batch *b) {
 static void fold_held(sm_runner *r, worker *w) {
     batch *b = w->holding;
     pthread_mutex_unlock(&r->lock);
-    sm_fold_visits(r->db, &w->state, w->counts[b->index]);
+    sm_engine_set_fold(&w->state, w->counts[b->index]);
     pthread_mutex_lock(&r->lock);
     w->holding = NULL;
     if (--b->holders == 0 && batch_done(b)) pthread_cond_broadcast(&r->work_done);
@@ -548,8 +546,7 @@ static int deliver_batch(sm_runner *r, const batch *b) {
    segment are the ones the speculation missed. Past that point the runs
    agree, so the segment's end state is exact. */
 static int verify_speculation(sm_runner *r, batch *b) {
-    const uint8_t *section = sm_db_automaton(r->db);
-    const sm_db_pattern *patterns = sm_db_patterns(r->db);
+    const sm_engine_slot *run = sm_engine_set_dfa(&r->spec[0]), *spec = sm_engine_set_dfa(&r->spec[1]);
     r->fixes.n = 0;
     r->fixes.failed = 0;
     r->fixes.counts = NULL;
@@ -557,7 +554,7 @@ static int verify_speculation(sm_runner *r, batch *b) {
     none.own_lo = 1, none.own_hi = 0; /* owns nothing */
     for (size_t i = 0; i < b->nsegs; i++) {
         segment *s = &b->segs[i];
-        uint32_t truth = s->pos0 == 0 ? 0 : r->carry_row;
+        uint32_t truth = s->pos0 == 0 ? 0 : r->carry_state;
         s->fix_lo = r->fixes.n;
         uint32_t end = s->end_state;
         if (truth != 0) {
@@ -566,9 +563,13 @@ static int verify_speculation(sm_runner *r, batch *b) {
             r->fixes.own_lo = 0;
             r->fixes.own_hi = s->pos0;
             const uint8_t *text = b->buf + s->buf_off;
+            run->ops->set_dfa_state(run->state, a);
+            spec->ops->set_dfa_state(spec->state, root);
             while (k < s->scan_len && a != root) {
-                sm_ac_scan(section, patterns, &a, text + k, 1, s->pos0 + k, &r->fixes);
-                sm_ac_scan(section, patterns, &root, text + k, 1, s->pos0 + k, &none);
+                run->ops->scan(&run->section, run->state, text + k, 1, s->pos0 + k, &r->fixes);
+                spec->ops->scan(&spec->section, spec->state, text + k, 1, s->pos0 + k, &none);
+                a = run->ops->dfa_state(run->state);
+                root = spec->ops->dfa_state(spec->state);
                 k++;
             }
             if (a != root) end = a; /* never met: the re-scan covered the whole segment */
@@ -580,7 +581,7 @@ static int verify_speculation(sm_runner *r, batch *b) {
                 r->counts[r->fixes.hits[j].pattern]++;
                 r->total++;
             }
-        r->carry_row = end;
+        r->carry_state = end;
     }
     return SM_OK;
 }
@@ -589,8 +590,7 @@ static int verify_speculation(sm_runner *r, batch *b) {
    record by record. A record's first segment starts at the root; one that
    goes on from the previous batch starts where that batch left it. */
 static int start_states(sm_runner *r, batch *b) {
-    const uint8_t *section = sm_db_automaton(r->db);
-    uint32_t columns = ((const sm_ac_header *)section)->columns;
+    const sm_engine_ops *ops = sm_engine_set_dfa(&r->workers[0].state)->ops;
     segment *segs = b->segs;
     size_t i = 0;
     while (i < b->nsegs) {
@@ -610,12 +610,11 @@ static int start_states(sm_runner *r, batch *b) {
         size_t base = segs[i].buf_off;
         for (size_t k = 0; k < chunks; k++) r->cuts[k] = segs[i + k].buf_off - base;
         r->cuts[chunks] = segs[j - 1].buf_off + segs[j - 1].scan_len - base;
-        uint32_t first_row = segs[i].pos0 == 0 ? 0 : r->carry_row;
-        if (sm_dfa_ac_chunk_states(r->ac_matcher, section, first_row, b->buf + base, r->cuts, chunks, r->threads,
-                                   r->rows, NULL) != SM_OK)
+        uint32_t first = segs[i].pos0 == 0 ? 0 : r->carry_state;
+        if (ops->chunk_states(r->chunker, first, b->buf + base, r->cuts, chunks, r->threads, r->rows, NULL) != SM_OK)
             return SM_ERR_NOMEM;
-        for (size_t k = 0; k < chunks; k++) segs[i + k].start_state = r->rows[k] / columns;
-        r->carry_row = r->rows[chunks];
+        for (size_t k = 0; k < chunks; k++) segs[i + k].start_state = r->rows[k];
+        r->carry_state = r->rows[chunks];
         i = j;
     }
     return SM_OK;
@@ -755,7 +754,7 @@ void sm_runner_free(sm_runner *r) {
     }
     if (r->workers) {
         for (unsigned t = 0; t < r->threads; t++) {
-            sm_engine_state_free(&r->workers[t].state);
+            sm_engine_set_free(&r->workers[t].state);
             free(r->workers[t].counts[0]);
             free(r->workers[t].counts[1]);
         }
@@ -773,8 +772,9 @@ void sm_runner_free(sm_runner *r) {
     free(r->cuts);
     free(r->rows);
     free(r->fixes.hits);
-    sm_dfa_matcher_free(r->ac_matcher);
-    sm_dfa_free(r->ac_dfa);
+    if (r->chunker) sm_engine_for_kind(sm_db_sections(r->db)[0].kind)->chunker_free(r->chunker);
+    sm_engine_set_free(&r->spec[0]);
+    sm_engine_set_free(&r->spec[1]);
     free(r->held);
     free(r->open_runs);
     free(r->next_runs);
@@ -824,13 +824,22 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
         if (want > r->chunk) r->chunk = want < COUNT_CHUNK_MAX ? (size_t)want : COUNT_CHUNK_MAX;
     }
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
-    r->overlap_free = opts->overlap_free && sm_db_automaton_only(db);
+    r->overlap_free = opts->overlap_free && sm_db_is_dfa_only(db);
     r->speculate = r->overlap_free && opts->overlap_free != SM_OVERLAP_FREE_PREFIX;
-    if (r->overlap_free && !r->speculate) {
-        if (sm_dfa_from_ac_section(sm_db_automaton(db), SM_DFA_ENDS, &r->ac_dfa, err) != SM_OK ||
-            sm_dfa_matcher_create(r->ac_dfa, NULL, &r->ac_matcher, err) != SM_OK) {
+    if (r->overlap_free) {
+        const sm_db_section *e = &sm_db_sections(db)[0];
+        sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
+        const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
+        int rc = SM_OK;
+        if (r->speculate) {
+            if (sm_engine_set_init(&r->spec[0], db, NULL) != SM_OK || sm_engine_set_init(&r->spec[1], db, NULL) != SM_OK)
+                rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        } else if (!(r->chunker = ops->chunker_new(&sec, err))) {
+            rc = err ? err->code : SM_ERR_NOMEM;
+        }
+        if (rc != SM_OK) {
             sm_runner_free(r);
-            return err ? err->code : SM_ERR_NOMEM;
+            return rc;
         }
     }
     r->held_delivery = r->edits || r->overlap_free;
@@ -856,7 +865,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     for (unsigned t = 0; t < r->threads; t++) {
         worker *w = &r->workers[t];
         w->runner = r;
-        if (sm_engine_state_init(db, &w->state) != SM_OK ||
+        if (sm_engine_set_init(&w->state, db, NULL) != SM_OK || (r->tally && sm_engine_set_counting(&w->state) != SM_OK) ||
             !(w->counts[0] = calloc(r->pattern_count, sizeof *w->counts[0])) ||
             (r->threads > 1 && !(w->counts[1] = calloc(r->pattern_count, sizeof *w->counts[1])))) {
             sm_runner_free(r);

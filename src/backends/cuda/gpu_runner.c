@@ -18,6 +18,7 @@
 
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/gpu_runner.h"
+#include "core/engine_set.h"
 #include "engines/automaton/automaton.h"
 
 #define DEFAULT_BATCH ((size_t)64 << 20)
@@ -71,7 +72,7 @@ static int device_failed(sm_gpu_runner *g) { return g->status = SM_ERR_DEVICE; }
 int sm_gpu_runner_create(const sm_db *db, const sm_runner_options *opts, sm_gpu_runner **out, sm_error *err) {
     *out = NULL;
     const sm_db_header *h = sm_db_head(db);
-    if (!sm_db_automaton_only(db))
+    if (!sm_db_is_dfa_only(db) || sm_db_sections(db)[0].kind != SM_SECTION_AUTOMATON)
         return sm_set_error(err, SM_ERR_INVALID,
                             "the CUDA backend scans exact databases whose patterns all use the automaton "
                             "(compile with --engine automaton; IUPAC patterns must expand to at most "
@@ -86,7 +87,8 @@ int sm_gpu_runner_create(const sm_db *db, const sm_runner_options *opts, sm_gpu_
     g->db = db;
     g->opt = *opts;
     g->last_launched = -1;
-    g->section = sm_db_automaton(db);
+    uint64_t section_size = 0;
+    g->section = sm_db_section_of_kind(db, SM_SECTION_AUTOMATON, &section_size);
     g->patterns = sm_db_patterns(db);
     g->pattern_count = h->pattern_count;
     g->tail = h->max_length ? h->max_length - 1 : 0;
@@ -106,7 +108,7 @@ int sm_gpu_runner_create(const sm_db *db, const sm_runner_options *opts, sm_gpu_
     char msg[256];
     for (uint32_t p = 0; rc == SM_OK && p < g->pattern_count; p++) lengths[p] = g->patterns[p].length;
     const sm_ac_header *ah = (const sm_ac_header *)g->section;
-    sm_cuda_automaton ac = {g->section, (size_t)h->automaton_size, ah->states, ah->columns, ah->delta_off,
+    sm_cuda_automaton ac = {g->section, (size_t)section_size, ah->states, ah->columns, ah->delta_off,
                             ah->out_index_off, ah->out_list_off, offsetof(sm_ac_header, class_of), lengths,
                             g->pattern_count};
     for (int d = 0; d < ndev && rc == SM_OK; d++)

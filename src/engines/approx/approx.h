@@ -32,6 +32,7 @@
 #ifndef SM_APPROX_H
 #define SM_APPROX_H
 
+#include "core/cpu.h"
 #include "core/internal.h"
 
 /* --------------------------------------------------------------- end events */
@@ -63,6 +64,8 @@ typedef enum { SM_APPROX_AUTO = 0, SM_APPROX_SCALAR = 1, SM_APPROX_AVX2 = 2, SM_
 int sm_approx_path_supported(sm_approx_path path);
 /* The path AUTO resolves to on this CPU. */
 sm_approx_path sm_approx_best_path(void);
+/* The highest path a CPU with these features runs (a scan state's choice). */
+sm_approx_path sm_approx_path_for(const sm_cpu_features *cpu);
 
 /* ------------------------------------------------------ k-mismatches engine */
 

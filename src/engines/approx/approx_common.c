@@ -93,18 +93,28 @@ int sm_approx_path_supported(sm_approx_path path) {
         return 1;
     case SM_APPROX_AVX2:
 #ifdef APX_HAVE_AVX2
-        return __builtin_cpu_supports("avx2") ? 1 : 0;
+        return sm_cpu()->avx2;
 #else
         return 0;
 #endif
     case SM_APPROX_AVX512:
 #ifdef APX_HAVE_AVX2
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") ? 1 : 0;
+        return sm_cpu()->avx512f && sm_cpu()->avx2;
 #else
         return 0;
 #endif
     }
     return 0;
+}
+
+sm_approx_path sm_approx_path_for(const sm_cpu_features *cpu) {
+#ifdef APX_HAVE_AVX2
+    if (cpu->avx512f && cpu->avx2) return SM_APPROX_AVX512;
+    if (cpu->avx2) return SM_APPROX_AVX2;
+#else
+    (void)cpu;
+#endif
+    return SM_APPROX_SCALAR;
 }
 
 sm_approx_path sm_approx_best_path(void) {

@@ -834,6 +834,7 @@ struct sm_ph_state {
     uint16_t pack_of[256];   /* its code, and 1 << 8 when it is not a base */
     int all_bases;           /* the packed buffer holds bases only */
     uint64_t *codes, *invalid;
+    int popcnt;              /* the seed loop counts bits in one instruction */
 };
 
 int sm_ph_state_fits(const uint8_t *section, const sm_ph_state *st) {
@@ -841,10 +842,11 @@ int sm_ph_state_fits(const uint8_t *section, const sm_ph_state *st) {
     return st && st->history >= h->history && st->nkeys >= h->nkeys && st->k >= h->k;
 }
 
-sm_ph_state *sm_ph_state_new(const uint8_t *section) {
+sm_ph_state *sm_ph_state_new(const uint8_t *section, const sm_cpu_features *cpu) {
     const sm_ph_header *h = (const sm_ph_header *)section;
     sm_ph_state *st = calloc(1, sizeof *st);
     if (!st) return NULL;
+    st->popcnt = cpu->popcnt;
     st->history = h->history;
     st->nkeys = h->nkeys;
     st->k = h->k;
@@ -1403,7 +1405,7 @@ __attribute__((target("popcnt"))) static void seed_scan_popcnt(const sm_ph_heade
 static void seed_scan(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, const uint8_t *text, size_t n,
                       uint64_t pos0, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
 #ifdef PH_HAVE_POPCNT_PATH
-    if (__builtin_cpu_supports("popcnt")) {
+    if (st->popcnt) {
         seed_scan_popcnt(h, section, st, text, n, pos0, buf_pos0, seen, sink);
         return;
     }

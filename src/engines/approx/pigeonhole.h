@@ -141,7 +141,8 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
 int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_match match, sm_error *err);
 
 typedef struct sm_ph_state sm_ph_state;
-sm_ph_state *sm_ph_state_new(const uint8_t *section);
+/* The seed loop is chosen for cpu. */
+sm_ph_state *sm_ph_state_new(const uint8_t *section, const sm_cpu_features *cpu);
 void sm_ph_state_free(sm_ph_state *state);
 /* 1 when state was made for a section with needs no larger than section's. */
 int sm_ph_state_fits(const uint8_t *section, const sm_ph_state *state);

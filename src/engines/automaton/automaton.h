@@ -16,6 +16,7 @@
 #ifndef SM_AUTOMATON_H
 #define SM_AUTOMATON_H
 
+#include "core/cpu.h"
 #include "core/internal.h"
 
 #define SM_AC_OUT_FLAG 0x80000000u
@@ -52,6 +53,10 @@ int sm_ac_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
    sm_sink_add, which keeps those owned by the sink. patterns gives lengths. */
 void sm_ac_scan(const uint8_t *section, const sm_db_pattern *patterns, uint32_t *state,
                 const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink);
+/* The same with the loop chosen by the caller: ssse3 != 0 maps text bytes
+   to classes 16 at a time (the CPU must have SSSE3). */
+void sm_ac_scan_variant(const uint8_t *section, const sm_db_pattern *patterns, uint32_t *state,
+                        const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink, int ssse3);
 
 /* Adds visits[s] to the count of every pattern that state s outputs, and
    zeroes visits (states entries). */

@@ -28,6 +28,7 @@ typedef struct {
     sm_ac_divider div;
     uint32_t max_depth;
     uint32_t columns;
+    int ssse3;          /* classes may be mapped 16 bytes at a time */
 } ac_view;
 
 /* Reports the outputs of the state at delta offset `at` for a hit ending at
@@ -40,8 +41,8 @@ __attribute__((noinline)) static void report(const ac_view *v, uint32_t at, uint
     uint64_t hi = limit < sink->own_hi ? limit : sink->own_hi;
     if (sink->counts && end >= v->max_depth && end - v->max_depth >= sink->own_lo && end <= hi) {
         /* Every output starts in [end - max_depth, end - 1]: all are owned. */
-        if (sink->ac_visits) {
-            sink->ac_visits[s]++;
+        if (sink->visits) {
+            sink->visits[s]++;
             return;
         }
         for (; i < n; i++) sink->counts[v->out_list[i] >> 1]++;
@@ -127,9 +128,9 @@ static void flush_block(const ac_view *v, const uint32_t *entries, const size_t 
         /* Two passes, so that the loads of many hits are in flight at once
            instead of each hit's chain of dependent loads in turn. */
         uint64_t *counts = sink->counts;
-        if (sink->ac_visits) {
+        if (sink->visits) {
             /* One increment per hit state, folded into patterns later. */
-            uint32_t *visits = sink->ac_visits;
+            uint32_t *visits = sink->visits;
             for (size_t j = 0; j < n; j++) visits[sm_ac_divide(v->div, entries[flagged[j]])]++;
             return;
         }
@@ -303,12 +304,10 @@ __attribute__((target("ssse3"))) static void map_classes(const nibble_map *m, ui
     }
 }
 
-static int can_map_classes(void) { return __builtin_cpu_supports("ssse3"); }
 #else
 static void map_classes(const nibble_map *m, uint8_t *bytes, size_t n) {
     (void)m, (void)bytes, (void)n;
 }
-static int can_map_classes(void) { return 0; }
 #endif
 
 static void scan_streams(const ac_view *v, uint32_t *at, const uint8_t *text, size_t len, uint64_t pos0,
@@ -329,7 +328,7 @@ static void scan_streams(const ac_view *v, uint32_t *at, const uint8_t *text, si
     const uint32_t *delta = v->delta;
     const uint16_t *class_of = v->class_of;
     nibble_map nmap;
-    int mapped = v->columns <= 9 && can_map_classes() && make_nibble_map(class_of, v->columns, &nmap);
+    int mapped = v->columns <= 9 && v->ssse3 && make_nibble_map(class_of, v->columns, &nmap);
     size_t st[STREAMS];
     for (int k = 0; k < STREAMS; k++) st[k] = s[k];
     uint32_t entries[STREAMS * BLOCK];
@@ -354,8 +353,8 @@ static void scan_streams(const ac_view *v, uint32_t *at, const uint8_t *text, si
     *at = s[STREAMS - 1];
 }
 
-void sm_ac_scan(const uint8_t *section, const sm_db_pattern *patterns, uint32_t *state,
-                const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
+void sm_ac_scan_variant(const uint8_t *section, const sm_db_pattern *patterns, uint32_t *state,
+                        const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink, int ssse3) {
     const sm_ac_header *h = (const sm_ac_header *)section;
     ac_view v;
     v.delta = (const uint32_t *)(section + h->delta_off);
@@ -366,6 +365,12 @@ void sm_ac_scan(const uint8_t *section, const sm_db_pattern *patterns, uint32_t 
     v.div = sm_ac_divider_for(h->columns);
     v.max_depth = h->max_depth;
     v.columns = h->columns;
+#if defined(SM_HAVE_NIBBLE_MAP)
+    v.ssse3 = ssse3;
+#else
+    v.ssse3 = 0;
+    (void)ssse3;
+#endif
     uint32_t at = *state * h->columns;
     size_t seg = len / STREAMS;
     if (seg >= MIN_SEGMENT && seg >= h->max_depth)
@@ -373,6 +378,11 @@ void sm_ac_scan(const uint8_t *section, const sm_db_pattern *patterns, uint32_t 
     else
         scan_single(&v, &at, text, len, pos0, UINT64_MAX, sink);
     *state = sm_ac_divide(v.div, at);
+}
+
+void sm_ac_scan(const uint8_t *section, const sm_db_pattern *patterns, uint32_t *state,
+                const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
+    sm_ac_scan_variant(section, patterns, state, text, len, pos0, sink, sm_cpu()->ssse3);
 }
 
 void sm_ac_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts) {

@@ -640,7 +640,7 @@ __attribute__((target("avx2"))) static void sa_scan_levels_n_avx2(const sa_level
 #endif
 
 void sm_sa_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state,
-                const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
+                const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink, int avx2) {
     const sm_sa_header *h = (const sm_sa_header *)section;
     const uint64_t *masks = (const uint64_t *)(section + h->masks_off);
     const uint64_t *F = (const uint64_t *)(section + h->finals_off);
@@ -653,11 +653,13 @@ void sm_sa_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t 
     }
     sa_levels_view v = {h->class_of, masks, F, h->row_stride, h->levels, h->first_final};
 #ifdef SA_HAVE_AVX2
-    if (h->group_words >= 4 && __builtin_cpu_supports("avx2")) {
+    if (h->group_words >= 4 && avx2) {
         if (h->group_words == 4) sa_scan_levels_4_avx2(&v, state, text, len, pos0, &rep);
         else sa_scan_levels_n_avx2(&v, h->group_words, state, text, len, pos0, &rep);
         return;
     }
+#else
+    (void)avx2;
 #endif
     switch (h->group_words) {
     case 1: sa_scan_levels_1(&v, state, text, len, pos0, &rep); break;

@@ -67,8 +67,9 @@ int sm_sa_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
 /* Number of uint64_t words of scan state. */
 size_t sm_sa_state_words(const uint8_t *section);
 void sm_sa_state_reset(const uint8_t *section, uint64_t *state);
-/* Same contract as sm_ac_scan: state carried in/out, absolute positions from pos0. */
+/* Same contract as sm_ac_scan: state carried in/out, absolute positions from
+   pos0. avx2 != 0: the levels layout runs its AVX2 loop (the CPU must have it). */
 void sm_sa_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state,
-                const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink);
+                const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink, int avx2);
 
 #endif /* SM_SHIFTAND_H */

@@ -6,6 +6,7 @@
 
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
+#include "engines/engine.h"
 
 _Static_assert(sizeof(sm_dfa_layout) == 64, "the DFA header is 64 bytes");
 
@@ -404,12 +405,13 @@ int sm_dfa_from_db(const sm_db *db, sm_dfa_match mode, sm_dfa **out, sm_error *e
     *out = NULL;
     if (!db) return sm_set_error(err, SM_ERR_INVALID, "dfa: no database");
     const sm_db_header *h = sm_db_head(db);
-    const uint8_t *section = sm_db_automaton(db);
-    if (h->shiftand_patterns > 0 || !section)
+    const uint8_t *section = sm_db_section_of_kind(db, SM_SECTION_AUTOMATON, NULL);
+    uint32_t elsewhere = h->pattern_count - sm_db_patterns_of_kind(db, SM_SECTION_AUTOMATON);
+    if (elsewhere > 0 || !section)
         return sm_set_error(err, SM_ERR_INVALID,
                             "dfa: %u of the %u patterns do not use the dictionary automaton; compile them with "
                             "the automaton engine",
-                            h->shiftand_patterns, h->pattern_count);
+                            elsewhere, h->pattern_count);
     return sm_dfa_from_ac_section(section, mode, out, err);
 }
 

@@ -21,6 +21,7 @@
 #ifndef SM_KMER_H
 #define SM_KMER_H
 
+#include "core/cpu.h"
 #include "core/internal.h"
 
 /* Hash layout "KMH1" (SM_KT_DIRECT_MAX_K < k <= SM_KT_MAX_K; kmer_hash.c):
@@ -48,8 +49,15 @@ int sm_kt_eligible(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256])
    be a multiple of 8). Identical (key, output) pairs count once. Fails with
    SM_ERR_INVALID for ineligible keys and SM_ERR_LIMIT when the section would
    exceed max_bytes (0 = no limit). */
-int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes, sm_buf *section,
-                sm_error *err);
+/* Build tuning for tests: filter_log2 != 0 forces the hash layout's filter
+   to 2^filter_log2 words (3..19); collide != 0 gives every key the same
+   home entry. NULL: none. */
+typedef struct {
+    unsigned filter_log2;
+    int collide;
+} sm_kt_tuning;
+int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes,
+                const sm_kt_tuning *tuning, sm_buf *section, sm_error *err);
 
 /* Checks a section read from outside before a scan trusts it (every table
    bound, the rank table, output ids < n_outputs). Never reads outside
@@ -60,17 +68,28 @@ int sm_kt_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
 size_t sm_kt_state_words(const uint8_t *section);
 void sm_kt_state_reset(const uint8_t *section, uint64_t *state);
 
+/* How a scan runs, chosen once per scan state (sm_kt_choose): the block
+   loop's level (2 AVX2, 1 SSSE3, 0 plain C), how the direct table's AVX2
+   loop tests its bitmap (byte loads, AVX2 gathers or AVX-512 throughout),
+   and the hash layout's loop (BMI2 and SSSE3; its AVX-512 filter pass). */
+enum { SM_KT_WAY_BYTES = 0, SM_KT_WAY_GATHER = 1, SM_KT_WAY_AVX512 = 2 };
+typedef struct {
+    int level;
+    int way;
+    int hash_fast, hash_wide;
+} sm_kt_variant;
+/* The variant for a CPU; forced_way >= 0 asks for a way (tests), stepping
+   down to one the CPU runs. */
+void sm_kt_choose(const sm_cpu_features *cpu, int forced_way, sm_kt_variant *var);
 /* Same contract as sm_ac_scan: text[0, len) at absolute position pos0, state
    carried in and out (a k-mer may span calls); every hit (end = pos0 + i + 1,
    start = end - k) goes through sm_sink_add (ownership by start), in
-   increasing end. In count mode (sink->counts != NULL) with sink->kt_visits
-   != NULL, hits known to be owned may instead add 1 to kt_visits[slot] (to
-   kt_visits[code] for k <= SM_KT_CODE_VISITS_MAX_K), the owner later calling
-   sm_kt_fold_visits. patterns may be NULL (every hit has
-   length k). */
-void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state, const uint8_t *text,
-                size_t len, uint64_t pos0, sm_sink *sink);
-
+   increasing end. In count mode (sink->counts != NULL) with sink->visits
+   != NULL, hits known to be owned may instead add 1 to visits[slot] (to
+   visits[code] for k <= SM_KT_CODE_VISITS_MAX_K), the owner later calling
+   sm_kt_fold_visits. */
+void sm_kt_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                uint64_t pos0, sm_sink *sink);
 /* Number of visit counters: one per code (4^k) up to
    SM_KT_CODE_VISITS_MAX_K, else one per distinct k-mer. */
 size_t sm_kt_visit_counters(const uint8_t *section);
@@ -79,16 +98,5 @@ size_t sm_kt_visit_counters(const uint8_t *section);
    of the slot; zeroes the keys' counters (a code that is no key may hold
    anything: it is never read). */
 void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
-
-/* Tests only: filter_log2 != 0 forces the hash layout's filter to
-   2^filter_log2 words (3..19); collide != 0 gives every key the same home
-   entry. Affects later sm_kt_build calls of this process. */
-void sm_kt_test_tuning(unsigned filter_log2, int collide);
-
-/* Tests only: how the direct table's scan tests its bitmap where the CPU
-   has AVX2: 0 byte loads, 1 AVX2 gathers, 2 the AVX-512 path (gathers
-   where the CPU lacks AVX-512 or the nibble map does not hold); -1 restores
-   the choice by CPU (and SEQMATCH_KMER_GATHER). */
-void sm_kt_test_gather(int way);
 
 #endif /* SM_KMER_H */

@@ -65,7 +65,8 @@ static int compare_u64(const void *pa, const void *pb) {
     return a < b ? -1 : a > b;
 }
 
-int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes, sm_buf *section,
+int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes,
+                const sm_kt_tuning *tuning, sm_buf *section,
                 sm_error *err) {
     if (!keys || !fold || !section) return sm_set_error(err, SM_ERR_INVALID, "k-mer table: invalid arguments");
     if (section->len % 8)
@@ -76,7 +77,7 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
         return sm_set_error(err, SM_ERR_INVALID,
                        "k-mer table: keys must share one length of 1..%d over at most 4 symbols", SM_KT_MAX_K);
     uint32_t k = keys[0].len;
-    if (k > SM_KT_DIRECT_MAX_K) return sm_kh_build(keys, nkeys, fold, max_bytes, section, err);
+    if (k > SM_KT_DIRECT_MAX_K) return sm_kh_build(keys, nkeys, fold, max_bytes, tuning, section, err);
     uint8_t code_of_symbol[256];
     memset(code_of_symbol, SM_KT_BREAK, sizeof code_of_symbol);
     for (unsigned c = 0; c < nsym; c++) code_of_symbol[symbol[c]] = (uint8_t)c;

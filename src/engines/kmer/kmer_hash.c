@@ -31,14 +31,6 @@
 
 #include "engines/kmer/kmer_private.h"
 
-static unsigned test_filter_log2;
-static int test_collide;
-
-void sm_kt_test_tuning(unsigned filter_log2, int collide) {
-    test_filter_log2 = filter_log2;
-    test_collide = collide;
-}
-
 #define KH_HASH_MUL 0x9e3779b97f4a7c15ull
 #define KH_FILTER_MUL 0xd6e8feb86659fd93ull
 
@@ -105,7 +97,8 @@ static uint32_t log2_at_least(uint64_t x) {
     return b;
 }
 
-int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes, sm_buf *section,
+int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes,
+                const sm_kt_tuning *tuning, sm_buf *section,
                 sm_error *err) {
     uint8_t symbol[4] = {0};
     unsigned nsym = sm_kt_key_symbols(keys, nkeys, symbol);
@@ -158,8 +151,8 @@ int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     uint32_t filter_log2 = log2_at_least(fwords);
     if (filter_log2 < SM_KH_FILTER_MIN_LOG2) filter_log2 = SM_KH_FILTER_MIN_LOG2;
     if (filter_log2 > SM_KH_FILTER_MAX_LOG2) filter_log2 = SM_KH_FILTER_MAX_LOG2;
-    if (test_filter_log2 >= SM_KH_FILTER_MIN_LOG2 && test_filter_log2 <= SM_KH_FILTER_MAX_LOG2)
-        filter_log2 = test_filter_log2;
+    if (tuning && tuning->filter_log2 >= SM_KH_FILTER_MIN_LOG2 && tuning->filter_log2 <= SM_KH_FILTER_MAX_LOG2)
+        filter_log2 = tuning->filter_log2;
     sm_kh_layout l = sm_kh_layout_for(filter_log2, cap_log2, slots, npairs);
     if ((max_bytes && l.size > max_bytes) || npairs > UINT32_MAX) {
         free(pairs);
@@ -189,7 +182,7 @@ int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     /* Multipliers shifted left by 64 - 2k: the product of the unmasked
        rolling code equals that of the k-mer (older symbols fall off the top),
        so the scan never masks; the hashes are multiply-shift over 2k bits. */
-    h.hash_mul = test_collide ? 0 : KH_HASH_MUL << (64 - 2 * k);
+    h.hash_mul = tuning && tuning->collide ? 0 : KH_HASH_MUL << (64 - 2 * k);
     h.filter_mul = KH_FILTER_MUL << (64 - 2 * k);
     h.filter_log2 = filter_log2;
     h.filter_off = l.filter_off;
@@ -587,7 +580,7 @@ static void kh_probe_pass(const kh_view *v, kh_block *b, uint32_t n, uint32_t m,
     int mode = 0; /* 0: through the sink; 1: per pattern; 2: per distinct k-mer */
     if (sink->counts && end0 + n - 1 >= k) {
         uint64_t lo = end0 >= k ? end0 - k : 0, hi = end0 + n - 1 - k;
-        if (lo >= sink->own_lo && hi < sink->own_hi) mode = sink->kt_visits ? 2 : 1;
+        if (lo >= sink->own_lo && hi < sink->own_hi) mode = sink->visits ? 2 : 1;
     }
     const uint64_t *cand = b->cand;
     uint16_t *at = b->at;
@@ -608,13 +601,13 @@ static void kh_probe_pass(const kh_view *v, kh_block *b, uint32_t n, uint32_t m,
             s = kh_find(v, cand[j]);
             hit = s != SM_KH_EMPTY;
         }
-        if (mode == 2) __builtin_prefetch(&sink->kt_visits[hit ? s : 0], 1);
+        if (mode == 2) __builtin_prefetch(&sink->visits[hit ? s : 0], 1);
         found[nf] = s;
         at[nf] = at[j];
         nf += hit;
     }
     if (mode == 2) {
-        for (uint32_t j = 0; j < nf; j++) sink->kt_visits[found[j]]++;
+        for (uint32_t j = 0; j < nf; j++) sink->visits[found[j]]++;
     } else if (mode == 1) {
         for (uint32_t j = 0; j < nf; j++)
             for (uint32_t o = v->out_index[found[j]]; o < v->out_index[found[j] + 1]; o++)
@@ -683,8 +676,7 @@ KH_INLINE void kh_scan_body(const sm_kh_header *h, const kh_view *v, kh_block *b
 __attribute__((target("ssse3,bmi2,bmi"))) static void kh_scan_fast(const sm_kh_header *h, const kh_view *v,
                                                                      kh_block *b, uint64_t *state,
                                                                      const uint8_t *text, size_t len, uint64_t pos0,
-                                                                     sm_sink *sink) {
-    int wide = sm_kh_use_avx512();
+                                                                     sm_sink *sink, int wide) {
     if (h->nibble_ok)
         kh_scan_body(h, v, b, state, text, len, pos0, sink, 1, wide);
     else
@@ -697,8 +689,8 @@ static void kh_scan_plain(const sm_kh_header *h, const kh_view *v, kh_block *b, 
     kh_scan_body(h, v, b, state, text, len, pos0, sink, 0, 0);
 }
 
-void sm_kh_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
-                sm_sink *sink) {
+void sm_kh_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                uint64_t pos0, sm_sink *sink) {
     const sm_kh_header *h = (const sm_kh_header *)section;
     kh_view v;
     v.filter = (const uint64_t *)(section + h->filter_off);
@@ -719,8 +711,8 @@ void sm_kh_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
     if (len == 0) return;
     kh_block block; /* about 66 KiB */
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("ssse3") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("bmi")) {
-        kh_scan_fast(h, &v, &block, state, text, len, pos0, sink);
+    if (var->hash_fast) {
+        kh_scan_fast(h, &v, &block, state, text, len, pos0, sink, var->hash_wide);
         return;
     }
 #endif

@@ -136,16 +136,12 @@ static inline uint64_t sm_kh_filter_bits(uint64_t f, uint32_t filter_log2) {
    keys are not eligible. */
 unsigned sm_kt_key_symbols(const sm_ac_key *keys, size_t nkeys, uint8_t symbol[4]);
 
-int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes, sm_buf *section,
-                sm_error *err);
+int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes,
+                const sm_kt_tuning *tuning, sm_buf *section, sm_error *err);
 int sm_kh_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err);
-void sm_kh_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
-                sm_sink *sink);
+void sm_kh_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                uint64_t pos0, sm_sink *sink);
 size_t sm_kh_slots(const uint8_t *section);
-/* 1 when the hash layout's scan takes its AVX-512 filter pass: the way the
-   direct table's scan chose (SEQMATCH_KMER_GATHER=2 or the default on CPUs
-   with AVX-512 VBMI2), on a CPU with every extension it needs. */
-int sm_kh_use_avx512(void);
 void sm_kh_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
 
 #endif /* SM_KMER_PRIVATE_H */

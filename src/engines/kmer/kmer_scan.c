@@ -22,7 +22,7 @@
  * The PAD codes and the break bits before a block carry the last symbols of
  * the previous block (or of the previous call, through the state).
  */
-#include <stdatomic.h>
+
 #include <stdlib.h>
 
 #include "engines/kmer/kmer_private.h"
@@ -241,13 +241,13 @@ KT_INLINE uint32_t code_at(const kt_block *b, size_t i, const int narrow, const 
 }
 
 /* How a block's hits are taken: through the sink (0), per pattern (1), or
-   per distinct k-mer in kt_visits (2), the last two only in count mode for
+   per distinct k-mer in visits (2), the last two only in count mode for
    blocks whose every k-mer start the sink owns. */
 KT_INLINE int block_mode(const sm_sink *sink, size_t n, uint64_t end0, uint32_t k) {
     if (!sink->counts || end0 + n - 1 < k) return 0;
     uint64_t lo = end0 >= k ? end0 - k : 0, hi = end0 + n - 1 - k;
     if (lo < sink->own_lo || hi >= sink->own_hi) return 0;
-    return sink->kt_visits ? 2 : 1;
+    return sink->visits ? 2 : 1;
 }
 
 /* Positions of word w of the block with a breaking byte among their last k. */
@@ -269,7 +269,7 @@ KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t
         size_t base = w * 64;
         if (mode == 2) {
             /* one counter per code when narrow (k <= SM_KT_CODE_VISITS_MAX_K), else per slot */
-            uint32_t *visits = sink->kt_visits;
+            uint32_t *visits = sink->visits;
             while (hits) {
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
@@ -426,7 +426,7 @@ prepare512(const kt_view *v, const uint8_t *text, size_t n, kt_block *b, const i
 
 /* How passes 1 to 4 run: SSSE3 with byte loads from the bitmap, SSSE3 with
    AVX2 gathers, or AVX-512 throughout. */
-enum { KT_BYTES = 0, KT_GATHER = 1, KT_AVX512 = 2 };
+enum { KT_BYTES = SM_KT_WAY_BYTES, KT_GATHER = SM_KT_WAY_GATHER, KT_AVX512 = SM_KT_WAY_AVX512 };
 
 /* Passes 1 to 5 of one block. */
 __attribute__((target("ssse3,popcnt"))) KT_INLINE void block_hits(const kt_view *v, kt_block *b, const uint8_t *text,
@@ -434,7 +434,7 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void block_hits(const kt_view 
                                                                   const int narrow, const int way) {
     if (way == KT_AVX512) {
         if (mode == 2 && narrow) {
-            prepare512(v, text, n, b, 1, sink->kt_visits); /* counts the hits itself */
+            prepare512(v, text, n, b, 1, sink->visits); /* counts the hits itself */
             return;
         }
         prepare512(v, text, n, b, narrow, NULL);
@@ -473,7 +473,7 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
         int mode = block_mode(sink, n, pos0 + off + 1, v->k);
         if (mode == 2 && histogram) {
             prepare(v, text + off, n, b, 1, 0);
-            count_codes(b, n, v->k, sink->kt_visits);
+            count_codes(b, n, v->k, sink->visits);
         } else if (v->k <= SM_KT_CODE_VISITS_MAX_K) { /* narrow: 16-bit codes */
             block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 1, way);
         } else {
@@ -484,48 +484,13 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
     advance_state(v, state, text, len > 32 ? len - 32 : 0, len);
 }
 
-/* How the AVX2 path runs passes 1 to 4 (KT_BYTES, KT_GATHER or KT_AVX512).
-   The AVX-512 path where the CPU has it (and the nibble map holds): 1000
-   8-mers over the panel on one Xeon core 1250-1504 MB/s against 804-1036
-   with AVX2 gathers and 565-661 with byte loads (docs/benchmarks.md).
-   AVX2 gathers pay on CPUs with AVX-512 F only (on the same Xeon they beat
-   byte loads: 1570-1690 against 1180-1240 MB/s one day) but not on older
-   ones (Zen 1: 580 against 826 MB/s), which keep byte loads.
-   SEQMATCH_KMER_GATHER=0, 1 or 2 overrides; so does sm_kt_test_gather. A
-   choice the CPU cannot run steps down. Read once, from any thread. */
-static _Atomic int way_choice = -1; /* -1: not decided yet */
-
-void sm_kt_test_gather(int way) {
-    atomic_store_explicit(&way_choice, way < 0 ? -1 : way > 2 ? 2 : way, memory_order_relaxed);
-}
-
-static int has_avx512(void) {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vbmi2");
-}
-
-static int chosen_way(void) {
-    int g = atomic_load_explicit(&way_choice, memory_order_relaxed);
-    if (g < 0) {
-        const char *e = getenv("SEQMATCH_KMER_GATHER");
-        g = e && *e >= '0' && *e <= '2'             ? *e - '0'
-            : has_avx512()                            ? KT_AVX512
-            : __builtin_cpu_supports("avx512f") != 0 ? KT_GATHER
-                                                      : KT_BYTES;
-        atomic_store_explicit(&way_choice, g, memory_order_relaxed);
-    }
+/* How the AVX2 path runs passes 1 to 4: the variant's way (KT_BYTES,
+   KT_GATHER or KT_AVX512), stepping down to gathers where the nibble map
+   does not hold. */
+static int scan_way(const kt_view *v, const sm_kt_variant *var) {
+    int g = var->way;
+    if (g == KT_AVX512 && !v->h->nibble_ok) g = KT_GATHER;
     return g;
-}
-
-static int scan_way(const kt_view *v) {
-    int g = chosen_way();
-    if (g == KT_AVX512 && (!has_avx512() || !v->h->nibble_ok)) g = KT_GATHER;
-    return g;
-}
-
-int sm_kh_use_avx512(void) {
-    return chosen_way() == KT_AVX512 && has_avx512() && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
 }
 
 /* The same code twice: with SSSE3 and POPCNT, and with AVX2 (three-operand
@@ -539,30 +504,39 @@ __attribute__((target("ssse3,popcnt"))) static void scan_blocks_ssse3(const kt_v
 
 __attribute__((target("avx2,popcnt,bmi,bmi2"))) static void scan_blocks_avx2(const kt_view *v, uint64_t *state,
                                                                              const uint8_t *text, size_t len,
-                                                                             uint64_t pos0, sm_sink *sink) {
-    switch (scan_way(v)) {
+                                                                             uint64_t pos0, sm_sink *sink,
+                                                                             const sm_kt_variant *var) {
+    switch (scan_way(v, var)) {
     case KT_AVX512: scan_blocks(v, state, text, len, pos0, sink, KT_AVX512); break;
     case KT_GATHER: scan_blocks(v, state, text, len, pos0, sink, KT_GATHER); break;
     default: scan_blocks(v, state, text, len, pos0, sink, KT_BYTES); break;
     }
 }
 
-/* 2: AVX2 path, 1: SSSE3 path, 0: plain loop. */
-static int block_level(void) {
-    if (!__builtin_cpu_supports("ssse3") || !__builtin_cpu_supports("popcnt")) return 0;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2")) return 2;
-    return 1;
-}
-#else
-int sm_kh_use_avx512(void) { return 0; }
 #endif
 
-void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t *state, const uint8_t *text,
-                size_t len, uint64_t pos0, sm_sink *sink) {
-    (void)patterns;
+/* The way the AVX2 path tests the bitmap, for a CPU: the AVX-512 path
+   where the CPU has it (1000 8-mers over the panel on one Xeon core about
+   1.5x the AVX2 gathers and 2.3x byte loads); AVX2 gathers on CPUs with
+   AVX-512 F but not the rest; byte loads elsewhere (gathers lose on Zen 1).
+   docs/benchmarks.md has the figures. */
+void sm_kt_choose(const sm_cpu_features *cpu, int forced_way, sm_kt_variant *var) {
+    int avx512 = cpu->avx512f && cpu->avx512bw && cpu->avx512vbmi2;
+    int way = forced_way >= 0 ? forced_way : cpu->kmer_way >= 0 ? cpu->kmer_way
+              : avx512 ? SM_KT_WAY_AVX512 : cpu->avx512f ? SM_KT_WAY_GATHER : SM_KT_WAY_BYTES;
+    if (way > SM_KT_WAY_AVX512) way = SM_KT_WAY_AVX512;
+    if (way == SM_KT_WAY_AVX512 && !avx512) way = SM_KT_WAY_GATHER;
+    var->way = way;
+    var->level = !cpu->ssse3 || !cpu->popcnt ? 0 : cpu->avx2 && cpu->bmi && cpu->bmi2 ? 2 : 1;
+    var->hash_fast = cpu->ssse3 && cpu->bmi && cpu->bmi2;
+    var->hash_wide = way == SM_KT_WAY_AVX512 && avx512 && cpu->avx512dq && cpu->avx512vl && cpu->avx512vbmi;
+}
+
+void sm_kt_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                uint64_t pos0, sm_sink *sink) {
     const sm_kt_header *h = (const sm_kt_header *)section;
     if (h->magic == SM_KH_MAGIC) {
-        sm_kh_scan(section, state, text, len, pos0, sink);
+        sm_kh_scan(section, var, state, text, len, pos0, sink);
         return;
     }
     kt_view v;
@@ -576,9 +550,9 @@ void sm_kt_scan(const uint8_t *section, const sm_db_pattern *patterns, uint64_t 
     v.mask = h->mask;
     if (state[1] > v.k) state[1] = v.k;
 #ifdef SM_KT_BLOCKS
-    int level = len >= 64 ? block_level() : 0;
+    int level = len >= 64 ? var->level : 0;
     if (level == 2) {
-        scan_blocks_avx2(&v, state, text, len, pos0, sink);
+        scan_blocks_avx2(&v, state, text, len, pos0, sink, var);
         return;
     }
     if (level == 1) {

@@ -2,8 +2,6 @@
    keys) or, where the section has one, the SIMD prefilter on the keys'
    first bytes; and the join of a piece with the bytes kept from earlier
    pieces. */
-#include <stdatomic.h>
-
 #include "engines/wumanber/wm_private.h"
 
 typedef struct {
@@ -14,6 +12,7 @@ typedef struct {
     const uint32_t *bucket;
     const sm_wm_entry *entry;
     uint32_t m, bits, hash_bits, prefix, prefilter_bytes;
+    int simd;                 /* the prefilter loop: 2 AVX2, 1 SSSE3, 0 plain */
 } wm_view;
 
 #define WM_INLINE static inline __attribute__((always_inline))
@@ -185,11 +184,11 @@ static void scan_prefiltered(const wm_view *v, const uint8_t *buf, size_t n, siz
     size_t s_end = s_hi < n - v->m + 1 ? s_hi : n - v->m + 1;
     if (s_lo >= s_end) return;
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2")) {
+    if (v->simd >= 2) {
         teddy_avx2(v, buf, n, s_lo, s_end, end_min, base, sink);
         return;
     }
-    if (__builtin_cpu_supports("ssse3")) {
+    if (v->simd == 1) {
         teddy_ssse3(v, buf, n, s_lo, s_end, end_min, base, sink);
         return;
     }
@@ -224,16 +223,8 @@ static void scan_any(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo
     }
 }
 
-/* Whether scans use the prefilter where a section has one: 1 unless
-   sm_wm_test_prefilter(0) (tests compare both ways). */
-static _Atomic int use_prefilter = 1;
-
-void sm_wm_test_prefilter(int on) { atomic_store_explicit(&use_prefilter, on != 0, memory_order_relaxed); }
-
-static int prefilter_choice(void) { return atomic_load_explicit(&use_prefilter, memory_order_relaxed); }
-
 void sm_wm_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
-                sm_sink *sink) {
+                sm_sink *sink, int simd, int prefilter) {
     if (len == 0) return;
     const sm_wm_header *h = (const sm_wm_header *)section;
     wm_view v;
@@ -248,7 +239,8 @@ void sm_wm_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
     v.bits = h->bits;
     v.hash_bits = h->hash_bits;
     v.prefix = h->prefix;
-    v.prefilter = h->prefilter_off && prefilter_choice() ? section + h->prefilter_off : NULL;
+    v.prefilter = h->prefilter_off && prefilter ? section + h->prefilter_off : NULL;
+    v.simd = simd;
     v.prefilter_bytes = h->prefilter_bytes;
     v.identity = 0;
     if (v.prefilter) {

@@ -61,10 +61,11 @@ void sm_wm_state_reset(const uint8_t *section, uint64_t *state);
    position pos0, state carried in and out (a key may span calls; it is
    reported by the call that sees its last byte); every hit goes through
    sm_sink_add (ownership by start). Hits come in window order, not end
-   order: the callers sort. */
+   order: the callers sort. The loop is the caller's choice: prefilter != 0
+   uses the section's SIMD prefilter where it has one, with simd 2 (AVX2),
+   1 (SSSE3) or 0 (plain C); the CPU must have what it names. */
 void sm_wm_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
-                sm_sink *sink);
-
+                sm_sink *sink, int simd, int prefilter);
 /* The mean of the SHIFT table: the expected shift per window on text whose
    blocks are spread like the table's slots (the planner's measure). */
 double sm_wm_mean_shift(const uint8_t *section);
@@ -84,9 +85,5 @@ void sm_wm_describe(const uint8_t *section, uint32_t *block, uint32_t *prefix, u
    SM_WM_PREFILTER_BUILD_KEYS keys, none shorter than 3, not all of A, C, G,
    T), else 0. */
 int sm_wm_has_prefilter(const uint8_t *section);
-
-/* Tests only: 0 makes scans ignore the SIMD prefilter of a section (the
-   SHIFT loop instead), 1 restores it. Affects later scans of this process. */
-void sm_wm_test_prefilter(int on);
 
 #endif /* SM_WUMANBER_H */

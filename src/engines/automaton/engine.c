@@ -1,0 +1,114 @@
+/* The dictionary automaton behind the engine interface (src/engines/engine.h). */
+#include <stdlib.h>
+
+#include "engines/automaton/automaton.h"
+#include "engines/dfa/dfa_internal.h"
+#include "engines/engine.h"
+
+typedef struct {
+    uint32_t state; /* the DFA state (0 = root) */
+    int ssse3;
+} ac_state;
+
+static int ac_build(const sm_build_input *in, sm_buf *section, sm_error *err) {
+    return sm_ac_build(in->keys, in->nkeys, in->fold, in->build_threads, in->max_bytes, section, err);
+}
+
+static int ac_validate(const uint8_t *bytes, size_t size, const sm_validate_input *in, sm_error *err) {
+    return sm_ac_validate(bytes, size, in->outputs, err);
+}
+
+static void *ac_state_new(const sm_section *s, const sm_state_env *env) {
+    (void)s;
+    ac_state *st = calloc(1, sizeof *st);
+    if (st) st->ssse3 = env->cpu->ssse3;
+    return st;
+}
+
+static void ac_state_reset(const sm_section *s, void *state) {
+    (void)s;
+    ((ac_state *)state)->state = 0;
+}
+
+static int ac_state_fits(const sm_section *s, const void *state) {
+    (void)s;
+    return state != NULL;
+}
+
+static void ac_scan(const sm_section *s, void *state, const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
+    ac_state *st = state;
+    sm_ac_scan_variant(s->bytes, s->patterns, &st->state, text, len, pos0, sink, st->ssse3);
+}
+
+static size_t ac_visit_counters(const sm_section *s) { return ((const sm_ac_header *)s->bytes)->states; }
+
+static void ac_fold(const sm_section *s, uint32_t *visits, uint64_t *counts) {
+    sm_ac_fold_visits(s->bytes, visits, counts);
+}
+
+static uint32_t ac_dfa_state(const void *state) { return ((const ac_state *)state)->state; }
+static void ac_set_dfa_state(void *state, uint32_t q) { ((ac_state *)state)->state = q; }
+
+/* The automaton as a DFA whose accepting states end hits, and its matcher. */
+typedef struct {
+    const uint8_t *section;
+    uint32_t columns;
+    sm_dfa *dfa;
+    sm_dfa_matcher *matcher;
+} ac_chunker;
+
+static void ac_chunker_free(void *p) {
+    ac_chunker *c = p;
+    if (!c) return;
+    sm_dfa_matcher_free(c->matcher);
+    sm_dfa_free(c->dfa);
+    free(c);
+}
+
+static void *ac_chunker_new(const sm_section *s, sm_error *err) {
+    ac_chunker *c = calloc(1, sizeof *c);
+    if (!c) {
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    c->section = s->bytes;
+    c->columns = ((const sm_ac_header *)s->bytes)->columns;
+    if (sm_dfa_from_ac_section(s->bytes, SM_DFA_ENDS, &c->dfa, err) != SM_OK ||
+        sm_dfa_matcher_create(c->dfa, NULL, &c->matcher, err) != SM_OK) {
+        ac_chunker_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static int ac_chunk_states(void *p, uint32_t first, const uint8_t *text, const size_t *cuts, size_t chunks,
+                           unsigned threads, uint32_t *states, sm_error *err) {
+    ac_chunker *c = p;
+    int rc = sm_dfa_ac_chunk_states(c->matcher, c->section, first * c->columns, text, cuts, chunks, threads, states,
+                                    err);
+    if (rc != SM_OK) return rc;
+    for (size_t i = 0; i <= chunks; i++) states[i] /= c->columns;
+    return SM_OK;
+}
+
+const sm_engine_ops sm_engine_automaton = {
+    .kind = SM_SECTION_AUTOMATON,
+    .name = "automaton",
+    .engine = SM_ENGINE_AUTOMATON,
+    .matches = 1u << SM_MATCH_EXACT,
+    .build = ac_build,
+    .validate = ac_validate,
+    .state_new = ac_state_new,
+    .state_reset = ac_state_reset,
+    .state_free = free,
+    .state_fits = ac_state_fits,
+    .scan = ac_scan,
+    .finish = NULL,
+    .visit_counters = ac_visit_counters,
+    .fold_visits = ac_fold,
+    .dfa_state = ac_dfa_state,
+    .set_dfa_state = ac_set_dfa_state,
+    .chunker_new = ac_chunker_new,
+    .chunker_free = ac_chunker_free,
+    .chunk_states = ac_chunk_states,
+};

@@ -1,0 +1,171 @@
+/* The engine interface: what every engine of src/engines/ offers the core,
+ * the runner and the backends, as one table of operations.
+ *
+ * An engine owns one kind of database section (a flat block of bytes,
+ * offsets only, 64-byte aligned tables). It builds the section from keys,
+ * checks a section read from elsewhere before anything trusts it, keeps a
+ * per-thread scan state, and scans pieces of one sequence with that state
+ * carried between calls, reporting hits to a sink (src/core/internal.h).
+ *
+ * Nothing outside src/engines/ calls an engine's own functions: the core
+ * finds the engine of a section through the registry (sm_engine_for_kind)
+ * and calls its operations. Adding an engine is a new folder under
+ * src/engines/, one line in registry.c and, if the planner should choose
+ * it, a rule in plan.c (docs/architecture.md, "Adding an engine").
+ */
+#ifndef SM_ENGINE_H
+#define SM_ENGINE_H
+
+#include "core/cpu.h"
+#include "core/internal.h"
+
+/* Section kinds, as stored in the database's section directory
+   (docs/format.md). The numbers are part of the file format. */
+enum {
+    SM_SECTION_AUTOMATON = 1,
+    SM_SECTION_SHIFTAND = 2,
+    SM_SECTION_MISMATCH = 3,
+    SM_SECTION_MYERS = 4,
+    SM_SECTION_WAVEFRONT = 5,
+    SM_SECTION_KMER = 6,
+    SM_SECTION_PIGEONHOLE = 7,
+    SM_SECTION_WUMANBER = 8
+};
+
+/* Build tuning that tests ask for (sm_compile_tuned); zero: none. */
+typedef struct {
+    unsigned kmer_filter_log2; /* k-mer hash layout: filter of 2^this words (3..19) */
+    int kmer_collide;          /* k-mer hash layout: every key on one home entry */
+} sm_build_tuning;
+
+/* What a builder gets. Keys are sm_ac_key: normalised concrete strings for
+   the exact engines (IUPAC expanded, fold[] applied), IUPAC strings for the
+   others, each with its output id (pattern * 2 + reverse). */
+typedef struct {
+    const sm_ac_key *keys;
+    size_t nkeys;
+    sm_alphabet alphabet;
+    unsigned flags;            /* SM_FLAG_* */
+    sm_match match;
+    uint32_t k;                /* errors, 0 for exact engines */
+    const uint8_t *fold;       /* exact engines: text byte -> normalised byte */
+    unsigned build_threads;
+    uint64_t max_bytes;        /* 0 = no limit */
+    const sm_build_tuning *tuning; /* NULL: none */
+} sm_build_input;
+
+/* What a validator gets besides the bytes. */
+typedef struct {
+    uint32_t outputs;          /* output ids must be below this (2 * patterns) */
+    sm_match match;
+    const sm_db_pattern *patterns; /* the pattern table, already checked */
+    uint32_t pattern_count;
+} sm_validate_input;
+
+/* A section as scans see it. */
+typedef struct {
+    const uint8_t *bytes;
+    uint64_t size;
+    const sm_db_pattern *patterns; /* the database's pattern table: lengths */
+} sm_section;
+
+/* Which variant of a scan loop a state runs: chosen once, when the state is
+   made, from the CPU's features (probed once, src/core/cpu.c) and from
+   forcing that tests and benchmarks ask for through the scratch or runner.
+   Zero everywhere: the best the CPU runs. */
+typedef struct {
+    sm_simd_level max_level;   /* highest SIMD level to use (SM_SIMD_AUTO: the CPU's) */
+    int kmer_way;              /* k-mer direct table: 0 auto, 1 byte loads, 2 AVX2 gathers, 3 AVX-512 */
+    int no_prefilter;          /* Wu-Manber: 1 scans with the SHIFT loop even where a prefilter exists */
+} sm_variant;
+
+/* A fresh state for a variant. */
+typedef struct {
+    const sm_cpu_features *cpu; /* the CPU, capped at variant->max_level */
+    const sm_variant *variant;
+} sm_state_env;
+
+typedef struct sm_engine_ops {
+    uint32_t kind;             /* SM_SECTION_* */
+    const char *name;          /* as --engine spells it */
+    sm_engine engine;          /* the public id */
+    unsigned matches;          /* bit (1 << sm_match) for each kind of matching it does */
+
+    /* Compile side. build appends the section to *section (whose length is a
+       multiple of 8). validate never reads outside [bytes, bytes + size). */
+    int (*build)(const sm_build_input *in, sm_buf *section, sm_error *err);
+    int (*validate)(const uint8_t *bytes, size_t size, const sm_validate_input *in, sm_error *err);
+
+    /* Per-thread state: made for a section and an environment, reset to the
+       start of a sequence, freed. fits says whether a state made for another
+       section of this kind can serve this one (scratch reuse across
+       databases). */
+    void *(*state_new)(const sm_section *s, const sm_state_env *env);
+    void (*state_reset)(const sm_section *s, void *state);
+    void (*state_free)(void *state);
+    int (*state_fits)(const sm_section *s, const void *state);
+
+    /* Scans text[0, len), whose first byte is at absolute position pos0, from
+       the state (updated); hits go to sink (ownership by start, or by end for
+       edit end events). In count mode the sink's visits, when not NULL, are
+       this engine's counters (visit_counters of them). */
+    void (*scan)(const sm_section *s, void *state, const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink);
+    /* Ends a scanned stretch whose last byte is at end_pos - 1: engines that
+       hold results back report them. NULL when nothing is ever held. */
+    void (*finish)(const sm_section *s, void *state, uint64_t end_pos, sm_sink *sink);
+
+    /* Count mode: how many visit counters the scan may add to instead of
+       counting per pattern (0: none, or NULL), and how to fold them into
+       per-pattern counts (zeroing them). */
+    size_t (*visit_counters)(const sm_section *s);
+    void (*fold_visits)(const sm_section *s, uint32_t *visits, uint64_t *counts);
+
+    /* Engines whose state is one DFA state (the automaton): read and set it,
+       for the overlap-free chunking that starts chunks in their true state.
+       NULL elsewhere. */
+    uint32_t (*dfa_state)(const void *state);
+    void (*set_dfa_state)(void *state, uint32_t dfa_state);
+    /* And the true state at every chunk start of a text, found in parallel
+       by simulating each chunk from all states and composing the maps (a
+       chunker, made once, holds what that needs): text[cuts[i], cuts[i+1])
+       is chunk i, chunk 0 starts in `first`; states[i] is the state at
+       chunk i's start, states[chunks] the state after the last. */
+    void *(*chunker_new)(const sm_section *s, sm_error *err);
+    void (*chunker_free)(void *chunker);
+    int (*chunk_states)(void *chunker, uint32_t first, const uint8_t *text, const size_t *cuts, size_t chunks,
+                        unsigned threads, uint32_t *states, sm_error *err);
+} sm_engine_ops;
+
+/* The registry (src/engines/registry.c): the engine of a section kind, or
+   NULL for a kind this build does not know; the engine for a public id. */
+const sm_engine_ops *sm_engine_for_kind(uint32_t kind);
+const sm_engine_ops *sm_engine_for_id(sm_engine engine);
+/* Every engine, for listings and tests: *count entries. */
+const sm_engine_ops *const *sm_engine_all(size_t *count);
+
+/* Each engine's table, defined in its own folder. */
+extern const sm_engine_ops sm_engine_automaton;
+extern const sm_engine_ops sm_engine_shiftand;
+extern const sm_engine_ops sm_engine_mismatch;
+extern const sm_engine_ops sm_engine_myers;
+extern const sm_engine_ops sm_engine_wavefront;
+extern const sm_engine_ops sm_engine_kmer;
+extern const sm_engine_ops sm_engine_pigeonhole;
+extern const sm_engine_ops sm_engine_wumanber;
+
+/* The state of the engines whose state is plain words (shared by their
+   ops): the words, zeroed when made, and the loop variant chosen then. */
+typedef struct {
+    uint64_t *words;
+    size_t nwords;
+    sm_simd_level level;  /* the SIMD level the scan runs at */
+    int choice;           /* an engine's own choice of loop (k-mer way, prefilter) */
+} sm_word_state;
+
+/* NULL when out of memory. level is the environment's CPU level. */
+sm_word_state *sm_word_state_new(size_t nwords, const sm_state_env *env);
+void sm_word_state_free(void *state);
+/* A state of at least nwords words. */
+int sm_word_state_fits(const void *state, size_t nwords);
+
+#endif /* SM_ENGINE_H */

@@ -1,0 +1,434 @@
+/* The planner (see plan.h): per pattern, which engine scans it, then the
+ * keys each engine gets (reverse complements, IUPAC expansions, case folds)
+ * and their sections. Its rules and the measurements behind them are in
+ * docs/architecture.md ("The planner"). */
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "engines/approx/pigeonhole.h"
+#include "engines/kmer/kmer.h"
+#include "engines/plan.h"
+#include "engines/wumanber/wumanber.h"
+
+#define DEFAULT_MAX_EXPANSION 256u
+
+/* Keys are collected as offsets into one arena and turned into pointers once
+   the arena stops moving. */
+typedef struct {
+    sm_buf arena;
+    sm_buf entries; /* key_entry[] */
+} key_set;
+
+typedef struct {
+    size_t off;
+    uint32_t len;
+    uint32_t output;
+} key_entry;
+
+static int key_set_add(key_set *ks, const uint8_t *seq, uint32_t len, uint32_t output) {
+    key_entry e = {ks->arena.len, len, output};
+    if (sm_buf_append(&ks->arena, seq, len) != SM_OK) return SM_ERR_NOMEM;
+    return sm_buf_append(&ks->entries, &e, sizeof e);
+}
+
+static size_t key_set_count(const key_set *ks) { return ks->entries.len / sizeof(key_entry); }
+
+static sm_ac_key *key_set_resolve(const key_set *ks) {
+    size_t n = key_set_count(ks);
+    sm_ac_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys) return NULL;
+    const key_entry *e = (const key_entry *)ks->entries.data;
+    for (size_t i = 0; i < n; i++) {
+        keys[i].seq = ks->arena.data + e[i].off;
+        keys[i].len = e[i].len;
+        keys[i].output = e[i].output;
+    }
+    return keys;
+}
+
+static void key_set_free(key_set *ks) {
+    sm_buf_free(&ks->arena);
+    sm_buf_free(&ks->entries);
+}
+
+static unsigned popcount4(unsigned x) { return (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1); }
+
+/* Number of concrete strings an IUPAC pattern stands for, saturated at limit + 1. */
+static uint64_t expansion_count(const uint8_t *seq, size_t len, uint64_t limit) {
+    uint64_t count = 1;
+    for (size_t i = 0; i < len; i++) {
+        count *= popcount4(sm_nt_set[seq[i]]);
+        if (count > limit) return limit + 1;
+    }
+    return count;
+}
+
+/* Adds every concrete A/C/G/T string of an IUPAC pattern (odometer order). */
+static int add_expansions(key_set *ks, const uint8_t *seq, uint32_t len, uint32_t output, uint8_t *work) {
+    static const uint8_t base_of_bit[4] = {'A', 'C', 'G', 'T'};
+    /* Start with the lowest member of each set. */
+    for (uint32_t i = 0; i < len; i++) {
+        unsigned set = sm_nt_set[seq[i]];
+        unsigned b = 0;
+        while (!(set & (1u << b))) b++;
+        work[i] = base_of_bit[b];
+    }
+    for (;;) {
+        if (key_set_add(ks, work, len, output) != SM_OK) return SM_ERR_NOMEM;
+        /* Advance the last position that has a next member; reset those after it. */
+        uint32_t i = len;
+        for (;;) {
+            if (i == 0) return SM_OK;
+            i--;
+            unsigned set = sm_nt_set[seq[i]];
+            unsigned cur = work[i] == 'A' ? 0 : work[i] == 'C' ? 1 : work[i] == 'G' ? 2 : 3;
+            unsigned b = cur + 1;
+            while (b < 4 && !(set & (1u << b))) b++;
+            if (b < 4) {
+                work[i] = base_of_bit[b];
+                for (uint32_t j = i + 1; j < len; j++) {
+                    unsigned s = sm_nt_set[seq[j]];
+                    unsigned lo = 0;
+                    while (!(s & (1u << lo))) lo++;
+                    work[j] = base_of_bit[lo];
+                }
+                break;
+            }
+        }
+    }
+}
+
+static void reverse_complement(const uint8_t *seq, uint32_t len, uint8_t *out) {
+    for (uint32_t i = 0; i < len; i++) out[i] = sm_nt_complement[seq[len - 1 - i]];
+}
+
+/* A pattern and the engine (section kind) the first pass gave it. */
+typedef struct {
+    const sm_plan_pattern *p;
+    uint32_t kind;
+} planned;
+
+static const char *engine_name(sm_engine e) {
+    const sm_engine_ops *ops = sm_engine_for_id(e);
+    return ops ? ops->name : "auto";
+}
+
+/* First pass: exact patterns to the automaton, or to Shift-And when they
+   expand to too many strings or IUPAC text must match; approximate ones to
+   one approximate engine (the pigeonhole filter may take them later). */
+static int first_pass(planned *pl, size_t n, const sm_compile_options *o, int dna, sm_error *err) {
+    uint32_t limit = o->max_expansion ? o->max_expansion : DEFAULT_MAX_EXPANSION;
+    if (o->match != SM_MATCH_EXACT) {
+        uint32_t kind = o->match == SM_MATCH_MISMATCHES      ? SM_SECTION_MISMATCH
+                        : o->engine == SM_ENGINE_WAVEFRONT ? SM_SECTION_WAVEFRONT
+                                                           : SM_SECTION_MYERS;
+        for (size_t i = 0; i < n; i++) pl[i].kind = kind;
+        return SM_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const sm_plan_pattern *p = pl[i].p;
+        int needs_shiftand = 0;
+        const char *why = NULL;
+        if (dna && (o->flags & SM_FLAG_TEXT_IUPAC)) {
+            needs_shiftand = 1;
+            why = "IUPAC symbols in the text need the Shift-And engine";
+        } else if (dna && expansion_count(p->seq, p->len, limit) > limit) {
+            needs_shiftand = 1;
+            why = "it expands to too many concrete strings for the automaton";
+        }
+        if (o->engine == SM_ENGINE_SHIFTAND || (o->engine == SM_ENGINE_AUTO && needs_shiftand)) {
+            pl[i].kind = SM_SECTION_SHIFTAND;
+        } else if (needs_shiftand) {
+            return sm_set_error(err, SM_ERR_INVALID,
+                                "pattern %zu ('%.200s') cannot use the %s engine: %s (limit %u); use engine auto or "
+                                "shiftand",
+                                i + 1, p->shown, engine_name(o->engine), why, limit);
+        } else {
+            pl[i].kind = SM_SECTION_AUTOMATON;
+        }
+    }
+    return SM_OK;
+}
+
+/* The keys of every pattern, by the engine family of the first pass. */
+static int collect_keys(const planned *pl, size_t n, int dna, sm_strands strands, unsigned flags,
+                        key_set *automaton_keys, key_set *shiftand_keys, key_set *approx_keys, sm_error *err) {
+    uint32_t max_len = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pl[i].p->len > max_len) max_len = pl[i].p->len;
+    uint8_t *rc = malloc(max_len);
+    uint8_t *work = malloc(max_len);
+    uint8_t *folded = malloc(max_len);
+    int status = SM_OK;
+    if (!rc || !work || !folded) status = SM_ERR_NOMEM;
+    for (size_t i = 0; i < n && status == SM_OK; i++) {
+        const sm_plan_pattern *p = pl[i].p;
+        key_set *ks = pl[i].kind == SM_SECTION_AUTOMATON  ? automaton_keys
+                      : pl[i].kind == SM_SECTION_SHIFTAND ? shiftand_keys
+                                                          : approx_keys;
+        if (!dna) {
+            const uint8_t *seq = p->seq;
+            if (flags & SM_FLAG_IGNORE_CASE) {
+                for (uint32_t j = 0; j < p->len; j++) folded[j] = (uint8_t)tolower(p->seq[j]);
+                seq = folded;
+            }
+            status = key_set_add(ks, seq, p->len, sm_output_id((uint32_t)i, 0));
+            continue;
+        }
+        for (int reverse = 0; reverse <= 1 && status == SM_OK; reverse++) {
+            if ((reverse && strands == SM_STRAND_FORWARD) || (!reverse && strands == SM_STRAND_REVERSE)) continue;
+            const uint8_t *seq = p->seq;
+            if (reverse) {
+                reverse_complement(p->seq, p->len, rc);
+                seq = rc;
+            }
+            uint32_t out = sm_output_id((uint32_t)i, reverse);
+            if (pl[i].kind == SM_SECTION_AUTOMATON) status = add_expansions(ks, seq, p->len, out, work);
+            else status = key_set_add(ks, seq, p->len, out);
+        }
+    }
+    free(rc);
+    free(work);
+    free(folded);
+    if (status != SM_OK) return sm_set_error(err, status, "out of memory collecting pattern keys");
+    return SM_OK;
+}
+
+/* The pigeonhole rule: pieces of fewer bits (dna: 2 per base) find too
+   many hits; a verified symbol costs about one 64-bit word step of the
+   direct engines; the piece scan itself about two such steps per text byte
+   (one key of up to 64 symbols on one strand is one step). */
+#define PIGEONHOLE_MIN_PIECE_BITS 8.0
+#define PIGEONHOLE_VERIFY_COST 1.0
+#define PIGEONHOLE_SCAN_COST 2.0
+
+/* Does the pigeonhole filter take the approximate keys? Forced, it takes
+   them (and its builder explains when it cannot); under auto when every
+   piece is selective enough that verifying its expected hits costs less
+   than the direct engines' work per text position. */
+static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
+    if (o->engine == SM_ENGINE_PIGEONHOLE) return 1;
+    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
+    uint32_t k = o->max_errors;
+    if (sm_ph_min_piece_bits(keys, nk, o->alphabet, k, 0) < PIGEONHOLE_MIN_PIECE_BITS) return 0;
+    /* Work per text position: verification symbols per piece hit against
+       the direct engines' 64-bit words per position (one per 64 key symbols). */
+    double rate = sm_ph_hit_rate(keys, nk, o->alphabet, k), direct = 0, verify = 0;
+    for (size_t i = 0; i < nk; i++) {
+        direct += (keys[i].len + 63) / 64;
+        verify += (double)keys[i].len + 2.0 * k;
+    }
+    verify = rate * verify / (double)nk * PIGEONHOLE_VERIFY_COST;
+    return PIGEONHOLE_SCAN_COST + verify < direct;
+}
+
+/* The Wu-Manber rule: keys of at least WUMANBER_MIN_LENGTH symbols whose
+   SHIFT table moves the window by WUMANBER_MIN_SHIFT or more on average
+   (below that the automaton is faster); a few keys with the SIMD prefilter
+   (at most SM_WM_PREFILTER_BUILD_KEYS, none shorter than 3, not all
+   nucleotides); and at most WUMANBER_FEW_KEYS keys with a mean shift of
+   WUMANBER_FEW_MIN_SHIFT or more (one to four 20-nt DNA patterns on both
+   strands). The k-mer table, when the planner takes it, goes first. When
+   Wu-Manber takes the keys the section is left in *wm. */
+#define WUMANBER_MIN_LENGTH 24u
+#define WUMANBER_MIN_SHIFT 16.0
+#define WUMANBER_FEW_KEYS 8u
+#define WUMANBER_FEW_MIN_SHIFT 14.0
+
+static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[256], uint64_t max_memory,
+                         sm_buf *wm) {
+    uint32_t shortest = UINT32_MAX;
+    for (size_t i = 0; i < nk; i++)
+        if (keys[i].len < shortest) shortest = keys[i].len;
+    int long_keys = shortest >= WUMANBER_MIN_LENGTH, few_keys = nk <= SM_WM_PREFILTER_BUILD_KEYS && shortest >= 3;
+    if (nk == 0 || (!long_keys && !few_keys)) return 0;
+    if (sm_wm_build(keys, nk, fold, NULL, max_memory, wm, NULL) != SM_OK) {
+        wm->len = 0;
+        return 0;
+    }
+    double shift = sm_wm_mean_shift(wm->data);
+    if (sm_wm_has_prefilter(wm->data) || (long_keys && shift >= WUMANBER_MIN_SHIFT) ||
+        (nk <= WUMANBER_FEW_KEYS && shift >= WUMANBER_FEW_MIN_SHIFT))
+        return 1;
+    wm->len = 0;
+    return 0;
+}
+
+/* An upper bound on the automaton trie's bytes for keys (five 4-byte
+   columns per symbol), and the bound past which the planner takes the
+   k-mer table for keys of length k: 64 KiB for k <= 8 (its bitmap stays in
+   L1), 256 KiB up to k = 12 (the automaton's table leaves L2), 8 MiB for
+   the hash layout (the automaton's table leaves L3). */
+static uint64_t trie_bytes_bound(const sm_ac_key *keys, size_t nk) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < nk; i++) bytes += (uint64_t)keys[i].len * 5 * 4;
+    return bytes;
+}
+
+static uint64_t kmer_threshold(uint32_t k) {
+    if (k > SM_KT_DIRECT_MAX_K) return 8u << 20;
+    return k <= SM_KT_CODE_VISITS_MAX_K ? 64u << 10 : 256u << 10;
+}
+
+/* Mixed lengths: the keys of one length that the k-mer table should take
+   alone (the length whose trie would be the largest, when that part alone
+   passes the planner's k-mer threshold and can use the table) are moved to
+   the front of keys; returns how many (0: no such group, or one length
+   only, which the planner handles whole). The other keys go to the
+   automaton or Wu-Manber, and the scan runs both sections. */
+static size_t kmer_group_first(sm_ac_key *keys, size_t nk, const uint8_t fold[256]) {
+    uint64_t bytes[SM_KT_MAX_K + 1] = {0};
+    int lengths = 0;
+    for (size_t i = 0; i < nk; i++) {
+        if (i > 0 && keys[i].len != keys[0].len) lengths = 2;
+        if (keys[i].len <= SM_KT_MAX_K) bytes[keys[i].len] += trie_bytes_bound(&keys[i], 1);
+    }
+    if (lengths < 2) return 0;
+    uint32_t best = 0;
+    for (uint32_t k = 1; k <= SM_KT_MAX_K; k++)
+        if (bytes[k] > bytes[best]) best = k;
+    if (best == 0 || bytes[best] <= kmer_threshold(best)) return 0;
+    size_t front = 0;
+    for (size_t i = 0; i < nk; i++)
+        if (keys[i].len == best) {
+            sm_ac_key t = keys[front];
+            keys[front++] = keys[i];
+            keys[i] = t;
+        }
+    if (!sm_kt_eligible(keys, front, fold)) return 0;
+    return front;
+}
+
+/* Appends a built section (taking over its bytes). */
+static int add_section(sm_plan *plan, uint32_t kind, sm_buf *bytes) {
+    sm_plan_section *p = realloc(plan->sections, (plan->count + 1) * sizeof *p);
+    if (!p) return SM_ERR_NOMEM;
+    plan->sections = p;
+    p[plan->count].kind = kind;
+    p[plan->count].patterns = 0;
+    p[plan->count].bytes = *bytes;
+    plan->count++;
+    memset(bytes, 0, sizeof *bytes);
+    return SM_OK;
+}
+
+static int build(uint32_t kind, const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags,
+                 const uint8_t *fold, const sm_build_tuning *tuning, sm_plan *plan, sm_error *err) {
+    const sm_engine_ops *ops = sm_engine_for_kind(kind);
+    sm_build_input in = {keys, nk, o->alphabet, flags, o->match, o->match == SM_MATCH_EXACT ? 0 : o->max_errors,
+                         fold, o->build_threads, o->max_memory, tuning};
+    sm_buf bytes = {0};
+    int rc = ops->build(&in, &bytes, err);
+    if (rc == SM_OK && add_section(plan, kind, &bytes) != SM_OK)
+        rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    sm_buf_free(&bytes);
+    return rc;
+}
+
+/* The exact keys of the automaton family: the k-mer table (the whole set,
+   or its largest group of one length), Wu-Manber or the automaton. */
+static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_options *o, unsigned flags, int dna,
+                      const sm_build_tuning *tuning, sm_plan *plan, sm_error *err) {
+    uint8_t fold[256];
+    sm_text_fold(dna, flags, fold);
+    sm_ac_key *keys = key_set_resolve(ks);
+    size_t nk = key_set_count(ks);
+    if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    int status = SM_OK;
+    size_t grouped = o->engine == SM_ENGINE_AUTO ? kmer_group_first(keys, nk, fold) : 0;
+    if (grouped) {
+        status = build(SM_SECTION_KMER, keys, grouped, o, flags, fold, tuning, plan, err);
+        for (size_t i = 0; i < grouped; i++) pl[keys[i].output >> 1].kind = SM_SECTION_KMER;
+    }
+    sm_ac_key *rest = keys + grouped;
+    size_t nrest = nk - grouped;
+    sm_buf wm = {0};
+    /* The whole set of one length (nothing grouped) may take the table too. */
+    int kmer = !grouped && (o->engine == SM_ENGINE_KMER ||
+                            (o->engine == SM_ENGINE_AUTO && trie_bytes_bound(keys, nk) > kmer_threshold(keys[0].len) &&
+                             sm_kt_eligible(keys, nk, fold)));
+    uint32_t kind = SM_SECTION_AUTOMATON;
+    if (status != SM_OK || nrest == 0)
+        ; /* the k-mer group failed, or took every key */
+    else if (o->engine == SM_ENGINE_WUMANBER ||
+             (o->engine == SM_ENGINE_AUTO && !kmer && wumanber_pays(rest, nrest, fold, o->max_memory, &wm))) {
+        kind = SM_SECTION_WUMANBER;
+        if (wm.len) status = add_section(plan, kind, &wm) == SM_OK ? SM_OK : sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        else status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);
+    } else if (kmer && o->engine == SM_ENGINE_KMER && !sm_kt_eligible(keys, nk, fold)) {
+        status = sm_set_error(err, SM_ERR_INVALID,
+                              "the k-mer engine needs patterns of one length (at most %d) over at most 4 symbols",
+                              SM_KT_MAX_K);
+    } else if (kmer) {
+        kind = SM_SECTION_KMER;
+        status = build(kind, keys, nk, o, flags, fold, tuning, plan, err);
+    } else {
+        status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);
+    }
+    if (kind != SM_SECTION_AUTOMATON)
+        for (size_t i = 0; i < n; i++)
+            if (pl[i].kind == SM_SECTION_AUTOMATON) pl[i].kind = kind;
+    sm_buf_free(&wm);
+    free(keys);
+    return status;
+}
+
+static int plan_approx(planned *pl, size_t n, key_set *ks, const sm_compile_options *o, unsigned flags,
+                       const sm_build_tuning *tuning, sm_plan *plan, sm_error *err) {
+    sm_ac_key *keys = key_set_resolve(ks);
+    size_t nk = key_set_count(ks);
+    if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    uint32_t kind = pl[0].kind;
+    if (use_pigeonhole(keys, nk, o, flags)) kind = SM_SECTION_PIGEONHOLE;
+    for (size_t i = 0; i < n; i++) pl[i].kind = kind;
+    int status = build(kind, keys, nk, o, flags, NULL, tuning, plan, err);
+    free(keys);
+    return status;
+}
+
+int sm_plan_build(sm_plan_pattern *patterns, size_t n, const sm_compile_options *o, unsigned flags,
+                  sm_strands strands, const sm_build_tuning *tuning, sm_plan *plan, sm_error *err) {
+    memset(plan, 0, sizeof *plan);
+    int dna = o->alphabet == SM_ALPHABET_DNA;
+    planned *pl = calloc(n ? n : 1, sizeof *pl);
+    if (!pl) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) pl[i].p = &patterns[i];
+    key_set automaton_keys = {0}, shiftand_keys = {0}, approx_keys = {0};
+    int status = first_pass(pl, n, o, dna, err);
+    if (status == SM_OK)
+        status = collect_keys(pl, n, dna, strands, flags, &automaton_keys, &shiftand_keys, &approx_keys, err);
+    if (status == SM_OK && key_set_count(&automaton_keys) > 0)
+        status = plan_exact(pl, n, &automaton_keys, o, flags, dna, tuning, plan, err);
+    key_set_free(&automaton_keys);
+    if (status == SM_OK && key_set_count(&shiftand_keys) > 0) {
+        sm_ac_key *keys = key_set_resolve(&shiftand_keys);
+        if (!keys) status = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        else status = build(SM_SECTION_SHIFTAND, keys, key_set_count(&shiftand_keys), o, flags, NULL, tuning, plan, err);
+        free(keys);
+    }
+    key_set_free(&shiftand_keys);
+    if (status == SM_OK && key_set_count(&approx_keys) > 0)
+        status = plan_approx(pl, n, &approx_keys, o, flags, tuning, plan, err);
+    key_set_free(&approx_keys);
+    /* Each kind has one section: a pattern's section is the one of its kind. */
+    for (size_t i = 0; status == SM_OK && i < n; i++) {
+        size_t j = 0;
+        while (j < plan->count && plan->sections[j].kind != pl[i].kind) j++;
+        if (j == plan->count) {
+            status = sm_set_error(err, SM_ERR_INVALID, "pattern %zu was given no engine", i + 1);
+            break;
+        }
+        patterns[i].section = (uint32_t)j;
+        plan->sections[j].patterns++;
+    }
+    free(pl);
+    if (status != SM_OK) sm_plan_free(plan);
+    return status;
+}
+
+void sm_plan_free(sm_plan *plan) {
+    for (size_t i = 0; i < plan->count; i++) sm_buf_free(&plan->sections[i].bytes);
+    free(plan->sections);
+    plan->sections = NULL;
+    plan->count = 0;
+}
