@@ -30,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backends/cuda/gpu_runner.h"
+#include "backends/cuda/cuda_backend.h"
 #include "seqmatch.h"
 
 #define HIT_LIMIT 20000000.0
@@ -219,17 +219,17 @@ int main(int argc, char **argv) {
         sm_runner_options_init(&o);
         o.count_only = 1;
         o.chunk_size = len + 4096;
-        sm_gpu_runner *g;
-        if (sm_gpu_runner_create(db, &o, &g, &err) != SM_OK) die("CUDA runner", err.message);
-        sm_gpu_runner_begin_record(g);
-        sm_gpu_runner_feed(g, text, len);
-        sm_gpu_runner_end_record(g);
-        sm_gpu_runner_flush(g);
+        sm_runner *g;
+        if (sm_runner_create(db, &o, &g, &err) != SM_OK) die("CUDA runner", err.message);
+        sm_runner_begin_record(g);
+        sm_runner_feed(g, text, len);
+        sm_runner_end_record(g);
+        sm_runner_flush(g);
         double ms;
         size_t bytes;
-        if (sm_gpu_runner_time_last_batch(g, repeats, &ms, &bytes) != SM_OK) die("CUDA runner", "timing failed");
+        if (sm_cuda_time_last_batch(g, repeats, &ms, &bytes) != SM_OK) die("CUDA runner", "timing failed");
         printf("resident_GBps=%.1f kernel_ms=%.2f batch_bytes=%zu\n", bytes / (ms * 1e-3) / 1e9, ms, bytes);
-        sm_gpu_runner_free(g);
+        sm_runner_free(g);
     }
 
     double *tc = calloc((size_t)repeats, sizeof *tc), *th = calloc((size_t)repeats, sizeof *th);

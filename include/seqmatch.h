@@ -293,6 +293,9 @@ typedef struct {
        overlap_free are ignored. sm_runner_create fails with SM_ERR_DEVICE
        when no GPU can be used and SM_ERR_INVALID for other databases. */
     sm_backend backend;
+    /* Tests and benchmarks: the engines' scan loops to use (NULL: the best
+       the CPU runs). */
+    const struct sm_variant *variant;
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);

@@ -73,7 +73,7 @@ typedef struct {
    made, from the CPU's features (probed once, src/core/cpu.c) and from
    forcing that tests and benchmarks ask for through the scratch or runner.
    Zero everywhere: the best the CPU runs. */
-typedef struct {
+typedef struct sm_variant {
     sm_simd_level max_level;   /* highest SIMD level to use (SM_SIMD_AUTO: the CPU's) */
     int kmer_way;              /* k-mer direct table: 0 auto, 1 byte loads, 2 AVX2 gathers, 3 AVX-512 */
     int no_prefilter;          /* Wu-Manber: 1 scans with the SHIFT loop even where a prefilter exists */
@@ -84,6 +84,17 @@ typedef struct {
     const sm_cpu_features *cpu; /* the CPU, capped at variant->max_level */
     const sm_variant *variant;
 } sm_state_env;
+
+/* Where a DFA engine's tables lie in its section (offsets from the section
+   start), for code that reads them elsewhere, e.g. a GPU kernel:
+   delta uint32[states * columns] (target * columns, SM_DFA_OUT_FLAG set
+   when the target has outputs), out_index uint32[states + 1], out_list
+   uint32[] (output ids), class_of uint16[256] (text byte -> column). */
+#define SM_DFA_OUT_FLAG 0x80000000u
+typedef struct {
+    uint32_t states, columns;
+    uint64_t delta_off, out_index_off, out_list_off, class_of_off;
+} sm_dfa_tables;
 
 typedef struct sm_engine_ops {
     uint32_t kind;             /* SM_SECTION_* */
@@ -130,6 +141,9 @@ typedef struct sm_engine_ops {
        chunker, made once, holds what that needs): text[cuts[i], cuts[i+1])
        is chunk i, chunk 0 starts in `first`; states[i] is the state at
        chunk i's start, states[chunks] the state after the last. */
+    void (*dfa_tables)(const sm_section *s, sm_dfa_tables *tables);
+    /* The output ids of DFA state q: *ids[0 .. returned count). */
+    uint32_t (*dfa_outputs)(const sm_section *s, uint32_t q, const uint32_t **ids);
     void *(*chunker_new)(const sm_section *s, sm_error *err);
     void (*chunker_free)(void *chunker);
     int (*chunk_states)(void *chunker, uint32_t first, const uint8_t *text, const size_t *cuts, size_t chunks,

@@ -58,6 +58,14 @@ void sm_ac_scan(const uint8_t *section, const sm_db_pattern *patterns, uint32_t 
 void sm_ac_scan_variant(const uint8_t *section, const sm_db_pattern *patterns, uint32_t *state,
                         const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink, int ssse3);
 
+/* The output ids of state q (pattern * 2 + reverse): *ids[0 .. count).
+   Every hit report, on the CPU and from the GPU, expands states through it. */
+static inline uint32_t sm_ac_outputs(const uint8_t *section, uint32_t q, const uint32_t **ids) {
+    const sm_ac_header *h = (const sm_ac_header *)section;
+    const uint32_t *out_index = (const uint32_t *)(section + h->out_index_off);
+    *ids = (const uint32_t *)(section + h->out_list_off) + out_index[q];
+    return out_index[q + 1] - out_index[q];
+}
 /* Adds visits[s] to the count of every pattern that state s outputs, and
    zeroes visits (states entries). */
 void sm_ac_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);

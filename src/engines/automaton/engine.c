@@ -1,4 +1,5 @@
 /* The dictionary automaton behind the engine interface (src/engines/engine.h). */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "engines/automaton/automaton.h"
@@ -48,6 +49,20 @@ static void ac_fold(const sm_section *s, uint32_t *visits, uint64_t *counts) {
 
 static uint32_t ac_dfa_state(const void *state) { return ((const ac_state *)state)->state; }
 static void ac_set_dfa_state(void *state, uint32_t q) { ((ac_state *)state)->state = q; }
+
+static void ac_dfa_tables(const sm_section *s, sm_dfa_tables *l) {
+    const sm_ac_header *h = (const sm_ac_header *)s->bytes;
+    l->states = h->states;
+    l->columns = h->columns;
+    l->delta_off = h->delta_off;
+    l->out_index_off = h->out_index_off;
+    l->out_list_off = h->out_list_off;
+    l->class_of_off = offsetof(sm_ac_header, class_of);
+}
+
+static uint32_t ac_dfa_outputs(const sm_section *s, uint32_t q, const uint32_t **ids) {
+    return sm_ac_outputs(s->bytes, q, ids);
+}
 
 /* The automaton as a DFA whose accepting states end hits, and its matcher. */
 typedef struct {
@@ -108,6 +123,8 @@ const sm_engine_ops sm_engine_automaton = {
     .fold_visits = ac_fold,
     .dfa_state = ac_dfa_state,
     .set_dfa_state = ac_set_dfa_state,
+    .dfa_tables = ac_dfa_tables,
+    .dfa_outputs = ac_dfa_outputs,
     .chunker_new = ac_chunker_new,
     .chunker_free = ac_chunker_free,
     .chunk_states = ac_chunk_states,

@@ -1,0 +1,228 @@
+/* Delivery of landed batches, segment by segment, in record order, on the
+ * calling thread: the same for every backend.
+ *
+ * Exact and k-mismatch segments own the hits that start in them, so their
+ * sorted hits go out as they come. k-edit hits are owned by their end and a
+ * later segment's hit may start before an earlier one's, so hits are held
+ * back until no later segment can precede them; a run of ends cut by a
+ * segment border is joined with its continuation first (the earlier part
+ * wins ties: leftmost best end). Overlap-free segments get the same held
+ * delivery, for the hits found before their start. */
+#include <stdlib.h>
+
+#include "runner/runner_internal.h"
+
+/* A hit held back, or a run waiting for its continuation, with its text. */
+typedef struct {
+    sm_rawhit hit;
+    const uint8_t *text;
+} held_hit;
+
+typedef struct {
+    sm_open_run run;
+    const uint8_t *text; /* of its best hit */
+} held_run;
+
+typedef struct sm_delivery {
+    held_hit *held;
+    size_t nheld, held_cap;
+    held_run *open_runs, *next_runs;
+    size_t nopen, nnext, runs_cap;
+    sm_buf carry;        /* texts of held hits and runs whose batch is gone */
+} sm_delivery;
+
+int sm_delivery_open(sm_runner *r) {
+    r->delivery = calloc(1, sizeof *r->delivery);
+    return r->delivery ? SM_OK : SM_ERR_NOMEM;
+}
+
+void sm_delivery_close(sm_runner *r) {
+    sm_delivery *d = r->delivery;
+    if (!d) return;
+    free(d->held);
+    free(d->open_runs);
+    free(d->next_runs);
+    sm_buf_free(&d->carry);
+    free(d);
+    r->delivery = NULL;
+}
+
+static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+    r->counts[x->pattern]++;
+    r->total++;
+    if (r->opt.count_only) return SM_OK;
+    sm_hit h;
+    h.record = record;
+    h.start = x->start;
+    h.end = x->end;
+    h.pattern = x->pattern;
+    h.strand = x->reverse ? '-' : '+';
+    h.errors = x->errors;
+    h.text = (const char *)text;
+    return r->opt.on_hit(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
+}
+
+static int hold(sm_delivery *d, const sm_rawhit *x, const uint8_t *text) {
+    if (d->nheld == d->held_cap) {
+        size_t cap = d->held_cap ? d->held_cap * 2 : 256;
+        held_hit *p = realloc(d->held, cap * sizeof *p);
+        if (!p) return SM_ERR_NOMEM;
+        d->held = p;
+        d->held_cap = cap;
+    }
+    d->held[d->nheld].hit = *x;
+    d->held[d->nheld].text = text;
+    d->nheld++;
+    return SM_OK;
+}
+
+static int push_run(sm_delivery *d, const sm_open_run *run, const uint8_t *text) {
+    if (d->nnext == d->runs_cap) {
+        size_t cap = d->runs_cap ? d->runs_cap * 2 : 64;
+        held_run *a = realloc(d->open_runs, cap * sizeof *a);
+        if (!a) return SM_ERR_NOMEM;
+        d->open_runs = a;
+        held_run *b = realloc(d->next_runs, cap * sizeof *b);
+        if (!b) return SM_ERR_NOMEM;
+        d->next_runs = b;
+        d->runs_cap = cap;
+    }
+    d->next_runs[d->nnext].run = *run;
+    d->next_runs[d->nnext].text = text;
+    d->nnext++;
+    return SM_OK;
+}
+
+static int hold_run_hit(sm_delivery *d, const held_run *h) {
+    sm_rawhit x = {h->run.best_start, h->run.best_end, h->run.pattern, (uint16_t)h->run.best_distance,
+                   h->run.reverse, 0};
+    return hold(d, &x, h->text);
+}
+
+static int held_before(const void *pa, const void *pb) {
+    const sm_rawhit *a = &((const held_hit *)pa)->hit, *b = &((const held_hit *)pb)->hit;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
+    return (int)a->reverse - (int)b->reverse;
+}
+
+static int same_key(const sm_open_run *a, const sm_open_run *b) {
+    return a->pattern == b->pattern && a->reverse == b->reverse;
+}
+
+/* Joins the segment's border runs with the runs left open by the previous
+   segment, holds its hits, and delivers the held hits that no later segment
+   can precede. */
+static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
+    sm_delivery *d = r->delivery;
+    const uint8_t *base = b->buf + s->buf_off;
+    d->nnext = 0;
+    for (size_t j = 0; j < s->nruns; j++) {
+        sm_open_run run = s->runs[j];
+        const uint8_t *text = base + (run.best_start - s->pos0);
+        for (size_t o = 0; o < d->nopen; o++) {
+            held_run *prev = &d->open_runs[o];
+            if (prev->run.pattern == UINT32_MAX || !same_key(&prev->run, &run) || !run.touches_left ||
+                !prev->run.touches_right || prev->run.last_end + 1 != run.first_end)
+                continue;
+            /* One run: the earlier part wins ties (leftmost best end). */
+            if (prev->run.best_distance <= run.best_distance) {
+                run.best_end = prev->run.best_end;
+                run.best_start = prev->run.best_start;
+                run.best_distance = prev->run.best_distance;
+                text = prev->text;
+            }
+            run.first_end = prev->run.first_end;
+            prev->run.pattern = UINT32_MAX; /* continued */
+            break;
+        }
+        int continues = run.touches_right && !s->last_of_record;
+        int rc = continues ? push_run(d, &run, text) : hold_run_hit(d, &(held_run){run, text});
+        if (rc != SM_OK) return rc;
+    }
+    for (size_t o = 0; o < d->nopen; o++)
+        if (d->open_runs[o].run.pattern != UINT32_MAX && hold_run_hit(d, &d->open_runs[o]) != SM_OK)
+            return SM_ERR_NOMEM;
+    held_run *t = d->open_runs;
+    d->open_runs = d->next_runs;
+    d->next_runs = t;
+    d->nopen = d->nnext;
+    d->nnext = 0;
+
+    for (size_t j = 0; j < s->nhits; j++)
+        if (hold(d, &s->hits[j], sm_segment_text(base, s->pos0, s->hits[j].start)) != SM_OK) return SM_ERR_NOMEM;
+    for (size_t j = 0; j < s->nfixes; j++)
+        if (hold(d, &s->fixes[j], sm_segment_text(base, s->pos0, s->fixes[j].start)) != SM_OK) return SM_ERR_NOMEM;
+    if (d->nheld > 1) qsort(d->held, d->nheld, sizeof *d->held, held_before);
+    /* Later segments own ends past own_hi, so their hits start after
+       own_hi - reach; an open run's final best is its best so far or such a hit. */
+    uint64_t limit = UINT64_MAX;
+    if (!s->last_of_record) {
+        uint64_t reach = sm_db_reach(sm_db_head(r->db));
+        uint64_t owned_end = s->pos0 + s->scan_len; /* later segments own ends past it */
+        limit = owned_end + 1 > reach ? owned_end + 1 - reach : 0;
+        for (size_t o = 0; o < d->nopen; o++)
+            if (d->open_runs[o].run.best_start < limit) limit = d->open_runs[o].run.best_start;
+    }
+    size_t ready = 0;
+    while (ready < d->nheld && d->held[ready].hit.start < limit) {
+        int rc = emit(r, s->record, &d->held[ready].hit, d->held[ready].text);
+        ready++;
+        if (rc != SM_OK) return rc;
+    }
+    if (ready > 0 && ready < d->nheld) memmove(d->held, d->held + ready, (d->nheld - ready) * sizeof *d->held);
+    d->nheld -= ready;
+    if (s->last_of_record) d->carry.len = 0;
+    return SM_OK;
+}
+
+/* Before the batch buffer is refilled: copies the texts of the hits and runs
+   still held into the carry buffer. */
+static int keep_held_texts(sm_delivery *d) {
+    size_t need = 0;
+    for (size_t i = 0; i < d->nheld; i++) need += d->held[i].hit.end - d->held[i].hit.start;
+    for (size_t i = 0; i < d->nopen; i++) need += d->open_runs[i].run.best_end - d->open_runs[i].run.best_start;
+    sm_buf fresh = {0};
+    if (sm_buf_reserve(&fresh, need + 1) != SM_OK) return SM_ERR_NOMEM;
+    for (size_t i = 0; i < d->nheld; i++) {
+        size_t n = d->held[i].hit.end - d->held[i].hit.start;
+        memcpy(fresh.data + fresh.len, d->held[i].text, n);
+        d->held[i].text = fresh.data + fresh.len;
+        fresh.len += n;
+    }
+    for (size_t i = 0; i < d->nopen; i++) {
+        size_t n = d->open_runs[i].run.best_end - d->open_runs[i].run.best_start;
+        memcpy(fresh.data + fresh.len, d->open_runs[i].text, n);
+        d->open_runs[i].text = fresh.data + fresh.len;
+        fresh.len += n;
+    }
+    sm_buf_free(&d->carry);
+    d->carry = fresh;
+    return SM_OK;
+}
+
+int sm_deliver_batch(sm_runner *r, const sm_batch *b) {
+    for (size_t i = 0; i < b->nsegs; i++) {
+        const sm_segment *s = &b->segs[i];
+        /* Edit hits are stored even when only counted: runs must be joined first. */
+        if (r->edits || (r->held_delivery && !r->opt.count_only)) {
+            int rc = deliver_held(r, b, s);
+            if (rc != SM_OK) return rc;
+        } else {
+            if (r->held_delivery)
+                for (size_t j = 0; j < s->nfixes; j++) {
+                    r->counts[s->fixes[j].pattern]++;
+                    r->total++;
+                }
+            for (size_t j = 0; j < s->nhits; j++) {
+                const sm_rawhit *x = &s->hits[j];
+                int rc = emit(r, s->record, x, b->buf + s->buf_off + (x->start - s->pos0));
+                if (rc != SM_OK) return rc;
+            }
+        }
+        if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);
+    }
+    if (r->held_delivery && (r->delivery->nheld || r->delivery->nopen)) return keep_held_texts(r->delivery);
+    return SM_OK;
+}

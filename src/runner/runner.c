@@ -1,0 +1,319 @@
+/* sm_runner: records in, ordered hits out, over any backend (see
+ * runner_internal.h). This file cuts the records fed into batches of owned
+ * segments and moves the batches round the ring of buffers: fill one,
+ * launch it, land and deliver the one the next fill needs, and copy the
+ * open record's unscanned bytes (with the few before them that its hits
+ * need) into it. */
+#include <stdlib.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "runner/runner_internal.h"
+
+void sm_runner_options_init(sm_runner_options *opts) {
+    if (opts) memset(opts, 0, sizeof *opts);
+}
+
+void sm_runner_add_counts(sm_runner *r, const uint64_t *counts) {
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        r->counts[p] += counts[p];
+        r->total += counts[p];
+    }
+}
+
+static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t pos0, uint64_t own_lo, uint64_t own_hi,
+                       int last) {
+    sm_batch *b = &r->batches[r->fill];
+    if (b->nsegs == b->segs_cap) {
+        size_t cap = b->segs_cap ? b->segs_cap * 2 : 256;
+        sm_segment *p = realloc(b->segs, cap * sizeof *p);
+        if (!p) return SM_ERR_NOMEM;
+        b->segs = p;
+        b->segs_cap = cap;
+    }
+    sm_segment *s = &b->segs[b->nsegs++];
+    memset(s, 0, sizeof *s);
+    s->record = r->record_id;
+    s->buf_off = buf_off;
+    s->scan_len = scan_len;
+    s->pos0 = pos0;
+    s->own_lo = own_lo;
+    s->own_hi = own_hi;
+    s->last_of_record = last;
+    return SM_OK;
+}
+
+/* Cuts one segment owning [own_from, own_from + own) of the open record. */
+static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
+    size_t back = r->open_off - r->open_base;
+    if (back > r->lookback) back = r->lookback;
+    uint64_t own_lo = r->own_from, own_hi = last ? UINT64_MAX : r->own_from + own;
+    /* Overlap-free segments own whatever they find: every hit ends inside. */
+    if (r->geo.overlap_free) own_lo = 0, own_hi = UINT64_MAX;
+    if (add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, own_lo, own_hi, last) != SM_OK)
+        return SM_ERR_NOMEM;
+    r->open_off += own;
+    r->own_from += own;
+    return SM_OK;
+}
+
+/* Bytes a segment reads past the hits it owns: exact and k-mismatch hits
+   start in it and run on for up to (longest pattern - 1) bytes; k-edit
+   segments own ends and overlap-free ones read nothing past their end. */
+static size_t read_ahead(const sm_runner *r) { return r->edits || r->geo.overlap_free ? 0 : r->overlap; }
+
+/* Gives the open record's buffered bytes to segments: whole chunks (with the
+   bytes they read past their end) while the record goes on, everything at
+   its end. With full, a buffer that holds no whole chunk of the record gives
+   what it has, so that a record always moves on. */
+static int cut_segments(sm_runner *r, int record_ends, int full) {
+    size_t ahead = read_ahead(r);
+    size_t avail = r->batches[r->fill].len - r->open_off;
+    size_t chunk = r->geo.chunk;
+    int cut = 0;
+    while (avail >= chunk + ahead && !(record_ends && avail <= chunk)) {
+        if (cut_one(r, chunk, ahead, 0) != SM_OK) return SM_ERR_NOMEM;
+        avail -= chunk;
+        cut = 1;
+    }
+    if (!record_ends) {
+        if (full && !cut && avail > ahead && cut_one(r, avail - ahead, ahead, 0) != SM_OK) return SM_ERR_NOMEM;
+        return SM_OK;
+    }
+    while (avail > chunk) {
+        if (cut_one(r, chunk, avail - chunk, 0) != SM_OK) return SM_ERR_NOMEM;
+        avail -= chunk;
+    }
+    /* The last segment owns every remaining hit, even of an empty record. */
+    return cut_one(r, avail, 0, 1);
+}
+
+/* Waits for a launched batch and delivers it; a failed or stopped runner
+   still lands it (its buffer is needed) but delivers nothing. */
+static int land_and_deliver(sm_runner *r, sm_batch *b) {
+    int rc = r->backend->land(r->bd, b);
+    if (rc != SM_OK && r->status == SM_OK) r->status = rc;
+    if (r->status == SM_OK) {
+        rc = sm_deliver_batch(r, b);
+        if (rc != SM_OK) r->status = rc;
+    }
+    b->launched = 0;
+    b->nsegs = 0;
+    return r->status;
+}
+
+/* Puts the open record's unscanned bytes, and the keep_back bytes before
+   them, at the start of batch `to`, which then takes the fed bytes. */
+static void keep_tail(sm_runner *r, unsigned to) {
+    sm_batch *from = &r->batches[r->fill], *dst = &r->batches[to];
+    if (r->record_open) {
+        size_t back = r->open_off - r->open_base;
+        if (back > r->keep_back) back = r->keep_back;
+        size_t start = r->open_off - back;
+        size_t keep = from->len - start;
+        memmove(dst->buf, from->buf + start, keep);
+        dst->len = keep;
+        r->open_base = 0;
+        r->open_off = back;
+    } else {
+        dst->len = 0;
+        r->open_off = 0;
+        r->open_base = 0;
+    }
+    r->fill = to;
+}
+
+/* Launches the filling batch (when it has segments), then makes the next
+   buffer of the ring free: lands and delivers what it holds. With wait,
+   lands and delivers every launched batch, oldest first. The open record's
+   unscanned bytes go on in the next buffer, even after a failure: a
+   launched buffer must never take more segments. */
+static int submit(sm_runner *r, int wait) {
+    if (r->status != SM_OK) return r->status;
+    unsigned n = r->geo.batches;
+    sm_batch *b = &r->batches[r->fill];
+    unsigned next = r->fill;
+    if (b->nsegs > 0) {
+        int rc = r->backend->launch(r->bd, b);
+        if (rc != SM_OK) return r->status = rc;
+        b->launched = 1;
+        next = (r->fill + 1) % n;
+    }
+    if (wait) {
+        for (unsigned k = 1; k <= n; k++) {
+            sm_batch *x = &r->batches[(r->fill + k) % n];
+            if (x->launched) land_and_deliver(r, x);
+        }
+    } else if (r->batches[next].launched) {
+        land_and_deliver(r, &r->batches[next]);
+    }
+    keep_tail(r, next);
+    return r->status;
+}
+
+void sm_runner_free(sm_runner *r) {
+    if (!r) return;
+    if (r->batches) {
+        /* Launched batches must land before their buffers go. */
+        for (unsigned k = 1; k <= r->geo.batches; k++) {
+            sm_batch *b = &r->batches[(r->fill + k) % r->geo.batches];
+            if (b->launched) {
+                r->status = r->status == SM_OK ? SM_ERR_TERMINATED : r->status;
+                r->backend->land(r->bd, b);
+                b->launched = 0;
+            }
+        }
+    }
+    if (r->bd) r->backend->close(r->bd);
+    if (r->batches)
+        for (unsigned k = 0; k < r->geo.batches; k++) free(r->batches[k].segs);
+    free(r->batches);
+    sm_delivery_close(r);
+    free(r->counts);
+    free(r);
+}
+
+int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner **out, sm_error *err) {
+    if (!out) return sm_set_error(err, SM_ERR_INVALID, "runner needs a place to store it");
+    *out = NULL;
+    if (!db || !opts) return sm_set_error(err, SM_ERR_INVALID, "runner needs a database and options");
+    if (!opts->count_only && !opts->on_hit)
+        return sm_set_error(err, SM_ERR_INVALID, "runner needs a hit callback unless it only counts");
+    const sm_backend_ops *backend = opts->backend == SM_BACKEND_CPU    ? &sm_backend_cpu
+                                    : opts->backend == SM_BACKEND_CUDA ? &sm_backend_cuda
+                                                                       : NULL;
+    if (!backend) return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
+    sm_runner *r = calloc(1, sizeof *r);
+    if (!r) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    const sm_db_header *h = sm_db_head(db);
+    r->db = db;
+    r->opt = *opts;
+    r->backend = backend;
+    r->pattern_count = h->pattern_count;
+    r->edits = h->match == SM_MATCH_EDITS;
+    r->overlap = h->max_length - 1;
+    r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
+    r->counts = calloc(r->pattern_count ? r->pattern_count : 1, sizeof *r->counts);
+    if (!r->counts) {
+        free(r);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    }
+    int rc = backend->open(r, &r->geo, &r->bd, err);
+    if (rc != SM_OK) {
+        r->bd = NULL;
+        sm_runner_free(r);
+        return rc;
+    }
+    r->held_delivery = r->edits || r->geo.overlap_free;
+    r->keep_back = r->geo.overlap_free ? h->max_length : r->lookback;
+    r->batches = calloc(r->geo.batches, sizeof *r->batches);
+    if (!r->batches || sm_delivery_open(r) != SM_OK) {
+        sm_runner_free(r);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    }
+    for (unsigned k = 0; k < r->geo.batches; k++) {
+        r->batches[k].index = k;
+        r->batches[k].buf = backend->buffer(r->bd, k, r->geo.buf_cap);
+        if (!r->batches[k].buf) {
+            size_t cap = r->geo.buf_cap;
+            sm_runner_free(r);
+            return sm_set_error(err, SM_ERR_NOMEM, "out of memory for a batch buffer of %zu bytes", cap);
+        }
+    }
+    *out = r;
+    return SM_OK;
+}
+
+int sm_runner_end_record(sm_runner *r) {
+    if (!r) return SM_ERR_INVALID;
+    if (!r->record_open) return r->status;
+    if (cut_segments(r, 1, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
+    r->record_open = 0;
+    /* A batch with many small records also fills up by segment count. */
+    if (r->batches[r->fill].nsegs >= r->geo.max_segments) return submit(r, 0);
+    return r->status;
+}
+
+uint64_t sm_runner_begin_record(sm_runner *r) {
+    if (!r) return 0;
+    if (r->record_open) sm_runner_end_record(r);
+    r->record_open = 1;
+    r->record_id = r->next_record++;
+    r->open_off = r->batches[r->fill].len;
+    r->open_base = r->batches[r->fill].len;
+    r->own_from = 0;
+    return r->record_id;
+}
+
+#if defined(__x86_64__)
+/* With worker threads another core scans the buffer next, so its lines are
+   written around the caches instead of being fetched for ownership first. */
+static void copy_streaming(uint8_t *dst, const uint8_t *src, size_t n) {
+    size_t head = (size_t)(-(uintptr_t)dst & 15);
+    if (n < 4096 || head >= n) {
+        memcpy(dst, src, n);
+        return;
+    }
+    memcpy(dst, src, head);
+    size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32)), d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(dst + i + 48), d);
+    }
+    _mm_sfence();
+    memcpy(dst + i, src + i, n - i);
+}
+#else
+#define copy_streaming memcpy
+#endif
+
+/* Whether to launch before the buffer is full: the backend is idle (at the
+   start, or when the caller is the slower side) and the batch is long
+   enough, with something to cut. */
+static int leave_early(sm_runner *r) {
+    const sm_batch *b = &r->batches[r->fill];
+    if (!r->geo.early_len || !r->backend->idle || b->len < r->geo.early_len) return 0;
+    if (b->nsegs == 0 && b->len - r->open_off < r->geo.chunk + read_ahead(r)) return 0;
+    return r->backend->idle(r->bd);
+}
+
+int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
+    if (!r || (!data && len)) return SM_ERR_INVALID;
+    const uint8_t *p = data;
+    if (r->status != SM_OK) return r->status;
+    if (!r->record_open) sm_runner_begin_record(r);
+    while (len > 0) {
+        sm_batch *b = &r->batches[r->fill];
+        int full = b->len == r->geo.buf_cap;
+        if (full || leave_early(r)) {
+            if (cut_segments(r, 0, full) != SM_OK) return r->status = SM_ERR_NOMEM;
+            int rc = submit(r, 0);
+            if (rc != SM_OK) return rc;
+            continue;
+        }
+        size_t n = r->geo.buf_cap - b->len;
+        if (n > len) n = len;
+        if (r->geo.batches > 1) copy_streaming(b->buf + b->len, p, n);
+        else memcpy(b->buf + b->len, p, n);
+        b->len += n;
+        p += n;
+        len -= n;
+    }
+    return SM_OK;
+}
+
+int sm_runner_flush(sm_runner *r) {
+    if (!r) return SM_ERR_INVALID;
+    if (r->status != SM_OK) return r->status;
+    if (r->record_open && cut_segments(r, 0, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
+    return submit(r, 1);
+}
+
+const uint64_t *sm_runner_counts(const sm_runner *r) { return r ? r->counts : NULL; }
+uint64_t sm_runner_total(const sm_runner *r) { return r ? r->total : 0; }
+const sm_db *sm_runner_db(const sm_runner *r) { return r->db; }

@@ -1,0 +1,131 @@
+/* The runner: the layer every backend shares (CPU threads, CUDA, MPI ranks
+ * through them), and the interface a backend implements.
+ *
+ * The shared layer (runner.c, deliver.c) takes the records fed to an
+ * sm_runner and packs them into batches: each batch is a text buffer with
+ * the segments cut from it, every segment owning a stretch of one record so
+ * that each hit is found exactly once:
+ *   - exact and k-mismatch hits have a fixed length: a segment owns the hits
+ *     that start inside it and reads (longest pattern - 1) bytes past it;
+ *   - k-edit hits are found at their end: a segment owns the ends inside it
+ *     and reads (longest pattern + k) bytes before it (the look-back);
+ *   - overlap-free segments (exact, DFA-only databases on the CPU) read
+ *     nothing past their end and own every hit they find; the backend finds
+ *     the hits that start before them.
+ * Batches go round a ring of buffers: one is filled while the others are
+ * scanned by the backend; they land in launch order and are delivered in
+ * order, segment by segment, on the calling thread (deliver.c: held hits,
+ * runs of edit ends joined across segment borders, record-done calls,
+ * counts). A backend only scans: it gets a launched batch and, when asked to
+ * land it, leaves each segment's results (hits in record coordinates,
+ * sorted; k edits: runs cut at its borders) in the segment.
+ */
+#ifndef SM_RUNNER_INTERNAL_H
+#define SM_RUNNER_INTERNAL_H
+
+#include "core/internal.h"
+
+typedef struct {
+    uint64_t record;
+    size_t buf_off;          /* first byte scanned, in the batch buffer */
+    size_t scan_len;         /* bytes scanned */
+    uint64_t pos0;           /* record coordinate of buf_off */
+    uint64_t own_lo, own_hi; /* owns hits starting (edits: ending) in [own_lo, own_hi) */
+    int last_of_record;      /* on_record_done after this segment */
+    uint32_t start_state;    /* overlap-free: the DFA state at buf_off (backend) */
+    /* Results, valid from landing until the batch is refilled. */
+    const sm_rawhit *hits;   /* owned hits, sorted, record coordinates */
+    size_t nhits;
+    const sm_open_run *runs; /* k edits, --report best: runs touching its borders */
+    size_t nruns;
+    const sm_rawhit *fixes;  /* overlap-free: hits starting before it, found afterwards */
+    size_t nfixes;
+} sm_segment;
+
+typedef struct sm_batch {
+    unsigned index;          /* in the ring */
+    uint8_t *buf;            /* text, from the backend */
+    size_t len;
+    sm_segment *segs;
+    size_t nsegs, segs_cap;
+    int launched;            /* launched, not yet delivered */
+} sm_batch;
+
+/* What a backend tells the shared layer when it opens. */
+typedef struct {
+    unsigned batches;        /* buffers in the ring (>= 1) */
+    size_t chunk;            /* owned bytes per segment of a long record */
+    size_t buf_cap;          /* bytes per buffer (at least chunk + reach) */
+    size_t max_segments;     /* a batch with this many segments is launched */
+    size_t early_len;        /* a batch this long may leave early when the backend is idle (0: never) */
+    int overlap_free;        /* segments read nothing past their end (see above) */
+} sm_backend_geometry;
+
+typedef struct sm_backend_ops {
+    const char *name;
+    /* Opens for runner r (r->db, r->opt and the reach fields are set) and
+       fills *geo; returns SM_OK or an error (err filled). */
+    int (*open)(sm_runner *r, sm_backend_geometry *geo, void **backend, sm_error *err);
+    void (*close)(void *backend);
+    /* The text buffer of ring entry index (pinned memory for a GPU), or NULL. */
+    uint8_t *(*buffer)(void *backend, unsigned index, size_t bytes);
+    /* Starts scanning b; may return before it is done. */
+    int (*launch)(void *backend, sm_batch *b);
+    /* Waits for b (the oldest launched) and fills its segments' results;
+       counts found without hits (count mode) go to sm_runner_add_counts. */
+    int (*land)(void *backend, sm_batch *b);
+    /* 1 when the backend has nothing to do, so a batch may leave before it
+       is full (see geometry.early_len); NULL: never. */
+    int (*idle)(void *backend);
+} sm_backend_ops;
+
+extern const sm_backend_ops sm_backend_cpu;
+extern const sm_backend_ops sm_backend_cuda;
+
+/* The runner's state shared by the layer and the backends. */
+struct sm_runner {
+    const sm_db *db;
+    sm_runner_options opt;
+    const sm_backend_ops *backend;
+    void *bd;                /* the backend's own state */
+    sm_backend_geometry geo;
+    uint32_t pattern_count;
+    int edits;               /* k edits: end ownership, look-back, run joining */
+    size_t overlap;          /* longest pattern - 1: bytes a segment reads past its end */
+    size_t lookback;         /* k edits: bytes read before a segment's first owned byte */
+    size_t keep_back;        /* bytes kept before the open record's unscanned bytes */
+    int held_delivery;       /* hits of a segment may start before the previous one's */
+
+    sm_batch *batches;       /* the ring */
+    unsigned fill;           /* the batch taking fed bytes */
+
+    /* The open record: its bytes from own_from on are at fill->buf[open_off ...],
+       and up to keep_back bytes before them from fill->buf[open_base] on. */
+    int record_open;
+    uint64_t record_id;
+    uint64_t next_record;
+    size_t open_off, open_base;
+    uint64_t own_from;
+
+    /* Delivery (deliver.c). */
+    struct sm_delivery *delivery;
+    uint64_t *counts;
+    uint64_t total;
+    int status;              /* sticky: SM_ERR_TERMINATED, SM_ERR_NOMEM, SM_ERR_DEVICE */
+};
+
+/* Count mode: adds a backend's per-pattern counts (pattern_count entries). */
+void sm_runner_add_counts(sm_runner *r, const uint64_t *counts);
+
+/* deliver.c: the delivery of landed batches, in order. */
+int sm_delivery_open(sm_runner *r);
+void sm_delivery_close(sm_runner *r);
+int sm_deliver_batch(sm_runner *r, const sm_batch *b);
+
+/* The bytes of a hit that starts at `start` in a segment whose scanned text
+   begins at base (record coordinate pos0); overlap-free hits may start before. */
+static inline const uint8_t *sm_segment_text(const uint8_t *base, uint64_t pos0, uint64_t start) {
+    return start >= pos0 ? base + (start - pos0) : base - (pos0 - start);
+}
+
+#endif /* SM_RUNNER_INTERNAL_H */
