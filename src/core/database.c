@@ -131,11 +131,6 @@ const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patter
     return sm_engine_for_kind(e->kind)->name;
 }
 
-/* Is [off, off + len) inside a block of size bytes? */
-static int in_block(uint64_t off, uint64_t len, uint64_t size) {
-    return off <= size && len <= size - off;
-}
-
 static int all_zero(const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (p[i]) return 0;
@@ -183,11 +178,11 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
     int rc = check_header(bytes, size, &h, err);
     if (rc != SM_OK) return rc;
     if (h.section_count == 0 || h.section_count > SM_DB_MAX_SECTIONS || h.directory_off % 8 != 0 ||
-        !in_block(h.directory_off, (uint64_t)h.section_count * sizeof(sm_db_section), size))
+        !sm_fits(h.directory_off, (uint64_t)h.section_count * sizeof(sm_db_section), size))
         return sm_set_error(err, SM_ERR_FORMAT, "database section directory is malformed");
     if (h.patterns_off % 8 != 0 ||
-        !in_block(h.patterns_off, (uint64_t)h.pattern_count * sizeof(sm_db_pattern), size) ||
-        !in_block(h.strings_off, h.strings_size, size))
+        !sm_fits(h.patterns_off, (uint64_t)h.pattern_count * sizeof(sm_db_pattern), size) ||
+        !sm_fits(h.strings_off, h.strings_size, size))
         return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
     const sm_db_section *dir = (const sm_db_section *)(bytes + h.directory_off);
     for (uint32_t i = 0; i < h.section_count; i++) {
@@ -197,7 +192,7 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
                                 "database section %u has kind %u, which this seqmatch does not know (written by a "
                                 "newer seqmatch?)",
                                 i, dir[i].kind);
-        if (dir[i].offset % SM_DB_ALIGN || dir[i].size == 0 || !in_block(dir[i].offset, dir[i].size, size))
+        if (dir[i].offset % SM_DB_ALIGN || dir[i].size == 0 || !sm_fits(dir[i].offset, dir[i].size, size))
             return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
         if (dir[i].reserved != 0)
             return sm_set_error(err, SM_ERR_FORMAT, "database section %u has reserved bytes set", i);
@@ -213,7 +208,7 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
     for (uint32_t i = 0; i < h.pattern_count; i++) {
         const sm_db_pattern *p = &pats[i];
         if (p->name_off >= h.strings_size || !memchr(strings + p->name_off, 0, h.strings_size - p->name_off) ||
-            p->length == 0 || !in_block(p->seq_off, (uint64_t)p->length + 1, h.strings_size) ||
+            p->length == 0 || !sm_fits(p->seq_off, (uint64_t)p->length + 1, h.strings_size) ||
             strings[p->seq_off + p->length] != 0)
             return sm_set_error(err, SM_ERR_FORMAT, "database pattern %u is malformed", i);
         if (p->section >= h.section_count)

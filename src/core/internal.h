@@ -93,6 +93,10 @@ const sm_db_section *sm_db_sections(const sm_db *db);
 const uint8_t *sm_db_section_of_kind(const sm_db *db, uint32_t kind, uint64_t *size);
 /* Patterns scanned by sections of a kind. */
 uint32_t sm_db_patterns_of_kind(const sm_db *db, uint32_t kind);
+/* Is [off, off + len) inside [0, size), with no overflow? Every validator
+   checks its tables with it. */
+static inline int sm_fits(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
+
 /* Sets the size and checksum of a freshly assembled block. */
 void sm_db_seal(uint8_t *bytes, uint64_t size);
 

@@ -82,7 +82,8 @@ int apx_check_keys(const char *engine, const sm_ac_key *keys, size_t nkeys, sm_a
 }
 
 int apx_table_fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t header, uint64_t size) {
-    if (off % 8u != 0 || off < header || off > size) return 0;
+    /* count * elem may overflow: compare by division */
+    if (off % 8u != 0 || off < header || !sm_fits(off, 0, size)) return 0;
     return count <= (size - off) / elem;
 }
 

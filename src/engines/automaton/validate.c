@@ -3,8 +3,6 @@
 
 #include "engines/automaton/ac_private.h"
 
-/* True when [off, off + len) lies in [0, size) (no overflow). */
-static int fits(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
 int sm_ac_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
     const int bad = SM_ERR_FORMAT;
@@ -24,10 +22,10 @@ int sm_ac_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
     if (h.out_total > UINT32_MAX)
         return sm_set_error(err, bad, "automaton section: bad output total");
     if (h.delta_off < sizeof h || h.delta_off % SM_DB_ALIGN || h.out_index_off % SM_DB_ALIGN ||
-        h.out_list_off % SM_DB_ALIGN || !fits(h.delta_off, entries * 4, size) ||
-        h.out_index_off < h.delta_off + entries * 4 || !fits(h.out_index_off, ((uint64_t)h.states + 1) * 4, size) ||
+        h.out_list_off % SM_DB_ALIGN || !sm_fits(h.delta_off, entries * 4, size) ||
+        h.out_index_off < h.delta_off + entries * 4 || !sm_fits(h.out_index_off, ((uint64_t)h.states + 1) * 4, size) ||
         h.out_list_off < h.out_index_off + ((uint64_t)h.states + 1) * 4 ||
-        !fits(h.out_list_off, h.out_total * 4, size))
+        !sm_fits(h.out_list_off, h.out_total * 4, size))
         return sm_set_error(err, bad, "automaton section: tables out of bounds");
     for (int b = 0; b < 256; b++)
         if (h.class_of[b] >= h.columns)

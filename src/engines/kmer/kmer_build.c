@@ -155,8 +155,6 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     return SM_OK;
 }
 
-/* True when [off, off + len) lies in [0, size) (no overflow). */
-static int fits(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
 int sm_kt_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
     const int bad = SM_ERR_FORMAT;
@@ -185,10 +183,10 @@ int sm_kt_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
     if (h.slots > (1ull << (2 * h.k)) || h.slots < 1 || h.out_total < h.slots || h.out_total > UINT32_MAX)
         return sm_set_error(err, bad, "k-mer section: bad slot or output count");
     if (h.bits_off < sizeof h || h.bits_off % SM_DB_ALIGN || h.rank_off % SM_DB_ALIGN ||
-        h.out_index_off % SM_DB_ALIGN || h.out_list_off % SM_DB_ALIGN || !fits(h.bits_off, h.words * 8, size) ||
-        h.rank_off < h.bits_off + h.words * 8 || !fits(h.rank_off, h.words * 4, size) ||
-        h.out_index_off < h.rank_off + h.words * 4 || !fits(h.out_index_off, (h.slots + 1) * 4, size) ||
-        h.out_list_off < h.out_index_off + (h.slots + 1) * 4 || !fits(h.out_list_off, h.out_total * 4, size))
+        h.out_index_off % SM_DB_ALIGN || h.out_list_off % SM_DB_ALIGN || !sm_fits(h.bits_off, h.words * 8, size) ||
+        h.rank_off < h.bits_off + h.words * 8 || !sm_fits(h.rank_off, h.words * 4, size) ||
+        h.out_index_off < h.rank_off + h.words * 4 || !sm_fits(h.out_index_off, (h.slots + 1) * 4, size) ||
+        h.out_list_off < h.out_index_off + (h.slots + 1) * 4 || !sm_fits(h.out_list_off, h.out_total * 4, size))
         return sm_set_error(err, bad, "k-mer section: tables out of bounds");
     if (size < sm_kt_layout_for(h.words, h.slots, h.out_total).size)
         return sm_set_error(err, bad, "k-mer section truncated (%zu bytes)", size);

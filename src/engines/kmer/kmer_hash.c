@@ -223,7 +223,6 @@ int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
 
 /* -------------------------------------------------------- validation */
 
-static int fits(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
 int sm_kh_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
     const int bad = SM_ERR_FORMAT;
@@ -258,10 +257,10 @@ int sm_kh_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
         return sm_set_error(err, bad, "k-mer hash section: bad slot or output count");
     uint64_t fbytes = 8ull << h.filter_log2, tbytes = 16ull * cap;
     if (h.filter_off < sizeof h || h.filter_off % SM_DB_ALIGN || h.table_off % SM_DB_ALIGN ||
-        h.out_index_off % SM_DB_ALIGN || h.out_list_off % SM_DB_ALIGN || !fits(h.filter_off, fbytes, size) ||
-        h.table_off < h.filter_off + fbytes || !fits(h.table_off, tbytes, size) ||
-        h.out_index_off < h.table_off + tbytes || !fits(h.out_index_off, (h.slots + 1) * 4, size) ||
-        h.out_list_off < h.out_index_off + (h.slots + 1) * 4 || !fits(h.out_list_off, h.out_total * 4, size))
+        h.out_index_off % SM_DB_ALIGN || h.out_list_off % SM_DB_ALIGN || !sm_fits(h.filter_off, fbytes, size) ||
+        h.table_off < h.filter_off + fbytes || !sm_fits(h.table_off, tbytes, size) ||
+        h.out_index_off < h.table_off + tbytes || !sm_fits(h.out_index_off, (h.slots + 1) * 4, size) ||
+        h.out_list_off < h.out_index_off + (h.slots + 1) * 4 || !sm_fits(h.out_list_off, h.out_total * 4, size))
         return sm_set_error(err, bad, "k-mer section: tables out of bounds");
     if (size < sm_kh_layout_for(h.filter_log2, h.cap_log2, h.slots, h.out_total).size)
         return sm_set_error(err, bad, "k-mer section truncated (%zu bytes)", size);

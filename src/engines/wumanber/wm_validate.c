@@ -22,8 +22,6 @@ static int bad(sm_error *err, const char *fmt, ...) {
     return SM_ERR_FORMAT;
 }
 
-/* True when [off, off + len) lies in [0, size) (no overflow). */
-static int fits(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
 int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err) {
     if (!section || size < sizeof(sm_wm_header)) return bad(err, "truncated (%zu bytes)", size);
@@ -61,7 +59,7 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
     if (!prefilter && h.prefilter_bytes != 0) return bad(err, "prefilter bytes without a prefilter");
     sm_wm_layout l = sm_wm_layout_for(h.hash_bits, h.nkeys, h.key_bytes, prefilter);
     if (h.shift_off != l.shift_off || h.bucket_off != l.bucket_off || h.entry_off != l.entry_off ||
-        h.keys_off != l.keys_off || h.prefilter_off != l.prefilter_off || !fits(h.keys_off, h.key_bytes, size) ||
+        h.keys_off != l.keys_off || h.prefilter_off != l.prefilter_off || !sm_fits(h.keys_off, h.key_bytes, size) ||
         size < l.size)
         return bad(err, "tables out of bounds");
 
@@ -77,7 +75,7 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
         if (bucket[s] > bucket[s + 1]) return bad(err, "bucket %llu out of order", (unsigned long long)s);
         for (uint32_t e = bucket[s]; e < bucket[s + 1]; e++) {
             const sm_wm_entry *x = &entry[e];
-            if (x->len < h.shortest || x->len > h.longest || !fits(x->key_off, x->len, h.key_bytes))
+            if (x->len < h.shortest || x->len > h.longest || !sm_fits(x->key_off, x->len, h.key_bytes))
                 return bad(err, "key %u out of bounds", e);
             if (x->len < min_len) min_len = x->len;
             if (x->len > max_len) max_len = x->len;
