@@ -8,7 +8,6 @@
 #include <zlib.h>
 
 #include "core/internal.h"
-#include "engines/automaton/automaton.h"
 #include "engines/engine.h"
 
 /* CRC-32 of the block with the checksum field read as zero, so that the
@@ -93,11 +92,15 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     }
     info->section_count = h->section_count;
     info->pam_length = h->pam_length;
-    const uint8_t *ac = sm_db_section_of_kind(db, SM_SECTION_AUTOMATON, NULL);
-    if (ac) {
-        const sm_ac_header *a = (const sm_ac_header *)ac;
-        info->automaton_states = a->states;
-        info->automaton_columns = a->columns;
+    for (uint32_t i = 0; i < h->section_count; i++) {
+        const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);
+        if (dir[i].kind != SM_SECTION_AUTOMATON || !ops->dfa_tables) continue;
+        sm_section s = {db->bytes + dir[i].offset, dir[i].size, sm_db_patterns(db)};
+        sm_dfa_tables t;
+        ops->dfa_tables(&s, &t);
+        info->automaton_states = t.states;
+        info->automaton_columns = t.columns;
+        break;
     }
 }
 

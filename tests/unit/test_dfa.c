@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cpu/prefix.h"
+#include "core/prefix.h"
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
 #include "seqmatch_dfa.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/internal.h"
 #include "oracle.h"
 #include "seqmatch.h"
 #include "testutil.h"
@@ -456,11 +457,11 @@ static void check_roundtrip(const dcase *c, const sm_db *db, const expected *e, 
         check_block(c, copy, e, label);
         sm_db_free(copy);
     }
-    /* Damage after the header is caught by the checksum. */
+    /* Damage anywhere, the header included, is caught by the checksum. */
     if (size > 256) {
         unsigned char *bad = malloc(size);
         memcpy(bad, bytes, size);
-        size_t at = 256 + tu_rng_below(&rng, (uint32_t)(size - 256));
+        size_t at = tu_rng_below(&rng, (uint32_t)size);
         bad[at] ^= (unsigned char)(1u << tu_rng_below(&rng, 8));
         copy = NULL;
         int rc = sm_db_from_bytes(bad, size, &copy, &err);
@@ -845,8 +846,90 @@ static void test_hand_cases(void) {
     dcase_free(&c);
 }
 
+/* Copies bytes, applies a change to the copy, reseals it and loads it: the
+   status, and the message in err. */
+static int load_changed(const void *bytes, size_t size, void (*change)(uint8_t *, size_t), sm_error *err) {
+    uint8_t *copy = malloc(size);
+    memcpy(copy, bytes, size);
+    change(copy, size);
+    sm_db_seal(copy, size);
+    sm_db *db = NULL;
+    int rc = sm_db_from_bytes(copy, size, &db, err);
+    tu_check((rc == SM_OK) == (db != NULL), "a load returned %d with%s a database", rc, db ? "" : "out");
+    sm_db_free(db);
+    free(copy);
+    return rc;
+}
+
+static void to_version_2(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->version = 2; }
+static void to_version_4(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->version = 4; }
+static void reserved_set(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->reserved[17] = 1; }
+static sm_db_section *entry0(uint8_t *b) { return (sm_db_section *)(b + ((sm_db_header *)b)->directory_off); }
+static void unknown_kind(uint8_t *b, size_t n) { (void)n, entry0(b)->kind = 200; }
+static void entry_reserved(uint8_t *b, size_t n) { (void)n, entry0(b)->reserved = 1; }
+static void entry_outside(uint8_t *b, size_t n) { entry0(b)->offset = n; }
+static void entry_unaligned(uint8_t *b, size_t n) { (void)n, entry0(b)->offset += 8; }
+static void no_sections(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->section_count = 0; }
+static void too_many_sections(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->section_count = 65; }
+static void pattern_no_section(uint8_t *b, size_t n) {
+    (void)n;
+    ((sm_db_pattern *)(b + ((sm_db_header *)b)->patterns_off))->section = 7;
+}
+static void wrong_match(uint8_t *b, size_t n) {
+    (void)n;
+    ((sm_db_header *)b)->match = SM_MATCH_MISMATCHES;
+    ((sm_db_header *)b)->max_errors = 1;
+}
+static void pam_too_long(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->pam_length = 99; }
+
+/* The container of format 3 (docs/format.md): every rule a loader checks,
+   each broken on its own in a database that is otherwise valid. */
+static void test_format(void) {
+    sm_pattern p[2] = {{"a", "GAATTC", 6}, {"b", "ACGTACGTAC", 10}};
+    sm_compile_options o;
+    sm_compile_options_init(&o);
+    sm_db *db = NULL;
+    sm_error err;
+    if (!tu_check(sm_compile(p, 2, &o, &db, &err) == SM_OK, "format: compile: %s", err.message)) return;
+    size_t size = 0;
+    const void *bytes = sm_db_bytes(db, &size);
+    const sm_db_header *h = bytes;
+    tu_check(h->version == 3 && h->section_count >= 1 && h->directory_off >= 256, "format: header of a new database");
+    static const struct {
+        void (*change)(uint8_t *, size_t);
+        int rc;
+        const char *says;
+    } cases[] = {
+        {to_version_2, SM_ERR_VERSION, "recompile this database"},
+        {to_version_4, SM_ERR_VERSION, "format version 4"},
+        {reserved_set, SM_ERR_FORMAT, "reserved"},
+        {unknown_kind, SM_ERR_VERSION, "kind 200"},
+        {entry_reserved, SM_ERR_FORMAT, "reserved"},
+        {entry_outside, SM_ERR_FORMAT, "out of bounds"},
+        {entry_unaligned, SM_ERR_FORMAT, "out of bounds"},
+        {no_sections, SM_ERR_FORMAT, "directory"},
+        {too_many_sections, SM_ERR_FORMAT, "directory"},
+        {pattern_no_section, SM_ERR_FORMAT, "names no section"},
+        {wrong_match, SM_ERR_FORMAT, "kind of matching"},
+        {pam_too_long, SM_ERR_FORMAT, "disagrees"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        memset(&err, 0, sizeof err);
+        int rc = load_changed(bytes, size, cases[i].change, &err);
+        tu_check(rc == cases[i].rc && strstr(err.message, cases[i].says), "format case %zu: status %d (%s)", i, rc,
+                 err.message);
+    }
+    /* Truncated below the header: said so, not "bad magic". */
+    sm_db *x = NULL;
+    memset(&err, 0, sizeof err);
+    tu_check(sm_db_from_bytes(bytes, 100, &x, &err) == SM_ERR_FORMAT && strstr(err.message, "truncated"),
+             "format: a block of 100 bytes: %s", err.message);
+    sm_db_free(db);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(20240607));
+    test_format();
     test_invalid_patterns();
     test_hand_cases();
     test_real();

@@ -21,7 +21,8 @@
 #define SM_DFA_HAVE_X86 1
 #endif
 
-#include "backends/cpu/prefix.h"
+#include "core/cpu.h"
+#include "core/prefix.h"
 #include "engines/dfa/dfa_internal.h"
 
 #define MAX_STRIDE 4
@@ -68,8 +69,7 @@ int sm_dfa_matcher_uses_avx2(const sm_dfa_matcher *m) { return m->avx2; }
 
 static int cpu_has_avx2(void) {
 #if defined(SM_DFA_HAVE_X86) && defined(__GNUC__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
+    return sm_cpu()->avx2;
 #else
     return 0;
 #endif
@@ -78,9 +78,7 @@ static int cpu_has_avx2(void) {
 /* Gathers on the first two Zen generations are slower than scalar loads. */
 static int cpu_gathers_fast(void) {
 #if defined(SM_DFA_HAVE_X86) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_is("znver1") || __builtin_cpu_is("znver2")) return 0;
-    return 1;
+    return !sm_cpu()->slow_gather;
 #else
     return 0;
 #endif

@@ -1,5 +1,5 @@
 /* Parallel prefix scan and a minimal parallel-for on pthreads. */
-#include "backends/cpu/prefix.h"
+#include "core/prefix.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

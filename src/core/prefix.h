@@ -7,8 +7,8 @@
  * operator is called only in ways that respect element order, so it need be
  * associative but not commutative, and it needs no identity element.
  */
-#ifndef SM_CPU_PREFIX_H
-#define SM_CPU_PREFIX_H
+#ifndef SM_PREFIX_H
+#define SM_PREFIX_H
 
 #include <stddef.h>
 
@@ -27,4 +27,4 @@ int sm_prefix_scan(void *items, size_t count, size_t size, sm_prefix_op op, void
    started (every task has then run on the calling thread). */
 int sm_parallel_for(size_t tasks, unsigned threads, void (*task)(size_t index, void *ctx), void *ctx);
 
-#endif /* SM_CPU_PREFIX_H */
+#endif /* SM_PREFIX_H */
