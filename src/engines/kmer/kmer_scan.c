@@ -460,12 +460,10 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
     b->c4_prev = c4b;
     b->x2s_prev = x2s;
     b->brk[0] = state[1] >= 64 ? 0 : ~0ull >> state[1];
-    /* Counting every code beats testing the bitmap once the keys are dense:
-       16000 8-mers (24 % of the codes) 497 -> 680-906 MB/s on Zen 1, 591-773
-       -> 736-833 MB/s on a Xeon; at 8000 (12 %) the two ways are even on Zen 1
-       and the bitmap is ahead on the Xeon; at 1000 the bitmap wins. The
-       AVX-512 path counts only its hits and beats the histogram at 16000
-       too (1034 against 655 MB/s, one Xeon core). */
+    /* Counting every code beats testing the bitmap once the keys are dense
+       (more than 1/8 of the codes); the AVX-512 path counts only its hits
+       and beats the histogram even then (docs/architecture.md, "The k-mer
+       table"). */
     const int histogram = way != KT_AVX512 && v->k <= SM_KT_CODE_VISITS_MAX_K &&
                           v->h->slots * 8 > (uint64_t)v->mask + 1;
     for (size_t off = 0; off < len; off += BLK) {
@@ -516,10 +514,9 @@ __attribute__((target("avx2,popcnt,bmi,bmi2"))) static void scan_blocks_avx2(con
 #endif
 
 /* The way the AVX2 path tests the bitmap, for a CPU: the AVX-512 path
-   where the CPU has it (1000 8-mers over the panel on one Xeon core about
-   1.5x the AVX2 gathers and 2.3x byte loads); AVX2 gathers on CPUs with
-   AVX-512 F but not the rest; byte loads elsewhere (gathers lose on Zen 1).
-   docs/benchmarks.md has the figures. */
+   where the CPU has it; AVX2 gathers on CPUs with AVX-512 F but not the
+   rest; byte loads elsewhere, where gathers lose (docs/benchmarks.md, "The
+   k-mer engine with AVX-512"). */
 void sm_kt_choose(const sm_cpu_features *cpu, int forced_way, sm_kt_variant *var) {
     int avx512 = cpu->avx512f && cpu->avx512bw && cpu->avx512vbmi2;
     int way = forced_way >= 0 ? forced_way : cpu->kmer_way >= 0 ? cpu->kmer_way

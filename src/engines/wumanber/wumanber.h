@@ -74,11 +74,9 @@ double sm_wm_mean_shift(const uint8_t *section);
 void sm_wm_describe(const uint8_t *section, uint32_t *block, uint32_t *prefix, uint32_t *hash_bits,
                     uint32_t *shortest);
 
-/* The SIMD prefilter is built for at most this many distinct keys: on the
-   Bible (one thread, scan alone, MB/s, prefilter in its first version /
-   automaton) 8 rare words 4171 / 996, 10: 3688-4201 / 980-987, 12: 1704 /
-   981, 16: 2230-2464 / 969, 20: 970 / 985, 32: 309-324 / 943: past 16 too
-   many windows pass the nibble masks. */
+/* The SIMD prefilter is built for at most this many distinct keys: past
+   16, too many windows pass the nibble masks and the automaton is faster
+   (docs/architecture.md, "Wu-Manber", has the measurements). */
 #define SM_WM_PREFILTER_BUILD_KEYS 16u
 
 /* 1 when the section has the SIMD prefilter of its first bytes (at most
