@@ -150,6 +150,8 @@ static inline void sm_sink_add(sm_sink *sink, uint64_t start, uint64_t end, uint
 
 /* Sorts hits in the deterministic order (start, end, pattern, strand). */
 void sm_sort_hits(sm_rawhit *hits, size_t n);
+/* Sorts k-edit end events by (pattern, strand, end). */
+void sm_sort_events(sm_rawhit *events, size_t n);
 
 /* --------------------------------------------------------------- alphabet */
 
@@ -208,6 +210,7 @@ typedef struct {
     struct sm_ph_state *pigeonhole; /* the pigeonhole filter's state, or NULL */
     uint64_t *wumanber;     /* the Wu-Manber engine's state words (kept bytes), or NULL */
     size_t wumanber_words;
+    struct sm_edit_cache *edit_cache; /* k edits: per-key start recovery tables (built on first use) */
 } sm_engine_state;
 
 int sm_engine_state_init(const sm_db *db, sm_engine_state *state);  /* allocates */
@@ -218,6 +221,9 @@ void sm_engine_state_free(sm_engine_state *state);
 uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state);
 uint32_t *sm_engine_state_kmer_visits(const sm_db *db, sm_engine_state *state);
 void sm_fold_visits(const sm_db *db, sm_engine_state *state, uint64_t *counts);
+/* k edits: the state's start recovery tables (created on first use; NULL
+   when out of memory). */
+struct sm_edit_cache *sm_engine_state_edit_cache(sm_engine_state *state);
 
 /* Runs every engine of db over text[0, len), whose first byte is at absolute
    position pos0, from *state (updated); hits go to sink. */
@@ -247,10 +253,11 @@ typedef struct {
    of ends gives its best end, except runs that touch the segment's first or
    last owned end (first_end, last_end), which go to borders (when not NULL)
    to be joined with the neighbouring segments. Starts are recovered from
-   text[0, len) at absolute position pos0. Hits replace the events in the
+   text[0, len) at absolute position pos0 with the tables of cache (per
+   thread). Hits replace the events in the
    sink, sorted. Returns SM_OK or SM_ERR_NOMEM. */
-int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
-                     uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
+int sm_edits_resolve(const sm_db *db, struct sm_edit_cache *cache, sm_sink *sink, size_t from, const uint8_t *text,
+                     size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
 int sm_run_list_push(sm_run_list *list, const sm_open_run *run);
 
 /* The database a runner scans with. */

@@ -91,7 +91,13 @@ void sm_engine_state_free(sm_engine_state *state) {
     free(state->kt_visits);
     free(state->wumanber);
     sm_ph_state_free(state->pigeonhole);
+    sm_edit_cache_free(state->edit_cache);
     memset(state, 0, sizeof *state);
+}
+
+sm_edit_cache *sm_engine_state_edit_cache(sm_engine_state *state) {
+    if (!state->edit_cache) state->edit_cache = sm_edit_cache_new();
+    return state->edit_cache;
 }
 
 uint32_t *sm_engine_state_visits(const sm_db *db, sm_engine_state *state) {
@@ -214,8 +220,11 @@ int sm_scan(const sm_db *db, sm_scratch *s, const void *data, size_t len, sm_hit
     sm_scan_engines(db, &s->state, data, len, 0, &s->sink);
     sm_finish_engines(db, &s->state, len, &s->sink);
     if (s->sink.failed) return SM_ERR_NOMEM;
-    if (sm_db_head(db)->match == SM_MATCH_EDITS) {
-        if (sm_edits_resolve(db, &s->sink, 0, data, len, 0, 1, len, NULL) != SM_OK) return SM_ERR_NOMEM;
+    const sm_db_header *h = sm_db_head(db);
+    if (h->match == SM_MATCH_EDITS) {
+        sm_edit_cache *cache = sm_engine_state_edit_cache(&s->state);
+        if (!cache || sm_edits_resolve(db, cache, &s->sink, 0, data, len, 0, 1, len, NULL) != SM_OK)
+            return SM_ERR_NOMEM;
     } else {
         sm_sort_hits(s->sink.hits, s->sink.n);
     }
@@ -229,8 +238,10 @@ static int count_hit(const sm_hit *hit, void *ctx) {
 
 int sm_count(const sm_db *db, sm_scratch *s, const void *data, size_t len, uint64_t *counts) {
     if (!db || !s || (!data && len) || !counts) return SM_ERR_INVALID;
-    /* Runs of edit ends must be resolved to be counted as they are reported. */
-    if (sm_db_head(db)->match == SM_MATCH_EDITS && sm_db_head(db)->report == SM_REPORT_BEST)
+    /* Runs of edit ends must be resolved to be counted as they are reported;
+       every edit end (--report ends) is one hit, whose start is not needed. */
+    const sm_db_header *h = sm_db_head(db);
+    if (h->match == SM_MATCH_EDITS && h->report == SM_REPORT_BEST)
         return sm_scan(db, s, data, len, count_hit, counts);
     if (fit_scratch(db, s) != SM_OK) return SM_ERR_NOMEM;
     sm_sink sink = {0};

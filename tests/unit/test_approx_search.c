@@ -589,10 +589,70 @@ static void test_runner_pipeline(void) {
     free_case(&c);
 }
 
+/* One scratch used with several k-edit databases in turn: its start
+   recovery tables (built per key on first use) must follow the database,
+   including one with the same number of patterns and other keys. Dense
+   ends, both report modes, keys over 64 symbols (the banded DP) too. */
+static void test_scratch_reuse(void) {
+    char text[3000];
+    tu_random_dna(&rng, text, sizeof text);
+    static const size_t lengths[3][2] = {{12, 20}, {20, 12}, {70, 90}};
+    char seqs[3][2][100];
+    sm_db *dbs[3][2] = {{NULL}};
+    for (int d = 0; d < 3; d++) {
+        sm_pattern p[2];
+        for (int i = 0; i < 2; i++) {
+            size_t m = lengths[d][i];
+            /* a pattern copied from the text (exact ends) and a mutated one */
+            memcpy(seqs[d][i], text + tu_rng_below(&rng, (uint32_t)(sizeof text - m)), m);
+            if (i) plant_mutated(seqs[d][i], m, 0, seqs[d][i], m, 2, 0, "ACGTN");
+            p[i].name = NULL;
+            p[i].seq = seqs[d][i];
+            p[i].len = m;
+        }
+        for (int rep = 0; rep < 2; rep++) {
+            sm_compile_options o;
+            sm_compile_options_init(&o);
+            o.match = SM_MATCH_EDITS;
+            o.max_errors = 3;
+            o.report = rep ? SM_REPORT_BEST : SM_REPORT_ENDS;
+            tu_check(sm_compile(p, 2, &o, &dbs[d][rep], NULL) == SM_OK, "scratch reuse: compile %d", d);
+        }
+    }
+    sm_scratch *shared = NULL;
+    sm_scratch_alloc(dbs[2][0], &shared);
+    static const int order[] = {0, 1, 2, 1, 0, 2, 0};
+    for (size_t t = 0; t < sizeof order / sizeof *order; t++) {
+        for (int rep = 0; rep < 2; rep++) {
+            sm_db *db = dbs[order[t]][rep];
+            if (!db) continue;
+            sm_scratch *fresh = NULL;
+            sm_scratch_alloc(db, &fresh);
+            collector want, got;
+            tu_hits_init(&want.hits);
+            tu_hits_init(&got.hits);
+            want.record = got.record = 0;
+            sm_scan(db, fresh, text, sizeof text, collect, &want);
+            sm_scan(db, shared, text, sizeof text, collect, &got);
+            tu_check(want.hits.n > 0, "scratch reuse: no hit for database %d", order[t]);
+            char how[80];
+            snprintf(how, sizeof how, "scratch reuse: database %d, report %s", order[t], rep ? "best" : "ends");
+            tu_check(tu_hits_equal(&want.hits, &got.hits, how), "%s", how);
+            sm_scratch_free(fresh);
+            tu_hits_free(&want.hits);
+            tu_hits_free(&got.hits);
+        }
+    }
+    sm_scratch_free(shared);
+    for (int d = 0; d < 3; d++)
+        for (int rep = 0; rep < 2; rep++) sm_db_free(dbs[d][rep]);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(77));
     test_seed_example();
     test_guide_pam();
+    test_scratch_reuse();
     test_pigeonhole();
     test_runner_pipeline();
     for (unsigned round = 0; round < tu_scaled(150) && tu_failures() < 10; round++) {

@@ -149,8 +149,12 @@ struct sm_runner {
     uint64_t own_from;    /* first record coordinate not yet given to a segment */
 
     /* k edits, delivery side (current record only). */
-    held_hit *held;
+    held_hit *held;       /* sorted (held_before) */
     size_t nheld, held_cap;
+    held_hit *spare;      /* the next held list, built while delivering */
+    size_t spare_cap;
+    held_hit *extra;      /* a segment's hits from joined runs and re-scans, before they are merged */
+    size_t nextra, extra_cap;
     held_run *open_runs, *next_runs;
     size_t nopen, nnext, runs_cap;
     sm_buf carry;         /* texts of held hits and runs whose batch is gone */
@@ -177,7 +181,7 @@ static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
     sink->failed = 0;
     it->failed = 0;
     it->borders.n = 0;
-    /* Runs of edit ends are counted once joined, so edits always store. */
+    /* Threads count only where every hit found is a hit reported (r->tally). */
     sink->counts = r->tally ? w->counts[b->index] : NULL;
     sink->ac_visits = sink->counts ? sm_engine_state_visits(r->db, &w->state) : NULL;
     sink->kt_visits = sink->counts ? sm_engine_state_kmer_visits(r->db, &w->state) : NULL;
@@ -193,12 +197,13 @@ static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
         sm_scan_engines(r->db, &w->state, text, s->scan_len, s->pos0, sink);
         s->end_state = w->state.automaton;
         sm_finish_engines(r->db, &w->state, s->pos0 + s->scan_len, sink);
-        if (r->edits && !sink->failed) {
+        if (r->edits && !sink->failed && sink->n > s->hit_lo) {
             uint64_t last_end = s->pos0 + s->scan_len;
-            if (sm_edits_resolve(r->db, sink, s->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1, last_end,
-                                 &it->borders) != SM_OK)
+            struct sm_edit_cache *cache = sm_engine_state_edit_cache(&w->state);
+            if (!cache || sm_edits_resolve(r->db, cache, sink, s->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1,
+                                           last_end, &it->borders) != SM_OK)
                 it->failed = 1;
-        } else if (!sink->counts && sink->n > s->hit_lo) {
+        } else if (!r->edits && !sink->counts && sink->n > s->hit_lo) {
             /* only with hits: sink->hits is still NULL before the first */
             sm_sort_hits(sink->hits + s->hit_lo, sink->n - s->hit_lo);
         }
@@ -372,18 +377,23 @@ static const uint8_t *text_at(const uint8_t *base, uint64_t pos0, uint64_t start
     return start >= pos0 ? base + (start - pos0) : base - (pos0 - start);
 }
 
-static int hold(sm_runner *r, const sm_rawhit *x, const uint8_t *text) {
-    if (r->nheld == r->held_cap) {
-        size_t cap = r->held_cap ? r->held_cap * 2 : 256;
-        held_hit *p = realloc(r->held, cap * sizeof *p);
+/* Appends a hit to a list of held hits. */
+static int held_push(held_hit **list, size_t *n, size_t *cap, const sm_rawhit *x, const uint8_t *text) {
+    if (*n == *cap) {
+        size_t grown = *cap ? *cap * 2 : 256;
+        held_hit *p = realloc(*list, grown * sizeof *p);
         if (!p) return SM_ERR_NOMEM;
-        r->held = p;
-        r->held_cap = cap;
+        *list = p;
+        *cap = grown;
     }
-    r->held[r->nheld].hit = *x;
-    r->held[r->nheld].text = text;
-    r->nheld++;
+    (*list)[*n].hit = *x;
+    (*list)[*n].text = text;
+    (*n)++;
     return SM_OK;
+}
+
+static int hold(sm_runner *r, const sm_rawhit *x, const uint8_t *text) {
+    return held_push(&r->extra, &r->nextra, &r->extra_cap, x, text);
 }
 
 static int push_run(sm_runner *r, const sm_open_run *run, const uint8_t *text) {
@@ -409,12 +419,15 @@ static int hold_run_hit(sm_runner *r, const held_run *h) {
     return hold(r, &x, h->text);
 }
 
-static int held_before(const void *pa, const void *pb) {
-    const sm_rawhit *a = &((const held_hit *)pa)->hit, *b = &((const held_hit *)pb)->hit;
+static int hit_cmp(const sm_rawhit *a, const sm_rawhit *b) {
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
     if (a->end != b->end) return a->end < b->end ? -1 : 1;
     if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
     return (int)a->reverse - (int)b->reverse;
+}
+
+static int held_before(const void *pa, const void *pb) {
+    return hit_cmp(&((const held_hit *)pa)->hit, &((const held_hit *)pb)->hit);
 }
 
 static int same_key(const sm_open_run *a, const sm_open_run *b) {
@@ -427,6 +440,7 @@ static int same_key(const sm_open_run *a, const sm_open_run *b) {
 static int deliver_edits(sm_runner *r, const batch *b, const work_item *it, const segment *s) {
     const uint8_t *base = b->buf + s->buf_off;
     r->nnext = 0;
+    r->nextra = 0;
     for (size_t j = s->run_lo; j < s->run_hi; j++) {
         sm_open_run run = it->borders.runs[j];
         const uint8_t *text = base + (run.best_start - s->pos0);
@@ -459,15 +473,11 @@ static int deliver_edits(sm_runner *r, const batch *b, const work_item *it, cons
     r->nopen = r->nnext;
     r->nnext = 0;
 
-    for (size_t j = s->hit_lo; j < s->hit_hi; j++) {
-        const sm_rawhit *x = &it->sink.hits[j];
-        if (hold(r, x, text_at(base, s->pos0, x->start)) != SM_OK) return SM_ERR_NOMEM;
-    }
     for (size_t j = s->fix_lo; j < s->fix_hi; j++) {
         const sm_rawhit *x = &r->fixes.hits[j];
         if (hold(r, x, text_at(base, s->pos0, x->start)) != SM_OK) return SM_ERR_NOMEM;
     }
-    if (r->nheld > 1) qsort(r->held, r->nheld, sizeof *r->held, held_before);
+    if (r->nextra > 1) qsort(r->extra, r->nextra, sizeof *r->extra, held_before);
     /* Later segments own ends past own_hi, so their hits start after
        own_hi - reach; an open run's final best is its best so far or such a hit. */
     uint64_t limit = UINT64_MAX;
@@ -478,14 +488,37 @@ static int deliver_edits(sm_runner *r, const batch *b, const work_item *it, cons
         for (size_t o = 0; o < r->nopen; o++)
             if (r->open_runs[o].run.best_start < limit) limit = r->open_runs[o].run.best_start;
     }
-    size_t ready = 0;
-    while (ready < r->nheld && r->held[ready].hit.start < limit) {
-        int rc = emit(r, s->record, &r->held[ready].hit, r->held[ready].text);
-        ready++;
-        if (rc != SM_OK) return rc;
+    /* Three sorted lists merged: the hits held before, the segment's own
+       (sorted by its scan) and the few above. Those starting before limit
+       are delivered, the rest held in order. */
+    const sm_rawhit *seg = it->sink.hits;
+    size_t a = 0, bi = s->hit_lo, c = 0, nspare = 0;
+    for (;;) {
+        const sm_rawhit *x = NULL;
+        const uint8_t *text = NULL;
+        int from = 0;
+        if (a < r->nheld) x = &r->held[a].hit, text = r->held[a].text, from = 1;
+        if (bi < s->hit_hi && (!x || hit_cmp(&seg[bi], x) < 0)) x = &seg[bi], from = 2;
+        if (c < r->nextra && (!x || hit_cmp(&r->extra[c].hit, x) < 0)) x = &r->extra[c].hit, from = 3;
+        if (!x) break;
+        if (from == 1) a++;
+        else if (from == 2) text = text_at(base, s->pos0, x->start), bi++;
+        else text = r->extra[c++].text;
+        if (x->start < limit) {
+            int rc = emit(r, s->record, x, text);
+            if (rc != SM_OK) return rc;
+        } else if (held_push(&r->spare, &nspare, &r->spare_cap, x, text) != SM_OK) {
+            return SM_ERR_NOMEM;
+        }
     }
-    if (ready > 0 && ready < r->nheld) memmove(r->held, r->held + ready, (r->nheld - ready) * sizeof *r->held);
-    r->nheld -= ready;
+    held_hit *t2 = r->held;
+    size_t cap = r->held_cap;
+    r->held = r->spare;
+    r->held_cap = r->spare_cap;
+    r->nheld = nspare;
+    r->spare = t2;
+    r->spare_cap = cap;
+    r->nextra = 0;
     if (s->last_of_record) r->carry.len = 0;
     return SM_OK;
 }
@@ -521,7 +554,8 @@ static int deliver_batch(sm_runner *r, const batch *b) {
         if (it->sink.failed || it->failed) return SM_ERR_NOMEM;
         for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
             const segment *s = &b->segs[i];
-            /* Edit hits are stored even when only counted: runs must be joined first. */
+            /* Edit hits are stored when only counted unless the threads
+               counted them: runs must be joined first. */
             if (r->edits || (r->held_delivery && !r->opt.count_only)) {
                 int rc = deliver_edits(r, b, it, s);
                 if (rc != SM_OK) return rc;
@@ -776,6 +810,8 @@ void sm_runner_free(sm_runner *r) {
     sm_dfa_matcher_free(r->ac_matcher);
     sm_dfa_free(r->ac_dfa);
     free(r->held);
+    free(r->spare);
+    free(r->extra);
     free(r->open_runs);
     free(r->next_runs);
     sm_buf_free(&r->carry);
@@ -841,7 +877,9 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->buf_cap = batch + r->overlap + r->keep_back + 1;
     /* About a chunk per worker (from batch, already kept from overflowing). */
     r->early_len = batch / ITEMS_PER_THREAD / r->threads * (r->threads - 1) + r->overlap + r->keep_back;
-    r->tally = r->opt.count_only && !r->edits;
+    /* Counting needs no starts: every edit end is one hit with --report ends.
+       Runs (--report best) must be joined first. */
+    r->tally = r->opt.count_only && (!r->edits || h->report == SM_REPORT_ENDS);
     r->fill = &r->batches[0];
     r->batches[1].index = 1;
     r->batches[0].buf = malloc(r->buf_cap);
