@@ -125,19 +125,23 @@ typedef struct {
     uint32_t engine;
 } prepared_pattern;
 
-static int prepare(const sm_pattern *patterns, size_t n, int dna, prepared_pattern *prep, sm_error *err) {
+/* Normalises the patterns; a PAM (already normalised, q symbols) is
+   appended to each. */
+static int prepare(const sm_pattern *patterns, size_t n, int dna, const uint8_t *pam, uint32_t q,
+                   prepared_pattern *prep, sm_error *err) {
     for (size_t i = 0; i < n; i++) {
         const sm_pattern *p = &patterns[i];
         const char *shown = p->name ? p->name : "";
         if (!p->seq || p->len == 0)
             return sm_set_error(err, SM_ERR_PATTERN, "pattern %zu ('%.200s') is empty", i + 1, shown);
-        if (p->len > UINT32_MAX - 1)
+        if (p->len > UINT32_MAX - 1 - (uint64_t)q)
             return sm_set_error(err, SM_ERR_LIMIT, "pattern %zu ('%.200s') is longer than 2^32 symbols", i + 1, shown);
-        uint8_t *norm = malloc(p->len);
+        uint8_t *norm = malloc(p->len + q);
         if (!norm) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         prep[i].src = p;
         prep[i].norm = norm;
-        prep[i].len = (uint32_t)p->len;
+        prep[i].len = (uint32_t)(p->len + q);
+        if (q) memcpy(norm + p->len, pam, q);
         const uint8_t *s = (const uint8_t *)p->seq;
         for (size_t j = 0; j < p->len; j++) {
             uint8_t c = s[j];
@@ -355,7 +359,7 @@ static void place_section(uint64_t *off, const sm_buf *section, uint64_t *sectio
 }
 
 static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_options *o, int dna,
-                    unsigned flags, sm_strands strands, const sm_buf *ac, const sm_buf *sa, const sm_buf *ap,
+                    unsigned flags, sm_strands strands, uint32_t pam_length, const sm_buf *ac, const sm_buf *sa, const sm_buf *ap,
                     const sm_buf *kt, const sm_buf *wm, sm_db **out, sm_error *err) {
     sm_db_header h;
     memset(&h, 0, sizeof h);
@@ -370,15 +374,16 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     h.match = (uint32_t)o->match;
     h.max_errors = o->match == SM_MATCH_EXACT ? 0 : o->max_errors;
     h.report = o->match == SM_MATCH_EDITS ? (uint32_t)o->report : SM_REPORT_BEST;
+    h.pam_length = pam_length;
 
     sm_buf strings = {0};
     sm_db_pattern *table = calloc(n, sizeof *table);
     int status = table ? SM_OK : SM_ERR_NOMEM;
     for (size_t i = 0; i < n && status == SM_OK; i++) {
         const prepared_pattern *p = &prep[i];
-        /* A pattern without a name is named by its sequence as given. */
+        /* A pattern without a name is named by its sequence as given (without a PAM). */
         const char *name = p->src->name ? p->src->name : p->src->seq;
-        size_t name_len = p->src->name ? strlen(name) : p->len;
+        size_t name_len = p->src->name ? strlen(name) : p->src->len;
         const uint8_t *stored = dna ? p->norm : (const uint8_t *)p->src->seq;
         /* A name equal to the sequence as stored (the lines of a plain list:
            upper case) points at it: 10^6 31-mers take 32 MB less. */
@@ -505,13 +510,35 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
     /* DNA is always case-insensitive; ignore-case means something for text only. */
     unsigned flags = dna ? (opts->flags & SM_FLAG_TEXT_IUPAC) : (opts->flags & SM_FLAG_IGNORE_CASE);
     sm_strands strands = dna ? opts->strands : SM_STRAND_FORWARD;
+    /* A PAM: normalised like a pattern, appended to each (the engines search
+       the whole site; hits are filtered where it must match exactly). */
+    uint8_t pam[256];
+    uint32_t pam_length = 0;
+    if (opts->pam) {
+        if (!dna) return sm_set_error(err, SM_ERR_INVALID, "a PAM applies to the dna alphabet only");
+        size_t q = strlen(opts->pam);
+        if (q == 0) return sm_set_error(err, SM_ERR_INVALID, "the PAM is empty");
+        if (q > sizeof pam) return sm_set_error(err, SM_ERR_LIMIT, "the PAM is longer than %zu symbols", sizeof pam);
+        for (size_t j = 0; j < q; j++) {
+            uint8_t c = (uint8_t)toupper((unsigned char)opts->pam[j]);
+            if (c == 'U') c = 'T';
+            if (!sm_nt_set[c]) {
+                char what[32];
+                describe_byte((uint8_t)opts->pam[j], what, sizeof what);
+                return sm_set_error(err, SM_ERR_PATTERN, "PAM '%.200s': %s at position %zu is not a DNA or IUPAC symbol",
+                                    opts->pam, what, j + 1);
+            }
+            pam[j] = c;
+        }
+        pam_length = (uint32_t)q;
+    }
 
     prepared_pattern *prep = calloc(n, sizeof *prep);
     if (!prep) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     key_set automaton_keys = {0}, shiftand_keys = {0}, approx_keys = {0};
     sm_buf ac = {0}, sa = {0}, ap = {0}, kt = {0}, wm = {0};
     sm_ac_key *keys = NULL;
-    int status = prepare(patterns, n, dna, prep, err);
+    int status = prepare(patterns, n, dna, pam, pam_length, prep, err);
     if (status == SM_OK) status = plan(prep, n, opts, dna, err);
     if (status == SM_OK)
         status = collect_keys(prep, n, dna, strands, flags, &automaton_keys, &shiftand_keys, &approx_keys, err);
@@ -600,7 +627,8 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
         free(keys);
     }
     key_set_free(&approx_keys);
-    if (status == SM_OK) status = assemble(prep, n, opts, dna, flags, strands, &ac, &sa, &ap, &kt, &wm, out, err);
+    if (status == SM_OK)
+        status = assemble(prep, n, opts, dna, flags, strands, pam_length, &ac, &sa, &ap, &kt, &wm, out, err);
     sm_buf_free(&wm);
     sm_buf_free(&kt);
     sm_buf_free(&ac);

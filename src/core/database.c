@@ -91,6 +91,7 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     info->approx_patterns = h->approx_patterns;
     info->kmer_patterns = h->kmer_patterns;
     info->wumanber_patterns = h->wumanber_patterns;
+    info->pam_length = h->pam_length;
     info->approx_engine = h->approx_engine == SM_PATTERN_MISMATCH ? SM_ENGINE_MISMATCH
                           : h->approx_engine == SM_PATTERN_MYERS  ? SM_ENGINE_MYERS
                           : h->approx_engine == SM_PATTERN_WAVEFRONT ? SM_ENGINE_WAVEFRONT
@@ -193,6 +194,9 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         min_len != h.min_length || max_len != h.max_length ||
         (on_automaton > 0) != (h.automaton_size > 0) || (on_shiftand > 0) != (h.shiftand_size > 0))
         return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
+    /* A PAM leaves every guide at least one symbol; text has none. */
+    if (h.pam_length >= min_len || (h.pam_length && h.alphabet != SM_ALPHABET_DNA))
+        return sm_set_error(err, SM_ERR_FORMAT, "database PAM length %u does not fit its patterns", h.pam_length);
     uint32_t outputs = h.pattern_count * 2;
     if (h.automaton_size && sm_ac_validate(bytes + h.automaton_off, h.automaton_size, outputs, err) != SM_OK)
         return err ? err->code : SM_ERR_FORMAT;

@@ -19,6 +19,29 @@ int sm_run_list_push(sm_run_list *list, const sm_open_run *run) {
     return SM_OK;
 }
 
+/* With a PAM: every event's distance becomes the constrained D'(end) with
+   its start; events over k are dropped. The order (pattern, strand, end)
+   stays. */
+static int pam_filter(const sm_db *db, sm_edit_cache *cache, sm_rawhit *ev, size_t *n, const uint8_t *text,
+                      size_t len, uint64_t pos0) {
+    uint32_t k = sm_db_head(db)->max_errors;
+    size_t out = 0;
+    for (size_t i = 0; i < *n; i++) {
+        uint32_t d;
+        uint64_t start;
+        if (sm_edit_cache_pam(cache, db, ev[i].pattern, ev[i].reverse, text, len, pos0, ev[i].end, k, &d, &start) !=
+            SM_OK)
+            return SM_ERR_NOMEM;
+        if (d > k || start == SM_START_UNKNOWN) continue;
+        ev[out] = ev[i];
+        ev[out].start = start;
+        ev[out].errors = (uint16_t)d;
+        out++;
+    }
+    *n = out;
+    return SM_OK;
+}
+
 int sm_edits_resolve(const sm_db *db, sm_edit_cache *cache, sm_sink *sink, size_t from, const uint8_t *text,
                      size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
     const sm_db_header *h = sm_db_head(db);
@@ -27,6 +50,9 @@ int sm_edits_resolve(const sm_db *db, sm_edit_cache *cache, sm_sink *sink, size_
     if (n == 0) return SM_OK;
     sm_rawhit *ev = sink->hits + from;
     sm_sort_events(ev, n);
+    /* Starts known per event (the PAM pass finds them), else recovered. */
+    int known = h->pam_length > 0;
+    if (known && pam_filter(db, cache, ev, &n, text, len, pos0) != SM_OK) return SM_ERR_NOMEM;
     int status = SM_OK;
     size_t i = 0;
     while (i < n && status == SM_OK) {
@@ -41,8 +67,9 @@ int sm_edits_resolve(const sm_db *db, sm_edit_cache *cache, sm_sink *sink, size_
         if (h->report == SM_REPORT_ENDS) {
             for (; i < group_end && status == SM_OK; i++) {
                 sm_rawhit hit = ev[i];
-                status = sm_edit_cache_start(cache, db, pattern, reverse, text, len, pos0, hit.end, hit.errors,
-                                             &hit.start);
+                if (!known)
+                    status = sm_edit_cache_start(cache, db, pattern, reverse, text, len, pos0, hit.end, hit.errors,
+                                                 &hit.start);
                 if (hit.start != SM_START_UNKNOWN) ev[out++] = hit;
             }
             i = group_end;
@@ -50,13 +77,16 @@ int sm_edits_resolve(const sm_db *db, sm_edit_cache *cache, sm_sink *sink, size_
         }
         sm_best_builder b;
         sm_best_begin(&b, first_end, last_end);
+        uint64_t open_start = SM_START_UNKNOWN; /* known starts: that of the open run's best end */
         for (; i <= group_end && status == SM_OK; i++) {
             sm_best_fragment f;
-            uint64_t start;
+            uint64_t start = open_start;
             int done = i < group_end ? sm_best_push(&b, ev[i].end, ev[i].errors, &f) : sm_best_end(&b, &f);
+            if (i < group_end && b.run.best_end == ev[i].end) open_start = ev[i].start;
             if (!done) continue;
-            status = sm_edit_cache_start(cache, db, pattern, reverse, text, len, pos0, f.best_end, f.best_distance,
-                                         &start);
+            if (!known)
+                status = sm_edit_cache_start(cache, db, pattern, reverse, text, len, pos0, f.best_end, f.best_distance,
+                                             &start);
             if (start == SM_START_UNKNOWN) continue;
             if (borders && (f.touches_left || f.touches_right)) {
                 sm_open_run run = {f.first_end, f.last_end, f.best_end, start, pattern, f.best_distance,

@@ -163,6 +163,7 @@ struct sm_runner {
     pthread_mutex_t lock;
     pthread_cond_t work_ready, work_done;
     int tally;            /* count mode: threads count into their own counters */
+    int pam_windows;      /* k mismatches with a PAM: windows filtered after each segment's scan */
     int shutting_down;
     int threads_started;
 
@@ -205,6 +206,7 @@ static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
                 it->failed = 1;
         } else if (!r->edits && !sink->counts && sink->n > s->hit_lo) {
             /* only with hits: sink->hits is still NULL before the first */
+            if (r->pam_windows) sm_pam_filter_windows(r->db, sink, s->hit_lo, text, s->scan_len, s->pos0);
             sm_sort_hits(sink->hits + s->hit_lo, sink->n - s->hit_lo);
         }
         s->hit_hi = sink->n;
@@ -559,7 +561,8 @@ static int deliver_batch(sm_runner *r, const batch *b) {
             if (r->edits || (r->held_delivery && !r->opt.count_only)) {
                 int rc = deliver_edits(r, b, it, s);
                 if (rc != SM_OK) return rc;
-            } else if (!r->opt.count_only) {
+            } else if (!r->opt.count_only || !r->tally) {
+                /* counted here when the threads could not count (a PAM filter) */
                 for (size_t j = s->hit_lo; j < s->hit_hi; j++) {
                     const sm_rawhit *x = &it->sink.hits[j];
                     int rc = emit(r, s->record, x, b->buf + s->buf_off + (x->start - s->pos0));
@@ -878,8 +881,9 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     /* About a chunk per worker (from batch, already kept from overflowing). */
     r->early_len = batch / ITEMS_PER_THREAD / r->threads * (r->threads - 1) + r->overlap + r->keep_back;
     /* Counting needs no starts: every edit end is one hit with --report ends.
-       Runs (--report best) must be joined first. */
-    r->tally = r->opt.count_only && (!r->edits || h->report == SM_REPORT_ENDS);
+       Runs (--report best) must be joined, and PAM hits filtered, first. */
+    r->tally = r->opt.count_only && (!r->edits || h->report == SM_REPORT_ENDS) && !sm_db_filters_pam(h);
+    r->pam_windows = sm_db_filters_pam(h) && !r->edits;
     r->fill = &r->batches[0];
     r->batches[1].index = 1;
     r->batches[0].buf = malloc(r->buf_cap);
