@@ -15,7 +15,7 @@ typedef enum {
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
-    OPT_MAX_HITS,
+    OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
 } option_id;
 
@@ -57,6 +57,8 @@ static const option_spec option_table[] = {
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
     {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
     {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
+    {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0},
+    {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0},
     {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
     {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
@@ -326,6 +328,12 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         }
         opts->max_hits = (uint64_t)number;
         opts->max_hits_given = 1;
+        return CLI_PARSE_OK;
+    case OPT_WITH_FILENAME:
+        opts->filename = CLI_FILENAME_ON;
+        return CLI_PARSE_OK;
+    case OPT_NO_FILENAME:
+        opts->filename = CLI_FILENAME_OFF;
         return CLI_PARSE_OK;
     case OPT_PROGRESS:
         opts->progress = CLI_PROGRESS_ON;

@@ -238,8 +238,8 @@ expect_error "UTF-8 letter in a DNA pattern" \
 # Header bytes are kept as they are: UTF-8 passes through, other bytes are
 # \u00XX in jsonl so that every line stays valid JSON.
 run search -e GAATTC --strand + --format jsonl $H/utf8_header.fa $H/latin1_header.fa
-check_output_text "non-ASCII record names in jsonl" "{\"record\":\"r$(printf '\303\251')c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
-{\"record\":\"r\\u00e9c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+check_output_text "non-ASCII record names in jsonl" "{\"file\":\"$H/utf8_header.fa\",\"record\":\"r$(printf '\303\251')c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+{\"file\":\"$H/latin1_header.fa\",\"record\":\"r\\u00e9c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
 "
 # Control bytes in a pattern or a file name never break the one-line message.
 expect_error "line break and escape in a pattern" \
