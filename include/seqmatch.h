@@ -33,6 +33,23 @@
  *     maximal run of consecutive j with D(j) <= k, the j with the least D
  *     (leftmost on ties). In both, start is the largest s with
  *     edit(pattern, text[s, j)) = D(j) and errors = D(j).
+ *   - PAM (sm_compile_options.pam, dna only): each pattern P is a guide G
+ *     followed by the PAM Q (q symbols, IUPAC) that must match exactly; the
+ *     database stores G + Q, and hits cover the whole site G + Q. Errors are
+ *     counted in the guide only:
+ *       exact: the same as searching G + Q exactly;
+ *       k mismatches: [i, i + m) (m = |G| + q) is a hit iff text[i + |G|, i + m)
+ *         matches Q exactly and the guide part has at most k mismatches;
+ *         errors = the guide's mismatches;
+ *       k edits, strand '+': D'(j) = D_G(j - q) when text[j - q, j) matches Q
+ *         exactly, else infinite, where D_G(e) is the least edit distance
+ *         between G and a substring ending at e; ends and best runs are
+ *         taken over D' as above, errors = D'(j), and start is the largest s
+ *         with edit(G, text[s, j - q)) = D'(j);
+ *       k edits, strand '-' (a hit of rc(Q) + rc(G) on the forward text):
+ *         D'(j) = the least edit(rc(G), text[s + q, j)) over the s where
+ *         text[s, s + q) matches rc(Q) exactly; start = the largest such s
+ *         reaching D'(j).
  *   - Order: sm_scan(), the stream functions and sm_runner deliver hits in
  *     increasing (start, end, pattern index, strand '+' before '-').
  *
@@ -134,6 +151,10 @@ typedef struct {
     sm_match match;          /* exact (default), mismatches or edits */
     uint32_t max_errors;     /* k for mismatches and edits; 0 means exact */
     sm_report report;        /* edits only */
+    /* dna only: a PAM (IUPAC letters, NUL-terminated) appended to the 3' end
+       of every pattern, which must match exactly: errors are counted in the
+       pattern (the guide) only (the semantics above). NULL = none. */
+    const char *pam;
 } sm_compile_options;
 
 /* Fills *opts with the defaults: dna, both strands, auto engine, serial build. */
@@ -186,7 +207,8 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info);
    NULL for an index out of range. */
 const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes);
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index);
-/* The pattern as given (dna: upper case, U as T); length in *len. */
+/* The pattern as given (dna: upper case, U as T), with its PAM when the
+   database has one (the whole site); length in *len. */
 const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len);
 
 /* The database as bytes (the same bytes sm_db_save writes). Valid while db lives. */

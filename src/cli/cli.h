@@ -22,6 +22,10 @@ typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUN
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
 
+/* Whether hits name their file: with more than one target (auto), always
+   (-H) or never (--no-filename); the last of these options wins, as in grep. */
+typedef enum { CLI_FILENAME_AUTO, CLI_FILENAME_ON, CLI_FILENAME_OFF } cli_filename_mode;
+
 /* One pattern source, in command-line order: a file (-p) or a literal (-e). */
 typedef struct {
     int is_file;
@@ -53,6 +57,7 @@ typedef struct {
     uint64_t max_hits;              /* --max-hits: stop after this many hits */
     int max_hits_given;
     int header;
+    cli_filename_mode filename;     /* -H / --no-filename */
     cli_progress_mode progress;
     int explain;                    /* compile --explain */
     int dump_dfa;                   /* compile --dump-dfa */
@@ -156,16 +161,23 @@ static inline void cli_writer_write(cli_writer *w, const void *data, size_t len)
 /* Hit formatting: per-format strings prepared once, then one call per hit. */
 typedef struct cli_formatter cli_formatter;
 
-cli_formatter *cli_formatter_create(cli_format format, int header, const sm_db *db,
+/* show_file: every hit names its file (a first column in tsv and count, a
+   "file" key in jsonl, FILE:PATTERN as the BED name). */
+cli_formatter *cli_formatter_create(cli_format format, int header, int show_file, const sm_db *db,
                                     cli_writer *w);
 void cli_formatter_free(cli_formatter *f);
 /* Writes the header line, if the format has one. */
 void cli_formatter_begin(cli_formatter *f);
-/* Remembers a record's name (formatted once); records arrive numbered 0, 1, 2... */
+/* The file whose records come next (formatted once); returns 0 or -1 when
+   out of memory. */
+int cli_formatter_set_file(cli_formatter *f, const char *name);
+/* Remembers a record's name (formatted once) and its file, the one set
+   last; records arrive numbered 0, 1, 2... */
 int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name);
 void cli_formatter_record_done(cli_formatter *f, uint64_t record);
 void cli_formatter_hit(cli_formatter *f, const sm_hit *hit);
-/* Writes the per-pattern counts and the total (count format). */
+/* Writes the per-pattern counts and the total (count format): of the file
+   set last when files are shown. */
 void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total);
 
 /* ------------------------------------------------------------- progress */

@@ -126,6 +126,13 @@ static void explain_database(FILE *out, const sm_db *db, int forced) {
         fprintf(out, "lengths          %u\n", info.min_length);
     else
         fprintf(out, "lengths          %u to %u\n", info.min_length, info.max_length);
+    if (info.pam_length > 0) {
+        /* every stored pattern ends with the PAM */
+        size_t len = 0;
+        const char *seq = sm_db_pattern_seq(db, 0, &len);
+        fprintf(out, "pam              %.*s (exact, 3' of every pattern; errors count in the guide only)\n",
+                (int)info.pam_length, seq + (len - info.pam_length));
+    }
     if (info.match != SM_MATCH_EXACT) {
         static const char *const engines[] = {"auto", "automaton", "shift-and", "bit-sliced mismatch counters",
                                               "Myers bit-vectors", "wavefront DP", "k-mer table",

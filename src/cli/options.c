@@ -13,9 +13,9 @@
 typedef enum {
     OPT_PATTERNS, OPT_PATTERN, OPT_DATABASE,
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
-    OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT,
+    OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
-    OPT_MAX_HITS,
+    OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
 } option_id;
 
@@ -46,6 +46,7 @@ static const option_spec option_table[] = {
     {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH, 1},
     {OPT_EDITS, 'k', "edits", 1, FOR_BOTH, 1},
     {OPT_REPORT, 0, "report", 1, FOR_BOTH, 1},
+    {OPT_PAM, 0, "pam", 1, FOR_BOTH, 1},
     {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0},
     {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH, 0},
     {OPT_THREADS, 't', "threads", 1, FOR_SEARCH, 0},
@@ -56,6 +57,8 @@ static const option_spec option_table[] = {
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
     {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
     {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
+    {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0},
+    {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0},
     {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
     {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
@@ -242,6 +245,17 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             return CLI_PARSE_ERROR;
         }
         return CLI_PARSE_OK;
+    case OPT_PAM:
+        if (opts->compile.pam) {
+            cli_usage_error(cmd, "%s: only one PAM can be given", shown);
+            return CLI_PARSE_ERROR;
+        }
+        if (value[0] == '\0') {
+            cli_usage_error(cmd, "%s: empty PAM", shown);
+            return CLI_PARSE_ERROR;
+        }
+        opts->compile.pam = value;
+        return CLI_PARSE_OK;
     case OPT_BUILD_THREADS:
         if (parse_unsigned(value, 4096, &number) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not a thread count (0 to 4096)", shown, value);
@@ -314,6 +328,12 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         }
         opts->max_hits = (uint64_t)number;
         opts->max_hits_given = 1;
+        return CLI_PARSE_OK;
+    case OPT_WITH_FILENAME:
+        opts->filename = CLI_FILENAME_ON;
+        return CLI_PARSE_OK;
+    case OPT_NO_FILENAME:
+        opts->filename = CLI_FILENAME_OFF;
         return CLI_PARSE_OK;
     case OPT_PROGRESS:
         opts->progress = CLI_PROGRESS_ON;
@@ -388,6 +408,10 @@ static int check_options(cli_options *opts, const seen_options *seen) {
         }
         if (opts->compile.alphabet == SM_ALPHABET_TEXT && seen->text_iupac) {
             cli_usage_error(cmd, "--text-iupac is for --alphabet dna");
+            return CLI_PARSE_ERROR;
+        }
+        if (opts->compile.alphabet == SM_ALPHABET_TEXT && opts->compile.pam) {
+            cli_usage_error(cmd, "--pam is for --alphabet dna");
             return CLI_PARSE_ERROR;
         }
         if (opts->compile.alphabet == SM_ALPHABET_TEXT && seen->strand_given) {

@@ -224,8 +224,14 @@ struct cli_formatter {
     /* Names of the records in flight, a ring indexed by record number. */
     char **record_names;
     size_t *record_name_lens;
+    size_t *record_files;             /* index into file_names */
     uint64_t first_record;
     size_t record_count, record_cap;  /* record_cap is a power of two */
+    /* Files named in the output (show_file): every target, in order. */
+    int show_file;
+    char **file_names;                /* formatted for the output format */
+    size_t *file_name_lens;
+    size_t file_count, file_cap;
 };
 
 /* Formats a name for the output: escaped for TSV/BED, quoted JSON for jsonl. */
@@ -248,12 +254,13 @@ static char *format_name(cli_format format, const char *name, size_t *len) {
     return b.data;
 }
 
-cli_formatter *cli_formatter_create(cli_format format, int header, const sm_db *db,
+cli_formatter *cli_formatter_create(cli_format format, int header, int show_file, const sm_db *db,
                                     cli_writer *w) {
     cli_formatter *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->format = format;
     f->header = header;
+    f->show_file = show_file;
     f->w = w;
     sm_db_info info;
     sm_db_get_info(db, &info);
@@ -265,7 +272,8 @@ cli_formatter *cli_formatter_create(cli_format format, int header, const sm_db *
     f->record_cap = 64;
     f->record_names = calloc(f->record_cap, sizeof *f->record_names);
     f->record_name_lens = calloc(f->record_cap, sizeof *f->record_name_lens);
-    if (!f->pattern_names || !f->pattern_name_lens || !f->record_names || !f->record_name_lens) {
+    f->record_files = calloc(f->record_cap, sizeof *f->record_files);
+    if (!f->pattern_names || !f->pattern_name_lens || !f->record_names || !f->record_name_lens || !f->record_files) {
         cli_formatter_free(f);
         return NULL;
     }
@@ -290,33 +298,73 @@ void cli_formatter_free(cli_formatter *f) {
         for (size_t i = 0; i < f->record_cap; i++) free(f->record_names[i]);
     free(f->record_names);
     free(f->record_name_lens);
+    free(f->record_files);
+    if (f->file_names)
+        for (size_t i = 0; i < f->file_count; i++) free(f->file_names[i]);
+    free(f->file_names);
+    free(f->file_name_lens);
     free(f);
+}
+
+int cli_formatter_set_file(cli_formatter *f, const char *name) {
+    if (f->file_count == f->file_cap) {
+        size_t cap = f->file_cap ? f->file_cap * 2 : 8;
+        char **names = realloc(f->file_names, cap * sizeof *names);
+        if (!names) return -1;
+        f->file_names = names;
+        size_t *lens = realloc(f->file_name_lens, cap * sizeof *lens);
+        if (!lens) return -1;
+        f->file_name_lens = lens;
+        f->file_cap = cap;
+    }
+    char *formatted = format_name(f->format, name, &f->file_name_lens[f->file_count]);
+    if (!formatted) return -1;
+    f->file_names[f->file_count++] = formatted;
+    return 0;
+}
+
+/* The formatted name of the file set last, or of a record's file. */
+static const char *file_name(const cli_formatter *f, size_t file, size_t *len) {
+    if (file < f->file_count) {
+        *len = f->file_name_lens[file];
+        return f->file_names[file];
+    }
+    *len = f->format == CLI_FORMAT_JSONL ? 2 : 0;
+    return "\"\"";
 }
 
 void cli_formatter_begin(cli_formatter *f) {
     static const char tsv_header[] = "#record\tpattern\tstrand\tstart\tend\terrors\tmatched\n";
-    if (f->format == CLI_FORMAT_TSV && f->header)
-        cli_writer_write(f->w, tsv_header, sizeof tsv_header - 1);
+    static const char tsv_file_header[] = "#file\trecord\tpattern\tstrand\tstart\tend\terrors\tmatched\n";
+    if (f->format == CLI_FORMAT_TSV && f->header) {
+        if (f->show_file) cli_writer_write(f->w, tsv_file_header, sizeof tsv_file_header - 1);
+        else cli_writer_write(f->w, tsv_header, sizeof tsv_header - 1);
+    }
 }
 
 static int grow_records(cli_formatter *f) {
     size_t cap = f->record_cap * 2;
     char **names = calloc(cap, sizeof *names);
     size_t *lens = calloc(cap, sizeof *lens);
-    if (!names || !lens) {
+    size_t *files = calloc(cap, sizeof *files);
+    if (!names || !lens || !files) {
         free(names);
         free(lens);
+        free(files);
         return -1;
     }
     for (size_t i = 0; i < f->record_count; i++) {
         uint64_t record = f->first_record + i;
         names[record & (cap - 1)] = f->record_names[record & (f->record_cap - 1)];
         lens[record & (cap - 1)] = f->record_name_lens[record & (f->record_cap - 1)];
+        files[record & (cap - 1)] = f->record_files[record & (f->record_cap - 1)];
     }
     free(f->record_names);
     free(f->record_name_lens);
+    free(f->record_files);
     f->record_names = names;
     f->record_name_lens = lens;
+    f->record_files = files;
     f->record_cap = cap;
     return 0;
 }
@@ -328,6 +376,7 @@ int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name
     size_t slot = (size_t)(record & (f->record_cap - 1));
     f->record_names[slot] = format_name(f->format, name ? name : "", &f->record_name_lens[slot]);
     if (!f->record_names[slot]) return -1;
+    f->record_files[slot] = f->file_count ? f->file_count - 1 : 0;
     f->record_count++;
     return 0;
 }
@@ -356,6 +405,14 @@ static const char *record_name(const cli_formatter *f, uint64_t record, size_t *
     return "\"\"";
 }
 
+/* The formatted file name of a record (show_file). */
+static const char *record_file(const cli_formatter *f, uint64_t record, size_t *len) {
+    size_t file = SIZE_MAX;
+    if (record >= f->first_record && record - f->first_record < f->record_count)
+        file = f->record_files[record & (f->record_cap - 1)];
+    return file_name(f, file, len);
+}
+
 static void write_tsv_text(cli_writer *w, const char *text, size_t len) {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t i = 0; i < len; i++) {
@@ -380,9 +437,15 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         pattern_len = f->pattern_name_lens[hit->pattern];
     }
     size_t text_len = hit->text ? (size_t)(hit->end - hit->start) : 0;
+    size_t file_len = 0;
+    const char *file = f->show_file ? record_file(f, hit->record, &file_len) : NULL;
 
     switch (f->format) {
     case CLI_FORMAT_TSV:
+        if (file) {
+            cli_writer_write(w, file, file_len);
+            write_char(w, '\t');
+        }
         cli_writer_write(w, record, record_len);
         write_char(w, '\t');
         cli_writer_write(w, pattern, pattern_len);
@@ -405,6 +468,10 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         write_char(w, '\t');
         write_u64(w, hit->end);
         write_char(w, '\t');
+        if (file) {
+            cli_writer_write(w, file, file_len);
+            write_char(w, ':');
+        }
         cli_writer_write(w, pattern, pattern_len);
         write_char(w, '\t');
         write_u64(w, hit->errors);
@@ -413,7 +480,13 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         write_char(w, '\n');
         break;
     case CLI_FORMAT_JSONL:
-        cli_writer_write(w, "{\"record\":", 10);
+        if (file) {
+            cli_writer_write(w, "{\"file\":", 8);
+            cli_writer_write(w, file, file_len);
+            cli_writer_write(w, ",\"record\":", 10);
+        } else {
+            cli_writer_write(w, "{\"record\":", 10);
+        }
         cli_writer_write(w, record, record_len);
         cli_writer_write(w, ",\"pattern\":", 11);
         cli_writer_write(w, pattern, pattern_len);
@@ -487,7 +560,9 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     const char *pattern = f->pattern_names[hit->pattern];
     size_t pattern_len = f->pattern_name_lens[hit->pattern];
     size_t text_len = hit->text ? (size_t)(hit->end - hit->start) : 0;
-    size_t bound = record_len + pattern_len + text_len + 3 * 20 + 96;
+    size_t file_len = 0;
+    const char *file = f->show_file ? record_file(f, hit->record, &file_len) : NULL;
+    size_t bound = file_len + record_len + pattern_len + text_len + 3 * 20 + 96;
     if (w->cap - w->len < bound) {
         cli_writer_flush(w);
         if (w->cap < bound) {
@@ -498,6 +573,10 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     char *p = w->buf + w->len;
     switch (f->format) {
     case CLI_FORMAT_TSV:
+        if (file) {
+            p = put_bytes(p, file, file_len);
+            *p++ = '\t';
+        }
         p = put_bytes(p, record, record_len);
         *p++ = '\t';
         p = put_bytes(p, pattern, pattern_len);
@@ -520,6 +599,10 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         *p++ = '\t';
         p = put_u64(p, hit->end);
         *p++ = '\t';
+        if (file) {
+            p = put_bytes(p, file, file_len);
+            *p++ = ':';
+        }
         p = put_bytes(p, pattern, pattern_len);
         *p++ = '\t';
         p = put_u64(p, hit->errors);
@@ -528,7 +611,13 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         *p++ = '\n';
         break;
     case CLI_FORMAT_JSONL:
-        p = put_bytes(p, "{\"record\":", 10);
+        if (file) {
+            p = put_bytes(p, "{\"file\":", 8);
+            p = put_bytes(p, file, file_len);
+            p = put_bytes(p, ",\"record\":", 10);
+        } else {
+            p = put_bytes(p, "{\"record\":", 10);
+        }
         p = put_bytes(p, record, record_len);
         p = put_bytes(p, ",\"pattern\":", 11);
         p = put_bytes(p, pattern, pattern_len);
@@ -552,11 +641,21 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
 
 void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total) {
     cli_writer *w = f->w;
+    size_t file_len = 0;
+    const char *file = f->show_file ? file_name(f, f->file_count ? f->file_count - 1 : SIZE_MAX, &file_len) : NULL;
     for (uint32_t i = 0; i < f->pattern_count; i++) {
+        if (file) {
+            cli_writer_write(w, file, file_len);
+            write_char(w, '\t');
+        }
         cli_writer_write(w, f->pattern_names[i], f->pattern_name_lens[i]);
         write_char(w, '\t');
         write_u64(w, counts ? counts[i] : 0);
         write_char(w, '\n');
+    }
+    if (file) {
+        cli_writer_write(w, file, file_len);
+        write_char(w, '\t');
     }
     cli_writer_write(w, "total\t", 6);
     write_u64(w, total);

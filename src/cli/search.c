@@ -1,6 +1,7 @@
 /* The search command: read targets piece by piece into the runner and
  * print its hits in the order it delivers them. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -171,6 +172,9 @@ int cli_search_main(int argc, char **argv) {
     char *stdin_target[] = {"-"};
     char *const *targets = opts.target_count ? opts.targets : stdin_target;
     size_t target_count = opts.target_count ? opts.target_count : 1;
+    /* With several targets every hit names its file, and counts are per file. */
+    int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
+    uint64_t *file_counts = NULL;
 
     if (check_targets(targets, target_count) != 0) goto cleanup;
     if (cli_load_database(&opts, &db) != 0) goto cleanup;
@@ -212,7 +216,7 @@ int cli_search_main(int argc, char **argv) {
     if (!opts.quiet) {
         if (cli_writer_open(&writer, opts.output_path) != 0) goto cleanup;
         writer_open = 1;
-        formatter = cli_formatter_create(opts.format, opts.header, db, &writer);
+        formatter = cli_formatter_create(opts.format, opts.header, show_file, db, &writer);
         if (!formatter) {
             cli_error("out of memory");
             goto cleanup;
@@ -229,12 +233,55 @@ int cli_search_main(int argc, char **argv) {
         }
     }
 
+    /* Counts per file: the runner is flushed after each file (its counts
+       run one batch behind the bytes fed), and the file's block printed. */
+    int per_file_counts = show_file && opts.format == CLI_FORMAT_COUNT && formatter;
+    uint64_t counted = 0; /* the runner's total at the end of the previous file */
+    /* the counts seen at the end of the previous file, then this file's */
+    if (per_file_counts && !(file_counts = calloc((size_t)info.pattern_count * 2, sizeof *file_counts))) {
+        cli_error("out of memory");
+        goto cleanup;
+    }
+
     /* --max-hits 0: nothing to look for (as grep -m 0). */
     int failed = 0, stopped_early = opts.max_hits_given && opts.max_hits == 0;
-    for (size_t i = 0; i < target_count && !failed && !stopped_early; i++) {
-        scan_result r = scan_target(targets[i], input_format, runner, &ctx, opts.quiet, &progress);
-        if (r == SCAN_FAILED) failed = 1;
-        if (r == SCAN_STOPPED_EARLY) stopped_early = 1;
+    for (size_t i = 0; i < target_count && !failed; i++) {
+        const char *shown = strcmp(targets[i], "-") == 0 ? "stdin" : targets[i];
+        if (formatter && show_file && cli_formatter_set_file(formatter, shown) != 0) {
+            cli_error("out of memory");
+            failed = 1;
+            break;
+        }
+        if (!stopped_early) {
+            scan_result r = scan_target(targets[i], input_format, runner, &ctx, opts.quiet, &progress);
+            if (r == SCAN_FAILED) failed = 1;
+            if (r == SCAN_STOPPED_EARLY) stopped_early = 1;
+            if (r == SCAN_OK && per_file_counts) {
+                status = sm_runner_flush(runner);
+                if (scan_stopped_by_limit(&ctx, status)) stopped_early = 1;
+                else if (status != SM_OK) {
+                    if (status != SM_ERR_TERMINATED) {
+                        cli_progress_clear(&progress);
+                        report_status("scan", status);
+                    }
+                    failed = 1;
+                }
+            }
+        }
+        if (failed) break;
+        if (!per_file_counts) {
+            if (stopped_early) break;
+            continue;
+        }
+        /* The file's counts (zero for files after a stop at --max-hits). */
+        const uint64_t *now = sm_runner_counts(runner);
+        uint64_t *seen = file_counts, *diff = file_counts + info.pattern_count;
+        for (uint32_t p = 0; p < info.pattern_count; p++) {
+            diff[p] = now[p] - seen[p];
+            seen[p] = now[p];
+        }
+        cli_formatter_counts(formatter, diff, sm_runner_total(runner) - counted);
+        counted = sm_runner_total(runner);
     }
     if (!failed && !stopped_early) {
         status = sm_runner_flush(runner);
@@ -250,7 +297,7 @@ int cli_search_main(int argc, char **argv) {
 
     uint64_t total = count_only || opts.format == CLI_FORMAT_COUNT ? sm_runner_total(runner)
                                                                     : ctx.hits_written;
-    if (!failed && opts.format == CLI_FORMAT_COUNT && formatter)
+    if (!failed && opts.format == CLI_FORMAT_COUNT && formatter && !per_file_counts)
         cli_formatter_counts(formatter, sm_runner_counts(runner), total);
 
     if (writer_open) {
@@ -264,6 +311,7 @@ int cli_search_main(int argc, char **argv) {
     else exit_status = total > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
 
 cleanup:
+    free(file_counts);
     cli_progress_clear(&progress);
     if (runner) sm_runner_free(runner);
     if (writer_open) cli_writer_close(&writer);

@@ -100,21 +100,27 @@ static void insertion_sort(sm_rawhit *hits, size_t n) {
     }
 }
 
-/* Stable LSD radix sort on start - lo (< 2^32), 11 bits a pass. */
-static int radix_sort_by_start(sm_rawhit *hits, size_t n, uint64_t lo, uint64_t span) {
+typedef enum { BY_START, BY_END, BY_OUTPUT } sort_key;
+
+static inline uint64_t key_value(const sm_rawhit *h, sort_key key) {
+    return key == BY_START ? h->start : key == BY_END ? h->end : (uint64_t)h->pattern * 2 + h->reverse;
+}
+
+/* Stable LSD radix sort on a key's value - lo (< 2^32), 11 bits a pass. */
+static int radix_sort_by(sm_rawhit *hits, size_t n, sort_key key, uint64_t lo, uint64_t span) {
     sm_rawhit *tmp = malloc(n * sizeof *tmp);
     if (!tmp) return -1;
     sm_rawhit *src = hits, *dst = tmp;
     for (unsigned shift = 0; shift < 33 && (shift == 0 || (span >> shift) != 0); shift += 11) {
         size_t count[2048] = {0};
-        for (size_t i = 0; i < n; i++) count[((src[i].start - lo) >> shift) & 2047]++;
+        for (size_t i = 0; i < n; i++) count[((key_value(&src[i], key) - lo) >> shift) & 2047]++;
         size_t sum = 0;
         for (size_t b = 0; b < 2048; b++) {
             size_t c = count[b];
             count[b] = sum;
             sum += c;
         }
-        for (size_t i = 0; i < n; i++) dst[count[((src[i].start - lo) >> shift) & 2047]++] = src[i];
+        for (size_t i = 0; i < n; i++) dst[count[((key_value(&src[i], key) - lo) >> shift) & 2047]++] = src[i];
         sm_rawhit *t = src;
         src = dst;
         dst = t;
@@ -124,12 +130,80 @@ static int radix_sort_by_start(sm_rawhit *hits, size_t n, uint64_t lo, uint64_t 
     return 0;
 }
 
+static int radix_sort_by_start(sm_rawhit *hits, size_t n, uint64_t lo, uint64_t span) {
+    return radix_sort_by(hits, n, BY_START, lo, span);
+}
+
+static int event_before(const sm_rawhit *a, const sm_rawhit *b) {
+    if (a->pattern != b->pattern) return a->pattern < b->pattern;
+    if (a->reverse != b->reverse) return a->reverse < b->reverse;
+    return a->end < b->end;
+}
+
+static int compare_events(const void *pa, const void *pb) {
+    const sm_rawhit *a = pa, *b = pb;
+    if (event_before(a, b)) return -1;
+    if (event_before(b, a)) return 1;
+    return 0;
+}
+
+void sm_sort_events(sm_rawhit *ev, size_t n) {
+    size_t i = 1;
+    while (i < n && !event_before(&ev[i], &ev[i - 1])) i++;
+    if (i >= n) return;
+    /* The engines report ends in order, often for few keys: a stable pass
+       by key on ends already in order is linear. */
+    int ends_sorted = 1;
+    uint64_t elo = UINT64_MAX, ehi = 0, klo = UINT64_MAX, khi = 0;
+    for (size_t j = 0; j < n; j++) {
+        uint64_t e = ev[j].end, k = key_value(&ev[j], BY_OUTPUT);
+        if (j > 0 && e < ev[j - 1].end) ends_sorted = 0;
+        if (e < elo) elo = e;
+        if (e > ehi) ehi = e;
+        if (k < klo) klo = k;
+        if (k > khi) khi = k;
+    }
+    if (n < 256 || ehi - elo > UINT32_MAX || khi - klo > UINT32_MAX ||
+        (!ends_sorted && radix_sort_by(ev, n, BY_END, elo, ehi - elo) != 0) ||
+        radix_sort_by(ev, n, BY_OUTPUT, klo, khi - klo) != 0)
+        qsort(ev, n, sizeof *ev, compare_events);
+}
+
+#define MERGE_RUNS 8
+
+/* Merges the sorted runs hits[at[r], at[r + 1]) (runs of them) through a
+   buffer. Returns -1 when out of memory. */
+static int merge_runs(sm_rawhit *hits, size_t n, size_t *at, size_t runs) {
+    sm_rawhit *out = malloc(n * sizeof *out);
+    if (!out) return -1;
+    size_t head[MERGE_RUNS];
+    for (size_t r = 0; r < runs; r++) head[r] = at[r];
+    for (size_t o = 0; o < n; o++) {
+        size_t best = runs;
+        for (size_t r = 0; r < runs; r++)
+            if (head[r] < at[r + 1] && (best == runs || hit_before(&hits[head[r]], &hits[head[best]]))) best = r;
+        out[o] = hits[head[best]++];
+    }
+    memcpy(hits, out, n * sizeof *hits);
+    free(out);
+    return 0;
+}
+
 void sm_sort_hits(sm_rawhit *hits, size_t n) {
     /* Engines report in order of end position, which is often already the
-       final order (one strand, equal lengths): check before sorting. */
-    size_t i = 1;
-    while (i < n && !hit_before(&hits[i], &hits[i - 1])) i++;
-    if (i >= n) return;
+       final order (one strand, equal lengths): check before sorting. A few
+       sorted runs (k-edit hits of a few patterns and strands, each in
+       order) are merged. */
+    size_t at[MERGE_RUNS + 1], runs = 1;
+    at[0] = 0;
+    for (size_t i = 1; i < n && runs <= MERGE_RUNS; i++)
+        if (hit_before(&hits[i], &hits[i - 1])) {
+            if (runs < MERGE_RUNS) at[runs] = i;
+            runs++;
+        }
+    if (runs == 1) return;
+    at[runs <= MERGE_RUNS ? runs : MERGE_RUNS] = n;
+    if (runs <= MERGE_RUNS && merge_runs(hits, n, at, runs) == 0) return;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t j = 0; j < n; j++) {
         if (hits[j].start < lo) lo = hits[j].start;

@@ -31,19 +31,23 @@ static void describe_byte(uint8_t c, char *out, size_t size) {
     else snprintf(out, size, "byte 0x%02X", c);
 }
 
-static int prepare(const sm_pattern *patterns, size_t n, int dna, prepared_pattern *prep, sm_error *err) {
+/* Normalises the patterns; a PAM (already normalised, q symbols) is
+   appended to each. */
+static int prepare(const sm_pattern *patterns, size_t n, int dna, const uint8_t *pam, uint32_t q,
+                   prepared_pattern *prep, sm_error *err) {
     for (size_t i = 0; i < n; i++) {
         const sm_pattern *p = &patterns[i];
         const char *shown = p->name ? p->name : "";
         if (!p->seq || p->len == 0)
             return sm_set_error(err, SM_ERR_PATTERN, "pattern %zu ('%.200s') is empty", i + 1, shown);
-        if (p->len > UINT32_MAX - 1)
+        if (p->len > UINT32_MAX - 1 - (uint64_t)q)
             return sm_set_error(err, SM_ERR_LIMIT, "pattern %zu ('%.200s') is longer than 2^32 symbols", i + 1, shown);
-        uint8_t *norm = malloc(p->len);
+        uint8_t *norm = malloc(p->len + q);
         if (!norm) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         prep[i].src = p;
         prep[i].norm = norm;
-        prep[i].len = (uint32_t)p->len;
+        prep[i].len = (uint32_t)(p->len + q);
+        if (q) memcpy(norm + p->len, pam, q);
         const uint8_t *s = (const uint8_t *)p->seq;
         for (size_t j = 0; j < p->len; j++) {
             uint8_t c = s[j];
@@ -66,8 +70,8 @@ static int prepare(const sm_pattern *patterns, size_t n, int dna, prepared_patte
 
 /* Lays out header, directory, pattern table, strings and sections. */
 static int assemble(const prepared_pattern *prep, const sm_plan_pattern *planned, size_t n,
-                    const sm_compile_options *o, int dna, unsigned flags, sm_strands strands, const sm_plan *plan,
-                    sm_db **out, sm_error *err) {
+                    const sm_compile_options *o, int dna, unsigned flags, sm_strands strands, uint32_t pam_length,
+                    const sm_plan *plan, sm_db **out, sm_error *err) {
     sm_db_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, SM_DB_MAGIC, 8);
@@ -82,15 +86,16 @@ static int assemble(const prepared_pattern *prep, const sm_plan_pattern *planned
     h.max_errors = o->match == SM_MATCH_EXACT ? 0 : o->max_errors;
     h.report = o->match == SM_MATCH_EDITS ? (uint32_t)o->report : SM_REPORT_BEST;
     h.section_count = (uint32_t)plan->count;
+    h.pam_length = pam_length;
 
     sm_buf strings = {0};
     sm_db_pattern *table = calloc(n, sizeof *table);
     int status = table ? SM_OK : SM_ERR_NOMEM;
     for (size_t i = 0; i < n && status == SM_OK; i++) {
         const prepared_pattern *p = &prep[i];
-        /* A pattern without a name is named by its sequence as given. */
+        /* A pattern without a name is named by its sequence as given (without a PAM). */
         const char *name = p->src->name ? p->src->name : p->src->seq;
-        size_t name_len = p->src->name ? strlen(name) : p->len;
+        size_t name_len = p->src->name ? strlen(name) : p->src->len;
         const uint8_t *stored = dna ? p->norm : (const uint8_t *)p->src->seq;
         /* A name equal to the sequence as stored (the lines of a plain list:
            upper case) points at it, one copy instead of two. */
@@ -213,6 +218,29 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
     unsigned flags = dna ? (opts->flags & SM_FLAG_TEXT_IUPAC) : (opts->flags & SM_FLAG_IGNORE_CASE);
     sm_strands strands = dna ? opts->strands : SM_STRAND_FORWARD;
 
+    /* A PAM: normalised like a pattern, appended to each (the engines search
+       the whole site; hits are filtered where it must match exactly). */
+    uint8_t pam[256];
+    uint32_t pam_length = 0;
+    if (opts->pam) {
+        if (!dna) return sm_set_error(err, SM_ERR_INVALID, "a PAM applies to the dna alphabet only");
+        size_t q = strlen(opts->pam);
+        if (q == 0) return sm_set_error(err, SM_ERR_INVALID, "the PAM is empty");
+        if (q > sizeof pam) return sm_set_error(err, SM_ERR_LIMIT, "the PAM is longer than %zu symbols", sizeof pam);
+        for (size_t j = 0; j < q; j++) {
+            uint8_t c = (uint8_t)toupper((unsigned char)opts->pam[j]);
+            if (c == 'U') c = 'T';
+            if (!sm_nt_set[c]) {
+                char what[32];
+                describe_byte((uint8_t)opts->pam[j], what, sizeof what);
+                return sm_set_error(err, SM_ERR_PATTERN, "PAM '%.200s': %s at position %zu is not a DNA or IUPAC symbol",
+                                    opts->pam, what, j + 1);
+            }
+            pam[j] = c;
+        }
+        pam_length = (uint32_t)q;
+    }
+
     prepared_pattern *prep = calloc(n, sizeof *prep);
     sm_plan_pattern *planned = calloc(n, sizeof *planned);
     if (!prep || !planned) {
@@ -221,7 +249,7 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     sm_plan plan = {0};
-    int status = prepare(patterns, n, dna, prep, err);
+    int status = prepare(patterns, n, dna, pam, pam_length, prep, err);
     for (size_t i = 0; status == SM_OK && i < n; i++) {
         planned[i].seq = prep[i].norm;
         planned[i].len = prep[i].len;
@@ -231,7 +259,7 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
     if (status == SM_OK && plan.count > SM_DB_MAX_SECTIONS)
         status = sm_set_error(err, SM_ERR_LIMIT, "the plan has %zu sections, more than %u", plan.count,
                               SM_DB_MAX_SECTIONS);
-    if (status == SM_OK) status = assemble(prep, planned, n, opts, dna, flags, strands, &plan, out, err);
+    if (status == SM_OK) status = assemble(prep, planned, n, opts, dna, flags, strands, pam_length, &plan, out, err);
     sm_plan_free(&plan);
     for (size_t i = 0; i < n; i++) free(prep[i].norm);
     free(prep);

@@ -169,8 +169,12 @@ static int check_header(const uint8_t *bytes, size_t size, sm_db_header *h, sm_e
     if (h->alphabet > SM_ALPHABET_TEXT || h->strands > SM_STRAND_REVERSE ||
         (h->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h->pattern_count == 0 ||
         h->match > SM_MATCH_EDITS || h->report > SM_REPORT_ENDS || (h->match == SM_MATCH_EXACT) != (h->max_errors == 0) ||
-        h->max_errors > 65535 || (h->pam_length && h->alphabet != SM_ALPHABET_DNA))
+        h->max_errors > 65535)
         return sm_set_error(err, SM_ERR_FORMAT, "database header has invalid settings");
+    /* A PAM leaves every guide at least one symbol (checked with the
+       patterns); text has none. */
+    if (h->pam_length && h->alphabet != SM_ALPHABET_DNA)
+        return sm_set_error(err, SM_ERR_FORMAT, "database PAM length %u does not fit its patterns", h->pam_length);
     if (!all_zero(h->reserved, sizeof h->reserved))
         return sm_set_error(err, SM_ERR_FORMAT, "database header has reserved bytes set (written by a newer seqmatch?)");
     return SM_OK;
@@ -223,8 +227,10 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
     for (uint32_t i = 0; i < h.section_count; i++)
         if (on_section[i] != dir[i].patterns || on_section[i] == 0)
             return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
-    if (min_len != h.min_length || max_len != h.max_length || (h.pam_length && h.pam_length >= min_len))
+    if (min_len != h.min_length || max_len != h.max_length)
         return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
+    if (h.pam_length >= min_len)
+        return sm_set_error(err, SM_ERR_FORMAT, "database PAM length %u does not fit its patterns", h.pam_length);
     sm_validate_input in = {h.pattern_count * 2, (sm_match)h.match, pats, h.pattern_count};
     for (uint32_t i = 0; i < h.section_count; i++) {
         const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);

@@ -2,7 +2,6 @@
  * D(j) <= k; here each becomes a hit (--report ends) or each run of
  * consecutive ends gives its best end (--report best), and the start is
  * recovered as the largest s with edit(pattern, text[s, j)) = D(j). */
-#include <ctype.h>
 #include <stdlib.h>
 
 #include "core/internal.h"
@@ -20,43 +19,40 @@ int sm_run_list_push(sm_run_list *list, const sm_open_run *run) {
     return SM_OK;
 }
 
-static int by_pattern_then_end(const void *pa, const void *pb) {
-    const sm_rawhit *a = pa, *b = pb;
-    if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
-    if (a->reverse != b->reverse) return a->reverse < b->reverse ? -1 : 1;
-    if (a->end != b->end) return a->end < b->end ? -1 : 1;
-    return 0;
-}
-
-/* The pattern in the engines' key form: dna upper case (reverse complement
-   for '-'), text folded under ignore-case. */
-static const uint8_t *key_of(const sm_db *db, uint32_t pattern, int reverse, uint8_t **buf, size_t *cap) {
-    size_t m;
-    const uint8_t *seq = (const uint8_t *)sm_db_pattern_seq(db, pattern, &m);
-    const sm_db_header *h = sm_db_head(db);
-    int fold = h->alphabet == SM_ALPHABET_TEXT && (h->flags & SM_FLAG_IGNORE_CASE);
-    if (!reverse && !fold) return seq;
-    if (m > *cap) {
-        uint8_t *p = realloc(*buf, m);
-        if (!p) return NULL;
-        *buf = p;
-        *cap = m;
+/* With a PAM: every event's distance becomes the constrained D'(end) with
+   its start; events over k are dropped. The order (pattern, strand, end)
+   stays. */
+static int pam_filter(const sm_db *db, sm_edit_cache *cache, sm_rawhit *ev, size_t *n, const uint8_t *text,
+                      size_t len, uint64_t pos0) {
+    uint32_t k = sm_db_head(db)->max_errors;
+    size_t out = 0;
+    for (size_t i = 0; i < *n; i++) {
+        uint32_t d;
+        uint64_t start;
+        if (sm_edit_cache_pam(cache, db, ev[i].pattern, ev[i].reverse, text, len, pos0, ev[i].end, k, &d, &start) !=
+            SM_OK)
+            return SM_ERR_NOMEM;
+        if (d > k || start == SM_START_UNKNOWN) continue;
+        ev[out] = ev[i];
+        ev[out].start = start;
+        ev[out].errors = (uint16_t)d;
+        out++;
     }
-    for (size_t i = 0; i < m; i++)
-        (*buf)[i] = reverse ? sm_nt_complement[seq[m - 1 - i]] : (uint8_t)tolower(seq[i]);
-    return *buf;
+    *n = out;
+    return SM_OK;
 }
 
-int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
-                     uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
+int sm_edits_resolve(const sm_db *db, sm_edit_cache *cache, sm_sink *sink, size_t from, const uint8_t *text,
+                     size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
     const sm_db_header *h = sm_db_head(db);
     size_t n = sink->n - from, out = 0;
     /* checked first: with no hits yet sink->hits may be NULL, and NULL + 0 is undefined */
     if (n == 0) return SM_OK;
     sm_rawhit *ev = sink->hits + from;
-    qsort(ev, n, sizeof *ev, by_pattern_then_end);
-    uint8_t *keybuf = NULL;
-    size_t keycap = 0;
+    sm_sort_events(ev, n);
+    /* Starts known per event (the PAM pass finds them), else recovered. */
+    int known = h->pam_length > 0;
+    if (known && pam_filter(db, cache, ev, &n, text, len, pos0) != SM_OK) return SM_ERR_NOMEM;
     int status = SM_OK;
     size_t i = 0;
     while (i < n && status == SM_OK) {
@@ -64,33 +60,33 @@ int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t 
         int reverse = ev[i].reverse;
         size_t group_end = i;
         while (group_end < n && ev[group_end].pattern == pattern && ev[group_end].reverse == reverse) group_end++;
-        const uint8_t *key = key_of(db, pattern, reverse, &keybuf, &keycap);
-        uint32_t m = sm_db_patterns(db)[pattern].length;
-        if (!key) {
-            status = SM_ERR_NOMEM;
-            break;
-        }
         /* An end whose start cannot be recovered never comes from a database
            sm_compile built, only from one whose engine section and pattern
            table disagree (crafted, checksum recomputed). It is dropped: its
            hit would reach outside the text. */
         if (h->report == SM_REPORT_ENDS) {
-            for (; i < group_end; i++) {
+            for (; i < group_end && status == SM_OK; i++) {
                 sm_rawhit hit = ev[i];
-                hit.start = sm_edit_start(key, m, (sm_alphabet)h->alphabet, h->flags, text, len, pos0, hit.end,
-                                          hit.errors);
+                if (!known)
+                    status = sm_edit_cache_start(cache, db, pattern, reverse, text, len, pos0, hit.end, hit.errors,
+                                                 &hit.start);
                 if (hit.start != SM_START_UNKNOWN) ev[out++] = hit;
             }
+            i = group_end;
             continue;
         }
         sm_best_builder b;
         sm_best_begin(&b, first_end, last_end);
-        for (; i <= group_end; i++) {
+        uint64_t open_start = SM_START_UNKNOWN; /* known starts: that of the open run's best end */
+        for (; i <= group_end && status == SM_OK; i++) {
             sm_best_fragment f;
+            uint64_t start = open_start;
             int done = i < group_end ? sm_best_push(&b, ev[i].end, ev[i].errors, &f) : sm_best_end(&b, &f);
+            if (i < group_end && b.run.best_end == ev[i].end) open_start = ev[i].start;
             if (!done) continue;
-            uint64_t start = sm_edit_start(key, m, (sm_alphabet)h->alphabet, h->flags, text, len, pos0, f.best_end,
-                                           f.best_distance);
+            if (!known)
+                status = sm_edit_cache_start(cache, db, pattern, reverse, text, len, pos0, f.best_end, f.best_distance,
+                                             &start);
             if (start == SM_START_UNKNOWN) continue;
             if (borders && (f.touches_left || f.touches_right)) {
                 sm_open_run run = {f.first_end, f.last_end, f.best_end, start, pattern, f.best_distance,
@@ -103,7 +99,6 @@ int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t 
         }
         i = group_end;
     }
-    free(keybuf);
     sink->n = from + out;
     sm_sort_hits(sink->hits + from, out);
     return status;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "core/engine_set.h"
+#include "engines/approx/approx.h"
 
 static void free_slots(sm_engine_set *set) {
     for (uint32_t i = 0; i < set->count; i++) {
@@ -49,6 +50,13 @@ int sm_engine_set_init(sm_engine_set *set, const sm_db *db, const sm_variant *va
 
 void sm_engine_set_free(sm_engine_set *set) {
     free_slots(set);
+    sm_edit_cache_free(set->edit_cache);
+    set->edit_cache = NULL;
+}
+
+struct sm_edit_cache *sm_engine_set_edit_cache(sm_engine_set *set) {
+    if (!set->edit_cache) set->edit_cache = sm_edit_cache_new();
+    return set->edit_cache;
 }
 
 int sm_engine_set_bind(sm_engine_set *set, const sm_db *db) {

@@ -20,6 +20,7 @@ typedef struct {
     sm_engine_slot *slots;
     uint32_t count;
     sm_variant variant;    /* the loops asked for (zero: the CPU's best) */
+    struct sm_edit_cache *edit_cache; /* k edits: start recovery tables (sm_engine_set_edit_cache) */
 } sm_engine_set;
 
 /* Makes a state for every section of db. variant may be NULL. Returns SM_OK
@@ -36,6 +37,10 @@ void sm_engine_set_reset(sm_engine_set *set);
 int sm_engine_set_counting(sm_engine_set *set);
 /* Adds the visit counters to counts (per pattern) and zeroes them. */
 void sm_engine_set_fold(sm_engine_set *set, uint64_t *counts);
+
+/* k edits: the thread's start recovery tables, made on first use (NULL
+   when out of memory). */
+struct sm_edit_cache *sm_engine_set_edit_cache(sm_engine_set *set);
 
 /* Runs every engine over text[0, len), whose first byte is at absolute
    position pos0; hits go to sink. In count mode (sink->counts) engines with

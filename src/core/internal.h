@@ -143,6 +143,8 @@ static inline void sm_sink_add(sm_sink *sink, uint64_t start, uint64_t end, uint
 
 /* Sorts hits in the deterministic order (start, end, pattern, strand). */
 void sm_sort_hits(sm_rawhit *hits, size_t n);
+/* Sorts k-edit end events by (pattern, strand, end). */
+void sm_sort_events(sm_rawhit *events, size_t n);
 
 /* --------------------------------------------------------------- alphabet */
 
@@ -187,6 +189,8 @@ int sm_set_error(sm_error *err, int code, const char *fmt, ...)
 
 /* ------------------------------------------------------------ k edits */
 
+struct sm_edit_cache; /* start recovery tables of one thread (src/engines/approx) */
+
 /* A run of ends of one (pattern, strand) cut at a segment border, waiting to
    be joined with its neighbour's part; best_start already recovered. */
 typedef struct {
@@ -204,12 +208,22 @@ typedef struct {
    with SM_REPORT_ENDS every event becomes a hit; with SM_REPORT_BEST each run
    of ends gives its best end, except runs that touch the segment's first or
    last owned end (first_end, last_end), which go to borders (when not NULL)
-   to be joined with the neighbouring segments. Starts are recovered from
-   text[0, len) at absolute position pos0. Hits replace the events in the
+   to be joined with the neighbouring segments. With a PAM each event's
+   distance is first replaced by the PAM-constrained one (events over k
+   dropped). Starts are recovered from text[0, len) at absolute position pos0
+   with the tables of cache (per thread). Hits replace the events in the
    sink, sorted. Returns SM_OK or SM_ERR_NOMEM. */
-int sm_edits_resolve(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
-                     uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
+int sm_edits_resolve(const sm_db *db, struct sm_edit_cache *cache, sm_sink *sink, size_t from, const uint8_t *text,
+                     size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
 int sm_run_list_push(sm_run_list *list, const sm_open_run *run);
+
+/* k mismatches with a PAM: drops the windows in sink->hits[from, sink->n)
+   whose PAM part does not match text[0, len) (at absolute position pos0)
+   exactly; the others keep their order and errors. */
+void sm_pam_filter_windows(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                           uint64_t pos0);
+/* Must hits be stored and filtered (k mismatches or edits with a PAM)? */
+static inline int sm_db_filters_pam(const sm_db_header *h) { return h->pam_length > 0 && h->match != SM_MATCH_EXACT; }
 
 /* The database a runner scans with. */
 const sm_db *sm_runner_db(const sm_runner *runner);

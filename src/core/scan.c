@@ -62,9 +62,13 @@ int sm_scan(const sm_db *db, sm_scratch *s, const void *data, size_t len, sm_hit
     sm_engine_set_scan(&s->set, data, len, 0, &s->sink);
     sm_engine_set_finish(&s->set, len, &s->sink);
     if (s->sink.failed) return SM_ERR_NOMEM;
-    if (sm_db_head(db)->match == SM_MATCH_EDITS) {
-        if (sm_edits_resolve(db, &s->sink, 0, data, len, 0, 1, len, NULL) != SM_OK) return SM_ERR_NOMEM;
+    const sm_db_header *h = sm_db_head(db);
+    if (h->match == SM_MATCH_EDITS) {
+        struct sm_edit_cache *cache = sm_engine_set_edit_cache(&s->set);
+        if (!cache || sm_edits_resolve(db, cache, &s->sink, 0, data, len, 0, 1, len, NULL) != SM_OK)
+            return SM_ERR_NOMEM;
     } else {
+        if (sm_db_filters_pam(h)) sm_pam_filter_windows(db, &s->sink, 0, data, len, 0);
         sm_sort_hits(s->sink.hits, s->sink.n);
     }
     return deliver(s->sink.hits, s->sink.n, data, 0, 0, on_hit, ctx);
@@ -77,8 +81,11 @@ static int count_hit(const sm_hit *hit, void *ctx) {
 
 int sm_count(const sm_db *db, sm_scratch *s, const void *data, size_t len, uint64_t *counts) {
     if (!db || !s || (!data && len) || !counts) return SM_ERR_INVALID;
-    /* Runs of edit ends must be resolved to be counted as they are reported. */
-    if (sm_db_head(db)->match == SM_MATCH_EDITS && sm_db_head(db)->report == SM_REPORT_BEST)
+    /* Runs of edit ends must be resolved to be counted as they are reported,
+       and hits filtered for a PAM; every edit end (--report ends) is one
+       hit, whose start is not needed. */
+    const sm_db_header *h = sm_db_head(db);
+    if ((h->match == SM_MATCH_EDITS && h->report == SM_REPORT_BEST) || sm_db_filters_pam(h))
         return sm_scan(db, s, data, len, count_hit, counts);
     if (sm_engine_set_bind(&s->set, db) != SM_OK || sm_engine_set_counting(&s->set) != SM_OK) return SM_ERR_NOMEM;
     sm_sink sink = {0};

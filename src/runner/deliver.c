@@ -24,8 +24,12 @@ typedef struct {
 } held_run;
 
 typedef struct sm_delivery {
-    held_hit *held;
+    held_hit *held;      /* sorted (held_before) */
     size_t nheld, held_cap;
+    held_hit *spare;     /* the next held list, built while delivering */
+    size_t spare_cap;
+    held_hit *extra;     /* a segment's hits from joined runs and fixes, before they are merged */
+    size_t nextra, extra_cap;
     held_run *open_runs, *next_runs;
     size_t nopen, nnext, runs_cap;
     sm_buf carry;        /* texts of held hits and runs whose batch is gone */
@@ -40,6 +44,8 @@ void sm_delivery_close(sm_runner *r) {
     sm_delivery *d = r->delivery;
     if (!d) return;
     free(d->held);
+    free(d->spare);
+    free(d->extra);
     free(d->open_runs);
     free(d->next_runs);
     sm_buf_free(&d->carry);
@@ -62,18 +68,23 @@ static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t
     return r->opt.on_hit(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
 }
 
-static int hold(sm_delivery *d, const sm_rawhit *x, const uint8_t *text) {
-    if (d->nheld == d->held_cap) {
-        size_t cap = d->held_cap ? d->held_cap * 2 : 256;
-        held_hit *p = realloc(d->held, cap * sizeof *p);
+/* Appends a hit to a list of held hits. */
+static int held_push(held_hit **list, size_t *n, size_t *cap, const sm_rawhit *x, const uint8_t *text) {
+    if (*n == *cap) {
+        size_t grown = *cap ? *cap * 2 : 256;
+        held_hit *p = realloc(*list, grown * sizeof *p);
         if (!p) return SM_ERR_NOMEM;
-        d->held = p;
-        d->held_cap = cap;
+        *list = p;
+        *cap = grown;
     }
-    d->held[d->nheld].hit = *x;
-    d->held[d->nheld].text = text;
-    d->nheld++;
+    (*list)[*n].hit = *x;
+    (*list)[*n].text = text;
+    (*n)++;
     return SM_OK;
+}
+
+static int hold(sm_delivery *d, const sm_rawhit *x, const uint8_t *text) {
+    return held_push(&d->extra, &d->nextra, &d->extra_cap, x, text);
 }
 
 static int push_run(sm_delivery *d, const sm_open_run *run, const uint8_t *text) {
@@ -99,12 +110,15 @@ static int hold_run_hit(sm_delivery *d, const held_run *h) {
     return hold(d, &x, h->text);
 }
 
-static int held_before(const void *pa, const void *pb) {
-    const sm_rawhit *a = &((const held_hit *)pa)->hit, *b = &((const held_hit *)pb)->hit;
+static int hit_cmp(const sm_rawhit *a, const sm_rawhit *b) {
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
     if (a->end != b->end) return a->end < b->end ? -1 : 1;
     if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
     return (int)a->reverse - (int)b->reverse;
+}
+
+static int held_before(const void *pa, const void *pb) {
+    return hit_cmp(&((const held_hit *)pa)->hit, &((const held_hit *)pb)->hit);
 }
 
 static int same_key(const sm_open_run *a, const sm_open_run *b) {
@@ -118,6 +132,7 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
     sm_delivery *d = r->delivery;
     const uint8_t *base = b->buf + s->buf_off;
     d->nnext = 0;
+    d->nextra = 0;
     for (size_t j = 0; j < s->nruns; j++) {
         sm_open_run run = s->runs[j];
         const uint8_t *text = base + (run.best_start - s->pos0);
@@ -150,11 +165,9 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
     d->nopen = d->nnext;
     d->nnext = 0;
 
-    for (size_t j = 0; j < s->nhits; j++)
-        if (hold(d, &s->hits[j], sm_segment_text(base, s->pos0, s->hits[j].start)) != SM_OK) return SM_ERR_NOMEM;
     for (size_t j = 0; j < s->nfixes; j++)
         if (hold(d, &s->fixes[j], sm_segment_text(base, s->pos0, s->fixes[j].start)) != SM_OK) return SM_ERR_NOMEM;
-    if (d->nheld > 1) qsort(d->held, d->nheld, sizeof *d->held, held_before);
+    if (d->nextra > 1) qsort(d->extra, d->nextra, sizeof *d->extra, held_before);
     /* Later segments own ends past own_hi, so their hits start after
        own_hi - reach; an open run's final best is its best so far or such a hit. */
     uint64_t limit = UINT64_MAX;
@@ -165,14 +178,36 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
         for (size_t o = 0; o < d->nopen; o++)
             if (d->open_runs[o].run.best_start < limit) limit = d->open_runs[o].run.best_start;
     }
-    size_t ready = 0;
-    while (ready < d->nheld && d->held[ready].hit.start < limit) {
-        int rc = emit(r, s->record, &d->held[ready].hit, d->held[ready].text);
-        ready++;
-        if (rc != SM_OK) return rc;
+    /* Three sorted lists merged: the hits held before, the segment's own
+       (sorted by its scan) and the few above. Those starting before limit
+       are delivered, the rest held in order. */
+    size_t a = 0, bi = 0, c = 0, nspare = 0;
+    for (;;) {
+        const sm_rawhit *x = NULL;
+        const uint8_t *text = NULL;
+        int from = 0;
+        if (a < d->nheld) x = &d->held[a].hit, text = d->held[a].text, from = 1;
+        if (bi < s->nhits && (!x || hit_cmp(&s->hits[bi], x) < 0)) x = &s->hits[bi], from = 2;
+        if (c < d->nextra && (!x || hit_cmp(&d->extra[c].hit, x) < 0)) x = &d->extra[c].hit, from = 3;
+        if (!x) break;
+        if (from == 1) a++;
+        else if (from == 2) text = sm_segment_text(base, s->pos0, x->start), bi++;
+        else text = d->extra[c++].text;
+        if (x->start < limit) {
+            int rc = emit(r, s->record, x, text);
+            if (rc != SM_OK) return rc;
+        } else if (held_push(&d->spare, &nspare, &d->spare_cap, x, text) != SM_OK) {
+            return SM_ERR_NOMEM;
+        }
     }
-    if (ready > 0 && ready < d->nheld) memmove(d->held, d->held + ready, (d->nheld - ready) * sizeof *d->held);
-    d->nheld -= ready;
+    held_hit *t2 = d->held;
+    size_t cap = d->held_cap;
+    d->held = d->spare;
+    d->held_cap = d->spare_cap;
+    d->nheld = nspare;
+    d->spare = t2;
+    d->spare_cap = cap;
+    d->nextra = 0;
     if (s->last_of_record) d->carry.len = 0;
     return SM_OK;
 }

@@ -84,16 +84,73 @@ for strand in both + -; do
     fi
 done
 
-# Several files: records numbered across files, output in file order.
+# Several files: records numbered across files, output in file order, and
+# every hit names its file (BED: in the name column, FILE:PATTERN, so that
+# the six columns stay).
+with_file() { # FILE: prefixes each BED name (column 4) with FILE:
+    awk -F'\t' -v OFS='\t' -v f="$1" '{ $4 = f ":" $4; print }'
+}
 run search -p $DATA/patterns.fa --format bed $DATA/small.fa $DATA/crlf.fa $DATA/small.fa
-{ cat $DATA/small.bed; grep '^chr2' $DATA/small.bed; cat $DATA/small.bed; } >"$TMP/multi"
+{ with_file $DATA/small.fa <$DATA/small.bed; grep '^chr2' $DATA/small.bed | with_file $DATA/crlf.fa
+  with_file $DATA/small.fa <$DATA/small.bed; } >"$TMP/multi"
 check_output "multiple files (and CRLF)" "$TMP/multi"
+run search -p $DATA/patterns.fa --format bed --no-filename $DATA/small.fa $DATA/crlf.fa $DATA/small.fa
+{ cat $DATA/small.bed; grep '^chr2' $DATA/small.bed; cat $DATA/small.bed; } >"$TMP/multi_plain"
+check_output "multiple files, --no-filename" "$TMP/multi_plain"
+# TSV: a first column, named in the header line; jsonl: a "file" key first.
+run search -p $DATA/patterns.fa $DATA/small.fa $DATA/crlf.fa
+{ printf '#file\t'; head -n 1 $DATA/small.tsv | cut -c2-
+  tail -n +2 $DATA/small.tsv | sed "s|^|$DATA/small.fa\t|"
+  grep '^chr2' $DATA/small.tsv | sed "s|^|$DATA/crlf.fa\t|"; } >"$TMP/multi_tsv"
+check_output "multiple files, tsv" "$TMP/multi_tsv"
+run search -p $DATA/patterns.fa --format jsonl $DATA/crlf.fa $DATA/small.fa
+{ grep '"chr2"' $DATA/small.jsonl | sed "s|^{|{\"file\":\"$DATA/crlf.fa\",|"
+  sed "s|^{|{\"file\":\"$DATA/small.fa\",|" $DATA/small.jsonl; } >"$TMP/multi_jsonl"
+check_output "multiple files, jsonl" "$TMP/multi_jsonl"
+# -H names the file of a single target too; the last of -H / --no-filename wins.
+run search -p $DATA/patterns.fa -H --no-header $DATA/crlf.fa
+grep '^chr2' $DATA/small.tsv | sed "s|^|$DATA/crlf.fa\t|" >"$TMP/one_with_file"
+check_output "-H, one file" "$TMP/one_with_file"
+run search -p $DATA/patterns.fa --no-filename --with-filename --no-header $DATA/crlf.fa
+check_output "--no-filename then --with-filename" "$TMP/one_with_file"
+run search -p $DATA/patterns.fa -H --no-filename $DATA/small.fa
+check_output "-H then --no-filename" $DATA/small.tsv
+# Counts per file: FILE, PATTERN, COUNT and a total row per file (a block
+# per target in order, zero counts included); one file without -H prints
+# as before.
+run search -p $DATA/patterns.fa --format count $DATA/small.fa $DATA/crlf.fa
+{ sed "s|^|$DATA/small.fa\t|" $DATA/small.count
+  printf '%s\tEcoRI\t2\n%s\tfwd_only\t0\n%s\tiupac_R\t0\n%s\ttotal\t2\n' $DATA/crlf.fa $DATA/crlf.fa $DATA/crlf.fa $DATA/crlf.fa
+} >"$TMP/multi_count"
+check_output "count per file" "$TMP/multi_count"
+run search -p $DATA/patterns.fa --format count -t 3 --chunk-size 5 $DATA/small.fa $DATA/crlf.fa
+check_output "count per file, 3 threads" "$TMP/multi_count"
+run search -p $DATA/patterns.fa --format count -H $DATA/small.fa
+sed "s|^|$DATA/small.fa\t|" $DATA/small.count >"$TMP/one_count"
+check_output "count, -H, one file" "$TMP/one_count"
+# --max-hits counts the first hits; files after the stop count zero.
+run search -p $DATA/patterns.fa --format count --max-hits 13 $DATA/small.fa $DATA/crlf.fa
+{ sed "s|^|$DATA/small.fa\t|" $DATA/small.count
+  printf '%s\tEcoRI\t1\n%s\tfwd_only\t0\n%s\tiupac_R\t0\n%s\ttotal\t1\n' $DATA/crlf.fa $DATA/crlf.fa $DATA/crlf.fa $DATA/crlf.fa
+} >"$TMP/limit_count"
+check_output "count per file, --max-hits" "$TMP/limit_count"
+run search -p $DATA/patterns.fa --format count --max-hits 2 $DATA/small.fa $DATA/crlf.fa
+{ printf '%s\tEcoRI\t0\n%s\tfwd_only\t2\n%s\tiupac_R\t0\n%s\ttotal\t2\n' $DATA/small.fa $DATA/small.fa $DATA/small.fa $DATA/small.fa
+  printf '%s\tEcoRI\t0\n%s\tfwd_only\t0\n%s\tiupac_R\t0\n%s\ttotal\t0\n' $DATA/crlf.fa $DATA/crlf.fa $DATA/crlf.fa $DATA/crlf.fa
+} >"$TMP/limit_count"
+check_output "count per file, stopped in the first" "$TMP/limit_count"
+# Exit status: 0 when any file had a hit.
+printf '>none\nTTTTTTTT\n' >"$TMP/none.fa"
+run search -p $DATA/patterns.fa --format count "$TMP/none.fa" $DATA/crlf.fa
+check_status "a hit in the second file only" 0
+run search -p $DATA/patterns.fa "$TMP/none.fa" "$TMP/none.fa"
+check_status "no hit in any file" 1
 
-# Standard input: no target, or '-'.
+# Standard input: no target, or '-' (named stdin beside other files).
 run_stdin $DATA/small.fa search -p $DATA/patterns.fa
 check_output "stdin (no target)" $DATA/small.tsv
 run_stdin $DATA/small.fa search -p $DATA/patterns.fa --format bed $DATA/crlf.fa -
-{ grep '^chr2' $DATA/small.bed; cat $DATA/small.bed; } >"$TMP/multi_stdin"
+{ grep '^chr2' $DATA/small.bed | with_file $DATA/crlf.fa; with_file stdin <$DATA/small.bed; } >"$TMP/multi_stdin"
 check_output "stdin as '-'" "$TMP/multi_stdin"
 
 # gzip, from a file and from standard input.

@@ -238,8 +238,8 @@ expect_error "UTF-8 letter in a DNA pattern" \
 # Header bytes are kept as they are: UTF-8 passes through, other bytes are
 # \u00XX in jsonl so that every line stays valid JSON.
 run search -e GAATTC --strand + --format jsonl $H/utf8_header.fa $H/latin1_header.fa
-check_output_text "non-ASCII record names in jsonl" "{\"record\":\"r$(printf '\303\251')c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
-{\"record\":\"r\\u00e9c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+check_output_text "non-ASCII record names in jsonl" "{\"file\":\"$H/utf8_header.fa\",\"record\":\"r$(printf '\303\251')c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+{\"file\":\"$H/latin1_header.fa\",\"record\":\"r\\u00e9c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
 "
 # Control bytes in a pattern or a file name never break the one-line message.
 expect_error "line break and escape in a pattern" \
@@ -418,6 +418,41 @@ check_output_text "-k k = pattern length, best of the run" "n${T}ACGT${T}+${T}1$
 run search -e ACGT -k 4 --report ends --format count "$TMP/n.fa"
 check_output_text "-k k = pattern length, count" "ACGT${T}28
 total${T}28
+"
+
+# ------------------------------------------------- dense k-edit hits
+
+# A degenerate pattern with -k and --report ends hits at every end: each
+# start is recovered from per-thread tables of the key (the bit-vector pass
+# up to 64 symbols, a band of the DP past that, none for an exact end), so
+# these take well under a second where they took seconds per 10 kbp. The
+# hits follow from the text: N^299 A at end j is exact when the base before
+# j is A (start j - 300), else one deletion (start j - 299); its reverse
+# complement T N^299 likewise with the base at j - 300.
+n=30000
+{ printf '>d\n'; head -c $n /dev/urandom | tr '\000-\377' "$(printf 'ACGT%.0s' $(seq 64))"; echo; } >"$TMP/dense.fa"
+dense_expected() { # LENGTH: the rows of N^(LENGTH-1) A, -k 1 --report ends
+    awk -v m="$1" -v OFS='\t' 'NR == 2 {
+        for (j = m - 1; j <= length($0); j++) {
+            fa = j >= m && substr($0, j, 1) == "A"; ft = j >= m && substr($0, j - m + 1, 1) == "T"
+            print "d", "P", "+", fa ? j - m : j - m + 1, j, fa ? 0 : 1, substr($0, (fa ? j - m : j - m + 1) + 1, fa ? m : m - 1)
+            print "d", "P", "-", ft ? j - m : j - m + 1, j, ft ? 0 : 1, substr($0, (ft ? j - m : j - m + 1) + 1, ft ? m : m - 1)
+        } }' "$TMP/dense.fa" | sort -t"$T" -k4,4n -k5,5n -k3,3
+}
+for m in 20 300; do
+    p=$(poly $((m - 1)) N)A
+    dense_expected $m | sed "s/${T}P${T}/${T}$p${T}/" >"$TMP/dense_want"
+    run search -e "$p" -k 1 --report ends --no-header -t 2 --chunk-size 4096 "$TMP/dense.fa"
+    check_output "dense edit ends, $m nt" "$TMP/dense_want"
+    run search -e "$p" -k 1 --report ends --format count "$TMP/dense.fa"
+    check_output_text "dense edit ends, $m nt, count" "$p${T}$(wc -l <"$TMP/dense_want")
+total${T}$(wc -l <"$TMP/dense_want")
+"
+done
+# All N: every end from m - 1 on, exact from m on, both strands.
+run search -e "$(poly 300 N)" -k 1 --report ends --format count "$TMP/dense.fa"
+check_output_text "dense edit ends, all N" "$(poly 300 N)${T}$((2 * (n - 299 + 1)))
+total${T}$((2 * (n - 299 + 1)))
 "
 
 # ----------------------------------------- many patterns, --max-memory

@@ -77,3 +77,99 @@ uint64_t aoracle_edit_start(const char *key, size_t m, const char *text, size_t 
         if (aoracle_edit(key, m, text + s, j - s, alphabet, flags) == d) return s;
     return (uint64_t)-1;
 }
+
+/* ---------------------------------------------------------------- PAM */
+
+/* Upper case, U as T: the letters compared; reverse complemented when asked. */
+static int ao_key(const char *seq, size_t len, int reverse, char *out) {
+    if (reverse) return oracle_reverse_complement(seq, len, out);
+    for (size_t i = 0; i < len; i++) {
+        char c = seq[i];
+        if (c >= 'a' && c <= 'z') c = (char)(c - 32);
+        if (c == 'U') c = 'T';
+        out[i] = c;
+    }
+    return 0;
+}
+
+int aoracle_pam_hits(const char *guide, size_t g, const char *pam, size_t q, int reverse, sm_match match,
+                     uint32_t k, sm_report report, const char *text, size_t n, sm_alphabet alphabet, unsigned flags,
+                     uint64_t record, uint32_t pattern, tu_hits *out) {
+    char *G = malloc(g + 1), *Q = malloc(q + 1);
+    uint32_t *Dp = malloc((n + 1) * sizeof *Dp);
+    uint64_t *start = malloc((n + 1) * sizeof *start);
+    if (!G || !Q || !Dp || !start) {
+        free(G), free(Q), free(Dp), free(start);
+        return -1;
+    }
+    /* '-': the key rc(G + Q) = rc(Q) + rc(G): G and Q stand for rc(G) and rc(Q). */
+    ao_key(guide, g, reverse, G);
+    ao_key(pam, q, reverse, Q);
+    const size_t m = g + q;
+    const char strand = reverse ? '-' : '+';
+    if (match != SM_MATCH_EDITS || k == 0) {
+        uint32_t limit = match == SM_MATCH_EXACT ? 0 : k;
+        /* The window [i, i + m): PAM exact (at its end for '+', its start for
+           '-'), at most limit mismatches in the guide. */
+        for (size_t i = 0; i + m <= n; i++) {
+            size_t at_pam = reverse ? i : i + g, at_guide = reverse ? i + q : i;
+            if (aoracle_mismatches(Q, q, text + at_pam, alphabet, flags) != 0) continue;
+            uint32_t mm = aoracle_mismatches(G, g, text + at_guide, alphabet, flags);
+            if (mm <= limit) tu_hits_add(out, record, i, i + m, pattern, strand, mm);
+        }
+        free(G), free(Q), free(Dp), free(start);
+        return 0;
+    }
+    const uint32_t INF = UINT32_MAX;
+    if (!reverse) {
+        /* D'(j) = D_G(j - q) when text[j - q, j) matches Q, else infinite;
+           start = the largest s with edit(G, text[s, j - q)) = D'(j). */
+        uint32_t *D = malloc((n + 1) * sizeof *D);
+        if (!D || aoracle_D_all(G, g, text, n, alphabet, flags, D) != 0) abort();
+        for (size_t j = 0; j <= n; j++) {
+            Dp[j] = INF;
+            if (j < q || aoracle_mismatches(Q, q, text + j - q, alphabet, flags) != 0) continue;
+            Dp[j] = D[j - q];
+            start[j] = aoracle_edit_start(G, g, text, j - q, Dp[j], 0, alphabet, flags);
+        }
+        free(D);
+    } else {
+        /* D'(j) = the least edit(G, text[s + q, j)) over the s where
+           text[s, s + q) matches Q; start = the largest such s reaching it.
+           Only s with j - q - s <= g + k can reach k or less. */
+        for (size_t j = 0; j <= n; j++) {
+            Dp[j] = INF;
+            if (j < q) continue;
+            size_t lo = j - q > g + k ? j - q - g - k : 0;
+            for (size_t s = j - q + 1; s-- > lo;) {
+                if (aoracle_mismatches(Q, q, text + s, alphabet, flags) != 0) continue;
+                uint32_t d = aoracle_edit(G, g, text + s + q, j - q - s, alphabet, flags);
+                if (d < Dp[j]) {
+                    Dp[j] = d;
+                    start[j] = s;
+                }
+            }
+        }
+    }
+    /* Ends with D' <= k: every one, or the best of each run (leftmost on ties). */
+    size_t j = 1;
+    while (j <= n) {
+        if (Dp[j] > k) {
+            j++;
+            continue;
+        }
+        if (report == SM_REPORT_ENDS) {
+            tu_hits_add(out, record, start[j], j, pattern, strand, Dp[j]);
+            j++;
+            continue;
+        }
+        size_t best = j;
+        while (j <= n && Dp[j] <= k) {
+            if (Dp[j] < Dp[best]) best = j;
+            j++;
+        }
+        tu_hits_add(out, record, start[best], best, pattern, strand, Dp[best]);
+    }
+    free(G), free(Q), free(Dp), free(start);
+    return 0;
+}

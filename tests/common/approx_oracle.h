@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "seqmatch.h"
+#include "testutil.h"
 
 /* Mismatched symbols between key[0, m) and text[0, m). */
 uint32_t aoracle_mismatches(const char *key, size_t m, const char *text, sm_alphabet alphabet, unsigned flags);
@@ -31,5 +32,18 @@ int aoracle_D_all(const char *key, size_t m, const char *text, size_t n, sm_alph
    s = j down to lo; returns (uint64_t)-1 when there is none. */
 uint64_t aoracle_edit_start(const char *key, size_t m, const char *text, size_t j, uint32_t d, size_t lo,
                             sm_alphabet alphabet, unsigned flags);
+
+/* ---------------------------------------------------------------- PAM */
+
+/* The hits of one pattern on one strand of a text with a PAM, straight from
+   the definitions in include/seqmatch.h (guide G, PAM Q, q = |Q|, both as
+   given: IUPAC letters, either case): exact (k = 0 and match
+   SM_MATCH_EXACT, or any match with the whole site exact), k mismatches or
+   k edits with report ends / best. '+' is G + Q; '-' is rc(Q) + rc(G) with
+   rc(Q) exact at the start. Appended to out as record, pattern; returns 0,
+   or -1 when out of memory. Brute force: for small texts. */
+int aoracle_pam_hits(const char *guide, size_t g, const char *pam, size_t q, int reverse, sm_match match,
+                     uint32_t k, sm_report report, const char *text, size_t n, sm_alphabet alphabet, unsigned flags,
+                     uint64_t record, uint32_t pattern, tu_hits *out);
 
 #endif /* SM_APPROX_ORACLE_H */

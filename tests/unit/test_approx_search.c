@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "approx_oracle.h"
 #include "oracle.h"
@@ -49,6 +50,19 @@ static void key_of(const acase *c, size_t p, int reverse, char *key) {
 static void expected_hits(const acase *c, size_t r, tu_hits *out) {
     const char *text = c->records[r];
     size_t n = c->record_len[r];
+    if (c->opts.pam) {
+        /* A PAM: the definitions in include/seqmatch.h, brute force. */
+        for (size_t p = 0; p < c->npats; p++)
+            for (int rev = 0; rev <= 1; rev++) {
+                if ((rev && c->opts.strands == SM_STRAND_FORWARD) || (!rev && c->opts.strands == SM_STRAND_REVERSE))
+                    continue;
+                sm_match match = c->opts.max_errors == 0 ? SM_MATCH_EXACT : c->opts.match;
+                aoracle_pam_hits(c->pats[p].seq, c->pats[p].len, c->opts.pam, strlen(c->opts.pam), rev, match,
+                                 c->opts.max_errors, c->opts.report, text, n, c->opts.alphabet, c->opts.flags, r,
+                                 (uint32_t)p, out);
+            }
+        return;
+    }
     uint32_t k = c->opts.max_errors;
     unsigned flags = c->opts.flags;
     sm_alphabet a = c->opts.alphabet;
@@ -153,10 +167,11 @@ static int collect(const sm_hit *h, void *ctx) {
 }
 
 static const char *describe(const acase *c, char *buf, size_t size) {
-    snprintf(buf, size, "%s %s k=%u %s strands=%d flags=%u npats=%zu",
+    snprintf(buf, size, "%s %s k=%u %s strands=%d flags=%u npats=%zu%s%s",
              c->opts.alphabet == SM_ALPHABET_DNA ? "dna" : "text",
-             c->opts.match == SM_MATCH_EDITS ? "edits" : "mismatches", c->opts.max_errors,
-             c->opts.report == SM_REPORT_ENDS ? "ends" : "best", (int)c->opts.strands, c->opts.flags, c->npats);
+             c->opts.match == SM_MATCH_EDITS ? "edits" : c->opts.match == SM_MATCH_EXACT ? "exact" : "mismatches",
+             c->opts.max_errors, c->opts.report == SM_REPORT_ENDS ? "ends" : "best", (int)c->opts.strands,
+             c->opts.flags, c->npats, c->opts.pam ? " pam=" : "", c->opts.pam ? c->opts.pam : "");
     return buf;
 }
 
@@ -589,10 +604,179 @@ static void test_runner_pipeline(void) {
     free_case(&c);
 }
 
+/* One scratch used with several k-edit databases in turn: its start
+   recovery tables (built per key on first use) must follow the database,
+   including one with the same number of patterns and other keys. Dense
+   ends, both report modes, keys over 64 symbols (the banded DP) too. */
+static void test_scratch_reuse(void) {
+    char text[3000];
+    tu_random_dna(&rng, text, sizeof text);
+    static const size_t lengths[3][2] = {{12, 20}, {20, 12}, {70, 90}};
+    char seqs[3][2][100];
+    sm_db *dbs[3][2] = {{NULL}};
+    for (int d = 0; d < 3; d++) {
+        sm_pattern p[2];
+        for (int i = 0; i < 2; i++) {
+            size_t m = lengths[d][i];
+            /* a pattern copied from the text (exact ends) and a mutated one */
+            memcpy(seqs[d][i], text + tu_rng_below(&rng, (uint32_t)(sizeof text - m)), m);
+            if (i) plant_mutated(seqs[d][i], m, 0, seqs[d][i], m, 2, 0, "ACGTN");
+            p[i].name = NULL;
+            p[i].seq = seqs[d][i];
+            p[i].len = m;
+        }
+        for (int rep = 0; rep < 2; rep++) {
+            sm_compile_options o;
+            sm_compile_options_init(&o);
+            o.match = SM_MATCH_EDITS;
+            o.max_errors = 3;
+            o.report = rep ? SM_REPORT_BEST : SM_REPORT_ENDS;
+            tu_check(sm_compile(p, 2, &o, &dbs[d][rep], NULL) == SM_OK, "scratch reuse: compile %d", d);
+        }
+    }
+    sm_scratch *shared = NULL;
+    sm_scratch_alloc(dbs[2][0], &shared);
+    static const int order[] = {0, 1, 2, 1, 0, 2, 0};
+    for (size_t t = 0; t < sizeof order / sizeof *order; t++) {
+        for (int rep = 0; rep < 2; rep++) {
+            sm_db *db = dbs[order[t]][rep];
+            if (!db) continue;
+            sm_scratch *fresh = NULL;
+            sm_scratch_alloc(db, &fresh);
+            collector want, got;
+            tu_hits_init(&want.hits);
+            tu_hits_init(&got.hits);
+            want.record = got.record = 0;
+            sm_scan(db, fresh, text, sizeof text, collect, &want);
+            sm_scan(db, shared, text, sizeof text, collect, &got);
+            tu_check(want.hits.n > 0, "scratch reuse: no hit for database %d", order[t]);
+            char how[80];
+            snprintf(how, sizeof how, "scratch reuse: database %d, report %s", order[t], rep ? "best" : "ends");
+            tu_check(tu_hits_equal(&want.hits, &got.hits, how), "%s", how);
+            sm_scratch_free(fresh);
+            tu_hits_free(&want.hits);
+            tu_hits_free(&got.hits);
+        }
+    }
+    sm_scratch_free(shared);
+    for (int d = 0; d < 3; d++)
+        for (int rep = 0; rep < 2; rep++) sm_db_free(dbs[d][rep]);
+}
+
+/* --pam against the definitions (tests/common/approx_oracle.c): guides of
+   1 to 24 nt, IUPAC PAMs, exact matching, k mismatches and k edits in both
+   report modes, each strand setting, text IUPAC codes, every engine that
+   can be forced for the kind, through block scans, counts, streams and the
+   runner with several threads and small chunks. Sites are planted with
+   their PAM (a concrete instance), with a broken PAM and with errors in
+   the guide, on both strands. */
+static void test_pam(void) {
+    static const char *const pams[] = {"NGG", "NAG", "NRG", "TTTV", "GG", "N", "nngrrt", "NGGNG"};
+    static const sm_engine exact_engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_KMER,
+                                              SM_ENGINE_WUMANBER};
+    static const sm_engine mismatch_engines[] = {SM_ENGINE_AUTO, SM_ENGINE_MISMATCH, SM_ENGINE_PIGEONHOLE};
+    static const sm_engine edit_engines[] = {SM_ENGINE_AUTO, SM_ENGINE_MYERS, SM_ENGINE_WAVEFRONT, SM_ENGINE_PIGEONHOLE};
+    static const size_t chunks[] = {1, 5, 29, 0};
+    unsigned cases = 0, forced = 0;
+    for (unsigned round = 0; round < tu_scaled(60) && tu_failures() < 10; round++) {
+        acase c;
+        memset(&c, 0, sizeof c);
+        sm_compile_options_init(&c.opts);
+        c.opts.pam = pams[round % (sizeof pams / sizeof *pams)];
+        unsigned kind = round % 4; /* exact, mismatches, edits ends, edits best */
+        c.opts.match = kind == 0 ? SM_MATCH_EXACT : kind == 1 ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
+        c.opts.report = kind == 2 ? SM_REPORT_ENDS : SM_REPORT_BEST;
+        c.opts.max_errors = kind == 0 ? 0 : tu_rng_below(&rng, 4) + (tu_rng_chance(&rng, 80) ? 1 : 0);
+        c.opts.strands = (sm_strands)tu_rng_below(&rng, 3);
+        if (tu_rng_chance(&rng, 15)) c.opts.flags |= SM_FLAG_TEXT_IUPAC;
+        size_t q = strlen(c.opts.pam);
+        /* now and then one guide over 64 nt (the banded DP), on a short text */
+        int long_guide = round % 20 == 7;
+        c.npats = long_guide ? 1 : 1 + tu_rng_below(&rng, 3);
+        for (size_t p = 0; p < c.npats; p++) {
+            size_t g = long_guide ? 65 + tu_rng_below(&rng, 12)
+                       : tu_rng_chance(&rng, 10) ? 1 + tu_rng_below(&rng, 3) : 8 + tu_rng_below(&rng, 17);
+            tu_random_iupac(&rng, c.pat_buf[p], g, 5, 20);
+            c.pats[p].name = NULL;
+            c.pats[p].seq = c.pat_buf[p];
+            c.pats[p].len = g;
+        }
+        c.nrecords = 1 + tu_rng_below(&rng, 2);
+        for (size_t r = 0; r < c.nrecords; r++) {
+            size_t n = long_guide ? 100 + tu_rng_below(&rng, 80) : 60 + tu_rng_below(&rng, 500);
+            c.records[r] = malloc(n + 1);
+            tu_random_iupac(&rng, c.records[r], n, 3, 10);
+            for (int t = 0; t < 8; t++) {
+                size_t p = tu_rng_below(&rng, (uint32_t)c.npats), g = c.pats[p].len, m = g + q;
+                if (m + 2 >= n) continue;
+                /* guide + a concrete PAM (broken now and then), on either strand, with errors */
+                char site[128];
+                memcpy(site, c.pats[p].seq, g);
+                for (size_t i = 0; i < q; i++) {
+                    static const char bases[] = "ACGT";
+                    char b = bases[tu_rng_below(&rng, 4)];
+                    if (!tu_rng_chance(&rng, 15))
+                        while (!oracle_symbol_matches((unsigned char)c.opts.pam[i], (unsigned char)b, SM_ALPHABET_DNA, 0))
+                            b = bases[tu_rng_below(&rng, 4)];
+                    site[g + i] = b;
+                }
+                for (size_t i = 0; i < g; i++) /* a concrete guide, so that the copy can match */
+                    if (!oracle_symbol_matches((unsigned char)site[i], 'A', SM_ALPHABET_DNA, 0) &&
+                        !oracle_symbol_matches((unsigned char)site[i], 'C', SM_ALPHABET_DNA, 0) &&
+                        !oracle_symbol_matches((unsigned char)site[i], 'G', SM_ALPHABET_DNA, 0))
+                        site[i] = 'T';
+                    else if (oracle_nt_set((unsigned char)site[i]) & 1) site[i] = 'A';
+                    else if (oracle_nt_set((unsigned char)site[i]) & 2) site[i] = 'C';
+                    else if (oracle_nt_set((unsigned char)site[i]) & 4) site[i] = 'G';
+                if (tu_rng_chance(&rng, 50)) {
+                    char rc[128];
+                    oracle_reverse_complement(site, m, rc);
+                    memcpy(site, rc, m);
+                }
+                size_t at = tu_rng_below(&rng, (uint32_t)(n - m));
+                if (t == 0) at = 0;
+                if (t == 1) at = n - m;
+                plant_mutated(c.records[r], n, at, site, m, tu_rng_below(&rng, c.opts.max_errors + 2),
+                              c.opts.match != SM_MATCH_EDITS, "ACGT");
+            }
+            c.record_len[r] = n;
+        }
+        const sm_engine *engines = kind == 0 ? exact_engines : kind == 1 ? mismatch_engines : edit_engines;
+        size_t nengines = kind == 0   ? sizeof exact_engines / sizeof *exact_engines
+                          : kind == 1 ? sizeof mismatch_engines / sizeof *mismatch_engines
+                                      : sizeof edit_engines / sizeof *edit_engines;
+        for (size_t e = 0; e < nengines; e++) {
+            sm_compile_options o = c.opts;
+            o.engine = engines[e];
+            sm_db *db = NULL;
+            /* a forced engine may not take the set (k-mer table: one length, four symbols) */
+            if (sm_compile(c.pats, c.npats, &o, &db, NULL) != SM_OK) {
+                tu_check(engines[e] != SM_ENGINE_AUTO, "pam: compile refused: %s", c.opts.pam);
+                continue;
+            }
+            sm_db_info info;
+            sm_db_get_info(db, &info);
+            size_t len = 0;
+            const char *site = sm_db_pattern_seq(db, 0, &len);
+            tu_check(info.pam_length == q && len == c.pats[0].len + q && strncasecmp(site + c.pats[0].len, c.opts.pam, q) == 0,
+                     "pam: the database holds guide + PAM (length %zu, pam_length %u)", len, info.pam_length);
+            sm_db_free(db);
+            check_case_chunks(&c, engines[e], chunks, sizeof chunks / sizeof *chunks, 40);
+            forced += engines[e] != SM_ENGINE_AUTO;
+        }
+        cases++;
+        free_case(&c);
+    }
+    printf("pam: %u cases, %u with a forced engine\n", cases, forced);
+    tu_check(forced >= cases, "pam: only %u forced-engine runs in %u cases", forced, cases);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(77));
     test_seed_example();
     test_guide_pam();
+    test_scratch_reuse();
+    test_pam();
     test_pigeonhole();
     test_runner_pipeline();
     for (unsigned round = 0; round < tu_scaled(150) && tu_failures() < 10; round++) {

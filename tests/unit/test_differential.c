@@ -880,7 +880,13 @@ static void wrong_match(uint8_t *b, size_t n) {
     ((sm_db_header *)b)->match = SM_MATCH_MISMATCHES;
     ((sm_db_header *)b)->max_errors = 1;
 }
-static void pam_too_long(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->pam_length = 99; }
+static void pam_too_long(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->pam_length = 6; }
+static void pam_on_text(uint8_t *b, size_t n) {
+    (void)n;
+    ((sm_db_header *)b)->pam_length = 1;
+    ((sm_db_header *)b)->alphabet = SM_ALPHABET_TEXT;
+    ((sm_db_header *)b)->strands = SM_STRAND_FORWARD;
+}
 
 /* The container of format 3 (docs/format.md): every rule a loader checks,
    each broken on its own in a database that is otherwise valid. */
@@ -911,7 +917,8 @@ static void test_format(void) {
         {too_many_sections, SM_ERR_FORMAT, "directory"},
         {pattern_no_section, SM_ERR_FORMAT, "names no section"},
         {wrong_match, SM_ERR_FORMAT, "kind of matching"},
-        {pam_too_long, SM_ERR_FORMAT, "disagrees"},
+        {pam_too_long, SM_ERR_FORMAT, "database PAM length 6 does not fit its patterns"},
+        {pam_on_text, SM_ERR_FORMAT, "database PAM length 1 does not fit its patterns"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         memset(&err, 0, sizeof err);

@@ -50,7 +50,7 @@ static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w,
     sink->failed = 0;
     it->failed = 0;
     it->borders.n = 0;
-    /* Runs of edit ends are counted once joined, so edits always store. */
+    /* Threads count only where every hit found is a hit reported (c->tally). */
     sink->counts = c->tally ? w->counts[b->index] : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
         sm_segment *s = &b->segs[i];
@@ -66,13 +66,15 @@ static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w,
         sm_engine_set_scan(&w->engines, text, s->scan_len, s->pos0, sink);
         if (dfa) x->end_state = dfa->ops->dfa_state(dfa->state);
         sm_engine_set_finish(&w->engines, s->pos0 + s->scan_len, sink);
-        if (r->edits && !sink->failed) {
+        if (r->edits && !sink->failed && sink->n > x->hit_lo) {
             uint64_t last_end = s->pos0 + s->scan_len;
-            if (sm_edits_resolve(r->db, sink, x->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1, last_end,
-                                 &it->borders) != SM_OK)
+            struct sm_edit_cache *cache = sm_engine_set_edit_cache(&w->engines);
+            if (!cache || sm_edits_resolve(r->db, cache, sink, x->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1,
+                                           last_end, &it->borders) != SM_OK)
                 it->failed = 1;
-        } else if (!sink->counts && sink->n > x->hit_lo) {
+        } else if (!r->edits && !sink->counts && sink->n > x->hit_lo) {
             /* only with hits: sink->hits is still NULL before the first */
+            if (c->pam_windows) sm_pam_filter_windows(r->db, sink, x->hit_lo, text, s->scan_len, s->pos0);
             sm_sort_hits(sink->hits + x->hit_lo, sink->n - x->hit_lo);
         }
         x->hit_hi = sink->n;
@@ -314,7 +316,10 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     }
     c->overlap_free = opts->overlap_free && sm_db_is_dfa_only(db);
     c->speculate = c->overlap_free && opts->overlap_free != SM_OVERLAP_FREE_PREFIX;
-    c->tally = opts->count_only && !r->edits;
+    /* Counting needs no starts: every edit end is one hit with --report ends.
+       Runs (--report best) must be joined, and PAM hits filtered, first. */
+    c->tally = opts->count_only && (!r->edits || h->report == SM_REPORT_ENDS) && !sm_db_filters_pam(h);
+    c->pam_windows = sm_db_filters_pam(h) && !r->edits;
     size_t keep_back = c->overlap_free ? h->max_length : r->lookback;
     /* Room for several items per thread, and always for one chunk plus what it reads around it. */
     size_t batch = c->chunk * ITEMS_PER_THREAD * c->threads;

@@ -253,9 +253,31 @@ void sm_wf_finish(const uint8_t *section, uint64_t *state, uint64_t end_pos, sm_
    least m + distance before end), end <= text_pos0 + text_len, and distance
    is D(end) as the engines report it. key is in the engines' key form; dna
    keys may hold IUPAC codes and text classes follow flags as above. Returns
-   SM_START_UNKNOWN when no such s exists (distance is not D(end)). */
+   SM_START_UNKNOWN when no such s exists (distance is not D(end)). Builds its
+   tables for this one call; scans use an sm_edit_cache. */
 uint64_t sm_edit_start(const uint8_t *key, uint32_t m, sm_alphabet alphabet, unsigned flags, const uint8_t *text,
                        size_t text_len, uint64_t text_pos0, uint64_t end, uint32_t distance);
+
+/* Per-thread tables for start recovery, built once per (pattern, strand) of
+   the database in use (a cache moved to another database starts afresh). */
+typedef struct sm_edit_cache sm_edit_cache;
+sm_edit_cache *sm_edit_cache_new(void);
+void sm_edit_cache_free(sm_edit_cache *cache);
+/* sm_edit_start for the key of (pattern, strand) of db (no PAM): *start is
+   the start or SM_START_UNKNOWN. Returns SM_OK or SM_ERR_NOMEM. */
+int sm_edit_cache_start(sm_edit_cache *cache, const sm_db *db, uint32_t pattern, int reverse, const uint8_t *text,
+                        size_t text_len, uint64_t text_pos0, uint64_t end, uint32_t distance, uint64_t *start);
+/* With a PAM of q symbols: the constrained distance D'(end) of (pattern,
+   strand) when it is at most limit, and its start (include/seqmatch.h gives
+   the definitions); otherwise *distance > limit and *start unknown. Forward:
+   the PAM must match text[end - q, end) and D' = the least edit(guide,
+   text[s, end - q)). Reverse (key rc(PAM) + rc(guide)): D' = the least
+   edit(rc(guide), text[s + q, end)) over the s where text[s, s + q) matches
+   rc(PAM). Start: the largest s reaching D'. text must hold the
+   m + limit bytes before end, or the sequence start. */
+int sm_edit_cache_pam(sm_edit_cache *cache, const sm_db *db, uint32_t pattern, int reverse, const uint8_t *text,
+                      size_t text_len, uint64_t text_pos0, uint64_t end, uint32_t limit, uint32_t *distance,
+                      uint64_t *start);
 
 /* ---------------------------------------------------------- report best */
 
