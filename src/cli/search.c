@@ -60,8 +60,15 @@ static int check_targets(char *const *targets, size_t count) {
     return 0;
 }
 
+/* The scan's memory is mostly its batch buffers, which --chunk-size and the
+   thread count size: an out-of-memory message says so. */
+static const char NOMEM_HINT[] = "the batch buffers grow to 8 x --chunk-size per thread; "
+                                 "a smaller --chunk-size or fewer threads (-t) need less";
+
 static void report_status(const char *what, int status) {
-    cli_error("%s: %s", what, sm_strerror(status));
+    if (strcmp(what, "-") == 0) what = "stdin";
+    if (status == SM_ERR_NOMEM) cli_error("%s: out of memory while scanning (%s)", what, NOMEM_HINT);
+    else cli_error("%s: %s", what, sm_strerror(status));
 }
 
 typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
@@ -205,7 +212,9 @@ int cli_search_main(int argc, char **argv) {
     memset(&err, 0, sizeof err);
     int status = sm_runner_create(db, &runner_opts, &runner, &err);
     if (status != SM_OK) {
-        cli_error("%s", err.message[0] ? err.message : sm_strerror(status));
+        const char *message = err.message[0] ? err.message : sm_strerror(status);
+        if (status == SM_ERR_NOMEM) cli_error("%s (%s)", message, NOMEM_HINT);
+        else cli_error("%s", message);
         goto cleanup;
     }
 

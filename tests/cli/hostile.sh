@@ -77,6 +77,19 @@ check_rss() {
     fi
 }
 
+# run_limited KIB ARGS...: as run, under a virtual memory limit of KIB
+# (ulimit -v; not in sanitizer builds, whose shadow memory needs terabytes).
+run_limited() {
+    local limit=$1
+    shift
+    if [ $sanitized -eq 1 ]; then
+        run "$@"
+        return
+    fi
+    (ulimit -v "$limit" && exec "$SEQMATCH" "$@" <&0 >"$TMP/out" 2>"$TMP/err")
+    status=$?
+}
+
 # poly BYTES LETTER: BYTES copies of LETTER, streamed.
 poly() { head -c "$1" /dev/zero | tr '\0' "$2"; }
 
@@ -550,6 +563,23 @@ expect_error "-t over 4096" "-t: '4097' is not a thread count (0 = all cores, up
 expect_error "--chunk-size past 2^64" \
     "--chunk-size: '17179869184G' is not a positive size in bytes (e.g. 4096 or 1M) (try 'seqmatch search --help')" \
     search -e ACGT --chunk-size 17179869184G "$TMP/many.fa"
+# A large --chunk-size costs memory only for input that is there: the batch
+# buffers grow as bytes arrive (they once asked for 8 x 10G up front, and
+# 200G reached a use after free on the way out).
+printf '>a\nGAATTCACGT\n' >"$TMP/ten.fa"
+for chunk in 10G 200G; do
+    run_limited $((512 << 10)) search -e GAATTC --chunk-size $chunk -t 2 --format bed "$TMP/ten.fa"
+    check_status "--chunk-size $chunk on 10 bytes (exit)" 0
+    check_output_text "--chunk-size $chunk on 10 bytes" "a${T}0${T}6${T}GAATTC${T}0${T}+
+a${T}0${T}6${T}GAATTC${T}0${T}-
+"
+done
+# Out of memory while the buffer grows: the message names --chunk-size.
+if [ $sanitized -eq 0 ]; then
+    run_limited $((192 << 10)) search --alphabet text -e x --chunk-size 1G -t 1 --no-header - < <(head -c $((300 << 20)) /dev/zero)
+    check_status "--chunk-size 1G out of memory (exit)" 2
+    check_stderr "--chunk-size 1G out of memory" "seqmatch: stdin: out of memory while scanning (the batch buffers grow to 8 x --chunk-size per thread; a smaller --chunk-size or fewer threads (-t) need less)"
+fi
 
 # ---------------------------------------------------- broken output
 

@@ -30,8 +30,8 @@
  * into them whenever it moves to the other buffer or runs out of work, so
  * a batch's counts are complete when it is. With one thread the caller
  * scans each batch as soon as it is launched, in a single buffer. Memory:
- * two batch buffers (threads x 4 chunks + reach each) plus the hits of two
- * batches, whatever the record sizes.
+ * two batch buffers (threads x 4 chunks + reach each, grown to that as bytes
+ * arrive) plus the hits of two batches, whatever the record sizes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -55,6 +55,10 @@
    runs, alternating; two threads 0.75 s either way). */
 #define COUNT_CHUNK_PER_PATTERN 4u
 #define COUNT_CHUNK_MAX (8u << 20)
+/* Batch buffers larger than this start at this size and double up to their
+   full size as bytes arrive, so that a large chunk size costs memory only
+   for input that is there (a short file never needs threads x 4 chunks). */
+#define BUF_START ((size_t)64 << 20)
 
 typedef struct {
     uint64_t record;
@@ -92,6 +96,7 @@ typedef struct {
 typedef struct {
     uint8_t *buf;
     size_t buf_len;
+    size_t buf_alloc;     /* bytes allocated: grows to the runner's buf_cap as bytes arrive */
     segment *segs;
     size_t nsegs, segs_cap;
     work_item *items;
@@ -680,17 +685,39 @@ static int deliver_landed(sm_runner *r, batch *b) {
     return rc;
 }
 
+/* Makes b's buffer hold at least need bytes (at most buf_cap): doubling,
+   so that bytes fed one piece at a time cost few reallocations. Only a
+   buffer that no batch in flight uses is grown. */
+static int grow_buffer(sm_runner *r, batch *b, size_t need) {
+    if (need > r->buf_cap) need = r->buf_cap;
+    if (need <= b->buf_alloc) return SM_OK;
+    size_t alloc = b->buf_alloc;
+    while (alloc < need) alloc = alloc > r->buf_cap / 2 ? r->buf_cap : alloc * 2;
+    uint8_t *p = realloc(b->buf, alloc);
+    if (!p) return SM_ERR_NOMEM;
+    b->buf = p;
+    b->buf_alloc = alloc;
+    return SM_OK;
+}
+
 /* Puts the open record's unscanned bytes, and the keep_back bytes before
    them, at the start of the buffer to, which then takes the fed bytes: the
    filling one itself, or with a batch in flight in it, the other (free:
    its batch was delivered). */
-static void keep_tail(sm_runner *r, batch *to) {
+static int keep_tail(sm_runner *r, batch *to) {
     batch *from = r->fill;
     if (r->record_open) {
         size_t back = r->open_off - r->open_base;
         if (back > r->keep_back) back = r->keep_back;
         size_t start = r->open_off - back;
         size_t keep = from->buf_len - start;
+        if (grow_buffer(r, to, keep) != SM_OK) {
+            /* the status is sticky from here on: leave a consistent empty buffer */
+            to->buf_len = 0;
+            r->open_off = r->open_base = 0;
+            r->fill = to;
+            return SM_ERR_NOMEM;
+        }
         memmove(to->buf, from->buf + start, keep);
         to->buf_len = keep;
         r->open_base = 0;
@@ -701,6 +728,7 @@ static void keep_tail(sm_runner *r, batch *to) {
         r->open_base = 0;
     }
     r->fill = to;
+    return SM_OK;
 }
 
 /* Scans every segment cut so far: launches the filling batch, lands the
@@ -714,8 +742,8 @@ static int submit(sm_runner *r, int wait) {
     if (r->fill->nsegs > 0 && launch(r) != SM_OK) return r->status = SM_ERR_NOMEM;
     int rc = older ? deliver_landed(r, land(r)) : SM_OK;
     if (rc == SM_OK && r->flight && (wait || r->threads == 1)) rc = deliver_landed(r, land(r));
-    keep_tail(r, r->flight ? &r->batches[r->fill == &r->batches[0]] : r->fill);
-    return r->status = rc;
+    int kept = keep_tail(r, r->flight ? &r->batches[r->fill == &r->batches[0]] : r->fill);
+    return r->status = rc != SM_OK ? rc : kept;
 }
 
 static unsigned online_cores(void) {
@@ -844,14 +872,16 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->tally = r->opt.count_only && !r->edits;
     r->fill = &r->batches[0];
     r->batches[1].index = 1;
-    r->batches[0].buf = malloc(r->buf_cap);
+    size_t start = r->buf_cap < BUF_START ? r->buf_cap : BUF_START;
+    r->batches[0].buf = malloc(start);
+    r->batches[0].buf_alloc = start;
     /* The second buffer is filled while workers scan the first. */
-    if (r->threads > 1) r->batches[1].buf = malloc(r->buf_cap);
+    if (r->threads > 1) r->batches[1].buf = malloc(start), r->batches[1].buf_alloc = start;
     r->counts = calloc(r->pattern_count, sizeof *r->counts);
     r->workers = calloc(r->threads, sizeof *r->workers);
     if (!r->batches[0].buf || (r->threads > 1 && !r->batches[1].buf) || !r->counts || !r->workers) {
-        sm_runner_free(r);
-        return sm_set_error(err, SM_ERR_NOMEM, "out of memory for a batch buffer of %zu bytes", r->buf_cap);
+        sm_runner_free(r); /* r is gone: the message uses start */
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory for a batch buffer of %zu bytes", start);
     }
     for (unsigned t = 0; t < r->threads; t++) {
         worker *w = &r->workers[t];
@@ -954,7 +984,9 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
             if (rc != SM_OK) return rc;
             continue;
         }
-        size_t n = r->buf_cap - b->buf_len;
+        if (b->buf_len == b->buf_alloc && grow_buffer(r, b, b->buf_len + len) != SM_OK)
+            return r->status = SM_ERR_NOMEM;
+        size_t n = b->buf_alloc - b->buf_len;
         if (n > len) n = len;
         if (r->threads > 1) copy_streaming(b->buf + b->buf_len, p, n);
         else memcpy(b->buf + b->buf_len, p, n);
