@@ -453,6 +453,7 @@ static int assemble(const prepared_pattern *prep, size_t n, const sm_compile_opt
     sm_buf_free(&strings);
     db->bytes = bytes;
     db->size = off;
+    db->mapped = 0;
     *out = db;
     return SM_OK;
 }

@@ -89,6 +89,7 @@ typedef struct {
 struct sm_db {
     uint8_t *bytes;      /* the block, SM_DB_ALIGN aligned */
     size_t size;
+    int mapped;          /* bytes is a read-only mapping of a saved file (sm_db_load) */
 };
 
 static inline const sm_db_header *sm_db_head(const sm_db *db) {
