@@ -169,10 +169,41 @@ total${T}5
 "
 gzip -c $H/crlf.fa >"$TMP/crlf.fa.gz"
 expect_bed "CRLF FASTA, gzip" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/crlf.fa.gz"
-# A lone \r (old Mac line end) inside a sequence line is dropped like a space.
+# A lone \r (classic Mac OS) ends a line: sequence lines are joined, so the
+# hit spans it.
 expect_bed "lone CR in a sequence" "chr1${T}4${T}10${T}GAATTC${T}0${T}+
 chr1${T}4${T}10${T}GAATTC${T}0${T}-
 " -e GAATTC $H/lone_cr.fa
+# A whole file of \r line ends, and a \r-ended line before '>' in a mixed
+# file: the '>' starts a record (it once became one header and no sequence,
+# or swallowed the next record).
+printf '>m1 first\rACGTGA\rATTC\r>m2\rGAATTC\r' >"$TMP/mac.fa"
+expect_bed "classic Mac OS FASTA (\\r line ends)" "m1${T}4${T}10${T}GAATTC${T}0${T}+
+m1${T}4${T}10${T}GAATTC${T}0${T}-
+m2${T}0${T}6${T}GAATTC${T}0${T}+
+m2${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/mac.fa"
+printf '>x\nACGT\r>y\nGAATTC\n' >"$TMP/mixed_cr.fa"
+expect_bed "\\r line end before '>' in a mixed file" "y${T}0${T}6${T}GAATTC${T}0${T}+
+y${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/mixed_cr.fa"
+printf '@q1\rACGT\r+\rIIII\r@q2\rGAATTC\r+\rIIIIII\r' >"$TMP/mac.fq"
+expect_bed "classic Mac OS FASTQ" "q2${T}0${T}6${T}GAATTC${T}0${T}+
+q2${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/mac.fq"
+printf 'GAATTC\rACGT\r' >"$TMP/mac_patterns.txt"
+run search -p "$TMP/mac_patterns.txt" --format count "$TMP/mac.fa"
+check_output_text "\\r line ends in a pattern list" "GAATTC${T}4
+ACGT${T}2
+total${T}6
+"
+printf '>a\rACGT\rA1\r' >"$TMP/mac_bad.fa"
+expect_error "line numbers count \\r line ends" \
+    "$TMP/mac_bad.fa: line 3, column 2 (record 'a'): unexpected byte 0x31 ('1') in sequence" \
+    search -e ACGT "$TMP/mac_bad.fa"
+printf 'one\rtwo disk\r\nthree\n' >"$TMP/mac.txt"
+expect_bed "--lines with \\r line ends" "$TMP/mac.txt:2${T}4${T}8${T}disk${T}0${T}+
+" --lines -e disk "$TMP/mac.txt"
 # Whole-file text keeps every byte, \r included (text.sh: --lines drops it).
 run search --alphabet text -e $'\r' --format count $H/crlf.fa
 check_output_text "text mode keeps \\r" "\\r${T}6
@@ -204,9 +235,24 @@ r1${T}0${T}6${T}GAATTC${T}0${T}-
 expect_error "FASTQ quality longer than the sequence" \
     "$H/long_quality.fq: line 4 (record 'r1'): quality length 5 differs from sequence length 4" \
     search -e ACGT $H/long_quality.fq
+# Sequence lines go on up to a '+' line (multi-line FASTQ): without one the
+# quality is read as more sequence, up to the end of the file.
 expect_error "FASTQ without '+' line" \
-    "$H/no_plus.fq: line 3 (record 'r1'): expected a '+' line, found byte 0x49 ('I')" \
+    "$H/no_plus.fq: line 4 (record 'r1'): unexpected end of file (missing '+' line)" \
     search -e ACGT $H/no_plus.fq
+# Multi-line FASTQ (as seqkit and Biopython read it): sequence lines up to
+# '+', then quality lines until they hold as many bytes, whatever they start
+# with ('@' included).
+printf '@w1 wrapped\nACGTGA\nATTCAC\n+\nIIIIII\n@IIIII\n@w2\nGAAT\nTC\n+w2\nIII\nIII\n' >"$TMP/wrapped.fq"
+expect_bed "multi-line FASTQ" "w1${T}4${T}10${T}GAATTC${T}0${T}+
+w1${T}4${T}10${T}GAATTC${T}0${T}-
+w2${T}0${T}6${T}GAATTC${T}0${T}+
+w2${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/wrapped.fq"
+printf '@r1\nACGTAC\n+\nIIII\n@r2\nACGT\n+\nIIII\n' >"$TMP/short_quality.fq"
+expect_error "FASTQ quality short, next header counted" \
+    "$TMP/short_quality.fq: line 4 (record 'r1'): quality length 4 differs from sequence length 6" \
+    search -e ACGT "$TMP/short_quality.fq"
 expect_error "FASTQ ending after '+'" \
     "$H/no_quality.fq: line 4 (record 'r1'): unexpected end of file (missing quality line)" \
     search -e ACGT $H/no_quality.fq
@@ -242,9 +288,23 @@ check_output_text "NUL in a --lines record" "$H/nul.txt:1${T}4${T}5${T}d${T}0${T
 expect_error "UTF-8 letter in a sequence" \
     "$H/utf8_sequence.fa: line 2, column 3 (record 'a'): unexpected byte 0xC3 in sequence" \
     search -e ACGT $H/utf8_sequence.fa
-expect_error "byte-order mark before '>'" \
-    "$H/bom.fa: not FASTA or FASTQ (first byte 0xEF); use --alphabet text for plain text" \
-    search -e GAATTC $H/bom.fa
+# A UTF-8 byte-order mark at the start of a target or a pattern file is
+# skipped (it once made the target "not FASTA" and stayed part of pattern 1).
+expect_bed "byte-order mark before '>'" "a${T}0${T}6${T}GAATTC${T}0${T}+
+a${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC $H/bom.fa
+printf '\357\273\277@r\nGAATTC\n+\nIIIIII\n' >"$TMP/bom.fq"
+expect_bed "byte-order mark before '@'" "r${T}0${T}6${T}GAATTC${T}0${T}+
+r${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/bom.fq"
+printf '\357\273\277GAATTC\n' >"$TMP/bom_patterns.txt"
+expect_bed "byte-order mark in a pattern list" "a${T}0${T}6${T}GAATTC${T}0${T}+
+a${T}0${T}6${T}GAATTC${T}0${T}-
+" -p "$TMP/bom_patterns.txt" $H/bom.fa
+printf '\357\273\277>EcoRI\nGAATTC\n' >"$TMP/bom_patterns.fa"
+expect_bed "byte-order mark in a FASTA pattern file" "a${T}0${T}6${T}EcoRI${T}0${T}+
+a${T}0${T}6${T}EcoRI${T}0${T}-
+" -p "$TMP/bom_patterns.fa" $H/bom.fa
 expect_error "UTF-8 letter in a DNA pattern" \
     "pattern 1 ('AC$(printf '\303\251')'): byte 0xC3 at position 3 is not a DNA or IUPAC symbol" \
     search -e "AC$(printf '\303\251')" $H/crlf.fa
@@ -346,6 +406,76 @@ expect_bed "gzip members with empty ones" "$crlf_hits" -p $H/crlf_patterns.fa "$
 expect_bed "gzip with zero padding" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/zero_padded.gz"
 { cat "$TMP/one.gz"; printf '>chr3\nGAATTC\n'; } >"$TMP/trailing_garbage.gz"
 expect_bed "plain text after a gzip member is ignored" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/trailing_garbage.gz"
+
+# Compressed in a way seqmatch does not read: named, not "not FASTA (first
+# byte 0x42)". The magic numbers alone are enough.
+printf 'BZh91AY&SY' >"$TMP/x.fa.bz2"
+printf '\3757zXZ\000\000\004' >"$TMP/x.fa.xz"
+printf '\050\265\057\375\044\000' >"$TMP/x.fa.zst"
+gzip -c "$TMP/one.gz" >"$TMP/twice.fa.gz"
+for packed in bz2:bzip2-compressed:bzip2 xz:xz-compressed:xz zst:zstd-compressed:zstd; do
+    IFS=: read -r ext what tool <<<"$packed"
+    expect_error "$what target" \
+        "$TMP/x.fa.$ext: $what; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. $tool -dc $TMP/x.fa.$ext | seqmatch ...)" \
+        search -e GAATTC "$TMP/x.fa.$ext"
+done
+expect_error "gzip inside gzip" \
+    "$TMP/twice.fa.gz: gzip-compressed twice; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. gzip -dc $TMP/twice.fa.gz | seqmatch ...)" \
+    search -e GAATTC "$TMP/twice.fa.gz"
+expect_error "bzip2-compressed pattern file" \
+    "$TMP/x.fa.bz2: bzip2-compressed; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. bzip2 -dc $TMP/x.fa.bz2 | seqmatch ...)" \
+    search -p "$TMP/x.fa.bz2" $H/crlf.fa
+
+# ------------------------------------------------ absurd loads, bounded
+
+# The wrong file as database, pattern file or DFA is refused after its first
+# bytes, in little memory: a database is read header first, a pattern file
+# judged on its first 4 KiB, a DFA file line by line as it arrives.
+compile_db() { "$SEQMATCH" compile -e GAATTC -o "$1"; }
+compile_db "$TMP/ok.smdb"
+measure_rss search -d /dev/zero $H/crlf.fa
+check_stderr "-d /dev/zero" "seqmatch: /dev/zero: not a seqmatch database (bad magic number)"
+check_rss "-d /dev/zero" 50
+run search -d <(yes) $H/crlf.fa
+check_status "-d <(yes) (exit)" 2
+check_stderr "-d <(yes)" ": not a seqmatch database (bad magic number)"
+head -c 100 "$TMP/ok.smdb" >"$TMP/short.smdb"
+expect_error "database cut inside its header" \
+    "$TMP/short.smdb: database is truncated: 100 bytes, shorter than its 256-byte header" \
+    search -d "$TMP/short.smdb" $H/crlf.fa
+size=$(wc -c <"$TMP/ok.smdb")
+head -c 300 "$TMP/ok.smdb" >"$TMP/cut.smdb"
+expect_error "database cut after its header" \
+    "$TMP/cut.smdb: database is truncated (300 bytes, its header says $size)" \
+    search -d "$TMP/cut.smdb" $H/crlf.fa
+{ cat "$TMP/ok.smdb"; echo; } >"$TMP/long.smdb"
+expect_error "database with trailing bytes" \
+    "$TMP/long.smdb: database has trailing bytes ($((size + 1)) bytes, its header says $size)" \
+    search -d "$TMP/long.smdb" $H/crlf.fa
+gzip -c "$TMP/ok.smdb" >"$TMP/ok.smdb.gz"
+expect_error "gzip-compressed database" \
+    "$TMP/ok.smdb.gz: not a seqmatch database (bad magic number: the data is gzip-compressed; decompress it first)" \
+    search -d "$TMP/ok.smdb.gz" $H/crlf.fa
+run search -d <(cat "$TMP/ok.smdb") --format count $H/crlf.fa
+check_output_text "database from a pipe" "GAATTC${T}4
+total${T}4
+"
+measure_rss search -p /dev/zero $H/crlf.fa
+check_stderr "-p /dev/zero" "seqmatch: /dev/zero: binary data (4096 of the first 4096 bytes are control bytes); not a pattern file"
+check_rss "-p /dev/zero" 50
+run search -p "$SEQMATCH" $H/crlf.fa
+check_status "-p on an executable (exit)" 2
+check_stderr "-p on an executable" ": binary data ("
+measure_rss search -p <(yes | tr -d '\n') $H/crlf.fa
+check_stderr "-p of one endless line" ": line 1: a pattern longer than 16777216 bytes (16 MiB); is it a pattern file?"
+check_rss "-p of one endless line" 50
+measure_rss dfa --dfa /dev/zero $H/crlf.fa
+check_stderr "dfa --dfa /dev/zero" "seqmatch: /dev/zero: line 1: a NUL byte; not a DFA in the text format"
+check_rss "dfa --dfa /dev/zero" 50
+run dfa --dfa <(yes) $H/crlf.fa
+check_stderr "dfa --dfa <(yes)" ": line 1: unknown line starting 'y' (expected alphabet, states, start, accept or a row)"
+run dfa --dfa <(yes | tr -d '\n') $H/crlf.fa
+check_stderr "dfa --dfa of one endless line" ": line 1 is longer than 1048576 bytes; not a DFA in the text format"
 
 # ------------------------------------------ directories and unreadable
 
