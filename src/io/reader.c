@@ -196,11 +196,24 @@ static int at_crlf_tail(const sm_reader *r) {
     return r->buf[r->pos] == '\n' && r->after_cr && r->buf_abs + r->pos == r->line_start;
 }
 
-/* The first line end (\n or \r) in p[0, n), or NULL. */
+/* The first line end (\n or \r) in p[0, n), or NULL. p points into the
+   input buffer, whose padding allows reading a vector past its data. */
 static const uint8_t *find_line_end(const uint8_t *p, size_t n) {
+#ifdef __SSE2__
+    /* header rests and '+' lines are short: one pass for both bytes */
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (size_t i = 0; i < n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+        unsigned hit = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+        if (n - i < 16) hit &= (1u << (n - i)) - 1;
+        if (hit) return p + i + (unsigned)__builtin_ctz(hit);
+    }
+    return NULL;
+#else
     const uint8_t *nl = memchr(p, '\n', n);
     const uint8_t *cr = memchr(p, '\r', nl ? (size_t)(nl - p) : n);
     return cr ? cr : nl;
+#endif
 }
 
 /* Has at least n bytes at pos unless the input is shorter. Returns 0 or -1. */
@@ -307,7 +320,15 @@ static int sequence_odd_byte(sm_reader *r, size_t j, uint8_t *out, size_t *kept)
         r->pos += j;
         return fail_byte(r, r->pos, 1, "sequence");
     }
-    if (t & CLS_NL) count_line_end(&r->line, &r->line_start, &r->after_cr, c, r->buf_abs + r->pos + j);
+    if (t & CLS_NL) {
+        uint64_t at = r->buf_abs + r->pos + j;
+        if (c == '\n' && !r->after_cr) { /* the common case first */
+            r->line++;
+            r->line_start = at + 1;
+        } else {
+            count_line_end(&r->line, &r->line_start, &r->after_cr, c, at);
+        }
+    }
     out[*kept] = c;
     *kept += t & CLS_KEEP;
     return 0;
@@ -437,15 +458,21 @@ static int quality_line(sm_reader *r, uint64_t *count, int *first) {
         const uint8_t *p = r->buf + r->pos;
         size_t avail = r->end - r->pos, i = 0;
 #ifdef __SSE2__
-        /* whole vectors of quality bytes; signed compares reject >= 0x80 */
+        /* vectors of quality bytes (signed compares reject >= 0x80), the last
+           one reaching into the buffer's padding and cut to the data */
         const __m128i low = _mm_set1_epi8(' '), high = _mm_set1_epi8(0x7f);
-        for (; i + 16 <= avail; i += 16) {
+        for (;;) {
             __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
             __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(v, low), _mm_cmplt_epi8(v, high));
-            if (_mm_movemask_epi8(ok) != 0xffff) break;
+            unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
+            if (bad) i += (unsigned)__builtin_ctz(bad);
+            else i += 16;
+            if (bad || i >= avail) break;
         }
-#endif
+        if (i > avail) i = avail;
+#else
         while (i < avail && (unsigned)(p[i] - '!') <= (unsigned)('~' - '!')) i++;
+#endif
         *count += i;
         r->pos += i;
         if (i == avail) continue;
