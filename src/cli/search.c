@@ -1,6 +1,7 @@
 /* The search command: read targets piece by piece into the runner and
  * print its hits in the order it delivers them. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +65,24 @@ static int check_targets(char *const *targets, size_t count) {
    thread count size: an out-of-memory message says so. */
 static const char NOMEM_HINT[] = "the batch buffers grow to 8 x --chunk-size per thread; "
                                  "a smaller --chunk-size or fewer threads (-t) need less";
+
+/* -o must not name an input: a target, a pattern file or the database. */
+static int check_search_output(const cli_options *opts, char *const *targets, size_t count) {
+    if (!opts->output_path) return 0;
+    const char **inputs = calloc(count + opts->source_count + 1, sizeof *inputs);
+    if (!inputs) {
+        cli_error("out of memory");
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) inputs[n++] = targets[i];
+    for (size_t i = 0; i < opts->source_count; i++)
+        if (opts->sources[i].is_file) inputs[n++] = opts->sources[i].text;
+    if (opts->database_path) inputs[n++] = opts->database_path;
+    int rc = cli_check_output(opts->output_path, inputs, n);
+    free(inputs);
+    return rc;
+}
 
 static void report_status(const char *what, int status) {
     if (strcmp(what, "-") == 0) what = "stdin";
@@ -179,6 +198,7 @@ int cli_search_main(int argc, char **argv) {
     char *const *targets = opts.target_count ? opts.targets : stdin_target;
     size_t target_count = opts.target_count ? opts.target_count : 1;
 
+    if (check_search_output(&opts, targets, target_count) != 0) goto cleanup;
     if (check_targets(targets, target_count) != 0) goto cleanup;
     if (cli_load_database(&opts, &db) != 0) goto cleanup;
 
@@ -264,7 +284,8 @@ int cli_search_main(int argc, char **argv) {
 
     if (writer_open) {
         writer_open = 0;
-        if (cli_writer_close(&writer) != 0) {
+        /* exit status 1 (no hit) is a success: the file holds the header or the zero counts */
+        if (cli_writer_close(&writer, !failed) != 0) {
             cli_writer_report(&writer);
             failed = 1;
         }
@@ -275,7 +296,7 @@ int cli_search_main(int argc, char **argv) {
 cleanup:
     cli_progress_clear(&progress);
     if (runner) sm_runner_free(runner);
-    if (writer_open) cli_writer_close(&writer);
+    if (writer_open) cli_writer_close(&writer, 0);
     cli_formatter_free(formatter);
     if (db) sm_db_free(db);
     cli_options_free(&opts);

@@ -729,6 +729,128 @@ head -n 300 "$TMP/200k.txt" >"$TMP/300.txt"
  echo "${PIPESTATUS[0]}" >"$TMP/pipe_status")
 check_stderr_empty "compile --dump-dfa | head -1, SIGPIPE ignored: no message"
 if [ "$(cat "$TMP/pipe_status")" -eq 2 ]; then pass; else fail "--dump-dfa | head -1: status $(cat "$TMP/pipe_status")"; fi
+# -o naming an input is refused before anything is read or written, whatever
+# the name (a symbolic or hard link), for search, compile and dfa; stdin and
+# devices are exempt. (It once truncated the input before reading it.)
+printf '>a\nGAATTCACGT\n' >"$TMP/self.fa"
+cp "$TMP/self.fa" "$TMP/self.orig"
+printf 'GAATTC\n' >"$TMP/self_patterns.txt"
+printf 'alphabet ab\nstates 1\nstart 0\naccept 0\n0 0 0\n' >"$TMP/self.dfa"
+ln -s "$TMP/self.fa" "$TMP/self_link.fa"
+ln "$TMP/self.fa" "$TMP/self_hard.fa"
+compile_db "$TMP/self.smdb"
+expect_error "-o naming the target" "output $TMP/self.fa is also an input" \
+    search -e GAATTC -o "$TMP/self.fa" "$TMP/self.fa"
+expect_error "-o naming the target through a symbolic link" "output $TMP/self_link.fa is also an input ($TMP/self.fa)" \
+    search -e GAATTC -o "$TMP/self_link.fa" "$TMP/self.fa"
+expect_error "-o naming the target through a hard link" "output $TMP/self_hard.fa is also an input ($TMP/self.fa)" \
+    search -e GAATTC -o "$TMP/self_hard.fa" $H/crlf.fa "$TMP/self.fa"
+expect_error "-o naming the pattern file" "output $TMP/self_patterns.txt is also an input" \
+    search -p "$TMP/self_patterns.txt" -o "$TMP/self_patterns.txt" $H/crlf.fa
+expect_error "-o naming the database" "output $TMP/self.smdb is also an input" \
+    search -d "$TMP/self.smdb" -o "$TMP/self.smdb" $H/crlf.fa
+expect_error "compile -o naming its pattern file" "output $TMP/self_patterns.txt is also an input" \
+    compile -p "$TMP/self_patterns.txt" -o "$TMP/self_patterns.txt"
+expect_error "dfa -o naming an input" "output $TMP/self.fa is also an input" \
+    dfa --regex 'a*' -o "$TMP/self.fa" "$TMP/self.fa"
+expect_error "dfa -o naming the DFA file" "output $TMP/self.dfa is also an input" \
+    dfa --dfa "$TMP/self.dfa" -o "$TMP/self.dfa" "$TMP/self.fa"
+expect_error "dfa -o naming the pattern file" "output $TMP/self_patterns.txt is also an input" \
+    dfa --from-patterns "$TMP/self_patterns.txt" --dump -o "$TMP/self_patterns.txt"
+if cmp -s "$TMP/self.fa" "$TMP/self.orig" && [ "$(cat "$TMP/self_patterns.txt")" = GAATTC ] &&
+   [ "$(head -c 8 "$TMP/self.smdb")" = SEQMATCH ] && grep -q alphabet "$TMP/self.dfa"; then
+    pass
+else
+    fail "-o naming an input: an input changed"
+fi
+# Standard input and devices are exempt: the output replaces the file only
+# once it has been read.
+cp "$TMP/self.orig" "$TMP/stdin.fa"
+run_stdin "$TMP/stdin.fa" search -e GAATTC --format count -o "$TMP/stdin.fa" -
+check_status "-o naming the file on standard input (exit)" 0
+if [ "$(cat "$TMP/stdin.fa")" = "GAATTC${T}2
+total${T}2" ]; then pass; else fail "-o naming the file on standard input: output"; fi
+run search -e GAATTC -o /dev/null /dev/null
+check_status "-o /dev/null with /dev/null as target (exit)" 1
+
+# The output file appears only when the command succeeds (exit 0 or 1): an
+# error leaves an earlier file as it was and no temporary file behind; a new
+# file gets the mode the umask gives, an existing one keeps its own.
+printf 'earlier\n' >"$TMP/out.tsv"
+run search -e GAATTC -o "$TMP/out.tsv" "$TMP/missing.fa"
+check_status "-o with a missing target (exit)" 2
+run search -e ACGT -o "$TMP/out.tsv" $H/crlf.fa $H/gt_inside_line.fa
+check_status "-o with a bad line after hits (exit)" 2
+run compile -e NNNNN --engine automaton -o "$TMP/out.tsv"
+check_status "compile -o of a refused pattern (exit)" 2
+if [ "$(cat "$TMP/out.tsv")" = earlier ] && [ -z "$(ls "$TMP" | grep '\.tmp-')" ]; then
+    pass
+else
+    fail "-o after an error: the earlier file changed or a temporary file is left"
+fi
+run search -e GGGGGGGG -o "$TMP/none.tsv" $H/crlf.fa
+check_status "-o with no hit (exit)" 1
+check_output_text "-o with no hit (stdout)" ""
+if [ "$(cat "$TMP/none.tsv")" = "#record${T}pattern${T}strand${T}start${T}end${T}errors${T}matched" ]; then
+    pass
+else
+    fail "-o with no hit: the file holds the header"
+fi
+run dfa --regex 'x' --alphabet text -o "$TMP/dfa_none.txt" $H/crlf.fa
+check_status "dfa -o, input rejected (exit)" 1
+case "$(cat "$TMP/dfa_none.txt")" in "reject${T}"*) pass ;; *) fail "dfa -o, input rejected: the file" ;; esac
+(umask 027 && "$SEQMATCH" search -e GAATTC -o "$TMP/masked.tsv" $H/crlf.fa)
+chmod 600 "$TMP/out.tsv"
+"$SEQMATCH" search -e GAATTC -o "$TMP/out.tsv" $H/crlf.fa
+if [ "$(stat -c %a "$TMP/masked.tsv")" = 640 ] && [ "$(stat -c %a "$TMP/out.tsv")" = 600 ] &&
+   grep -q GAATTC "$TMP/out.tsv"; then
+    pass
+else
+    fail "-o file modes: $(stat -c %a "$TMP/masked.tsv") and $(stat -c %a "$TMP/out.tsv")"
+fi
+# Through a symbolic link the file it names is replaced; the link stays.
+ln -s "$TMP/out.tsv" "$TMP/out_link.tsv"
+"$SEQMATCH" compile -e ACGT -o "$TMP/out_link.tsv"
+if [ -L "$TMP/out_link.tsv" ] && [ "$(head -c 8 "$TMP/out.tsv")" = SEQMATCH ]; then
+    pass
+else
+    fail "-o through a symbolic link"
+fi
+# A FIFO is written in place.
+mkfifo "$TMP/out.fifo"
+cat "$TMP/out.fifo" >"$TMP/from_fifo" &
+reader=$!
+run search -e GAATTC --format count -o "$TMP/out.fifo" $H/crlf.fa
+wait $reader
+if [ -p "$TMP/out.fifo" ] && [ "$(cat "$TMP/from_fifo")" = "GAATTC${T}4
+total${T}4" ]; then pass; else fail "-o onto a FIFO"; fi
+# SIGTERM, SIGHUP (and SIGINT) while writing: the temporary file goes too.
+mkfifo "$TMP/slow.fa"
+for sig in TERM HUP INT; do
+    rm -f "$TMP/sig.tsv"
+    if [ $sig = INT ]; then
+        # background jobs start with SIGINT ignored; give it its default back
+        env --default-signal=INT true 2>/dev/null || continue
+        env --default-signal=INT "$SEQMATCH" search -e GAATTC -o "$TMP/sig.tsv" "$TMP/slow.fa" 2>"$TMP/err" &
+    else
+        "$SEQMATCH" search -e GAATTC -o "$TMP/sig.tsv" "$TMP/slow.fa" 2>"$TMP/err" &
+    fi
+    pid=$!
+    # opening the FIFO waits for seqmatch, which opens it after its output
+    exec 7>"$TMP/slow.fa"
+    printf '>a\nGAATTC' >&7
+    kill -$sig $pid
+    wait $pid 2>/dev/null
+    status=$?
+    exec 7>&-
+    check_status "SIG$sig while writing -o (exit)" $((128 + $(kill -l $sig)))
+    if [ ! -e "$TMP/sig.tsv" ] && [ -z "$(ls "$TMP" | grep '^sig\.tsv')" ]; then
+        pass
+    else
+        fail "SIG$sig while writing -o: left $(ls "$TMP" | grep '^sig\.tsv')"
+    fi
+done
+
 if [ -w /dev/full ]; then
     for command in "compile -e ACGT --explain" "compile -e ACGT --dump-dfa" "search --help" "compile --help" \
                    "--help" "--version" "dfa --regex ACGT $H/crlf.fa" "dfa --regex ACGT --dump" "dfa --help"; do
