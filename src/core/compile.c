@@ -15,6 +15,7 @@
 #define DEFAULT_MAX_EXPANSION 256u
 
 void sm_compile_options_init(sm_compile_options *opts) {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     opts->alphabet = SM_ALPHABET_DNA;
     opts->strands = SM_STRAND_BOTH;
@@ -118,6 +119,23 @@ static void describe_byte(uint8_t c, char *out, size_t size) {
     else snprintf(out, size, "byte 0x%02X", c);
 }
 
+/* A pattern as messages show it: its name, or without one its sequence cut
+   to SHOWN_MAX bytes with "..." (a NUL byte written \0, so that the
+   message stays one C string). buf holds at least SHOWN_SIZE bytes. */
+#define SHOWN_MAX 40
+#define SHOWN_SIZE (2 * SHOWN_MAX + 4)
+static const char *shown_name(const sm_pattern *p, char *buf) {
+    if (p->name) return p->name;
+    size_t k = 0;
+    for (size_t i = 0; p->seq && i < p->len && i < SHOWN_MAX; i++) {
+        if (p->seq[i] == '\0') buf[k++] = '\\';
+        buf[k++] = p->seq[i] == '\0' ? '0' : p->seq[i];
+    }
+    if (p->seq && p->len > SHOWN_MAX) memcpy(buf + k, "...", 3), k += 3;
+    buf[k] = '\0';
+    return buf;
+}
+
 typedef struct {
     const sm_pattern *src;
     uint8_t *norm;     /* normalised sequence (dna: upper case, U as T) */
@@ -128,7 +146,8 @@ typedef struct {
 static int prepare(const sm_pattern *patterns, size_t n, int dna, prepared_pattern *prep, sm_error *err) {
     for (size_t i = 0; i < n; i++) {
         const sm_pattern *p = &patterns[i];
-        const char *shown = p->name ? p->name : "";
+        char buf[SHOWN_SIZE];
+        const char *shown = shown_name(p, buf);
         if (!p->seq || p->len == 0)
             return sm_set_error(err, SM_ERR_PATTERN, "pattern %zu ('%.200s') is empty", i + 1, shown);
         if (p->len > UINT32_MAX - 1)
@@ -149,7 +168,7 @@ static int prepare(const sm_pattern *patterns, size_t n, int dna, prepared_patte
                     describe_byte(s[j], what, sizeof what);
                     return sm_set_error(err, SM_ERR_PATTERN,
                                         "pattern %zu ('%.200s'): %s at position %zu is not a DNA or IUPAC symbol",
-                                        i + 1, p->name ? p->name : "", what, j + 1);
+                                        i + 1, shown, what, j + 1);
                 }
             }
             norm[j] = c;
@@ -176,15 +195,21 @@ static int plan(prepared_pattern *prep, size_t n, const sm_compile_options *o, i
             needs_shiftand = 1;
             why = "IUPAC symbols in the text need the Shift-And engine";
         } else if (dna && expansion_count(prep[i].norm, prep[i].len, limit) > limit) {
-            needs_shiftand = 1;
-            why = "it expands to too many concrete strings for the automaton";
+            needs_shiftand = 2; /* the message names the engine after "for" */
+            why = "it expands to too many concrete strings for ";
         }
         if (o->engine == SM_ENGINE_SHIFTAND || (o->engine == SM_ENGINE_AUTO && needs_shiftand)) {
             prep[i].engine = SM_PATTERN_SHIFTAND;
         } else if (needs_shiftand) {
+            /* the engine forced: the exact ones other than Shift-And */
+            int kmer = o->engine == SM_ENGINE_KMER, wm = o->engine == SM_ENGINE_WUMANBER;
+            const char *engine = kmer ? "k-mer table" : wm ? "Wu-Manber" : "automaton";
+            const char *for_it = kmer ? "the k-mer table" : wm ? "Wu-Manber" : "the automaton";
+            char buf[SHOWN_SIZE];
             return sm_set_error(err, SM_ERR_INVALID,
-                                "pattern %zu ('%.200s') cannot use the automaton engine: %s (limit %u); use engine auto or shiftand",
-                                i + 1, prep[i].src->name ? prep[i].src->name : "", why, limit);
+                                "pattern %zu ('%.200s') cannot use the %s engine: %s%s (limit %u); use engine auto or shiftand",
+                                i + 1, shown_name(prep[i].src, buf), engine, why, needs_shiftand == 2 ? for_it : "",
+                                limit);
         } else {
             prep[i].engine = SM_PATTERN_AUTOMATON;
         }

@@ -77,8 +77,10 @@ int sm_db_automaton_only(const sm_db *db) {
 }
 
 void sm_db_get_info(const sm_db *db, sm_db_info *info) {
-    const sm_db_header *h = sm_db_head(db);
+    if (!info) return;
     memset(info, 0, sizeof *info);
+    if (!db) return;
+    const sm_db_header *h = sm_db_head(db);
     info->alphabet = (sm_alphabet)h->alphabet;
     info->strands = (sm_strands)h->strands;
     info->flags = h->flags;
@@ -108,12 +110,14 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
 }
 
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index) {
+    if (!db) return NULL;
     const sm_db_header *h = sm_db_head(db);
     if (index >= h->pattern_count) return NULL;
     return (const char *)db->bytes + h->strings_off + pattern_table(db)[index].name_off;
 }
 
 const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len) {
+    if (!db) return NULL;
     const sm_db_header *h = sm_db_head(db);
     if (index >= h->pattern_count) return NULL;
     const sm_db_pattern *p = &pattern_table(db)[index];
@@ -122,8 +126,8 @@ const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len) {
 }
 
 const void *sm_db_bytes(const sm_db *db, size_t *size) {
-    if (size) *size = db->size;
-    return db->bytes;
+    if (size) *size = db ? db->size : 0;
+    return db ? db->bytes : NULL;
 }
 
 /* Is [off, off + len) inside a block of size bytes? */

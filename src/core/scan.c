@@ -150,7 +150,9 @@ struct sm_scratch {
 };
 
 int sm_scratch_alloc(const sm_db *db, sm_scratch **out) {
+    if (!out) return SM_ERR_INVALID;
     *out = NULL;
+    if (!db) return SM_ERR_INVALID;
     sm_scratch *s = calloc(1, sizeof *s);
     if (!s) return SM_ERR_NOMEM;
     if (sm_engine_state_init(db, &s->state) != SM_OK) {
@@ -270,6 +272,7 @@ static int stream_forward(const sm_hit *hit, void *ctx) {
 }
 
 int sm_stream_open(const sm_db *db, sm_stream **out) {
+    if (!out) return SM_ERR_INVALID;
     *out = NULL;
     if (!db) return SM_ERR_INVALID;
     sm_stream *st = calloc(1, sizeof *st);

@@ -173,7 +173,7 @@ struct sm_runner {
 };
 
 void sm_runner_options_init(sm_runner_options *opts) {
-    memset(opts, 0, sizeof *opts);
+    if (opts) memset(opts, 0, sizeof *opts);
 }
 
 static void scan_item(sm_runner *r, batch *b, worker *w, work_item *it) {
@@ -816,6 +816,7 @@ void sm_runner_free(sm_runner *r) {
 }
 
 int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner **out, sm_error *err) {
+    if (!out) return sm_set_error(err, SM_ERR_INVALID, "no place to store the runner");
     *out = NULL;
     if (!db || !opts) return sm_set_error(err, SM_ERR_INVALID, "runner needs a database and options");
     if (!opts->count_only && !opts->on_hit)
@@ -908,6 +909,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
 }
 
 int sm_runner_end_record(sm_runner *r) {
+    if (!r) return SM_ERR_INVALID;
     if (r->gpu) return sm_gpu_runner_end_record(r->gpu);
     if (!r->record_open) return r->status;
     if (cut_segments(r, 1) != SM_OK) return r->status = SM_ERR_NOMEM;
@@ -918,6 +920,7 @@ int sm_runner_end_record(sm_runner *r) {
 }
 
 uint64_t sm_runner_begin_record(sm_runner *r) {
+    if (!r) return UINT64_MAX;
     if (r->gpu) return sm_gpu_runner_begin_record(r->gpu);
     if (r->record_open) sm_runner_end_record(r);
     r->record_open = 1;
@@ -972,6 +975,7 @@ static int workers_want_more(sm_runner *r) {
 }
 
 int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
+    if (!r || (!data && len)) return SM_ERR_INVALID;
     if (r->gpu) return sm_gpu_runner_feed(r->gpu, data, len);
     const uint8_t *p = data;
     if (r->status != SM_OK) return r->status;
@@ -998,12 +1002,13 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
 }
 
 int sm_runner_flush(sm_runner *r) {
+    if (!r) return SM_ERR_INVALID;
     if (r->gpu) return sm_gpu_runner_flush(r->gpu);
     if (r->status != SM_OK) return r->status;
     if (r->record_open && cut_segments(r, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
     return submit(r, 1);
 }
 
-const uint64_t *sm_runner_counts(const sm_runner *r) { return r->gpu ? sm_gpu_runner_counts(r->gpu) : r->counts; }
+const uint64_t *sm_runner_counts(const sm_runner *r) { return !r ? NULL : r->gpu ? sm_gpu_runner_counts(r->gpu) : r->counts; }
 const sm_db *sm_runner_db(const sm_runner *r) { return r->db; }
-uint64_t sm_runner_total(const sm_runner *r) { return r->gpu ? sm_gpu_runner_total(r->gpu) : r->total; }
+uint64_t sm_runner_total(const sm_runner *r) { return !r ? 0 : r->gpu ? sm_gpu_runner_total(r->gpu) : r->total; }

@@ -86,6 +86,8 @@ static int word_is(const word *w, const char *s) { return w->len == strlen(s) &&
 int sm_dfa_parse(const char *text, size_t len, const char *source, sm_dfa **out, sm_error *err) {
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "dfa: no place to store the DFA");
     *out = NULL;
+    if (!text && len) return sm_set_error(err, SM_ERR_INVALID, "dfa: no text given");
+    if (!text) text = "";
     parse_ctx pc = {source, err, 0};
     uint16_t column_of[256];
     for (int b = 0; b < 256; b++) column_of[b] = SM_DFA_UNKNOWN;
