@@ -119,6 +119,18 @@ int cli_outfile_open(cli_outfile *o, const char *path) {
     snprintf(pending_temp, sizeof pending_temp, "%s.tmp-XXXXXX", final);
     int fd = mkstemp(pending_temp);
     if (fd >= 0) temp_pending = 1;
+    if (fd < 0 && errno == EACCES && exists) {
+        /* a file that may be written in a folder that may not: in place, as
+           before, without the guarantee against half-written files */
+        restore_handlers();
+        free(final);
+        o->file = fopen(path, "wb");
+        if (!o->file) {
+            cli_error("%s: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
     if (fd < 0 || fchmod(fd, mode) != 0 || !(o->file = fdopen(fd, "wb"))) {
         int e = errno;
         if (fd >= 0) close(fd);

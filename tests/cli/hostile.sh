@@ -832,6 +832,21 @@ if [ -L "$TMP/out_link.tsv" ] && [ "$(head -c 8 "$TMP/out.tsv")" = SEQMATCH ]; t
 else
     fail "-o through a symbolic link"
 fi
+# A file that may be written in a folder that may not: written in place.
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir "$TMP/ro"
+    printf 'earlier\n' >"$TMP/ro/out.tsv"
+    chmod 555 "$TMP/ro"
+    run search -e GAATTC --format count -o "$TMP/ro/out.tsv" $H/crlf.fa
+    chmod 755 "$TMP/ro"
+    if [ "$status" -eq 0 ] && grep -q "^total${T}4" "$TMP/ro/out.tsv"; then
+        pass
+    else
+        fail "-o onto a writable file in a read-only folder"
+    fi
+else
+    echo "note: -o in a read-only folder not tested: root writes anywhere"
+fi
 # A FIFO is written in place.
 mkfifo "$TMP/out.fifo"
 cat "$TMP/out.fifo" >"$TMP/from_fifo" &
