@@ -708,6 +708,13 @@ for chunk in 10G 200G; do
 a${T}0${T}6${T}GAATTC${T}0${T}-
 "
 done
+# A buffer that grows while a record streams in (9M x 4 x 2 threads: from 64
+# MiB to 72): the hit at the end is found, with the bytes edits read before it.
+measure_rss search -e ACGTACGT -k 1 --chunk-size 9M -t 2 --no-header - < <(printf '>big\n'; poly $((72 << 20)) A; printf 'ACGTACGT\n')
+check_output_text "a batch buffer that grows" "big${T}ACGTACGT${T}+${T}$((72 << 20))${T}$(((72 << 20) + 8))${T}0${T}ACGTACGT
+big${T}ACGTACGT${T}-${T}$((72 << 20))${T}$(((72 << 20) + 8))${T}0${T}ACGTACGT
+"
+check_rss "a batch buffer that grows" 100
 # Out of memory in sm_runner_create: its error path once read the runner
 # after freeing it (ASan showed it with allocator_may_return_null=1). ASan
 # is made to refuse the 64 MiB first buffer, a release build is limited.
