@@ -1,5 +1,6 @@
-/* Fuzz target: the saved-database loader (sm_db_from_bytes, which
- * sm_db_load and `seqmatch search -d` use).
+/* Fuzz target: the saved-database loader: sm_db_from_bytes, and sm_db_load
+ * (what `seqmatch search -d` uses) on a file, which it maps, and on a pipe,
+ * which it reads header first.
  *
  * A corrupt or truncated database must be rejected with an error, never
  * read out of bounds. Random changes almost never survive the checksum, so
@@ -7,7 +8,15 @@
  * recomputed, which sends it on to the structural checks of the header, the
  * pattern table and every engine section. A database that loads must then
  * be usable: names, block scans, counts, streams, the runner and the DFA of
- * its automaton, over a text built from its own patterns. */
+ * its automaton, over a text built from its own patterns. sm_db_load must
+ * agree with sm_db_from_bytes: the same status, the same bytes. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
+#endif
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,11 +133,64 @@ static void exercise(const sm_db *db) {
     free(text);
 }
 
+/* sm_db_load on the bytes as a file (mapped) or through a pipe (read). */
+static void load_path(const uint8_t *bytes, size_t size, int expected, int through_pipe) {
+    char path[64];
+    int fds[2] = {-1, -1};
+    fuzz_file file;
+    if (through_pipe) {
+        if (pipe(fds) != 0) return;
+#ifdef F_SETPIPE_SZ
+        if (size > 65536) fcntl(fds[1], F_SETPIPE_SZ, (int)size);
+#endif
+        size_t done = 0;
+        int blocked = 0;
+        fcntl(fds[1], F_SETFL, O_NONBLOCK);
+        while (done < size) {
+            ssize_t k = write(fds[1], bytes + done, size - done);
+            if (k <= 0) {
+                blocked = 1;
+                break;
+            }
+            done += (size_t)k;
+        }
+        close(fds[1]);
+        if (blocked) { /* larger than the pipe holds: no writer to wait for */
+            close(fds[0]);
+            return;
+        }
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
+    } else {
+        if (fuzz_file_make(&file, bytes, size) != 0) return;
+        snprintf(path, sizeof path, "%s", file.path);
+    }
+    sm_db *db = NULL;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int rc = sm_db_load(path, &db, &err);
+    if (through_pipe) close(fds[0]);
+    else fuzz_file_remove(&file);
+    if (rc == SM_ERR_IO && through_pipe) return; /* no /proc to open the pipe by */
+    FUZZ_CHECK(rc == expected, "sm_db_load (%s) says %d (%s), sm_db_from_bytes %d", through_pipe ? "pipe" : "file", rc,
+               err.message, expected);
+    FUZZ_CHECK(rc == SM_OK || (db == NULL && err.code == rc && strncmp(err.message, path, strlen(path)) == 0),
+               "sm_db_load refused without naming the file: '%s'", err.message);
+    if (rc == SM_OK) {
+        size_t got = 0;
+        const void *p = sm_db_bytes(db, &got);
+        FUZZ_CHECK(got == size && memcmp(p, bytes, size) == 0 && ((uintptr_t)p & 63) == 0,
+                   "sm_db_load gives other bytes, or unaligned");
+        sm_db_free(db);
+    }
+}
+
 static void load(const uint8_t *bytes, size_t size) {
     sm_db *db = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
     int rc = sm_db_from_bytes(bytes, size, &db, &err);
+    load_path(bytes, size, rc, 0);
+    load_path(bytes, size, rc, 1);
     if (rc != SM_OK) {
         FUZZ_CHECK(db == NULL && err.code == rc && err.message[0], "rejected (%d) without a message", rc);
         FUZZ_CHECK(rc == SM_ERR_FORMAT || rc == SM_ERR_VERSION || rc == SM_ERR_NOMEM, "rejected with status %d: %s",

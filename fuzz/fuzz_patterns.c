@@ -7,8 +7,9 @@
  *
  * Checked, besides memory safety:
  *   - the list read equals that of a reference reader written from the rules
- *     in src/io/patterns.c (FASTA or one pattern a line), and an error leaves
- *     the patterns added before the call untouched;
+ *     in src/io/patterns.c (FASTA or one pattern a line; line ends \n, \r\n
+ *     and \r; a byte-order mark skipped; compressed or binary data refused),
+ *     and an error leaves the patterns added before the call untouched;
  *   - sm_compile accepts a dna set exactly when every symbol is an IUPAC
  *     code (tests/common/oracle.c), and a text set always. */
 #include <stdio.h>
@@ -57,12 +58,30 @@ static void reference_add(reference_list *r, const uint8_t *name, size_t name_le
 
 static int blank_line(const uint8_t *s, size_t n) {
     for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+        if (s[i] != ' ' && s[i] != '\t') return 0;
     return 1;
+}
+
+/* The start of the file: compressed data and binary data (more than 256
+   control bytes among the first 4096, when there are that many) are refused. */
+static int refused_start(const uint8_t *p, size_t n) {
+    static const struct {
+        const char *magic;
+        size_t len;
+    } magics[] = {{"\x1f\x8b", 2}, {"BZh", 3}, {"\xfd" "7zXZ\0", 6}, {"\x28\xb5\x2f\xfd", 4}};
+    for (size_t k = 0; k < sizeof magics / sizeof magics[0]; k++)
+        if (n >= magics[k].len && memcmp(p, magics[k].magic, magics[k].len) == 0) return 1;
+    if (n < 4096) return 0;
+    unsigned control = 0;
+    for (size_t i = 0; i < 4096; i++)
+        control += (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r' && p[i] != '\v' && p[i] != '\f') ||
+                   p[i] == 0x7f;
+    return control > 256;
 }
 
 static reference_list read_with_reference(const uint8_t *p, size_t n) {
     reference_list r = {0};
+    if (refused_start(p, n)) return r; /* ok = 0 */
     int fasta = -1;
     uint8_t *name = NULL, *seq = NULL;
     size_t name_len = 0, seq_len = 0;
@@ -71,14 +90,15 @@ static reference_list read_with_reference(const uint8_t *p, size_t n) {
     seq = malloc(n + 1);
     if (!name || !seq) abort();
     r.ok = 1;
-    size_t i = 0;
+    /* a byte-order mark is skipped; lines end with \n, \r\n or \r */
+    size_t i = n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
     while (i < n && r.ok) {
-        const uint8_t *nl = memchr(p + i, '\n', n - i);
-        size_t end = nl ? (size_t)(nl - p) : n;
+        size_t end = i;
+        while (end < n && p[end] != '\n' && p[end] != '\r') end++;
         const uint8_t *s = p + i;
         size_t len = end - i;
-        i = nl ? end + 1 : n;
-        if (len && s[len - 1] == '\r') len--;
+        i = end < n ? end + 1 : n;
+        if (end < n && p[end] == '\r' && i < n && p[i] == '\n') i++;
         size_t lead = 0;
         while (lead < len && (s[lead] == ' ' || s[lead] == '\t')) lead++;
         if (fasta < 0) {
@@ -110,7 +130,7 @@ static reference_list read_with_reference(const uint8_t *p, size_t n) {
             continue;
         }
         for (size_t j = 0; j < len; j++)
-            if (s[j] != ' ' && s[j] != '\t' && s[j] != '\r') seq[seq_len++] = s[j];
+            if (s[j] != ' ' && s[j] != '\t') seq[seq_len++] = s[j];
     }
     if (r.ok && open) {
         if (seq_len == 0) r.ok = 0;

@@ -11,8 +11,10 @@
  *     pieces hold only sequence bytes; names hold no blank or control byte;
  *   - an error is sticky and has a message;
  *   - the records and sequences (or the fact of an error) equal those of a
- *     straightforward reference parser written from the documented rules,
- *     plain or gzip-compressed alike;
+ *     straightforward reference parser written from the documented rules
+ *     (line ends \n, \r\n and lone \r, a leading byte-order mark, wrapped
+ *     FASTQ, compressed formats refused by name), plain or gzip-compressed
+ *     alike;
  *   - a gzip stream cut short is an error, never a silent end.
  *
  * The fuzz build compiles the reader with tiny buffers (see CMakeLists.txt)
@@ -46,7 +48,7 @@ static int is_sequence_byte(uint8_t c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '*';
 }
 
-static int is_blank_byte(uint8_t c) { return c == ' ' || c == '\t' || c == '\r'; }
+static int is_blank_byte(uint8_t c) { return c == ' ' || c == '\t'; }
 
 /* ------------------------------------------------------------ the library */
 
@@ -112,34 +114,50 @@ static outcome read_with_library(const char *path, sm_input_format format) {
 
 /* ------------------------------------------------ the reference parser */
 
+/* Written from the rules at the top of src/io/reader.c: lines end with \n,
+   \r\n or a lone \r; a UTF-8 byte-order mark at the start of a FASTA or
+   FASTQ file is skipped; bzip2, xz, zstd (and gzip read back as gzip) data
+   is refused; FASTQ sequence and quality may be wrapped. */
+
 typedef struct {
     const uint8_t *p;
     size_t n;
+    size_t start; /* after a byte-order mark */
 } bytes;
 
+static int is_line_end(uint8_t c) { return c == '\n' || c == '\r'; }
+
 static size_t skip_blanks_and_newlines(bytes in, size_t i) {
-    while (i < in.n && (is_blank_byte(in.p[i]) || in.p[i] == '\n')) i++;
+    while (i < in.n && (is_blank_byte(in.p[i]) || is_line_end(in.p[i]))) i++;
     return i;
 }
 
+static int at_line_start(bytes in, size_t i) { return i == in.start || is_line_end(in.p[i - 1]); }
+
+/* The offset after the line end at or after i, or in.n when there is none. */
+static size_t after_line(bytes in, size_t i) {
+    while (i < in.n && !is_line_end(in.p[i])) i++;
+    return i < in.n ? i + 1 : in.n;
+}
+
 /* The header at in.p[i] (its marker): hashes the name, returns the offset
-   after the header line (in.n when it has no \n), or (size_t)-1 on error. */
-static size_t reference_header(bytes in, size_t i, uint64_t *digest) {
+   after the header line (in.n when it has no line end, and then sets *open),
+   or (size_t)-1 on error. */
+static size_t reference_header(bytes in, size_t i, uint64_t *digest, int *open) {
     size_t a = i + 1, b = a;
     while (b < in.n && in.p[b] > ' ') b++;
     if (b - a > READER_NAME_MAX) return (size_t)-1;
     if (b < in.n && in.p[b] == 0) return (size_t)-1;
     *digest = fuzz_hash(*digest, in.p + a, b - a);
     *digest = fuzz_hash(*digest, "", 1);
-    const uint8_t *nl = memchr(in.p + b, '\n', in.n - b);
-    return nl ? (size_t)(nl - in.p) + 1 : in.n;
+    size_t next = after_line(in, b);
+    *open = next == in.n && (next == b || !is_line_end(in.p[next - 1]));
+    return next;
 }
-
-static int at_line_start(bytes in, size_t i) { return i == 0 || in.p[i - 1] == '\n'; }
 
 static outcome reference_fasta(bytes in) {
     outcome out = {0, FUZZ_HASH_INIT, 0};
-    size_t i = skip_blanks_and_newlines(in, 0);
+    size_t i = skip_blanks_and_newlines(in, in.start);
     if (i == in.n) {
         out.ok = 1;
         return out;
@@ -147,7 +165,8 @@ static outcome reference_fasta(bytes in) {
     if (in.p[i] != '>' || !at_line_start(in, i)) return out;
     while (i < in.n) {
         /* in.p[i] is a '>' starting its line */
-        i = reference_header(in, i, &out.digest);
+        int open;
+        i = reference_header(in, i, &out.digest, &open);
         if (i == (size_t)-1) return out;
         uint64_t length = 0;
         while (i < in.n && !(in.p[i] == '>' && at_line_start(in, i))) {
@@ -155,7 +174,7 @@ static outcome reference_fasta(bytes in) {
             if (is_sequence_byte(c)) {
                 out.digest = fuzz_hash(out.digest, &c, 1);
                 length++;
-            } else if (!is_blank_byte(c) && c != '\n') {
+            } else if (!is_blank_byte(c) && !is_line_end(c)) {
                 return out;
             }
         }
@@ -168,45 +187,48 @@ static outcome reference_fasta(bytes in) {
 
 static outcome reference_fastq(bytes in) {
     outcome out = {0, FUZZ_HASH_INIT, 0};
-    size_t i = 0;
+    size_t i = in.start;
     for (;;) {
         i = skip_blanks_and_newlines(in, i);
         if (i == in.n) break;
         if (in.p[i] != '@' || !at_line_start(in, i)) return out;
-        i = reference_header(in, i, &out.digest);
-        if (i == (size_t)-1 || i == in.n) return out; /* no sequence line */
-        /* the sequence line must end with \n */
-        const uint8_t *nl = memchr(in.p + i, '\n', in.n - i);
-        if (!nl) return out;
-        size_t line_end = (size_t)(nl - in.p);
+        int open;
+        i = reference_header(in, i, &out.digest, &open);
+        if (i == (size_t)-1 || open) return out; /* no sequence line */
+        /* sequence lines up to a '+' starting a line; the input may not end first */
         uint64_t length = 0;
-        for (; i < line_end; i++) {
+        for (;;) {
+            if (i == in.n) return out;
             uint8_t c = in.p[i];
+            if (c == '+' && at_line_start(in, i)) break;
             if (is_sequence_byte(c)) {
                 out.digest = fuzz_hash(out.digest, &c, 1);
                 length++;
-            } else if (!is_blank_byte(c)) {
+            } else if (!is_blank_byte(c) && !is_line_end(c)) {
                 return out;
             }
+            i++;
         }
-        i = line_end + 1;
-        if (i == in.n || in.p[i] != '+') return out;
-        nl = memchr(in.p + i, '\n', in.n - i);
+        /* the '+' line, then quality lines until they hold length bytes (one
+           line, maybe empty, for an empty sequence) */
+        size_t plus_end = after_line(in, i);
+        int has_quality_lines = plus_end > i && is_line_end(in.p[plus_end - 1]);
+        i = plus_end;
         uint64_t quality = 0;
-        if (nl) {
-            i = (size_t)(nl - in.p) + 1;
-            const uint8_t *q_end = memchr(in.p + i, '\n', in.n - i);
-            size_t end = q_end ? (size_t)(q_end - in.p) : in.n;
-            for (; i < end; i++) {
-                uint8_t c = in.p[i];
-                if (c >= '!' && c <= '~') quality++;
-                else if (c != '\r') return out;
+        int lines = 0;
+        while (has_quality_lines) {
+            if (i < in.n && in.p[i] == '\n' && in.p[i - 1] == '\r') i++; /* a \r\n's \n */
+            if (i == in.n) break;
+            while (i < in.n && !is_line_end(in.p[i])) {
+                uint8_t c = in.p[i++];
+                if (c < '!' || c > '~') return out;
+                quality++;
             }
-            if (q_end) i = end + 1;
-        } else {
-            i = in.n; /* the input ends in the '+' line: no quality line */
+            if (i < in.n) i++;
+            lines++;
+            if (quality >= length) break;
         }
-        if (quality != length) return out;
+        if ((lines == 0 && length > 0) || quality != length) return out;
         out.digest = hash_record_end(out.digest, length);
         out.records++;
     }
@@ -227,25 +249,41 @@ static outcome reference_lines(bytes in) {
     size_t i = 0;
     uint64_t line = 0;
     while (i < in.n) {
-        const uint8_t *nl = memchr(in.p + i, '\n', in.n - i);
-        size_t end = nl ? (size_t)(nl - in.p) : in.n;
+        size_t end = i;
+        while (end < in.n && !is_line_end(in.p[end])) end++;
         size_t len = end - i;
-        if (len && in.p[end - 1] == '\r') len--;
         char name[32];
         snprintf(name, sizeof name, ":%llu", (unsigned long long)++line);
         out.digest = fuzz_hash(out.digest, name, strlen(name) + 1);
         out.digest = fuzz_hash(out.digest, in.p + i, len);
         out.digest = hash_record_end(out.digest, len);
         out.records++;
-        i = nl ? end + 1 : in.n;
+        i = end < in.n ? end + 1 : in.n;
+        if (end < in.n && in.p[end] == '\r' && i < in.n && in.p[i] == '\n') i++;
     }
     return out;
 }
 
+/* Data compressed in a format the reader refuses by name. */
+static int refused_compression(bytes in) {
+    static const struct {
+        const char *magic;
+        size_t len;
+    } magics[] = {{"\x1f\x8b", 2}, {"BZh", 3}, {"\xfd" "7zXZ\0", 6}, {"\x28\xb5\x2f\xfd", 4}};
+    for (size_t k = 0; k < sizeof magics / sizeof magics[0]; k++)
+        if (in.n >= magics[k].len && memcmp(in.p, magics[k].magic, magics[k].len) == 0) return 1;
+    return 0;
+}
+
 static outcome read_with_reference(bytes in, sm_input_format format) {
+    const outcome refused = {0, FUZZ_HASH_INIT, 0};
+    if (format != SM_INPUT_TEXT && format != SM_INPUT_LINES) {
+        if (refused_compression(in)) return refused;
+        if (in.n >= 3 && memcmp(in.p, "\xef\xbb\xbf", 3) == 0) in.start = 3;
+    }
     if (format == SM_INPUT_AUTO) {
-        size_t i = skip_blanks_and_newlines(in, 0);
-        if (i < in.n && in.p[i] != '>' && in.p[i] != '@') return (outcome){0, FUZZ_HASH_INIT, 0};
+        size_t i = skip_blanks_and_newlines(in, in.start);
+        if (i < in.n && in.p[i] != '>' && in.p[i] != '@') return refused;
         format = i < in.n && in.p[i] == '@' ? SM_INPUT_FASTQ : SM_INPUT_FASTA;
     }
     switch (format) {
@@ -271,7 +309,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
     sm_input_format format = (sm_input_format)(data[0] % 5);
     int container = (data[0] >> 3) & 3;
-    bytes content = {data + 2, size - 2};
+    bytes content = {data + 2, size - 2, 0};
     size_t split = (size_t)data[1] * content.n / 256;
     int is_gzip = content.n >= 2 && content.p[0] == 0x1f && content.p[1] == 0x8b;
 

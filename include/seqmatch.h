@@ -220,6 +220,10 @@ int sm_db_from_bytes(const void *bytes, size_t size, sm_db **db, sm_error *err);
    renamed over it, so a failed save leaves an earlier file as it was; a
    device or FIFO is written in place and never removed. */
 int sm_db_save(const sm_db *db, const char *path, sm_error *err);
+/* Loads a saved database. The 256-byte header is read and checked first (the
+   wrong file is refused without reading on); a regular file is then mapped
+   read-only rather than copied (sm_db_free unmaps it), a pipe read up to the
+   size the header gives. Checks as sm_db_from_bytes; messages name path. */
 int sm_db_load(const char *path, sm_db **db, sm_error *err);
 
 /* -------------------------------------------------------------------- hits */

@@ -123,12 +123,32 @@ int cli_dfa_main(int argc, char **argv);
 
 /* ------------------------------------------------------------- output */
 
+/* An output file (-o). A regular file is written beside its name and
+   renamed over it only when the command succeeds; a device or FIFO is
+   written in place. */
+typedef struct {
+    FILE *file;
+    const char *path;  /* as given */
+    char *final;       /* the name the temporary file becomes; NULL when in place */
+} cli_outfile;
+
+/* Refuses (message printed, -1) an output that is the same regular file as
+   one of the inputs (NULL and "-" inputs are skipped); 0 otherwise. */
+int cli_check_output(const char *output, const char *const *inputs, size_t count);
+/* Opens path for writing. Returns 0, or prints a message and returns -1. */
+int cli_outfile_open(cli_outfile *o, const char *path);
+/* Closes: with keep, puts the file in place; without, removes what was
+   written (a file written in place stays). Returns 0 or the errno of a
+   failed write, close or rename (nothing printed). */
+int cli_outfile_close(cli_outfile *o, int keep);
+
 /* A large output buffer written with one fwrite per MiB. After the first
    failed write every later write is dropped; error keeps its errno. */
 typedef struct {
     FILE *file;
     const char *display_name;  /* for messages: the path, or "standard output" */
     int owns_file;
+    cli_outfile out;           /* when owns_file */
     char *buf;
     size_t len, cap;
     int error;
@@ -142,8 +162,9 @@ typedef struct {
 int cli_writer_open(cli_writer *w, const char *path);
 /* Writes out the buffer. Returns 0, or -1 with w->error set. */
 int cli_writer_flush(cli_writer *w);
-/* Flushes and closes; returns 0 or -1 with w->error set. */
-int cli_writer_close(cli_writer *w);
+/* Flushes and closes; an output file is kept only with keep (the command
+   succeeded). Returns 0 or -1 with w->error set. */
+int cli_writer_close(cli_writer *w, int keep);
 /* Prints the writer's error unless it is a broken pipe. */
 void cli_writer_report(const cli_writer *w);
 

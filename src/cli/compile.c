@@ -1,5 +1,7 @@
 /* Building a database from the command line, and the compile command. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -155,14 +157,20 @@ static void explain_database(FILE *out, const sm_db *db, int forced) {
     print_size(out, info.size);
 }
 
-/* The library writes a regular file beside its name and renames it, and
-   writes devices and FIFOs in place, so a failure never removes a path. */
+/* As sm_db_save, through the CLI's output file: a regular file is written
+   beside its name and renamed over it, a device or FIFO written in place,
+   and an interrupted write leaves nothing behind. */
 static int save_database(const sm_db *db, const char *path) {
-    sm_error err;
-    memset(&err, 0, sizeof err);
-    int status = sm_db_save(db, path, &err);
-    if (status != SM_OK) report_library_error(&err, status);
-    return status == SM_OK ? 0 : -1;
+    cli_outfile out;
+    if (cli_outfile_open(&out, path) != 0) return -1;
+    size_t size = 0;
+    const void *bytes = sm_db_bytes(db, &size);
+    errno = 0;
+    int e = fwrite(bytes, 1, size, out.file) == size ? 0 : errno ? errno : EIO;
+    int closed = cli_outfile_close(&out, !e);
+    if (!e) e = closed;
+    if (e) cli_error("%s: %s", path, strerror(e));
+    return e ? -1 : 0;
 }
 
 int cli_compile_main(int argc, char **argv) {
@@ -175,7 +183,14 @@ int cli_compile_main(int argc, char **argv) {
     }
 
     sm_db *db = NULL;
-    int rc = cli_load_database(&opts, &db);
+    const char **inputs = calloc(opts.source_count + 1, sizeof *inputs);
+    size_t n = 0;
+    for (size_t i = 0; inputs && i < opts.source_count; i++)
+        if (opts.sources[i].is_file) inputs[n++] = opts.sources[i].text;
+    int rc = inputs && cli_check_output(opts.output_path, inputs, n) == 0 ? 0 : CLI_EXIT_ERROR;
+    if (!inputs) cli_error("out of memory");
+    free(inputs);
+    if (rc == 0) rc = cli_load_database(&opts, &db);
     if (rc == 0 && opts.output_path && save_database(db, opts.output_path) != 0) rc = CLI_EXIT_ERROR;
     if (rc == 0 && opts.explain) {
         explain_database(stdout, db, opts.compile.engine != SM_ENGINE_AUTO);

@@ -412,20 +412,27 @@ int cli_dfa_main(int argc, char **argv) {
         }
         return CLI_EXIT_ERROR;
     }
+    /* -o must not name the DFA, the pattern file or an input */
+    o.inputs[o.input_count] = (char *)(o.dfa_path ? o.dfa_path : o.patterns_path);
+    if (cli_check_output(o.output, (const char *const *)o.inputs, o.input_count + 1) != 0) {
+        free(o.inputs);
+        return CLI_EXIT_ERROR;
+    }
     sm_dfa *dfa = NULL;
     if (load_dfa(&o, &dfa) != 0) {
         free(o.inputs);
         return CLI_EXIT_ERROR;
     }
     FILE *out = stdout;
+    cli_outfile outfile;
+    memset(&outfile, 0, sizeof outfile);
     if (o.output && strcmp(o.output, "-") != 0) {
-        out = fopen(o.output, "w");
-        if (!out) {
-            cli_error("%s: %s", o.output, strerror(errno));
+        if (cli_outfile_open(&outfile, o.output) != 0) {
             sm_dfa_free(dfa);
             free(o.inputs);
             return CLI_EXIT_ERROR;
         }
+        out = outfile.file;
     }
     int status = 0;
     if (o.dump) {
@@ -467,7 +474,14 @@ int cli_dfa_main(int argc, char **argv) {
             cli_error("%s: %s", o.output ? o.output : "standard output", e ? strerror(e) : "write error");
         status = CLI_EXIT_ERROR;
     }
-    if (out != stdout) fclose(out);
+    if (out != stdout) {
+        /* kept when the command succeeded (some input accepted or none) */
+        int e = cli_outfile_close(&outfile, status != CLI_EXIT_ERROR);
+        if (e && status != CLI_EXIT_ERROR) {
+            cli_error("%s: %s", o.output, strerror(e));
+            status = CLI_EXIT_ERROR;
+        }
+    }
     sm_dfa_free(dfa);
     free(o.inputs);
     return status;

@@ -18,18 +18,15 @@ int cli_writer_open(cli_writer *w, const char *path) {
         w->file = stdout;
         w->display_name = "standard output";
     } else {
-        w->file = fopen(path, "wb");
-        if (!w->file) {
-            cli_error("%s: %s", path, strerror(errno));
-            return -1;
-        }
+        if (cli_outfile_open(&w->out, path) != 0) return -1;
+        w->file = w->out.file;
         w->display_name = path;
         w->owns_file = 1;
     }
     w->buf = malloc(WRITER_BUFFER_SIZE);
     if (!w->buf) {
         cli_error("out of memory");
-        if (w->owns_file) fclose(w->file);
+        if (w->owns_file) cli_outfile_close(&w->out, 0);
         w->file = NULL;
         return -1;
     }
@@ -63,12 +60,13 @@ void cli_writer_write_slow(cli_writer *w, const void *data, size_t len) {
     }
 }
 
-int cli_writer_close(cli_writer *w) {
+int cli_writer_close(cli_writer *w, int keep) {
     if (!w->file) return w->error ? -1 : 0;
     cli_writer_flush(w);
     errno = 0;
     if (w->owns_file) {
-        if (fclose(w->file) != 0 && !w->error) w->error = errno ? errno : EIO;
+        int e = cli_outfile_close(&w->out, keep && !w->error);
+        if (e && !w->error) w->error = e;
     } else if ((fflush(w->file) != 0 || ferror(w->file)) && !w->error) {
         w->error = errno ? errno : EIO;
     }

@@ -61,8 +61,33 @@ static int check_targets(char *const *targets, size_t count) {
     return 0;
 }
 
+/* The scan's memory is mostly its batch buffers, which --chunk-size and the
+   thread count size: an out-of-memory message says so. */
+static const char NOMEM_HINT[] = "the batch buffers grow to 8 x --chunk-size per thread; "
+                                 "a smaller --chunk-size or fewer threads (-t) need less";
+
+/* -o must not name an input: a target, a pattern file or the database. */
+static int check_search_output(const cli_options *opts, char *const *targets, size_t count) {
+    if (!opts->output_path) return 0;
+    const char **inputs = calloc(count + opts->source_count + 1, sizeof *inputs);
+    if (!inputs) {
+        cli_error("out of memory");
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) inputs[n++] = targets[i];
+    for (size_t i = 0; i < opts->source_count; i++)
+        if (opts->sources[i].is_file) inputs[n++] = opts->sources[i].text;
+    if (opts->database_path) inputs[n++] = opts->database_path;
+    int rc = cli_check_output(opts->output_path, inputs, n);
+    free(inputs);
+    return rc;
+}
+
 static void report_status(const char *what, int status) {
-    cli_error("%s: %s", what, sm_strerror(status));
+    if (strcmp(what, "-") == 0) what = "stdin";
+    if (status == SM_ERR_NOMEM) cli_error("%s: out of memory while scanning (%s)", what, NOMEM_HINT);
+    else cli_error("%s: %s", what, sm_strerror(status));
 }
 
 typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
@@ -176,6 +201,7 @@ int cli_search_main(int argc, char **argv) {
     int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
     uint64_t *file_counts = NULL;
 
+    if (check_search_output(&opts, targets, target_count) != 0) goto cleanup;
     if (check_targets(targets, target_count) != 0) goto cleanup;
     if (cli_load_database(&opts, &db) != 0) goto cleanup;
 
@@ -209,7 +235,9 @@ int cli_search_main(int argc, char **argv) {
     memset(&err, 0, sizeof err);
     int status = sm_runner_create(db, &runner_opts, &runner, &err);
     if (status != SM_OK) {
-        cli_error("%s", err.message[0] ? err.message : sm_strerror(status));
+        const char *message = err.message[0] ? err.message : sm_strerror(status);
+        if (status == SM_ERR_NOMEM) cli_error("%s (%s)", message, NOMEM_HINT);
+        else cli_error("%s", message);
         goto cleanup;
     }
 
@@ -302,7 +330,8 @@ int cli_search_main(int argc, char **argv) {
 
     if (writer_open) {
         writer_open = 0;
-        if (cli_writer_close(&writer) != 0) {
+        /* exit status 1 (no hit) is a success: the file holds the header or the zero counts */
+        if (cli_writer_close(&writer, !failed) != 0) {
             cli_writer_report(&writer);
             failed = 1;
         }
@@ -314,7 +343,7 @@ cleanup:
     free(file_counts);
     cli_progress_clear(&progress);
     if (runner) sm_runner_free(runner);
-    if (writer_open) cli_writer_close(&writer);
+    if (writer_open) cli_writer_close(&writer, 0);
     cli_formatter_free(formatter);
     if (db) sm_db_free(db);
     cli_options_free(&opts);

@@ -12,6 +12,7 @@
 #define DEFAULT_MAX_EXPANSION 256u
 
 void sm_compile_options_init(sm_compile_options *opts) {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     opts->alphabet = SM_ALPHABET_DNA;
     opts->strands = SM_STRAND_BOTH;
@@ -37,7 +38,8 @@ static int prepare(const sm_pattern *patterns, size_t n, int dna, const uint8_t 
                    prepared_pattern *prep, sm_error *err) {
     for (size_t i = 0; i < n; i++) {
         const sm_pattern *p = &patterns[i];
-        const char *shown = p->name ? p->name : "";
+        char buf[SM_SHOWN_SIZE];
+        const char *shown = sm_pattern_shown(p->name, p->seq, p->len, buf);
         if (!p->seq || p->len == 0)
             return sm_set_error(err, SM_ERR_PATTERN, "pattern %zu ('%.200s') is empty", i + 1, shown);
         if (p->len > UINT32_MAX - 1 - (uint64_t)q)
@@ -59,7 +61,7 @@ static int prepare(const sm_pattern *patterns, size_t n, int dna, const uint8_t 
                     describe_byte(s[j], what, sizeof what);
                     return sm_set_error(err, SM_ERR_PATTERN,
                                         "pattern %zu ('%.200s'): %s at position %zu is not a DNA or IUPAC symbol",
-                                        i + 1, p->name ? p->name : "", what, j + 1);
+                                        i + 1, shown, what, j + 1);
                 }
             }
             norm[j] = c;
@@ -166,6 +168,7 @@ static int assemble(const prepared_pattern *prep, const sm_plan_pattern *planned
     sm_buf_free(&strings);
     db->bytes = bytes;
     db->size = off;
+    db->mapped = 0;
     *out = db;
     return SM_OK;
 }
@@ -253,7 +256,9 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
     for (size_t i = 0; status == SM_OK && i < n; i++) {
         planned[i].seq = prep[i].norm;
         planned[i].len = prep[i].len;
-        planned[i].shown = prep[i].src->name ? prep[i].src->name : "";
+        planned[i].name = prep[i].src->name;
+        planned[i].given = prep[i].src->seq;
+        planned[i].given_len = prep[i].src->len;
     }
     if (status == SM_OK) status = sm_plan_build(planned, n, opts, flags, strands, tuning, &plan, err);
     if (status == SM_OK && plan.count > SM_DB_MAX_SECTIONS)

@@ -1,8 +1,10 @@
 /* The database block: access, checks on load, saving and loading. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -35,7 +37,8 @@ void sm_db_seal(uint8_t *bytes, uint64_t size) {
 
 void sm_db_free(sm_db *db) {
     if (!db) return;
-    sm_aligned_free(db->bytes);
+    if (db->mapped) munmap(db->bytes, db->size);
+    else sm_aligned_free(db->bytes);
     free(db);
 }
 
@@ -66,8 +69,10 @@ uint32_t sm_db_patterns_of_kind(const sm_db *db, uint32_t kind) {
 }
 
 void sm_db_get_info(const sm_db *db, sm_db_info *info) {
-    const sm_db_header *h = sm_db_head(db);
+    if (!info) return;
     memset(info, 0, sizeof *info);
+    if (!db) return;
+    const sm_db_header *h = sm_db_head(db);
     info->alphabet = (sm_alphabet)h->alphabet;
     info->strands = (sm_strands)h->strands;
     info->flags = h->flags;
@@ -121,9 +126,8 @@ const char *sm_db_pattern_seq(const sm_db *db, uint32_t index, size_t *len) {
 }
 
 const void *sm_db_bytes(const sm_db *db, size_t *size) {
-    if (!db) return NULL;
-    if (size) *size = db->size;
-    return db->bytes;
+    if (size) *size = db ? db->size : 0;
+    return db ? db->bytes : NULL;
 }
 
 const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes) {
@@ -140,32 +144,63 @@ static int all_zero(const uint8_t *p, size_t n) {
     return 1;
 }
 
-/* The header's own fields: magic, byte order, version, size, checksum, settings. */
-static int check_header(const uint8_t *bytes, size_t size, sm_db_header *h, sm_error *err) {
-    if (size < 8 || memcmp(bytes, SM_DB_MAGIC, 8) != 0)
+/* Compressed data where a database belongs: which compression, or NULL. */
+static const char *compression_of(const uint8_t *p, size_t n) {
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return "gzip";
+    if (n >= 3 && memcmp(p, "BZh", 3) == 0) return "bzip2";
+    if (n >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0) return "xz";
+    if (n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0) return "zstd";
+    return NULL;
+}
+
+#define SIZE_UNKNOWN UINT64_MAX
+
+/* The checks the header alone allows, made before any byte past it is read
+   (docs/format.md, "What a loader must do", steps 1 and 2, and the size):
+   got is how many header bytes there are (fewer when the data ends inside
+   the header), total the size of the whole data (SIZE_UNKNOWN for a pipe). */
+static int check_header(const uint8_t *bytes, size_t got, uint64_t total, sm_error *err) {
+    const size_t head = sizeof(sm_db_header);
+    if (got == 0) return sm_set_error(err, SM_ERR_FORMAT, "not a seqmatch database (it is empty)");
+    if (memcmp(bytes, SM_DB_MAGIC, got < 8 ? got : 8) != 0) {
+        const char *packed = compression_of(bytes, got);
+        if (packed)
+            return sm_set_error(err, SM_ERR_FORMAT,
+                                "not a seqmatch database (bad magic number: the data is %s-compressed; "
+                                "decompress it first)", packed);
         return sm_set_error(err, SM_ERR_FORMAT, "not a seqmatch database (bad magic number)");
-    if (size < sizeof(sm_db_header))
+    }
+    if (got < head)
         return sm_set_error(err, SM_ERR_FORMAT, "database is truncated: %zu bytes, shorter than its %zu-byte header",
-                            size, sizeof(sm_db_header));
-    memcpy(h, bytes, sizeof *h);
-    if (h->byte_order != SM_DB_BYTE_ORDER_MARK)
+                            got, head);
+    sm_db_header h;
+    memcpy(&h, bytes, sizeof h);
+    if (h.byte_order != SM_DB_BYTE_ORDER_MARK)
         return sm_set_error(err, SM_ERR_VERSION,
                             "database was written on a machine with another byte order");
-    if (h->version < SM_DB_FORMAT_VERSION)
+    if (h.version < SM_DB_FORMAT_VERSION)
         return sm_set_error(err, SM_ERR_VERSION,
                             "database format version %u was written by an older seqmatch; recompile this database "
                             "(seqmatch compile)",
-                            h->version);
-    if (h->version != SM_DB_FORMAT_VERSION)
+                            h.version);
+    if (h.version != SM_DB_FORMAT_VERSION)
         return sm_set_error(err, SM_ERR_VERSION,
                             "database format version %u; this seqmatch reads version %u",
-                            h->version, SM_DB_FORMAT_VERSION);
-    if (h->size != size)
-        return sm_set_error(err, SM_ERR_FORMAT,
-                            "database is truncated or has trailing bytes (%zu bytes, header says %llu)",
-                            size, (unsigned long long)h->size);
-    if (block_checksum(bytes, size) != h->checksum)
-        return sm_set_error(err, SM_ERR_FORMAT, "database checksum mismatch (file corrupted)");
+                            h.version, SM_DB_FORMAT_VERSION);
+    if (total != SIZE_UNKNOWN && h.size > total)
+        return sm_set_error(err, SM_ERR_FORMAT, "database is truncated (%llu bytes, its header says %llu)",
+                            (unsigned long long)total, (unsigned long long)h.size);
+    if (total != SIZE_UNKNOWN && h.size < total)
+        return sm_set_error(err, SM_ERR_FORMAT, "database has trailing bytes (%llu bytes, its header says %llu)",
+                            (unsigned long long)total, (unsigned long long)h.size);
+    if (h.size < head || h.size > SIZE_MAX)
+        return sm_set_error(err, SM_ERR_FORMAT, "database header gives an impossible size (%llu bytes)",
+                            (unsigned long long)h.size);
+    return SM_OK;
+}
+
+/* The header's settings, once the checksum has vouched for them. */
+static int check_settings(const sm_db_header *h, sm_error *err) {
     if (h->alphabet > SM_ALPHABET_TEXT || h->strands > SM_STRAND_REVERSE ||
         (h->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h->pattern_count == 0 ||
         h->match > SM_MATCH_EDITS || h->report > SM_REPORT_ENDS || (h->match == SM_MATCH_EXACT) != (h->max_errors == 0) ||
@@ -181,9 +216,14 @@ static int check_header(const uint8_t *bytes, size_t size, sm_db_header *h, sm_e
 }
 
 static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
-    sm_db_header h;
-    int rc = check_header(bytes, size, &h, err);
+    size_t got = size < sizeof(sm_db_header) ? size : sizeof(sm_db_header);
+    int rc = check_header(bytes, got, size, err);
     if (rc != SM_OK) return rc;
+    sm_db_header h;
+    memcpy(&h, bytes, sizeof h);
+    if (block_checksum(bytes, size) != h.checksum)
+        return sm_set_error(err, SM_ERR_FORMAT, "database checksum mismatch (file corrupted)");
+    if ((rc = check_settings(&h, err)) != SM_OK) return rc;
     if (h.section_count == 0 || h.section_count > SM_DB_MAX_SECTIONS || h.directory_off % 8 != 0 ||
         !sm_fits(h.directory_off, (uint64_t)h.section_count * sizeof(sm_db_section), size))
         return sm_set_error(err, SM_ERR_FORMAT, "database section directory is malformed");
@@ -261,6 +301,7 @@ int sm_db_from_bytes(const void *bytes, size_t size, sm_db **out, sm_error *err)
     }
     db->bytes = copy;
     db->size = size;
+    db->mapped = 0;
     *out = db;
     return SM_OK;
 }
@@ -275,6 +316,7 @@ static int write_block(const sm_db *db, FILE *f) {
 }
 
 int sm_db_save(const sm_db *db, const char *path, sm_error *err) {
+    if (!db || !path) return sm_set_error(err, SM_ERR_INVALID, "sm_db_save needs a database and a path");
     /* A path that is not a regular file (a device, a FIFO) is written in
        place and never removed. A file is written beside its final name and
        renamed over it, so a failed write leaves any earlier file intact. */
@@ -315,33 +357,131 @@ int sm_db_save(const sm_db *db, const char *path, sm_error *err) {
     return e ? sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(e)) : SM_OK;
 }
 
-int sm_db_load(const char *path, sm_db **out, sm_error *err) {
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
-    sm_buf buf = {0};
-    int rc = SM_OK;
-    for (;;) {
-        if (sm_buf_reserve(&buf, 1 << 20) != SM_OK) {
-            rc = sm_set_error(err, SM_ERR_NOMEM, "%s: out of memory", path);
-            break;
-        }
-        size_t n = fread(buf.data + buf.len, 1, buf.cap - buf.len, f);
-        buf.len += n;
-        if (n == 0) {
-            if (ferror(f)) rc = sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
-            break;
-        }
+/* Reads up to n bytes (fewer only at the end of the data); -1 on an error. */
+static ssize_t read_full(int fd, void *buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, (uint8_t *)buf + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return -1;
+        if (k == 0) break;
+        got += (size_t)k;
     }
-    fclose(f);
+    return (ssize_t)got;
+}
+
+/* A pipe or device: the header's size bytes into an aligned buffer grown as
+   they arrive (a header may lie about its size), then one byte more to see
+   that nothing follows. */
+static int read_stream(int fd, const uint8_t *head, uint64_t size, uint8_t **out, sm_error *err) {
+    const size_t first = (size_t)64 << 20;
+    size_t cap = size < first ? (size_t)size : first, len = sizeof(sm_db_header);
+    uint8_t *buf = sm_aligned_alloc(cap);
+    if (!buf) return sm_set_error(err, SM_ERR_NOMEM, "out of memory loading a database of %llu bytes",
+                                  (unsigned long long)size);
+    memcpy(buf, head, len);
+    while (len < size) {
+        if (len == cap) {
+            size_t grown_cap = cap > size / 2 ? (size_t)size : cap * 2;
+            uint8_t *grown = sm_aligned_alloc(grown_cap);
+            if (!grown) {
+                sm_aligned_free(buf);
+                return sm_set_error(err, SM_ERR_NOMEM, "out of memory loading a database of %llu bytes",
+                                    (unsigned long long)size);
+            }
+            memcpy(grown, buf, len);
+            sm_aligned_free(buf);
+            buf = grown;
+            cap = grown_cap;
+        }
+        ssize_t k = read_full(fd, buf + len, cap - len);
+        if (k < 0) {
+            int e = errno;
+            sm_aligned_free(buf);
+            return sm_set_error(err, SM_ERR_IO, "%s", strerror(e));
+        }
+        if (k == 0) {
+            sm_aligned_free(buf);
+            return sm_set_error(err, SM_ERR_FORMAT, "database is truncated (%zu bytes, its header says %llu)", len,
+                                (unsigned long long)size);
+        }
+        len += (size_t)k;
+    }
+    uint8_t extra;
+    ssize_t k = read_full(fd, &extra, 1);
+    if (k != 0) {
+        int e = errno;
+        sm_aligned_free(buf);
+        if (k < 0) return sm_set_error(err, SM_ERR_IO, "%s", strerror(e));
+        return sm_set_error(err, SM_ERR_FORMAT, "database has trailing bytes (its header says %llu)",
+                            (unsigned long long)size);
+    }
+    *out = buf;
+    return SM_OK;
+}
+
+/* A saved file is read header first, so that the wrong file (a FASTA file,
+   /dev/zero, an endless pipe) is refused after 256 bytes, and a regular
+   file is mapped rather than copied: one copy of the block, shared with the
+   page cache. Mappings are page aligned, more than the SM_DB_ALIGN the
+   sections need. */
+int sm_db_load(const char *path, sm_db **out, sm_error *err) {
+    if (!out) return sm_set_error(err, SM_ERR_INVALID, "no place to store the database");
+    *out = NULL;
+    if (!path) return sm_set_error(err, SM_ERR_INVALID, "no database path given");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    uint8_t head[sizeof(sm_db_header)];
+    ssize_t got = -1;
+    if (fstat(fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) errno = EISDIR;
+        else got = read_full(fd, head, sizeof head);
+    }
+    if (got < 0) {
+        int e = errno;
+        close(fd);
+        return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    int regular = S_ISREG(st.st_mode);
+    int rc = check_header(head, (size_t)got, regular ? (uint64_t)st.st_size : SIZE_UNKNOWN, err);
+    uint8_t *bytes = NULL;
+    int mapped = 0;
+    uint64_t size = 0;
     if (rc == SM_OK) {
-        rc = sm_db_from_bytes(buf.data, buf.len, out, err);
-        if (rc != SM_OK && err) {
+        memcpy(&size, head + offsetof(sm_db_header, size), sizeof size);
+        if (regular) {
+            void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (map != MAP_FAILED) {
+                bytes = map;
+                mapped = 1;
+            } else if (errno == ENOMEM) {
+                rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory mapping a database of %llu bytes",
+                                  (unsigned long long)size);
+            }
+        }
+        /* not mappable (a pipe, a device, a file system without mmap): read it */
+        if (rc == SM_OK && !bytes) rc = read_stream(fd, head, size, &bytes, err);
+    }
+    close(fd);
+    sm_db *db = NULL;
+    if (rc == SM_OK && !(db = malloc(sizeof *db)))
+        rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    if (rc == SM_OK) rc = check_block(bytes, (size_t)size, err);
+    if (rc != SM_OK) {
+        if (err) {
             char msg[sizeof err->message];
             memcpy(msg, err->message, sizeof msg);
             sm_set_error(err, rc, "%s: %s", path, msg);
         }
+        if (mapped) munmap(bytes, (size_t)size);
+        else sm_aligned_free(bytes);
+        free(db);
+        return rc;
     }
-    sm_buf_free(&buf);
-    return rc;
+    db->bytes = bytes;
+    db->size = (size_t)size;
+    db->mapped = mapped;
+    *out = db;
+    return SM_OK;
 }

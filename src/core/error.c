@@ -32,3 +32,16 @@ int sm_set_error(sm_error *err, int code, const char *fmt, ...) {
     }
     return code;
 }
+
+const char *sm_pattern_shown(const char *name, const char *seq, size_t len, char buf[SM_SHOWN_SIZE]) {
+    enum { SHOWN_MAX = 40 };
+    if (name) return name;
+    size_t k = 0;
+    for (size_t i = 0; seq && i < len && i < SHOWN_MAX; i++) {
+        if (seq[i] == '\0') buf[k++] = '\\';
+        buf[k++] = seq[i] == '\0' ? '0' : seq[i];
+    }
+    if (seq && len > SHOWN_MAX) memcpy(buf + k, "...", 3), k += 3;
+    buf[k] = '\0';
+    return buf;
+}

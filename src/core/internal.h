@@ -79,7 +79,7 @@ typedef struct {
 struct sm_db {
     uint8_t *bytes;      /* the block, SM_DB_ALIGN aligned */
     size_t size;
-    int mapped;          /* bytes are a read-only file mapping (sm_db_load) */
+    int mapped;          /* bytes is a read-only mapping of a saved file (sm_db_load) */
 };
 
 static inline const sm_db_header *sm_db_head(const sm_db *db) {
@@ -186,6 +186,12 @@ int sm_set_error(sm_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* A pattern as messages show it: its name, or without one its sequence cut
+   to 40 bytes with "..." (a NUL byte written \0, so that the message stays
+   one C string); buf holds SM_SHOWN_SIZE bytes. */
+#define SM_SHOWN_SIZE 84
+const char *sm_pattern_shown(const char *name, const char *seq, size_t len, char buf[SM_SHOWN_SIZE]);
 
 /* ------------------------------------------------------------ k edits */
 

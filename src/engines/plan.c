@@ -108,11 +108,6 @@ typedef struct {
     uint32_t kind;
 } planned;
 
-static const char *engine_name(sm_engine e) {
-    const sm_engine_ops *ops = sm_engine_for_id(e);
-    return ops ? ops->name : "auto";
-}
-
 /* First pass: exact patterns to the automaton, or to Shift-And when they
    expand to too many strings or IUPAC text must match; approximate ones to
    one approximate engine (the pigeonhole filter may take them later). */
@@ -133,16 +128,22 @@ static int first_pass(planned *pl, size_t n, const sm_compile_options *o, int dn
             needs_shiftand = 1;
             why = "IUPAC symbols in the text need the Shift-And engine";
         } else if (dna && expansion_count(p->seq, p->len, limit) > limit) {
-            needs_shiftand = 1;
-            why = "it expands to too many concrete strings for the automaton";
+            needs_shiftand = 2; /* the message names the engine after "for" */
+            why = "it expands to too many concrete strings for ";
         }
         if (o->engine == SM_ENGINE_SHIFTAND || (o->engine == SM_ENGINE_AUTO && needs_shiftand)) {
             pl[i].kind = SM_SECTION_SHIFTAND;
         } else if (needs_shiftand) {
+            /* the engine forced: the exact ones other than Shift-And */
+            int kmer = o->engine == SM_ENGINE_KMER, wm = o->engine == SM_ENGINE_WUMANBER;
+            const char *engine = kmer ? "k-mer table" : wm ? "Wu-Manber" : "automaton";
+            const char *for_it = kmer ? "the k-mer table" : wm ? "Wu-Manber" : "the automaton";
+            char buf[SM_SHOWN_SIZE];
             return sm_set_error(err, SM_ERR_INVALID,
-                                "pattern %zu ('%.200s') cannot use the %s engine: %s (limit %u); use engine auto or "
+                                "pattern %zu ('%.200s') cannot use the %s engine: %s%s (limit %u); use engine auto or "
                                 "shiftand",
-                                i + 1, p->shown, engine_name(o->engine), why, limit);
+                                i + 1, sm_pattern_shown(p->name, p->given, p->given_len, buf), engine, why,
+                                needs_shiftand == 2 ? for_it : "", limit);
         } else {
             pl[i].kind = SM_SECTION_AUTOMATON;
         }

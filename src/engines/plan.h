@@ -10,7 +10,9 @@
 typedef struct {
     const uint8_t *seq;  /* normalised: dna upper case with U as T; text as given */
     uint32_t len;
-    const char *shown;   /* how messages name it (its name, or its sequence as given) */
+    const char *name;    /* as given (NULL: none), for messages */
+    const char *given;   /* the sequence as given, given_len bytes, for messages */
+    size_t given_len;
     uint32_t section;    /* out: index of the section that scans it */
 } sm_plan_pattern;
 

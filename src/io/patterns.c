@@ -3,12 +3,20 @@
  * A pattern file is FASTA when its first non-blank byte is '>', otherwise one
  * pattern per line. Symbols are not checked here: the compiler does that for
  * the chosen alphabet.
+ *   - Lines end with \n, \r\n or a lone \r; a UTF-8 byte-order mark at the
+ *     start of the file is skipped.
  *   - FASTA: name = header's first word (an empty one makes the sequence the
- *     name); sequence lines are joined with \r, spaces and tabs removed; a
+ *     name); sequence lines are joined with spaces and tabs removed; a
  *     record whose sequence is empty is an error naming its header line.
- *   - Lines: the line without its \n or \r\n is both name and sequence; lines
- *     of only spaces, tabs and \r are skipped.
+ *   - Lines: the line without its line end is both name and sequence; lines
+ *     of only spaces and tabs are skipped.
  * An empty file adds nothing and is not an error.
+ *
+ * Absurd input is refused early, with memory kept small: a pattern (a line,
+ * or a FASTA record's joined sequence) longer than PATTERN_MAX bytes, a file
+ * whose first 4 KiB look binary (many control bytes: /dev/zero, an
+ * executable, random data), and data compressed in a format the source does
+ * not read.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -23,6 +31,16 @@
 #include "io/source.h"
 
 #define PATTERN_READ_CAP (256u << 10)
+/* The longest pattern read from a file: far beyond any primer, probe or
+   read-length pattern, and small enough that refusing an endless line costs
+   little memory. */
+#define PATTERN_MAX ((size_t)16 << 20)
+/* Binary data: more than BINARY_CONTROL_MAX control bytes (NUL and the other
+   bytes below 0x20 but tab and line ends, and 0x7F) among the first
+   BINARY_SAMPLE bytes. Text patterns may hold a few; random data has about
+   450, /dev/zero 4096. Shorter files are not judged. */
+#define BINARY_SAMPLE 4096u
+#define BINARY_CONTROL_MAX 256u
 
 int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq, size_t len) {
     if (list->count == list->cap) {
@@ -63,7 +81,8 @@ typedef struct {
     char *buf;
     size_t pos, end;
     int eof;
-    char *line; /* current line, NUL-terminated, without \n or trailing \r */
+    int after_cr; /* the last line ended with \r: a \n next completes that line end */
+    char *line;   /* current line, NUL-terminated, without its line end */
     size_t len, cap;
     uint64_t number;
 } line_input;
@@ -79,6 +98,32 @@ static int grow(char **p, size_t *cap, size_t need) {
     return 0;
 }
 
+static int too_long(sm_error *err, const char *shown, uint64_t line) {
+    return sm_io_error(err, SM_ERR_LIMIT, "%s: line %llu: a pattern longer than %zu bytes (16 MiB); is it a pattern file?",
+                       shown, (unsigned long long)line, PATTERN_MAX);
+}
+
+/* The first block of the file: compressed data seqmatch does not read, a
+   byte-order mark (skipped), or binary data. Returns SM_OK or the error. */
+static int check_start(line_input *in, sm_error *err) {
+    const char *shown = sm_io_source_name(in->src);
+    const uint8_t *p = (const uint8_t *)in->buf;
+    int rc = sm_io_check_compression(shown, p, in->end, err);
+    if (rc != SM_OK) return rc;
+    if (in->end >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) in->pos = 3;
+    if (in->end < BINARY_SAMPLE) return SM_OK;
+    unsigned control = 0;
+    for (size_t i = 0; i < BINARY_SAMPLE; i++) {
+        uint8_t c = p[i];
+        control += (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f;
+    }
+    if (control > BINARY_CONTROL_MAX)
+        return sm_io_error(err, SM_ERR_FORMAT,
+                           "%s: binary data (%u of the first %u bytes are control bytes); not a pattern file",
+                           shown, control, BINARY_SAMPLE);
+    return SM_OK;
+}
+
 /* Returns 1 with the next line, 0 at the end of input, or an sm_status < 0
    negated (with err filled). */
 static int next_line(line_input *in, sm_error *err) {
@@ -87,6 +132,7 @@ static int next_line(line_input *in, sm_error *err) {
     for (;;) {
         if (in->pos == in->end) {
             if (in->eof) break;
+            int first = in->number == 0 && !in->after_cr && in->end == 0;
             long n = sm_io_source_read(in->src, in->buf, PATTERN_READ_CAP, err);
             if (n < 0) return -err->code;
             if (n == 0) {
@@ -95,12 +141,27 @@ static int next_line(line_input *in, sm_error *err) {
             }
             in->pos = 0;
             in->end = (size_t)n;
+            if (first) {
+                int rc = check_start(in, err);
+                if (rc != SM_OK) return -rc;
+                continue;
+            }
+        }
+        if (in->after_cr) {
+            in->after_cr = 0;
+            if (in->buf[in->pos] == '\n') {
+                in->pos++; /* the \n of a \r\n */
+                continue;
+            }
         }
         got = 1;
         const char *p = in->buf + in->pos;
         size_t avail = in->end - in->pos;
         const char *nl = memchr(p, '\n', avail);
+        const char *cr = memchr(p, '\r', nl ? (size_t)(nl - p) : avail);
+        if (cr) nl = cr;
         size_t seg = nl ? (size_t)(nl - p) : avail;
+        if (seg > PATTERN_MAX - in->len) return -too_long(err, sm_io_source_name(in->src), in->number + 1);
         if (grow(&in->line, &in->cap, in->len + seg + 1) < 0) {
             sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", sm_io_source_name(in->src));
             return -SM_ERR_NOMEM;
@@ -108,18 +169,20 @@ static int next_line(line_input *in, sm_error *err) {
         memcpy(in->line + in->len, p, seg);
         in->len += seg;
         in->pos += seg + (nl != NULL);
-        if (nl) break;
+        if (nl) {
+            in->after_cr = *nl == '\r';
+            break;
+        }
     }
     if (!got) return 0;
     in->number++;
-    if (in->len && in->line[in->len - 1] == '\r') in->len--;
     in->line[in->len] = '\0';
     return 1;
 }
 
 static int is_blank(const char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+        if (s[i] != ' ' && s[i] != '\t') return 0;
     return 1;
 }
 
@@ -164,6 +227,7 @@ static int fasta_flush(fasta_pattern *fp, sm_pattern_list *list, const char *sho
 int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err) {
     sm_error local;
     if (!err) err = &local;
+    if (!list || !path) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_pattern_list_read");
     line_input in = {0};
     int rc = sm_io_source_open(path, &in.src, err);
     if (rc != SM_OK) return rc;
@@ -218,6 +282,16 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
             fp.open = 1;
             continue;
         }
+        if (fp.seq_len + n > PATTERN_MAX) {
+            /* counts the blanks still to be dropped: at most a line more */
+            size_t kept = 0;
+            for (size_t j = 0; j < n; j++) kept += s[j] != ' ' && s[j] != '\t';
+            if (fp.seq_len + kept > PATTERN_MAX) {
+                rc = sm_io_error(err, SM_ERR_LIMIT, "%s: line %llu: pattern '%.100s' is longer than %zu bytes (16 MiB)",
+                                 shown, (unsigned long long)fp.header_line, fp.name, PATTERN_MAX);
+                goto done;
+            }
+        }
         if (grow(&fp.seq, &fp.seq_cap, fp.seq_len + n + 1) < 0) {
             rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
             goto done;
@@ -225,7 +299,7 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
         for (size_t j = 0; j < n; j++) {
             char c = s[j];
             fp.seq[fp.seq_len] = c;
-            fp.seq_len += c != ' ' && c != '\t' && c != '\r';
+            fp.seq_len += c != ' ' && c != '\t';
         }
     }
     rc = fasta_flush(&fp, list, shown, err);

@@ -6,10 +6,19 @@
  * bytes) is kept. The rest of a header line is skipped without storing it.
  *
  * Choices worth knowing:
- *   - FASTA sequence bytes are ASCII letters, '-', '.', '*'; spaces, tabs and
- *     \r are dropped; any other byte is an error naming line and column.
- *   - FASTQ records are four lines (sequence and quality on one line each).
- *     Quality bytes must lie in '!'..'~'; \r is ignored.
+ *   - Lines end with \n, \r\n or a lone \r (classic Mac OS), in every
+ *     format but text: a \r ends its line at once, and a \n right after it
+ *     belongs to the same line end. Line numbers in messages count them so.
+ *   - A UTF-8 byte-order mark at the very start of a FASTA or FASTQ file is
+ *     skipped. So is nothing else: data compressed in a way the source does
+ *     not read (bzip2, xz, zstd, gzip twice) is refused by name.
+ *   - FASTA sequence bytes are ASCII letters, '-', '.', '*'; spaces and tabs
+ *     are dropped; any other byte is an error naming line and column.
+ *   - FASTQ: the sequence may be wrapped over several lines, up to a line
+ *     that starts with '+'; the quality lines that follow are read until
+ *     they hold as many bytes as the sequence (counted, since a quality line
+ *     may start with '@' as a header does). Quality bytes must lie in
+ *     '!'..'~'.
  *   - A record's name ends at the first byte <= ' ' (space, tab, \r, control
  *     bytes); a NUL there is an error. A name longer than READER_NAME_MAX is an
  *     error rather than a silent truncation, so two distinct long names
@@ -68,8 +77,10 @@ struct sm_reader {
     uint64_t buf_abs;    /* offset of buf[0] in the decompressed stream */
     uint64_t line;       /* 1-based line number of buf[pos] */
     uint64_t line_start; /* stream offset where that line starts */
+    int after_cr;        /* that line follows a \r: a \n at line_start ends no line */
 
-    size_t gt_idx; /* FASTA: index of the next '>' at or after pos (end if none) */
+    uint8_t marker; /* what ends a record's sequence at a line start: '>' (FASTA), '+' (FASTQ) */
+    size_t gt_idx;  /* index of the next marker at or after pos (end if none) */
     int gt_ok;
 
     uint8_t *piece; /* FASTA/FASTQ output piece */
@@ -121,14 +132,21 @@ static int fail_at(sm_reader *r, uint64_t line, uint64_t col, int named, const c
     return -1;
 }
 
+/* Line bookkeeping for the line end (\r or \n) at stream offset at. */
+static void count_line_end(uint64_t *line, uint64_t *line_start, int *after_cr, uint8_t c, uint64_t at) {
+    /* a \n right after a \r completes that line end */
+    if (!(c == '\n' && *after_cr && at == *line_start)) ++*line;
+    *after_cr = c == '\r';
+    *line_start = at + 1;
+}
+
 /* Reports the byte at buf[idx] (idx >= pos, same buffer) as not allowed. */
 static int fail_byte(sm_reader *r, size_t idx, int named, const char *where) {
     uint64_t line = r->line, line_start = r->line_start;
+    int after_cr = r->after_cr;
     for (size_t j = r->pos; j < idx; j++)
-        if (r->buf[j] == '\n') {
-            line++;
-            line_start = r->buf_abs + j + 1;
-        }
+        if (r->buf[j] == '\n' || r->buf[j] == '\r')
+            count_line_end(&line, &line_start, &after_cr, r->buf[j], r->buf_abs + j);
     char b[16];
     describe_byte(r->buf[idx], b, sizeof b);
     return fail_at(r, line, r->buf_abs + idx - line_start + 1, named, "unexpected byte %s in %s",
@@ -167,10 +185,45 @@ static int refill(sm_reader *r) {
     return 1;
 }
 
+/* buf[pos] is \n or \r: consumes it. */
 static void consume_newline(sm_reader *r) {
+    count_line_end(&r->line, &r->line_start, &r->after_cr, r->buf[r->pos], r->buf_abs + r->pos);
     r->pos++;
-    r->line++;
-    r->line_start = r->buf_abs + r->pos;
+}
+
+/* Whether buf[pos] is the \n of a \r\n whose \r has been consumed. */
+static int at_crlf_tail(const sm_reader *r) {
+    return r->buf[r->pos] == '\n' && r->after_cr && r->buf_abs + r->pos == r->line_start;
+}
+
+/* The first line end (\n or \r) in p[0, n), or NULL. p points into the
+   input buffer, whose padding allows reading a vector past its data. */
+static const uint8_t *find_line_end(const uint8_t *p, size_t n) {
+#ifdef __SSE2__
+    /* header rests and '+' lines are short: one pass for both bytes */
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (size_t i = 0; i < n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+        unsigned hit = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+        if (n - i < 16) hit &= (1u << (n - i)) - 1;
+        if (hit) return p + i + (unsigned)__builtin_ctz(hit);
+    }
+    return NULL;
+#else
+    const uint8_t *nl = memchr(p, '\n', n);
+    const uint8_t *cr = memchr(p, '\r', nl ? (size_t)(nl - p) : n);
+    return cr ? cr : nl;
+#endif
+}
+
+/* Has at least n bytes at pos unless the input is shorter. Returns 0 or -1. */
+static int fill_to(sm_reader *r, size_t n) {
+    while (r->end - r->pos < n) {
+        int f = refill(r);
+        if (f < 0) return -1;
+        if (f == 0) break;
+    }
+    return 0;
 }
 
 /* Skips blank bytes between records. Returns the next byte, -1 at the end of
@@ -182,24 +235,24 @@ static int skip_blank(sm_reader *r) {
             if (f <= 0) return f < 0 ? -2 : -1;
         }
         uint8_t c = r->buf[r->pos];
-        if (c == '\n')
+        if (c == '\n' || c == '\r')
             consume_newline(r);
-        else if (c == ' ' || c == '\t' || c == '\r')
+        else if (c == ' ' || c == '\t')
             r->pos++;
         else
             return c;
     }
 }
 
-/* Consumes the rest of the line and its \n. Returns 1, 0 if the input ended
-   first, -1 on error. */
+/* Consumes the rest of the line and its line end. Returns 1, 0 if the input
+   ended first, -1 on error. */
 static int skip_line(sm_reader *r) {
     for (;;) {
         if (r->pos == r->end) {
             int f = refill(r);
             if (f <= 0) return f;
         }
-        const uint8_t *nl = memchr(r->buf + r->pos, '\n', r->end - r->pos);
+        const uint8_t *nl = find_line_end(r->buf + r->pos, r->end - r->pos);
         if (nl) {
             r->pos = (size_t)(nl - r->buf);
             consume_newline(r);
@@ -268,16 +321,21 @@ static int sequence_odd_byte(sm_reader *r, size_t j, uint8_t *out, size_t *kept)
         return fail_byte(r, r->pos, 1, "sequence");
     }
     if (t & CLS_NL) {
-        r->line++;
-        r->line_start = r->buf_abs + r->pos + j + 1;
+        uint64_t at = r->buf_abs + r->pos + j;
+        if (c == '\n' && !r->after_cr) { /* the common case first */
+            r->line++;
+            r->line_start = at + 1;
+        } else {
+            count_line_end(&r->line, &r->line_start, &r->after_cr, c, at);
+        }
     }
     out[*kept] = c;
     *kept += t & CLS_KEEP;
     return 0;
 }
 
-/* Copies the sequence bytes of buf[pos, pos+seg) (no '>' in it) to out,
-   dropping line ends, spaces, tabs and \r. Returns the count kept, or -1
+/* Copies the sequence bytes of buf[pos, pos+seg) (no marker in it) to out,
+   dropping line ends, spaces and tabs. Returns the count kept, or -1
    after reporting a bad byte. Keeps the line bookkeeping up to date.
    Vector path: may read 15 bytes past seg and write 16 past the count
    kept; both buffers are padded for that. */
@@ -322,34 +380,49 @@ static long copy_sequence(sm_reader *r, size_t seg, uint8_t *out) {
     return (long)kept;
 }
 
-static int fasta_read(sm_reader *r, const uint8_t **data, size_t *len) {
+static int fastq_finish(sm_reader *r);
+static int fastq_truncated(sm_reader *r, uint64_t line, const char *what);
+
+/* The end of the input inside a FASTQ record's sequence lines. */
+static int fastq_ended(sm_reader *r) {
+    int line_start = r->buf_abs + r->pos == r->line_start;
+    if (r->line == r->header_line || (line_start && r->line == r->header_line + 1 && r->seq_len == 0))
+        return fastq_truncated(r, r->line + (r->line == r->header_line), "sequence line");
+    return fastq_truncated(r, r->line + !line_start, "'+' line");
+}
+
+/* Sequence lines, FASTA or FASTQ, up to the marker that ends them at the
+   start of a line ('>': the next record; '+': the quality follows). */
+static int sequence_read(sm_reader *r, const uint8_t **data, size_t *len) {
     size_t n = 0;
+    int fastq = r->marker == '+';
     while (n < READER_PIECE_CAP) {
         if (r->pos == r->end) {
             int f = refill(r);
             if (f < 0) return -1;
             if (f == 0) {
+                if (fastq) return fastq_ended(r);
                 r->state = ST_DONE;
                 break;
             }
         }
         if (!r->gt_ok || r->gt_idx < r->pos) {
-            const uint8_t *g = memchr(r->buf + r->pos, '>', r->end - r->pos);
+            const uint8_t *g = memchr(r->buf + r->pos, r->marker, r->end - r->pos);
             r->gt_idx = g ? (size_t)(g - r->buf) : r->end;
             r->gt_ok = 1;
         }
         if (r->gt_idx == r->pos) {
-            if (r->buf_abs + r->pos == r->line_start) {
-                r->state = ST_BETWEEN;
-                break;
-            }
-            return fail_byte(r, r->pos, 1, "sequence");
+            if (r->buf_abs + r->pos != r->line_start) return fail_byte(r, r->pos, 1, "sequence");
+            if (fastq && fastq_finish(r) < 0) return -1;
+            r->state = ST_BETWEEN;
+            break;
         }
         size_t seg = r->gt_idx - r->pos;
         if (seg > READER_PIECE_CAP - n) seg = READER_PIECE_CAP - n;
         long kept = copy_sequence(r, seg, r->piece + n);
         if (kept < 0) return -1;
         n += (size_t)kept;
+        r->seq_len += (uint64_t)kept;
     }
     if (n == 0) return 0;
     *data = r->piece;
@@ -363,98 +436,80 @@ static int fastq_truncated(sm_reader *r, uint64_t line, const char *what) {
     return fail_at(r, line, 0, 1, "unexpected end of file (missing %s)", what);
 }
 
-/* After the sequence line: checks the '+' line and the quality line. */
+/* Reads one quality line from pos (a line start) through its line end:
+   adds its length to *count and sets *first to its first byte (-1 when
+   empty). Returns 1, 0 when the input had ended before it (no line), -1 on
+   error. */
+static int quality_line(sm_reader *r, uint64_t *count, int *first) {
+    int any = 0;
+    *first = -1;
+    for (;;) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return -1;
+            if (f == 0) return any;
+        }
+        if (!any && at_crlf_tail(r)) {
+            consume_newline(r); /* ends the line before, not this one */
+            continue;
+        }
+        if (!any) *first = r->buf[r->pos];
+        any = 1;
+        const uint8_t *p = r->buf + r->pos;
+        size_t avail = r->end - r->pos, i = 0;
+#ifdef __SSE2__
+        /* vectors of quality bytes (signed compares reject >= 0x80), the last
+           one reaching into the buffer's padding and cut to the data */
+        const __m128i low = _mm_set1_epi8(' '), high = _mm_set1_epi8(0x7f);
+        for (;;) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+            __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(v, low), _mm_cmplt_epi8(v, high));
+            unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
+            if (bad) i += (unsigned)__builtin_ctz(bad);
+            else i += 16;
+            if (bad || i >= avail) break;
+        }
+        if (i > avail) i = avail;
+#else
+        while (i < avail && (unsigned)(p[i] - '!') <= (unsigned)('~' - '!')) i++;
+#endif
+        *count += i;
+        r->pos += i;
+        if (i == avail) continue;
+        if (p[i] != '\n' && p[i] != '\r') return fail_byte(r, r->pos, 1, "quality");
+        consume_newline(r);
+        return 1;
+    }
+}
+
+/* At the '+' line: skips it, then reads quality lines until they hold as
+   many bytes as the sequence (one line, maybe empty, for an empty one). */
 static int fastq_finish(sm_reader *r) {
-    if (r->pos == r->end) {
-        int f = refill(r);
-        if (f < 0) return -1;
-        if (f == 0) return fastq_truncated(r, r->line, "'+' line");
-    }
-    if (r->buf[r->pos] != '+') {
-        char b[16];
-        describe_byte(r->buf[r->pos], b, sizeof b);
-        return fail_at(r, r->line, 0, 1, "expected a '+' line, found byte %s", b);
-    }
     int s = skip_line(r);
     if (s < 0) return -1;
     uint64_t qual_line = s ? r->line : r->line + 1;
     uint64_t qual = 0;
-    int any = 0;
+    int lines = 0;
     while (s) {
-        if (r->pos == r->end) {
-            int f = refill(r);
-            if (f < 0) return -1;
-            if (f == 0) break;
-        }
-        const uint8_t *p = r->buf + r->pos;
-        const uint8_t *nl = memchr(p, '\n', r->end - r->pos);
-        size_t seg = nl ? (size_t)(nl - p) : r->end - r->pos;
-        size_t i = 0;
-#ifdef __SSE2__
-        /* whole vectors of quality bytes; signed compares reject >= 0x80 */
-        const __m128i low = _mm_set1_epi8(' '), high = _mm_set1_epi8(0x7f);
-        for (; i + 16 <= seg; i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-            __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(v, low), _mm_cmplt_epi8(v, high));
-            if (_mm_movemask_epi8(ok) != 0xffff) break;
-        }
-        qual += i;
-#endif
-        for (; i < seg; i++) {
-            uint8_t c = p[i];
-            if ((unsigned)(c - '!') <= (unsigned)('~' - '!'))
-                qual++;
-            else if (c != '\r')
-                return fail_byte(r, r->pos + i, 1, "quality");
-        }
-        any = 1;
-        r->pos += seg;
-        if (nl) {
-            consume_newline(r);
+        uint64_t before = qual;
+        int first;
+        int got = quality_line(r, &qual, &first);
+        if (got < 0) return -1;
+        if (got == 0) break;
+        lines++;
+        if (qual > r->seq_len) {
+            /* past the sequence on a line that starts like a header: most
+               likely the quality was short and the next record follows */
+            if (lines > 1 && first == '@') qual = before;
             break;
         }
+        if (qual == r->seq_len) break;
     }
-    if (!any && r->seq_len > 0) return fastq_truncated(r, qual_line, "quality line");
+    if (lines == 0 && r->seq_len > 0) return fastq_truncated(r, qual_line, "quality line");
     if (qual != r->seq_len)
         return fail_at(r, qual_line, 0, 1, "quality length %llu differs from sequence length %llu",
                        (unsigned long long)qual, (unsigned long long)r->seq_len);
     return 0;
-}
-
-static int fastq_read(sm_reader *r, const uint8_t **data, size_t *len) {
-    size_t n = 0;
-    while (n < READER_PIECE_CAP) {
-        if (r->pos == r->end) {
-            int f = refill(r);
-            if (f < 0) return -1;
-            if (f == 0) {
-                if (r->line == r->header_line)
-                    return fastq_truncated(r, r->line + 1, "sequence line");
-                if (r->seq_len == 0 && r->buf_abs + r->pos == r->line_start)
-                    return fastq_truncated(r, r->line, "sequence line");
-                return fastq_truncated(r, r->line + 1, "'+' line");
-            }
-        }
-        const uint8_t *p = r->buf + r->pos;
-        size_t avail = r->end - r->pos;
-        if (avail > READER_PIECE_CAP - n) avail = READER_PIECE_CAP - n;
-        const uint8_t *nl = memchr(p, '\n', avail);
-        size_t seg = nl ? (size_t)(nl - p) : avail;
-        long kept = copy_sequence(r, seg, r->piece + n);
-        if (kept < 0) return -1;
-        n += (size_t)kept;
-        r->seq_len += (uint64_t)kept;
-        if (nl) {
-            consume_newline(r);
-            if (fastq_finish(r) < 0) return -1;
-            r->state = ST_BETWEEN;
-            break;
-        }
-    }
-    if (n == 0) return 0;
-    *data = r->piece;
-    *len = n;
-    return 1;
 }
 
 /* ------------------------------------------------------ text and lines */
@@ -475,59 +530,40 @@ static int text_read(sm_reader *r, const uint8_t **data, size_t *len) {
 }
 
 static int lines_read(sm_reader *r, const uint8_t **data, size_t *len) {
-    for (;;) {
-        if (r->pos == r->end) {
-            int f = refill(r);
-            if (f < 0) return -1;
-            if (f == 0) {
-                r->state = ST_BETWEEN;
-                return 0;
-            }
-        }
-        const uint8_t *p = r->buf + r->pos;
-        size_t avail = r->end - r->pos;
-        const uint8_t *nl = memchr(p, '\n', avail);
-        if (nl) {
-            size_t seg = (size_t)(nl - p);
-            r->pos += seg;
-            consume_newline(r);
+    if (r->pos == r->end) {
+        int f = refill(r);
+        if (f < 0) return -1;
+        if (f == 0) {
             r->state = ST_BETWEEN;
-            if (seg && p[seg - 1] == '\r') seg--;
-            if (!seg) return 0;
-            *data = p;
-            *len = seg;
-            return 1;
+            return 0;
         }
-        if (p[avail - 1] == '\r') {
-            /* a \r at the buffer's end may be the line's last byte: hold it
-               back until the next byte is known */
-            if (avail == 1) {
-                int f = refill(r);
-                if (f < 0) return -1;
-                if (f == 0) {
-                    r->pos = r->end;
-                    r->state = ST_BETWEEN;
-                    return 0;
-                }
-                continue;
-            }
-            avail--;
-        }
+    }
+    const uint8_t *p = r->buf + r->pos;
+    size_t avail = r->end - r->pos;
+    const uint8_t *nl = find_line_end(p, avail);
+    if (!nl) {
         *data = p;
         *len = avail;
         r->pos += avail;
         return 1;
     }
+    size_t seg = (size_t)(nl - p);
+    r->pos += seg;
+    consume_newline(r);
+    r->state = ST_BETWEEN;
+    if (!seg) return 0;
+    *data = p;
+    *len = seg;
+    return 1;
 }
 
 /* ------------------------------------------------------------- public */
 
 static int read_piece(sm_reader *r, const uint8_t **data, size_t *len) {
     switch (r->format) {
-    case SM_INPUT_FASTQ: return fastq_read(r, data, len);
     case SM_INPUT_TEXT: return text_read(r, data, len);
     case SM_INPUT_LINES: return lines_read(r, data, len);
-    default: return fasta_read(r, data, len);
+    default: return sequence_read(r, data, len);
     }
 }
 
@@ -574,13 +610,17 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
         return 1;
     }
     if (r->format == SM_INPUT_LINES) {
-        if (r->pos == r->end) {
-            int f = refill(r);
-            if (f < 0) return report(r, err);
-            if (f == 0) {
-                r->state = ST_DONE;
-                return 0;
+        for (;;) {
+            if (r->pos == r->end) {
+                int f = refill(r);
+                if (f < 0) return report(r, err);
+                if (f == 0) {
+                    r->state = ST_DONE;
+                    return 0;
+                }
             }
+            if (!at_crlf_tail(r)) break;
+            consume_newline(r); /* the \n of the last line's \r\n */
         }
         int need = snprintf(NULL, 0, "%s:%llu", r->shown, (unsigned long long)r->line);
         if (name_reserve(r, (size_t)need + 1) < 0) return report(r, err);
@@ -621,6 +661,7 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
 }
 
 int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader, sm_error *err) {
+    if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
     *reader = NULL;
     if (!path || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
         return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
@@ -650,9 +691,9 @@ int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader,
         uint8_t t = CLS_BAD;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '*')
             t = CLS_KEEP;
-        else if (c == ' ' || c == '\t' || c == '\r')
+        else if (c == ' ' || c == '\t')
             t = CLS_SKIP;
-        else if (c == '\n')
+        else if (c == '\n' || c == '\r')
             t = CLS_NL;
         r->cls[c] = t;
     }
@@ -665,20 +706,27 @@ int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader,
         memcpy(r->name, r->shown, n + 1);
         r->name_len = n;
     }
-    if (format == SM_INPUT_AUTO) {
-        int c = skip_blank(r);
-        if (c == -2 || (c >= 0 && c != '>' && c != '@')) {
-            if (c >= 0)
-                sm_io_error(&r->error, SM_ERR_FORMAT,
-                            "%s: not FASTA or FASTQ (first byte 0x%02X); use --alphabet text for "
-                            "plain text",
-                            r->shown, (unsigned)c);
-            int code = r->error.code;
+    if (format != SM_INPUT_TEXT && format != SM_INPUT_LINES) {
+        int rc = fill_to(r, 6) < 0 ? r->error.code : sm_io_check_compression(r->shown, r->buf, r->end, &r->error);
+        if (rc == SM_OK && r->end >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
+            /* a UTF-8 byte-order mark: not part of the first line */
+            r->pos = 3;
+            r->line_start = 3;
+        }
+        int c = rc == SM_OK && format == SM_INPUT_AUTO ? skip_blank(r) : '>';
+        if (rc == SM_OK && c == -2) rc = r->error.code;
+        if (rc == SM_OK && c >= 0 && c != '>' && c != '@')
+            rc = sm_io_error(&r->error, SM_ERR_FORMAT,
+                             "%s: not FASTA or FASTQ (first byte 0x%02X); use --alphabet text for "
+                             "plain text",
+                             r->shown, (unsigned)c);
+        if (rc != SM_OK) {
             if (err) *err = r->error;
             sm_reader_close(r);
-            return code;
+            return rc;
         }
-        r->format = c == '@' ? SM_INPUT_FASTQ : SM_INPUT_FASTA;
+        if (format == SM_INPUT_AUTO) r->format = c == '@' ? SM_INPUT_FASTQ : SM_INPUT_FASTA;
+        r->marker = r->format == SM_INPUT_FASTQ ? '+' : '>';
     }
     *reader = r;
     return SM_OK;

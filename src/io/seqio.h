@@ -58,8 +58,10 @@ int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq
 /* Reads a pattern file (gzip allowed): FASTA when the first non-blank byte is
    '>' (name = header's first word, sequence lines joined), otherwise one
    pattern per line (name = the line's text, a NUL byte in it written \0;
-   blank lines skipped; \r\n accepted). An empty FASTA record is an error
-   naming file and line. */
+   blank lines skipped). Lines end with \n, \r\n or \r; a leading UTF-8
+   byte-order mark is skipped. An empty FASTA record is an error naming file
+   and line; so are a pattern over 16 MiB (SM_ERR_LIMIT), binary data in the
+   first 4 KiB and a compressed format the source does not read. */
 int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err);
 
 void sm_pattern_list_free(sm_pattern_list *list);

@@ -129,3 +129,25 @@ void sm_io_source_close(sm_source *s) {
     free(s->name);
     free(s);
 }
+
+/* Everything here that names what gzread decompresses: keep it in step. */
+const char sm_io_source_reads[] = "plain and gzip/BGZF files";
+
+int sm_io_check_compression(const char *shown, const uint8_t *head, size_t n, sm_error *err) {
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *name, *tool;
+    } formats[] = {
+        {"\x1f\x8b", 2, "gzip-compressed twice", "gzip"}, /* gzread took off one layer */
+        {"BZh", 3, "bzip2-compressed", "bzip2"},
+        {"\xfd" "7zXZ\0", 6, "xz-compressed", "xz"},
+        {"\x28\xb5\x2f\xfd", 4, "zstd-compressed", "zstd"},
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (n >= formats[i].len && memcmp(head, formats[i].magic, formats[i].len) == 0)
+            return sm_io_error(err, SM_ERR_FORMAT,
+                               "%s: %s; seqmatch reads %s (decompress it first, e.g. %s -dc %s | seqmatch ...)",
+                               shown, formats[i].name, sm_io_source_reads, formats[i].tool, shown);
+    return SM_OK;
+}

@@ -31,6 +31,16 @@ void sm_io_source_progress(const sm_source *source, uint64_t *done, uint64_t *to
 
 void sm_io_source_close(sm_source *source);
 
+/* What the source reads, for messages: "plain and gzip/BGZF files". */
+extern const char sm_io_source_reads[];
+
+/* When head (the first n bytes a source gave) starts with the magic number
+   of a compressed format the source does not decompress, fills err with a
+   message naming it and the way out ("FILE: bzip2-compressed; ...") and
+   returns SM_ERR_FORMAT; otherwise returns SM_OK. gzip read back as gzip is
+   a file compressed twice. */
+int sm_io_check_compression(const char *shown, const uint8_t *head, size_t n, sm_error *err);
+
 /* Fills err (when not NULL) with code and a formatted one-line message;
    returns code. */
 int sm_io_error(sm_error *err, int code, const char *fmt, ...)

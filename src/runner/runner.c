@@ -11,6 +11,11 @@
 
 #include "runner/runner_internal.h"
 
+/* Batch buffers larger than this start at this size and double up to their
+   full size as bytes arrive, so that a large chunk size costs memory only
+   for input that is there (a short file never needs threads x 4 chunks). */
+#define BUF_START ((size_t)64 << 20)
+
 void sm_runner_options_init(sm_runner_options *opts) {
     if (opts) memset(opts, 0, sizeof *opts);
 }
@@ -103,15 +108,37 @@ static int land_and_deliver(sm_runner *r, sm_batch *b) {
     return r->status;
 }
 
+/* Makes b's buffer hold at least need bytes (at most buf_cap): doubling,
+   so that bytes fed one piece at a time cost few reallocations. Only a
+   buffer that no launched batch uses is grown. */
+static int grow_buffer(sm_runner *r, sm_batch *b, size_t need) {
+    if (need > r->geo.buf_cap) need = r->geo.buf_cap;
+    if (need <= b->cap) return SM_OK;
+    size_t cap = b->cap;
+    while (cap < need) cap = cap > r->geo.buf_cap / 2 ? r->geo.buf_cap : cap * 2;
+    uint8_t *p = r->backend->buffer(r->bd, b->index, cap);
+    if (!p) return SM_ERR_NOMEM;
+    b->buf = p;
+    b->cap = cap;
+    return SM_OK;
+}
+
 /* Puts the open record's unscanned bytes, and the keep_back bytes before
    them, at the start of batch `to`, which then takes the fed bytes. */
-static void keep_tail(sm_runner *r, unsigned to) {
+static int keep_tail(sm_runner *r, unsigned to) {
     sm_batch *from = &r->batches[r->fill], *dst = &r->batches[to];
     if (r->record_open) {
         size_t back = r->open_off - r->open_base;
         if (back > r->keep_back) back = r->keep_back;
         size_t start = r->open_off - back;
         size_t keep = from->len - start;
+        if (dst != from && grow_buffer(r, dst, keep) != SM_OK) {
+            /* the status is sticky from here on: leave a consistent empty buffer */
+            dst->len = 0;
+            r->open_off = r->open_base = 0;
+            r->fill = to;
+            return SM_ERR_NOMEM;
+        }
         memmove(dst->buf, from->buf + start, keep);
         dst->len = keep;
         r->open_base = 0;
@@ -122,6 +149,7 @@ static void keep_tail(sm_runner *r, unsigned to) {
         r->open_base = 0;
     }
     r->fill = to;
+    return SM_OK;
 }
 
 /* Launches the filling batch (when it has segments), then makes the next
@@ -148,7 +176,7 @@ static int submit(sm_runner *r, int wait) {
     } else if (r->batches[next].launched) {
         land_and_deliver(r, &r->batches[next]);
     }
-    keep_tail(r, next);
+    if (keep_tail(r, next) != SM_OK && r->status == SM_OK) r->status = SM_ERR_NOMEM;
     return r->status;
 }
 
@@ -212,13 +240,14 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
         sm_runner_free(r);
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
+    size_t start = r->geo.buf_cap < BUF_START ? r->geo.buf_cap : BUF_START;
     for (unsigned k = 0; k < r->geo.batches; k++) {
         r->batches[k].index = k;
-        r->batches[k].buf = backend->buffer(r->bd, k, r->geo.buf_cap);
+        r->batches[k].buf = backend->buffer(r->bd, k, start);
+        r->batches[k].cap = start;
         if (!r->batches[k].buf) {
-            size_t cap = r->geo.buf_cap;
             sm_runner_free(r);
-            return sm_set_error(err, SM_ERR_NOMEM, "out of memory for a batch buffer of %zu bytes", cap);
+            return sm_set_error(err, SM_ERR_NOMEM, "out of memory for a batch buffer of %zu bytes", start);
         }
     }
     *out = r;
@@ -236,7 +265,7 @@ int sm_runner_end_record(sm_runner *r) {
 }
 
 uint64_t sm_runner_begin_record(sm_runner *r) {
-    if (!r) return 0;
+    if (!r) return UINT64_MAX;
     if (r->record_open) sm_runner_end_record(r);
     r->record_open = 1;
     r->record_id = r->next_record++;
@@ -296,7 +325,8 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
             if (rc != SM_OK) return rc;
             continue;
         }
-        size_t n = r->geo.buf_cap - b->len;
+        if (b->len == b->cap && grow_buffer(r, b, b->len + len) != SM_OK) return r->status = SM_ERR_NOMEM;
+        size_t n = b->cap - b->len;
         if (n > len) n = len;
         if (r->geo.batches > 1) copy_streaming(b->buf + b->len, p, n);
         else memcpy(b->buf + b->len, p, n);

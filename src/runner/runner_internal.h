@@ -46,6 +46,7 @@ typedef struct sm_batch {
     unsigned index;          /* in the ring */
     uint8_t *buf;            /* text, from the backend */
     size_t len;
+    size_t cap;              /* bytes of buf: grows to the geometry's buf_cap as bytes arrive */
     sm_segment *segs;
     size_t nsegs, segs_cap;
     int launched;            /* launched, not yet delivered */
@@ -67,7 +68,10 @@ typedef struct sm_backend_ops {
        fills *geo; returns SM_OK or an error (err filled). */
     int (*open)(sm_runner *r, sm_backend_geometry *geo, void **backend, sm_error *err);
     void (*close)(void *backend);
-    /* The text buffer of ring entry index (pinned memory for a GPU), or NULL. */
+    /* The text buffer of ring entry index (pinned memory for a GPU), of at
+       least bytes bytes (at most the geometry's buf_cap), or NULL. Called
+       again for the same index with more bytes, it grows the buffer,
+       keeping its contents; it is never called for a launched batch. */
     uint8_t *(*buffer)(void *backend, unsigned index, size_t bytes);
     /* Starts scanning b; may return before it is done. */
     int (*launch)(void *backend, sm_batch *b);

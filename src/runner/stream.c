@@ -22,6 +22,7 @@ static int stream_forward(const sm_hit *hit, void *ctx) {
 }
 
 int sm_stream_open(const sm_db *db, sm_stream **out) {
+    if (!out) return SM_ERR_INVALID;
     *out = NULL;
     if (!db) return SM_ERR_INVALID;
     sm_stream *st = calloc(1, sizeof *st);

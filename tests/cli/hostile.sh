@@ -77,6 +77,19 @@ check_rss() {
     fi
 }
 
+# run_limited KIB ARGS...: as run, under a virtual memory limit of KIB
+# (ulimit -v; not in sanitizer builds, whose shadow memory needs terabytes).
+run_limited() {
+    local limit=$1
+    shift
+    if [ $sanitized -eq 1 ]; then
+        run "$@"
+        return
+    fi
+    (ulimit -v "$limit" && exec "$SEQMATCH" "$@" <&0 >"$TMP/out" 2>"$TMP/err")
+    status=$?
+}
+
 # poly BYTES LETTER: BYTES copies of LETTER, streamed.
 poly() { head -c "$1" /dev/zero | tr '\0' "$2"; }
 
@@ -156,10 +169,41 @@ total${T}5
 "
 gzip -c $H/crlf.fa >"$TMP/crlf.fa.gz"
 expect_bed "CRLF FASTA, gzip" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/crlf.fa.gz"
-# A lone \r (old Mac line end) inside a sequence line is dropped like a space.
+# A lone \r (classic Mac OS) ends a line: sequence lines are joined, so the
+# hit spans it.
 expect_bed "lone CR in a sequence" "chr1${T}4${T}10${T}GAATTC${T}0${T}+
 chr1${T}4${T}10${T}GAATTC${T}0${T}-
 " -e GAATTC $H/lone_cr.fa
+# A whole file of \r line ends, and a \r-ended line before '>' in a mixed
+# file: the '>' starts a record (it once became one header and no sequence,
+# or swallowed the next record).
+printf '>m1 first\rACGTGA\rATTC\r>m2\rGAATTC\r' >"$TMP/mac.fa"
+expect_bed "classic Mac OS FASTA (\\r line ends)" "m1${T}4${T}10${T}GAATTC${T}0${T}+
+m1${T}4${T}10${T}GAATTC${T}0${T}-
+m2${T}0${T}6${T}GAATTC${T}0${T}+
+m2${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/mac.fa"
+printf '>x\nACGT\r>y\nGAATTC\n' >"$TMP/mixed_cr.fa"
+expect_bed "\\r line end before '>' in a mixed file" "y${T}0${T}6${T}GAATTC${T}0${T}+
+y${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/mixed_cr.fa"
+printf '@q1\rACGT\r+\rIIII\r@q2\rGAATTC\r+\rIIIIII\r' >"$TMP/mac.fq"
+expect_bed "classic Mac OS FASTQ" "q2${T}0${T}6${T}GAATTC${T}0${T}+
+q2${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/mac.fq"
+printf 'GAATTC\rACGT\r' >"$TMP/mac_patterns.txt"
+run search -p "$TMP/mac_patterns.txt" --format count "$TMP/mac.fa"
+check_output_text "\\r line ends in a pattern list" "GAATTC${T}4
+ACGT${T}2
+total${T}6
+"
+printf '>a\rACGT\rA1\r' >"$TMP/mac_bad.fa"
+expect_error "line numbers count \\r line ends" \
+    "$TMP/mac_bad.fa: line 3, column 2 (record 'a'): unexpected byte 0x31 ('1') in sequence" \
+    search -e ACGT "$TMP/mac_bad.fa"
+printf 'one\rtwo disk\r\nthree\n' >"$TMP/mac.txt"
+expect_bed "--lines with \\r line ends" "$TMP/mac.txt:2${T}4${T}8${T}disk${T}0${T}+
+" --lines -e disk "$TMP/mac.txt"
 # Whole-file text keeps every byte, \r included (text.sh: --lines drops it).
 run search --alphabet text -e $'\r' --format count $H/crlf.fa
 check_output_text "text mode keeps \\r" "\\r${T}6
@@ -191,9 +235,24 @@ r1${T}0${T}6${T}GAATTC${T}0${T}-
 expect_error "FASTQ quality longer than the sequence" \
     "$H/long_quality.fq: line 4 (record 'r1'): quality length 5 differs from sequence length 4" \
     search -e ACGT $H/long_quality.fq
+# Sequence lines go on up to a '+' line (multi-line FASTQ): without one the
+# quality is read as more sequence, up to the end of the file.
 expect_error "FASTQ without '+' line" \
-    "$H/no_plus.fq: line 3 (record 'r1'): expected a '+' line, found byte 0x49 ('I')" \
+    "$H/no_plus.fq: line 4 (record 'r1'): unexpected end of file (missing '+' line)" \
     search -e ACGT $H/no_plus.fq
+# Multi-line FASTQ (as seqkit and Biopython read it): sequence lines up to
+# '+', then quality lines until they hold as many bytes, whatever they start
+# with ('@' included).
+printf '@w1 wrapped\nACGTGA\nATTCAC\n+\nIIIIII\n@IIIII\n@w2\nGAAT\nTC\n+w2\nIII\nIII\n' >"$TMP/wrapped.fq"
+expect_bed "multi-line FASTQ" "w1${T}4${T}10${T}GAATTC${T}0${T}+
+w1${T}4${T}10${T}GAATTC${T}0${T}-
+w2${T}0${T}6${T}GAATTC${T}0${T}+
+w2${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/wrapped.fq"
+printf '@r1\nACGTAC\n+\nIIII\n@r2\nACGT\n+\nIIII\n' >"$TMP/short_quality.fq"
+expect_error "FASTQ quality short, next header counted" \
+    "$TMP/short_quality.fq: line 4 (record 'r1'): quality length 4 differs from sequence length 6" \
+    search -e ACGT "$TMP/short_quality.fq"
 expect_error "FASTQ ending after '+'" \
     "$H/no_quality.fq: line 4 (record 'r1'): unexpected end of file (missing quality line)" \
     search -e ACGT $H/no_quality.fq
@@ -229,9 +288,23 @@ check_output_text "NUL in a --lines record" "$H/nul.txt:1${T}4${T}5${T}d${T}0${T
 expect_error "UTF-8 letter in a sequence" \
     "$H/utf8_sequence.fa: line 2, column 3 (record 'a'): unexpected byte 0xC3 in sequence" \
     search -e ACGT $H/utf8_sequence.fa
-expect_error "byte-order mark before '>'" \
-    "$H/bom.fa: not FASTA or FASTQ (first byte 0xEF); use --alphabet text for plain text" \
-    search -e GAATTC $H/bom.fa
+# A UTF-8 byte-order mark at the start of a target or a pattern file is
+# skipped (it once made the target "not FASTA" and stayed part of pattern 1).
+expect_bed "byte-order mark before '>'" "a${T}0${T}6${T}GAATTC${T}0${T}+
+a${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC $H/bom.fa
+printf '\357\273\277@r\nGAATTC\n+\nIIIIII\n' >"$TMP/bom.fq"
+expect_bed "byte-order mark before '@'" "r${T}0${T}6${T}GAATTC${T}0${T}+
+r${T}0${T}6${T}GAATTC${T}0${T}-
+" -e GAATTC "$TMP/bom.fq"
+printf '\357\273\277GAATTC\n' >"$TMP/bom_patterns.txt"
+expect_bed "byte-order mark in a pattern list" "a${T}0${T}6${T}GAATTC${T}0${T}+
+a${T}0${T}6${T}GAATTC${T}0${T}-
+" -p "$TMP/bom_patterns.txt" $H/bom.fa
+printf '\357\273\277>EcoRI\nGAATTC\n' >"$TMP/bom_patterns.fa"
+expect_bed "byte-order mark in a FASTA pattern file" "a${T}0${T}6${T}EcoRI${T}0${T}+
+a${T}0${T}6${T}EcoRI${T}0${T}-
+" -p "$TMP/bom_patterns.fa" $H/bom.fa
 expect_error "UTF-8 letter in a DNA pattern" \
     "pattern 1 ('AC$(printf '\303\251')'): byte 0xC3 at position 3 is not a DNA or IUPAC symbol" \
     search -e "AC$(printf '\303\251')" $H/crlf.fa
@@ -334,6 +407,76 @@ expect_bed "gzip with zero padding" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/ze
 { cat "$TMP/one.gz"; printf '>chr3\nGAATTC\n'; } >"$TMP/trailing_garbage.gz"
 expect_bed "plain text after a gzip member is ignored" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/trailing_garbage.gz"
 
+# Compressed in a way seqmatch does not read: named, not "not FASTA (first
+# byte 0x42)". The magic numbers alone are enough.
+printf 'BZh91AY&SY' >"$TMP/x.fa.bz2"
+printf '\3757zXZ\000\000\004' >"$TMP/x.fa.xz"
+printf '\050\265\057\375\044\000' >"$TMP/x.fa.zst"
+gzip -c "$TMP/one.gz" >"$TMP/twice.fa.gz"
+for packed in bz2:bzip2-compressed:bzip2 xz:xz-compressed:xz zst:zstd-compressed:zstd; do
+    IFS=: read -r ext what tool <<<"$packed"
+    expect_error "$what target" \
+        "$TMP/x.fa.$ext: $what; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. $tool -dc $TMP/x.fa.$ext | seqmatch ...)" \
+        search -e GAATTC "$TMP/x.fa.$ext"
+done
+expect_error "gzip inside gzip" \
+    "$TMP/twice.fa.gz: gzip-compressed twice; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. gzip -dc $TMP/twice.fa.gz | seqmatch ...)" \
+    search -e GAATTC "$TMP/twice.fa.gz"
+expect_error "bzip2-compressed pattern file" \
+    "$TMP/x.fa.bz2: bzip2-compressed; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. bzip2 -dc $TMP/x.fa.bz2 | seqmatch ...)" \
+    search -p "$TMP/x.fa.bz2" $H/crlf.fa
+
+# ------------------------------------------------ absurd loads, bounded
+
+# The wrong file as database, pattern file or DFA is refused after its first
+# bytes, in little memory: a database is read header first, a pattern file
+# judged on its first 4 KiB, a DFA file line by line as it arrives.
+compile_db() { "$SEQMATCH" compile -e GAATTC -o "$1"; }
+compile_db "$TMP/ok.smdb"
+measure_rss search -d /dev/zero $H/crlf.fa
+check_stderr "-d /dev/zero" "seqmatch: /dev/zero: not a seqmatch database (bad magic number)"
+check_rss "-d /dev/zero" 50
+run search -d <(yes) $H/crlf.fa
+check_status "-d <(yes) (exit)" 2
+check_stderr "-d <(yes)" ": not a seqmatch database (bad magic number)"
+head -c 100 "$TMP/ok.smdb" >"$TMP/short.smdb"
+expect_error "database cut inside its header" \
+    "$TMP/short.smdb: database is truncated: 100 bytes, shorter than its 256-byte header" \
+    search -d "$TMP/short.smdb" $H/crlf.fa
+size=$(wc -c <"$TMP/ok.smdb")
+head -c 300 "$TMP/ok.smdb" >"$TMP/cut.smdb"
+expect_error "database cut after its header" \
+    "$TMP/cut.smdb: database is truncated (300 bytes, its header says $size)" \
+    search -d "$TMP/cut.smdb" $H/crlf.fa
+{ cat "$TMP/ok.smdb"; echo; } >"$TMP/long.smdb"
+expect_error "database with trailing bytes" \
+    "$TMP/long.smdb: database has trailing bytes ($((size + 1)) bytes, its header says $size)" \
+    search -d "$TMP/long.smdb" $H/crlf.fa
+gzip -c "$TMP/ok.smdb" >"$TMP/ok.smdb.gz"
+expect_error "gzip-compressed database" \
+    "$TMP/ok.smdb.gz: not a seqmatch database (bad magic number: the data is gzip-compressed; decompress it first)" \
+    search -d "$TMP/ok.smdb.gz" $H/crlf.fa
+run search -d <(cat "$TMP/ok.smdb") --format count $H/crlf.fa
+check_output_text "database from a pipe" "GAATTC${T}4
+total${T}4
+"
+measure_rss search -p /dev/zero $H/crlf.fa
+check_stderr "-p /dev/zero" "seqmatch: /dev/zero: binary data (4096 of the first 4096 bytes are control bytes); not a pattern file"
+check_rss "-p /dev/zero" 50
+run search -p "$SEQMATCH" $H/crlf.fa
+check_status "-p on an executable (exit)" 2
+check_stderr "-p on an executable" ": binary data ("
+measure_rss search -p <(yes | tr -d '\n') $H/crlf.fa
+check_stderr "-p of one endless line" ": line 1: a pattern longer than 16777216 bytes (16 MiB); is it a pattern file?"
+check_rss "-p of one endless line" 50
+measure_rss dfa --dfa /dev/zero $H/crlf.fa
+check_stderr "dfa --dfa /dev/zero" "seqmatch: /dev/zero: line 1: a NUL byte; not a DFA in the text format"
+check_rss "dfa --dfa /dev/zero" 50
+run dfa --dfa <(yes) $H/crlf.fa
+check_stderr "dfa --dfa <(yes)" ": line 1: unknown line starting 'y' (expected alphabet, states, start, accept or a row)"
+run dfa --dfa <(yes | tr -d '\n') $H/crlf.fa
+check_stderr "dfa --dfa of one endless line" ": line 1 is longer than 1048576 bytes; not a DFA in the text format"
+
 # ------------------------------------------ directories and unreadable
 
 # (errors.sh: a directory as target or -p, a missing file, and permission
@@ -381,9 +524,13 @@ check_status "all-N pattern longer than any N-free window (exit)" 1
 expect_error "all-N pattern on the forced automaton" \
     "pattern 1 ('NNNNN') cannot use the automaton engine: it expands to too many concrete strings for the automaton (limit 256); use engine auto or shiftand" \
     search -e NNNNN --engine automaton "$TMP/n.fa"
-run search -e NNNNN --engine kmer "$TMP/n.fa"
-check_status "all-N pattern on the forced k-mer table (exit)" 2
-grep -q "too many concrete strings" "$TMP/err" && pass || fail "all-N pattern on the k-mer table: message"
+# The message names the engine that was forced.
+expect_error "all-N pattern on the forced k-mer table" \
+    "pattern 1 ('NNNNN') cannot use the k-mer table engine: it expands to too many concrete strings for the k-mer table (limit 256); use engine auto or shiftand" \
+    search -e NNNNN --engine kmer "$TMP/n.fa"
+expect_error "all-N pattern on the forced Wu-Manber engine" \
+    "pattern 1 ('NNNNN') cannot use the Wu-Manber engine: it expands to too many concrete strings for Wu-Manber (limit 256); use engine auto or shiftand" \
+    search -e NNNNN --engine wumanber "$TMP/n.fa"
 printf '>n\nNNNNNNNN\n' >"$TMP/only_n.fa"
 run search -e NNNN --format count "$TMP/only_n.fa"
 check_output_text "all-N pattern on an all-N record" "NNNN${T}0
@@ -585,6 +732,45 @@ expect_error "-t over 4096" "-t: '4097' is not a thread count (0 = all cores, up
 expect_error "--chunk-size past 2^64" \
     "--chunk-size: '17179869184G' is not a positive size in bytes (e.g. 4096 or 1M) (try 'seqmatch search --help')" \
     search -e ACGT --chunk-size 17179869184G "$TMP/many.fa"
+# A large --chunk-size costs memory only for input that is there: the batch
+# buffers grow as bytes arrive (they once asked for 8 x 10G up front, and
+# 200G reached a use after free on the way out).
+printf '>a\nGAATTCACGT\n' >"$TMP/ten.fa"
+for chunk in 10G 200G; do
+    run_limited $((512 << 10)) search -e GAATTC --chunk-size $chunk -t 2 --format bed "$TMP/ten.fa"
+    check_status "--chunk-size $chunk on 10 bytes (exit)" 0
+    check_output_text "--chunk-size $chunk on 10 bytes" "a${T}0${T}6${T}GAATTC${T}0${T}+
+a${T}0${T}6${T}GAATTC${T}0${T}-
+"
+done
+# A buffer that grows while a record streams in (9M x 4 x 2 threads: from 64
+# MiB to 72): the hit at the end is found, with the bytes edits read before it.
+measure_rss search -e ACGTACGT -k 1 --chunk-size 9M -t 2 --no-header - < <(printf '>big\n'; poly $((72 << 20)) A; printf 'ACGTACGT\n')
+check_output_text "a batch buffer that grows" "big${T}ACGTACGT${T}+${T}$((72 << 20))${T}$(((72 << 20) + 8))${T}0${T}ACGTACGT
+big${T}ACGTACGT${T}-${T}$((72 << 20))${T}$(((72 << 20) + 8))${T}0${T}ACGTACGT
+"
+check_rss "a batch buffer that grows" 100
+# Out of memory in sm_runner_create: its error path once read the runner
+# after freeing it (ASan showed it with allocator_may_return_null=1). ASan
+# is made to refuse the 64 MiB first buffer, a release build is limited.
+if [ $sanitized -eq 1 ]; then
+    (export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:max_allocation_size_mb=32"
+     exec "$SEQMATCH" search --chunk-size 1G -t 1 -e GAATTC "$TMP/ten.fa" >"$TMP/out" 2>"$TMP/err")
+    status=$?
+    # ASan's own warning about the refused allocation
+    grep -v '^==[0-9]*==WARNING: AddressSanitizer failed to allocate' "$TMP/err" >"$TMP/err.seqmatch"
+    mv "$TMP/err.seqmatch" "$TMP/err"
+else
+    run_limited 50000 search --chunk-size 1G -t 1 -e GAATTC "$TMP/ten.fa"
+fi
+check_status "--chunk-size 1G, no memory for the first buffer (exit)" 2
+check_stderr "--chunk-size 1G, no memory for the first buffer" "seqmatch: out of memory for a batch buffer of 67108864 bytes (the batch buffers grow to 8 x --chunk-size per thread; a smaller --chunk-size or fewer threads (-t) need less)"
+# Out of memory while the buffer grows: the message names --chunk-size.
+if [ $sanitized -eq 0 ]; then
+    run_limited $((192 << 10)) search --alphabet text -e x --chunk-size 1G -t 1 --no-header - < <(head -c $((300 << 20)) /dev/zero)
+    check_status "--chunk-size 1G out of memory (exit)" 2
+    check_stderr "--chunk-size 1G out of memory" "seqmatch: stdin: out of memory while scanning (the batch buffers grow to 8 x --chunk-size per thread; a smaller --chunk-size or fewer threads (-t) need less)"
+fi
 
 # ---------------------------------------------------- broken output
 
@@ -604,6 +790,143 @@ head -n 300 "$TMP/200k.txt" >"$TMP/300.txt"
  echo "${PIPESTATUS[0]}" >"$TMP/pipe_status")
 check_stderr_empty "compile --dump-dfa | head -1, SIGPIPE ignored: no message"
 if [ "$(cat "$TMP/pipe_status")" -eq 2 ]; then pass; else fail "--dump-dfa | head -1: status $(cat "$TMP/pipe_status")"; fi
+# -o naming an input is refused before anything is read or written, whatever
+# the name (a symbolic or hard link), for search, compile and dfa; stdin and
+# devices are exempt. (It once truncated the input before reading it.)
+printf '>a\nGAATTCACGT\n' >"$TMP/self.fa"
+cp "$TMP/self.fa" "$TMP/self.orig"
+printf 'GAATTC\n' >"$TMP/self_patterns.txt"
+printf 'alphabet ab\nstates 1\nstart 0\naccept 0\n0 0 0\n' >"$TMP/self.dfa"
+ln -s "$TMP/self.fa" "$TMP/self_link.fa"
+ln "$TMP/self.fa" "$TMP/self_hard.fa"
+compile_db "$TMP/self.smdb"
+expect_error "-o naming the target" "output $TMP/self.fa is also an input" \
+    search -e GAATTC -o "$TMP/self.fa" "$TMP/self.fa"
+expect_error "-o naming the target through a symbolic link" "output $TMP/self_link.fa is also an input ($TMP/self.fa)" \
+    search -e GAATTC -o "$TMP/self_link.fa" "$TMP/self.fa"
+expect_error "-o naming the target through a hard link" "output $TMP/self_hard.fa is also an input ($TMP/self.fa)" \
+    search -e GAATTC -o "$TMP/self_hard.fa" $H/crlf.fa "$TMP/self.fa"
+expect_error "-o naming the pattern file" "output $TMP/self_patterns.txt is also an input" \
+    search -p "$TMP/self_patterns.txt" -o "$TMP/self_patterns.txt" $H/crlf.fa
+expect_error "-o naming the database" "output $TMP/self.smdb is also an input" \
+    search -d "$TMP/self.smdb" -o "$TMP/self.smdb" $H/crlf.fa
+expect_error "compile -o naming its pattern file" "output $TMP/self_patterns.txt is also an input" \
+    compile -p "$TMP/self_patterns.txt" -o "$TMP/self_patterns.txt"
+expect_error "dfa -o naming an input" "output $TMP/self.fa is also an input" \
+    dfa --regex 'a*' -o "$TMP/self.fa" "$TMP/self.fa"
+expect_error "dfa -o naming the DFA file" "output $TMP/self.dfa is also an input" \
+    dfa --dfa "$TMP/self.dfa" -o "$TMP/self.dfa" "$TMP/self.fa"
+expect_error "dfa -o naming the pattern file" "output $TMP/self_patterns.txt is also an input" \
+    dfa --from-patterns "$TMP/self_patterns.txt" --dump -o "$TMP/self_patterns.txt"
+if cmp -s "$TMP/self.fa" "$TMP/self.orig" && [ "$(cat "$TMP/self_patterns.txt")" = GAATTC ] &&
+   [ "$(head -c 8 "$TMP/self.smdb")" = SEQMATCH ] && grep -q alphabet "$TMP/self.dfa"; then
+    pass
+else
+    fail "-o naming an input: an input changed"
+fi
+# Standard input and devices are exempt: the output replaces the file only
+# once it has been read.
+cp "$TMP/self.orig" "$TMP/stdin.fa"
+run_stdin "$TMP/stdin.fa" search -e GAATTC --format count -o "$TMP/stdin.fa" -
+check_status "-o naming the file on standard input (exit)" 0
+if [ "$(cat "$TMP/stdin.fa")" = "GAATTC${T}2
+total${T}2" ]; then pass; else fail "-o naming the file on standard input: output"; fi
+run search -e GAATTC -o /dev/null /dev/null
+check_status "-o /dev/null with /dev/null as target (exit)" 1
+
+# The output file appears only when the command succeeds (exit 0 or 1): an
+# error leaves an earlier file as it was and no temporary file behind; a new
+# file gets the mode the umask gives, an existing one keeps its own.
+printf 'earlier\n' >"$TMP/out.tsv"
+run search -e GAATTC -o "$TMP/out.tsv" "$TMP/missing.fa"
+check_status "-o with a missing target (exit)" 2
+run search -e ACGT -o "$TMP/out.tsv" $H/crlf.fa $H/gt_inside_line.fa
+check_status "-o with a bad line after hits (exit)" 2
+run compile -e NNNNN --engine automaton -o "$TMP/out.tsv"
+check_status "compile -o of a refused pattern (exit)" 2
+if [ "$(cat "$TMP/out.tsv")" = earlier ] && [ -z "$(ls "$TMP" | grep '\.tmp-')" ]; then
+    pass
+else
+    fail "-o after an error: the earlier file changed or a temporary file is left"
+fi
+run search -e GGGGGGGG -o "$TMP/none.tsv" $H/crlf.fa
+check_status "-o with no hit (exit)" 1
+check_output_text "-o with no hit (stdout)" ""
+if [ "$(cat "$TMP/none.tsv")" = "#record${T}pattern${T}strand${T}start${T}end${T}errors${T}matched" ]; then
+    pass
+else
+    fail "-o with no hit: the file holds the header"
+fi
+run dfa --regex 'x' --alphabet text -o "$TMP/dfa_none.txt" $H/crlf.fa
+check_status "dfa -o, input rejected (exit)" 1
+case "$(cat "$TMP/dfa_none.txt")" in "reject${T}"*) pass ;; *) fail "dfa -o, input rejected: the file" ;; esac
+(umask 027 && "$SEQMATCH" search -e GAATTC -o "$TMP/masked.tsv" $H/crlf.fa)
+chmod 600 "$TMP/out.tsv"
+"$SEQMATCH" search -e GAATTC -o "$TMP/out.tsv" $H/crlf.fa
+if [ "$(stat -c %a "$TMP/masked.tsv")" = 640 ] && [ "$(stat -c %a "$TMP/out.tsv")" = 600 ] &&
+   grep -q GAATTC "$TMP/out.tsv"; then
+    pass
+else
+    fail "-o file modes: $(stat -c %a "$TMP/masked.tsv") and $(stat -c %a "$TMP/out.tsv")"
+fi
+# Through a symbolic link the file it names is replaced; the link stays.
+ln -s "$TMP/out.tsv" "$TMP/out_link.tsv"
+"$SEQMATCH" compile -e ACGT -o "$TMP/out_link.tsv"
+if [ -L "$TMP/out_link.tsv" ] && [ "$(head -c 8 "$TMP/out.tsv")" = SEQMATCH ]; then
+    pass
+else
+    fail "-o through a symbolic link"
+fi
+# A file that may be written in a folder that may not: written in place.
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir "$TMP/ro"
+    printf 'earlier\n' >"$TMP/ro/out.tsv"
+    chmod 555 "$TMP/ro"
+    run search -e GAATTC --format count -o "$TMP/ro/out.tsv" $H/crlf.fa
+    chmod 755 "$TMP/ro"
+    if [ "$status" -eq 0 ] && grep -q "^total${T}4" "$TMP/ro/out.tsv"; then
+        pass
+    else
+        fail "-o onto a writable file in a read-only folder"
+    fi
+else
+    echo "note: -o in a read-only folder not tested: root writes anywhere"
+fi
+# A FIFO is written in place.
+mkfifo "$TMP/out.fifo"
+cat "$TMP/out.fifo" >"$TMP/from_fifo" &
+reader=$!
+run search -e GAATTC --format count -o "$TMP/out.fifo" $H/crlf.fa
+wait $reader
+if [ -p "$TMP/out.fifo" ] && [ "$(cat "$TMP/from_fifo")" = "GAATTC${T}4
+total${T}4" ]; then pass; else fail "-o onto a FIFO"; fi
+# SIGTERM, SIGHUP (and SIGINT) while writing: the temporary file goes too.
+mkfifo "$TMP/slow.fa"
+for sig in TERM HUP INT; do
+    rm -f "$TMP/sig.tsv"
+    if [ $sig = INT ]; then
+        # background jobs start with SIGINT ignored; give it its default back
+        env --default-signal=INT true 2>/dev/null || continue
+        env --default-signal=INT "$SEQMATCH" search -e GAATTC -o "$TMP/sig.tsv" "$TMP/slow.fa" 2>"$TMP/err" &
+    else
+        "$SEQMATCH" search -e GAATTC -o "$TMP/sig.tsv" "$TMP/slow.fa" 2>"$TMP/err" &
+    fi
+    pid=$!
+    # opening the FIFO waits for seqmatch, which opens it after its output
+    exec 7>"$TMP/slow.fa"
+    printf '>a\nGAATTC' >&7
+    kill -$sig $pid
+    wait $pid 2>/dev/null
+    status=$?
+    exec 7>&-
+    check_status "SIG$sig while writing -o (exit)" $((128 + $(kill -l $sig)))
+    if [ ! -e "$TMP/sig.tsv" ] && [ -z "$(ls "$TMP" | grep '^sig\.tsv')" ]; then
+        pass
+    else
+        fail "SIG$sig while writing -o: left $(ls "$TMP" | grep '^sig\.tsv')"
+    fi
+done
+
 if [ -w /dev/full ]; then
     for command in "compile -e ACGT --explain" "compile -e ACGT --dump-dfa" "search --help" "compile --help" \
                    "--help" "--version" "dfa --regex ACGT $H/crlf.fa" "dfa --regex ACGT --dump" "dfa --help"; do

@@ -408,9 +408,9 @@ static void test_fastq(void) {
     expect_error("data/io/badqual.fq", SM_INPUT_AUTO, SM_ERR_FORMAT,
                  "data/io/badqual.fq: line 8 (record 'r2'): quality length 4 differs from "
                  "sequence length 5");
+    /* sequence lines go on up to a '+' line (multi-line FASTQ): IIII is more sequence */
     expect_error("data/io/noplus.fq", SM_INPUT_AUTO, SM_ERR_FORMAT,
-                 "data/io/noplus.fq: line 7 (record 'r2'): expected a '+' line, found byte 0x49 "
-                 "('I')");
+                 "data/io/noplus.fq: line 8 (record 'r2'): unexpected end of file (missing '+' line)");
     expect_error("data/io/truncated.fq", SM_INPUT_AUTO, SM_ERR_FORMAT,
                  "data/io/truncated.fq: line 7 (record 'r2'): unexpected end of file (missing '+' "
                  "line)");
@@ -497,13 +497,14 @@ static void test_text_and_lines(void) {
                    "data/io/nul.fa:1=>a|data/io/nul.fa:2=ACGT|data/io/nul.fa:3=AC|");
 
     const char *p = temp_path();
+    /* a lone \r ends a line too */
     const char crlf[] = "a\r\n\r\nb\rc\r";
     write_file(p, crlf, sizeof crlf - 1);
     collected c;
     collect(p, SM_INPUT_LINES, &c, NULL, NULL);
-    CHECK(c.rc == 0 && c.records == 3);
+    CHECK(c.rc == 0 && c.records == 4);
     char want[256];
-    snprintf(want, sizeof want, "%s:1=a|%s:2=|%s:3=b\rc|", p, p, p);
+    snprintf(want, sizeof want, "%s:1=a|%s:2=|%s:3=b|%s:4=c|", p, p, p, p);
     CHECK_STR(c.text, want);
 
     /* a \r that lands on the input buffer's end, then more lines */
@@ -587,6 +588,280 @@ static void test_patterns(void) {
     unlink(p);
 }
 
+/* ------------------------------------------- line ends, BOM, compression */
+
+/* Writes content to a fresh file and expects its records, or its error
+   message (the part after the file name). */
+static void records_of(const char *content, size_t len, sm_input_format format, const char *want) {
+    const char *p = temp_path();
+    write_file(p, content, len);
+    collected c;
+    collect(p, format, &c, NULL, NULL);
+    if (c.rc != 0) fprintf(stderr, "unexpected error: %s\n", c.err.message);
+    CHECK(c.rc == 0);
+    CHECK_STR(c.text, want);
+    unlink(p);
+}
+
+static void error_of(const char *content, size_t len, sm_input_format format, const char *want) {
+    const char *p = temp_path();
+    write_file(p, content, len);
+    collected c;
+    collect(p, format, &c, NULL, NULL);
+    CHECK(c.rc != 0 && c.err.code == SM_ERR_FORMAT);
+    size_t n = strlen(p);
+    CHECK(strncmp(c.err.message, p, n) == 0);
+    CHECK_STR(c.err.message + (strncmp(c.err.message, p, n) == 0 ? n : 0), want);
+    unlink(p);
+}
+
+#define RECORDS(lit, format, want) records_of(lit, sizeof lit - 1, format, want)
+#define ERROR_OF(lit, format, want) error_of(lit, sizeof lit - 1, format, want)
+
+static void test_line_ends(void) {
+    /* classic Mac OS: \r alone ends lines; a \r then '>' starts a record */
+    RECORDS(">a desc\rGAATTC\rAC\r>b\rGG\r", SM_INPUT_AUTO, "a=GAATTCAC|b=GG|");
+    RECORDS(">a\nACGT\r>b\nGG\n", SM_INPUT_AUTO, "a=ACGT|b=GG|");
+    RECORDS(">a\r\nAC\r\r\nGT\n\r>b\rG", SM_INPUT_FASTA, "a=ACGT|b=G|");
+    /* line numbers count \r, \r\n and \n once each */
+    ERROR_OF(">a\rAC\rA1\r", SM_INPUT_AUTO, ": line 3, column 2 (record 'a'): unexpected byte 0x31 ('1') in sequence");
+    ERROR_OF(">a\r\nAC\r\nA1\r\n", SM_INPUT_AUTO,
+             ": line 3, column 2 (record 'a'): unexpected byte 0x31 ('1') in sequence");
+    ERROR_OF(">a\r\r\nA1\n", SM_INPUT_AUTO, ": line 3, column 2 (record 'a'): unexpected byte 0x31 ('1') in sequence");
+    ERROR_OF(">a\rAC>\r", SM_INPUT_AUTO, ": line 2, column 3 (record 'a'): unexpected byte 0x3E ('>') in sequence");
+    /* FASTQ and lines */
+    RECORDS("@r1\rACGT\r+\rIIII\r@r2\rAC\r+r2\rII", SM_INPUT_AUTO, "r1=ACGT|r2=AC|");
+    RECORDS("@r1\r\nAC\r\n+\r\nII\r\n@r2\r\n\r\n+\r\n\r\n", SM_INPUT_AUTO, "r1=AC|r2=|");
+    ERROR_OF("@r1\rACGT\r+\rIII\r", SM_INPUT_AUTO, ": line 4 (record 'r1'): quality length 3 differs from sequence length 4");
+    const char lines[] = "a\rb\r\nc\n\rd";
+    const char *p = temp_path();
+    write_file(p, lines, sizeof lines - 1);
+    collected c;
+    collect(p, SM_INPUT_LINES, &c, NULL, NULL);
+    char want[512];
+    snprintf(want, sizeof want, "%s:1=a|%s:2=b|%s:3=c|%s:4=|%s:5=d|", p, p, p, p, p);
+    CHECK(c.rc == 0);
+    CHECK_STR(c.text, want);
+    /* a \r\n split by the input buffer's end is one line end */
+    size_t n = (1u << 20) - 1;
+    char *big = malloc(n + 8);
+    memset(big, 'x', n);
+    memcpy(big + n, "\r\nb\r\n", 5);
+    write_file(p, big, n + 5);
+    collect(p, SM_INPUT_LINES, &c, NULL, NULL);
+    snprintf(want, sizeof want, "|%s:2=b|", p);
+    CHECK(c.rc == 0 && c.records == 2 && strstr(c.text, want) != NULL);
+    big[0] = '>';
+    big[1] = '\r';
+    memcpy(big + n, "\r\n>b\r\n", 6);
+    write_file(p, big, n + 6);
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    CHECK(c.rc == 0 && c.records == 2 && strstr(c.text, "|b=|") != NULL);
+    free(big);
+    /* text mode keeps every byte */
+    write_file(p, lines, sizeof lines - 1);
+    collect(p, SM_INPUT_TEXT, &c, NULL, NULL);
+    snprintf(want, sizeof want, "%s=%s|", p, lines);
+    CHECK_STR(c.text, want);
+    unlink(p);
+}
+
+static void test_fastq_multiline(void) {
+    /* sequence and quality wrapped; quality lines may start with '@' */
+    RECORDS("@r1 x\nACGTAC\nGTAC\n+\nIIIII\n@IIII\n@r2\nACGT\n+r2\n@III\n@r3\n\n+\n\n", SM_INPUT_AUTO,
+            "r1=ACGTACGTAC|r2=ACGT|r3=|");
+    RECORDS("@r1\nAC\nGT\n\nAC\n+\nIII\n\nIII\n", SM_INPUT_FASTQ, "r1=ACGTAC|");
+    /* a short quality before the next header: counted, and named as short */
+    ERROR_OF("@r1\nACGTAC\n+\nIIII\n@r2\nACGT\n+\nIIII\n", SM_INPUT_AUTO,
+             ": line 4 (record 'r1'): quality length 4 differs from sequence length 6");
+    ERROR_OF("@r1\nACGTAC\n+\nIIII\nIIII\n", SM_INPUT_AUTO,
+             ": line 4 (record 'r1'): quality length 8 differs from sequence length 6");
+    ERROR_OF("@r1\nACGTAC\n+\nIIII\n", SM_INPUT_AUTO,
+             ": line 4 (record 'r1'): quality length 4 differs from sequence length 6");
+    ERROR_OF("@r1\nAC+GT\n+\nIIII\n", SM_INPUT_AUTO,
+             ": line 2, column 3 (record 'r1'): unexpected byte 0x2B ('+') in sequence");
+    ERROR_OF("@r1\nACGT\nAC\n", SM_INPUT_AUTO, ": line 4 (record 'r1'): unexpected end of file (missing '+' line)");
+    ERROR_OF("@r1\nACGT\nAC", SM_INPUT_AUTO, ": line 4 (record 'r1'): unexpected end of file (missing '+' line)");
+    ERROR_OF("@r1\nAC\n+\nII\nII\n", SM_INPUT_AUTO, ": line 5, column 1: expected a FASTQ header ('@'), found byte 0x49 ('I')");
+    /* long wrapped records stream in pieces */
+    size_t n = 3u << 20, width = 61;
+    char *s = random_dna(n);
+    const char *p = temp_path();
+    FILE *f = fopen(p, "wb");
+    fputs("@long\n", f);
+    for (size_t i = 0; i < n; i += width) {
+        fwrite(s + i, 1, n - i < width ? n - i : width, f);
+        fputc('\n', f);
+    }
+    fputs("+\n", f);
+    for (size_t i = 0; i < n; i += 77) {
+        for (size_t j = i; j < n && j < i + 77; j++) fputc(j == i ? '@' : 'I', f);
+        fputs("\r\n", f);
+    }
+    fputs("@short\nAC\n+\n##", f);
+    fclose(f);
+    collected c;
+    char *got;
+    size_t got_len;
+    collect(p, SM_INPUT_AUTO, &c, &got, &got_len);
+    CHECK(c.rc == 0 && c.records == 2);
+    CHECK(got_len == n && memcmp(got, s, n) == 0);
+    CHECK(strstr(c.text, "|short=AC|") != NULL);
+    free(got);
+    free(s);
+    unlink(p);
+}
+
+static void test_bom_and_compression(void) {
+    RECORDS("\xef\xbb\xbf>a\nGAATTC\n", SM_INPUT_AUTO, "a=GAATTC|");
+    RECORDS("\xef\xbb\xbf>a\nGAATTC\n", SM_INPUT_FASTA, "a=GAATTC|");
+    RECORDS("\xef\xbb\xbf\n\n@r\nAC\n+\nII\n", SM_INPUT_AUTO, "r=AC|");
+    ERROR_OF("\xef\xbb\xbf>a\nAC1\n", SM_INPUT_AUTO,
+             ": line 2, column 3 (record 'a'): unexpected byte 0x31 ('1') in sequence");
+    ERROR_OF("\xef\xbb\xbf x\n", SM_INPUT_AUTO, ": not FASTA or FASTQ (first byte 0x78); use --alphabet text for plain text");
+    /* a byte-order mark elsewhere is not skipped */
+    ERROR_OF(">a\n\xef\xbb\xbf" "AC\n", SM_INPUT_AUTO, ": line 2, column 1 (record 'a'): unexpected byte 0xEF in sequence");
+    /* text keeps it */
+    const char *p = temp_path();
+    write_file(p, "\xef\xbb\xbfx", 4);
+    collected c;
+    collect(p, SM_INPUT_TEXT, &c, NULL, NULL);
+    char want[512];
+    snprintf(want, sizeof want, "%s=\xef\xbb\xbfx|", p);
+    CHECK_STR(c.text, want);
+
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *name, *tool;
+    } packed[] = {
+        {"BZh91AY&SY", 10, "bzip2-compressed", "bzip2"},
+        {"\xfd" "7zXZ\0\0\4", 8, "xz-compressed", "xz"},
+        {"\x28\xb5\x2f\xfd\x24\x00", 6, "zstd-compressed", "zstd"},
+    };
+    for (size_t k = 0; k < sizeof packed / sizeof packed[0]; k++) {
+        write_file(p, packed[k].bytes, packed[k].len);
+        snprintf(want, sizeof want,
+                 "%s: %s; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. %s -dc %s | "
+                 "seqmatch ...)",
+                 p, packed[k].name, packed[k].tool, p);
+        sm_input_format formats[] = {SM_INPUT_AUTO, SM_INPUT_FASTA, SM_INPUT_FASTQ};
+        for (int f = 0; f < 3; f++) {
+            collect(p, formats[f], &c, NULL, NULL);
+            CHECK(c.rc == SM_ERR_FORMAT);
+            CHECK_STR(c.err.message, want);
+        }
+        sm_pattern_list list = {0};
+        sm_error e;
+        CHECK(sm_pattern_list_read(&list, p, &e) == SM_ERR_FORMAT);
+        CHECK_STR(e.message, want);
+        /* text is bytes: searched as they are */
+        collect(p, SM_INPUT_TEXT, &c, NULL, NULL);
+        CHECK(c.rc == 0);
+    }
+    /* gzip inside gzip */
+    unsigned char inner[64];
+    const char *q = temp_path();
+    write_gzip_member(q, "wb", ">a\nAC\n", 6);
+    FILE *f = fopen(q, "rb");
+    size_t inner_len = fread(inner, 1, sizeof inner, f);
+    fclose(f);
+    write_gzip_member(p, "wb", inner, inner_len);
+    collect(p, SM_INPUT_AUTO, &c, NULL, NULL);
+    snprintf(want, sizeof want,
+             "%s: gzip-compressed twice; seqmatch reads plain and gzip/BGZF files (decompress it first, e.g. gzip "
+             "-dc %s | seqmatch ...)",
+             p, p);
+    CHECK(c.rc == SM_ERR_FORMAT);
+    CHECK_STR(c.err.message, want);
+    unlink(q);
+    unlink(p);
+}
+
+static void test_pattern_files_hostile(void) {
+    sm_pattern_list list = {0};
+    sm_error e;
+    const char *p = temp_path();
+    /* byte-order mark and lone \r line ends, both kinds of file */
+    const char listed[] = "\xef\xbb\xbf" "ACGT\rGG\r\nTT\n\r\rCC";
+    write_file(p, listed, sizeof listed - 1);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_OK);
+    CHECK(list.count == 4);
+    if (list.count == 4) {
+        CHECK_STR(list.items[0].name, "ACGT");
+        CHECK(list.items[0].len == 4);
+        CHECK_STR(list.items[1].name, "GG");
+        CHECK_STR(list.items[2].name, "TT");
+        CHECK_STR(list.items[3].name, "CC");
+    }
+    sm_pattern_list_free(&list);
+    const char fasta[] = "\xef\xbb\xbf>p1 x\rAC\rGT\r>p2\r\nGG\r\n";
+    write_file(p, fasta, sizeof fasta - 1);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_OK);
+    CHECK(list.count == 2);
+    if (list.count == 2) {
+        CHECK_STR(list.items[0].name, "p1");
+        CHECK(list.items[0].len == 4 && memcmp(list.items[0].seq, "ACGT", 4) == 0);
+        CHECK_STR(list.items[1].name, "p2");
+        CHECK(list.items[1].len == 2);
+    }
+    sm_pattern_list_free(&list);
+    const char empty_cr[] = ">p1\r>p2\rAC\r";
+    write_file(p, empty_cr, sizeof empty_cr - 1);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_ERR_PATTERN);
+    CHECK(strstr(e.message, ": line 1: pattern 'p1' is empty") != NULL);
+
+    /* binary data is refused from its first 4 KiB; a few control bytes are text */
+    char *bin = calloc(1, 8192);
+    write_file(p, bin, 8192);
+    char want[512];
+    snprintf(want, sizeof want, "%s: binary data (4096 of the first 4096 bytes are control bytes); not a pattern file", p);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_ERR_FORMAT);
+    CHECK_STR(e.message, want);
+    for (size_t i = 0; i < 8192; i++) bin[i] = i % 64 == 63 ? '\n' : i % 32 == 5 ? '\0' : 'a';
+    write_file(p, bin, 8192);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_OK && list.count == 128);
+    CHECK(list.items[0].len == 63 && list.items[0].seq[5] == '\0');
+    sm_pattern_list_free(&list);
+    free(bin);
+
+    /* a pattern over 16 MiB, as one line or as a FASTA record */
+    size_t big = ((size_t)16 << 20) + 1;
+    char *line = malloc(big + 16);
+    memset(line, 'A', big);
+    line[big] = '\n';
+    write_file(p, line, big + 1);
+    snprintf(want, sizeof want, "%s: line 1: a pattern longer than 16777216 bytes (16 MiB); is it a pattern file?", p);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_ERR_LIMIT);
+    CHECK_STR(e.message, want);
+    /* exactly 16 MiB is a pattern */
+    memset(line, 'C', big);
+    line[big - 1] = '\n';
+    write_file(p, line, big);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_OK && list.count == 1 && list.items[0].len == big - 1);
+    sm_pattern_list_free(&list);
+    free(line);
+    /* a FASTA record of 16 MiB + 1 symbols in lines of 999 */
+    size_t lines = big / 999 + 1, size = 3 + big + lines;
+    line = malloc(size);
+    memcpy(line, ">x\n", 3);
+    size_t at = 3;
+    for (size_t left = big; left;) {
+        size_t w = left < 999 ? left : 999;
+        memset(line + at, 'G', w);
+        line[at + w] = '\n';
+        at += w + 1;
+        left -= w;
+    }
+    write_file(p, line, at);
+    snprintf(want, sizeof want, "%s: line 1: pattern 'x' is longer than 16777216 bytes (16 MiB)", p);
+    CHECK(sm_pattern_list_read(&list, p, &e) == SM_ERR_LIMIT);
+    CHECK_STR(e.message, want);
+    CHECK(list.count == 0);
+    free(line);
+    unlink(p);
+}
+
 int main(void) {
     test_fasta_small();
     test_fasta_errors();
@@ -597,6 +872,10 @@ int main(void) {
     test_fastq();
     test_text_and_lines();
     test_patterns();
+    test_line_ends();
+    test_fastq_multiline();
+    test_bom_and_compression();
+    test_pattern_files_hostile();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -257,8 +257,9 @@ static int cpu_idle(void *backend) {
 
 static uint8_t *cpu_buffer(void *backend, unsigned index, size_t bytes) {
     cpu_backend *c = backend;
-    c->batches[index].buf = malloc(bytes);
-    return c->batches[index].buf;
+    uint8_t *p = realloc(c->batches[index].buf, bytes);
+    if (p) c->batches[index].buf = p;
+    return p;
 }
 
 static void cpu_close(void *backend) {

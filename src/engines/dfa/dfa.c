@@ -85,15 +85,16 @@ void sm_dfa_free(sm_dfa *dfa) {
 }
 
 const void *sm_dfa_bytes(const sm_dfa *dfa, size_t *size) {
-    if (size) *size = dfa->size;
-    return dfa->bytes;
+    if (size) *size = dfa ? dfa->size : 0;
+    return dfa ? dfa->bytes : NULL;
 }
 
 int sm_dfa_from_bytes(const void *bytes, size_t size, sm_dfa **out, sm_error *err) {
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "dfa: no place to store the DFA");
     *out = NULL;
     sm_dfa_layout h;
-    if (!bytes || size < sizeof h) return sm_set_error(err, SM_ERR_FORMAT, "dfa: block too short");
+    if (!bytes) return sm_set_error(err, SM_ERR_INVALID, "dfa: no bytes given");
+    if (size < sizeof h) return sm_set_error(err, SM_ERR_FORMAT, "dfa: block too short");
     memcpy(&h, bytes, sizeof h);
     if (memcmp(h.magic, SM_DFA_MAGIC, 8) != 0) return sm_set_error(err, SM_ERR_FORMAT, "dfa: not a DFA block");
     if (h.byte_order != SM_DFA_BYTE_ORDER_MARK)
@@ -126,21 +127,24 @@ int sm_dfa_from_bytes(const void *bytes, size_t size, sm_dfa **out, sm_error *er
     return rc;
 }
 
-uint32_t sm_dfa_state_count(const sm_dfa *dfa) { return dfa->layout->states; }
-uint32_t sm_dfa_column_count(const sm_dfa *dfa) { return dfa->layout->columns; }
-uint32_t sm_dfa_start(const sm_dfa *dfa) { return dfa->layout->start; }
+/* A NULL DFA has no state, column or transition. */
+uint32_t sm_dfa_state_count(const sm_dfa *dfa) { return dfa ? dfa->layout->states : 0; }
+uint32_t sm_dfa_column_count(const sm_dfa *dfa) { return dfa ? dfa->layout->columns : 0; }
+uint32_t sm_dfa_start(const sm_dfa *dfa) { return dfa ? dfa->layout->start : SM_DFA_NO_STATE; }
 
 int sm_dfa_is_accepting(const sm_dfa *dfa, uint32_t state) {
-    return state < dfa->layout->states && sm_dfa_bit(dfa->accept, state);
+    return dfa && state < dfa->layout->states && sm_dfa_bit(dfa->accept, state);
 }
 
-uint32_t sm_dfa_column_of(const sm_dfa *dfa, uint8_t byte) { return dfa->column_of[byte]; }
+uint32_t sm_dfa_column_of(const sm_dfa *dfa, uint8_t byte) { return dfa ? dfa->column_of[byte] : SM_DFA_UNKNOWN; }
 
 uint32_t sm_dfa_target(const sm_dfa *dfa, uint32_t state, uint32_t column) {
+    if (!dfa) return SM_DFA_NO_STATE;
     return dfa->table[(size_t)state * dfa->layout->columns + column];
 }
 
 uint32_t sm_dfa_next(const sm_dfa *dfa, uint32_t state, uint8_t byte) {
+    if (!dfa) return SM_DFA_NO_STATE;
     uint32_t c = dfa->column_of[byte];
     if (c == SM_DFA_UNKNOWN) return SM_DFA_NO_STATE;
     return dfa->table[(size_t)state * dfa->layout->columns + c];
@@ -190,6 +194,7 @@ static uint64_t hash_words(const uint32_t *w, size_t n) {
 int sm_dfa_minimize(const sm_dfa *dfa, sm_dfa **out, sm_error *err) {
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "dfa: no place to store the DFA");
     *out = NULL;
+    if (!dfa) return sm_set_error(err, SM_ERR_INVALID, "dfa: no DFA given");
     const uint32_t n = dfa->layout->states, C = dfa->layout->columns;
     const uint32_t *T = dfa->table;
     const size_t W = (size_t)C + 1;
@@ -298,6 +303,7 @@ done:
 /* ------------------------------------------------------------------ dump */
 
 int sm_dfa_dump(const sm_dfa *dfa, FILE *out, sm_error *err) {
+    if (!dfa || !out) return sm_set_error(err, SM_ERR_INVALID, "dfa: dump needs a DFA and a stream");
     const uint32_t n = dfa->layout->states, C = dfa->layout->columns;
     /* One printable byte per column gives the compact alphabet line. */
     int per_column[256];

@@ -86,6 +86,8 @@ static int word_is(const word *w, const char *s) { return w->len == strlen(s) &&
 int sm_dfa_parse(const char *text, size_t len, const char *source, sm_dfa **out, sm_error *err) {
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "dfa: no place to store the DFA");
     *out = NULL;
+    if (!text && len) return sm_set_error(err, SM_ERR_INVALID, "dfa: no text given");
+    if (!text) text = "";
     parse_ctx pc = {source, err, 0};
     uint16_t column_of[256];
     for (int b = 0; b < 256; b++) column_of[b] = SM_DFA_UNKNOWN;
@@ -320,34 +322,91 @@ int sm_dfa_parse(const char *text, size_t len, const char *source, sm_dfa **out,
     return rc;
 }
 
+/* A DFA file is read whole but checked as it arrives, so that the wrong
+   file is refused after its first lines rather than at its end (/dev/zero,
+   a binary file, an endless line or stream): a NUL byte, a line longer than
+   DFA_LINE_MAX (a row of 256 ten-digit targets takes under 3 KiB), or a line
+   the format cannot have where it is. */
+#define DFA_LINE_MAX ((size_t)1 << 20)
+#define DFA_READ_STEP ((size_t)64 << 10)
+
+/* Whether the line [p, p + n) may come here: blank or a comment, a keyword
+   line, or a row once a 'states' line has been seen (*seen_states). */
+static int line_may_come(const char *p, size_t n, int *seen_states) {
+    word w;
+    if (split_words(p, p + n, &w, 1) == 0) return 1;
+    if (word_is(&w, "states")) {
+        *seen_states = 1;
+        return 1;
+    }
+    if (word_is(&w, "alphabet") || word_is(&w, "start") || word_is(&w, "accept")) return 1;
+    return *seen_states && w.start[0] >= '0' && w.start[0] <= '9';
+}
+
 int sm_dfa_read_file(const char *path, sm_dfa **out, sm_error *err) {
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "dfa: no place to store the DFA");
     *out = NULL;
+    if (!path) return sm_set_error(err, SM_ERR_INVALID, "dfa: no file given");
     int is_stdin = strcmp(path, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : path;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) return sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
     char *buf = NULL;
     size_t len = 0, cap = 0;
+    size_t line_at = 0, line = 1, stop = 0; /* stop: the end of a line that cannot come */
+    int seen_states = 0;
     int rc = SM_OK;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *grown = realloc(buf, cap);
+    while (rc == SM_OK && !stop) {
+        if (cap - len < DFA_READ_STEP) {
+            size_t grown_cap = cap ? cap * 2 : DFA_READ_STEP;
+            char *grown = realloc(buf, grown_cap);
             if (!grown) {
-                rc = sm_set_error(err, SM_ERR_NOMEM, "%s: out of memory reading the DFA", path);
+                rc = sm_set_error(err, SM_ERR_NOMEM, "%s: out of memory reading the DFA", shown);
                 break;
             }
             buf = grown;
+            cap = grown_cap;
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
+        size_t got = fread(buf + len, 1, DFA_READ_STEP, f);
         if (got == 0) {
-            if (ferror(f)) rc = sm_set_error(err, SM_ERR_IO, "%s: read error", path);
+            if (ferror(f)) rc = sm_set_error(err, SM_ERR_IO, "%s: read error", shown);
             break;
+        }
+        len += got;
+        /* the lines completed by these bytes, then the one still open */
+        for (;;) {
+            const char *nl = memchr(buf + line_at, '\n', len - line_at);
+            size_t line_end = nl ? (size_t)(nl - buf) : len;
+            if (memchr(buf + line_at, 0, line_end - line_at)) {
+                rc = sm_set_error(err, SM_ERR_FORMAT, "%s: line %zu: a NUL byte; not a DFA in the text format",
+                                  shown, line);
+                break;
+            }
+            if (!nl) {
+                if (len - line_at > DFA_LINE_MAX)
+                    rc = sm_set_error(err, SM_ERR_FORMAT,
+                                      "%s: line %zu is longer than %zu bytes; not a DFA in the text format", shown,
+                                      line, DFA_LINE_MAX);
+                break;
+            }
+            if (!line_may_come(buf + line_at, line_end - line_at, &seen_states)) {
+                stop = line_end + 1;
+                break;
+            }
+            line_at = line_end + 1;
+            line++;
         }
     }
     if (!is_stdin) fclose(f);
-    if (rc == SM_OK) rc = sm_dfa_parse(buf ? buf : "", len, is_stdin ? "standard input" : path, out, err);
+    if (rc == SM_OK) {
+        /* with stop, the parser names what is wrong with that line */
+        rc = sm_dfa_parse(buf ? buf : "", stop ? stop : len, shown, out, err);
+        if (rc == SM_OK && stop) {
+            sm_dfa_free(*out);
+            *out = NULL;
+            rc = sm_set_error(err, SM_ERR_FORMAT, "%s: line %zu: not a line of the DFA text format", shown, line);
+        }
+    }
     free(buf);
     return rc;
 }

@@ -622,6 +622,7 @@ static size_t closure(const nfa *a, uint32_t *stack, size_t nseeds, uint32_t *ma
 }
 
 void sm_dfa_regex_options_init(sm_dfa_regex_options *opts) {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     opts->alphabet = SM_ALPHABET_TEXT;
     opts->max_states = DEFAULT_MAX_STATES;

@@ -55,17 +55,19 @@ struct sm_dfa_matcher {
 /* ------------------------------------------------------------- options */
 
 void sm_dfa_matcher_options_init(sm_dfa_matcher_options *opts) {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     opts->simd = SM_DFA_SIMD_AUTO;
 }
 
 void sm_dfa_parallel_options_init(sm_dfa_parallel_options *opts) {
+    if (!opts) return;
     memset(opts, 0, sizeof *opts);
     opts->policy = SM_DFA_CHUNKS_BALANCED;
 }
 
-unsigned sm_dfa_matcher_stride(const sm_dfa_matcher *m) { return m->stride; }
-int sm_dfa_matcher_uses_avx2(const sm_dfa_matcher *m) { return m->avx2; }
+unsigned sm_dfa_matcher_stride(const sm_dfa_matcher *m) { return m ? m->stride : 0; }
+int sm_dfa_matcher_uses_avx2(const sm_dfa_matcher *m) { return m ? m->avx2 : 0; }
 
 static int cpu_has_avx2(void) {
 #if defined(SM_DFA_HAVE_X86) && defined(__GNUC__)
@@ -116,6 +118,7 @@ int sm_dfa_matcher_create(const sm_dfa *dfa, const sm_dfa_matcher_options *opts,
         sm_dfa_matcher_options_init(&defaults);
         opts = &defaults;
     }
+    if (!dfa) return sm_set_error(err, SM_ERR_INVALID, "dfa: no DFA given");
     if (opts->stride > MAX_STRIDE)
         return sm_set_error(err, SM_ERR_INVALID, "dfa: stride %u, at most %u", opts->stride, MAX_STRIDE);
     const uint32_t n = dfa->layout->states, C = dfa->layout->columns;
@@ -344,12 +347,13 @@ static uint32_t public_state(const sm_dfa_matcher *m, uint32_t s) {
 }
 
 uint32_t sm_dfa_run(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len) {
-    if (state >= m->dfa_states) return SM_DFA_NO_STATE;
+    if (!m || (!data && len) || state >= m->dfa_states) return SM_DFA_NO_STATE;
     uint32_t v = run_premultiplied(m, state * m->row, data, len);
     return public_state(m, state_of(m, v));
 }
 
 size_t sm_dfa_find_unknown(const sm_dfa_matcher *m, const void *data, size_t len) {
+    if (!m || !data) return 0;
     const uint8_t *p = data;
     for (size_t i = 0; i < len; i++)
         if (m->unknown[p[i]]) return i;
@@ -624,6 +628,7 @@ static int all_states_map(const sm_dfa_matcher *m, all_states_scratch *w, const 
 }
 
 int sm_dfa_chunk_map(const sm_dfa_matcher *m, const void *data, size_t len, uint32_t *map, sm_error *err) {
+    if (!m || !map || (!data && len)) return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk map needs a matcher, data and a map");
     all_states_scratch w;
     uint32_t *full = malloc((size_t)m->states * sizeof *full);
     if (!full || scratch_init(&w, m->states) != SM_OK) {
@@ -644,7 +649,7 @@ int sm_dfa_chunk_map(const sm_dfa_matcher *m, const void *data, size_t len, uint
 /* ----------------------------------------------------- parallel driver */
 
 void sm_dfa_chunk_cuts(size_t len, size_t chunks, sm_dfa_chunk_policy policy, double ratio, size_t *cuts) {
-    if (chunks == 0) return;
+    if (chunks == 0 || !cuts) return;
     cuts[0] = 0;
     size_t first_end = 0;
     size_t rest_chunks = chunks;
@@ -708,6 +713,8 @@ static unsigned resolve_threads(unsigned threads) {
 
 int sm_dfa_chunk_states(const sm_dfa_matcher *m, uint32_t state, const void *data, const size_t *cuts,
                         size_t chunks, const sm_dfa_parallel_options *opts, uint32_t *states, sm_error *err) {
+    if (!m || !states || (!data && chunks && cuts && cuts[chunks]))
+        return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk states need a matcher, data and room for the states");
     if (state >= m->dfa_states) return sm_set_error(err, SM_ERR_INVALID, "dfa: start state %u out of range", state);
     if (chunks == 0 || !cuts || cuts[0] != 0)
         return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk cuts must start at 0");
@@ -771,6 +778,8 @@ int sm_dfa_run_parallel(const sm_dfa_matcher *m, uint32_t state, const void *dat
         sm_dfa_parallel_options_init(&defaults);
         opts = &defaults;
     }
+    if (!m || !final_state || (!data && len))
+        return sm_set_error(err, SM_ERR_INVALID, "dfa: a run needs a matcher, data and a place for the state");
     if (state >= m->dfa_states) return sm_set_error(err, SM_ERR_INVALID, "dfa: start state %u out of range", state);
     unsigned threads = resolve_threads(opts->threads);
     size_t chunks = opts->chunks ? opts->chunks : threads;

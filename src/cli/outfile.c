@@ -1,0 +1,161 @@
+/* Output files (-o): never one of the inputs, and never half written under
+ * their final name.
+ *
+ * A regular file (or a name not there yet) is written to a temporary file
+ * beside it, which is renamed over the name once the command has succeeded
+ * (exit status 0 or 1) and removed otherwise, also when SIGINT, SIGTERM or
+ * SIGHUP ends the process. A device or FIFO is written in place. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+int cli_check_output(const char *output, const char *const *inputs, size_t count) {
+    struct stat out, in;
+    if (!output || strcmp(output, "-") == 0 || stat(output, &out) != 0 || !S_ISREG(out.st_mode)) return 0;
+    for (size_t i = 0; i < count; i++) {
+        const char *input = inputs[i];
+        if (!input || strcmp(input, "-") == 0 || stat(input, &in) != 0) continue;
+        /* the same file, whatever the names (links, ./x, x) */
+        if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            if (strcmp(input, output) == 0) cli_error("output %s is also an input", output);
+            else cli_error("output %s is also an input (%s)", output, input);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* -------------------------------------------- removal on a fatal signal */
+
+/* One output file at a time per process: its temporary name, for the
+   handler (async-signal-safe: it only unlinks and re-raises). */
+static char pending_temp[PATH_MAX + 32];
+static volatile sig_atomic_t temp_pending;
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction saved_actions[3];
+static int handlers_installed;
+
+static void remove_temp_and_die(int sig) {
+    if (temp_pending) unlink(pending_temp);
+    temp_pending = 0;
+    /* SA_RESETHAND put the default action back: the signal ends the process
+       once the handler returns */
+    raise(sig);
+}
+
+static void install_handlers(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_temp_and_die;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    for (int i = 0; i < 3; i++) {
+        sigaction(fatal_signals[i], NULL, &saved_actions[i]);
+        /* a signal ignored on entry (nohup, a background job) stays ignored */
+        if (saved_actions[i].sa_handler != SIG_IGN) sigaction(fatal_signals[i], &sa, NULL);
+    }
+    handlers_installed = 1;
+}
+
+static void restore_handlers(void) {
+    if (!handlers_installed) return;
+    for (int i = 0; i < 3; i++) sigaction(fatal_signals[i], &saved_actions[i], NULL);
+    handlers_installed = 0;
+}
+
+/* ---------------------------------------------------------- open, close */
+
+int cli_outfile_open(cli_outfile *o, const char *path) {
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        cli_error("%s: %s", path, strerror(EISDIR));
+        return -1;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        o->file = fopen(path, "wb");
+        if (!o->file) {
+            cli_error("%s: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    /* An existing file keeps its permissions, as a file truncated in place
+       would; one it could not have written is refused as before. */
+    if (exists && access(path, W_OK) != 0) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* A symbolic link stays one: the file it names is replaced. */
+    char *final = exists ? realpath(path, NULL) : NULL;
+    if (!final) final = strdup(path);
+    if (!final || strlen(final) + 12 > sizeof pending_temp) {
+        cli_error("%s: %s", path, final ? strerror(ENAMETOOLONG) : "out of memory");
+        free(final);
+        return -1;
+    }
+    mode_t mode;
+    if (exists) {
+        mode = st.st_mode & 0777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    install_handlers();
+    snprintf(pending_temp, sizeof pending_temp, "%s.tmp-XXXXXX", final);
+    int fd = mkstemp(pending_temp);
+    if (fd >= 0) temp_pending = 1;
+    if (fd < 0 && errno == EACCES && exists) {
+        /* a file that may be written in a folder that may not: in place, as
+           before, without the guarantee against half-written files */
+        restore_handlers();
+        free(final);
+        o->file = fopen(path, "wb");
+        if (!o->file) {
+            cli_error("%s: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (fd < 0 || fchmod(fd, mode) != 0 || !(o->file = fdopen(fd, "wb"))) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        if (temp_pending) unlink(pending_temp);
+        temp_pending = 0;
+        restore_handlers();
+        cli_error("%s: %s", path, strerror(e));
+        free(final);
+        return -1;
+    }
+    o->final = final;
+    return 0;
+}
+
+int cli_outfile_close(cli_outfile *o, int keep) {
+    if (!o->file) return 0;
+    errno = 0;
+    int e = fclose(o->file) != 0 ? (errno ? errno : EIO) : 0;
+    o->file = NULL;
+    if (!o->final) return e;
+    if (keep && !e && rename(pending_temp, o->final) != 0) e = errno;
+    if (!keep || e) unlink(pending_temp);
+    temp_pending = 0;
+    restore_handlers();
+    free(o->final);
+    o->final = NULL;
+    return e;
+}
