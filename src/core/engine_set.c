@@ -2,12 +2,12 @@
 #include <stdlib.h>
 
 #include "core/engine_set.h"
-#include "engines/approx/approx.h"
 
 static void free_slots(sm_engine_set *set) {
     for (uint32_t i = 0; i < set->count; i++) {
         sm_engine_slot *sl = &set->slots[i];
         if (sl->state) sl->ops->state_free(sl->state);
+        if (sl->results) sl->ops->results_free(sl->results);
         free(sl->visits);
     }
     free(set->slots);
@@ -50,13 +50,21 @@ int sm_engine_set_init(sm_engine_set *set, const sm_db *db, const sm_variant *va
 
 void sm_engine_set_free(sm_engine_set *set) {
     free_slots(set);
-    sm_edit_cache_free(set->edit_cache);
-    set->edit_cache = NULL;
 }
 
-struct sm_edit_cache *sm_engine_set_edit_cache(sm_engine_set *set) {
-    if (!set->edit_cache) set->edit_cache = sm_edit_cache_new();
-    return set->edit_cache;
+int sm_engine_set_hits(sm_engine_set *set, const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text,
+                       size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
+    const sm_db_header *h = sm_db_head(db);
+    for (uint32_t i = 0; i < set->count; i++) {
+        sm_engine_slot *sl = &set->slots[i];
+        if (h->match == SM_MATCH_EDITS && sl->ops->resolve) {
+            if (!sl->results && !(sl->results = sl->ops->results_new())) return SM_ERR_NOMEM;
+            return sl->ops->resolve(db, sl->results, sink, from, text, len, pos0, first_end, last_end, borders);
+        }
+        if (sm_db_filters_pam(h) && sl->ops->filter) sl->ops->filter(db, sink, from, text, len, pos0);
+    }
+    if (sink->n > from) sm_sort_hits(sink->hits + from, sink->n - from);
+    return SM_OK;
 }
 
 int sm_engine_set_bind(sm_engine_set *set, const sm_db *db) {

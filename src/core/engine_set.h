@@ -14,13 +14,13 @@ typedef struct {
     void *state;
     uint32_t *visits;      /* count mode: the engine's counters (sm_engine_set_counting) */
     size_t nvisits;
+    void *results;         /* approximate engines: their per-thread results tables, made on first use */
 } sm_engine_slot;
 
 typedef struct {
     sm_engine_slot *slots;
     uint32_t count;
     sm_variant variant;    /* the loops asked for (zero: the CPU's best) */
-    struct sm_edit_cache *edit_cache; /* k edits: start recovery tables (sm_engine_set_edit_cache) */
 } sm_engine_set;
 
 /* Makes a state for every section of db. variant may be NULL. Returns SM_OK
@@ -38,9 +38,14 @@ int sm_engine_set_counting(sm_engine_set *set);
 /* Adds the visit counters to counts (per pattern) and zeroes them. */
 void sm_engine_set_fold(sm_engine_set *set, uint64_t *counts);
 
-/* k edits: the thread's start recovery tables, made on first use (NULL
-   when out of memory). */
-struct sm_edit_cache *sm_engine_set_edit_cache(sm_engine_set *set);
+/* The hits of a scanned stretch, from the raw results in
+   sink->hits[from, sink->n): k-edit end events resolved into hits (runs
+   touching first_end or last_end to borders), k-mismatch windows filtered
+   for a PAM, then sorted; through the approximate engine's operations
+   (resolve, filter). text[0, len) at pos0 is the stretch. SM_OK or
+   SM_ERR_NOMEM. */
+int sm_engine_set_hits(sm_engine_set *set, const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text,
+                       size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
 
 /* Runs every engine over text[0, len), whose first byte is at absolute
    position pos0; hits go to sink. In count mode (sink->counts) engines with

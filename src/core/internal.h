@@ -195,7 +195,6 @@ const char *sm_pattern_shown(const char *name, const char *seq, size_t len, char
 
 /* ------------------------------------------------------------ k edits */
 
-struct sm_edit_cache; /* start recovery tables of one thread (src/engines/approx) */
 
 /* A run of ends of one (pattern, strand) cut at a segment border, waiting to
    be joined with its neighbour's part; best_start already recovered. */
@@ -210,24 +209,8 @@ typedef struct {
     size_t n, cap;
 } sm_run_list;
 
-/* Turns the end events in sink->hits[from, sink->n) of one segment into hits:
-   with SM_REPORT_ENDS every event becomes a hit; with SM_REPORT_BEST each run
-   of ends gives its best end, except runs that touch the segment's first or
-   last owned end (first_end, last_end), which go to borders (when not NULL)
-   to be joined with the neighbouring segments. With a PAM each event's
-   distance is first replaced by the PAM-constrained one (events over k
-   dropped). Starts are recovered from text[0, len) at absolute position pos0
-   with the tables of cache (per thread). Hits replace the events in the
-   sink, sorted. Returns SM_OK or SM_ERR_NOMEM. */
-int sm_edits_resolve(const sm_db *db, struct sm_edit_cache *cache, sm_sink *sink, size_t from, const uint8_t *text,
-                     size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
 int sm_run_list_push(sm_run_list *list, const sm_open_run *run);
 
-/* k mismatches with a PAM: drops the windows in sink->hits[from, sink->n)
-   whose PAM part does not match text[0, len) (at absolute position pos0)
-   exactly; the others keep their order and errors. */
-void sm_pam_filter_windows(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
-                           uint64_t pos0);
 /* Must hits be stored and filtered (k mismatches or edits with a PAM)? */
 static inline int sm_db_filters_pam(const sm_db_header *h) { return h->pam_length > 0 && h->match != SM_MATCH_EXACT; }
 

@@ -62,15 +62,7 @@ int sm_scan(const sm_db *db, sm_scratch *s, const void *data, size_t len, sm_hit
     sm_engine_set_scan(&s->set, data, len, 0, &s->sink);
     sm_engine_set_finish(&s->set, len, &s->sink);
     if (s->sink.failed) return SM_ERR_NOMEM;
-    const sm_db_header *h = sm_db_head(db);
-    if (h->match == SM_MATCH_EDITS) {
-        struct sm_edit_cache *cache = sm_engine_set_edit_cache(&s->set);
-        if (!cache || sm_edits_resolve(db, cache, &s->sink, 0, data, len, 0, 1, len, NULL) != SM_OK)
-            return SM_ERR_NOMEM;
-    } else {
-        if (sm_db_filters_pam(h)) sm_pam_filter_windows(db, &s->sink, 0, data, len, 0);
-        sm_sort_hits(s->sink.hits, s->sink.n);
-    }
+    if (sm_engine_set_hits(&s->set, db, &s->sink, 0, data, len, 0, 1, len, NULL) != SM_OK) return SM_ERR_NOMEM;
     return deliver(s->sink.hits, s->sink.n, data, 0, 0, on_hit, ctx);
 }
 

@@ -125,6 +125,21 @@ typedef struct sm_engine_ops {
        hold results back report them. NULL when nothing is ever held. */
     void (*finish)(const sm_section *s, void *state, uint64_t end_pos, sm_sink *sink);
 
+    /* Approximate engines: what a scanned stretch's raw results become.
+       resolve (k edits) turns the end events in sink->hits[from, sink->n)
+       into hits: every end, or per run of ends its best, with its start;
+       runs touching the stretch's first or last owned end (first_end,
+       last_end) go to borders when not NULL, to be joined with the
+       neighbours'; text[0, len) at pos0 holds what starts need. filter
+       (k mismatches) drops the windows whose PAM does not match exactly.
+       Both use per-thread tables (results_new, results_free) and leave the
+       hits sorted. NULL for engines whose hits are final. */
+    void *(*results_new)(void);
+    void (*results_free)(void *results);
+    int (*resolve)(const sm_db *db, void *results, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                   uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
+    void (*filter)(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len, uint64_t pos0);
+
     /* Count mode: how many visit counters the scan may add to instead of
        counting per pattern (0: none, or NULL), and how to fold them into
        per-pattern counts (zeroing them). */

@@ -66,17 +66,12 @@ static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w,
         sm_engine_set_scan(&w->engines, text, s->scan_len, s->pos0, sink);
         if (dfa) x->end_state = dfa->ops->dfa_state(dfa->state);
         sm_engine_set_finish(&w->engines, s->pos0 + s->scan_len, sink);
-        if (r->edits && !sink->failed && sink->n > x->hit_lo) {
-            uint64_t last_end = s->pos0 + s->scan_len;
-            struct sm_edit_cache *cache = sm_engine_set_edit_cache(&w->engines);
-            if (!cache || sm_edits_resolve(r->db, cache, sink, x->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1,
-                                           last_end, &it->borders) != SM_OK)
-                it->failed = 1;
-        } else if (!r->edits && !sink->counts && sink->n > x->hit_lo) {
-            /* only with hits: sink->hits is still NULL before the first */
-            if (c->pam_windows) sm_pam_filter_windows(r->db, sink, x->hit_lo, text, s->scan_len, s->pos0);
-            sm_sort_hits(sink->hits + x->hit_lo, sink->n - x->hit_lo);
-        }
+        /* Stored results become hits (edit ends resolved, PAM windows
+           filtered, sorted); counted ones are final. */
+        if (!sink->counts && !sink->failed && sink->n > x->hit_lo &&
+            sm_engine_set_hits(&w->engines, r->db, sink, x->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1,
+                               s->pos0 + s->scan_len, &it->borders) != SM_OK)
+            it->failed = 1;
         x->hit_hi = sink->n;
         x->run_hi = it->borders.n;
     }
@@ -320,7 +315,6 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     /* Counting needs no starts: every edit end is one hit with --report ends.
        Runs (--report best) must be joined, and PAM hits filtered, first. */
     c->tally = opts->count_only && (!r->edits || h->report == SM_REPORT_ENDS) && !sm_db_filters_pam(h);
-    c->pam_windows = sm_db_filters_pam(h) && !r->edits;
     size_t keep_back = c->overlap_free ? h->max_length : r->lookback;
     /* Room for several items per thread, and always for one chunk plus what it reads around it. */
     size_t batch = c->chunk * ITEMS_PER_THREAD * c->threads;

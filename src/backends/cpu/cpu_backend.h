@@ -51,7 +51,6 @@ struct cpu_backend {
     unsigned threads;
     size_t chunk;
     int tally;              /* count mode: threads count into their own counters */
-    int pam_windows;        /* k mismatches with a PAM: windows filtered after each segment's scan */
     int overlap_free, speculate;
     cpu_batch batches[2];
     cpu_batch *flight;      /* the older batch launched and not yet landed (under lock) */

@@ -261,6 +261,13 @@ uint64_t sm_edit_start(const uint8_t *key, uint32_t m, sm_alphabet alphabet, uns
 /* Per-thread tables for start recovery, built once per (pattern, strand) of
    the database in use (a cache moved to another database starts afresh). */
 typedef struct sm_edit_cache sm_edit_cache;
+/* The engines' resolve and filter operations (src/engines/engine.h):
+   resolve.c turns k-edit end events into hits, with a PAM constrained
+   first; pam.c drops k-mismatch windows whose PAM does not match. */
+int sm_edits_resolve(const sm_db *db, sm_edit_cache *cache, sm_sink *sink, size_t from, const uint8_t *text,
+                     size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
+void sm_pam_filter_windows(const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                           uint64_t pos0);
 sm_edit_cache *sm_edit_cache_new(void);
 void sm_edit_cache_free(sm_edit_cache *cache);
 /* sm_edit_start for the key of (pattern, strand) of db (no PAM): *start is

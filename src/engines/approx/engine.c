@@ -6,6 +6,15 @@
 #include "engines/approx/pigeonhole.h"
 #include "engines/engine.h"
 
+/* Results: the start recovery tables of a thread, for every engine that
+   reports edit ends, and the PAM filter of k-mismatch windows. */
+static void *results_new(void) { return sm_edit_cache_new(); }
+static void results_free(void *results) { sm_edit_cache_free(results); }
+static int resolve(const sm_db *db, void *results, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                   uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
+    return sm_edits_resolve(db, results, sink, from, text, len, pos0, first_end, last_end, borders);
+}
+
 static void *path_state(size_t words, const sm_state_env *env) {
     sm_word_state *st = sm_word_state_new(words, env);
     if (st) st->choice = (int)sm_approx_path_for(env->cpu);
@@ -46,6 +55,7 @@ const sm_engine_ops sm_engine_mismatch = {
     .state_free = sm_word_state_free,
     .state_fits = km_state_fits,
     .scan = km_scan,
+    .filter = sm_pam_filter_windows,
 };
 
 /* ---------------------------------------------------------------- Myers */
@@ -82,6 +92,9 @@ const sm_engine_ops sm_engine_myers = {
     .state_free = sm_word_state_free,
     .state_fits = my_state_fits,
     .scan = my_scan,
+    .results_new = results_new,
+    .results_free = results_free,
+    .resolve = resolve,
 };
 
 /* ------------------------------------------------------------- wavefront */
@@ -122,6 +135,9 @@ const sm_engine_ops sm_engine_wavefront = {
     .state_fits = wf_state_fits,
     .scan = wf_scan,
     .finish = wf_finish,
+    .results_new = results_new,
+    .results_free = results_free,
+    .resolve = resolve,
 };
 
 /* ------------------------------------------------------------ pigeonhole */
@@ -160,4 +176,8 @@ const sm_engine_ops sm_engine_pigeonhole = {
     .state_fits = ph_state_fits,
     .scan = ph_scan,
     .finish = ph_finish,
+    .results_new = results_new,
+    .results_free = results_free,
+    .resolve = resolve,
+    .filter = sm_pam_filter_windows,
 };

@@ -3,6 +3,7 @@
  * lie in the guide); here the windows whose PAM part does not match are
  * dropped. Edits are filtered where their events are resolved (edits.c). */
 #include "core/internal.h"
+#include "engines/approx/approx.h"
 
 /* Does text byte t match pattern letter p exactly (dna)? */
 static int pam_symbol_matches(uint8_t p, uint8_t t, unsigned flags) {
