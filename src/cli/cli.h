@@ -222,4 +222,7 @@ void cli_progress_clear(cli_progress *p);
 /* Writer hook: clears the bar before output reaches a shared terminal. */
 void cli_progress_before_write(void *ctx);
 
+/* Threads for a --threads value (0: every online core). */
+unsigned cli_threads(unsigned asked);
+
 #endif /* SM_CLI_H */

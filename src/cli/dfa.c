@@ -337,7 +337,7 @@ static int run_input(dfa_run *r, const char *path, int label_with_path) {
     sm_error err;
     sm_reader *reader = NULL;
     sm_input_format format = o->alphabet == SM_ALPHABET_DNA ? SM_INPUT_AUTO : SM_INPUT_TEXT;
-    if (sm_reader_open(path, format, &reader, &err) != SM_OK) {
+    if (sm_reader_open_threads(path, format, cli_threads(o->parallel.threads), &reader, &err) != SM_OK) {
         cli_error("%s", err.message);
         return CLI_EXIT_ERROR;
     }

@@ -82,3 +82,9 @@ void cli_progress_clear(cli_progress *p) {
 void cli_progress_before_write(void *ctx) {
     cli_progress_clear(ctx);
 }
+
+unsigned cli_threads(unsigned asked) {
+    if (asked) return asked;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}

@@ -93,13 +93,12 @@ static void report_status(const char *what, int status) {
 typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
 
 /* Streams one target into the runner. */
-static scan_result scan_target(const char *path, sm_input_format format, sm_runner *runner,
-                               search_context *ctx, int stop_at_first_hit,
-                               cli_progress *progress) {
+static scan_result scan_target(const char *path, sm_input_format format, unsigned threads, sm_runner *runner,
+                               search_context *ctx, int stop_at_first_hit, cli_progress *progress) {
     sm_error err;
     memset(&err, 0, sizeof err);
     sm_reader *reader = NULL;
-    int rc = sm_reader_open(path, format, &reader, &err);
+    int rc = sm_reader_open_threads(path, format, threads, &reader, &err);
     if (rc != SM_OK) {
         cli_progress_clear(progress);
         cli_error("%s", err.message[0] ? err.message : sm_strerror(rc));
@@ -281,7 +280,8 @@ int cli_search_main(int argc, char **argv) {
             break;
         }
         if (!stopped_early) {
-            scan_result r = scan_target(targets[i], input_format, runner, &ctx, opts.quiet, &progress);
+            scan_result r = scan_target(targets[i], input_format, cli_threads(opts.threads), runner, &ctx, opts.quiet,
+                                        &progress);
             if (r == SCAN_FAILED) failed = 1;
             if (r == SCAN_STOPPED_EARLY) stopped_early = 1;
             if (r == SCAN_OK && per_file_counts) {

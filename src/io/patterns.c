@@ -229,7 +229,7 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
     if (!err) err = &local;
     if (!list || !path) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_pattern_list_read");
     line_input in = {0};
-    int rc = sm_io_source_open(path, &in.src, err);
+    int rc = sm_io_source_open(path, 1, &in.src, err);
     if (rc != SM_OK) return rc;
     const char *shown = sm_io_source_name(in.src);
     size_t first = list->count;

@@ -58,6 +58,9 @@
 #define READER_NAME_MAX (1u << 20)
 #endif
 #define READER_PAD 16
+/* A mapped file's text pieces: large (few calls) but not the whole file,
+   so that progress and stops are seen along the way. */
+#define READER_MAPPED_PIECE (16u << 20)
 #define READER_NAME_SHOWN 100 /* bytes of a name quoted in a message */
 
 /* Byte classes in sequence lines (for the bytes that are not letters). */
@@ -71,7 +74,9 @@ struct sm_reader {
     sm_input_format format;
     reader_state state;
 
-    uint8_t *buf; /* decompressed input: [pos, end) not yet consumed */
+    uint8_t *buf; /* decompressed input: [pos, end) not yet consumed; a plain
+                     file's mapping (never written) when mapped */
+    int mapped;
     size_t pos, end;
     int eof;
     uint64_t buf_abs;    /* offset of buf[0] in the decompressed stream */
@@ -399,6 +404,9 @@ static int sequence_read(sm_reader *r, const uint8_t **data, size_t *len) {
     while (n < READER_PIECE_CAP) {
         if (r->pos == r->end) {
             int f = refill(r);
+            /* the bytes before a damaged stretch go out first (the state
+               keeps the error for the next call) */
+            if (f < 0 && n > 0) break;
             if (f < 0) return -1;
             if (f == 0) {
                 if (fastq) return fastq_ended(r);
@@ -523,9 +531,11 @@ static int text_read(sm_reader *r, const uint8_t **data, size_t *len) {
             return 0;
         }
     }
+    size_t n = r->end - r->pos;
+    if (r->mapped && n > READER_MAPPED_PIECE) n = READER_MAPPED_PIECE;
     *data = r->buf + r->pos;
-    *len = r->end - r->pos;
-    r->pos = r->end;
+    *len = n;
+    r->pos += n;
     return 1;
 }
 
@@ -661,19 +671,34 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
 }
 
 int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader, sm_error *err) {
+    return sm_reader_open_threads(path, format, 1, reader, err);
+}
+
+int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
+                           sm_error *err) {
     if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
     *reader = NULL;
     if (!path || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
         return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
     sm_source *src;
-    int rc = sm_io_source_open(path, &src, err);
+    int rc = sm_io_source_open(path, threads, &src, err);
     if (rc != SM_OK) return rc;
     sm_reader *r = calloc(1, sizeof *r);
     if (r) {
         r->src = src;
         r->shown = sm_io_source_name(src);
-        /* zeroed padding lets letter_run read a vector past the data */
-        r->buf = calloc(1, READER_RAW_CAP + READER_PAD);
+        const uint8_t *map;
+        size_t map_len;
+        if (sm_io_source_map(src, &map, &map_len)) {
+            /* the whole file in place, zero bytes readable after it */
+            r->buf = (uint8_t *)map;
+            r->end = map_len;
+            r->eof = 1;
+            r->mapped = 1;
+        } else {
+            /* zeroed padding lets letter_run read a vector past the data */
+            r->buf = calloc(1, READER_RAW_CAP + READER_PAD);
+        }
         if (format != SM_INPUT_TEXT && format != SM_INPUT_LINES)
             r->piece = malloc(READER_PIECE_CAP + READER_PAD);
     }
@@ -734,12 +759,13 @@ int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader,
 
 void sm_reader_progress(const sm_reader *r, uint64_t *done, uint64_t *total) {
     sm_io_source_progress(r->src, done, total);
+    if (r->mapped && done) *done = r->pos;
 }
 
 void sm_reader_close(sm_reader *r) {
     if (!r) return;
     sm_io_source_close(r->src);
-    free(r->buf);
+    if (!r->mapped) free(r->buf);
     free(r->piece);
     free(r->name);
     free(r);

@@ -27,6 +27,12 @@ typedef struct sm_reader sm_reader;
 /* Opens path ("-" is standard input). gzip and BGZF are detected from the
    content, whatever the name. */
 int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader, sm_error *err);
+/* The same, with up to threads threads decompressing (1: none besides the
+   caller's; gzip and zstd inflate ahead on a thread of their own from 2,
+   BGZF blocks on that many). A plain regular file is read in place
+   (memory-mapped), whatever threads. */
+int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
+                           sm_error *err);
 
 /* Moves to the next record. Returns 1 and sets *name (the header's first
    word, NUL-terminated, valid until the next call), 0 when there are no more

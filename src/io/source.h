@@ -15,8 +15,18 @@
 typedef struct sm_source sm_source;
 
 /* Opens path ("-" is standard input, which stays open after closing).
-   Returns SM_OK or an error status with err filled ("PATH: reason"). */
-int sm_io_source_open(const char *path, sm_source **source, sm_error *err);
+   threads: how many threads may decompress (1: on the caller's thread
+   only; more: gzip and zstd inflate on a thread of their own, BGZF blocks
+   on that many). Returns SM_OK or an error status with err filled ("PATH:
+   reason"). */
+int sm_io_source_open(const char *path, unsigned threads, sm_source **source, sm_error *err);
+
+/* A plain regular file not read from yet: the whole file, mapped, with at
+   least 64 zero bytes readable after it (*len bytes of data); returns 1,
+   or 0 when the source is anything else. The reader then works on the
+   mapping and tells progress with sm_io_source_mapped_done. */
+int sm_io_source_map(sm_source *source, const uint8_t **data, size_t *len);
+void sm_io_source_mapped_done(sm_source *source, size_t consumed);
 
 /* Reads up to cap decompressed bytes into buf. Returns the count (> 0),
    0 at the end of the data, or -1 with err filled. A compressed stream that
@@ -40,6 +50,9 @@ extern const char sm_io_source_reads[];
    returns SM_ERR_FORMAT; otherwise returns SM_OK. gzip read back as gzip is
    a file compressed twice. */
 int sm_io_check_compression(const char *shown, const uint8_t *head, size_t n, sm_error *err);
+
+/* The library that inflates gzip ("isa-l" or "zlib"). */
+const char *sm_inflater_gzip_library(void);
 
 /* Fills err (when not NULL) with code and a formatted one-line message;
    returns code. */
