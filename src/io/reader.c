@@ -45,6 +45,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/cpu.h"
 #include "io/source.h"
 
 /* Overridable so that tests can force tiny buffers and hit every boundary. */
@@ -57,7 +58,7 @@
 #ifndef READER_NAME_MAX
 #define READER_NAME_MAX (1u << 20)
 #endif
-#define READER_PAD 16
+#define READER_PAD 64 /* the vector loops read and write up to 64 bytes past their data */
 /* A mapped file's text pieces: large (few calls) but not the whole file,
    so that progress and stops are seen along the way. */
 #define READER_MAPPED_PIECE (16u << 20)
@@ -85,8 +86,8 @@ struct sm_reader {
     int after_cr;        /* that line follows a \r: a \n at line_start ends no line */
 
     uint8_t marker; /* what ends a record's sequence at a line start: '>' (FASTA), '+' (FASTQ) */
-    size_t gt_idx;  /* index of the next marker at or after pos (end if none) */
-    int gt_ok;
+    int at_marker;  /* sequence reading stopped at the marker starting a line */
+    int vector;     /* the stripping loop: 2 AVX-512 (VBMI2), 1 AVX2, 0 SSE2 or plain */
 
     uint8_t *piece; /* FASTA/FASTQ output piece */
     char *name;
@@ -168,7 +169,6 @@ static int report(const sm_reader *r, sm_error *err) {
 /* Keeps [pos, end), moves it to the front and reads more after it.
    Returns 1 when bytes were added, 0 at the end of input, -1 on error. */
 static int refill(sm_reader *r) {
-    r->gt_ok = 0;
     if (r->eof) return 0;
     if (r->pos > 0) {
         size_t keep = r->end - r->pos;
@@ -317,13 +317,17 @@ static int parse_header(sm_reader *r) {
 
 /* Handles buf[pos + j], a byte that is not a letter: line end, skipped byte,
    kept punctuation or an error. Returns 0 or -1. */
+/* The byte at pos + j, which is no letter: a line end (bookkeeping), a
+   blank (dropped), the marker starting a line (returns 1: the sequence
+   ends before it), or a bad byte (reported, -1). Returns 0 otherwise. */
 static int sequence_odd_byte(sm_reader *r, size_t j, uint8_t *out, size_t *kept) {
     uint8_t c = r->buf[r->pos + j];
     uint8_t t = r->cls[c];
     if (t & CLS_BAD) {
+        if (c == r->marker && r->buf_abs + r->pos + j == r->line_start) return 1;
         /* line bookkeeping is current up to pos + j: report from there */
         r->pos += j;
-        return fail_byte(r, r->pos, 1, "sequence");
+        return fail_byte(r, r->pos, 1, "sequence"), -1;
     }
     if (t & CLS_NL) {
         uint64_t at = r->buf_abs + r->pos + j;
@@ -339,12 +343,110 @@ static int sequence_odd_byte(sm_reader *r, size_t j, uint8_t *out, size_t *kept)
     return 0;
 }
 
-/* Copies the sequence bytes of buf[pos, pos+seg) (no marker in it) to out,
-   dropping line ends, spaces and tabs. Returns the count kept, or -1
-   after reporting a bad byte. Keeps the line bookkeeping up to date.
-   Vector path: may read 15 bytes past seg and write 16 past the count
-   kept; both buffers are padded for that. */
+/* The odd byte at i in the loops below; 1 stops at the marker. */
+#define ODD_BYTE(i)                                                                                                    \
+    do {                                                                                                               \
+        int odd_rc = sequence_odd_byte(r, (i), out, &kept);                                                            \
+        if (odd_rc < 0) return -1;                                                                                     \
+        if (odd_rc > 0) {                                                                                              \
+            r->at_marker = 1;                                                                                          \
+            r->pos += (i);                                                                                             \
+            return (long)kept;                                                                                         \
+        }                                                                                                              \
+    } while (0)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define READER_X86 1
+
+/* 64 bytes a step: a step whose only odd bytes are \n (the common line
+   end) stores its letters compressed, counting the lines; others take the
+   bytes one odd byte at a time. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi"))) static long copy_sequence_avx512(sm_reader *r,
+                                                                                                 size_t seg,
+                                                                                                 uint8_t *out) {
+    const uint8_t *p = r->buf + r->pos;
+    size_t kept = 0, i = 0;
+    const __m512i fold = _mm512_set1_epi8(0x20), a = _mm512_set1_epi8('a'), z = _mm512_set1_epi8('z');
+    const __m512i lf = _mm512_set1_epi8('\n');
+    while (i < seg) {
+        __m512i v = _mm512_loadu_si512((const void *)(p + i));
+        __m512i low = _mm512_or_si512(v, fold);
+        __mmask64 letters = _mm512_cmpge_epu8_mask(low, a) & _mm512_cmple_epu8_mask(low, z);
+        size_t left = seg - i;
+        __mmask64 window = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+        __mmask64 odd = ~letters & window;
+        if (!odd) {
+            _mm512_storeu_si512((void *)(out + kept), v);
+            size_t step = left >= 64 ? 64 : left;
+            kept += step;
+            i += step;
+            continue;
+        }
+        __mmask64 nl = _mm512_cmpeq_epi8_mask(v, lf) & window;
+        if (odd == nl && !(r->after_cr && (nl & 1))) {
+            _mm512_mask_compressstoreu_epi8(out + kept, letters & window, v);
+            kept += (size_t)_mm_popcnt_u64(letters & window);
+            r->line += (uint64_t)_mm_popcnt_u64(nl);
+            r->line_start = r->buf_abs + r->pos + i + (63 - (size_t)__builtin_clzll(nl)) + 1;
+            r->after_cr = 0;
+            i += left >= 64 ? 64 : left;
+            continue;
+        }
+        _mm512_storeu_si512((void *)(out + kept), v);
+        size_t run = (size_t)__builtin_ctzll(odd);
+        kept += run;
+        i += run;
+        ODD_BYTE(i);
+        i++;
+    }
+    r->pos += seg;
+    return (long)kept;
+}
+
+/* 32 bytes a step, the odd bytes one at a time. */
+__attribute__((target("avx2,bmi"))) static long copy_sequence_avx2(sm_reader *r, size_t seg, uint8_t *out) {
+    const uint8_t *p = r->buf + r->pos;
+    size_t kept = 0, i = 0;
+    const __m256i fold = _mm256_set1_epi8(0x20), below = _mm256_set1_epi8('a' - 1), above = _mm256_set1_epi8('z' + 1);
+    while (i < seg) {
+        /* OR 0x20 folds upper to lower case; bytes >= 0x80 are negative in
+           the signed compare and so fail it */
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
+        __m256i low = _mm256_or_si256(v, fold);
+        __m256i ok = _mm256_and_si256(_mm256_cmpgt_epi8(low, below), _mm256_cmpgt_epi8(above, low));
+        _mm256_storeu_si256((__m256i *)(out + kept), v);
+        size_t left = seg - i;
+        uint32_t odd = ~(uint32_t)_mm256_movemask_epi8(ok);
+        if (left < 32) odd |= ~0u << left;
+        if (!odd) {
+            kept += 32;
+            i += 32;
+            continue;
+        }
+        size_t run = (size_t)__builtin_ctz(odd);
+        kept += run;
+        i += run;
+        if (i == seg) break;
+        ODD_BYTE(i);
+        i++;
+    }
+    r->pos += seg;
+    return (long)kept;
+}
+#endif
+
+/* Copies the sequence bytes of buf[pos, pos+seg) to out, dropping line
+   ends, spaces and tabs; stops before the marker where it starts a line
+   (at_marker set, pos on it). Returns the count kept, or -1 after
+   reporting a bad byte. Keeps the line bookkeeping up to date. Vector
+   paths may read 64 bytes past seg and write 64 past the count kept; both
+   buffers are padded for that. */
 static long copy_sequence(sm_reader *r, size_t seg, uint8_t *out) {
+#ifdef READER_X86
+    if (r->vector == 2) return copy_sequence_avx512(r, seg, out);
+    if (r->vector == 1) return copy_sequence_avx2(r, seg, out);
+#endif
     const uint8_t *p = r->buf + r->pos;
     size_t kept = 0, i = 0;
 #ifdef __SSE2__
@@ -352,8 +454,6 @@ static long copy_sequence(sm_reader *r, size_t seg, uint8_t *out) {
     const __m128i below = _mm_set1_epi8('a' - 1);
     const __m128i above = _mm_set1_epi8('z' + 1);
     while (i < seg) {
-        /* OR 0x20 folds upper to lower case; bytes >= 0x80 are negative in
-           the signed compare and so fail it */
         __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
         __m128i low = _mm_or_si128(v, fold);
         __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(low, below), _mm_cmplt_epi8(low, above));
@@ -370,15 +470,13 @@ static long copy_sequence(sm_reader *r, size_t seg, uint8_t *out) {
         kept += run;
         i += run;
         if (i == seg) break;
-        if (sequence_odd_byte(r, i, out, &kept) < 0) return -1;
+        ODD_BYTE(i);
         i++;
     }
 #else
     for (; i < seg; i++) {
-        if ((unsigned)((p[i] | 0x20) - 'a') < 26u)
-            out[kept++] = p[i];
-        else if (sequence_odd_byte(r, i, out, &kept) < 0)
-            return -1;
+        if ((unsigned)((p[i] | 0x20) - 'a') < 26u) out[kept++] = p[i];
+        else ODD_BYTE(i);
     }
 #endif
     r->pos += seg;
@@ -414,23 +512,19 @@ static int sequence_read(sm_reader *r, const uint8_t **data, size_t *len) {
                 break;
             }
         }
-        if (!r->gt_ok || r->gt_idx < r->pos) {
-            const uint8_t *g = memchr(r->buf + r->pos, r->marker, r->end - r->pos);
-            r->gt_idx = g ? (size_t)(g - r->buf) : r->end;
-            r->gt_ok = 1;
-        }
-        if (r->gt_idx == r->pos) {
-            if (r->buf_abs + r->pos != r->line_start) return fail_byte(r, r->pos, 1, "sequence");
-            if (fastq && fastq_finish(r) < 0) return -1;
-            r->state = ST_BETWEEN;
-            break;
-        }
-        size_t seg = r->gt_idx - r->pos;
+        size_t seg = r->end - r->pos;
         if (seg > READER_PIECE_CAP - n) seg = READER_PIECE_CAP - n;
         long kept = copy_sequence(r, seg, r->piece + n);
         if (kept < 0) return -1;
         n += (size_t)kept;
         r->seq_len += (uint64_t)kept;
+        if (r->at_marker) {
+            /* the marker starts a line: the sequence ends here */
+            r->at_marker = 0;
+            if (fastq && fastq_finish(r) < 0) return -1;
+            r->state = ST_BETWEEN;
+            break;
+        }
     }
     if (n == 0) return 0;
     *data = r->piece;
@@ -710,6 +804,10 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
     }
     r->format = format;
     r->state = ST_BETWEEN;
+    {
+        const sm_cpu_features *cpu = sm_cpu();
+        r->vector = cpu->avx512bw && cpu->avx512vbmi2 ? 2 : cpu->avx2 ? 1 : 0;
+    }
     r->line = 1;
     r->name[0] = '\0';
     for (int c = 0; c < 256; c++) {
