@@ -331,6 +331,13 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
 uint64_t sm_runner_begin_record(sm_runner *runner);
 /* Appends sequence bytes to the current record. May run a batch and call callbacks. */
 int sm_runner_feed(sm_runner *runner, const void *data, size_t len);
+/* Feeding without a copy: *dst points where up to *avail bytes (at most
+   want, at least 1) of the current record may be written, with 64 more
+   writable bytes after them for writers that store whole vectors; then
+   sm_runner_feed_commit says how many were. May run a batch and call
+   callbacks, as sm_runner_feed does. */
+int sm_runner_feed_buffer(sm_runner *runner, size_t want, void **dst, size_t *avail);
+int sm_runner_feed_commit(sm_runner *runner, size_t len);
 int sm_runner_end_record(sm_runner *runner);
 /* Scans everything pending and delivers all its hits and record-done calls. */
 int sm_runner_flush(sm_runner *runner);

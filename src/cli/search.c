@@ -92,6 +92,10 @@ static void report_status(const char *what, int status) {
 
 typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
 
+/* Bytes of a record asked of the reader at a time: large enough that the
+   calls cost nothing, small enough that a stop is seen soon. */
+#define FEED_PIECE ((size_t)1 << 20)
+
 /* Streams one target into the runner. */
 static scan_result scan_target(const char *path, sm_input_format format, unsigned threads, sm_runner *runner,
                                search_context *ctx, int stop_at_first_hit, cli_progress *progress) {
@@ -118,11 +122,18 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
             result = SCAN_FAILED;
             goto done;
         }
-        const uint8_t *data = NULL;
         size_t len = 0;
-        int piece;
-        while ((piece = sm_reader_read(reader, &data, &len, &err)) == 1) {
-            int status = sm_runner_feed(runner, data, len);
+        int piece = 0;
+        for (;;) {
+            /* the reader writes the record's bytes straight into the runner's batch */
+            void *dst;
+            size_t room;
+            int status = sm_runner_feed_buffer(runner, FEED_PIECE, &dst, &room);
+            if (status == SM_OK) {
+                piece = sm_reader_read_into(reader, dst, room, &len, &err);
+                if (piece != 1) break;
+                status = sm_runner_feed_commit(runner, len);
+            }
             if (scan_stopped_by_limit(ctx, status)) {
                 result = SCAN_STOPPED_EARLY;
                 goto done;

@@ -496,10 +496,10 @@ static int fastq_ended(sm_reader *r) {
 
 /* Sequence lines, FASTA or FASTQ, up to the marker that ends them at the
    start of a line ('>': the next record; '+': the quality follows). */
-static int sequence_read(sm_reader *r, const uint8_t **data, size_t *len) {
+static int sequence_read_to(sm_reader *r, uint8_t *out, size_t cap, size_t *len) {
     size_t n = 0;
     int fastq = r->marker == '+';
-    while (n < READER_PIECE_CAP) {
+    while (n < cap) {
         if (r->pos == r->end) {
             int f = refill(r);
             /* the bytes before a damaged stretch go out first (the state
@@ -513,8 +513,8 @@ static int sequence_read(sm_reader *r, const uint8_t **data, size_t *len) {
             }
         }
         size_t seg = r->end - r->pos;
-        if (seg > READER_PIECE_CAP - n) seg = READER_PIECE_CAP - n;
-        long kept = copy_sequence(r, seg, r->piece + n);
+        if (seg > cap - n) seg = cap - n;
+        long kept = copy_sequence(r, seg, out + n);
         if (kept < 0) return -1;
         n += (size_t)kept;
         r->seq_len += (uint64_t)kept;
@@ -527,9 +527,14 @@ static int sequence_read(sm_reader *r, const uint8_t **data, size_t *len) {
         }
     }
     if (n == 0) return 0;
-    *data = r->piece;
     *len = n;
     return 1;
+}
+
+static int sequence_read(sm_reader *r, const uint8_t **data, size_t *len) {
+    int rc = sequence_read_to(r, r->piece, READER_PIECE_CAP, len);
+    if (rc > 0) *data = r->piece;
+    return rc;
 }
 
 /* --------------------------------------------------------------- FASTQ */
@@ -616,7 +621,7 @@ static int fastq_finish(sm_reader *r) {
 
 /* ------------------------------------------------------ text and lines */
 
-static int text_read(sm_reader *r, const uint8_t **data, size_t *len) {
+static int text_read(sm_reader *r, const uint8_t **data, size_t *len, size_t max) {
     if (r->pos == r->end) {
         int f = refill(r);
         if (f < 0) return -1;
@@ -627,13 +632,14 @@ static int text_read(sm_reader *r, const uint8_t **data, size_t *len) {
     }
     size_t n = r->end - r->pos;
     if (r->mapped && n > READER_MAPPED_PIECE) n = READER_MAPPED_PIECE;
+    if (n > max) n = max;
     *data = r->buf + r->pos;
     *len = n;
     r->pos += n;
     return 1;
 }
 
-static int lines_read(sm_reader *r, const uint8_t **data, size_t *len) {
+static int lines_read(sm_reader *r, const uint8_t **data, size_t *len, size_t max) {
     if (r->pos == r->end) {
         int f = refill(r);
         if (f < 0) return -1;
@@ -644,6 +650,7 @@ static int lines_read(sm_reader *r, const uint8_t **data, size_t *len) {
     }
     const uint8_t *p = r->buf + r->pos;
     size_t avail = r->end - r->pos;
+    if (avail > max) avail = max; /* the rest of the line in the next piece */
     const uint8_t *nl = find_line_end(p, avail);
     if (!nl) {
         *data = p;
@@ -665,8 +672,8 @@ static int lines_read(sm_reader *r, const uint8_t **data, size_t *len) {
 
 static int read_piece(sm_reader *r, const uint8_t **data, size_t *len) {
     switch (r->format) {
-    case SM_INPUT_TEXT: return text_read(r, data, len);
-    case SM_INPUT_LINES: return lines_read(r, data, len);
+    case SM_INPUT_TEXT: return text_read(r, data, len, SIZE_MAX);
+    case SM_INPUT_LINES: return lines_read(r, data, len, SIZE_MAX);
     default: return sequence_read(r, data, len);
     }
 }
@@ -680,6 +687,27 @@ int sm_reader_read(sm_reader *r, const uint8_t **data, size_t *len, sm_error *er
     if (rc < 0) {
         r->state = ST_ERROR;
         *data = NULL;
+        *len = 0;
+        return report(r, err);
+    }
+    return rc;
+}
+
+int sm_reader_read_into(sm_reader *r, uint8_t *dst, size_t cap, size_t *len, sm_error *err) {
+    if (!r || !dst || !len) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_read_into");
+    *len = 0;
+    if (r->state == ST_ERROR) return report(r, err);
+    if (r->state != ST_SEQ || cap == 0) return 0;
+    int rc;
+    if (r->format == SM_INPUT_FASTA || r->format == SM_INPUT_FASTQ) {
+        rc = sequence_read_to(r, dst, cap, len);
+    } else {
+        const uint8_t *data;
+        rc = r->format == SM_INPUT_TEXT ? text_read(r, &data, len, cap) : lines_read(r, &data, len, cap);
+        if (rc > 0) memcpy(dst, data, *len);
+    }
+    if (rc < 0) {
+        r->state = ST_ERROR;
         *len = 0;
         return report(r, err);
     }

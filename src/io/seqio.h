@@ -46,6 +46,12 @@ int sm_reader_next_record(sm_reader *reader, const char **name, sm_error *err);
    differs, a truncated gzip stream). */
 int sm_reader_read(sm_reader *reader, const uint8_t **data, size_t *len, sm_error *err);
 
+/* The same as sm_reader_read, written to dst instead (up to cap bytes,
+   *len set): FASTA and FASTQ sequence is stripped straight into it. dst
+   must have 64 writable bytes past cap (the vector loops write whole
+   vectors). */
+int sm_reader_read_into(sm_reader *reader, uint8_t *dst, size_t cap, size_t *len, sm_error *err);
+
 /* Bytes of the underlying (possibly compressed) file consumed so far, and the
    file size (0 when unknown, e.g. a pipe): for progress bars. */
 void sm_reader_progress(const sm_reader *reader, uint64_t *done, uint64_t *total);

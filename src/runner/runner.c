@@ -337,6 +337,38 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
     return SM_OK;
 }
 
+int sm_runner_feed_buffer(sm_runner *r, size_t want, void **dst, size_t *avail) {
+    if (!r || !dst || !avail || want == 0) return SM_ERR_INVALID;
+    *dst = NULL;
+    *avail = 0;
+    if (r->status != SM_OK) return r->status;
+    if (!r->record_open) sm_runner_begin_record(r);
+    for (;;) {
+        sm_batch *b = &r->batches[r->fill];
+        int full = b->len == r->geo.buf_cap;
+        if (full || leave_early(r)) {
+            if (cut_segments(r, 0, full) != SM_OK) return r->status = SM_ERR_NOMEM;
+            int rc = submit(r, 0);
+            if (rc != SM_OK) return rc;
+            continue;
+        }
+        if (b->len == b->cap && grow_buffer(r, b, b->len + want) != SM_OK) return r->status = SM_ERR_NOMEM;
+        /* every buffer has SM_WRITE_SLACK writable bytes past its capacity */
+        size_t room = b->cap - b->len;
+        *dst = b->buf + b->len;
+        *avail = room < want ? room : want;
+        return SM_OK;
+    }
+}
+
+int sm_runner_feed_commit(sm_runner *r, size_t len) {
+    if (!r) return SM_ERR_INVALID;
+    sm_batch *b = &r->batches[r->fill];
+    if (len > b->cap - b->len) return SM_ERR_INVALID;
+    b->len += len;
+    return r->status;
+}
+
 int sm_runner_flush(sm_runner *r) {
     if (!r) return SM_ERR_INVALID;
     if (r->status != SM_OK) return r->status;

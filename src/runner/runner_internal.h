@@ -62,6 +62,9 @@ typedef struct {
     int overlap_free;        /* segments read nothing past their end (see above) */
 } sm_backend_geometry;
 
+/* Bytes writable past a buffer's capacity: direct writers store whole vectors. */
+#define SM_WRITE_SLACK 64
+
 typedef struct sm_backend_ops {
     const char *name;
     /* Opens for runner r (r->db, r->opt and the reach fields are set) and
@@ -69,7 +72,8 @@ typedef struct sm_backend_ops {
     int (*open)(sm_runner *r, sm_backend_geometry *geo, void **backend, sm_error *err);
     void (*close)(void *backend);
     /* The text buffer of ring entry index (pinned memory for a GPU), of at
-       least bytes bytes (at most the geometry's buf_cap), or NULL. Called
+       least bytes bytes (at most the geometry's buf_cap) and SM_WRITE_SLACK
+       writable bytes after them (sm_runner_feed_buffer), or NULL. Called
        again for the same index with more bytes, it grows the buffer,
        keeping its contents; it is never called for a launched batch. */
     uint8_t *(*buffer)(void *backend, unsigned index, size_t bytes);

@@ -252,7 +252,7 @@ static int cpu_idle(void *backend) {
 
 static uint8_t *cpu_buffer(void *backend, unsigned index, size_t bytes) {
     cpu_backend *c = backend;
-    uint8_t *p = realloc(c->batches[index].buf, bytes);
+    uint8_t *p = realloc(c->batches[index].buf, bytes + SM_WRITE_SLACK);
     if (p) c->batches[index].buf = p;
     return p;
 }

@@ -121,7 +121,9 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     for (unsigned i = 0; i < g->nslots && rc == SM_OK; i++) {
         slot *s = &g->slots[i];
         unsigned d = i % (unsigned)ndev;
-        if (sm_cuda_slot_open(g->tables[d], g->text_cap, g->chunk_cap, r->opt.count_only, &s->dev, msg) != 0) {
+        /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
+        if (sm_cuda_slot_open(g->tables[d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap, r->opt.count_only, &s->dev,
+                              msg) != 0) {
             rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %u: %s", d, msg);
             break;
         }
