@@ -18,6 +18,8 @@
 
 /* Input is simulated in blocks of this size (bounded memory for any input). */
 #define DFA_BLOCK_BYTES ((size_t)64 << 20)
+/* Pieces at least this long are run in place (no copy into the block). */
+#define DFA_DIRECT_BYTES ((size_t)4 << 20)
 
 typedef struct {
     const char *dfa_path, *patterns_path, *regex;
@@ -375,6 +377,17 @@ static int run_input(dfa_run *r, const char *path, int label_with_path) {
         const uint8_t *data;
         size_t len;
         while (status == 0 && (got = sm_reader_read(reader, &data, &len, &err)) > 0) {
+            if (r->block_len == 0 && len >= DFA_DIRECT_BYTES) {
+                /* a large piece (a mapped file's) is run where it lies, not copied */
+                const uint8_t *keep = r->block;
+                size_t keep_len = r->block_len;
+                r->block = (uint8_t *)data;
+                r->block_len = len;
+                status = flush_block(r, shown, dna ? record : NULL);
+                r->block = (uint8_t *)keep;
+                r->block_len = keep_len;
+                continue;
+            }
             while (len > 0 && status == 0) {
                 size_t take = DFA_BLOCK_BYTES - r->block_len < len ? DFA_BLOCK_BYTES - r->block_len : len;
                 memcpy(r->block + r->block_len, data, take);
