@@ -94,7 +94,7 @@ typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
 
 /* Bytes of a record asked of the reader at a time: large enough that the
    calls cost nothing, small enough that a stop is seen soon. */
-#define FEED_PIECE ((size_t)1 << 20)
+#define FEED_PIECE ((size_t)64 << 20)
 
 /* Streams one target into the runner. */
 static scan_result scan_target(const char *path, sm_input_format format, unsigned threads, sm_runner *runner,

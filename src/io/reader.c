@@ -47,6 +47,7 @@
 
 #include "core/cpu.h"
 #include "io/source.h"
+#include "io/strip.h"
 
 /* Overridable so that tests can force tiny buffers and hit every boundary. */
 #ifndef READER_RAW_CAP
@@ -62,6 +63,9 @@
 /* A mapped file's text pieces: large (few calls) but not the whole file,
    so that progress and stops are seen along the way. */
 #define READER_MAPPED_PIECE (16u << 20)
+/* Stretches of a mapped FASTA file at least this long are stripped on
+   several threads (strip.c). */
+#define STRIP_MIN ((size_t)4 << 20)
 #define READER_NAME_SHOWN 100 /* bytes of a name quoted in a message */
 
 /* Byte classes in sequence lines (for the bytes that are not letters). */
@@ -88,6 +92,9 @@ struct sm_reader {
     uint8_t marker; /* what ends a record's sequence at a line start: '>' (FASTA), '+' (FASTQ) */
     int at_marker;  /* sequence reading stopped at the marker starting a line */
     int vector;     /* the stripping loop: 2 AVX-512 (VBMI2), 1 AVX2, 0 SSE2 or plain */
+    unsigned threads;      /* threads that may strip a mapped FASTA file */
+    sm_strip_pool *strip;  /* made on the first long stretch, when threads allow */
+    int strip_misses;      /* windows in a row the pool left to the serial reader */
 
     uint8_t *piece; /* FASTA/FASTQ output piece */
     char *name;
@@ -500,6 +507,31 @@ static int sequence_read_to(sm_reader *r, uint8_t *out, size_t cap, size_t *len)
     size_t n = 0;
     int fastq = r->marker == '+';
     while (n < cap) {
+        /* A mapped FASTA file's long stretch: on several threads. */
+        /* Only past the first STRIP_MIN bytes of a record: short records
+           (reads) never pay a window's count for nothing. */
+        if (r->mapped && !fastq && r->threads > 2 && r->seq_len >= STRIP_MIN && r->strip_misses < 2 &&
+            !r->after_cr && r->end - r->pos >= STRIP_MIN && cap - n >= STRIP_MIN) {
+            if (!r->strip) r->strip = sm_strip_pool_new(r->threads);
+            if (!r->strip) r->threads = 0;
+            sm_strip_result res;
+            size_t w = r->end - r->pos < cap - n ? r->end - r->pos : cap - n;
+            if (r->strip && sm_strip_window(r->strip, r->buf + r->pos, w, r->marker,
+                                            r->buf_abs + r->pos == r->line_start, out + n, &res)) {
+                n += res.kept;
+                r->seq_len += res.kept;
+                r->line += res.lines;
+                if (res.last_eol) r->line_start = r->buf_abs + r->pos + res.last_eol;
+                r->pos += res.used;
+                if (res.marker) {
+                    r->state = ST_BETWEEN;
+                    break;
+                }
+                r->strip_misses = 0;
+                continue;
+            }
+            r->strip_misses++; /* \r or odd bytes: the serial reader's */
+        }
         if (r->pos == r->end) {
             int f = refill(r);
             /* the bytes before a damaged stretch go out first (the state
@@ -832,6 +864,7 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
     }
     r->format = format;
     r->state = ST_BETWEEN;
+    r->threads = threads;
     {
         const sm_cpu_features *cpu = sm_cpu();
         r->vector = cpu->avx512bw && cpu->avx512vbmi2 ? 2 : cpu->avx2 ? 1 : 0;
@@ -891,6 +924,7 @@ void sm_reader_progress(const sm_reader *r, uint64_t *done, uint64_t *total) {
 void sm_reader_close(sm_reader *r) {
     if (!r) return;
     sm_io_source_close(r->src);
+    sm_strip_pool_free(r->strip);
     if (!r->mapped) free(r->buf);
     free(r->piece);
     free(r->name);

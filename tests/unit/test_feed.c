@@ -315,8 +315,58 @@ static void test_page_end(void) {
     free(plain);
 }
 
+/* Long records of a plain file are stripped on several threads: the same
+   bytes as one thread, whatever sits in them (blanks, lower case, '-',
+   stretches of \r\n, a bad byte far in, a '>' inside a line). */
+static void test_long_records(void) {
+    size_t cap = 40u << 20;
+    uint8_t *plain = malloc(cap);
+    char path[] = "/tmp/sm_test_feed_long_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) exit(2);
+    close(fd);
+    for (unsigned round = 0; round < 6; round++) {
+        size_t n = 0;
+        unsigned records = 1 + round % 3;
+        for (unsigned r = 0; r < records; r++) {
+            n += (size_t)sprintf((char *)plain + n, ">long%u\n", r);
+            size_t len = (5u << 20) + tu_rng_below(&rng, 7u << 20);
+            unsigned width = 50 + tu_rng_below(&rng, 80);
+            for (size_t i = 0; i < len; i++) {
+                uint8_t c = "ACGTacgtN-"[tu_rng_below(&rng, 10)];
+                plain[n++] = c;
+                if (tu_rng_below(&rng, 20000) == 0) plain[n++] = ' ';
+                if ((i + 1) % width == 0) {
+                    if (round == 2 && i > (6u << 20) && i < (7u << 20)) plain[n++] = '\r';
+                    plain[n++] = '\n';
+                }
+            }
+            plain[n++] = '\n';
+            n += (size_t)sprintf((char *)plain + n, ">short%u\nACGT\n\n", r);
+        }
+        if (round == 4) plain[n - 200] = '!';  /* a bad byte near the end: the error, after the rest */
+        if (round == 5) plain[n / 2] = '>';    /* inside a line: a bad byte too */
+        write_file(path, plain, n);
+        reading want, got;
+        read_all(path, 1, &want);
+        for (unsigned t = 3; t <= 4; t++) {
+            read_all(path, t, &got);
+            char what[64];
+            snprintf(what, sizeof what, "long records round %u, %u threads", round, t);
+            same(&want, &got, what);
+            tu_check(strcmp(got.err.message, want.err.message) == 0, "%s: message '%s', expected '%s'", what,
+                     got.err.message, want.err.message);
+            free(got.text);
+        }
+        free(want.text);
+    }
+    unlink(path);
+    free(plain);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(0x66656564ull));
+    test_long_records();
     test_page_end();
     test_damage();
     test_random_layouts();

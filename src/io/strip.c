@@ -1,0 +1,245 @@
+/* Stripping FASTA sequence on several threads (strip.h): a window of a
+ * mapped file is cut into blocks; a first pass counts, per block, the bytes
+ * kept and the line ends, and finds the first marker that starts a line
+ * (the record's end) and any byte that needs the serial reader (its
+ * messages name line and column); a second pass writes each block's kept
+ * bytes at its offset, the prefix sum of the counts before it. */
+#include "io/strip.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define STRIP_X86 1
+#endif
+
+#define STRIP_BLOCKS 256 /* at most this many blocks per window */
+
+typedef struct {
+    size_t lo, hi;        /* raw offsets in the window */
+    size_t kept, lines;   /* before the marker (or the block's end) */
+    size_t last_eol;      /* just past its last \n before the marker; 0 when none */
+    size_t marker;        /* offset of a marker starting a line, or SIZE_MAX */
+    int odd;              /* a byte the serial reader must see */
+    size_t out;           /* where its kept bytes go */
+} block;
+
+struct sm_strip_pool {
+    unsigned threads;     /* workers besides the caller */
+    pthread_t *tid;
+    pthread_mutex_t lock;
+    pthread_cond_t go, done;
+    unsigned generation, busy;
+    int stop;
+    /* the job */
+    int phase;            /* 1 count, 2 write */
+    const uint8_t *p;
+    uint8_t *out;
+    uint8_t marker;
+    int line_start;
+    block *blocks;
+    size_t nblocks;
+    _Atomic size_t next;
+};
+
+#ifdef STRIP_X86
+/* Kept bytes (letters, '-', '.', '*'), blanks and \n of 64 bytes. */
+__attribute__((target("avx512f,avx512bw"))) static inline void classes(__m512i v, __mmask64 *keep, __mmask64 *nl,
+                                                                        __mmask64 *blank) {
+    __m512i low = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    __mmask64 letters = _mm512_cmpge_epu8_mask(low, _mm512_set1_epi8('a')) &
+                        _mm512_cmple_epu8_mask(low, _mm512_set1_epi8('z'));
+    *keep = letters | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-')) |
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('.')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('*'));
+    *nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
+    *blank = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\t'));
+}
+
+__attribute__((target("avx512f,avx512bw,popcnt,lzcnt,bmi"))) static void count_block(const uint8_t *p, uint8_t marker,
+                                                                                    int line_start, block *b) {
+    b->kept = b->lines = b->last_eol = 0;
+    b->marker = SIZE_MAX;
+    b->odd = 0;
+    /* is the block's first byte at a line start? */
+    uint64_t carry = b->lo == 0 ? (uint64_t)(line_start != 0) : p[b->lo - 1] == '\n';
+    const __m512i mk = _mm512_set1_epi8((char)marker);
+    for (size_t i = b->lo; i < b->hi; i += 64) {
+        size_t left = b->hi - i;
+        __mmask64 window = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+        __m512i v = _mm512_maskz_loadu_epi8(window, p + i);
+        __mmask64 keep, nl, blank;
+        classes(v, &keep, &nl, &blank);
+        keep &= window, nl &= window, blank &= window;
+        __mmask64 starts = (nl << 1) | carry; /* bytes right after a \n */
+        __mmask64 at_marker = _mm512_cmpeq_epi8_mask(v, mk) & starts & window;
+        __mmask64 upto = window;
+        if (at_marker) {
+            unsigned m = (unsigned)__builtin_ctzll(at_marker);
+            upto = m ? (((__mmask64)1 << m) - 1) : 0;
+            b->marker = i + m;
+        }
+        __mmask64 odd = ~(keep | nl | blank) & upto;
+        if (odd) b->odd = 1;
+        b->kept += (size_t)_mm_popcnt_u64(keep & upto);
+        __mmask64 nlu = nl & upto;
+        b->lines += (size_t)_mm_popcnt_u64(nlu);
+        if (nlu) b->last_eol = i + (63 - (size_t)__builtin_clzll(nlu)) + 1;
+        if (b->marker != SIZE_MAX || b->odd) return;
+        carry = nl >> 63;
+    }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) static void write_block(const uint8_t *p, uint8_t *out,
+                                                                                      const block *b) {
+    size_t end = b->marker != SIZE_MAX ? b->marker : b->hi, at = b->out;
+    for (size_t i = b->lo; i < end; i += 64) {
+        size_t left = end - i;
+        __mmask64 window = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+        __m512i v = _mm512_maskz_loadu_epi8(window, p + i);
+        __mmask64 keep, nl, blank;
+        classes(v, &keep, &nl, &blank);
+        keep &= window;
+        _mm512_mask_compressstoreu_epi8(out + at, keep, v);
+        at += (size_t)_mm_popcnt_u64(keep);
+    }
+}
+#endif
+
+static void run_phase(sm_strip_pool *pool) {
+    for (;;) {
+        size_t k = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
+        if (k >= pool->nblocks) return;
+#ifdef STRIP_X86
+        if (pool->phase == 1) count_block(pool->p, pool->marker, pool->line_start, &pool->blocks[k]);
+        else write_block(pool->p, pool->out, &pool->blocks[k]);
+#endif
+    }
+}
+
+static void *worker(void *arg) {
+    sm_strip_pool *pool = arg;
+    unsigned seen = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->stop && pool->generation == seen) pthread_cond_wait(&pool->go, &pool->lock);
+        if (pool->stop) break;
+        seen = pool->generation;
+        pthread_mutex_unlock(&pool->lock);
+        run_phase(pool);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->busy == 0) pthread_cond_signal(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+/* Runs a phase on the workers and the caller; returns when every block is done. */
+static void phase(sm_strip_pool *pool, int which) {
+    pool->phase = which;
+    atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
+    pthread_mutex_lock(&pool->lock);
+    pool->busy = pool->threads;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->go);
+    pthread_mutex_unlock(&pool->lock);
+    run_phase(pool);
+    pthread_mutex_lock(&pool->lock);
+    while (pool->busy) pthread_cond_wait(&pool->done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+int sm_strip_available(void) {
+#ifdef STRIP_X86
+    const sm_cpu_features *cpu = sm_cpu();
+    return cpu->avx512bw && cpu->avx512vbmi2;
+#else
+    return 0;
+#endif
+}
+
+sm_strip_pool *sm_strip_pool_new(unsigned threads) {
+    if (threads < 2 || !sm_strip_available()) return NULL;
+    sm_strip_pool *pool = calloc(1, sizeof *pool);
+    if (!pool) return NULL;
+    pool->blocks = calloc(STRIP_BLOCKS, sizeof *pool->blocks);
+    pool->tid = calloc(threads - 1, sizeof *pool->tid);
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->go, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    if (!pool->blocks || !pool->tid) {
+        sm_strip_pool_free(pool);
+        return NULL;
+    }
+    for (unsigned t = 0; t + 1 < threads; t++) {
+        if (pthread_create(&pool->tid[t], NULL, worker, pool) != 0) break;
+        pool->threads++;
+    }
+    if (pool->threads == 0) {
+        sm_strip_pool_free(pool);
+        return NULL;
+    }
+    return pool;
+}
+
+void sm_strip_pool_free(sm_strip_pool *pool) {
+    if (!pool) return;
+    pthread_mutex_lock(&pool->lock);
+    pool->stop = 1;
+    pthread_cond_broadcast(&pool->go);
+    pthread_mutex_unlock(&pool->lock);
+    for (unsigned t = 0; t < pool->threads; t++) pthread_join(pool->tid[t], NULL);
+    pthread_mutex_destroy(&pool->lock);
+    pthread_cond_destroy(&pool->go);
+    pthread_cond_destroy(&pool->done);
+    free(pool->tid);
+    free(pool->blocks);
+    free(pool);
+}
+
+int sm_strip_window(sm_strip_pool *pool, const uint8_t *p, size_t n, uint8_t marker, int line_start, uint8_t *out,
+                    sm_strip_result *res) {
+    memset(res, 0, sizeof *res);
+    if (n == 0) return 0;
+    /* blocks of at least 256 KiB, a few per thread */
+    size_t per = (pool->threads + 1) * 4;
+    size_t len = n / per;
+    if (len < (256u << 10)) len = 256u << 10;
+    size_t nb = (n + len - 1) / len;
+    if (nb > STRIP_BLOCKS) nb = STRIP_BLOCKS, len = (n + nb - 1) / nb;
+    for (size_t k = 0; k < nb; k++) {
+        pool->blocks[k].lo = k * len;
+        pool->blocks[k].hi = (k + 1) * len < n ? (k + 1) * len : n;
+    }
+    pool->nblocks = nb;
+    pool->p = p;
+    pool->marker = marker;
+    pool->line_start = line_start;
+    phase(pool, 1);
+    /* the blocks up to the first marker or odd byte, and where each writes */
+    size_t used = n, kept = 0, lines = 0, last_eol = 0, k = 0;
+    for (; k < nb; k++) {
+        block *b = &pool->blocks[k];
+        if (b->odd) return 0; /* the serial reader takes this window */
+        b->out = kept;
+        kept += b->kept;
+        lines += b->lines;
+        if (b->last_eol) last_eol = b->last_eol;
+        if (b->marker != SIZE_MAX) {
+            used = b->marker;
+            res->marker = 1;
+            k++;
+            break;
+        }
+    }
+    pool->nblocks = k;
+    pool->out = out;
+    phase(pool, 2);
+    res->used = used;
+    res->kept = kept;
+    res->lines = lines;
+    res->last_eol = last_eol;
+    return 1;
+}

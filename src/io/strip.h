@@ -1,0 +1,37 @@
+/* Internal to src/io: FASTA sequence lines stripped on several threads,
+ * for a mapped file's long records (strip.c). The serial reader remains the
+ * reference: a window holding anything but sequence bytes, blanks and \n
+ * line ends (a \r, a bad byte) is left to it. */
+#ifndef SM_IO_STRIP_H
+#define SM_IO_STRIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cpu.h"
+
+typedef struct sm_strip_pool sm_strip_pool;
+
+/* 1 when this CPU runs the stripping loops (AVX-512 BW and VBMI2). */
+int sm_strip_available(void);
+/* threads - 1 workers beside the caller; NULL when threads < 2 or the CPU
+   lacks the loops. */
+sm_strip_pool *sm_strip_pool_new(unsigned threads);
+void sm_strip_pool_free(sm_strip_pool *pool);
+
+typedef struct {
+    size_t used;     /* raw bytes consumed: to the marker, or the whole window */
+    size_t kept;     /* bytes written to out */
+    size_t lines;    /* \n line ends in the bytes used */
+    size_t last_eol; /* offset just past the last of them (0: none) */
+    int marker;      /* the window's bytes stopped at a marker starting a line */
+} sm_strip_result;
+
+/* Strips p[0, n): sequence bytes (letters, '-', '.', '*') to out, blanks
+   and \n dropped, up to the first marker that starts a line (line_start:
+   whether p[0] starts one). Returns 1 with *res filled, or 0 when the
+   window holds a byte the serial reader must see (out untouched then). */
+int sm_strip_window(sm_strip_pool *pool, const uint8_t *p, size_t n, uint8_t marker, int line_start, uint8_t *out,
+                    sm_strip_result *res);
+
+#endif /* SM_IO_STRIP_H */
