@@ -1,6 +1,8 @@
 /* The search command: read targets piece by piece into the runner and
  * print its hits in the order it delivers them. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -185,6 +187,30 @@ done:
     return result;
 }
 
+/* --gpu: the CUDA runtime starts on a thread of its own while the patterns
+   compile and the targets are checked, so that a runner made later finds it
+   ready (its start costs a few hundred milliseconds). */
+static void *start_cuda(void *arg) {
+    (void)arg;
+    (void)sm_cuda_device_count();
+    return NULL;
+}
+
+/* Inputs under this many bytes in all are a job the GPU does not win: one
+   batch, and the GPU's start costs more than the CPU's scan of it. */
+#define GPU_SMALL_JOB ((uint64_t)64 << 20)
+
+/* The targets' total size, or 0 when some size is unknown (a pipe). */
+static uint64_t targets_size(char *const *targets, size_t count) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct stat st;
+        if (strcmp(targets[i], "-") == 0 || stat(targets[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        total += (uint64_t)st.st_size;
+    }
+    return total;
+}
+
 int cli_search_main(int argc, char **argv) {
     cli_options opts;
     int parsed = cli_parse_options(CLI_COMMAND_SEARCH, argc, argv, &opts);
@@ -211,6 +237,8 @@ int cli_search_main(int argc, char **argv) {
     int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
     uint64_t *file_counts = NULL;
 
+    pthread_t cuda_start;
+    int cuda_starting = opts.gpu && pthread_create(&cuda_start, NULL, start_cuda, NULL) == 0;
     if (check_search_output(&opts, targets, target_count) != 0) goto cleanup;
     if (check_targets(targets, target_count) != 0) goto cleanup;
     if (cli_load_database(&opts, &db) != 0) goto cleanup;
@@ -249,6 +277,15 @@ int cli_search_main(int argc, char **argv) {
         if (status == SM_ERR_NOMEM) cli_error("%s (%s)", message, NOMEM_HINT);
         else cli_error("%s", message);
         goto cleanup;
+    }
+
+    if (opts.gpu) {
+        uint64_t size = targets_size(targets, target_count);
+        if (size && size < GPU_SMALL_JOB)
+            fprintf(stderr,
+                    "seqmatch: note: %llu bytes of targets are too few for the GPU to win; the CPU (without --gpu) is "
+                    "likely faster\n",
+                    (unsigned long long)size);
     }
 
     if (!opts.quiet) {
@@ -351,6 +388,8 @@ int cli_search_main(int argc, char **argv) {
     else exit_status = total > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
 
 cleanup:
+    /* the CUDA runtime must not be torn down while it starts */
+    if (cuda_starting) pthread_join(cuda_start, NULL);
     free(file_counts);
     cli_progress_clear(&progress);
     if (runner) sm_runner_free(runner);

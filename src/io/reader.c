@@ -736,7 +736,11 @@ int sm_reader_read_into(sm_reader *r, uint8_t *dst, size_t cap, size_t *len, sm_
     } else {
         const uint8_t *data;
         rc = r->format == SM_INPUT_TEXT ? text_read(r, &data, len, cap) : lines_read(r, &data, len, cap);
-        if (rc > 0) memcpy(dst, data, *len);
+        /* a mapped text file's long pieces: copied on several threads */
+        if (rc > 0 && r->mapped && r->threads > 2 && *len >= STRIP_MIN && !r->strip)
+            r->strip = sm_strip_pool_new(r->threads);
+        if (rc > 0 && r->strip && *len >= STRIP_MIN) sm_strip_copy(r->strip, dst, data, *len);
+        else if (rc > 0) memcpy(dst, data, *len);
     }
     if (rc < 0) {
         r->state = ST_ERROR;

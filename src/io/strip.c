@@ -35,7 +35,7 @@ struct sm_strip_pool {
     unsigned generation, busy;
     int stop;
     /* the job */
-    int phase;            /* 1 count, 2 write */
+    int phase;            /* 1 count, 2 write, 3 copy */
     const uint8_t *p;
     uint8_t *out;
     uint8_t marker;
@@ -112,9 +112,14 @@ static void run_phase(sm_strip_pool *pool) {
     for (;;) {
         size_t k = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
         if (k >= pool->nblocks) return;
+        const block *b = &pool->blocks[k];
+        if (pool->phase == 3) {
+            memcpy(pool->out + b->lo, pool->p + b->lo, b->hi - b->lo);
+            continue;
+        }
 #ifdef STRIP_X86
         if (pool->phase == 1) count_block(pool->p, pool->marker, pool->line_start, &pool->blocks[k]);
-        else write_block(pool->p, pool->out, &pool->blocks[k]);
+        else write_block(pool->p, pool->out, b);
 #endif
     }
 }
@@ -161,7 +166,7 @@ int sm_strip_available(void) {
 }
 
 sm_strip_pool *sm_strip_pool_new(unsigned threads) {
-    if (threads < 2 || !sm_strip_available()) return NULL;
+    if (threads < 2) return NULL;
     sm_strip_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pool->blocks = calloc(STRIP_BLOCKS, sizeof *pool->blocks);
@@ -199,10 +204,25 @@ void sm_strip_pool_free(sm_strip_pool *pool) {
     free(pool);
 }
 
+void sm_strip_copy(sm_strip_pool *pool, uint8_t *out, const uint8_t *p, size_t n) {
+    size_t len = n / ((pool->threads + 1) * 2) + 1;
+    if (len < (1u << 20)) len = 1u << 20;
+    size_t nb = (n + len - 1) / len;
+    if (nb > STRIP_BLOCKS) nb = STRIP_BLOCKS, len = (n + nb - 1) / nb;
+    for (size_t k = 0; k < nb; k++) {
+        pool->blocks[k].lo = k * len;
+        pool->blocks[k].hi = (k + 1) * len < n ? (k + 1) * len : n;
+    }
+    pool->nblocks = nb;
+    pool->p = p;
+    pool->out = out;
+    phase(pool, 3);
+}
+
 int sm_strip_window(sm_strip_pool *pool, const uint8_t *p, size_t n, uint8_t marker, int line_start, uint8_t *out,
                     sm_strip_result *res) {
     memset(res, 0, sizeof *res);
-    if (n == 0) return 0;
+    if (n == 0 || !sm_strip_available()) return 0;
     /* blocks of at least 256 KiB, a few per thread */
     size_t per = (pool->threads + 1) * 4;
     size_t len = n / per;

@@ -14,8 +14,7 @@ typedef struct sm_strip_pool sm_strip_pool;
 
 /* 1 when this CPU runs the stripping loops (AVX-512 BW and VBMI2). */
 int sm_strip_available(void);
-/* threads - 1 workers beside the caller; NULL when threads < 2 or the CPU
-   lacks the loops. */
+/* threads - 1 workers beside the caller; NULL when threads < 2. */
 sm_strip_pool *sm_strip_pool_new(unsigned threads);
 void sm_strip_pool_free(sm_strip_pool *pool);
 
@@ -30,8 +29,12 @@ typedef struct {
 /* Strips p[0, n): sequence bytes (letters, '-', '.', '*') to out, blanks
    and \n dropped, up to the first marker that starts a line (line_start:
    whether p[0] starts one). Returns 1 with *res filled, or 0 when the
-   window holds a byte the serial reader must see (out untouched then). */
+   window holds a byte the serial reader must see, or the CPU lacks the
+   loops (out untouched then). */
 int sm_strip_window(sm_strip_pool *pool, const uint8_t *p, size_t n, uint8_t marker, int line_start, uint8_t *out,
                     sm_strip_result *res);
+
+/* memcpy(out, p, n) on the pool's threads. */
+void sm_strip_copy(sm_strip_pool *pool, uint8_t *out, const uint8_t *p, size_t n);
 
 #endif /* SM_IO_STRIP_H */
