@@ -11,6 +11,9 @@
 #   present (made with pigz / bgzip otherwise). SETS_DIR holds k8_1000.txt.
 #   THREADS: the thread counts to run (default: 1 2).
 # environment: ROUNDS (5): rounds; every command runs once per round, in the same order.
+#   DFA_BENCH: the dfa_bench binary (bench/dfa/run.sh builds it); when set, the same DFA is also
+#   run by the library over the file already in memory ("dfa-in-memory"): the engine's
+#   own rate, which the whole `seqmatch dfa` is compared with.
 # Output: one line per run (round, input, what, threads, seconds), then per (input, what,
 # threads) the median seconds, MB/s of the file's uncompressed bytes, and the speed-up over
 # one thread; CSV of the medians in FEED_CSV when set.
@@ -55,6 +58,12 @@ for round in $(seq "$ROUNDS"); do
     run "$round" plain search "$t" "$SM" search -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA"
     run "$round" plain dfa "$t" "$SM" dfa --dfa "$dfa" -t "$t" "$FA"
   done
+  if [ -n "${DFA_BENCH:-}" ]; then
+    # the sequential run's median of 3, over the file read into memory before the clock starts
+    engine=$("$DFA_BENCH" --reps 3 --dfa "$dfa" --text "$FA" | awk '/sequential/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "MB/s") { print $i; exit } }')
+    printf '%s\t%s\t%s\t%s\t%s\n' "$round" plain dfa-in-memory 1 "$(awk -v b="$bytes" -v r="$engine" 'BEGIN { printf "%.4f", b / r / 1e6 }')" |
+      tee -a "$results"
+  fi
   have zcat && run "$round" gzip zcat 1 zcat "$FA.gz"
   have igzip && run "$round" gzip igzip 1 igzip -dc "$FA.gz"
   have libdeflate-gunzip && run "$round" gzip libdeflate-gunzip 1 libdeflate-gunzip -c "$FA.gz"

@@ -2,12 +2,16 @@
  * speculative chunked run on 1 and 2 threads.
  *
  *   dfa_bench [--symbols N] [--reps R] [--bible FILE] [--panel FILE] [--only NAME]
+ *             [--dfa DFA_FILE --text FILE]
  *
  * Cases: seed 003's 4-state DFA on N random ACGT symbols (generated in
  * memory), the same input through a 4-state permutation DFA (paths never
  * converge), a random 100-state DFA, a validating regular expression over
  * the Bible text (repeated to 100 MB), and the dictionary automaton of 1000
- * 8-mers taken from the panel ("ends with" mode). Prints one line per
+ * 8-mers taken from the panel ("ends with" mode). With --dfa and --text, the
+ * "file" case: a DFA file run over a whole file read into memory first, the
+ * engine's own rate that `seqmatch dfa` on the same file is measured against
+ * (bench/run-feed.sh). Prints one line per
  * measurement: case, mode, threads, median MB/s, speedup over sequential.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -127,16 +131,33 @@ static sm_dfa *dna_dfa(uint32_t states, const uint32_t *table, const uint64_t *a
 
 int main(int argc, char **argv) {
     size_t symbols = 1000000000;
-    const char *bible = "kjv.txt", *panel = "panel.seq", *only = NULL;
+    const char *bible = "kjv.txt", *panel = "panel.seq", *only = NULL, *dfa_file = NULL, *text_file = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--symbols") == 0) symbols = strtoull(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--reps") == 0) reps = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--bible") == 0) bible = argv[i + 1];
         else if (strcmp(argv[i], "--panel") == 0) panel = argv[i + 1];
         else if (strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+        else if (strcmp(argv[i], "--dfa") == 0) dfa_file = argv[i + 1];
+        else if (strcmp(argv[i], "--text") == 0) text_file = argv[i + 1];
     }
     if (reps < 1) reps = 1;
 #define WANT(name) (!only || strstr(only, name))
+
+    if (dfa_file && text_file) {
+        sm_dfa *d = NULL;
+        sm_error e;
+        size_t len = 0;
+        uint8_t *text = read_file(text_file, &len);
+        if (!text || sm_dfa_read_file(dfa_file, &d, &e) != SM_OK) {
+            fprintf(stderr, "dfa_bench: cannot read %s or %s\n", text_file, dfa_file);
+            return 2;
+        }
+        run_case("file", d, text, len);
+        sm_dfa_free(d);
+        free(text);
+        return 0;
+    }
 
     /* Random ACGT symbols, four per random byte. */
     uint8_t *dna = NULL;

@@ -14,6 +14,6 @@ kjv=${KJV_TEXT:-$data/kjv.txt}
 panel=${PANEL_SEQ:-$data/panel.seq}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSEQMATCH_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" --target seqmatch_static -j2 >/dev/null
-cc -std=c11 -O2 -Wall -Wextra -I"$root/include" "$here/dfa_bench.c" "$build/libseqmatch.a" -lpthread -lz -lm -o "$build/dfa_bench"
+cc -std=c11 -O2 -Wall -Wextra -I"$root/include" "$here/dfa_bench.c" "$build/libseqmatch.a" -lisal -lzstd -lz -lpthread -lm -o "$build/dfa_bench"
 echo "# $(uname -m), $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 "$build/dfa_bench" --bible "$kjv" --panel "$panel" "$@"
