@@ -98,6 +98,11 @@ typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
    calls cost nothing, small enough that a stop is seen soon. */
 #define FEED_PIECE ((size_t)64 << 20)
 
+/* The reader strips on the runner's scan threads (sm_runner_parallel_for). */
+static void run_on_runner(void *runner, size_t n, void (*job)(void *arg, size_t i), void *arg) {
+    (void)sm_runner_parallel_for(runner, n, job, arg);
+}
+
 /* Streams one target into the runner. */
 static scan_result scan_target(const char *path, sm_input_format format, unsigned threads, sm_runner *runner,
                                search_context *ctx, int stop_at_first_hit, cli_progress *progress) {
@@ -110,6 +115,8 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
         cli_error("%s", err.message[0] ? err.message : sm_strerror(rc));
         return SCAN_FAILED;
     }
+    /* With host scan threads, one team of them both strips and scans. */
+    if (sm_runner_scan_threads(runner) > 1) sm_reader_share_threads(reader, sm_runner_scan_threads(runner), run_on_runner, runner);
     cli_progress_begin_file(progress, path);
 
     scan_result result = SCAN_OK;

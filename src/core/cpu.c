@@ -51,6 +51,8 @@ static void probe(void) {
         static const char *const names[] = {"scalar", "sse", "avx2", "avx512"};
         for (int i = 0; i < 4; i++)
             if (strcmp(want, names[i]) == 0) cap(&f, (sm_simd_level)(i + 1));
+        /* AVX-512 as the first CPUs that had it: no VBMI or VBMI2 */
+        if (strcmp(want, "avx512bw") == 0) f.avx512vbmi = f.avx512vbmi2 = 0;
     }
     f.kmer_way = -1;
     const char *way = getenv("SEQMATCH_KMER_GATHER");

@@ -94,6 +94,8 @@ struct sm_reader {
     int vector;     /* the stripping loop: 2 AVX-512 (VBMI2), 1 AVX2, 0 SSE2 or plain */
     unsigned threads;      /* threads that may strip a mapped FASTA file */
     sm_strip_pool *strip;  /* made on the first long stretch, when threads allow */
+    sm_parallel_for_fn team; /* another team's threads strip instead of a pool's own (may be NULL) */
+    void *team_ctx;
     int strip_misses;      /* windows in a row the pool left to the serial reader */
 
     uint8_t *piece; /* FASTA/FASTQ output piece */
@@ -105,6 +107,7 @@ struct sm_reader {
 
     uint8_t cls[256];
     sm_error error; /* sticky: every call after an error repeats it */
+    size_t kept_before_error; /* sequence bytes a failing copy wrote before the bad byte */
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -322,6 +325,10 @@ static int parse_header(sm_reader *r) {
 
 /* --------------------------------------------------------------- FASTA */
 
+static sm_strip_pool *new_strip_pool(sm_reader *r) {
+    return r->team ? sm_strip_pool_shared(r->threads, r->team, r->team_ctx) : sm_strip_pool_new(r->threads);
+}
+
 /* Handles buf[pos + j], a byte that is not a letter: line end, skipped byte,
    kept punctuation or an error. Returns 0 or -1. */
 /* The byte at pos + j, which is no letter: a line end (bookkeeping), a
@@ -354,7 +361,7 @@ static int sequence_odd_byte(sm_reader *r, size_t j, uint8_t *out, size_t *kept)
 #define ODD_BYTE(i)                                                                                                    \
     do {                                                                                                               \
         int odd_rc = sequence_odd_byte(r, (i), out, &kept);                                                            \
-        if (odd_rc < 0) return -1;                                                                                     \
+        if (odd_rc < 0) return r->kept_before_error = kept, -1;                                                        \
         if (odd_rc > 0) {                                                                                              \
             r->at_marker = 1;                                                                                          \
             r->pos += (i);                                                                                             \
@@ -392,7 +399,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi"))) static long c
         }
         __mmask64 nl = _mm512_cmpeq_epi8_mask(v, lf) & window;
         if (odd == nl && !(r->after_cr && (nl & 1))) {
-            _mm512_mask_compressstoreu_epi8(out + kept, letters & window, v);
+            _mm512_storeu_si512((void *)(out + kept), _mm512_maskz_compress_epi8(letters & window, v));
             kept += (size_t)_mm_popcnt_u64(letters & window);
             r->line += (uint64_t)_mm_popcnt_u64(nl);
             r->line_start = r->buf_abs + r->pos + i + (63 - (size_t)__builtin_clzll(nl)) + 1;
@@ -512,7 +519,7 @@ static int sequence_read_to(sm_reader *r, uint8_t *out, size_t cap, size_t *len)
            (reads) never pay a window's count for nothing. */
         if (r->mapped && !fastq && r->threads > 2 && r->seq_len >= STRIP_MIN && r->strip_misses < 2 &&
             !r->after_cr && r->end - r->pos >= STRIP_MIN && cap - n >= STRIP_MIN) {
-            if (!r->strip) r->strip = sm_strip_pool_new(r->threads);
+            if (!r->strip) r->strip = new_strip_pool(r);
             if (!r->strip) r->threads = 0;
             sm_strip_result res;
             size_t w = r->end - r->pos < cap - n ? r->end - r->pos : cap - n;
@@ -546,8 +553,19 @@ static int sequence_read_to(sm_reader *r, uint8_t *out, size_t cap, size_t *len)
         }
         size_t seg = r->end - r->pos;
         if (seg > cap - n) seg = cap - n;
+        /* a record's first STRIP_MIN bytes only, where the threads take over after them */
+        if (r->mapped && !fastq && r->threads > 2 && r->seq_len < STRIP_MIN && r->strip_misses < 2 &&
+            seg > STRIP_MIN - r->seq_len)
+            seg = STRIP_MIN - (size_t)r->seq_len;
         long kept = copy_sequence(r, seg, out + n);
-        if (kept < 0) return -1;
+        if (kept < 0) {
+            /* the bytes before a bad byte go out first, whatever the piece
+               size; the error (sticky) comes with the next call */
+            n += r->kept_before_error;
+            r->seq_len += r->kept_before_error;
+            if (n > 0) break;
+            return -1;
+        }
         n += (size_t)kept;
         r->seq_len += (uint64_t)kept;
         if (r->at_marker) {
@@ -737,8 +755,7 @@ int sm_reader_read_into(sm_reader *r, uint8_t *dst, size_t cap, size_t *len, sm_
         const uint8_t *data;
         rc = r->format == SM_INPUT_TEXT ? text_read(r, &data, len, cap) : lines_read(r, &data, len, cap);
         /* a mapped text file's long pieces: copied on several threads */
-        if (rc > 0 && r->mapped && r->threads > 2 && *len >= STRIP_MIN && !r->strip)
-            r->strip = sm_strip_pool_new(r->threads);
+        if (rc > 0 && r->mapped && r->threads > 2 && *len >= STRIP_MIN && !r->strip) r->strip = new_strip_pool(r);
         if (rc > 0 && r->strip && *len >= STRIP_MIN) sm_strip_copy(r->strip, dst, data, *len);
         else if (rc > 0) memcpy(dst, data, *len);
     }
@@ -923,6 +940,13 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
 void sm_reader_progress(const sm_reader *r, uint64_t *done, uint64_t *total) {
     sm_io_source_progress(r->src, done, total);
     if (r->mapped && done) *done = r->pos;
+}
+
+void sm_reader_share_threads(sm_reader *r, unsigned threads, sm_parallel_for_fn run, void *ctx) {
+    if (!r || r->strip) return;
+    r->threads = threads;
+    r->team = run;
+    r->team_ctx = ctx;
 }
 
 void sm_reader_close(sm_reader *r) {

@@ -56,6 +56,15 @@ int sm_reader_read_into(sm_reader *reader, uint8_t *dst, size_t cap, size_t *len
    file size (0 when unknown, e.g. a pipe): for progress bars. */
 void sm_reader_progress(const sm_reader *reader, uint64_t *done, uint64_t *total);
 
+/* Strips on another team's threads (threads of them, the caller's
+   included) instead of starting its own: run(ctx, n, job, arg) runs
+   job(arg, i) for i in [0, n) and returns when all have run (a runner's,
+   through sm_runner_parallel_for, so that stripping and scanning share the
+   cores). Called before the first read. */
+void sm_reader_share_threads(sm_reader *reader, unsigned threads,
+                             void (*run)(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg),
+                             void *ctx);
+
 void sm_reader_close(sm_reader *reader);
 
 /* A pattern set read from files or the command line; owns its strings. */

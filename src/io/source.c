@@ -189,6 +189,9 @@ static long stream_fill(sm_source *s, uint8_t *out, size_t cap, sm_error *err) {
             if (s->kind == SRC_ZSTD || (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)) {
                 sm_inflater_reset(s->inf);
                 s->member_open = 1;
+            } else if (n == 1 && p[0] == 0x1f) {
+                truncated(s, e); /* the input ends inside the next member's magic */
+                goto failed;
             } else if (p[0] == 0) {
                 /* Padding: every byte to the end must be zero. */
                 size_t z = 0;

@@ -36,6 +36,9 @@ struct sm_strip_pool {
     int stop;
     /* the job */
     int phase;            /* 1 count, 2 write, 3 copy */
+    int compress;         /* the CPU has VBMI2's byte compress */
+    sm_parallel_for_fn shared; /* another team's threads run the blocks (no workers here) */
+    void *shared_ctx;
     const uint8_t *p;
     uint8_t *out;
     uint8_t marker;
@@ -102,25 +105,66 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) static void write
         __mmask64 keep, nl, blank;
         classes(v, &keep, &nl, &blank);
         keep &= window;
-        _mm512_mask_compressstoreu_epi8(out + at, keep, v);
-        at += (size_t)_mm_popcnt_u64(keep);
+        /* compressed in a register, then stored under a mask (the memory
+           form of the compress is slow on some CPUs) */
+        size_t n = (size_t)_mm_popcnt_u64(keep);
+        __mmask64 m = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+        _mm512_mask_storeu_epi8(out + at, m, _mm512_maskz_compress_epi8(keep, v));
+        at += n;
+    }
+}
+
+/* The same without VBMI2's compress: each run of kept bytes moved by one
+   masked load and store (a line end cuts a step into two runs), never
+   writing past the block's own bytes. */
+__attribute__((target("avx512f,avx512bw,popcnt,bmi"))) static void write_block_runs(const uint8_t *p, uint8_t *out,
+                                                                                   const block *b) {
+    size_t end = b->marker != SIZE_MAX ? b->marker : b->hi, at = b->out;
+    for (size_t i = b->lo; i < end; i += 64) {
+        size_t left = end - i;
+        __mmask64 window = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+        __m512i v = _mm512_maskz_loadu_epi8(window, p + i);
+        __mmask64 keep, nl, blank;
+        classes(v, &keep, &nl, &blank);
+        keep &= window;
+        if (keep == ~(__mmask64)0) {
+            _mm512_storeu_si512((void *)(out + at), v);
+            at += 64;
+            continue;
+        }
+        while (keep) {
+            unsigned from = (unsigned)__builtin_ctzll(keep);
+            uint64_t rest = ~(keep >> from);
+            unsigned run = rest ? (unsigned)__builtin_ctzll(rest) : 64 - from;
+            __mmask64 m = run == 64 ? ~(__mmask64)0 : (((__mmask64)1 << run) - 1);
+            _mm512_mask_storeu_epi8(out + at, m, _mm512_maskz_loadu_epi8(m, p + i + from));
+            at += run;
+            keep &= run + from >= 64 ? 0 : ~(__mmask64)0 << (run + from);
+        }
     }
 }
 #endif
+
+/* Block k of the current phase. */
+static void run_block(void *arg, size_t k) {
+    sm_strip_pool *pool = arg;
+    const block *b = &pool->blocks[k];
+    if (pool->phase == 3) {
+        memcpy(pool->out + b->lo, pool->p + b->lo, b->hi - b->lo);
+        return;
+    }
+#ifdef STRIP_X86
+    if (pool->phase == 1) count_block(pool->p, pool->marker, pool->line_start, &pool->blocks[k]);
+    else if (pool->compress) write_block(pool->p, pool->out, b);
+    else write_block_runs(pool->p, pool->out, b);
+#endif
+}
 
 static void run_phase(sm_strip_pool *pool) {
     for (;;) {
         size_t k = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
         if (k >= pool->nblocks) return;
-        const block *b = &pool->blocks[k];
-        if (pool->phase == 3) {
-            memcpy(pool->out + b->lo, pool->p + b->lo, b->hi - b->lo);
-            continue;
-        }
-#ifdef STRIP_X86
-        if (pool->phase == 1) count_block(pool->p, pool->marker, pool->line_start, &pool->blocks[k]);
-        else write_block(pool->p, pool->out, b);
-#endif
+        run_block(pool, k);
     }
 }
 
@@ -144,6 +188,10 @@ static void *worker(void *arg) {
 /* Runs a phase on the workers and the caller; returns when every block is done. */
 static void phase(sm_strip_pool *pool, int which) {
     pool->phase = which;
+    if (pool->shared) {
+        pool->shared(pool->shared_ctx, pool->nblocks, run_block, pool);
+        return;
+    }
     atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
     pthread_mutex_lock(&pool->lock);
     pool->busy = pool->threads;
@@ -159,7 +207,7 @@ static void phase(sm_strip_pool *pool, int which) {
 int sm_strip_available(void) {
 #ifdef STRIP_X86
     const sm_cpu_features *cpu = sm_cpu();
-    return cpu->avx512bw && cpu->avx512vbmi2;
+    return cpu->avx512bw;
 #else
     return 0;
 #endif
@@ -170,6 +218,9 @@ sm_strip_pool *sm_strip_pool_new(unsigned threads) {
     sm_strip_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pool->blocks = calloc(STRIP_BLOCKS, sizeof *pool->blocks);
+#ifdef STRIP_X86
+    pool->compress = sm_cpu()->avx512vbmi2;
+#endif
     pool->tid = calloc(threads - 1, sizeof *pool->tid);
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->go, NULL);
@@ -189,8 +240,31 @@ sm_strip_pool *sm_strip_pool_new(unsigned threads) {
     return pool;
 }
 
+sm_strip_pool *sm_strip_pool_shared(unsigned threads, sm_parallel_for_fn run, void *ctx) {
+    if (threads < 2 || !run) return NULL;
+    sm_strip_pool *pool = calloc(1, sizeof *pool);
+    if (!pool) return NULL;
+    pool->blocks = calloc(STRIP_BLOCKS, sizeof *pool->blocks);
+    if (!pool->blocks) {
+        free(pool);
+        return NULL;
+    }
+#ifdef STRIP_X86
+    pool->compress = sm_cpu()->avx512vbmi2;
+#endif
+    pool->threads = threads - 1;
+    pool->shared = run;
+    pool->shared_ctx = ctx;
+    return pool;
+}
+
 void sm_strip_pool_free(sm_strip_pool *pool) {
     if (!pool) return;
+    if (pool->shared) {
+        free(pool->blocks);
+        free(pool);
+        return;
+    }
     pthread_mutex_lock(&pool->lock);
     pool->stop = 1;
     pthread_cond_broadcast(&pool->go);

@@ -12,10 +12,15 @@
 
 typedef struct sm_strip_pool sm_strip_pool;
 
-/* 1 when this CPU runs the stripping loops (AVX-512 BW and VBMI2). */
+/* 1 when this CPU runs the stripping loops (AVX-512 BW; VBMI2 is used where present). */
 int sm_strip_available(void);
 /* threads - 1 workers beside the caller; NULL when threads < 2. */
 sm_strip_pool *sm_strip_pool_new(unsigned threads);
+/* Runs job(arg, i) for i in [0, n) on some team's threads and returns when all have run. */
+typedef void (*sm_parallel_for_fn)(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg);
+/* A pool without threads of its own: its blocks run through run(ctx, ...),
+   a team of threads (as many as threads, the caller's included). */
+sm_strip_pool *sm_strip_pool_shared(unsigned threads, sm_parallel_for_fn run, void *ctx);
 void sm_strip_pool_free(sm_strip_pool *pool);
 
 typedef struct {

@@ -369,6 +369,18 @@ int sm_runner_feed_commit(sm_runner *r, size_t len) {
     return r->status;
 }
 
+int sm_runner_parallel_for(sm_runner *r, size_t n, void (*job)(void *arg, size_t i), void *arg) {
+    if (!r || (n && !job)) return SM_ERR_INVALID;
+    if (r->backend->parallel_for && r->geo.host_threads > 1) {
+        r->backend->parallel_for(r->bd, n, job, arg);
+    } else {
+        for (size_t i = 0; i < n; i++) job(arg, i);
+    }
+    return SM_OK;
+}
+
+unsigned sm_runner_scan_threads(const sm_runner *r) { return r ? r->geo.host_threads : 0; }
+
 int sm_runner_flush(sm_runner *r) {
     if (!r) return SM_ERR_INVALID;
     if (r->status != SM_OK) return r->status;

@@ -60,6 +60,7 @@ typedef struct {
     size_t max_segments;     /* a batch with this many segments is launched */
     size_t early_len;        /* a batch this long may leave early when the backend is idle (0: never) */
     int overlap_free;        /* segments read nothing past their end (see above) */
+    unsigned host_threads;   /* host threads that scan (0: the scan runs elsewhere) */
 } sm_backend_geometry;
 
 /* Bytes writable past a buffer's capacity: direct writers store whole vectors. */
@@ -85,6 +86,10 @@ typedef struct sm_backend_ops {
     /* 1 when the backend has nothing to do, so a batch may leave before it
        is full (see geometry.early_len); NULL: never. */
     int (*idle)(void *backend);
+    /* Runs job(arg, i) for every i in [0, n) on the backend's host threads
+       and the caller, first among their work; returns when all have run.
+       NULL: the backend has no host threads (the runner runs them in turn). */
+    void (*parallel_for)(void *backend, size_t n, void (*job)(void *arg, size_t i), void *arg);
 } sm_backend_ops;
 
 extern const sm_backend_ops sm_backend_cpu;

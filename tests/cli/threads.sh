@@ -180,6 +180,47 @@ run search -q -e AAAA "$TMP/polyA.fa"
 check_status "-q on many hits" 0
 check_stdout_empty "-q on many hits: no output"
 
+# Long records of a mapped file are stripped by the scan's own threads from
+# three threads on (past the first 4 MiB of a record): the same rows and
+# counts as one thread, with lower case, blanks inside lines, several line
+# widths and short records between the long ones.
+awk 'BEGIN {
+    seed = 4242; split("A C G T", base, " ")
+    for (k = 0; k < 500; k++) {
+        line = ""
+        for (i = 0; i < 61; i++) {
+            seed = (seed * 1103515245 + 12345) % 2147483648
+            line = line base[int(seed / 65536) % 4 + 1]
+        }
+        if (k % 7 == 3) line = tolower(line)
+        if (k % 50 == 9) line = substr(line, 1, 30) " " substr(line, 31)
+        pool[k] = line
+    }
+    split("90000 1 140000 160000", lines, " ")
+    for (r = 1; r <= 4; r++) {
+        printf ">big%d\n", r
+        for (i = 0; i < lines[r]; i++) {
+            seed = (seed * 1103515245 + 12345) % 2147483648
+            line = pool[int(seed / 65536) % 500]
+            if (r == 3) line = substr(line, 1, 40)
+            print line
+        }
+        printf ">tiny%d\nACGTACGTAA\n", r
+    }
+}' >"$TMP/big.fa"
+awk 'NR % 997 == 2 && length($0) >= 20 && $0 !~ /[ a-z]/ { print substr($0, 3, 12) }' "$TMP/big.fa" | head -40 >"$TMP/big_patterns.txt"
+run search -p "$TMP/big_patterns.txt" --no-header -t 1 "$TMP/big.fa"
+cp "$TMP/out" "$TMP/big_reference.tsv"
+if [ "$(wc -l <"$TMP/big_reference.tsv")" -gt 100 ]; then pass; else fail "long records: too few hits to compare"; fi
+for t in 3 4; do
+    run search -p "$TMP/big_patterns.txt" --no-header -t $t "$TMP/big.fa"
+    check_output "long records, -t $t" "$TMP/big_reference.tsv"
+done
+run search -p "$TMP/big_patterns.txt" --format count -t 1 "$TMP/big.fa"
+cp "$TMP/out" "$TMP/big_counts.tsv"
+run search -p "$TMP/big_patterns.txt" --format count -t 4 "$TMP/big.fa"
+check_output "long records, counts -t 4" "$TMP/big_counts.tsv"
+
 # --gpu: the same rows as the CPU for patterns the automaton takes (the
 # 12-symbol IUPAC pattern expands too far and would go to Shift-And). Without
 # a GPU (or a build without CUDA) the run fails with a message saying so.

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "io/seqio.h"
+#include "io/strip.h"
 #include "testutil.h"
 
 static tu_rng rng;
@@ -37,12 +38,25 @@ static void put(reading *r, const void *p, size_t n) {
     r->text[r->len] = '\0';
 }
 
-static void read_all(const char *path, unsigned threads, reading *out) {
+/* A team for sm_reader_share_threads that runs the jobs on the caller, last
+   first: the reader must not depend on the order its blocks run in. */
+static void run_backwards(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg) {
+    (*(unsigned *)ctx)++;
+    for (size_t i = n; i-- > 0;) job(arg, i);
+}
+
+/* Reads every record; into > 0 reads with sm_reader_read_into into pieces of
+   up to that many bytes (as a runner's buffer asks), else sm_reader_read;
+   team: the blocks run through run_backwards, counted in *team. */
+static void read_all_into(const char *path, unsigned threads, size_t into, unsigned *team, reading *out) {
     memset(out, 0, sizeof *out);
     put(out, "", 0);
     sm_reader *rd;
     out->rc = sm_reader_open_threads(path, SM_INPUT_AUTO, threads, &rd, &out->err);
     if (out->rc != SM_OK) return;
+    if (team) sm_reader_share_threads(rd, threads, run_backwards, team);
+    uint8_t *piece = into ? malloc(into + 64) : NULL;
+    if (into && !piece) exit(2);
     const char *name;
     int rc;
     while ((rc = sm_reader_next_record(rd, &name, &out->err)) > 0) {
@@ -50,12 +64,21 @@ static void read_all(const char *path, unsigned threads, reading *out) {
         put(out, "\t", 1);
         const uint8_t *d;
         size_t l;
-        while ((rc = sm_reader_read(rd, &d, &l, &out->err)) > 0) put(out, d, l);
+        if (into) {
+            while ((rc = sm_reader_read_into(rd, piece, into, &l, &out->err)) > 0) put(out, piece, l);
+        } else {
+            while ((rc = sm_reader_read(rd, &d, &l, &out->err)) > 0) put(out, d, l);
+        }
         if (rc < 0) break;
         put(out, "\n", 1);
     }
     out->rc = rc < 0 ? out->err.code : SM_OK;
+    free(piece);
     sm_reader_close(rd);
+}
+
+static void read_all(const char *path, unsigned threads, reading *out) {
+    read_all_into(path, threads, 0, NULL, out);
 }
 
 static void write_file(const char *path, const void *p, size_t n) {
@@ -257,6 +280,19 @@ static void test_damage(void) {
                  what, got.err.message);
         tu_check(got.len > 1000, "%s: the bytes before the cut were not read (%zu)", what, got.len);
         free(got.text);
+        /* a second member cut inside its header (one byte of the magic on):
+           truncated, never "data after the last member" */
+        for (size_t cut = 1; cut <= 17; cut += 4) {
+            static const char first[] = ">a\nACGTACGTAC\n", second[] = "GGGGCCCCAAAATTTT\n";
+            size_t g = gzip_member((const uint8_t *)first, sizeof first - 1, packed, cap);
+            gzip_member((const uint8_t *)second, sizeof second - 1, packed + g, cap - g);
+            write_file(path, packed, g + cut);
+            read_all(path, t, &got);
+            snprintf(what, sizeof what, "gzip cut %zu bytes into a second member, %u threads", cut, t);
+            tu_check(got.rc == SM_ERR_FORMAT && strstr(got.err.message, "unexpected end of file (truncated"),
+                     "%s: %s", what, got.err.message);
+            free(got.text);
+        }
         /* a wrong CRC in one BGZF block in the middle */
         bl = bgzf_of(plain, n, 30000, packed);
         size_t at = 0, blocks = 0;
@@ -319,6 +355,7 @@ static void test_page_end(void) {
    bytes as one thread, whatever sits in them (blanks, lower case, '-',
    stretches of \r\n, a bad byte far in, a '>' inside a line). */
 static void test_long_records(void) {
+    unsigned team_total = 0;
     size_t cap = 40u << 20;
     uint8_t *plain = malloc(cap);
     char path[] = "/tmp/sm_test_feed_long_XXXXXX";
@@ -349,17 +386,29 @@ static void test_long_records(void) {
         write_file(path, plain, n);
         reading want, got;
         read_all(path, 1, &want);
+        /* pieces of the sizes a runner asks for (the threads strip only
+           pieces of at least 4 MiB, past a record's first 4 MiB), on the
+           reader's own threads or a team's */
+        static const size_t intos[] = {64u << 20, 9u << 20, 5u << 20, 3u << 20};
         for (unsigned t = 3; t <= 4; t++) {
-            read_all(path, t, &got);
-            char what[64];
-            snprintf(what, sizeof what, "long records round %u, %u threads", round, t);
-            same(&want, &got, what);
-            tu_check(strcmp(got.err.message, want.err.message) == 0, "%s: message '%s', expected '%s'", what,
-                     got.err.message, want.err.message);
-            free(got.text);
+            for (unsigned k = 0; k < 5; k++) {
+                unsigned team_runs = 0;
+                size_t into = k < 4 ? intos[k] : (4u << 20) + tu_rng_below(&rng, 12u << 20);
+                int shared = (round + k + t) % 2;
+                read_all_into(path, t, into, shared ? &team_runs : NULL, &got);
+                char what[96];
+                snprintf(what, sizeof what, "long records round %u, %u threads, pieces of %zu%s", round, t, into,
+                         shared ? ", a team's threads" : "");
+                same(&want, &got, what);
+                tu_check(strcmp(got.err.message, want.err.message) == 0, "%s: message '%s', expected '%s'", what,
+                         got.err.message, want.err.message);
+                team_total += team_runs;
+                free(got.text);
+            }
         }
         free(want.text);
     }
+    if (sm_strip_available()) tu_check(team_total > 0, "long records: a team's threads never stripped a block");
     unlink(path);
     free(plain);
 }

@@ -60,6 +60,11 @@ struct cpu_backend {
     pthread_cond_t work_ready, work_done;
     int shutting_down;
     unsigned threads_started;
+    /* A feeder's jobs (parallel_for), taken before any item (under lock). */
+    void (*job)(void *arg, size_t i);
+    void *job_arg;
+    size_t jobs, jobs_taken, jobs_done;
+    pthread_cond_t jobs_finished;
 
     /* Overlap-free (overlap_free.c). */
     void *chunker;          /* prefix mode: the DFA engine's chunk composer */
