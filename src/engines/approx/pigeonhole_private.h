@@ -15,6 +15,7 @@
 #define SM_PIGEONHOLE_PRIVATE_H
 
 #include "engines/approx/approx_common.h"
+#include "engines/approx/myers_step.h"
 #include "engines/approx/pigeonhole.h"
 
 #define PH_MAX_PIECE_EXPANSION 256u
@@ -65,18 +66,16 @@ static inline ph_alive ph_alive_start(uint32_t rows, uint32_t kk) {
     return a;
 }
 
-/* One column of the anchored DP with the match word eq: Myers' step with
-   row 0 growing by one, then Ukkonen's last active row y and its value;
-   died once no row is at most kk. */
+/* One column of the anchored DP with the match word eq: Myers' step in
+   anchored form (row 0 grows by one per column), then Ukkonen's last
+   active row y and its value; died once no row is at most kk. */
 static inline void ph_alive_step(ph_alive *a, uint64_t eq, uint32_t rows, uint32_t kk) {
-    uint64_t xv = eq | a->mv;
-    uint64_t xh = (((eq & a->pv) + a->pv) ^ a->pv) | eq;
-    uint64_t ph = a->mv | ~(xh | a->pv);
-    uint64_t mh = a->pv & xh;
+    uint64_t ph, mh;
+    apx_myers_step(&a->pv, &a->mv, eq, +1, &ph, &mh);
+    /* Row y moves by the delta entering it: bit y - 1 of the column's, or
+       row 0's own +1. */
     ph = (ph << 1) | 1u;
     mh <<= 1;
-    a->pv = mh | ~(xv | ph);
-    a->mv = ph & xv;
     uint64_t ybit = (uint64_t)1 << a->y;
     a->score_y += (uint32_t)((ph & ybit) != 0) - (uint32_t)((mh & ybit) != 0);
     if (a->y < rows) {
