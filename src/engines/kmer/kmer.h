@@ -99,4 +99,51 @@ size_t sm_kt_visit_counters(const uint8_t *section);
    anything: it is never read). */
 void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
 
+/* ------------------------------------------- direct tables for other engines */
+
+/* Another engine may keep direct tables of its own inside its section (the
+   pigeonhole filter's seed tables), built from codes it computed, checked by
+   sm_kt_validate and read through a view. A code holds k symbols' 2-bit
+   codes, the first symbol highest: a rolling code shifted left by two per
+   symbol, masked to 2k bits. */
+
+/* Appends the direct table (1 <= k <= SM_KT_DIRECT_MAX_K) of npairs pairs
+   (code << 32 | output id), in any order, duplicates allowed (the array is
+   sorted in place). code_of maps a text byte to its code, or 0xFF where the
+   byte breaks a k-mer; symbol[0 .. symbols) is the byte of each code. */
+int sm_kt_build_codes(uint64_t *pairs, size_t npairs, uint32_t k, const uint8_t code_of[256], const uint8_t *symbol,
+                      unsigned symbols, uint64_t max_bytes, sm_buf *section, sm_error *err);
+
+/* k of a direct table, 0 for anything else (the hash layout, too few bytes). */
+uint32_t sm_kt_direct_k(const uint8_t *section, size_t size);
+
+/* A direct table as a lookup reads it. */
+typedef struct {
+    const uint64_t *bits;      /* bit c set when code c is a key */
+    const uint32_t *rank;      /* set bits in the words before each word */
+    const uint32_t *out_index; /* slot s lists out_list[out_index[s] .. out_index[s + 1]) */
+    const uint32_t *out_list;
+    uint32_t k;
+    uint32_t slots;            /* distinct keys: out_list has out_index[slots] ids */
+} sm_kt_view;
+
+/* The view of a validated direct table. */
+void sm_kt_view_of(const uint8_t *section, sm_kt_view *v);
+
+/* Is code a key? */
+static inline int sm_kt_has(const sm_kt_view *v, uint64_t code) { return (int)((v->bits[code >> 6] >> (code & 63)) & 1u); }
+
+/* The slot of a key's code: the rank of its bit. */
+static inline uint32_t sm_kt_slot(const sm_kt_view *v, uint64_t code) {
+    uint64_t below = v->bits[code >> 6] & ((1ull << (code & 63)) - 1);
+    return v->rank[code >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
+/* The output ids of a key's code: *ids[0 .. returned count). */
+static inline uint32_t sm_kt_outputs(const sm_kt_view *v, uint64_t code, const uint32_t **ids) {
+    uint32_t s = sm_kt_slot(v, code);
+    *ids = v->out_list + v->out_index[s];
+    return v->out_index[s + 1] - v->out_index[s];
+}
+
 #endif /* SM_KMER_H */

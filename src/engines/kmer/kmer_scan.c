@@ -28,23 +28,19 @@
 #include "engines/kmer/kmer_private.h"
 
 typedef struct {
-    const uint64_t *bits;
-    const uint32_t *rank, *out_index, *out_list;
+    sm_kt_view t; /* the tables, as other engines read them too */
     const uint8_t *code_of;
     const sm_kt_header *h;
     uint32_t k, mask;
 } kt_view;
 
-static inline uint32_t slot_of(const kt_view *v, uint32_t m) {
-    uint64_t below = v->bits[m >> 6] & ((1ull << (m & 63)) - 1);
-    return v->rank[m >> 6] + (uint32_t)__builtin_popcountll(below);
-}
+static inline uint32_t slot_of(const kt_view *v, uint32_t m) { return sm_kt_slot(&v->t, m); }
 
 /* Every output of code m for a hit ending at end, through the sink. */
 __attribute__((noinline)) static void deliver(const kt_view *v, uint32_t m, uint64_t end, sm_sink *sink) {
     uint32_t s = slot_of(v, m);
-    for (uint32_t i = v->out_index[s]; i < v->out_index[s + 1]; i++) {
-        uint32_t id = v->out_list[i];
+    for (uint32_t i = v->t.out_index[s]; i < v->t.out_index[s + 1]; i++) {
+        uint32_t id = v->t.out_list[i];
         sm_sink_add(sink, end - v->k, end, id >> 1, (int)(id & 1), 0);
     }
 }
@@ -80,7 +76,7 @@ static void scan_plain(const kt_view *v, uint64_t *state, const uint8_t *text, s
         code = code << 2 | c;
         if (valid < k) valid++;
         uint32_t m = (uint32_t)code & mask;
-        if (valid >= k && ((v->bits[m >> 6] >> (m & 63)) & 1)) deliver(v, m, pos0 + i + 1, sink);
+        if (valid >= k && sm_kt_has(&v->t, m)) deliver(v, m, pos0 + i + 1, sink);
     }
     state[0] = code;
     state[1] = valid;
@@ -137,7 +133,7 @@ __attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const 
     const __m128i pow2 = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0);
     const int nibbles = v->h->nibble_ok != 0;
     __m128i c4_prev = b->c4_prev, x2s_prev = b->x2s_prev, x4_prev = b->x4_prev;
-    const uint8_t *bytes = (const uint8_t *)v->bits;
+    const uint8_t *bytes = (const uint8_t *)v->t.bits;
     size_t n16 = (n + 15) & ~(size_t)15;
     for (size_t w = 0; w * 64 < n16; w++) {
         uint64_t word = 0;
@@ -282,7 +278,7 @@ KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
                 uint32_t s = slot_of(v, code_at(b, base + i, narrow, perm));
-                for (uint32_t o = v->out_index[s]; o < v->out_index[s + 1]; o++) counts[v->out_list[o] >> 1]++;
+                for (uint32_t o = v->t.out_index[s]; o < v->t.out_index[s + 1]; o++) counts[v->t.out_list[o] >> 1]++;
             }
         } else {
             while (hits) {
@@ -330,7 +326,7 @@ KT_INLINE void count_codes(const kt_block *b, size_t n, uint32_t k, uint32_t *vi
    bitmap words of their codes in one gather, then each code's bit. */
 __attribute__((target("avx2"), noinline)) static void gather_hits(const kt_view *v, kt_block *b, size_t n,
                                                                 const int narrow) {
-    const int *words = (const int *)v->bits;
+    const int *words = (const int *)v->t.bits;
     const __m256i low5 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
     size_t n16 = (n + 15) & ~(size_t)15; /* prepare's codes end here; past it lies anything */
     for (size_t w = 0; w * 64 < n; w++) {
@@ -368,7 +364,7 @@ prepare512(const kt_view *v, const uint8_t *text, size_t n, kt_block *b, const i
     const __m512i to_code = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0));
     const __m512i nib = _mm512_set1_epi8(15), mask = _mm512_set1_epi32((int)v->mask);
     const __m512i low8 = _mm512_set1_epi32(0xff), low16 = _mm512_set1_epi32(0xffff), one = _mm512_set1_epi32(1);
-    const int *words = (const int *)v->bits;
+    const int *words = (const int *)v->t.bits;
     const uint64_t every4 = 0x1111111111111111ull;
     /* The previous 16 positions sit in the last lane of each prev vector. */
     __m512i c_prev = _mm512_inserti32x4(_mm512_setzero_si512(),
@@ -541,10 +537,7 @@ void sm_kt_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *stat
     }
     kt_view v;
     v.h = h;
-    v.bits = (const uint64_t *)(section + h->bits_off);
-    v.rank = (const uint32_t *)(section + h->rank_off);
-    v.out_index = (const uint32_t *)(section + h->out_index_off);
-    v.out_list = (const uint32_t *)(section + h->out_list_off);
+    sm_kt_view_of(section, &v.t);
     v.code_of = h->code_of;
     v.k = h->k;
     v.mask = h->mask;
