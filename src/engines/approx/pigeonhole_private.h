@@ -21,7 +21,7 @@
 #define PH_MAX_PIECE_EXPANSION 256u
 /* Text bytes per block: bounds the piece hits held at once. */
 #define PH_BLOCK ((size_t)1 << 16)
-/* Most entries of the combined seed table. */
+/* Most entries of the combined seed table (4 bytes each). */
 #define PH_SEED_ALL_MAX ((uint64_t)1 << 22)
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -29,11 +29,6 @@
 #else
 #define PH_ALWAYS_INLINE inline
 #endif
-
-/* Where the entries of the combined seed table begin, after its starts. */
-static inline uint64_t ph_seed_list_at(uint32_t seed_max) {
-    return apx_round_up((((uint64_t)1 << (2 * seed_max)) + 1) * 4u, 8);
-}
 
 /* ------------------------------------------------------------ piece plans */
 
@@ -125,9 +120,10 @@ struct sm_ph_state {
     size_t nevents, events_cap;
     uint32_t *band;          /* k edits: two rows of the banded DP */
     uint32_t history, max_blocks, nkeys, k; /* what the buffers were sized for */
-    /* Seed tables: the rolling 2-bit codes of the last bases (newest in the
-       top bits), how many of them are bases, and buf packed two bits per
-       symbol (codes, and 01 lanes where buf holds no base). */
+    /* Seed tables: the rolling 2-bit codes of the last bases (the newest
+       lowest, as the k-mer tables read them), how many of them are bases,
+       and buf packed two bits per symbol (codes, and 01 lanes where buf
+       holds no base). */
     uint64_t roll;
     uint32_t run;
     uint8_t code_of[256];    /* 0-3 for a base letter, 4 otherwise */

@@ -5,6 +5,7 @@
 
 #include "engines/approx/pigeonhole_private.h"
 #include "engines/automaton/automaton.h"
+#include "engines/kmer/kmer.h"
 
 int sm_ph_state_fits(const uint8_t *section, const sm_ph_state *st) {
     const sm_ph_header *h = (const sm_ph_header *)section;
@@ -87,47 +88,91 @@ static void pack_buffer(sm_ph_state *st, size_t n) {
     memset(invalid + bytes, 0, 16);
 }
 
+/* The seed tables as the scan reads them, found once per call. */
+typedef struct {
+    const uint64_t *any;             /* codes of max bases some suffix of which is a piece */
+    sm_kt_view all;                  /* the combined table (bits NULL: none) */
+    const sm_ph_seed *list;          /* beside the combined table's output list */
+    sm_kt_view len[SM_PH_SEED_MAX + 1]; /* the table of each piece length (bits NULL: none) */
+    const uint64_t *alive;           /* death tables, NULL when none */
+    uint64_t alive_words;
+    uint32_t alive_columns, max;
+} ph_seeds;
+
+static void seeds_of(const sm_ph_header *h, const uint8_t *section, ph_seeds *sd) {
+    memset(sd, 0, sizeof *sd);
+    sd->any = (const uint64_t *)(section + h->seed_any_off);
+    if (h->seed_all_size) sm_kt_view_of(section + h->seed_all_off, &sd->all);
+    sd->list = (const sm_ph_seed *)(section + h->seed_list_off);
+    for (uint32_t L = 1; L <= h->seed_max; L++)
+        if (h->seed_off[L]) sm_kt_view_of(section + h->seed_off[L], &sd->len[L]);
+    /* alive_columns means nothing without the tables (a crafted header may hold anything) */
+    if (h->alive_off) {
+        sd->alive = (const uint64_t *)(section + h->alive_off);
+        sd->alive_columns = h->alive_columns;
+        sd->alive_words = ((uint64_t)1 << (2 * h->alive_columns)) / 64;
+    }
+    sd->max = h->seed_max;
+}
+
+static inline uint64_t code_mask(uint32_t bases) { return ((uint64_t)1 << (2 * bases)) - 1; }
+
 /* The pieces ending at the base just read (its end q_end), through the
-   combined table when the last seed_max bases are all bases, else through
-   the table of each piece length. */
-static inline void position_hits(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t roll,
-                                 uint32_t run, uint64_t q_end, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
-    uint32_t max = h->seed_max;
+   combined table when the last seed_max symbols are all bases, else through
+   the table of each piece length. roll holds the codes of the last bases,
+   the newest lowest, as the k-mer tables read them. */
+static PH_ALWAYS_INLINE void position_hits_body(const sm_ph_header *h, const uint8_t *section, const ph_seeds *sd,
+                                                sm_ph_state *st, uint64_t roll, uint32_t run, uint64_t q_end,
+                                                uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
+    uint32_t max = sd->max;
     if (run >= max) {
-        uint64_t code = roll >> (64 - 2 * max);
-        const uint64_t *any = (const uint64_t *)(section + h->seed_any_off);
-        if (!((any[code / 64] >> (code % 64)) & 1u)) return;
-        if (h->seed_all_off) {
-            const uint32_t *starts = (const uint32_t *)(section + h->seed_all_off);
-            const sm_ph_seed *all = (const sm_ph_seed *)(section + h->seed_all_off + ph_seed_list_at(max));
-            uint32_t c = h->alive_columns;
-            const uint64_t *alive = h->alive_off ? (const uint64_t *)(section + h->alive_off) : NULL;
-            /* alive_columns means nothing without the tables (a crafted header may hold anything) */
-            uint64_t words = alive ? ((uint64_t)1 << (2 * c)) / 64 : 0;
-            for (uint32_t e = starts[code], end = starts[code + 1]; e < end; e++) {
-                const sm_ph_seed *sd = &all[e];
-                if (alive && sd->offset > 0 && run >= sd->length + c) {
+        uint64_t code = roll & code_mask(max);
+        if (!((sd->any[code / 64] >> (code % 64)) & 1u)) return;
+        if (sd->all.bits) {
+            uint32_t slot = sm_kt_slot(&sd->all, code), c = sd->alive_columns;
+            for (uint32_t e = sd->all.out_index[slot], end = sd->all.out_index[slot + 1]; e < end; e++) {
+                const sm_ph_seed *x = &sd->list[e];
+                if (sd->alive && x->offset > 0 && run >= x->length + c) {
                     /* The bases before the piece are in the rolling code. */
-                    uint64_t before = (roll >> (64 - 2 * (sd->length + c))) & ((words * 64) - 1);
-                    if (!((alive[sd->piece * 2 * words + before / 64] >> (before % 64)) & 1u)) continue;
+                    uint64_t before = (roll >> (2 * x->length)) & code_mask(c);
+                    if (!((sd->alive[x->piece * 2 * sd->alive_words + before / 64] >> (before % 64)) & 1u)) continue;
                 }
-                ph_hit_at(h, section, st, buf_pos0, seen, q_end - sd->length, sd->key, sd->offset, sd->piece,
-                       sd->index, sink);
+                ph_hit_at(h, section, st, buf_pos0, seen, q_end - x->length, x->key, x->offset, x->piece, x->index,
+                          sink);
             }
             return;
         }
     }
     for (uint32_t L = 1; L <= max; L++) {
-        if (!h->seed_off[L] || run < L) continue;
-        uint64_t code = roll >> (64 - 2 * L);
-        const uint64_t *present = (const uint64_t *)(section + h->seed_present_off[L]);
-        if (!((present[code / 64] >> (code % 64)) & 1u)) continue;
-        const uint32_t *starts = (const uint32_t *)(section + h->seed_off[L]);
-        const uint32_t *ids = starts + ((size_t)1 << (2 * L)) + 1;
-        for (uint32_t e = starts[code], end = starts[code + 1]; e < end; e++)
-            ph_piece_hit(h, section, st, buf_pos0, seen, q_end - L, ids[e], sink);
+        if (!sd->len[L].bits || run < L) continue;
+        uint64_t code = roll & code_mask(L);
+        if (!sm_kt_has(&sd->len[L], code)) continue;
+        const uint32_t *ids;
+        uint32_t n = sm_kt_outputs(&sd->len[L], code, &ids);
+        for (uint32_t e = 0; e < n; e++) ph_piece_hit(h, section, st, buf_pos0, seen, q_end - L, ids[e] >> 1, sink);
     }
 }
+
+/* Out of line, once with the CPU's popcount (the table's slot is a rank)
+   and once without. */
+static void position_hits(const sm_ph_header *h, const uint8_t *section, const ph_seeds *sd, sm_ph_state *st,
+                          uint64_t roll, uint32_t run, uint64_t q_end, uint64_t buf_pos0, uint64_t seen,
+                          sm_sink *sink) {
+    position_hits_body(h, section, sd, st, roll, run, q_end, buf_pos0, seen, sink);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define PH_HAVE_POPCNT_PATH 1
+__attribute__((target("popcnt"))) static void position_hits_popcnt(const sm_ph_header *h, const uint8_t *section,
+                                                                   const ph_seeds *sd, sm_ph_state *st, uint64_t roll,
+                                                                   uint32_t run, uint64_t q_end, uint64_t buf_pos0,
+                                                                   uint64_t seen, sm_sink *sink) {
+    position_hits_body(h, section, sd, st, roll, run, q_end, buf_pos0, seen, sink);
+}
+#define POSITION_HITS(hw) (hw ? position_hits_popcnt : position_hits)
+#else
+#define POSITION_HITS(hw) position_hits
+#endif
 
 /* Mismatches left in a slot's window ending... at q_end - back: the packed
    text against its key, summed over the 01 lanes. */
@@ -147,6 +192,8 @@ static inline uint32_t slot_mismatches(const sm_ph_state *st, const sm_ph_slot *
 static PH_ALWAYS_INLINE void seed_scan_body(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st,
                                             const uint8_t *text, size_t n, uint64_t pos0, uint64_t buf_pos0,
                                             uint64_t seen, sm_sink *sink, int hw_popcount, int all_bases) {
+    ph_seeds seeds, *sd = &seeds;
+    seeds_of(h, section, sd);
     uint64_t roll = st->roll;
     uint32_t run = st->run, max = h->seed_max;
     size_t i = 0;
@@ -165,50 +212,49 @@ static PH_ALWAYS_INLINE void seed_scan_body(const sm_ph_header *h, const uint8_t
                 run = 0;
                 continue;
             }
-            roll = (roll >> 2) | ((uint64_t)c << 62);
+            roll = (roll << 2) | c;
             run += run < 32;
-            position_hits(h, section, st, roll, run, pos0 + i + 1, buf_pos0, seen, sink);
+            POSITION_HITS(hw_popcount)(h, section, sd, st, roll, run, pos0 + i + 1, buf_pos0, seen, sink);
         }
-        unsigned code_shift = 64 - 2 * max;
+        const uint64_t mask = code_mask(max);
         for (; i < last; i++) {
             unsigned c = st->code_of[text[i]];
             if (c > 3) {
                 run = 0;
                 continue;
             }
-            roll = (roll >> 2) | ((uint64_t)c << 62);
+            roll = (roll << 2) | c;
             run += run < 32;
             uint64_t q_end = pos0 + i + 1;
             if (run < max) {
-                position_hits(h, section, st, roll, run, q_end, buf_pos0, seen, sink);
+                POSITION_HITS(hw_popcount)(h, section, sd, st, roll, run, q_end, buf_pos0, seen, sink);
                 continue;
             }
-            const sm_ph_slot *sl = &slot[2 * (roll >> code_shift)];
+            const sm_ph_slot *sl = &slot[2 * (roll & mask)];
             uint32_t n0 =
                 slot_mismatches(st, &sl[0], (size_t)(q_end - sl[0].back - buf_pos0), hw_popcount, all_bases);
             uint32_t n1 =
                 slot_mismatches(st, &sl[1], (size_t)(q_end - sl[1].back - buf_pos0), hw_popcount, all_bases);
             if (((int)n0 <= sl[0].limit) | ((int)n1 <= sl[1].limit))
-                position_hits(h, section, st, roll, run, q_end, buf_pos0, seen, sink);
+                POSITION_HITS(hw_popcount)(h, section, sd, st, roll, run, q_end, buf_pos0, seen, sink);
         }
     }
     /* Most bases end no piece: the bitmap of the last seed_max bases says
        so without a call. */
-    const uint64_t *any = (const uint64_t *)(section + h->seed_any_off);
-    unsigned any_shift = 64 - 2 * max;
+    const uint64_t *any = sd->any, any_mask = code_mask(max);
     for (; i < n; i++) {
         unsigned c = st->code_of[text[i]];
         if (c > 3) {
             run = 0;
             continue;
         }
-        roll = (roll >> 2) | ((uint64_t)c << 62);
+        roll = (roll << 2) | c;
         run += run < 32;
         if (run >= max) {
-            uint64_t code = roll >> any_shift;
+            uint64_t code = roll & any_mask;
             if (!((any[code / 64] >> (code % 64)) & 1u)) continue;
         }
-        position_hits(h, section, st, roll, run, pos0 + i + 1, buf_pos0, seen, sink);
+        POSITION_HITS(hw_popcount)(h, section, sd, st, roll, run, pos0 + i + 1, buf_pos0, seen, sink);
     }
     (void)hw_popcount;
     (void)all_bases;
@@ -222,7 +268,7 @@ static void seed_scan_plain(const sm_ph_header *h, const uint8_t *section, sm_ph
     else seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 0, 0);
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#ifdef PH_HAVE_POPCNT_PATH
 /* The same loop where the CPU counts bits in one instruction. */
 __attribute__((target("popcnt"))) static void seed_scan_popcnt(const sm_ph_header *h, const uint8_t *section,
                                                                sm_ph_state *st, const uint8_t *text, size_t n,
@@ -231,7 +277,6 @@ __attribute__((target("popcnt"))) static void seed_scan_popcnt(const sm_ph_heade
     if (st->all_bases) seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 1, 1);
     else seed_scan_body(h, section, st, text, n, pos0, buf_pos0, seen, sink, 1, 0);
 }
-#define PH_HAVE_POPCNT_PATH 1
 #endif
 
 /* The pieces through the seed tables, on the best loop this CPU runs. */

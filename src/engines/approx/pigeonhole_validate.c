@@ -2,10 +2,31 @@
  * checked before a scan trusts any offset, id or length in it. */
 #include "engines/approx/pigeonhole_private.h"
 #include "engines/automaton/automaton.h"
+#include "engines/kmer/kmer.h"
+
+#define PH_BAD(what) sm_set_error(err, SM_ERR_FORMAT, "pigeonhole section: %s", what)
+
+/* A seed table: a k-mer direct table of k = L inside the section that the
+   k-mer engine's validator passes, listing pieces (output piece * 2) of
+   exactly L bases (exact) or at most L (the combined table), so that a
+   piece found through it lies inside the bases the scan has seen. */
+static int seed_table_ok(const uint8_t *section, size_t size, const sm_ph_header *h, const sm_ph_piece *pieces,
+                         uint64_t off, uint64_t bytes, uint32_t L, int exact, sm_error *err) {
+    if (off % APX_ALIGN || off < sizeof *h || !sm_fits(off, bytes, size) ||
+        sm_kt_direct_k(section + off, (size_t)bytes) != L)
+        return PH_BAD("seed table out of bounds");
+    if (sm_kt_validate(section + off, (size_t)bytes, h->npieces * 2u, err) != SM_OK) return err ? err->code : SM_ERR_FORMAT;
+    sm_kt_view v;
+    sm_kt_view_of(section + off, &v);
+    for (uint32_t e = 0; e < v.out_index[v.slots]; e++) {
+        uint32_t id = v.out_list[e];
+        if (id & 1u || (exact ? pieces[id >> 1].length != L : pieces[id >> 1].length > L)) return PH_BAD("bad seed");
+    }
+    return SM_OK;
+}
 
 int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_match match, sm_error *err) {
     const sm_ph_header *h = (const sm_ph_header *)section;
-#define PH_BAD(what) sm_set_error(err, SM_ERR_FORMAT, "pigeonhole section: %s", what)
     if (size < sizeof *h) return PH_BAD("truncated header");
     if (h->match != (uint32_t)match || h->k > 65535 || h->nkeys == 0 ||
         (uint64_t)h->nkeys * (h->k + 1) != h->npieces || h->npieces > UINT32_MAX / 2 || h->rows == 0 ||
@@ -53,52 +74,47 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
     /* The state keeps max_key + 3k + 1 bytes: tie it to the keys, which the
        section's size bounds. */
     if (longest != h->max_key) return PH_BAD("max_key is not the longest key");
-    for (uint32_t L = 0; L <= SM_PH_SEED_MAX; L++) {
-        if (!h->seed_off[L]) continue;
-        uint64_t codes = (uint64_t)1 << (2 * L);
-        if (!h->seeds || L == 0 || !apx_table_fits(h->seed_off[L], codes + 1 + h->seed_count[L], 4, sizeof *h, size))
-            return PH_BAD("seed table out of bounds");
-        const uint32_t *starts = (const uint32_t *)(section + h->seed_off[L]), *ids = starts + codes + 1;
-        if (starts[0] != 0 || starts[codes] != h->seed_count[L]) return PH_BAD("bad seed table");
-        for (uint64_t c = 0; c < codes; c++)
-            if (starts[c] > starts[c + 1]) return PH_BAD("bad seed table");
-        for (uint32_t e = 0; e < h->seed_count[L]; e++)
-            if (ids[e] >= h->npieces || pieces[ids[e]].length != L) return PH_BAD("bad seed");
-        if (!apx_table_fits(h->seed_present_off[L], (codes + 63) / 64, 8, sizeof *h, size))
-            return PH_BAD("seed bitmap out of bounds");
-        const uint64_t *present = (const uint64_t *)(section + h->seed_present_off[L]);
-        for (uint64_t c = 0; c < codes; c++)
-            if (((present[c / 64] >> (c % 64)) & 1u) != (starts[c + 1] > starts[c])) return PH_BAD("bad seed bitmap");
-    }
-    if (h->seeds) {
-        if (h->seed_max == 0 || h->seed_max > SM_PH_SEED_MAX || !h->seed_off[h->seed_max] ||
+    if (!h->seeds) {
+        uint64_t any = h->seed_any_off | h->seed_max | h->seed_all_off | h->seed_all_size | h->seed_list_off |
+                       h->seed_slots_off;
+        for (uint32_t L = 0; L <= SM_PH_SEED_MAX; L++) any |= h->seed_off[L] | h->seed_size[L];
+        if (any) return PH_BAD("seed tables in a section that scans with the automaton");
+    } else {
+        if (h->seed_max == 0 || h->seed_max > SM_PH_SEED_MAX || !h->seed_off[h->seed_max] || h->seed_off[0] ||
+            h->seed_size[0] ||
             !apx_table_fits(h->seed_any_off, ((((uint64_t)1 << (2 * h->seed_max)) + 63) / 64), 8, sizeof *h, size))
             return PH_BAD("bad seed bitmap");
-        for (uint32_t L = h->seed_max + 1; L <= SM_PH_SEED_MAX; L++)
-            if (h->seed_off[L]) return PH_BAD("bad seed bitmap");
-        if (h->seed_all_off) {
-            uint64_t codes = (uint64_t)1 << (2 * h->seed_max);
-            if (h->seed_all_count > PH_SEED_ALL_MAX ||
-                !apx_table_fits(h->seed_all_off, codes + 1, 4, sizeof *h, size) ||
-                !apx_table_fits(h->seed_all_off + ph_seed_list_at(h->seed_max), h->seed_all_count, sizeof(sm_ph_seed),
-                                sizeof *h, size))
-                return PH_BAD("combined seed table out of bounds");
-            const uint32_t *starts = (const uint32_t *)(section + h->seed_all_off);
-            const sm_ph_seed *list = (const sm_ph_seed *)(section + h->seed_all_off + ph_seed_list_at(h->seed_max));
-            if (starts[0] != 0 || starts[codes] != h->seed_all_count) return PH_BAD("bad combined seed table");
-            for (uint64_t c = 0; c < codes; c++)
-                if (starts[c] > starts[c + 1]) return PH_BAD("bad combined seed table");
-            for (uint64_t e = 0; e < h->seed_all_count; e++) {
-                const sm_ph_seed *sd = &list[e];
-                if (sd->piece >= h->npieces || pieces[sd->piece].key != sd->key ||
-                    pieces[sd->piece].offset != sd->offset || pieces[sd->piece].length != sd->length ||
-                    pieces[sd->piece].index != sd->index || sd->length > h->seed_max)
-                    return PH_BAD("bad combined seed");
+        for (uint32_t L = 1; L <= SM_PH_SEED_MAX; L++) {
+            if (L > h->seed_max && (h->seed_off[L] || h->seed_size[L])) return PH_BAD("bad seed table");
+            if (!h->seed_off[L] && h->seed_size[L]) return PH_BAD("bad seed table");
+            if (h->seed_off[L] && seed_table_ok(section, size, h, pieces, h->seed_off[L], h->seed_size[L], L, 1, err) != SM_OK)
+                return err ? err->code : SM_ERR_FORMAT;
+        }
+        if (h->seed_all_off || h->seed_all_size) {
+            int same = h->seed_all_off == h->seed_off[h->seed_max] && h->seed_all_size == h->seed_size[h->seed_max];
+            if (!same && seed_table_ok(section, size, h, pieces, h->seed_all_off, h->seed_all_size, h->seed_max, 0,
+                                       err) != SM_OK)
+                return err ? err->code : SM_ERR_FORMAT;
+            /* The scan takes a piece's key, place and length from the list. */
+            sm_kt_view v;
+            sm_kt_view_of(section + h->seed_all_off, &v);
+            uint32_t total = v.out_index[v.slots];
+            if (!apx_table_fits(h->seed_list_off, total, sizeof(sm_ph_seed), sizeof *h, size))
+                return PH_BAD("seed list out of bounds");
+            const sm_ph_seed *list = (const sm_ph_seed *)(section + h->seed_list_off);
+            for (uint32_t e = 0; e < total; e++) {
+                const sm_ph_seed *x = &list[e];
+                const sm_ph_piece *pc = &pieces[v.out_list[e] >> 1];
+                if (x->piece != v.out_list[e] >> 1 || x->key != pc->key || x->offset != pc->offset ||
+                    x->length != pc->length || x->index != pc->index)
+                    return PH_BAD("bad seed list");
             }
+        } else if (h->seed_list_off) {
+            return PH_BAD("seed list without a combined table");
         }
         if (h->seed_slots_off) {
             uint64_t codes = (uint64_t)1 << (2 * h->seed_max);
-            if (!h->seed_all_off || h->match != SM_MATCH_MISMATCHES || h->seed_max > SM_PH_SLOT_SEED_MAX ||
+            if (!h->seed_all_size || h->match != SM_MATCH_MISMATCHES || h->seed_max > SM_PH_SLOT_SEED_MAX ||
                 !apx_table_fits(h->seed_slots_off, codes * 2, sizeof(sm_ph_slot), sizeof *h, size))
                 return PH_BAD("slot table out of bounds");
             const sm_ph_slot *slot = (const sm_ph_slot *)(section + h->seed_slots_off);

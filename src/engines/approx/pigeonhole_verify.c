@@ -147,10 +147,10 @@ void ph_verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_state
         const uint64_t *alive = (const uint64_t *)(section + h->alive_off) + (uint64_t)piece * 2 * words;
         if (pc->offset > 0 && q - floor >= c) {
             uint32_t code = 0, bad = 0;
-            for (uint32_t j = 0; j < c; j++) { /* text order: the base nearest the piece last */
+            for (uint32_t j = 0; j < c; j++) { /* the base nearest the piece lowest */
                 uint32_t v = st->code_of[at_q[-1 - (int64_t)j]];
                 bad |= v;
-                code |= (v & 3u) << (2 * (c - 1 - j));
+                code |= (v & 3u) << (2 * j);
             }
             if (bad < 4 && !((alive[code / 64] >> (code % 64)) & 1u)) return;
         }
