@@ -146,4 +146,31 @@ static inline uint32_t sm_kt_outputs(const sm_kt_view *v, uint64_t code, const u
     return v->out_index[s + 1] - v->out_index[s];
 }
 
+/* The positions of a text that end a key, a block at a time, found by the
+   engine's own passes (codes by byte shuffles, the bitmap tested per
+   position, 64 positions a step with AVX-512 where the CPU has it), for an
+   engine that takes each hit itself. A block: */
+typedef struct {
+    size_t n;                /* positions, at most SM_KT_FIND_BLOCK */
+    const uint64_t *hits;    /* bit i of hits[i / 64]: the k symbols ending at i are a key */
+    const uint64_t *breaks;  /* bit i of breaks[i / 64]: byte i is no key symbol */
+    const void *codes;       /* the code ending at each position, read by sm_kt_found_code */
+    int narrow, perm;        /* how codes lie: 16-bit (k <= 8); in the AVX-512 order */
+} sm_kt_found;
+#define SM_KT_FIND_BLOCK 1024
+
+/* The code of the k symbols ending at block position i (meaningful where
+   they are all key symbols). */
+static inline uint32_t sm_kt_found_code(const sm_kt_found *f, size_t i) {
+    if (f->perm) return ((const uint32_t *)f->codes)[(i & ~(size_t)63) | (i & 3) << 4 | (i & 63) >> 2];
+    return f->narrow ? ((const uint16_t *)f->codes)[i] : ((const uint32_t *)f->codes)[i];
+}
+
+/* Calls fn for each block of text[0, len) (block b starts at text offset
+   b * SM_KT_FIND_BLOCK), from state and leaving it as sm_kt_scan does;
+   section is a direct table. */
+typedef void (*sm_kt_found_fn)(void *ctx, size_t offset, const sm_kt_found *found);
+void sm_kt_find(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                sm_kt_found_fn fn, void *ctx);
+
 #endif /* SM_KMER_H */

@@ -89,6 +89,7 @@ static void scan_plain(const kt_view *v, uint64_t *state, const uint8_t *text, s
 #define SM_KT_BLOCKS 1
 
 #define BLK 1024u /* positions per block, a multiple of 64 */
+_Static_assert(BLK == SM_KT_FIND_BLOCK, "sm_kt_find hands on whole blocks");
 
 typedef struct {
     union {                                /* k-mer code ending at block position i */
@@ -442,11 +443,9 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void block_hits(const kt_view 
     walk_hits(v, b, n, end0, sink, mode, narrow, 0);
 }
 
-__attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
-                                                                   const uint8_t *text, size_t len, uint64_t pos0,
-                                                                   sm_sink *sink, const int way) {
-    kt_block block, *b = &block;
-    /* The 32 symbols of the state, oldest first, as the codes before the block. */
+/* The codes and break bits before a block from the state (the 32 symbols
+   of the rolling code, oldest first; the valid symbols). */
+__attribute__((target("ssse3"))) KT_INLINE void block_start(kt_block *b, const uint64_t *state) {
     uint8_t before[32];
     for (unsigned j = 0; j < 32; j++) before[j] = (uint8_t)((state[0] >> (2 * (31 - j))) & 3);
     __m128i ca = _mm_loadu_si128((const __m128i *)before), cb = _mm_loadu_si128((const __m128i *)(before + 16));
@@ -456,6 +455,13 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
     b->c4_prev = c4b;
     b->x2s_prev = x2s;
     b->brk[0] = state[1] >= 64 ? 0 : ~0ull >> state[1];
+}
+
+__attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
+                                                                   const uint8_t *text, size_t len, uint64_t pos0,
+                                                                   sm_sink *sink, const int way) {
+    kt_block block, *b = &block;
+    block_start(b, state);
     /* Counting every code beats testing the bitmap once the keys are dense:
        16000 8-mers (24 % of the codes) 497 -> 680-906 MB/s on Zen 1, 591-773
        -> 736-833 MB/s on a Xeon; at 8000 (12 %) the two ways are even on Zen 1
@@ -475,6 +481,32 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
         } else {
             block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 0, way);
         }
+        b->brk[0] = b->brk[BLK / 64];
+    }
+    advance_state(v, state, text, len > 32 ? len - 32 : 0, len);
+}
+
+/* sm_kt_find's blocks: passes 1 to 4, then each position's hit bit with
+   the breaks among its last k cleared, handed to fn. */
+__attribute__((target("ssse3,popcnt"))) KT_INLINE void find_blocks(const kt_view *v, uint64_t *state,
+                                                                   const uint8_t *text, size_t len, sm_kt_found_fn fn,
+                                                                   void *ctx, const int way) {
+    kt_block block, *b = &block;
+    block_start(b, state);
+    uint64_t hits[BLK / 64];
+    const int narrow = v->k <= SM_KT_CODE_VISITS_MAX_K;
+    for (size_t off = 0; off < len; off += BLK) {
+        size_t n = len - off < BLK ? len - off : BLK;
+        if (way == KT_AVX512) {
+            prepare512(v, text + off, n, b, narrow, NULL);
+        } else {
+            prepare(v, text + off, n, b, narrow, way == KT_BYTES);
+            if (way == KT_GATHER) gather_hits(v, b, n, narrow);
+        }
+        for (size_t w = 0; w * 64 < n; w++) hits[w] = b->hit[w] & ~broken_in_word(b, w, v->k) & first_bits(n, w);
+        sm_kt_found f = {n, hits, b->brk + 1, narrow ? (const void *)b->codes16 : (const void *)b->codes, narrow,
+                         way == KT_AVX512};
+        fn(ctx, off, &f);
         b->brk[0] = b->brk[BLK / 64];
     }
     advance_state(v, state, text, len > 32 ? len - 32 : 0, len);
@@ -506,6 +538,23 @@ __attribute__((target("avx2,popcnt,bmi,bmi2"))) static void scan_blocks_avx2(con
     case KT_AVX512: scan_blocks(v, state, text, len, pos0, sink, KT_AVX512); break;
     case KT_GATHER: scan_blocks(v, state, text, len, pos0, sink, KT_GATHER); break;
     default: scan_blocks(v, state, text, len, pos0, sink, KT_BYTES); break;
+    }
+}
+
+__attribute__((target("ssse3,popcnt"))) static void find_blocks_ssse3(const kt_view *v, uint64_t *state,
+                                                                      const uint8_t *text, size_t len,
+                                                                      sm_kt_found_fn fn, void *ctx) {
+    find_blocks(v, state, text, len, fn, ctx, KT_BYTES);
+}
+
+__attribute__((target("avx2,popcnt,bmi,bmi2"))) static void find_blocks_avx2(const kt_view *v, uint64_t *state,
+                                                                             const uint8_t *text, size_t len,
+                                                                             sm_kt_found_fn fn, void *ctx,
+                                                                             const sm_kt_variant *var) {
+    switch (scan_way(v, var)) {
+    case KT_AVX512: find_blocks(v, state, text, len, fn, ctx, KT_AVX512); break;
+    case KT_GATHER: find_blocks(v, state, text, len, fn, ctx, KT_GATHER); break;
+    default: find_blocks(v, state, text, len, fn, ctx, KT_BYTES); break;
     }
 }
 
@@ -554,4 +603,59 @@ void sm_kt_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *stat
     }
 #endif
     scan_plain(&v, state, text, len, pos0, sink);
+}
+
+/* sm_kt_find without the block passes: one rolling code, a byte at a time. */
+static void find_plain(const kt_view *v, uint64_t *state, const uint8_t *text, size_t len, sm_kt_found_fn fn,
+                       void *ctx) {
+    uint32_t codes[SM_KT_FIND_BLOCK];
+    uint64_t hits[SM_KT_FIND_BLOCK / 64], breaks[SM_KT_FIND_BLOCK / 64];
+    uint64_t code = state[0], valid = state[1];
+    for (size_t off = 0; off < len; off += SM_KT_FIND_BLOCK) {
+        size_t n = len - off < SM_KT_FIND_BLOCK ? len - off : SM_KT_FIND_BLOCK;
+        memset(hits, 0, sizeof hits);
+        memset(breaks, 0, sizeof breaks);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t c = v->code_of[text[off + i]];
+            if (c == SM_KT_BREAK) {
+                code <<= 2;
+                valid = 0;
+                breaks[i / 64] |= 1ull << (i % 64);
+            } else {
+                code = code << 2 | c;
+                if (valid < v->k) valid++;
+            }
+            codes[i] = (uint32_t)code & v->mask;
+            if (valid >= v->k && sm_kt_has(&v->t, codes[i])) hits[i / 64] |= 1ull << (i % 64);
+        }
+        sm_kt_found f = {n, hits, breaks, codes, 0, 0};
+        fn(ctx, off, &f);
+    }
+    state[0] = code;
+    state[1] = valid;
+}
+
+void sm_kt_find(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                sm_kt_found_fn fn, void *ctx) {
+    const sm_kt_header *h = (const sm_kt_header *)section;
+    kt_view v;
+    v.h = h;
+    sm_kt_view_of(section, &v.t);
+    v.code_of = h->code_of;
+    v.k = h->k;
+    v.mask = h->mask;
+    if (state[1] > v.k) state[1] = v.k;
+#ifdef SM_KT_BLOCKS
+    if (var->level == 2) {
+        find_blocks_avx2(&v, state, text, len, fn, ctx, var);
+        return;
+    }
+    if (var->level == 1) {
+        find_blocks_ssse3(&v, state, text, len, fn, ctx);
+        return;
+    }
+#else
+    (void)var;
+#endif
+    find_plain(&v, state, text, len, fn, ctx);
 }
