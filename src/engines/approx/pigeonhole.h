@@ -36,10 +36,12 @@
  *
  * The seed tables are the k-mer engine's direct tables (src/engines/kmer),
  * built from the pieces' codes, checked by its validator and read through
- * its lookups; the scan rolls the codes itself, since near a non-base it
- * also needs the shorter pieces. With seed tables the text is also packed
- * two bits per base, so a window of a packed key is compared with a few
- * word operations.
+ * its lookups; its block passes (sm_kt_find) find the bases that end a key
+ * of the combined table, and the scan looks up itself only what they cannot
+ * see: shorter pieces right after a non-base, and the slots' branch-free
+ * checks where nearly every base ends a piece. With seed tables the text is
+ * also packed two bits per base, so a window of a packed key is compared
+ * with a few word operations.
  */
 #ifndef SM_PIGEONHOLE_H
 #define SM_PIGEONHOLE_H

@@ -17,6 +17,7 @@
 #include "engines/approx/approx_common.h"
 #include "engines/approx/myers_step.h"
 #include "engines/approx/pigeonhole.h"
+#include "engines/kmer/kmer.h"
 
 #define PH_MAX_PIECE_EXPANSION 256u
 /* Text bytes per block: bounds the piece hits held at once. */
@@ -131,6 +132,8 @@ struct sm_ph_state {
     int all_bases;           /* the packed buffer holds bases only */
     uint64_t *codes, *invalid;
     int popcnt;              /* the seed loop counts bits in one instruction */
+    uint64_t kt_state[2];    /* the k-mer engine's block passes over the combined table */
+    sm_kt_variant kvar;      /* and the way they run on this CPU */
 };
 
 /* ----------------------------------------------------------- verification */

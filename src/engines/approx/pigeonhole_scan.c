@@ -17,6 +17,7 @@ sm_ph_state *sm_ph_state_new(const uint8_t *section, const sm_cpu_features *cpu)
     sm_ph_state *st = calloc(1, sizeof *st);
     if (!st) return NULL;
     st->popcnt = cpu->popcnt;
+    sm_kt_choose(cpu, -1, &st->kvar);
     st->history = h->history;
     st->nkeys = h->nkeys;
     st->k = h->k;
@@ -58,6 +59,7 @@ void sm_ph_state_reset(sm_ph_state *st) {
     st->nevents = 0;
     st->roll = 0;
     st->run = 0;
+    st->kt_state[0] = st->kt_state[1] = 0;
 }
 
 /* Packs buf[0, n) two bits per symbol for verify_packed: four symbols make
@@ -279,9 +281,109 @@ __attribute__((target("popcnt"))) static void seed_scan_popcnt(const sm_ph_heade
 }
 #endif
 
+/* ------------------------------------------- pieces through the k-mer scan */
+
+/* Where the combined table serves every base that ends seed_max bases (and
+   no slots take the bases first), the k-mer engine's own block passes find
+   those positions (sm_kt_find); the few positions after a non-base or the
+   sequence start, where only shorter pieces can end, are looked up here. */
+typedef struct {
+    const sm_ph_header *h;
+    const uint8_t *section;
+    const ph_seeds *sd;
+    sm_ph_state *st;
+    const uint8_t *text;
+    uint64_t pos0, buf_pos0, seen;
+    sm_sink *sink;
+} found_ctx;
+
+/* Positions from `from` on while fewer than max bases lead up to them,
+   after run bases whose codes are in roll. */
+static PH_ALWAYS_INLINE void found_heads(const found_ctx *x, const uint8_t *t, size_t from, size_t n, uint32_t run,
+                                         uint64_t roll, uint64_t q0, int hw) {
+    const uint32_t max = x->sd->max;
+    for (size_t p = from; p < n; p++) {
+        unsigned c = x->st->code_of[t[p]];
+        if (c > 3 || ++run >= max) return; /* a break starts its own; the block passes take the rest */
+        roll = (roll << 2) | c;
+        POSITION_HITS(hw)(x->h, x->section, x->sd, x->st, roll, run, q0 + p, x->buf_pos0, x->seen, x->sink);
+    }
+}
+
+/* A base ending seed_max bases whose code has pieces: the combined table's
+   entries; the bases before the piece, for the death table, from buf. */
+static PH_ALWAYS_INLINE void found_hit(const found_ctx *x, uint64_t code, uint64_t q_end) {
+    const ph_seeds *sd = x->sd;
+    sm_ph_state *st = x->st;
+    uint32_t slot = sm_kt_slot(&sd->all, code), c = sd->alive_columns;
+    uint64_t floor = st->seq_start > x->buf_pos0 ? st->seq_start : x->buf_pos0;
+    for (uint32_t e = sd->all.out_index[slot], end = sd->all.out_index[slot + 1]; e < end; e++) {
+        const sm_ph_seed *s = &sd->list[e];
+        uint64_t q = q_end - s->length;
+        if (sd->alive && s->offset > 0 && q >= floor + c) {
+            const uint8_t *before = st->buf + (q - x->buf_pos0);
+            uint32_t bcode = 0, bad = 0;
+            for (uint32_t j = 0; j < c; j++) { /* the base nearest the piece lowest */
+                uint32_t v = st->code_of[before[-1 - (int64_t)j]];
+                bad |= v;
+                bcode |= (v & 3u) << (2 * j);
+            }
+            if (bad < 4 && !((sd->alive[s->piece * 2 * sd->alive_words + bcode / 64] >> (bcode % 64)) & 1u)) continue;
+        }
+        ph_hit_at(x->h, x->section, st, x->buf_pos0, x->seen, q, s->key, s->offset, s->piece, s->index, x->sink);
+    }
+}
+
+static PH_ALWAYS_INLINE void found_body(void *vctx, size_t off, const sm_kt_found *f, int hw) {
+    const found_ctx *x = vctx;
+    sm_ph_state *st = x->st;
+    const uint8_t *t = x->text + off;
+    size_t n = f->n, words = (n + 63) / 64;
+    uint64_t q0 = x->pos0 + off + 1; /* the end of the base at block position 0 */
+    int64_t last_break = -1;
+    found_heads(x, t, 0, n, st->run, st->roll, q0, hw);
+    for (size_t w = 0; w < words; w++) {
+        uint64_t brk = f->breaks[w] & (n - w * 64 < 64 ? ((uint64_t)1 << (n - w * 64)) - 1 : ~(uint64_t)0);
+        for (; brk; brk &= brk - 1) {
+            size_t b = w * 64 + (size_t)APX_CTZ(brk);
+            found_heads(x, t, b + 1, n, 0, 0, q0, hw);
+            last_break = (int64_t)b;
+        }
+        for (uint64_t hits = f->hits[w]; hits; hits &= hits - 1) {
+            size_t i = w * 64 + (size_t)APX_CTZ(hits);
+            found_hit(x, sm_kt_found_code(f, i), q0 + i);
+        }
+    }
+    /* The bases the next block's first positions follow. */
+    uint32_t run = last_break < 0 ? st->run + (uint32_t)(n < 32 ? n : 32) : (uint32_t)(n - 1 - (size_t)last_break);
+    st->run = run < 32 ? run : 32;
+    uint64_t roll = n < 32 ? st->roll : 0;
+    for (size_t p = n < 32 ? 0 : n - 32; p < n; p++) roll = (roll << 2) | (st->code_of[t[p]] & 3u);
+    st->roll = roll;
+}
+
+static void found_plain(void *vctx, size_t off, const sm_kt_found *f) { found_body(vctx, off, f, 0); }
+
+#ifdef PH_HAVE_POPCNT_PATH
+__attribute__((target("popcnt"))) static void found_popcnt(void *vctx, size_t off, const sm_kt_found *f) {
+    found_body(vctx, off, f, 1);
+}
+#endif
+
 /* The pieces through the seed tables, on the best loop this CPU runs. */
 static void seed_scan(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, const uint8_t *text, size_t n,
                       uint64_t pos0, uint64_t buf_pos0, uint64_t seen, sm_sink *sink) {
+    if (h->seed_all_size && !h->seed_slots_off) {
+        ph_seeds sd;
+        seeds_of(h, section, &sd);
+        found_ctx x = {h, section, &sd, st, text, pos0, buf_pos0, seen, sink};
+        sm_kt_found_fn fn = found_plain;
+#ifdef PH_HAVE_POPCNT_PATH
+        if (st->popcnt) fn = found_popcnt;
+#endif
+        sm_kt_find(section + h->seed_all_off, &st->kvar, st->kt_state, text, n, fn, &x);
+        return;
+    }
 #ifdef PH_HAVE_POPCNT_PATH
     if (st->popcnt) {
         seed_scan_popcnt(h, section, st, text, n, pos0, buf_pos0, seen, sink);
