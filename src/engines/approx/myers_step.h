@@ -1,6 +1,7 @@
 /* Myers' bit-vector step, written once for every engine that runs it: the
- * Myers engine (keys packed in lanes, scalar and SIMD; long keys in blocks),
- * the pigeonhole filter's anchored DPs, and start recovery.
+ * Myers engine (keys packed in lanes, scalar and SIMD; long keys in blocks)
+ * and the pigeonhole filter's anchored DPs; start recovery's global DP is
+ * the same step with +1 entering below (hin = +1).
  *
  * The DP column of a key is kept as its vertical deltas, bit i of pv (mv)
  * set when D(i + 1, j) - D(i, j) is +1 (-1). A text symbol whose match word
