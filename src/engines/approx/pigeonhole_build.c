@@ -138,10 +138,12 @@ static int append_table(seed_tables *t, uint64_t *pairs, size_t n, uint32_t k, u
         code_of[b] = set == 1 ? 0 : set == 2 ? 1 : set == 4 ? 2 : set == 8 ? 3 : 0xff;
     }
     size_t at = (size_t)apx_round_up(t->buf.len, APX_ALIGN);
-    if (sm_buf_reserve(&t->buf, at - t->buf.len) != SM_OK)
-        return sm_set_error(err, SM_ERR_NOMEM, "pigeonhole: out of memory");
-    memset(t->buf.data + t->buf.len, 0, at - t->buf.len);
-    t->buf.len = at;
+    if (at > t->buf.len) { /* the first table starts at 0, in a buffer not yet allocated */
+        if (sm_buf_reserve(&t->buf, at - t->buf.len) != SM_OK)
+            return sm_set_error(err, SM_ERR_NOMEM, "pigeonhole: out of memory");
+        memset(t->buf.data + t->buf.len, 0, at - t->buf.len);
+        t->buf.len = at;
+    }
     int rc = sm_kt_build_codes(pairs, n, k, code_of, acgt, 4, 0, &t->buf, err);
     if (rc != SM_OK) return rc;
     *off = at;
