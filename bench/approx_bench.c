@@ -1,11 +1,10 @@
 /* Throughput of the approximate engines in GCUPS (cells = key length x text
  * bytes x keys) on random DNA and, when given, a sequence file (raw bases,
  * no headers). Not part of the build; compile by hand from the repository
- * root:
+ * root against a built library (the engines call into the core):
  *
  *   cc -std=c11 -O3 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o approx_bench \
- *      bench/approx_bench.c \
- *      src/engines/approx/[a-z]*.c src/core/alphabet.c src/core/buffers.c
+ *      bench/approx_bench.c build/libseqmatch.a -lz -lpthread -lm
  *   ./approx_bench [megabytes of text, default 8] [sequence file]
  */
 #define _POSIX_C_SOURCE 200809L

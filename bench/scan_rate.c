@@ -1,11 +1,12 @@
 /* scan_rate: seqmatch's scan alone, timed the way hyperscan_count times hs_scan.
  *
- * usage: scan_rate [-r REPEATS] [-e ENGINE] [-a text|dna] [-s both|+|-] PATTERNS TARGET
+ * usage: scan_rate [-r REPEATS] [-e ENGINE] [-a text|dna] [-s both|+|-] [-m K | -k K] PATTERNS TARGET
  *
  * PATTERNS: one pattern per line (as hyperscan_count reads them).
  * TARGET:   any file, read whole into memory and scanned as one sequence with sm_count
  *           (every occurrence, overlapping ones included), one thread.
- * ENGINE:   auto (default), automaton, kmer, shiftand, wumanber.
+ * ENGINE:   auto (default), automaton, kmer, shiftand, wumanber; with -m K (K mismatches) or -k K
+ *           (K edits, every end counted) also mismatch, myers, wavefront, pigeonhole.
  *
  * Output (one line, tab-separated key=value), e.g.
  *   patterns=1000 bytes=110628947 count=2493498 engine=kmer compile_s=0.002 scan_s=0.09 scan_MBps=1229 ...
@@ -70,6 +71,15 @@ static double median(double *v, int n) {
 }
 
 static const char *engine_name(const sm_db_info *info) {
+    if (info->approx_patterns == info->pattern_count && info->pattern_count) {
+        switch (info->approx_engine) {
+        case SM_ENGINE_MISMATCH: return "mismatch";
+        case SM_ENGINE_MYERS: return "myers";
+        case SM_ENGINE_WAVEFRONT: return "wavefront";
+        case SM_ENGINE_PIGEONHOLE: return "pigeonhole";
+        default: break;
+        }
+    }
     if (info->kmer_patterns == info->pattern_count) return "kmer";
     if (info->shiftand_patterns == info->pattern_count) return "shiftand";
     if (info->automaton_patterns == info->pattern_count) return "automaton";
@@ -82,7 +92,7 @@ int main(int argc, char **argv) {
     sm_compile_options co;
     sm_compile_options_init(&co);
     co.alphabet = SM_ALPHABET_TEXT;
-    while ((opt = getopt(argc, argv, "r:e:a:s:")) != -1) {
+    while ((opt = getopt(argc, argv, "r:e:a:s:m:k:")) != -1) {
         if (opt == 'r') repeats = atoi(optarg);
         else if (opt == 'e') {
             if (!strcmp(optarg, "auto")) co.engine = SM_ENGINE_AUTO;
@@ -90,7 +100,12 @@ int main(int argc, char **argv) {
             else if (!strcmp(optarg, "kmer")) co.engine = SM_ENGINE_KMER;
             else if (!strcmp(optarg, "shiftand")) co.engine = SM_ENGINE_SHIFTAND;
             else if (!strcmp(optarg, "wumanber")) co.engine = SM_ENGINE_WUMANBER;
-            else die(optarg, "unknown engine (auto, automaton, kmer, shiftand, wumanber)");
+            else if (!strcmp(optarg, "mismatch")) co.engine = SM_ENGINE_MISMATCH;
+            else if (!strcmp(optarg, "myers")) co.engine = SM_ENGINE_MYERS;
+            else if (!strcmp(optarg, "wavefront")) co.engine = SM_ENGINE_WAVEFRONT;
+            else if (!strcmp(optarg, "pigeonhole")) co.engine = SM_ENGINE_PIGEONHOLE;
+            else die(optarg, "unknown engine (auto, automaton, kmer, shiftand, wumanber, mismatch, myers, wavefront, "
+                             "pigeonhole)");
         } else if (opt == 'a') {
             if (!strcmp(optarg, "text")) co.alphabet = SM_ALPHABET_TEXT;
             else if (!strcmp(optarg, "dna")) co.alphabet = SM_ALPHABET_DNA;
@@ -100,8 +115,13 @@ int main(int argc, char **argv) {
             else if (!strcmp(optarg, "+")) co.strands = SM_STRAND_FORWARD;
             else if (!strcmp(optarg, "-")) co.strands = SM_STRAND_REVERSE;
             else die(optarg, "unknown strand (both, +, -)");
+        } else if (opt == 'm' || opt == 'k') {
+            co.match = opt == 'm' ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
+            co.max_errors = (uint32_t)atoi(optarg);
+            co.report = SM_REPORT_ENDS;
         } else {
-            fprintf(stderr, "usage: scan_rate [-r REPEATS] [-e ENGINE] [-a text|dna] [-s both|+|-] PATTERNS TARGET\n");
+            fprintf(stderr, "usage: scan_rate [-r REPEATS] [-e ENGINE] [-a text|dna] [-s both|+|-] [-m K | -k K] "
+                            "PATTERNS TARGET\n");
             return 2;
         }
     }

@@ -33,11 +33,12 @@ int main(int argc, char **argv) {
     sm_compile_options_init(&options); /* DNA, both strands, exact, the planner picks engines */
     sm_db *db = NULL;
     sm_error err;
-    if (sm_compile(patterns, n, &options, &db, &err) != SM_OK) {
+    int rc = sm_compile(patterns, n, &options, &db, &err);
+    free(patterns); /* the database keeps its own copy */
+    if (rc != SM_OK) {
         fprintf(stderr, "compile: %s\n", err.message);
         return 2;
     }
-    free(patterns);
 
     /* 2. Read the file as one sequence. */
     FILE *f = fopen(argv[1], "rb");
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     sm_runner_begin_record(runner);
-    int rc = sm_runner_feed(runner, seq, len);
+    rc = sm_runner_feed(runner, seq, len);
     if (rc == SM_OK) rc = sm_runner_end_record(runner);
     if (rc == SM_OK) rc = sm_runner_flush(runner);
     fprintf(stderr, "%llu hits\n", (unsigned long long)sm_runner_total(runner));

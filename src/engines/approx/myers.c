@@ -4,9 +4,7 @@
 
 #include <stdlib.h>
 
-#ifdef APX_HAVE_AVX2
-#include <immintrin.h>
-#endif
+#include "engines/approx/myers_step.h"
 
 #define MY_WORD 64u
 #define MY_TEXT_BLOCK 1024u
@@ -360,17 +358,9 @@ static void my_short_scalar(const sm_my_header *h, const uint64_t *lc, const uin
         uint64_t Pv = state[l], Mv = state[lanes + l], SC = state[2 * (size_t)lanes + l];
         const uint64_t *col = peq + l;
         for (size_t i = 0; i < n; i++) {
-            const uint64_t Eq = col[rowoff[i]];
-            const uint64_t Xv = Eq | Mv;
-            const uint64_t Pm = Pv & NF; /* no carry leaves a field */
-            const uint64_t Xh = (((Eq & Pm) + Pm) ^ Pm) | Eq;
-            uint64_t Ph = Mv | ~(Xh | Pv);
-            uint64_t Mh = Pv & Xh;
+            uint64_t Ph, Mh;
+            apx_myers_step_fields(&Pv, &Mv, col[rowoff[i]], NF, NS, &Ph, &Mh);
             SC = SC - ((Mh & F) >> sh) + ((Ph & F) >> sh);
-            Ph = (Ph << 1) & NS;
-            Mh = (Mh << 1) & NS;
-            Pv = Mh | ~(Xv | Ph);
-            Mv = Ph & Xv;
             const uint64_t hits = ~SC & F;
             if (APX_UNLIKELY(hits != 0)) my_report_lane(rep, l, hits, SC, end0 + i);
         }
@@ -383,20 +373,14 @@ static void my_short_scalar(const sm_my_header *h, const uint64_t *lc, const uin
 /* --------------------------------------------------------- short keys: AVX2 */
 
 #ifdef APX_HAVE_AVX2
-#define MY_AVX2_STEP(Eq, Pv, Mv, SC, F, NF, NS, SH)                                              \
-    do {                                                                                          \
-        const __m256i Xv_ = _mm256_or_si256(Eq, Mv);                                              \
-        const __m256i Pm_ = _mm256_and_si256(Pv, NF);                                             \
-        const __m256i Xh_ = _mm256_or_si256(                                                      \
-            _mm256_xor_si256(_mm256_add_epi64(_mm256_and_si256(Eq, Pm_), Pm_), Pm_), Eq);         \
-        __m256i Ph_ = _mm256_or_si256(Mv, _mm256_xor_si256(_mm256_or_si256(Xh_, Pv), ones));      \
-        __m256i Mh_ = _mm256_and_si256(Pv, Xh_);                                                  \
-        SC = _mm256_add_epi64(_mm256_sub_epi64(SC, _mm256_srlv_epi64(_mm256_and_si256(Mh_, F), SH)), \
-                              _mm256_srlv_epi64(_mm256_and_si256(Ph_, F), SH));                   \
-        Ph_ = _mm256_and_si256(_mm256_slli_epi64(Ph_, 1), NS);                                    \
-        Mh_ = _mm256_and_si256(_mm256_slli_epi64(Mh_, 1), NS);                                    \
-        Pv = _mm256_or_si256(Mh_, _mm256_xor_si256(_mm256_or_si256(Xv_, Ph_), ones));             \
-        Mv = _mm256_and_si256(Ph_, Xv_);                                                          \
+/* The step on four lanes, then their packed scores from the top bit of
+   each field (SH: the field width - 1). */
+#define MY_AVX2_STEP(Eq, Pv, Mv, SC, F, NF, NS, SH)                                                   \
+    do {                                                                                               \
+        __m256i Ph_, Mh_;                                                                              \
+        apx_myers_step_fields_avx2(Eq, &Pv, &Mv, NF, NS, &Ph_, &Mh_);                                  \
+        SC = _mm256_add_epi64(_mm256_sub_epi64(SC, _mm256_srlv_epi64(_mm256_and_si256(Mh_, F), SH)),      \
+                              _mm256_srlv_epi64(_mm256_and_si256(Ph_, F), SH));                        \
     } while (0)
 
 __attribute__((target("avx2"))) static void my_report_vec(const my_reporter *rep, uint32_t l0, __m256i SC,
@@ -411,18 +395,11 @@ __attribute__((target("avx2"))) static void my_report_vec(const my_reporter *rep
 }
 
 /* Lanes holding one key each (width 64): no field masks, constant shifts. */
-#define MY_AVX2_STEP_WHOLE(Eq, Pv, Mv, SC)                                                       \
-    do {                                                                                          \
-        const __m256i Xv_ = _mm256_or_si256(Eq, Mv);                                              \
-        const __m256i Xh_ = _mm256_or_si256(                                                      \
-            _mm256_xor_si256(_mm256_add_epi64(_mm256_and_si256(Eq, Pv), Pv), Pv), Eq);            \
-        __m256i Ph_ = _mm256_or_si256(Mv, _mm256_xor_si256(_mm256_or_si256(Xh_, Pv), ones));      \
-        __m256i Mh_ = _mm256_and_si256(Pv, Xh_);                                                  \
+#define MY_AVX2_STEP_WHOLE(Eq, Pv, Mv, SC)                                                             \
+    do {                                                                                               \
+        __m256i Ph_, Mh_;                                                                              \
+        apx_myers_step_avx2(Eq, &Pv, &Mv, &Ph_, &Mh_);                                                 \
         SC = _mm256_add_epi64(_mm256_sub_epi64(SC, _mm256_srli_epi64(Mh_, 63)), _mm256_srli_epi64(Ph_, 63)); \
-        Ph_ = _mm256_slli_epi64(Ph_, 1);                                                          \
-        Mh_ = _mm256_slli_epi64(Mh_, 1);                                                          \
-        Pv = _mm256_or_si256(Mh_, _mm256_xor_si256(_mm256_or_si256(Xv_, Ph_), ones));             \
-        Mv = _mm256_and_si256(Ph_, Xv_);                                                          \
     } while (0)
 
 /* Two groups of four lanes per pass: two independent dependency chains keep
@@ -483,38 +460,19 @@ __attribute__((target("avx2"))) static void my_short_avx2(const sm_my_header *h,
 /* ------------------------------------------------------ short keys: AVX-512 */
 
 #ifdef APX_HAVE_AVX2
-/* Ternary-logic truth tables over (a, b, c) = (0xf0, 0xcc, 0xaa). */
-#define MY_TL_A_OR_NOT_B_OR_C 0xf1 /* a | ~(b | c) */
-#define MY_TL_A_XOR_B_OR_C 0xbe    /* (a ^ b) | c */
-
-#define MY_AVX512_STEP(Eq, Pv, Mv, SC, F, NF, NS, SH)                                                  \
-    do {                                                                                                \
-        const __m512i Xv_ = _mm512_or_si512(Eq, Mv);                                                    \
-        const __m512i Pm_ = _mm512_and_si512(Pv, NF);                                                   \
-        const __m512i Xh_ = _mm512_ternarylogic_epi64(_mm512_add_epi64(_mm512_and_si512(Eq, Pm_), Pm_), Pm_, Eq, \
-                                                      MY_TL_A_XOR_B_OR_C);                              \
-        __m512i Ph_ = _mm512_ternarylogic_epi64(Mv, Xh_, Pv, MY_TL_A_OR_NOT_B_OR_C);                    \
-        __m512i Mh_ = _mm512_and_si512(Pv, Xh_);                                                        \
-        SC = _mm512_add_epi64(_mm512_sub_epi64(SC, _mm512_srlv_epi64(_mm512_and_si512(Mh_, F), SH)),    \
-                              _mm512_srlv_epi64(_mm512_and_si512(Ph_, F), SH));                         \
-        Ph_ = _mm512_and_si512(_mm512_slli_epi64(Ph_, 1), NS);                                          \
-        Mh_ = _mm512_and_si512(_mm512_slli_epi64(Mh_, 1), NS);                                          \
-        Pv = _mm512_ternarylogic_epi64(Mh_, Xv_, Ph_, MY_TL_A_OR_NOT_B_OR_C);                           \
-        Mv = _mm512_and_si512(Ph_, Xv_);                                                                \
+#define MY_AVX512_STEP(Eq, Pv, Mv, SC, F, NF, NS, SH)                                                 \
+    do {                                                                                               \
+        __m512i Ph_, Mh_;                                                                              \
+        apx_myers_step_fields_avx512(Eq, &Pv, &Mv, NF, NS, &Ph_, &Mh_);                                \
+        SC = _mm512_add_epi64(_mm512_sub_epi64(SC, _mm512_srlv_epi64(_mm512_and_si512(Mh_, F), SH)),      \
+                              _mm512_srlv_epi64(_mm512_and_si512(Ph_, F), SH));                        \
     } while (0)
 
-#define MY_AVX512_STEP_WHOLE(Eq, Pv, Mv, SC)                                                            \
-    do {                                                                                                \
-        const __m512i Xv_ = _mm512_or_si512(Eq, Mv);                                                    \
-        const __m512i Xh_ = _mm512_ternarylogic_epi64(_mm512_add_epi64(_mm512_and_si512(Eq, Pv), Pv), Pv, Eq, \
-                                                      MY_TL_A_XOR_B_OR_C);                              \
-        __m512i Ph_ = _mm512_ternarylogic_epi64(Mv, Xh_, Pv, MY_TL_A_OR_NOT_B_OR_C);                    \
-        __m512i Mh_ = _mm512_and_si512(Pv, Xh_);                                                        \
+#define MY_AVX512_STEP_WHOLE(Eq, Pv, Mv, SC)                                                           \
+    do {                                                                                               \
+        __m512i Ph_, Mh_;                                                                              \
+        apx_myers_step_avx512(Eq, &Pv, &Mv, &Ph_, &Mh_);                                               \
         SC = _mm512_add_epi64(_mm512_sub_epi64(SC, _mm512_srli_epi64(Mh_, 63)), _mm512_srli_epi64(Ph_, 63)); \
-        Ph_ = _mm512_slli_epi64(Ph_, 1);                                                                \
-        Mh_ = _mm512_slli_epi64(Mh_, 1);                                                                \
-        Pv = _mm512_ternarylogic_epi64(Mh_, Xv_, Ph_, MY_TL_A_OR_NOT_B_OR_C);                           \
-        Mv = _mm512_and_si512(Ph_, Xv_);                                                                \
     } while (0)
 
 __attribute__((target("avx512f"))) static void my_report_vec512(const my_reporter *rep, uint32_t l0, __m512i SC,
@@ -568,27 +526,6 @@ __attribute__((target("avx512f"))) static void my_short_avx512(const sm_my_heade
 
 /* ------------------------------------------------------------- long keys */
 
-/* One 64-bit block of one column (Myers' block step). hin is the horizontal
-   delta entering at the block's bottom row; returns the one leaving at row
-   top. A negative hin also continues the addition's carry chain, which the
-   Eq bit 0 stands in for. */
-static inline int my_advance(uint64_t *pv, uint64_t *mv, uint64_t eq, int hin, unsigned top) {
-    const uint64_t Pv = *pv, Mv = *mv;
-    const uint64_t Xv = eq | Mv;
-    if (hin < 0) eq |= 1u;
-    const uint64_t Xh = (((eq & Pv) + Pv) ^ Pv) | eq;
-    uint64_t Ph = Mv | ~(Xh | Pv);
-    uint64_t Mh = Pv & Xh;
-    const int hout = (int)((Ph >> top) & 1u) - (int)((Mh >> top) & 1u);
-    Ph <<= 1;
-    Mh <<= 1;
-    if (hin < 0) Mh |= 1u;
-    else if (hin > 0) Ph |= 1u;
-    *pv = Mh | ~(Xv | Ph);
-    *mv = Ph & Xv;
-    return hout;
-}
-
 static void my_long_scan(const sm_my_long *key, const uint64_t *peq, const uint16_t *class_of, uint64_t *st,
                          const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
     const uint32_t nb = key->blocks, last = nb - 1;
@@ -601,11 +538,7 @@ static void my_long_scan(const sm_my_long *key, const uint64_t *peq, const uint1
     const uint32_t id = key->output;
     for (size_t i = 0; i < len; i++) {
         const uint64_t *eq = peq + (size_t)class_of[text[i]] * nb;
-        int carry = 0;
-        for (uint32_t b = 0; b <= y; b++) {
-            carry = my_advance(&P[b], &M[b], eq[b], carry, b == last ? top_last : MY_WORD - 1);
-            score[b] += carry;
-        }
+        int carry = apx_myers_blocks(P, M, eq, y, last, top_last, 0, score);
         /* Ukkonen's cut-off: the next block may hold a cell <= k only when the
            bottom of this one was at k in the previous column and the first
            cell below it gains a match or a smaller neighbour above. */
@@ -613,7 +546,7 @@ static void my_long_scan(const sm_my_long *key, const uint64_t *peq, const uint1
             y++;
             P[y] = ~0ull;
             M[y] = 0;
-            int c2 = my_advance(&P[y], &M[y], eq[y], carry, y == last ? top_last : MY_WORD - 1);
+            int c2 = apx_myers_block(&P[y], &M[y], eq[y], carry, y == last ? top_last : MY_WORD - 1);
             score[y] = score[y - 1] - carry + (y == last ? h_last : (int64_t)MY_WORD) + c2;
         } else {
             while (y > 0 && score[y] >= k + (y == last ? h_last : (int64_t)MY_WORD)) y--;

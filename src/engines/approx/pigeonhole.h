@@ -2,27 +2,28 @@
  *
  * A key with at most k errors in an occurrence splits into k + 1 disjoint
  * pieces, and at least one piece then occurs in the text without an error.
- * The pieces of every key are found together by an exact engine (a
- * dictionary automaton over the pieces, degenerate pieces expanded), and
- * each piece hit is verified:
+ * The pieces of every key are found together by an exact engine's tables
+ * (dna pieces of at most SM_PH_SEED_MAX bases: k-mer direct tables; other
+ * pieces: a dictionary automaton; degenerate pieces expanded), and each
+ * piece hit is verified:
  *
  *  - k mismatches: the one window the hit implies, [q - offset, + m), is
  *    compared symbol by symbol. A window holding several exact pieces is
  *    reported by its first exact piece only, so it is reported once.
- *  - k edits: a hit at q of the piece at key offset o fixes where an
- *    occurrence through it can end, [q - o + m - k, q - o + m + k], and
- *    begin, no earlier than q - o - k. Candidate end ranges of one key are
- *    merged into runs; Myers' bit-vector DP started m symbols before a run
- *    (its earliest possible start) gives D(j) exactly for every end of the
- *    run, since an optimal alignment of such an end starts no earlier.
- *    Every end j with D(j) <= k has an exact piece in its optimal alignment,
- *    so it lies in some run: the end events are those of the Myers engine.
+ *  - k edits: a hit at q of the piece at key offset o anchors the
+ *    alignment there: an anchored DP (Myers' step with Ukkonen's cut-off
+ *    for one-word keys, a banded DP for longer ones) runs backwards over
+ *    the key before the piece and forwards over the key after it. Their sum
+ *    is the least cost of an alignment through the anchor; D(j) is the
+ *    least over the anchors of j, since an optimal alignment holds an exact
+ *    piece. Ends are held until no later anchor can reach them, then
+ *    reported once each: the end events are those of the Myers engine.
  *
  * Streaming: a scan call is cut into blocks; the text of the last
- * max_key + 3k + 1 positions is kept, and windows or runs that reach past
- * the text seen so far wait in the state until it arrives or the sequence
- * ends (sm_ph_finish). Future hits can only add end ranges beyond
- * Q - k (Q: text seen), so ends up to there are final.
+ * max_key + 3k + 1 positions is kept, and windows or anchors that reach
+ * past the text seen so far wait in the state until it arrives or the
+ * sequence ends (sm_ph_finish). Later anchors give ends after Q - 2k
+ * (Q: text seen), so ends up to there are final.
  *
  *   sm_ph_header
  *   keys     sm_ph_key[nkeys]
@@ -33,15 +34,21 @@
  *   seed tables (see seed_off), or an automaton section over the pieces
  *   (output id = piece * 2) when some piece is long or the text is not dna
  *
- * With seed tables the text is also packed two bits per base, so a window
- * of a packed key is compared with a few word operations.
+ * The seed tables are the k-mer engine's direct tables (src/engines/kmer),
+ * built from the pieces' codes, checked by its validator and read through
+ * its lookups; its block passes (sm_kt_find) find the bases that end a key
+ * of the combined table, and the scan looks up itself only what they cannot
+ * see: shorter pieces right after a non-base, and the slots' branch-free
+ * checks where nearly every base ends a piece. With seed tables the text is
+ * also packed two bits per base, so a window of a packed key is compared
+ * with a few word operations.
  */
 #ifndef SM_PIGEONHOLE_H
 #define SM_PIGEONHOLE_H
 
 #include "engines/approx/approx.h"
 
-/* Longest piece the direct seed tables take (4^10 starts = 4 MiB). */
+/* Longest piece the seed tables take (a k-mer direct table of 4^10 codes: a 128 KiB bitmap). */
 #define SM_PH_SEED_MAX 10
 
 typedef struct {
@@ -65,7 +72,8 @@ typedef struct {
     uint32_t index;       /* 0 .. k within its key */
 } sm_ph_piece;
 
-/* A piece as the combined seed table lists it. */
+/* The piece of an entry of the combined seed table's output list (piece *
+   2), with what the scan needs of it. */
 typedef struct {
     uint32_t key, offset, piece;
     uint16_t length, index;
@@ -96,34 +104,38 @@ typedef struct {
     uint64_t peq_words;
     uint64_t keys_off, pieces_off, lengths_off, peq_off, ac_off, ac_size;
     /* Seed tables (dna, every piece at most SM_PH_SEED_MAX symbols), used
-       instead of the automaton: for piece length L, seed_off[L] locates
-       uint32 starts[4^L + 1] then uint32 piece ids[seed_count[L]]; the ids
-       of the pieces with a concrete string of 2-bit code c are
-       ids[starts[c] .. starts[c + 1]). seed_off[L] = 0: no piece of length L. */
+       instead of the automaton: k-mer direct tables ("KMT1", 64-byte
+       aligned) over the pieces' concrete strings, bases A C G T coded
+       0 1 2 3, the first base highest, output id piece * 2. seed_off[L] and
+       seed_size[L] locate the table of the pieces of length L (k = L);
+       seed_off[L] = 0: no piece of length L. */
     uint64_t seed_off[SM_PH_SEED_MAX + 1];
-    uint64_t seed_present_off[SM_PH_SEED_MAX + 1]; /* bit c set when code c has a piece */
-    uint64_t seed_any_off;  /* bitmap over codes of seed_max bases: set when some suffix is a piece */
-    uint32_t seed_max;      /* longest piece */
-    uint32_t reserved3;
-    /* Every piece under the code of the last seed_max bases that ends with
-       it: uint32 starts[4^seed_max + 1], then sm_ph_seed[seed_all_count]
-       (0, 0 when that would be too large; the per-length tables serve). */
-    uint64_t seed_all_off, seed_all_count;
+    uint64_t seed_size[SM_PH_SEED_MAX + 1];
+    /* Bitmap over codes of seed_max bases: set when some suffix is a piece
+       (the combined table's own bitmap when there is one). */
+    uint64_t seed_any_off;
+    uint32_t seed_max;    /* longest piece */
+    uint32_t seeds;       /* 1: the seed tables find the pieces; 0: the automaton */
+    /* The combined table (k = seed_max): every piece under each code of
+       seed_max bases that ends with its string (0, 0 when that would be too
+       large; the per-length tables serve). When every piece has seed_max
+       bases it is the table of that length. */
+    uint64_t seed_all_off, seed_all_size;
+    /* sm_ph_seed[] beside the combined table's output list, entry for
+       entry: the scan reads a piece's place in its key in one load. */
+    uint64_t seed_list_off;
     /* k mismatches, every key packed and at most SM_PH_SLOT_KEY_MAX long,
        seed_max <= SM_PH_SLOT_SEED_MAX: two sm_ph_slot per code of seed_max
        bases, the first two pieces of the combined table under that code
        (0 when absent). */
     uint64_t seed_slots_off;
     /* k edits, one-block dna keys: per piece two bitmaps over the codes of
-       alive_columns bases, before the piece (nearest first) and after it:
-       bit clear when the anchored DP (bound k) of that side dies within
-       those columns with no end found, so the anchor needs no DP (0 when
-       absent). */
+       alive_columns bases, before the piece and after it, the base nearest
+       the piece lowest: bit clear when the anchored DP (bound k) of that
+       side dies within those columns with no end found, so the anchor needs
+       no DP (0 when absent). */
     uint64_t alive_off;
     uint32_t alive_columns;
-    uint32_t reserved4;
-    uint32_t seed_count[SM_PH_SEED_MAX + 1];
-    uint32_t seeds;       /* 1: the seed tables find the pieces; 0: the automaton */
     uint32_t reserved2;
     uint16_t class_of[256];
 } sm_ph_header;

@@ -99,4 +99,78 @@ size_t sm_kt_visit_counters(const uint8_t *section);
    anything: it is never read). */
 void sm_kt_fold_visits(const uint8_t *section, uint32_t *visits, uint64_t *counts);
 
+/* ------------------------------------------- direct tables for other engines */
+
+/* Another engine may keep direct tables of its own inside its section (the
+   pigeonhole filter's seed tables), built from codes it computed, checked by
+   sm_kt_validate and read through a view. A code holds k symbols' 2-bit
+   codes, the first symbol highest: a rolling code shifted left by two per
+   symbol, masked to 2k bits. */
+
+/* Appends the direct table (1 <= k <= SM_KT_DIRECT_MAX_K) of npairs pairs
+   (code << 32 | output id), in any order, duplicates allowed (the array is
+   sorted in place). code_of maps a text byte to its code, or 0xFF where the
+   byte breaks a k-mer; symbol[0 .. symbols) is the byte of each code. */
+int sm_kt_build_codes(uint64_t *pairs, size_t npairs, uint32_t k, const uint8_t code_of[256], const uint8_t *symbol,
+                      unsigned symbols, uint64_t max_bytes, sm_buf *section, sm_error *err);
+
+/* k of a direct table, 0 for anything else (the hash layout, too few bytes). */
+uint32_t sm_kt_direct_k(const uint8_t *section, size_t size);
+
+/* A direct table as a lookup reads it. */
+typedef struct {
+    const uint64_t *bits;      /* bit c set when code c is a key */
+    const uint32_t *rank;      /* set bits in the words before each word */
+    const uint32_t *out_index; /* slot s lists out_list[out_index[s] .. out_index[s + 1]) */
+    const uint32_t *out_list;
+    uint32_t k;
+    uint32_t slots;            /* distinct keys: out_list has out_index[slots] ids */
+} sm_kt_view;
+
+/* The view of a validated direct table. */
+void sm_kt_view_of(const uint8_t *section, sm_kt_view *v);
+
+/* Is code a key? */
+static inline int sm_kt_has(const sm_kt_view *v, uint64_t code) { return (int)((v->bits[code >> 6] >> (code & 63)) & 1u); }
+
+/* The slot of a key's code: the rank of its bit. */
+static inline uint32_t sm_kt_slot(const sm_kt_view *v, uint64_t code) {
+    uint64_t below = v->bits[code >> 6] & ((1ull << (code & 63)) - 1);
+    return v->rank[code >> 6] + (uint32_t)__builtin_popcountll(below);
+}
+
+/* The output ids of a key's code: *ids[0 .. returned count). */
+static inline uint32_t sm_kt_outputs(const sm_kt_view *v, uint64_t code, const uint32_t **ids) {
+    uint32_t s = sm_kt_slot(v, code);
+    *ids = v->out_list + v->out_index[s];
+    return v->out_index[s + 1] - v->out_index[s];
+}
+
+/* The positions of a text that end a key, a block at a time, found by the
+   engine's own passes (codes by byte shuffles, the bitmap tested per
+   position, 64 positions a step with AVX-512 where the CPU has it), for an
+   engine that takes each hit itself. A block: */
+typedef struct {
+    size_t n;                /* positions, at most SM_KT_FIND_BLOCK */
+    const uint64_t *hits;    /* bit i of hits[i / 64]: the k symbols ending at i are a key */
+    const uint64_t *breaks;  /* bit i of breaks[i / 64]: byte i is no key symbol */
+    const void *codes;       /* the code ending at each position, read by sm_kt_found_code */
+    int narrow, perm;        /* how codes lie: 16-bit (k <= 8); in the AVX-512 order */
+} sm_kt_found;
+#define SM_KT_FIND_BLOCK 1024
+
+/* The code of the k symbols ending at block position i (meaningful where
+   they are all key symbols). */
+static inline uint32_t sm_kt_found_code(const sm_kt_found *f, size_t i) {
+    if (f->perm) return ((const uint32_t *)f->codes)[(i & ~(size_t)63) | (i & 3) << 4 | (i & 63) >> 2];
+    return f->narrow ? ((const uint16_t *)f->codes)[i] : ((const uint32_t *)f->codes)[i];
+}
+
+/* Calls fn for each block of text[0, len) (block b starts at text offset
+   b * SM_KT_FIND_BLOCK), from state and leaving it as sm_kt_scan does;
+   section is a direct table. */
+typedef void (*sm_kt_found_fn)(void *ctx, size_t offset, const sm_kt_found *found);
+void sm_kt_find(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                sm_kt_found_fn fn, void *ctx);
+
 #endif /* SM_KMER_H */

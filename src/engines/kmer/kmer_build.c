@@ -78,12 +78,11 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
                        "k-mer table: keys must share one length of 1..%d over at most 4 symbols", SM_KT_MAX_K);
     uint32_t k = keys[0].len;
     if (k > SM_KT_DIRECT_MAX_K) return sm_kh_build(keys, nkeys, fold, max_bytes, tuning, section, err);
-    uint8_t code_of_symbol[256];
+    uint8_t code_of_symbol[256], code_of[256];
     memset(code_of_symbol, SM_KT_BREAK, sizeof code_of_symbol);
     for (unsigned c = 0; c < nsym; c++) code_of_symbol[symbol[c]] = (uint8_t)c;
+    for (int b = 0; b < 256; b++) code_of[b] = code_of_symbol[fold[b]];
 
-    /* (code, output) pairs, sorted: equal codes form one slot, equal pairs
-       count once. */
     uint64_t *pairs = malloc(nkeys * sizeof *pairs);
     if (!pairs) return sm_set_error(err, SM_ERR_NOMEM, "k-mer table: out of memory for %zu keys", nkeys);
     for (size_t i = 0; i < nkeys; i++) {
@@ -91,9 +90,22 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
         for (uint32_t j = 0; j < k; j++) code = code << 2 | code_of_symbol[keys[i].seq[j]];
         pairs[i] = code << 32 | keys[i].output;
     }
-    qsort(pairs, nkeys, sizeof *pairs, compare_u64);
+    int rc = sm_kt_build_codes(pairs, nkeys, k, code_of, symbol, nsym, max_bytes, section, err);
+    free(pairs);
+    return rc;
+}
+
+int sm_kt_build_codes(uint64_t *pairs, size_t npairs_in, uint32_t k, const uint8_t code_of[256],
+                      const uint8_t *symbol, unsigned nsym, uint64_t max_bytes, sm_buf *section, sm_error *err) {
+    if (!pairs || !code_of || !symbol || !section || k < 1 || k > SM_KT_DIRECT_MAX_K || nsym < 1 || nsym > 4 ||
+        npairs_in == 0 || npairs_in > UINT32_MAX)
+        return sm_set_error(err, SM_ERR_INVALID, "k-mer table: invalid arguments");
+    if (section->len % 8)
+        return sm_set_error(err, SM_ERR_INVALID, "k-mer table: section start %zu is not 8-byte aligned", section->len);
+    /* Sorted: equal codes form one slot, equal pairs count once. */
+    qsort(pairs, npairs_in, sizeof *pairs, compare_u64);
     size_t npairs = 0, slots = 0;
-    for (size_t i = 0; i < nkeys; i++) {
+    for (size_t i = 0; i < npairs_in; i++) {
         if (npairs && pairs[npairs - 1] == pairs[i]) continue;
         if (!npairs || pairs[npairs - 1] >> 32 != pairs[i] >> 32) slots++;
         pairs[npairs++] = pairs[i];
@@ -101,15 +113,11 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
 
     uint64_t words = sm_kt_words_for(k);
     sm_kt_layout l = sm_kt_layout_for(words, slots, npairs);
-    if (max_bytes && l.size > max_bytes) {
-        free(pairs);
+    if (max_bytes && l.size > max_bytes)
         return sm_set_error(err, SM_ERR_LIMIT, "k-mer table: needs %llu bytes (k = %u, %zu distinct keys), limit is %llu",
                        (unsigned long long)l.size, k, slots, (unsigned long long)max_bytes);
-    }
-    if (l.size > SIZE_MAX || sm_buf_reserve(section, (size_t)l.size) != SM_OK) {
-        free(pairs);
+    if (l.size > SIZE_MAX || sm_buf_reserve(section, (size_t)l.size) != SM_OK)
         return sm_set_error(err, SM_ERR_NOMEM, "k-mer table: out of memory for %llu bytes", (unsigned long long)l.size);
-    }
     uint8_t *s = section->data + section->len;
     memset(s, 0, (size_t)l.size);
 
@@ -126,8 +134,8 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     h.rank_off = l.rank_off;
     h.out_index_off = l.out_index_off;
     h.out_list_off = l.out_list_off;
-    memcpy(h.symbol, symbol, sizeof h.symbol);
-    for (int b = 0; b < 256; b++) h.code_of[b] = code_of_symbol[fold[b]];
+    memcpy(h.symbol, symbol, nsym);
+    memcpy(h.code_of, code_of, sizeof h.code_of);
     h.nibble_ok = sm_kt_nibble_map(h.code_of, h.nib_lo, h.nib_hi);
     memcpy(s, &h, sizeof h);
 
@@ -150,9 +158,24 @@ int sm_kt_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
         rank[w] = before;
         before += (uint32_t)__builtin_popcountll(bits[w]);
     }
-    free(pairs);
     section->len += (size_t)l.size;
     return SM_OK;
+}
+
+void sm_kt_view_of(const uint8_t *section, sm_kt_view *v) {
+    const sm_kt_header *h = (const sm_kt_header *)section;
+    v->bits = (const uint64_t *)(section + h->bits_off);
+    v->rank = (const uint32_t *)(section + h->rank_off);
+    v->out_index = (const uint32_t *)(section + h->out_index_off);
+    v->out_list = (const uint32_t *)(section + h->out_list_off);
+    v->k = h->k;
+    v->slots = (uint32_t)h->slots;
+}
+
+uint32_t sm_kt_direct_k(const uint8_t *section, size_t size) {
+    if (!section || size < sizeof(sm_kt_header)) return 0;
+    const sm_kt_header *h = (const sm_kt_header *)section;
+    return h->magic == SM_KT_MAGIC ? h->k : 0;
 }
 
 

@@ -28,23 +28,19 @@
 #include "engines/kmer/kmer_private.h"
 
 typedef struct {
-    const uint64_t *bits;
-    const uint32_t *rank, *out_index, *out_list;
+    sm_kt_view t; /* the tables, as other engines read them too */
     const uint8_t *code_of;
     const sm_kt_header *h;
     uint32_t k, mask;
 } kt_view;
 
-static inline uint32_t slot_of(const kt_view *v, uint32_t m) {
-    uint64_t below = v->bits[m >> 6] & ((1ull << (m & 63)) - 1);
-    return v->rank[m >> 6] + (uint32_t)__builtin_popcountll(below);
-}
+static inline uint32_t slot_of(const kt_view *v, uint32_t m) { return sm_kt_slot(&v->t, m); }
 
 /* Every output of code m for a hit ending at end, through the sink. */
 __attribute__((noinline)) static void deliver(const kt_view *v, uint32_t m, uint64_t end, sm_sink *sink) {
     uint32_t s = slot_of(v, m);
-    for (uint32_t i = v->out_index[s]; i < v->out_index[s + 1]; i++) {
-        uint32_t id = v->out_list[i];
+    for (uint32_t i = v->t.out_index[s]; i < v->t.out_index[s + 1]; i++) {
+        uint32_t id = v->t.out_list[i];
         sm_sink_add(sink, end - v->k, end, id >> 1, (int)(id & 1), 0);
     }
 }
@@ -80,7 +76,7 @@ static void scan_plain(const kt_view *v, uint64_t *state, const uint8_t *text, s
         code = code << 2 | c;
         if (valid < k) valid++;
         uint32_t m = (uint32_t)code & mask;
-        if (valid >= k && ((v->bits[m >> 6] >> (m & 63)) & 1)) deliver(v, m, pos0 + i + 1, sink);
+        if (valid >= k && sm_kt_has(&v->t, m)) deliver(v, m, pos0 + i + 1, sink);
     }
     state[0] = code;
     state[1] = valid;
@@ -93,6 +89,7 @@ static void scan_plain(const kt_view *v, uint64_t *state, const uint8_t *text, s
 #define SM_KT_BLOCKS 1
 
 #define BLK 1024u /* positions per block, a multiple of 64 */
+_Static_assert(BLK == SM_KT_FIND_BLOCK, "sm_kt_find hands on whole blocks");
 
 typedef struct {
     union {                                /* k-mer code ending at block position i */
@@ -137,7 +134,7 @@ __attribute__((target("ssse3"))) KT_INLINE void prepare(const kt_view *v, const 
     const __m128i pow2 = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0);
     const int nibbles = v->h->nibble_ok != 0;
     __m128i c4_prev = b->c4_prev, x2s_prev = b->x2s_prev, x4_prev = b->x4_prev;
-    const uint8_t *bytes = (const uint8_t *)v->bits;
+    const uint8_t *bytes = (const uint8_t *)v->t.bits;
     size_t n16 = (n + 15) & ~(size_t)15;
     for (size_t w = 0; w * 64 < n16; w++) {
         uint64_t word = 0;
@@ -282,7 +279,7 @@ KT_INLINE void walk_hits(const kt_view *v, const kt_block *b, size_t n, uint64_t
                 unsigned i = (unsigned)__builtin_ctzll(hits);
                 hits &= hits - 1;
                 uint32_t s = slot_of(v, code_at(b, base + i, narrow, perm));
-                for (uint32_t o = v->out_index[s]; o < v->out_index[s + 1]; o++) counts[v->out_list[o] >> 1]++;
+                for (uint32_t o = v->t.out_index[s]; o < v->t.out_index[s + 1]; o++) counts[v->t.out_list[o] >> 1]++;
             }
         } else {
             while (hits) {
@@ -330,7 +327,7 @@ KT_INLINE void count_codes(const kt_block *b, size_t n, uint32_t k, uint32_t *vi
    bitmap words of their codes in one gather, then each code's bit. */
 __attribute__((target("avx2"), noinline)) static void gather_hits(const kt_view *v, kt_block *b, size_t n,
                                                                 const int narrow) {
-    const int *words = (const int *)v->bits;
+    const int *words = (const int *)v->t.bits;
     const __m256i low5 = _mm256_set1_epi32(31), one = _mm256_set1_epi32(1);
     size_t n16 = (n + 15) & ~(size_t)15; /* prepare's codes end here; past it lies anything */
     for (size_t w = 0; w * 64 < n; w++) {
@@ -368,7 +365,7 @@ prepare512(const kt_view *v, const uint8_t *text, size_t n, kt_block *b, const i
     const __m512i to_code = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0));
     const __m512i nib = _mm512_set1_epi8(15), mask = _mm512_set1_epi32((int)v->mask);
     const __m512i low8 = _mm512_set1_epi32(0xff), low16 = _mm512_set1_epi32(0xffff), one = _mm512_set1_epi32(1);
-    const int *words = (const int *)v->bits;
+    const int *words = (const int *)v->t.bits;
     const uint64_t every4 = 0x1111111111111111ull;
     /* The previous 16 positions sit in the last lane of each prev vector. */
     __m512i c_prev = _mm512_inserti32x4(_mm512_setzero_si512(),
@@ -446,11 +443,9 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void block_hits(const kt_view 
     walk_hits(v, b, n, end0, sink, mode, narrow, 0);
 }
 
-__attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
-                                                                   const uint8_t *text, size_t len, uint64_t pos0,
-                                                                   sm_sink *sink, const int way) {
-    kt_block block, *b = &block;
-    /* The 32 symbols of the state, oldest first, as the codes before the block. */
+/* The codes and break bits before a block from the state (the 32 symbols
+   of the rolling code, oldest first; the valid symbols). */
+__attribute__((target("ssse3"))) KT_INLINE void block_start(kt_block *b, const uint64_t *state) {
     uint8_t before[32];
     for (unsigned j = 0; j < 32; j++) before[j] = (uint8_t)((state[0] >> (2 * (31 - j))) & 3);
     __m128i ca = _mm_loadu_si128((const __m128i *)before), cb = _mm_loadu_si128((const __m128i *)(before + 16));
@@ -460,6 +455,13 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
     b->c4_prev = c4b;
     b->x2s_prev = x2s;
     b->brk[0] = state[1] >= 64 ? 0 : ~0ull >> state[1];
+}
+
+__attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view *v, uint64_t *state,
+                                                                   const uint8_t *text, size_t len, uint64_t pos0,
+                                                                   sm_sink *sink, const int way) {
+    kt_block block, *b = &block;
+    block_start(b, state);
     /* Counting every code beats testing the bitmap once the keys are dense
        (more than 1/8 of the codes); the AVX-512 path counts only its hits
        and beats the histogram even then (docs/architecture.md, "The k-mer
@@ -477,6 +479,32 @@ __attribute__((target("ssse3,popcnt"))) KT_INLINE void scan_blocks(const kt_view
         } else {
             block_hits(v, b, text + off, n, pos0 + off + 1, sink, mode, 0, way);
         }
+        b->brk[0] = b->brk[BLK / 64];
+    }
+    advance_state(v, state, text, len > 32 ? len - 32 : 0, len);
+}
+
+/* sm_kt_find's blocks: passes 1 to 4, then each position's hit bit with
+   the breaks among its last k cleared, handed to fn. */
+__attribute__((target("ssse3,popcnt"))) KT_INLINE void find_blocks(const kt_view *v, uint64_t *state,
+                                                                   const uint8_t *text, size_t len, sm_kt_found_fn fn,
+                                                                   void *ctx, const int way) {
+    kt_block block, *b = &block;
+    block_start(b, state);
+    uint64_t hits[BLK / 64];
+    const int narrow = v->k <= SM_KT_CODE_VISITS_MAX_K;
+    for (size_t off = 0; off < len; off += BLK) {
+        size_t n = len - off < BLK ? len - off : BLK;
+        if (way == KT_AVX512) {
+            prepare512(v, text + off, n, b, narrow, NULL);
+        } else {
+            prepare(v, text + off, n, b, narrow, way == KT_BYTES);
+            if (way == KT_GATHER) gather_hits(v, b, n, narrow);
+        }
+        for (size_t w = 0; w * 64 < n; w++) hits[w] = b->hit[w] & ~broken_in_word(b, w, v->k) & first_bits(n, w);
+        sm_kt_found f = {n, hits, b->brk + 1, narrow ? (const void *)b->codes16 : (const void *)b->codes, narrow,
+                         way == KT_AVX512};
+        fn(ctx, off, &f);
         b->brk[0] = b->brk[BLK / 64];
     }
     advance_state(v, state, text, len > 32 ? len - 32 : 0, len);
@@ -511,6 +539,23 @@ __attribute__((target("avx2,popcnt,bmi,bmi2"))) static void scan_blocks_avx2(con
     }
 }
 
+__attribute__((target("ssse3,popcnt"))) static void find_blocks_ssse3(const kt_view *v, uint64_t *state,
+                                                                      const uint8_t *text, size_t len,
+                                                                      sm_kt_found_fn fn, void *ctx) {
+    find_blocks(v, state, text, len, fn, ctx, KT_BYTES);
+}
+
+__attribute__((target("avx2,popcnt,bmi,bmi2"))) static void find_blocks_avx2(const kt_view *v, uint64_t *state,
+                                                                             const uint8_t *text, size_t len,
+                                                                             sm_kt_found_fn fn, void *ctx,
+                                                                             const sm_kt_variant *var) {
+    switch (scan_way(v, var)) {
+    case KT_AVX512: find_blocks(v, state, text, len, fn, ctx, KT_AVX512); break;
+    case KT_GATHER: find_blocks(v, state, text, len, fn, ctx, KT_GATHER); break;
+    default: find_blocks(v, state, text, len, fn, ctx, KT_BYTES); break;
+    }
+}
+
 #endif
 
 /* The way the AVX2 path tests the bitmap, for a CPU: the AVX-512 path
@@ -538,10 +583,7 @@ void sm_kt_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *stat
     }
     kt_view v;
     v.h = h;
-    v.bits = (const uint64_t *)(section + h->bits_off);
-    v.rank = (const uint32_t *)(section + h->rank_off);
-    v.out_index = (const uint32_t *)(section + h->out_index_off);
-    v.out_list = (const uint32_t *)(section + h->out_list_off);
+    sm_kt_view_of(section, &v.t);
     v.code_of = h->code_of;
     v.k = h->k;
     v.mask = h->mask;
@@ -558,4 +600,59 @@ void sm_kt_scan(const uint8_t *section, const sm_kt_variant *var, uint64_t *stat
     }
 #endif
     scan_plain(&v, state, text, len, pos0, sink);
+}
+
+/* sm_kt_find without the block passes: one rolling code, a byte at a time. */
+static void find_plain(const kt_view *v, uint64_t *state, const uint8_t *text, size_t len, sm_kt_found_fn fn,
+                       void *ctx) {
+    uint32_t codes[SM_KT_FIND_BLOCK];
+    uint64_t hits[SM_KT_FIND_BLOCK / 64], breaks[SM_KT_FIND_BLOCK / 64];
+    uint64_t code = state[0], valid = state[1];
+    for (size_t off = 0; off < len; off += SM_KT_FIND_BLOCK) {
+        size_t n = len - off < SM_KT_FIND_BLOCK ? len - off : SM_KT_FIND_BLOCK;
+        memset(hits, 0, sizeof hits);
+        memset(breaks, 0, sizeof breaks);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t c = v->code_of[text[off + i]];
+            if (c == SM_KT_BREAK) {
+                code <<= 2;
+                valid = 0;
+                breaks[i / 64] |= 1ull << (i % 64);
+            } else {
+                code = code << 2 | c;
+                if (valid < v->k) valid++;
+            }
+            codes[i] = (uint32_t)code & v->mask;
+            if (valid >= v->k && sm_kt_has(&v->t, codes[i])) hits[i / 64] |= 1ull << (i % 64);
+        }
+        sm_kt_found f = {n, hits, breaks, codes, 0, 0};
+        fn(ctx, off, &f);
+    }
+    state[0] = code;
+    state[1] = valid;
+}
+
+void sm_kt_find(const uint8_t *section, const sm_kt_variant *var, uint64_t *state, const uint8_t *text, size_t len,
+                sm_kt_found_fn fn, void *ctx) {
+    const sm_kt_header *h = (const sm_kt_header *)section;
+    kt_view v;
+    v.h = h;
+    sm_kt_view_of(section, &v.t);
+    v.code_of = h->code_of;
+    v.k = h->k;
+    v.mask = h->mask;
+    if (state[1] > v.k) state[1] = v.k;
+#ifdef SM_KT_BLOCKS
+    if (var->level == 2) {
+        find_blocks_avx2(&v, state, text, len, fn, ctx, var);
+        return;
+    }
+    if (var->level == 1) {
+        find_blocks_ssse3(&v, state, text, len, fn, ctx);
+        return;
+    }
+#else
+    (void)var;
+#endif
+    find_plain(&v, state, text, len, fn, ctx);
 }
