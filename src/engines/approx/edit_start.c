@@ -1,6 +1,7 @@
 /* Start recovery for k-edit end events, the PAM-constrained distance, and
  * the report-best fragments. */
 #include "engines/approx/approx_common.h"
+#include "engines/approx/myers_step.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -191,17 +192,10 @@ static int es_first_bits(const sm_edit_cache *c, const es_key *k, const uint8_t 
         return 1;
     }
     for (uint64_t col = 1; col <= max_len; col++) {
-        const uint64_t Eq = eq[c->class_of[text_end[-(int64_t)col]]];
-        const uint64_t Xv = Eq | Mv;
-        const uint64_t Xh = (((Eq & Pv) + Pv) ^ Pv) | Eq;
-        uint64_t Ph = Mv | ~(Xh | Pv);
-        uint64_t Mh = Pv & Xh;
-        score += (uint32_t)((Ph >> top) & 1u);
-        score -= (uint32_t)((Mh >> top) & 1u);
-        Ph = (Ph << 1) | 1u;
-        Mh <<= 1;
-        Pv = Mh | ~(Xv | Ph);
-        Mv = Ph & Xv;
+        /* the global DP: row 0 grows by one per column (+1 enters below) */
+        uint64_t Ph, Mh;
+        apx_myers_step(&Pv, &Mv, eq[c->class_of[text_end[-(int64_t)col]]], +1, &Ph, &Mh);
+        score += (uint32_t)apx_myers_delta(Ph, Mh, top);
         if (score == want) {
             *c_out = col;
             return 1;
@@ -294,17 +288,9 @@ static uint32_t es_least(sm_edit_cache *c, const es_key *k, const uint8_t *text_
     uint64_t best_c = 0;
     for (uint64_t col = 0;; col++) {
         if (col > 0) {
-            const uint64_t Eq = eq[c->class_of[text_end[-(int64_t)col]]];
-            const uint64_t Xv = Eq | Mv;
-            const uint64_t Xh = (((Eq & Pv) + Pv) ^ Pv) | Eq;
-            uint64_t Ph = Mv | ~(Xh | Pv);
-            uint64_t Mh = Pv & Xh;
-            score += (uint32_t)((Ph >> top) & 1u);
-            score -= (uint32_t)((Mh >> top) & 1u);
-            Ph = (Ph << 1) | 1u;
-            Mh <<= 1;
-            Pv = Mh | ~(Xv | Ph);
-            Mv = Ph & Xv;
+            uint64_t Ph, Mh;
+            apx_myers_step(&Pv, &Mv, eq[c->class_of[text_end[-(int64_t)col]]], +1, &Ph, &Mh);
+            score += (uint32_t)apx_myers_delta(Ph, Mh, top);
         }
         if (score < best && (!pam_before || es_pam_ok(c, k, text_end - col - k->q))) {
             best = score;
