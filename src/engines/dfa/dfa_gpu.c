@@ -33,7 +33,7 @@
 #define SAMPLE_BYTES ((size_t)64 * 1024)
 #define SAMPLE_WORK ((uint64_t)1 << 26)
 /* Segments a batch holds at most (one per input in it). */
-#define MAX_SEGMENTS ((size_t)1 << 20)
+#define MAX_SEGMENTS ((size_t)1 << 18)
 /* Maps (chunks of long inputs) a batch holds at most. */
 #define MAX_MAPS ((size_t)1 << 20)
 /* Device memory the maps and lanes may take: this share of the free memory. */
@@ -293,11 +293,15 @@ int sm_dfa_gpu_unknown(const sm_dfa_gpu *g, uint64_t *offset, uint8_t *byte) {
 
 /* ------------------------------------------------------------- planning */
 
-/* Lane steps of the simulation from every state over p[0, len), merging
-   equal lanes every 8 symbols as the device does (work capped: then the
-   rate so far is extrapolated). *extra: the steps beyond one path when the
-   lanes met; *ratio: steps per symbol when they did not. */
-static int count_lane_steps(const sm_dfa_gpu *g, const uint8_t *p, size_t len, uint64_t *extra, double *ratio) {
+/* The simulation from every state over p[0, len), merging equal lanes
+   every 8 symbols as the device does (work capped: then the rate so far is
+   extrapolated): *extra_steps, the lane steps beyond one path before the
+   lanes met; and the cost on the GPU relative to one path, where up to four
+   lanes (stepped together in registers, independent chains) cost one and
+   more cost a quarter each: *extra_cost beyond one path when the lanes met,
+   else *steady, the cost per symbol. */
+static int count_lane_steps(const sm_dfa_gpu *g, const uint8_t *p, size_t len, uint64_t *extra_steps,
+                            double *extra_cost, double *steady) {
     const uint32_t n = g->dfa_states, C = g->cols;
     uint32_t *lanes = malloc((size_t)n * sizeof *lanes);
     uint32_t *mark = calloc(g->states, sizeof *mark);
@@ -310,12 +314,14 @@ static int count_lane_steps(const sm_dfa_gpu *g, const uint8_t *p, size_t len, u
     size_t a = n;
     for (uint32_t s = 0; s < n; s++) lanes[s] = s;
     uint64_t steps = 0;
+    double cost = 0;
     uint32_t gen = 0;
     size_t i = 0;
     for (; i < len && a > 1 && steps < SAMPLE_WORK; i++) {
         const uint32_t c = col1[p[i]];
         for (size_t j = 0; j < a; j++) lanes[j] = g->targets[(size_t)lanes[j] * C + c];
         steps += a;
+        cost += a <= 4 ? 1.0 : (double)a / 4.0;
         if ((i & 7) == 7) {
             gen++;
             size_t kept = 0;
@@ -326,30 +332,36 @@ static int count_lane_steps(const sm_dfa_gpu *g, const uint8_t *p, size_t len, u
     }
     free(lanes);
     free(mark);
+    *extra_steps = 0;
+    *extra_cost = 0;
+    *steady = 0;
     if (a == 1) {
-        *extra = steps > i ? steps - i : 0;
-        *ratio = 0;
+        *extra_steps = steps > i ? steps - i : 0;
+        *extra_cost = cost > (double)i ? cost - (double)i : 0;
     } else {
-        *extra = 0;
-        *ratio = i ? (double)steps / (double)i : 1.0;
+        *steady = i ? cost / (double)i : 1.0;
     }
     return SM_OK;
 }
 
 /* The chunk length and the balanced policy's ratio, from a sample of the
-   first segment long enough to be cut. */
+   first segment long enough to be cut. Seed 003's ratio M is the cost of
+   the all-states simulation against one path; on the GPU four lanes cost
+   about one (docs/dfa.md: a 4-state DFA whose paths never meet ran slower
+   with M = 4 than with equal chunks), so M counts lanes past four. */
 static int plan_chunks(sm_dfa_gpu *g, const uint8_t *text, size_t len) {
     size_t sample = len < SAMPLE_BYTES ? len : SAMPLE_BYTES;
     uint64_t extra = 0;
-    double steady = 0;
-    if (count_lane_steps(g, text + (len - sample) / 2, sample, &extra, &steady) != SM_OK) return SM_ERR_NOMEM;
+    double extra_cost = 0, steady = 0;
+    if (count_lane_steps(g, text + (len - sample) / 2, sample, &extra, &extra_cost, &steady) != SM_OK)
+        return SM_ERR_NOMEM;
     g->extra_steps = extra;
     if (!g->chunk_len) {
         uint64_t want = extra * CHUNK_PER_EXTRA;
         g->chunk_len = want > g->chunk_floor ? (size_t)want : g->chunk_floor;
     }
     if (g->ratio == 0) {
-        g->ratio = steady > 0 ? steady : 1.0 + (double)extra / (double)g->chunk_len;
+        g->ratio = steady > 0 ? steady : 1.0 + extra_cost / (double)g->chunk_len;
         if (g->ratio < 1.0) g->ratio = 1.0;
     }
     return SM_OK;
