@@ -8,6 +8,7 @@
  * 2 on an error. --dump writes the DFA in the text format instead.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -679,6 +680,12 @@ static int run_gpu(dfa_run *r, const dfa_options *o) {
     return status;
 }
 
+static void *start_cuda(void *arg) {
+    (void)arg;
+    (void)sm_cuda_device_count();
+    return NULL;
+}
+
 int cli_dfa_main(int argc, char **argv) {
     dfa_options o;
     int parsed = parse_args(argc, argv, &o);
@@ -696,8 +703,13 @@ int cli_dfa_main(int argc, char **argv) {
         free(o.inputs);
         return CLI_EXIT_ERROR;
     }
+    /* --gpu: the CUDA runtime starts (a few tenths of a second) while the DFA is built */
+    pthread_t cuda_start;
+    int cuda_starting = o.gpu && pthread_create(&cuda_start, NULL, start_cuda, NULL) == 0;
     sm_dfa *dfa = NULL;
-    if (load_dfa(&o, &dfa) != 0) {
+    int loaded = load_dfa(&o, &dfa);
+    if (cuda_starting) pthread_join(cuda_start, NULL);
+    if (loaded != 0) {
         free(o.inputs);
         return CLI_EXIT_ERROR;
     }
