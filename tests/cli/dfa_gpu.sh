@@ -7,7 +7,7 @@
 # others), with the default batch and with batches of a few hundred bytes so
 # that inputs and records are cut across batches everywhere. Without a
 # usable GPU the refusal is checked. DFA_GPU_BATCHES lists the batch sizes
-# (default: "default 300 7"). Run against the tool built over the
+# (default: "default 300 7"; "default 7" when SM_TEST_SCALE is below 100). Run against the tool built over the
 # CPU stand-in for the GPU (seqmatch_emulated) it tests everything on any
 # machine.
 # Usage: dfa_gpu.sh SEQMATCH (run from the tests directory).
@@ -32,13 +32,17 @@ if [ "$probe" -ne 0 ]; then
     exit 1
 fi
 
-# same NAME ARGS...: dfa ARGS (CPU) against dfa --gpu ARGS with two batch sizes.
+# Sanitizer runs (SM_TEST_SCALE below 100) skip the middle batch size.
+batches="default 300 7"
+[ "${SM_TEST_SCALE:-100}" -lt 100 ] && batches="default 7"
+
+# same NAME ARGS...: dfa ARGS (CPU) against dfa --gpu ARGS at each batch size.
 same() {
     local name=$1
     shift
     "$bin" dfa "$@" >"$tmp/cpu.out" 2>"$tmp/cpu.err"
     local want=$?
-    for batch in ${DFA_GPU_BATCHES:-default 300 7}; do
+    for batch in ${DFA_GPU_BATCHES:-$batches}; do
         local extra=(--gpu)
         [ "$batch" != default ] && extra+=(--gpu-batch "$batch")
         "$bin" dfa "${extra[@]}" "$@" >"$tmp/gpu.out" 2>"$tmp/gpu.err"

@@ -8,7 +8,7 @@
  * and both chunk policies; results in input order with the offset and byte
  * of the first unknown byte; the bytes reported clean; a stop asked by the
  * callback; seed 003's 4-state DFA and a random 100-state DFA on a long
- * input with the planned chunks.
+ * input with the planned chunks; a 9 MiB piece copied on several threads.
  *
  * Without a GPU the refusals are checked and the test reports itself
  * skipped (exit 77). Built as test_dfa_cuda_emulated it links the CPU
@@ -343,12 +343,12 @@ static void many_lanes_ratio(tu_rng *rng) {
     sm_dfa_matcher *m = NULL;
     sm_dfa_gpu *g = NULL;
     sm_error err;
-    size_t len = 256 * 1024;
+    size_t len = tu_scaled(100) >= 100 ? 256 * 1024 : 64 * 1024;
     uint8_t *text = malloc(len);
     random_input(rng, &r, text, len, 0);
     sm_dfa_gpu_options go;
     sm_dfa_gpu_options_init(&go);
-    go.chunk_bytes = 16384;
+    go.chunk_bytes = len / 16;
     uint32_t got = SM_DFA_NO_STATE;
     if (d && tu_check(sm_dfa_matcher_create(d, NULL, &m, &err) == SM_OK && sm_dfa_gpu_open(m, &go, NULL, NULL, &g, &err) == SM_OK &&
                           sm_dfa_gpu_run(g, 3, text, len, &got, &err) == SM_OK,
@@ -363,6 +363,38 @@ static void many_lanes_ratio(tu_rng *rng) {
     sm_dfa_matcher_free(m);
     sm_dfa_free(d);
     free(r.table);
+    free(text);
+}
+
+/* One piece of 9 MiB, which is copied into the pinned buffer on several
+   threads, against the CPU (the sum of the bytes mod 7: every byte counts). */
+static void big_feed(tu_rng *rng) {
+    size_t len = (size_t)9 << 20;
+    uint8_t *text = malloc(len);
+    tu_random_bytes(rng, (char *)text, len);
+    uint16_t column_of[256];
+    for (int b = 0; b < 256; b++) column_of[b] = (uint16_t)(b % 7);
+    uint32_t table[49];
+    for (uint32_t st = 0; st < 7; st++)
+        for (uint32_t c = 0; c < 7; c++) table[st * 7 + c] = (st + c) % 7;
+    sm_dfa *d = NULL;
+    sm_dfa_matcher *m = NULL;
+    sm_dfa_gpu *g = NULL;
+    sm_error err;
+    uint32_t got = SM_DFA_NO_STATE;
+    sm_dfa_gpu_options go;
+    sm_dfa_gpu_options_init(&go);
+    go.copy_threads = 3;
+    go.chunk_bytes = len; /* one chunk: one path (the 7 paths of this DFA never meet) */
+    if (tu_check(sm_dfa_build(7, 7, 0, table, NULL, column_of, &d, &err) == SM_OK &&
+                     sm_dfa_matcher_create(d, NULL, &m, &err) == SM_OK &&
+                     sm_dfa_gpu_open(m, &go, NULL, NULL, &g, &err) == SM_OK &&
+                     sm_dfa_gpu_run(g, 1, text, len, &got, &err) == SM_OK,
+                 "9 MiB piece: %s", err.message))
+        tu_check(got == sm_dfa_run(m, 1, text, len), "9 MiB piece: GPU %u, CPU %u", got, sm_dfa_run(m, 1, text, len));
+    sm_dfa_gpu_free(g);
+    sm_dfa_matcher_free(m);
+    sm_dfa_free(d);
     free(text);
 }
 
@@ -474,6 +506,7 @@ int main(void) {
     stops_and_misuse(&rng);
     long_inputs(&rng);
     many_lanes_ratio(&rng);
+    big_feed(&rng);
     random_rounds(&rng);
     return tu_summary(TEST_NAME);
 }
