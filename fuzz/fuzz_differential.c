@@ -301,7 +301,19 @@ static void run_case(const fuzz_case *c) {
     col.use_record_field = 1;
     tu_hits_clear(&col.hits);
     sm_runner *runner = NULL;
-    CASE_CHECK(c, sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+    if (ro.overlap_free) {
+        /* The overlap-free modes run on exact databases the automaton scans
+           alone, and are refused for every other one. */
+        sm_db_info info;
+        sm_db_get_info(db, &info);
+        int automaton_only = c->opts.match == SM_MATCH_EXACT && info.automaton_patterns == info.pattern_count;
+        int rc = sm_runner_create(db, &ro, &runner, &err);
+        CASE_CHECK(c, automaton_only ? rc == SM_OK : rc == SM_ERR_INVALID && runner == NULL,
+                   "overlap-free runner: status %d (%s)", rc, rc ? err.message : "");
+        if (rc != SM_OK) ro.overlap_free = 0;
+    }
+    if (!runner)
+        CASE_CHECK(c, sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
     for (size_t r = 0; r < c->nrecs; r++) {
         CASE_CHECK(c, sm_runner_begin_record(runner) == r, "record number");
         for (size_t at = 0; at < c->rec_len[r]; at += c->piece) {

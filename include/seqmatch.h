@@ -305,8 +305,9 @@ typedef struct {
        state maps with a parallel prefix scan (two passes). With
        SM_OVERLAP_FREE_SPECULATE (or any other non-zero value) every chunk is
        scanned from the root at once, and afterwards only its first symbols
-       are scanned again from the true state, until both runs meet. Ignored
-       for other databases. Same hits in every mode. */
+       are scanned again from the true state, until both runs meet. Same
+       hits in every mode. sm_runner_create refuses it (SM_ERR_INVALID) for
+       other databases and on the CUDA backend. */
     int overlap_free;
     sm_hit_fn on_hit;
     void *ctx;
@@ -315,8 +316,8 @@ typedef struct {
     void (*on_record_done)(uint64_t record, void *ctx);
     /* SM_BACKEND_CUDA: batches of records go to the GPUs in turn (two pinned
        buffers per GPU: one filled while the other is scanned); the same hits,
-       order, counts and callbacks as the CPU backend. threads and
-       overlap_free are ignored. sm_runner_create fails with SM_ERR_DEVICE
+       order, counts and callbacks as the CPU backend. threads is ignored;
+       overlap_free is refused. sm_runner_create fails with SM_ERR_DEVICE
        when no GPU can be used and SM_ERR_INVALID for other databases. */
     sm_backend backend;
     /* Tests and benchmarks: the engines' scan loops to use (NULL: the best

@@ -226,6 +226,68 @@ SM_DFA_API int sm_dfa_chunk_states(const sm_dfa_matcher *matcher, uint32_t state
                                    const size_t *cuts, size_t chunks, const sm_dfa_parallel_options *opts,
                                    uint32_t *states, sm_error *err);
 
+/* ------------------------------------------------------------- on a GPU */
+
+/* The membership test on an NVIDIA GPU (docs/dfa.md): inputs are gathered
+   into batches (pinned host buffers, copied while the previous batch runs);
+   every input's bytes in a batch are cut into chunks, each simulated by one
+   GPU thread (from the input's state for its first chunk, from all states at
+   once for the others), and the chunks' state maps are composed on the GPU
+   by a parallel prefix scan. The state an input ends a batch in stays on the
+   GPU for the next batch. Results are those of sm_dfa_run, delivered in
+   input order from inside the calls below (on the calling thread). One
+   sm_dfa_gpu serves one thread at a time. */
+typedef struct sm_dfa_gpu sm_dfa_gpu;
+
+typedef struct {
+    int device;                 /* CUDA device number (default 0) */
+    size_t batch_bytes;         /* input bytes per batch (0 = 64 MiB); two pinned buffers of this size */
+    size_t chunk_bytes;         /* chunk length (0 = planned from the device and the DFA; mainly for tests) */
+    sm_dfa_chunk_policy policy; /* an input's chunks: the first longer (default, seed 003) or all equal */
+    double first_chunk_ratio;   /* M of the balanced policy; 0 = measured: lane steps on a sample */
+    unsigned copy_threads;      /* threads copying large pieces into the pinned buffers (0 = up to 8) */
+} sm_dfa_gpu_options;
+
+typedef struct {
+    uint64_t input;        /* 0, 1, 2, ... in the order the inputs were begun */
+    uint32_t state;        /* the state reached, or SM_DFA_NO_STATE after a byte outside the alphabet */
+    uint64_t unknown_at;   /* with SM_DFA_NO_STATE: offset in the input of the first such byte */
+    uint8_t unknown_byte;  /* and that byte */
+} sm_dfa_gpu_result;
+
+/* Returns 0 to go on; non-zero stops: no later result is delivered and
+   the calls below return SM_ERR_TERMINATED. */
+typedef int (*sm_dfa_gpu_result_fn)(const sm_dfa_gpu_result *result, void *ctx);
+
+SM_DFA_API void sm_dfa_gpu_options_init(sm_dfa_gpu_options *opts);
+
+/* Copies the matcher's tables to the GPU (the matcher must outlive the
+   result). Fails with SM_ERR_DEVICE when no GPU can be used (no device,
+   a build without CUDA) or its memory is too small. on_result may be NULL. */
+SM_DFA_API int sm_dfa_gpu_open(const sm_dfa_matcher *matcher, const sm_dfa_gpu_options *opts,
+                               sm_dfa_gpu_result_fn on_result, void *ctx, sm_dfa_gpu **gpu, sm_error *err);
+/* Starts the next input, from state. */
+SM_DFA_API int sm_dfa_gpu_begin(sm_dfa_gpu *gpu, uint32_t state, sm_error *err);
+/* Appends bytes to the input begun; may run batches and deliver results. */
+SM_DFA_API int sm_dfa_gpu_feed(sm_dfa_gpu *gpu, const void *data, size_t len, sm_error *err);
+/* Ends the input; its result comes with a later call. */
+SM_DFA_API int sm_dfa_gpu_end(sm_dfa_gpu *gpu, sm_error *err);
+/* Runs what is buffered and delivers every result due. */
+SM_DFA_API int sm_dfa_gpu_flush(sm_dfa_gpu *gpu, sm_error *err);
+/* Bytes at the start of the input begun that the GPU has finished and found
+   free of bytes outside the alphabet (for callers that keep per-part
+   information, such as record names, only until it is no longer needed). */
+SM_DFA_API uint64_t sm_dfa_gpu_clean_bytes(const sm_dfa_gpu *gpu);
+/* 1 when the GPU found a byte outside the alphabet in the input begun (its
+   offset and value in *offset, *byte), else 0. */
+SM_DFA_API int sm_dfa_gpu_unknown(const sm_dfa_gpu *gpu, uint64_t *offset, uint8_t *byte);
+/* One input at once, as sm_dfa_run (earlier inputs' results are delivered first). */
+SM_DFA_API int sm_dfa_gpu_run(sm_dfa_gpu *gpu, uint32_t state, const void *data, size_t len, uint32_t *final_state,
+                              sm_error *err);
+/* The GPU's name, for messages and reports. */
+SM_DFA_API const char *sm_dfa_gpu_device_name(const sm_dfa_gpu *gpu);
+SM_DFA_API void sm_dfa_gpu_free(sm_dfa_gpu *gpu);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
  * 2 on an error. --dump writes the DFA in the text format instead.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,9 @@ typedef struct {
     const char *output;
     sm_dfa_parallel_options parallel;
     sm_dfa_simd simd;
+    int simd_given, chunks_given;
+    int gpu;
+    uint64_t gpu_batch;    /* 0: the library's default */
     char **inputs;
     size_t input_count;
 } dfa_options;
@@ -76,6 +80,9 @@ static void print_help(FILE *out) {
           "  --first-chunk-ratio M   balanced policy: first chunk M times the others\n"
           "                          (default: measured on a sample)\n"
           "  --simd auto|avx2|scalar state stepping on several lanes (default auto)\n"
+          "  --gpu                   run on the GPU (CUDA): chunks simulated by GPU threads,\n"
+          "                          their state maps composed by a scan on the GPU\n"
+          "  --gpu-batch SIZE        --gpu: input bytes per batch (default 64M)\n"
           "  -o, --output FILE       write the results (or the dump) to FILE\n"
           "  -h, --help              this help\n",
           out);
@@ -142,7 +149,7 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
         int takes_value = IS("--dfa") || IS("--from-patterns") || IS("--regex") || IS("--match") ||
                           IS("--alphabet") || IS("--strand") || IS("--max-states") || IS("--threads") || IS("-t") ||
                           IS("--chunks") || IS("--policy") || IS("--first-chunk-ratio") || IS("--simd") ||
-                          IS("--output") || IS("-o");
+                          IS("--output") || IS("-o") || IS("--gpu-batch");
         if (takes_value && !value) {
             if (i + 1 >= argc) {
                 usage_error("option '%s' needs a value", name);
@@ -190,6 +197,7 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
             if (parse_count(value, 1u << 20, &n) || n == 0)
                 return usage_error("--chunks takes a number from 1, not '%s'", value);
             o->parallel.chunks = (size_t)n;
+            o->chunks_given = 1;
         } else if (IS("--policy")) {
             if (strcmp(value, "balanced") == 0) o->parallel.policy = SM_DFA_CHUNKS_BALANCED;
             else if (strcmp(value, "equal") == 0) o->parallel.policy = SM_DFA_CHUNKS_EQUAL;
@@ -205,6 +213,11 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
             else if (strcmp(value, "avx2") == 0) o->simd = SM_DFA_SIMD_AVX2;
             else if (strcmp(value, "scalar") == 0) o->simd = SM_DFA_SIMD_SCALAR;
             else return usage_error("--simd takes auto, avx2 or scalar, not '%s'", value);
+            o->simd_given = 1;
+        } else if (IS("--gpu")) o->gpu = 1;
+        else if (IS("--gpu-batch")) {
+            if (cli_parse_size(value, &o->gpu_batch) != 0 || o->gpu_batch == 0 || o->gpu_batch > ((uint64_t)1 << 40))
+                return usage_error("--gpu-batch takes a size from 1 byte (K, M, G suffixes), not '%s'", value);
         } else if (IS("-o") || IS("--output")) o->output = value;
         else {
             usage_error("unknown option '%s'", arg);
@@ -219,6 +232,16 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
     }
     if (o->match_given && !o->patterns_path) {
         usage_error("%s", "--match applies to --from-patterns only");
+        return CLI_PARSE_ERROR;
+    }
+    if (o->gpu && (o->chunks_given || o->simd_given || o->dump)) {
+        usage_error("%s", o->dump ? "--dump writes the DFA and runs nothing: --gpu does not apply"
+                                   : "--chunks and --simd choose how the CPU runs; with --gpu the GPU's chunks are "
+                                     "planned for it");
+        return CLI_PARSE_ERROR;
+    }
+    if (o->gpu_batch && !o->gpu) {
+        usage_error("%s", "--gpu-batch applies to --gpu only");
         return CLI_PARSE_ERROR;
     }
     if (o->input_count == 0) o->inputs[o->input_count++] = "-";
@@ -414,6 +437,255 @@ static int run_input(dfa_run *r, const char *path, int label_with_path) {
     return status;
 }
 
+/* ------------------------------------------------------------- --gpu */
+
+/* With --gpu the inputs go to the GPU as they are read, and their results
+   come back later, in order, through on_gpu_result, which prints them (or
+   the error of the first byte outside the alphabet). Every input waiting for
+   its result has an entry here; a joined dna input keeps the starts of its
+   records until the GPU has found their bytes clean, to name the record of
+   an unknown byte. */
+typedef struct {
+    uint64_t offset;
+    char *name;
+} record_mark;
+
+typedef struct {
+    char *label;        /* printed before the result (NULL: none) */
+    const char *shown;  /* the file, in messages */
+    int dna;
+    record_mark *marks;
+    size_t nmarks, marks_cap, first_mark;
+} pending_input;
+
+typedef struct {
+    dfa_run *r;
+    sm_dfa_gpu *gpu;
+    pending_input *queue;
+    size_t head, tail, cap;
+    int error_printed;
+} gpu_cli;
+
+static void pending_free(pending_input *p) {
+    free(p->label);
+    for (size_t i = p->first_mark; i < p->nmarks; i++) free(p->marks[i].name);
+    free(p->marks);
+    memset(p, 0, sizeof *p);
+}
+
+static pending_input *push_pending(gpu_cli *c, const char *label, const char *shown, int dna) {
+    if (c->head == c->tail) c->head = c->tail = 0;
+    if (c->tail == c->cap) {
+        if (c->head > 0) {
+            memmove(c->queue, c->queue + c->head, (c->tail - c->head) * sizeof *c->queue);
+            c->tail -= c->head;
+            c->head = 0;
+        } else {
+            size_t cap = c->cap ? c->cap * 2 : 64;
+            pending_input *grown = realloc(c->queue, cap * sizeof *grown);
+            if (!grown) return NULL;
+            c->queue = grown;
+            c->cap = cap;
+        }
+    }
+    pending_input *p = &c->queue[c->tail];
+    memset(p, 0, sizeof *p);
+    if (label && !(p->label = strdup(label))) return NULL;
+    p->shown = shown;
+    p->dna = dna;
+    c->tail++;
+    return p;
+}
+
+static int add_mark(pending_input *p, uint64_t offset, const char *name) {
+    if (p->nmarks == p->marks_cap) {
+        if (p->first_mark > p->nmarks / 2) {
+            memmove(p->marks, p->marks + p->first_mark, (p->nmarks - p->first_mark) * sizeof *p->marks);
+            p->nmarks -= p->first_mark;
+            p->first_mark = 0;
+        } else {
+            size_t cap = p->marks_cap ? p->marks_cap * 2 : 64;
+            record_mark *grown = realloc(p->marks, cap * sizeof *grown);
+            if (!grown) return -1;
+            p->marks = grown;
+            p->marks_cap = cap;
+        }
+    }
+    char *copy = strdup(name);
+    if (!copy) return -1;
+    p->marks[p->nmarks++] = (record_mark){offset, copy};
+    return 0;
+}
+
+/* Records whose bytes all lie before `clean` are no longer needed. */
+static void prune_marks(pending_input *p, uint64_t clean) {
+    while (p->first_mark + 1 < p->nmarks && p->marks[p->first_mark + 1].offset <= clean)
+        free(p->marks[p->first_mark++].name);
+}
+
+static void report_unknown(const pending_input *p, uint64_t at, uint8_t byte) {
+    char what[32];
+    describe_byte(byte, what, sizeof what);
+    if (!p->dna) {
+        cli_error("%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", p->shown,
+                  what, (unsigned long long)at);
+        return;
+    }
+    const char *record = p->label ? p->label : "";
+    uint64_t offset = at;
+    if (p->nmarks > p->first_mark) {
+        /* the last record starting at or before the byte */
+        size_t lo = p->first_mark, hi = p->nmarks;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p->marks[mid].offset <= at) lo = mid;
+            else hi = mid;
+        }
+        record = p->marks[lo].name;
+        offset = at - p->marks[lo].offset;
+    }
+    cli_error("%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown ignores such "
+              "bytes)", p->shown, record, what, (unsigned long long)offset);
+}
+
+static int on_gpu_result(const sm_dfa_gpu_result *res, void *ctx) {
+    gpu_cli *c = ctx;
+    if (c->head == c->tail) return 1; /* cannot happen: one entry per input begun */
+    pending_input *p = &c->queue[c->head];
+    int stop = 0;
+    if (res->state == SM_DFA_NO_STATE) {
+        report_unknown(p, res->unknown_at, res->unknown_byte);
+        c->error_printed = 1;
+        stop = 1;
+    } else {
+        c->r->state = res->state;
+        print_result(c->r, p->label);
+    }
+    pending_free(p);
+    c->head++;
+    return stop;
+}
+
+static int out_of_memory(void) {
+    cli_error("out of memory");
+    return CLI_EXIT_ERROR;
+}
+
+/* A failed GPU call: its message, unless the callback printed one. */
+static int gpu_failed(gpu_cli *c, const sm_error *err) {
+    if (!c->error_printed) cli_error("%s", err->message);
+    return CLI_EXIT_ERROR;
+}
+
+/* An error reading an input: the results of the inputs before it (and the
+   error of an unknown byte the GPU found in an earlier record of the input
+   being read) come first, as they do without --gpu. */
+static int gpu_reader_failed(gpu_cli *c, const char *message, pending_input *current, uint64_t record_start) {
+    sm_error err;
+    if (sm_dfa_gpu_flush(c->gpu, &err) != SM_OK) return gpu_failed(c, &err);
+    uint64_t at = 0;
+    uint8_t byte = 0;
+    if (current && current->dna && sm_dfa_gpu_unknown(c->gpu, &at, &byte) && at < record_start) {
+        report_unknown(current, at, byte);
+        return CLI_EXIT_ERROR;
+    }
+    cli_error("%s", message);
+    return CLI_EXIT_ERROR;
+}
+
+static int run_input_gpu(gpu_cli *c, const char *path, int label_with_path) {
+    dfa_run *r = c->r;
+    const dfa_options *o = r->o;
+    sm_error err;
+    sm_reader *reader = NULL;
+    sm_input_format format = o->alphabet == SM_ALPHABET_DNA ? SM_INPUT_AUTO : SM_INPUT_TEXT;
+    if (sm_reader_open_threads(path, format, cli_threads(o->parallel.threads), &reader, &err) != SM_OK)
+        return gpu_reader_failed(c, err.message, NULL, 0);
+    const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
+    const int dna = o->alphabet == SM_ALPHABET_DNA;
+    const uint32_t start = sm_dfa_start(r->dfa);
+    int status = 0;
+    uint64_t fed = 0, record_start = 0;
+    if (!o->per_record) {
+        if (!push_pending(c, label_with_path ? shown : NULL, shown, dna)) status = out_of_memory();
+        else if (sm_dfa_gpu_begin(c->gpu, start, &err) != SM_OK) status = gpu_failed(c, &err);
+    }
+    while (status == 0) {
+        const char *name = NULL;
+        int got = sm_reader_next_record(reader, &name, &err);
+        if (got < 0) {
+            status = gpu_reader_failed(c, err.message, o->per_record ? NULL : &c->queue[c->tail - 1], record_start);
+            break;
+        }
+        if (got == 0) break;
+        record_start = fed;
+        if (o->per_record) {
+            if (!push_pending(c, name ? name : "", shown, dna)) {
+                status = out_of_memory();
+                break;
+            }
+            if (sm_dfa_gpu_begin(c->gpu, start, &err) != SM_OK) {
+                status = gpu_failed(c, &err);
+                break;
+            }
+        } else if (dna && add_mark(&c->queue[c->tail - 1], fed, name ? name : "") != 0) {
+            status = out_of_memory();
+            break;
+        }
+        const uint8_t *data;
+        size_t len;
+        while ((got = sm_reader_read(reader, &data, &len, &err)) > 0) {
+            if (sm_dfa_gpu_feed(c->gpu, data, len, &err) != SM_OK) {
+                status = gpu_failed(c, &err);
+                break;
+            }
+            fed += len;
+            /* the entry may have moved: the callback pops entries as results come */
+            if (!o->per_record && dna) prune_marks(&c->queue[c->tail - 1], sm_dfa_gpu_clean_bytes(c->gpu));
+        }
+        if (status) break;
+        if (got < 0) {
+            status = gpu_reader_failed(c, err.message, o->per_record ? NULL : &c->queue[c->tail - 1], record_start);
+            break;
+        }
+        if (o->per_record && sm_dfa_gpu_end(c->gpu, &err) != SM_OK) status = gpu_failed(c, &err);
+    }
+    if (status == 0 && !o->per_record && sm_dfa_gpu_end(c->gpu, &err) != SM_OK) status = gpu_failed(c, &err);
+    sm_reader_close(reader);
+    return status;
+}
+
+static int run_gpu(dfa_run *r, const dfa_options *o) {
+    gpu_cli c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    sm_dfa_gpu_options go;
+    sm_dfa_gpu_options_init(&go);
+    go.batch_bytes = (size_t)o->gpu_batch;
+    go.policy = o->parallel.policy;
+    go.first_chunk_ratio = o->parallel.first_chunk_ratio;
+    sm_error err;
+    if (sm_dfa_gpu_open(r->matcher, &go, on_gpu_result, &c, &c.gpu, &err) != SM_OK) {
+        cli_error("--gpu: %s", err.message);
+        return CLI_EXIT_ERROR;
+    }
+    int status = 0;
+    for (size_t i = 0; i < o->input_count && status == 0; i++)
+        status = run_input_gpu(&c, o->inputs[i], o->input_count > 1);
+    if (status == 0 && sm_dfa_gpu_flush(c.gpu, &err) != SM_OK) status = gpu_failed(&c, &err);
+    if (status == 0) status = r->any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+    sm_dfa_gpu_free(c.gpu);
+    for (size_t i = c.head; i < c.tail; i++) pending_free(&c.queue[i]);
+    free(c.queue);
+    return status;
+}
+
+static void *start_cuda(void *arg) {
+    (void)arg;
+    (void)sm_cuda_device_count();
+    return NULL;
+}
+
 int cli_dfa_main(int argc, char **argv) {
     dfa_options o;
     int parsed = parse_args(argc, argv, &o);
@@ -431,8 +703,13 @@ int cli_dfa_main(int argc, char **argv) {
         free(o.inputs);
         return CLI_EXIT_ERROR;
     }
+    /* --gpu: the CUDA runtime starts (a few tenths of a second) while the DFA is built */
+    pthread_t cuda_start;
+    int cuda_starting = o.gpu && pthread_create(&cuda_start, NULL, start_cuda, NULL) == 0;
     sm_dfa *dfa = NULL;
-    if (load_dfa(&o, &dfa) != 0) {
+    int loaded = load_dfa(&o, &dfa);
+    if (cuda_starting) pthread_join(cuda_start, NULL);
+    if (loaded != 0) {
         free(o.inputs);
         return CLI_EXIT_ERROR;
     }
@@ -467,7 +744,7 @@ int cli_dfa_main(int argc, char **argv) {
         if (sm_dfa_matcher_create(dfa, &mo, &matcher, &err) != SM_OK) {
             cli_error("%s", err.message);
             status = CLI_EXIT_ERROR;
-        } else if (!(r.block = malloc(DFA_BLOCK_BYTES))) {
+        } else if (!o.gpu && !(r.block = malloc(DFA_BLOCK_BYTES))) {
             cli_error("out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
             status = CLI_EXIT_ERROR;
         }
@@ -475,9 +752,13 @@ int cli_dfa_main(int argc, char **argv) {
         r.matcher = matcher;
         r.o = &o;
         r.out = out;
-        for (size_t i = 0; i < o.input_count && status == 0; i++)
-            status = run_input(&r, o.inputs[i], o.input_count > 1);
-        if (status == 0) status = r.any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+        if (status == 0 && o.gpu) {
+            status = run_gpu(&r, &o);
+        } else {
+            for (size_t i = 0; i < o.input_count && status == 0; i++)
+                status = run_input(&r, o.inputs[i], o.input_count > 1);
+            if (status == 0) status = r.any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+        }
         free(r.block);
         sm_dfa_matcher_free(matcher);
     }

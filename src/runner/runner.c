@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/engine_set.h"
 #include "runner/runner_internal.h"
 
 /* Batch buffers larger than this start at this size and double up to their
@@ -212,6 +213,15 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
                                     : opts->backend == SM_BACKEND_CUDA ? &sm_backend_cuda
                                                                        : NULL;
     if (!backend) return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
+    /* The overlap-free modes are never ignored: refused where they cannot run. */
+    if (opts->overlap_free && opts->backend == SM_BACKEND_CUDA)
+        return sm_set_error(err, SM_ERR_INVALID,
+                            "--overlap-free and --overlap-free-prefix run on the CPU only (the GPU scans chunks "
+                            "that overlap by the longest pattern - 1, with the same hits)");
+    if (opts->overlap_free && !sm_db_is_dfa_only(db))
+        return sm_set_error(err, SM_ERR_INVALID,
+                            "--overlap-free and --overlap-free-prefix need an exact database whose patterns all use "
+                            "the automaton (compile with --engine automaton)");
     sm_runner *r = calloc(1, sizeof *r);
     if (!r) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     const sm_db_header *h = sm_db_head(db);

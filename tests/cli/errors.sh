@@ -100,6 +100,15 @@ expect_error "--strand with text" "--strand" search --alphabet text -e a --stran
 expect_error "--lines with dna" "--lines needs --alphabet text" \
     search --alphabet dna --lines -e ACGT $DATA/log.txt
 expect_error "stdin twice" "standard input" search -p - -
+# The overlap-free modes are refused where they cannot run, never ignored.
+for mode in --overlap-free --overlap-free-prefix; do
+    expect_error "$mode, shift-and" "compile with --engine automaton" \
+        search -e ACGTACGT --engine shiftand $mode $DATA/small.fa
+    check_stdout_empty "$mode, shift-and: nothing printed"
+    expect_error "$mode, mismatches" "need an exact database" search -e ACGTACGT -m 1 $mode $DATA/small.fa
+    expect_error "$mode, edits" "need an exact database" search -e ACGTACGT -k 1 $mode $DATA/small.fa
+    expect_error "$mode, --gpu" "run on the CPU only" search -e ACGTACGT --engine automaton --gpu $mode $DATA/small.fa
+done
 expect_error "unknown command" "unknown command 'frobnicate'" frobnicate
 expect_error "no command" "no command" 
 

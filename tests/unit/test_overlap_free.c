@@ -2,7 +2,8 @@
  * root and verified, or started from true states found by composing chunk
  * state maps) give the oracle's hits, in order, for every thread count and
  * chunk size, records fed in random pieces; and the same counts in count
- * mode. */
+ * mode. Where they cannot run (databases other engines scan, k mismatches,
+ * k edits, the CUDA backend) they are refused, never ignored. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,8 +111,51 @@ static void run_case(unsigned round) {
     sm_db_free(db);
 }
 
+static void refusals(void) {
+    sm_pattern pats[2] = {{NULL, "ACGTACGTAC", 10}, {NULL, "ACGTTT", 6}};
+    static const struct {
+        sm_engine engine;
+        sm_match match;
+        unsigned k;
+        sm_backend backend;
+        const char *what, *says;
+    } cases[] = {
+        {SM_ENGINE_SHIFTAND, SM_MATCH_EXACT, 0, SM_BACKEND_CPU, "shift-and", "--engine automaton"},
+        {SM_ENGINE_WUMANBER, SM_MATCH_EXACT, 0, SM_BACKEND_CPU, "wu-manber", "--engine automaton"},
+        {SM_ENGINE_AUTO, SM_MATCH_MISMATCHES, 1, SM_BACKEND_CPU, "k mismatches", "exact database"},
+        {SM_ENGINE_AUTO, SM_MATCH_EDITS, 2, SM_BACKEND_CPU, "k edits", "exact database"},
+        {SM_ENGINE_AUTOMATON, SM_MATCH_EXACT, 0, SM_BACKEND_CUDA, "CUDA backend", "CPU only"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        o.engine = cases[i].engine;
+        o.match = cases[i].match;
+        o.max_errors = cases[i].k;
+        sm_db *db = NULL;
+        sm_error err;
+        if (!tu_check(sm_compile(pats, 2, &o, &db, &err) == SM_OK, "%s: compile: %s", cases[i].what, err.message))
+            continue;
+        for (int mode = SM_OVERLAP_FREE_SPECULATE; mode <= SM_OVERLAP_FREE_PREFIX; mode++) {
+            sm_runner_options ro;
+            sm_runner_options_init(&ro);
+            ro.overlap_free = mode;
+            ro.count_only = 1;
+            ro.backend = cases[i].backend;
+            sm_runner *runner = NULL;
+            int rc = sm_runner_create(db, &ro, &runner, &err);
+            tu_check(rc == SM_ERR_INVALID && runner == NULL && strstr(err.message, cases[i].says),
+                     "%s, overlap-free mode %d: status %d, message '%s'", cases[i].what, mode, rc,
+                     rc ? err.message : "");
+            sm_runner_free(runner);
+        }
+        sm_db_free(db);
+    }
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(5150));
+    refusals();
     for (unsigned round = 0; round < tu_scaled(40) && tu_failures() < 10; round++) run_case(round);
     return tu_summary("test_overlap_free");
 }

@@ -43,4 +43,17 @@ int sm_dfa_ac_chunk_states(const sm_dfa_matcher *matcher, const uint8_t *section
                            const uint8_t *text, const size_t *cuts, size_t chunks, unsigned threads,
                            uint32_t *row_offsets, sm_error *err);
 
+/* The matcher's run tables in plain form, for the GPU run (dfa_gpu.c): run
+   states (the DFA's, then the error sink when unknown bytes are errors),
+   merged columns, targets[states * columns] (malloc'd; NULL when out of
+   memory), the column of every byte, and the sink (SM_DFA_NO_STATE if none). */
+uint32_t *sm_dfa_matcher_plain(const sm_dfa_matcher *matcher, uint32_t *states, uint32_t *dfa_states, uint32_t *columns,
+                               uint32_t *err_state, uint32_t column_of[256]);
+
+/* Benchmarks and tests of the GPU run: the chunk plan (length, balanced
+   ratio, chunks and maps of the last batch), and the time of the last batch
+   run again on the device (median of repeats, milliseconds). */
+void sm_dfa_gpu_plan_info(const sm_dfa_gpu *gpu, size_t *chunk_len, double *ratio, size_t *chunks, size_t *maps);
+int sm_dfa_gpu_time_last(sm_dfa_gpu *gpu, int repeats, double *ms, sm_error *err);
+
 #endif /* SM_DFA_INTERNAL_H */

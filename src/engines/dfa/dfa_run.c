@@ -258,6 +258,21 @@ void sm_dfa_matcher_free(sm_dfa_matcher *m) {
     free(m);
 }
 
+uint32_t *sm_dfa_matcher_plain(const sm_dfa_matcher *m, uint32_t *states, uint32_t *dfa_states, uint32_t *columns,
+                               uint32_t *err_state, uint32_t column_of[256]) {
+    uint32_t *targets = malloc((size_t)m->states * m->cols * sizeof *targets);
+    if (!targets) return NULL;
+    for (uint32_t s = 0; s < m->states; s++)
+        for (uint32_t c = 0; c < m->cols; c++)
+            targets[(size_t)s * m->cols + c] = m->step1[(size_t)s * m->row + c] / m->row;
+    *states = m->states;
+    *dfa_states = m->dfa_states;
+    *columns = m->cols;
+    *err_state = m->err_state;
+    memcpy(column_of, m->col1, sizeof m->col1);
+    return targets;
+}
+
 /* ------------------------------------------------------ sequential loops */
 
 /* The row base of a group is computed apart from the state, so the only
