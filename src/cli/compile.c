@@ -151,7 +151,7 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
         explain_exact_plan(out, &info, forced);
         if (gpu && !forced)
             fputs("planned for      the GPU (--gpu): the k-mer table from a trie of 16 KiB (k <= 12) or 2 MiB (hash set),\n"
-                  "                 wu-manber for keys of 24 or more with a mean shift of 12 or more, else the automaton\n",
+                  "                 wu-manber for keys of 24 or more with a mean shift of 48 or more, else the automaton\n",
                   out);
     }
     if (info.automaton_states > 0)

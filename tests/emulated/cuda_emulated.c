@@ -27,6 +27,8 @@ typedef struct {
     size_t size;
     uint32_t visits;
     uint64_t fold_index_off, fold_list_off;
+    uint32_t *pre;      /* k-mer hash layout: the pre-filter, as the device builds it, or NULL */
+    uint32_t pre_bits;
 } emu_section;
 
 struct sm_cuda_tables {
@@ -69,7 +71,10 @@ void sm_cuda_output(const sm_cuda_scan_args *a, uint32_t end, uint32_t id) {
 
 void sm_cuda_tables_close(sm_cuda_tables *t) {
     if (!t) return;
-    for (uint32_t i = 0; i < t->nsections; i++) free(t->sections[i].bytes);
+    for (uint32_t i = 0; i < t->nsections; i++) {
+        free(t->sections[i].bytes);
+        free(t->sections[i].pre);
+    }
     free(t->sections);
     free(t->lengths);
     free(t);
@@ -112,6 +117,19 @@ int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cuda_tables *
             s->fold_index_off = s->view.u.kmer.out_index_off;
             s->fold_list_off = s->view.u.kmer.out_list_off;
             t->warp_chunks = 1;
+            /* as kmer_cuda.cu: a filter too large for shared memory gets a pre-filter there */
+            if (s->view.u.kmer.hashed && 256 + ((size_t)8 << s->view.u.kmer.filter_log2) > SM_CUDA_KMER_SHARED_MAX) {
+                uint32_t bits = sm_kh_gpu_pre_bits(s->view.u.kmer.slots, SM_CUDA_HOPPER_SHARED);
+                if (bits >= 1024) {
+                    s->pre = calloc(bits / 32, sizeof *s->pre);
+                    if (!s->pre) {
+                        sm_cuda_tables_close(t);
+                        return snprintf(msg, 256, "out of memory"), -1;
+                    }
+                    s->pre_bits = bits;
+                    sm_kh_gpu_build_pre(&s->view.u.kmer, s->bytes, s->pre, bits);
+                }
+            }
             break;
         case SM_GPU_KIND_WUMANBER:
         case SM_GPU_KIND_SHIFTAND:
@@ -215,7 +233,7 @@ static void kmer_report(const sm_cuda_scan_args *a, uint32_t slot, uint32_t end)
 /* A chunk by one warp, as kmer_cuda.cu's kernels: the lanes' pieces of a
    tile first, then each lane's 16 positions with the pieces of the lanes
    before it (the previous tile's last lanes for lanes 0 and 1). */
-static void kmer(const sm_cuda_scan_args *a, sm_cuda_chunk ch) {
+static void kmer(const sm_cuda_scan_args *a, sm_cuda_chunk ch, const uint32_t *pre, uint32_t pre_bits) {
     const sm_gpu_kmer *v = &a->view.u.kmer;
     const uint8_t *code_of = a->section + v->code_of_off;
     const uint32_t *bits32 = (const uint32_t *)(a->section + v->bits_off);
@@ -253,7 +271,12 @@ static void kmer(const sm_cuda_scan_args *a, sm_cuda_chunk ch) {
                 for (uint32_t j = 0; j < 16; j++) {
                     if (!((want >> j) & 1u)) continue;
                     uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v->mask);
-                    uint32_t slot = sm_kh_gpu_find(v, filter, table, code);
+                    if (pre) {
+                        uint32_t b = sm_kh_gpu_pre_bit(code, v->hash_mul, pre_bits);
+                        if (!((pre[b >> 5] >> (b & 31)) & 1u)) continue;
+                    }
+                    if (!sm_kh_gpu_filter_pass(v, code, filter[sm_kh_gpu_filter_index(v, code)])) continue;
+                    uint32_t slot = sm_kh_gpu_probe(v, table, code);
                     if (slot != SM_GPU_KMER_EMPTY) kmer_report(a, slot, p + j + 1);
                 }
             }
@@ -319,7 +342,7 @@ static int scan(sm_cuda_slot *s) {
                               : 1;
         for (uint32_t c = 0; c < a.nchunks; c++) {
             if (sec->view.kind == SM_GPU_KIND_KMER) {
-                kmer(&a, s->chunks[c]);
+                kmer(&a, s->chunks[c], sec->pre, sec->pre_bits);
                 continue;
             }
             for (uint32_t q = 0; q < a.parts; q++) {

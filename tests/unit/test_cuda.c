@@ -125,7 +125,7 @@ static void compare(const sm_db *db, const records *recs, size_t batch, int coun
     snprintf(label, sizeof label, "%s (batch %zu, %s%s)", what, batch, count_only ? "counts" : "hits",
              stop_after ? ", stopped" : "");
     tu_check(a.status == b.status, "%s: status cpu %d gpu %d", label, a.status, b.status);
-    if (a.status == SM_OK) {
+    if (a.status == SM_OK && b.status == SM_OK) {
         sm_db_info info;
         sm_db_get_info(db, &info);
         tu_check(a.total == b.total, "%s: total cpu %llu gpu %llu", label, (unsigned long long)a.total,
@@ -375,6 +375,11 @@ static void large_sets(tu_rng *rng) {
     char *store;
     sm_pattern *pats = sampled(rng, &recs, 3000, 20, 0, &store);
     run_large(&recs, pats, 3000, SM_STRAND_BOTH, 0, SM_ENGINE_KMER, "3000 20-mers", 1);
+    free(pats);
+    free(store);
+    /* enough keys for a filter larger than shared memory: the pre-filter */
+    pats = sampled(rng, &recs, 40000, 21, 0, &store);
+    run_large(&recs, pats, 40000, SM_STRAND_BOTH, 0, SM_ENGINE_KMER, "40000 21-mers", 0);
     free(pats);
     free(store);
     pats = sampled(rng, &recs, 500, 40, 0, &store);

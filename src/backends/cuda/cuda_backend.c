@@ -21,6 +21,7 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_scan.h"
+#include "engines/kmer/kmer_gpu.h"
 #include "core/engine_set.h"
 #include "runner/runner_internal.h"
 
@@ -348,11 +349,16 @@ const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t
                      counters ? "shared" : "device");
         } else {
             uint64_t filter = (uint64_t)8 << x->filter_log2;
+            int shared = 256 + filter <= SM_CUDA_KMER_SHARED_MAX;
+            uint32_t pre = shared ? 0 : sm_kh_gpu_pre_bits(x->slots, SM_CUDA_HOPPER_SHARED);
+            char c[32] = "";
+            if (pre >= 1024) size_text(pre / 8, c, sizeof c);
             size_text(filter, a, sizeof a);
             size_text((uint64_t)16 << x->cap_log2, b, sizeof b);
-            snprintf(buf, size, "k-mer hash set (k = %u): filter %s %s, table %s in device memory, a warp per chunk, %s",
-                     x->k, a, 256 + filter <= SM_CUDA_KMER_SHARED_MAX ? "in shared memory" : "read through L2", b,
-                     decode);
+            snprintf(buf, size,
+                     "k-mer hash set (k = %u): filter %s %s%s%s, table %s in device memory, a warp per chunk, %s", x->k, a,
+                     shared ? "in shared memory" : "read through L2", pre >= 1024 ? " behind a pre-filter of " : "",
+                     pre >= 1024 ? c : "", b, decode);
         }
         break;
     }

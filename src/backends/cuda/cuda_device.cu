@@ -46,19 +46,24 @@ int sm_cuda_fail(char *msg, const char *what, cudaError_t e) {
 }
 #define CHECK SM_CUDA_CHECK
 
-int sm_cuda_grid(const void *kernel, size_t shared, size_t items, unsigned per_item, int sms, unsigned *blocks,
-                 char *msg) {
+int sm_cuda_grid_threads(const void *kernel, size_t shared, size_t items, unsigned per_item, unsigned threads, int sms,
+                         unsigned *blocks, char *msg) {
     int per_sm = 1;
     if (shared > 48 * 1024)
         CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared),
               "raising a kernel's shared memory");
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SM_CUDA_BLOCK, shared), "sizing the grid");
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, shared), "sizing the grid");
     if (per_sm < 1) per_sm = 1;
     size_t most = (size_t)sms * (size_t)per_sm;
-    size_t needed = (items * per_item + SM_CUDA_BLOCK - 1) / SM_CUDA_BLOCK;
+    size_t needed = (items * per_item + threads - 1) / threads;
     if (needed < 1) needed = 1;
     *blocks = (unsigned)(most < needed ? most : needed);
     return 0;
+}
+
+int sm_cuda_grid(const void *kernel, size_t shared, size_t items, unsigned per_item, int sms, unsigned *blocks,
+                 char *msg) {
+    return sm_cuda_grid_threads(kernel, shared, items, per_item, SM_CUDA_BLOCK, sms, blocks, msg);
 }
 
 /* counts[pattern] += visits[code] for every output of every code. */

@@ -50,6 +50,9 @@ extern const sm_cuda_engine sm_cuda_engine_shiftand;
    blocks as fit on the device at once, no more than the work needs. */
 int sm_cuda_grid(const void *kernel, size_t shared, size_t items, unsigned per_item, int sms, unsigned *blocks,
                  char *msg);
+/* The same for blocks of `threads` threads. */
+int sm_cuda_grid_threads(const void *kernel, size_t shared, size_t items, unsigned per_item, unsigned threads, int sms,
+                         unsigned *blocks, char *msg);
 int sm_cuda_fail(char *msg, const char *what, cudaError_t e);
 
 #define SM_CUDA_CHECK(call, what)                                  \

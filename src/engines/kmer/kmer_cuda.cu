@@ -115,22 +115,30 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_cuda_scan_a
     }
 }
 
-/* Hash layout: the byte map, then the filter when it fits (kFilterShared). */
-template <bool kDna, bool kCount, bool kFilterShared>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_hash_kernel(sm_cuda_scan_args a) {
+/* Hash layout: the byte map, then the filter when it fits (FILTER_SHARED),
+   or else a pre-filter (FILTER_PRE, the filter then read through L2 for
+   the positions that pass it). */
+enum { FILTER_GLOBAL = 0, FILTER_SHARED = 1, FILTER_PRE = 2 };
+
+template <bool kDna, bool kCount, int kWhere, int kThreads>
+__global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_cuda_scan_args a, const uint32_t *pre_global,
+                                                           uint32_t pre_bits) {
     extern __shared__ uint32_t shm[];
     const sm_gpu_kmer &v = a.view.u.kmer;
     const uint32_t k = v.k;
     uint8_t *code_of = reinterpret_cast<uint8_t *>(shm);
     const uint64_t *filter = (const uint64_t *)(a.section + v.filter_off);
+    const uint64_t *filter_shared = reinterpret_cast<const uint64_t *>(shm + 64);
+    const uint32_t *pre = shm + 64;
     const uint8_t *table = a.section + v.table_off;
     {
         const uint32_t *src = (const uint32_t *)(a.section + v.code_of_off);
         for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x) shm[i] = __ldg(&src[i]);
-        if (kFilterShared) {
+        if (kWhere == FILTER_SHARED) {
             uint64_t *dst = reinterpret_cast<uint64_t *>(shm + 64);
             for (uint32_t i = threadIdx.x; i < (1u << v.filter_log2); i += blockDim.x) dst[i] = __ldg(&filter[i]);
-            filter = dst;
+        } else if (kWhere == FILTER_PRE) {
+            for (uint32_t i = threadIdx.x; i < pre_bits / 32; i += blockDim.x) shm[64 + i] = __ldg(&pre_global[i]);
         }
     }
     __syncthreads();
@@ -160,7 +168,14 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_hash_kernel(sm_cuda_scan_arg
             for (uint32_t j = 0; j < 16; j++) {
                 if (!((want >> j) & 1u)) continue;
                 uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v.mask);
-                uint32_t slot = sm_kh_gpu_find(&view, filter, table, code);
+                if (kWhere == FILTER_PRE) {
+                    uint32_t b = sm_kh_gpu_pre_bit(code, v.hash_mul, pre_bits);
+                    if (!((pre[b >> 5] >> (b & 31)) & 1u)) continue;
+                }
+                uint64_t index = sm_kh_gpu_filter_index(&view, code);
+                uint64_t word = kWhere == FILTER_SHARED ? filter_shared[index] : __ldg(&filter[index]);
+                if (!sm_kh_gpu_filter_pass(&view, code, word)) continue;
+                uint32_t slot = sm_kh_gpu_probe(&view, table, code);
                 if (slot == SM_GPU_KMER_EMPTY) continue;
                 if (kCount) atomicAdd(&a.visits[slot], 1u);
                 else report_slot(a, slot, p + j + 1);
@@ -169,16 +184,51 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_hash_kernel(sm_cuda_scan_arg
     }
 }
 
+/* What the hash layout's kernel needs besides the section: the
+   pre-filter, when its filter is read through L2. */
+struct kt_prepared {
+    uint32_t *pre;
+    uint32_t pre_bits;
+};
+
 static int kt_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
-    (void)host, (void)msg;
-    const sm_gpu_kmer &v = s->view.u.kmer;
+    sm_gpu_kmer &v = s->view.u.kmer;
     s->visits = (uint32_t)v.slots;
     s->fold_index_off = v.out_index_off;
     s->fold_list_off = v.out_list_off;
     /* SEQMATCH_CUDA_KMER=table: the byte map's lookups even for DNA (benchmarks) */
     const char *way = getenv("SEQMATCH_CUDA_KMER");
-    if (way && strcmp(way, "table") == 0) s->view.u.kmer.dna_codes = 0;
+    if (way && strcmp(way, "table") == 0) v.dna_codes = 0;
+    if (!v.hashed || 256 + ((size_t)8 << v.filter_log2) <= SM_CUDA_KMER_SHARED_MAX) return 0;
+    if (way && strcmp(way, "nopre") == 0) return 0;
+    int device = 0, optin = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    uint32_t bits = sm_kh_gpu_pre_bits(v.slots, (size_t)optin);
+    if (bits < 1024) return 0;
+    kt_prepared *p = (kt_prepared *)calloc(1, sizeof *p);
+    uint32_t *tmp = (uint32_t *)calloc(bits / 32, sizeof *tmp);
+    if (!p || !tmp) {
+        free(p);
+        free(tmp);
+        return 0; /* the filter through L2 will do */
+    }
+    sm_kh_gpu_build_pre(&v, host->bytes, tmp, bits);
+    cudaError_t e = cudaMalloc(&p->pre, bits / 8);
+    if (e == cudaSuccess) e = cudaMemcpy(p->pre, tmp, bits / 8, cudaMemcpyHostToDevice);
+    free(tmp);
+    p->pre_bits = bits;
+    s->prepared = p;
+    if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the k-mer pre-filter to the device", e);
     return 0;
+}
+
+static void kt_release(sm_cuda_gpu_section *s) {
+    kt_prepared *p = (kt_prepared *)s->prepared;
+    if (!p) return;
+    cudaFree(p->pre);
+    free(p);
+    s->prepared = NULL;
 }
 
 typedef void (*kt_kernel_fn)(sm_cuda_scan_args);
@@ -212,13 +262,34 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
         }
 #undef KT_PICK
     } else {
+        const kt_prepared *pre = (const kt_prepared *)l->section->prepared;
         size_t filter = (size_t)8 << v.filter_log2;
         bool filter_shared = shared + filter <= SM_CUDA_KMER_SHARED_MAX;
-        if (filter_shared) shared += filter;
-        if (dna) kernel = count ? (filter_shared ? kt_hash_kernel<true, true, true> : kt_hash_kernel<true, true, false>)
-                                : (filter_shared ? kt_hash_kernel<true, false, true> : kt_hash_kernel<true, false, false>);
-        else kernel = count ? (filter_shared ? kt_hash_kernel<false, true, true> : kt_hash_kernel<false, true, false>)
-                            : (filter_shared ? kt_hash_kernel<false, false, true> : kt_hash_kernel<false, false, false>);
+        void (*hk)(sm_cuda_scan_args, const uint32_t *, uint32_t);
+        unsigned threads = SM_CUDA_BLOCK;
+        if (filter_shared) {
+            shared += filter;
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_SHARED, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<true, false, FILTER_SHARED, SM_CUDA_BLOCK>)
+                     : (count ? kt_hash_kernel<false, true, FILTER_SHARED, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<false, false, FILTER_SHARED, SM_CUDA_BLOCK>);
+        } else if (pre) {
+            /* one block of 1024 threads per multiprocessor beside the pre-filter */
+            shared += pre->pre_bits / 8;
+            threads = 1024;
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_PRE, 1024> : kt_hash_kernel<true, false, FILTER_PRE, 1024>)
+                     : (count ? kt_hash_kernel<false, true, FILTER_PRE, 1024> : kt_hash_kernel<false, false, FILTER_PRE, 1024>);
+        } else {
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_GLOBAL, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<true, false, FILTER_GLOBAL, SM_CUDA_BLOCK>)
+                     : (count ? kt_hash_kernel<false, true, FILTER_GLOBAL, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<false, false, FILTER_GLOBAL, SM_CUDA_BLOCK>);
+        }
+        unsigned blocks;
+        if (sm_cuda_grid_threads((const void *)hk, shared, l->args.nchunks, 32, threads, l->sms, &blocks, msg) != 0)
+            return -1;
+        hk<<<blocks, threads, shared, l->stream>>>(l->args, pre ? pre->pre : NULL, pre ? pre->pre_bits : 0);
+        return 0;
     }
     unsigned blocks;
     if (sm_cuda_grid((const void *)kernel, shared, l->args.nchunks, 32, l->sms, &blocks, msg) != 0) return -1;
@@ -226,4 +297,4 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
     return 0;
 }
 
-const sm_cuda_engine sm_cuda_engine_kmer = {SM_GPU_KIND_KMER, 1, kt_prepare, NULL, kt_launch};
+const sm_cuda_engine sm_cuda_engine_kmer = {SM_GPU_KIND_KMER, 1, kt_prepare, kt_release, kt_launch};

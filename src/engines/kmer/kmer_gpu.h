@@ -103,6 +103,7 @@ SM_GPU_FN sm_kt_piece sm_kt_gpu_piece_dna(const uint32_t w[4], uint32_t outside)
    lanes before (prev2, prev1) and this one: a run of k clear bits from bit
    15 - j up. */
 SM_GPU_FN uint32_t sm_kt_gpu_whole(uint32_t k, uint32_t prev2, uint32_t prev1, uint32_t cur) {
+    if (!(prev1 | cur) && (k <= 17 || !prev2)) return 0xffffu; /* the common case: no break near */
     uint64_t clear = ~((uint64_t)prev2 << 32 | (uint64_t)prev1 << 16 | cur) & 0xffffffffffffull;
     uint32_t have = 1;
     while (have < k) {
@@ -141,12 +142,21 @@ SM_GPU_FN uint32_t sm_kt_gpu_test(const uint32_t *bits32, uint32_t m) { return (
 /* Direct layout: the positions of a lane (k <= 16) whose k-mer is a key. */
 SM_GPU_FN uint32_t sm_kt_gpu_direct(const uint32_t *bits32, uint32_t mask, uint32_t prev1, uint32_t cur,
                                     uint32_t want) {
+#ifndef __CUDACC__
     uint64_t h = (uint64_t)prev1 << 32 | cur;
+#endif
     uint32_t hits = 0;
     SM_GPU_UNROLL
     for (int j = 0; j < 16; j++) {
+#ifdef __CUDACC__
+        /* one funnel shift for the code, a rotate for its bit */
+        uint32_t m = __funnelshift_r(cur, prev1, 2 * (15 - j)) & mask;
+        uint32_t w = bits32[m >> 5];
+        hits |= (__funnelshift_r(w, w, m) & 1u) << j;
+#else
         uint32_t m = (uint32_t)(h >> (2 * (15 - j))) & mask;
         hits |= sm_kt_gpu_test(bits32, m) << j;
+#endif
     }
     return hits & want;
 }
@@ -158,20 +168,57 @@ SM_GPU_FN uint32_t sm_kt_gpu_slot(const uint32_t *bits32, const uint32_t *rank, 
     return rank[w] + below;
 }
 
-/* Hash layout: the slot of code (a key's or not: SM_GPU_KMER_EMPTY). */
-SM_GPU_FN uint32_t sm_kh_gpu_find(const sm_gpu_kmer *v, const uint64_t *filter, const uint8_t *table, uint64_t code) {
+/* Hash layout: does code pass the filter word it selects (filter word w of
+   f = code * filter_mul, w = f >> (64 - filter_log2))? */
+SM_GPU_FN uint64_t sm_kh_gpu_filter_index(const sm_gpu_kmer *v, uint64_t code) {
+    return (code * v->filter_mul) >> (64 - v->filter_log2);
+}
+
+SM_GPU_FN int sm_kh_gpu_filter_pass(const sm_gpu_kmer *v, uint64_t code, uint64_t word) {
     uint64_t f = code * v->filter_mul;
     uint64_t want = 1ull << ((f >> (58 - v->filter_log2)) & 63) | 1ull << ((f >> (52 - v->filter_log2)) & 63);
-    if ((SM_GPU_LDG(&filter[f >> (64 - v->filter_log2)]) & want) != want) return SM_GPU_KMER_EMPTY;
+    return (word & want) == want;
+}
+
+/* Hash layout: the slot of code after its filter passed (a key's or not:
+   SM_GPU_KMER_EMPTY), probing the table from the code's home entry. */
+SM_GPU_FN uint32_t sm_kh_gpu_probe(const sm_gpu_kmer *v, const uint8_t *table, uint64_t code) {
     uint64_t cap_mask = (1ull << v->cap_log2) - 1;
     uint64_t e = (code * v->hash_mul) >> (64 - v->cap_log2);
     for (;;) {
         const uint64_t *entry = (const uint64_t *)(table + 16 * e);
-        uint64_t second = SM_GPU_LDG(&entry[1]);
-        uint32_t slot = (uint32_t)second;
+        uint32_t slot = (uint32_t)SM_GPU_LDG(&entry[1]);
         if (slot == SM_GPU_KMER_EMPTY) return SM_GPU_KMER_EMPTY;
         if (SM_GPU_LDG(&entry[0]) == code) return slot;
         e = (e + 1) & cap_mask;
+    }
+}
+
+/* Hash layout, sets whose filter is too large for shared memory: a
+   pre-filter that is, one bit per key (bit bits * (h >> 32) >> 32 of the
+   code's home hash h), tested before the filter read through L2. Its size
+   in bits: what a block's shared memory holds beside the byte map, at most
+   16 per key, a multiple of 32. */
+SM_GPU_HOSTDEV uint32_t sm_kh_gpu_pre_bits(uint64_t slots, size_t shared_limit) {
+    uint64_t room = shared_limit > 4096 ? ((uint64_t)shared_limit - 4096) * 8 : 0;
+    uint64_t bits = slots * 16 < room ? slots * 16 : room;
+    return (uint32_t)(bits & ~(uint64_t)31);
+}
+
+SM_GPU_HOSTDEV uint32_t sm_kh_gpu_pre_bit(uint64_t code, uint64_t hash_mul, uint32_t bits) {
+    return (uint32_t)((((code * hash_mul) >> 32) * (uint64_t)bits) >> 32);
+}
+
+/* Sets the pre-filter's bits (zeroed by the caller) from the table's keys. */
+SM_GPU_HOSTDEV void sm_kh_gpu_build_pre(const sm_gpu_kmer *v, const uint8_t *section, uint32_t *pre, uint32_t bits) {
+    const uint8_t *table = section + v->table_off;
+    for (uint64_t e = 0; e < (1ull << v->cap_log2); e++) {
+        uint64_t code, second;
+        memcpy(&code, table + 16 * e, 8);
+        memcpy(&second, table + 16 * e + 8, 8);
+        if ((uint32_t)second == SM_GPU_KMER_EMPTY) continue;
+        uint32_t b = sm_kh_gpu_pre_bit(code, v->hash_mul, bits);
+        pre[b >> 5] |= 1u << (b & 31);
     }
 }
 
