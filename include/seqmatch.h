@@ -140,6 +140,14 @@ typedef enum {
 #define SM_FLAG_IGNORE_CASE 1u /* text alphabet: ASCII letters match either case */
 #define SM_FLAG_TEXT_IUPAC 2u  /* dna alphabet: IUPAC codes in the text match by set intersection */
 
+/* Where scans run (sm_runner_options.backend), and which backend a
+   database's engines are chosen for (sm_compile_options.backend). */
+typedef enum {
+    SM_BACKEND_CPU = 0,   /* threads of this machine (default) */
+    SM_BACKEND_CUDA = 1   /* every visible NVIDIA GPU; exact databases (every
+                             exact engine has a GPU kernel) */
+} sm_backend;
+
 typedef struct {
     sm_alphabet alphabet;
     sm_strands strands;      /* ignored for SM_ALPHABET_TEXT (always forward) */
@@ -155,6 +163,11 @@ typedef struct {
        of every pattern, which must match exactly: errors are counted in the
        pattern (the guide) only (the semantics above). NULL = none. */
     const char *pam;
+    /* The backend the planner chooses the exact engines for (engine auto):
+       SM_BACKEND_CUDA follows the GPU kernels' measured rates
+       (docs/architecture.md, "The planner on the GPU"). Any database runs
+       on either backend; this only picks the faster engines. */
+    sm_backend backend;
 } sm_compile_options;
 
 /* Fills *opts with the defaults: dna, both strands, auto engine, serial build. */
@@ -206,6 +219,11 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info);
    ("automaton", "kmer", ...), with the patterns it scans and its bytes;
    NULL for an index out of range. */
 const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes);
+/* What the CUDA backend runs for section index (< section_count): its
+   kernel and where its tables sit on a Hopper GPU, written to buf (size
+   bytes); NULL for a section no GPU kernel scans (the approximate engines)
+   or an index out of range. */
+const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t size);
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index);
 /* The pattern as given (dna: upper case, U as T), with its PAM when the
    database has one (the whole site); length in *len. */
@@ -286,12 +304,6 @@ typedef struct sm_runner sm_runner;
 
 #define SM_OVERLAP_FREE_SPECULATE 1
 #define SM_OVERLAP_FREE_PREFIX 2
-
-typedef enum {
-    SM_BACKEND_CPU = 0,   /* threads of this machine (default) */
-    SM_BACKEND_CUDA = 1   /* every visible NVIDIA GPU; exact databases whose
-                             patterns all use the automaton */
-} sm_backend;
 
 typedef struct {
     unsigned threads;     /* 0 = all online cores (CPU backend) */

@@ -110,7 +110,7 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);
 }
 
-static void explain_database(FILE *out, const sm_db *db, int forced) {
+static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
     sm_db_info info;
     sm_db_get_info(db, &info);
     const char *strands = info.strands == SM_STRAND_FORWARD ? "forward strand (+)"
@@ -149,10 +149,23 @@ static void explain_database(FILE *out, const sm_db *db, int forced) {
         fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u, wu-manber %u\n",
                 info.automaton_patterns, info.kmer_patterns, info.shiftand_patterns, info.wumanber_patterns);
         explain_exact_plan(out, &info, forced);
+        if (gpu && !forced)
+            fputs("planned for      the GPU (--gpu): the k-mer table from a trie of 16 KiB (k <= 12) or 2 MiB (hash set),\n"
+                  "                 wu-manber for keys of 24 or more with a mean shift of 48 or more, else the automaton\n",
+                  out);
     }
     if (info.automaton_states > 0)
         fprintf(out, "automaton        %u states x %u columns\n", info.automaton_states,
                 info.automaton_columns);
+    /* What --gpu would run: each section's kernel, or why it cannot. */
+    for (uint32_t i = 0; i < info.section_count; i++) {
+        char gpu[256];
+        const char *name = sm_db_section_name(db, i, NULL, NULL);
+        if (sm_db_section_gpu(db, i, gpu, sizeof gpu))
+            fprintf(out, "gpu              %s\n", gpu);
+        else
+            fprintf(out, "gpu              none: %s runs on the CPU only\n", name ? name : "this engine");
+    }
     fputs("database size    ", out);
     print_size(out, info.size);
 }
@@ -193,7 +206,7 @@ int cli_compile_main(int argc, char **argv) {
     if (rc == 0) rc = cli_load_database(&opts, &db);
     if (rc == 0 && opts.output_path && save_database(db, opts.output_path) != 0) rc = CLI_EXIT_ERROR;
     if (rc == 0 && opts.explain) {
-        explain_database(stdout, db, opts.compile.engine != SM_ENGINE_AUTO);
+        explain_database(stdout, db, opts.compile.engine != SM_ENGINE_AUTO, opts.gpu);
         if (cli_finish_stdout() != 0) rc = CLI_EXIT_ERROR;
     }
     if (rc == 0 && opts.dump_dfa) {

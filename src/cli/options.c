@@ -53,7 +53,7 @@ static const option_spec option_table[] = {
     {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0},
     {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0},
     {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0},
-    {OPT_GPU, 0, "gpu", 0, FOR_SEARCH, 0},
+    {OPT_GPU, 0, "gpu", 0, FOR_BOTH, 0},
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
     {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
     {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
@@ -422,8 +422,8 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             opts->compile.strands = SM_STRAND_FORWARD;
         if (!opts->build_threads_given)
             opts->compile.build_threads = opts->threads > 0 ? opts->threads : cli_online_cores();
-        /* The GPU scans with the automaton: let the planner choose nothing else. */
-        if (opts->gpu && opts->compile.engine == SM_ENGINE_AUTO) opts->compile.engine = SM_ENGINE_AUTOMATON;
+        /* --gpu: the planner chooses the engines the GPU scans fastest. */
+        if (opts->gpu) opts->compile.backend = SM_BACKEND_CUDA;
     }
 
     /* Standard input cannot feed both patterns and targets. */

@@ -188,6 +188,8 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         return sm_set_error(err, SM_ERR_INVALID, "unknown strand setting %d", (int)opts->strands);
     if (opts->engine > SM_ENGINE_WUMANBER)
         return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
+    if (opts->backend != SM_BACKEND_CPU && opts->backend != SM_BACKEND_CUDA)
+        return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
     if (opts->match > SM_MATCH_EDITS || opts->report > SM_REPORT_ENDS)
         return sm_set_error(err, SM_ERR_INVALID, "unknown match kind or report mode");
     /* k = 0 is exact matching whatever the kind; exact engines then serve. */

@@ -18,6 +18,7 @@
 
 #include "core/cpu.h"
 #include "core/internal.h"
+#include "engines/gpu_view.h"
 
 /* Section kinds, as stored in the database's section directory
    (docs/format.md). The numbers are part of the file format. */
@@ -163,6 +164,11 @@ typedef struct sm_engine_ops {
     void (*chunker_free)(void *chunker);
     int (*chunk_states)(void *chunker, uint32_t first, const uint8_t *text, const size_t *cuts, size_t chunks,
                         unsigned threads, uint32_t *states, sm_error *err);
+
+    /* Engines with a GPU kernel (the exact ones): their section as the
+       kernel reads it (src/engines/gpu_view.h); the kernel itself lives in
+       the engine's folder (*_cuda.cu). NULL: the GPU does not run it. */
+    void (*gpu_view)(const sm_section *s, sm_gpu_view *view);
 } sm_engine_ops;
 
 /* The registry (src/engines/registry.c): the engine of a section kind, or

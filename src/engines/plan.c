@@ -236,21 +236,33 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
 #define WUMANBER_FEW_KEYS 8u
 #define WUMANBER_FEW_MIN_SHIFT 14.0
 
-static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[256], uint64_t max_memory,
+/* On the GPU (docs/architecture.md, "The planner on the GPU"): the kernel
+   has no prefilter and a thread's window step costs far more than the
+   automaton's lookup, so only long keys with long shifts take Wu-Manber
+   (3000 300-mers, mean shift 104: 979 GB/s against 415; 1000 32-mers, 21:
+   303 against 547, on an H200). */
+#define GPU_WUMANBER_MIN_LENGTH 24u
+#define GPU_WUMANBER_MIN_SHIFT 48.0
+
+static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[256], uint64_t max_memory, int gpu,
                          sm_buf *wm) {
     uint32_t shortest = UINT32_MAX;
     for (size_t i = 0; i < nk; i++)
         if (keys[i].len < shortest) shortest = keys[i].len;
-    int long_keys = shortest >= WUMANBER_MIN_LENGTH, few_keys = nk <= SM_WM_PREFILTER_BUILD_KEYS && shortest >= 3;
+    int long_keys = shortest >= (gpu ? GPU_WUMANBER_MIN_LENGTH : WUMANBER_MIN_LENGTH);
+    int few_keys = !gpu && nk <= SM_WM_PREFILTER_BUILD_KEYS && shortest >= 3;
     if (nk == 0 || (!long_keys && !few_keys)) return 0;
     if (sm_wm_build(keys, nk, fold, NULL, max_memory, wm, NULL) != SM_OK) {
         wm->len = 0;
         return 0;
     }
     double shift = sm_wm_mean_shift(wm->data);
-    if (sm_wm_has_prefilter(wm->data) || (long_keys && shift >= WUMANBER_MIN_SHIFT) ||
-        (nk <= WUMANBER_FEW_KEYS && shift >= WUMANBER_FEW_MIN_SHIFT))
+    if (gpu) {
+        if (shift >= GPU_WUMANBER_MIN_SHIFT) return 1;
+    } else if (sm_wm_has_prefilter(wm->data) || (long_keys && shift >= WUMANBER_MIN_SHIFT) ||
+               (nk <= WUMANBER_FEW_KEYS && shift >= WUMANBER_FEW_MIN_SHIFT)) {
         return 1;
+    }
     wm->len = 0;
     return 0;
 }
@@ -271,13 +283,28 @@ static uint64_t kmer_threshold(uint32_t k) {
     return k <= SM_KT_CODE_VISITS_MAX_K ? 64u << 10 : 256u << 10;
 }
 
+/* On the GPU the automaton's table stays in a block's shared memory up to
+   about 227 KB (16-bit entries below 2^15 states), where its one lookup per
+   byte is hard to beat for few keys; the k-mer kernel decodes and tests 16
+   positions per lane at once. The bounds on the trie's bytes past which the
+   k-mer table takes the keys (docs/architecture.md, "The planner on the
+   GPU"): the direct layout, and the hash layout, whose filter is read
+   through L2 at every position. */
+#define GPU_KMER_DIRECT_MIN_BYTES (16u << 10)
+#define GPU_KMER_HASH_MIN_BYTES (2u << 20)
+
+static uint64_t kmer_threshold_for(uint32_t k, int gpu) {
+    if (!gpu) return kmer_threshold(k);
+    return k > SM_KT_DIRECT_MAX_K ? GPU_KMER_HASH_MIN_BYTES : GPU_KMER_DIRECT_MIN_BYTES;
+}
+
 /* Mixed lengths: the keys of one length that the k-mer table should take
    alone (the length whose trie would be the largest, when that part alone
    passes the planner's k-mer threshold and can use the table) are moved to
    the front of keys; returns how many (0: no such group, or one length
    only, which the planner handles whole). The other keys go to the
    automaton or Wu-Manber, and the scan runs both sections. */
-static size_t kmer_group_first(sm_ac_key *keys, size_t nk, const uint8_t fold[256]) {
+static size_t kmer_group_first(sm_ac_key *keys, size_t nk, const uint8_t fold[256], int gpu) {
     uint64_t bytes[SM_KT_MAX_K + 1] = {0};
     int lengths = 0;
     for (size_t i = 0; i < nk; i++) {
@@ -288,7 +315,7 @@ static size_t kmer_group_first(sm_ac_key *keys, size_t nk, const uint8_t fold[25
     uint32_t best = 0;
     for (uint32_t k = 1; k <= SM_KT_MAX_K; k++)
         if (bytes[k] > bytes[best]) best = k;
-    if (best == 0 || bytes[best] <= kmer_threshold(best)) return 0;
+    if (best == 0 || bytes[best] <= kmer_threshold_for(best, gpu)) return 0;
     size_t front = 0;
     for (size_t i = 0; i < nk; i++)
         if (keys[i].len == best) {
@@ -336,7 +363,8 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
     size_t nk = key_set_count(ks);
     if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     int status = SM_OK;
-    size_t grouped = o->engine == SM_ENGINE_AUTO ? kmer_group_first(keys, nk, fold) : 0;
+    int gpu = o->backend == SM_BACKEND_CUDA;
+    size_t grouped = o->engine == SM_ENGINE_AUTO ? kmer_group_first(keys, nk, fold, gpu) : 0;
     if (grouped) {
         status = build(SM_SECTION_KMER, keys, grouped, o, flags, fold, tuning, plan, err);
         for (size_t i = 0; i < grouped; i++) pl[keys[i].output >> 1].kind = SM_SECTION_KMER;
@@ -346,13 +374,14 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
     sm_buf wm = {0};
     /* The whole set of one length (nothing grouped) may take the table too. */
     int kmer = !grouped && (o->engine == SM_ENGINE_KMER ||
-                            (o->engine == SM_ENGINE_AUTO && trie_bytes_bound(keys, nk) > kmer_threshold(keys[0].len) &&
+                            (o->engine == SM_ENGINE_AUTO &&
+                             trie_bytes_bound(keys, nk) > kmer_threshold_for(keys[0].len, gpu) &&
                              sm_kt_eligible(keys, nk, fold)));
     uint32_t kind = SM_SECTION_AUTOMATON;
     if (status != SM_OK || nrest == 0)
         ; /* the k-mer group failed, or took every key */
     else if (o->engine == SM_ENGINE_WUMANBER ||
-             (o->engine == SM_ENGINE_AUTO && !kmer && wumanber_pays(rest, nrest, fold, o->max_memory, &wm))) {
+             (o->engine == SM_ENGINE_AUTO && !kmer && wumanber_pays(rest, nrest, fold, o->max_memory, gpu, &wm))) {
         kind = SM_SECTION_WUMANBER;
         if (wm.len) status = add_section(plan, kind, &wm) == SM_OK ? SM_OK : sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         else status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);

@@ -29,7 +29,7 @@ run help search
 if grep -q -- '--chunk-size' "$TMP/out"; then pass; else fail "help search"; fi
 run compile --help
 check_status "compile --help exit" 0
-for option in -p -e -o --explain --alphabet --strand --engine --build-threads --max-memory; do
+for option in -p -e -o --explain --alphabet --strand --engine --build-threads --max-memory --gpu; do
     if grep -qF -- "$option" "$TMP/out"; then pass; else fail "compile --help lists $option"; fi
 done
 # Help wins even with other errors on the line.
@@ -55,6 +55,32 @@ run search -e GAATTC --engine wumanber --format count $DATA/small.fa
 check_output_text "search with --engine wumanber" "GAATTC	8
 total	8
 "
+# --explain says what the GPU runs for each section, and that it runs no
+# approximate engine.
+run compile -p $DATA/patterns.fa -e RYKMSWACGTNNRY --explain
+if grep -q '^gpu  *automaton, a thread per chunk' "$TMP/out" && grep -q '^gpu  *shift-and' "$TMP/out"; then
+    pass
+else
+    fail "--explain names the GPU's kernels"
+fi
+run compile -e GAATTCAA -m 1 --explain
+if grep -q '^gpu  *none: .* CPU only' "$TMP/out"; then pass; else fail "--explain: no GPU kernel for mismatches"; fi
+# compile --gpu plans for the GPU: 200 distinct 8-mers go to the k-mer table
+# there (the CPU keeps the automaton for so few) and the search finds the same.
+awk 'BEGIN { split("A C G T", b, " "); for (i = 0; i < 200; i++) { s = ""; x = i * 37 + 11;
+     for (j = 0; j < 8; j++) { s = s b[x % 4 + 1]; x = int(x / 4) } print s } }' >"$TMP/k8.txt"
+run compile -p "$TMP/k8.txt" --explain
+if grep -qF "k-mer table 0" "$TMP/out"; then pass; else fail "200 8-mers stay on the automaton for the CPU"; fi
+run compile -p "$TMP/k8.txt" --gpu --explain -o "$TMP/k8gpu.smdb"
+if grep -qF "k-mer table 200" "$TMP/out" && grep -q '^planned for  *the GPU' "$TMP/out"; then
+    pass
+else
+    fail "compile --gpu plans the k-mer table"
+fi
+run search -p "$TMP/k8.txt" --format count $DATA/small.fa
+cp "$TMP/out" "$TMP/k8_cpu.count"
+run search -d "$TMP/k8gpu.smdb" --format count $DATA/small.fa
+check_output "a database planned for the GPU on the CPU" "$TMP/k8_cpu.count"
 
 # Forms of the command line.
 run -e GAATTC --format count $DATA/small.fa

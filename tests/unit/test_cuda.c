@@ -1,16 +1,20 @@
 /* The CUDA backend against the CPU runner: same hits, same order, same
- * counts and record ends, for random pattern sets (DNA with IUPAC expansions
- * and both strands, text with and without ignore-case), many records of any
- * length, tiny to default batch sizes (so records are cut across batches
- * everywhere), bytes fed in random pieces, flushes in the middle, and a stop
- * asked by the callback. Then large 8-mer sets whose tables fit in shared
- * memory (1000) and do not (16000).
+ * counts and record ends, for every exact engine and every planner outcome
+ * (the automaton, the k-mer table's direct and hash layouts, Wu-Manber,
+ * Shift-And's dense and levels layouts, and databases of two sections):
+ * random pattern sets (DNA with IUPAC codes, --text-iupac and both strands,
+ * text with and without ignore-case), records of any length holding odd
+ * bytes, tiny to default batch sizes (so records are cut across batches
+ * everywhere), bytes fed in random pieces, flushes in the middle, a stop
+ * asked by the callback, and batches with more hits than the first hit
+ * buffer holds. Then large sets: 8-mers whose tables fit in shared memory
+ * (1000) and do not (16000), on the automaton and the k-mer table.
  *
- * Without a GPU the refusals are checked (no device, unsupported databases)
+ * Without a GPU the refusals are checked (no device, approximate databases)
  * and the test reports itself skipped (exit 77): the differential part runs
  * on a machine with a GPU. Built as test_cuda_emulated (SM_TEST_EMULATED_GPU)
- * it links a CPU stand-in for the GPU side (tests/emulated) and runs the
- * differential part everywhere. */
+ * it links a CPU stand-in for the GPU side (tests/emulated), which runs the
+ * kernels' own chunk code, and runs the differential part everywhere. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +125,7 @@ static void compare(const sm_db *db, const records *recs, size_t batch, int coun
     snprintf(label, sizeof label, "%s (batch %zu, %s%s)", what, batch, count_only ? "counts" : "hits",
              stop_after ? ", stopped" : "");
     tu_check(a.status == b.status, "%s: status cpu %d gpu %d", label, a.status, b.status);
-    if (a.status == SM_OK) {
+    if (a.status == SM_OK && b.status == SM_OK) {
         sm_db_info info;
         sm_db_get_info(db, &info);
         tu_check(a.total == b.total, "%s: total cpu %llu gpu %llu", label, (unsigned long long)a.total,
@@ -148,8 +152,8 @@ static void compare(const sm_db *db, const records *recs, size_t batch, int coun
     collector_free(&gpu);
 }
 
-static sm_db *compile_set(sm_pattern *pats, size_t n, sm_alphabet alphabet, sm_strands strands, unsigned flags,
-                          sm_engine engine) {
+static sm_db *compile_opts(sm_pattern *pats, size_t n, sm_alphabet alphabet, sm_strands strands, unsigned flags,
+                           sm_engine engine, int quiet) {
     sm_compile_options o;
     sm_compile_options_init(&o);
     o.alphabet = alphabet;
@@ -159,16 +163,42 @@ static sm_db *compile_set(sm_pattern *pats, size_t n, sm_alphabet alphabet, sm_s
     sm_db *db = NULL;
     sm_error err;
     if (sm_compile(pats, n, &o, &db, &err) != SM_OK) {
-        tu_check(0, "compile: %s", err.message);
+        if (!quiet) tu_check(0, "compile: %s", err.message);
         return NULL;
     }
     return db;
+}
+
+static sm_db *compile_set(sm_pattern *pats, size_t n, sm_alphabet alphabet, sm_strands strands, unsigned flags,
+                          sm_engine engine) {
+    return compile_opts(pats, n, alphabet, strands, flags, engine, 0);
+}
+
+/* The engines of a database, as "kmer+automaton", for messages. */
+static const char *engines_of(const sm_db *db, char *buf, size_t size) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    buf[0] = 0;
+    for (uint32_t i = 0; i < info.section_count; i++) {
+        const char *name = sm_db_section_name(db, i, NULL, NULL);
+        size_t at = strlen(buf);
+        snprintf(buf + at, size - at, "%s%s", i ? "+" : "", name ? name : "?");
+    }
+    return buf;
 }
 
 static void free_records(records *r) {
     for (size_t i = 0; i < r->n; i++) free(r->data[i]);
     free(r->data);
     free(r->len);
+}
+
+/* Odd bytes the kernels' byte maps must treat as the CPU does: bytes next
+   to the letters in the ASCII table, U, NUL and a high byte. */
+static void sprinkle(tu_rng *rng, char *data, size_t len) {
+    static const char odd[] = {'@', 'B', 'u', 'U', 'n', 'N', '\0', (char)0xc1, '[', '`', 'T' | 0x20};
+    size_t n = len / 50 + 1;
+    for (size_t i = 0; i < n && len; i++) data[tu_rng_below(rng, (uint32_t)len)] = odd[tu_rng_below(rng, sizeof odd)];
 }
 
 static void random_records(tu_rng *rng, records *r, int dna, size_t max_len) {
@@ -180,19 +210,21 @@ static void random_records(tu_rng *rng, records *r, int dna, size_t max_len) {
         r->len[i] = len;
         r->data[i] = malloc(len + 1);
         if (dna)
-            tu_random_iupac(rng, r->data[i], len, 3, 10);
+            tu_random_iupac(rng, r->data[i], len, 3, tu_rng_chance(rng, 50) ? 10 : 0);
         else
             tu_random_from(rng, r->data[i], len, "abAB c");
+        if (tu_rng_chance(rng, 30)) sprinkle(rng, r->data[i], len);
     }
 }
 
-/* Patterns that occur: pieces of the records, mutated a little. */
-static sm_pattern *random_patterns(tu_rng *rng, const records *recs, size_t n, int dna, char **store) {
+/* Patterns that occur: pieces of the records, mutated a little; all of
+   length `fixed` (A/C/G/T only for DNA) when it is not 0. */
+static sm_pattern *random_patterns(tu_rng *rng, const records *recs, size_t n, int dna, uint32_t fixed, char **store) {
     sm_pattern *p = calloc(n, sizeof *p);
     *store = malloc(n * 41);
     for (size_t i = 0; i < n; i++) {
         char *s = *store + i * 41;
-        size_t len = 1 + tu_rng_below(rng, tu_rng_chance(rng, 70) ? 8 : 40);
+        size_t len = fixed ? fixed : 1 + tu_rng_below(rng, tu_rng_chance(rng, 70) ? 8 : 40);
         const char *src = NULL;
         for (int tries = 0; tries < 4 && !src; tries++) {
             size_t k = tu_rng_below(rng, (uint32_t)recs->n);
@@ -206,8 +238,11 @@ static sm_pattern *random_patterns(tu_rng *rng, const records *recs, size_t n, i
             tu_random_from(rng, s, len, "abAB c");
         if (dna) {
             for (size_t j = 0; j < len; j++)
-                if (!strchr("ACGTacgt", s[j])) s[j] = "ACGT"[tu_rng_below(rng, 4)];
-            if (tu_rng_chance(rng, 10)) s[tu_rng_below(rng, (uint32_t)len)] = "RYN"[tu_rng_below(rng, 3)];
+                if (!s[j] || !strchr("ACGTacgt", s[j])) s[j] = "ACGT"[tu_rng_below(rng, 4)];
+            if (!fixed && tu_rng_chance(rng, 10)) s[tu_rng_below(rng, (uint32_t)len)] = "RYN"[tu_rng_below(rng, 3)];
+        } else {
+            for (size_t j = 0; j < len; j++)
+                if (s[j] == 0) s[j] = 'a';
         }
         p[i].name = NULL;
         p[i].seq = s;
@@ -218,22 +253,38 @@ static sm_pattern *random_patterns(tu_rng *rng, const records *recs, size_t n, i
 
 static void random_rounds(tu_rng *rng) {
     static const size_t batches[] = {64, 200, 1000, 4096, 65536, 0};
+    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTOMATON, SM_ENGINE_KMER, SM_ENGINE_WUMANBER,
+                                        SM_ENGINE_SHIFTAND};
+    static const uint32_t kmer_lengths[] = {1, 3, 8, 11, 12, 13, 20, 31, 32};
     unsigned rounds = tu_scaled(60);
     for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
         int dna = tu_rng_chance(rng, 70);
         records recs;
         random_records(rng, &recs, dna, tu_rng_chance(rng, 50) ? 300 : 20000);
-        size_t n = 1 + tu_rng_below(rng, 60);
+        sm_engine engine = engines[tu_rng_below(rng, 5)];
+        unsigned flags = 0;
+        if (!dna && tu_rng_chance(rng, 50)) flags |= SM_FLAG_IGNORE_CASE;
+        if (dna && tu_rng_chance(rng, 15)) {
+            flags |= SM_FLAG_TEXT_IUPAC;
+            engine = tu_rng_chance(rng, 50) ? SM_ENGINE_AUTO : SM_ENGINE_SHIFTAND;
+        }
+        /* The k-mer table takes keys of one length; the planner may choose
+           it for many of them. */
+        uint32_t fixed = 0;
+        if (engine == SM_ENGINE_KMER || (engine == SM_ENGINE_AUTO && tu_rng_chance(rng, 30)))
+            fixed = kmer_lengths[tu_rng_below(rng, sizeof kmer_lengths / sizeof *kmer_lengths)];
+        size_t n = 1 + tu_rng_below(rng, fixed && tu_rng_chance(rng, 50) ? 1500 : 60);
         char *store;
-        sm_pattern *pats = random_patterns(rng, &recs, n, dna, &store);
+        sm_pattern *pats = random_patterns(rng, &recs, n, dna, fixed, &store);
         sm_strands strands = dna ? (sm_strands)tu_rng_below(rng, 3) : SM_STRAND_FORWARD;
-        unsigned flags = !dna && tu_rng_chance(rng, 50) ? SM_FLAG_IGNORE_CASE : 0;
-        sm_db *db = compile_set(pats, n, dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT, strands, flags,
-                                SM_ENGINE_AUTOMATON);
+        /* a forced engine may refuse the set (k-mer: too many symbols) */
+        sm_db *db = compile_opts(pats, n, dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT, strands, flags, engine,
+                                 engine != SM_ENGINE_AUTO);
         if (db) {
-            char what[96];
-            snprintf(what, sizeof what, "round %u (%s, %zu patterns, %zu records)", round, dna ? "dna" : "text", n,
-                     recs.n);
+            char what[160], names[64];
+            snprintf(what, sizeof what, "round %u (%s%s%s, %zu patterns, %s, %zu records)", round, dna ? "dna" : "text",
+                     flags & SM_FLAG_TEXT_IUPAC ? " text-iupac" : "", flags & SM_FLAG_IGNORE_CASE ? " -i" : "", n,
+                     engines_of(db, names, sizeof names), recs.n);
             size_t batch = batches[tu_rng_below(rng, 6)];
             uint64_t feed_seed = tu_rng_next(rng);
             compare(db, &recs, batch, 0, 0, feed_seed, what);
@@ -247,46 +298,132 @@ static void random_rounds(tu_rng *rng) {
     }
 }
 
-/* Sets of distinct 8-mers over a long DNA text: the shared-memory table
-   (1000) and the global one (16000), in whole batches of the default size
-   and in small ones. */
+/* Records of DNA for the large sets. */
+static void long_records(tu_rng *rng, records *recs) {
+    recs->n = 3;
+    recs->data = calloc(3, sizeof *recs->data);
+    recs->len = calloc(3, sizeof *recs->len);
+    size_t sizes[3] = {(size_t)tu_scaled(100) * 150000, 12345, (size_t)tu_scaled(100) * 100000};
+    for (size_t i = 0; i < 3; i++) {
+        recs->len[i] = sizes[i];
+        recs->data[i] = malloc(sizes[i]);
+        tu_random_iupac(rng, recs->data[i], sizes[i], 1, 5);
+    }
+}
+
+/* n distinct k-mers (k <= 8): a random odd multiplier permutes the codes. */
+static sm_pattern *distinct_kmers(tu_rng *rng, size_t n, uint32_t k, char **store) {
+    *store = malloc(n * k);
+    sm_pattern *pats = calloc(n, sizeof *pats);
+    uint32_t mul = (uint32_t)(tu_rng_next(rng) | 1), add = (uint32_t)tu_rng_next(rng);
+    uint32_t mask = (1u << (2 * k)) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t code = (uint32_t)((i * mul + add) & mask);
+        for (uint32_t j = 0; j < k; j++) (*store)[i * k + j] = "ACGT"[(code >> (2 * j)) & 3];
+        pats[i].seq = *store + i * k;
+        pats[i].len = k;
+    }
+    return pats;
+}
+
+/* n pieces of length k of the records (some with an IUPAC code when iupac). */
+static sm_pattern *sampled(tu_rng *rng, const records *recs, size_t n, uint32_t k, int iupac, char **store) {
+    *store = malloc(n * k);
+    sm_pattern *pats = calloc(n, sizeof *pats);
+    for (size_t i = 0; i < n; i++) {
+        const char *src = recs->data[0] + tu_rng_below(rng, (uint32_t)(recs->len[0] - k));
+        char *s = *store + i * k;
+        for (uint32_t j = 0; j < k; j++) s[j] = src[j] && strchr("ACGTacgt", src[j]) ? src[j] : 'A';
+        if (iupac) s[tu_rng_below(rng, k)] = "RYSWKMN"[tu_rng_below(rng, 7)];
+        pats[i].seq = s;
+        pats[i].len = k;
+    }
+    return pats;
+}
+
+static void run_large(const records *recs, sm_pattern *pats, size_t n, sm_strands strands, unsigned flags,
+                      sm_engine engine, const char *what, int small_batches) {
+    sm_db *db = compile_set(pats, n, SM_ALPHABET_DNA, strands, flags, engine);
+    if (!db) return;
+    char label[160], names[64];
+    snprintf(label, sizeof label, "%s (%s)", what, engines_of(db, names, sizeof names));
+    compare(db, recs, 0, 1, 0, 7, label);
+    compare(db, recs, 0, 0, 0, 7, label);
+    if (small_batches) compare(db, recs, 100000, 1, 0, 8, label);
+    sm_db_free(db);
+}
+
+/* Large sets: 8-mers whose tables fit in shared memory (1000) and do not
+   (16000), on the automaton and the k-mer table; the k-mer table's hash
+   layout; Wu-Manber's long keys; Shift-And's levels over many groups; a
+   k-mer group beside the automaton; and a batch denser in hits than the
+   device's first hit buffer. */
 static void large_sets(tu_rng *rng) {
     records recs;
-    recs.n = 3;
-    recs.data = calloc(3, sizeof *recs.data);
-    recs.len = calloc(3, sizeof *recs.len);
-    size_t sizes[3] = {(size_t)tu_scaled(100) * 300000, 12345, (size_t)tu_scaled(100) * 200000};
-    for (size_t i = 0; i < 3; i++) {
-        recs.len[i] = sizes[i];
-        recs.data[i] = malloc(sizes[i]);
-        tu_random_iupac(rng, recs.data[i], sizes[i], 1, 5);
-    }
+    long_records(rng, &recs);
     static const size_t counts[2] = {1000, 16000};
     for (int k = 0; k < 2; k++) {
-        size_t n = counts[k];
-        char *store = malloc(n * 8);
-        sm_pattern *pats = calloc(n, sizeof *pats);
-        /* Distinct codes: a random odd multiplier permutes 0..65535. */
-        uint32_t mul = (uint32_t)(tu_rng_next(rng) | 1), add = (uint32_t)tu_rng_next(rng);
-        for (size_t i = 0; i < n; i++) {
-            uint32_t code = (uint32_t)((i * mul + add) & 0xffff);
-            for (int j = 0; j < 8; j++) store[i * 8 + j] = "ACGT"[(code >> (2 * j)) & 3];
-            pats[i].seq = store + i * 8;
-            pats[i].len = 8;
-        }
-        sm_db *db = compile_set(pats, n, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_AUTOMATON);
-        if (db) {
-            char what[64];
-            snprintf(what, sizeof what, "%zu 8-mers", n);
-            compare(db, &recs, 0, 1, 0, 7, what);
-            compare(db, &recs, 0, 0, 0, 7, what);
-            compare(db, &recs, 100000, 1, 0, 8, what);
-            sm_db_free(db);
-        }
+        char *store;
+        sm_pattern *pats = distinct_kmers(rng, counts[k], 8, &store);
+        char what[64];
+        snprintf(what, sizeof what, "%zu 8-mers", counts[k]);
+        run_large(&recs, pats, counts[k], SM_STRAND_BOTH, 0, SM_ENGINE_AUTOMATON, what, 1);
+        run_large(&recs, pats, counts[k], SM_STRAND_BOTH, 0, SM_ENGINE_AUTO, what, 1);
         free(pats);
         free(store);
     }
+    char *store;
+    sm_pattern *pats = sampled(rng, &recs, 3000, 20, 0, &store);
+    run_large(&recs, pats, 3000, SM_STRAND_BOTH, 0, SM_ENGINE_KMER, "3000 20-mers", 1);
+    free(pats);
+    free(store);
+    /* enough keys for a filter larger than shared memory: the pre-filter */
+    pats = sampled(rng, &recs, 40000, 21, 0, &store);
+    run_large(&recs, pats, 40000, SM_STRAND_BOTH, 0, SM_ENGINE_KMER, "40000 21-mers", 0);
+    free(pats);
+    free(store);
+    pats = sampled(rng, &recs, 500, 40, 0, &store);
+    run_large(&recs, pats, 500, SM_STRAND_BOTH, 0, SM_ENGINE_WUMANBER, "500 40-mers", 1);
+    free(pats);
+    free(store);
+    pats = sampled(rng, &recs, 300, 12, 1, &store);
+    run_large(&recs, pats, 300, SM_STRAND_BOTH, SM_FLAG_TEXT_IUPAC, SM_ENGINE_AUTO, "300 IUPAC 12-mers, text-iupac",
+              0);
+    free(pats);
+    free(store);
+    /* mixed lengths: the 8-mers go to the k-mer table, the rest elsewhere */
+    pats = distinct_kmers(rng, 4000, 8, &store);
+    char *store2;
+    sm_pattern *longer = sampled(rng, &recs, 6, 23, 0, &store2);
+    sm_pattern *mixed = calloc(4006, sizeof *mixed);
+    memcpy(mixed, pats, 4000 * sizeof *pats);
+    memcpy(mixed + 4000, longer, 6 * sizeof *longer);
+    run_large(&recs, mixed, 4006, SM_STRAND_FORWARD, 0, SM_ENGINE_AUTO, "4000 8-mers and 6 23-mers", 1);
+    free(mixed);
+    free(longer);
+    free(store2);
+    free(pats);
+    free(store);
     free_records(&recs);
+
+    /* One batch of 6 MB with a hit at about every position: more than the
+       device's first buffer (2^20 hits) holds. */
+    records dense;
+    dense.n = 1;
+    dense.len = calloc(1, sizeof *dense.len);
+    dense.data = calloc(1, sizeof *dense.data);
+    dense.len[0] = (size_t)tu_scaled(100) * 6000;
+    dense.data[0] = malloc(dense.len[0]);
+    tu_random_dna(rng, dense.data[0], dense.len[0]);
+    pats = distinct_kmers(rng, 65536 / 4, 7, &store);
+    sm_db *db = compile_set(pats, 65536 / 4, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_AUTO);
+    if (db) {
+        compare(db, &dense, 8u << 20, 0, 0, 9, "dense 7-mers, one batch");
+        sm_db_free(db);
+    }
+    free(pats);
+    free(store);
+    free_records(&dense);
 }
 
 /* What holds with or without a GPU. */
@@ -298,28 +435,38 @@ static void refusals(void) {
     o.count_only = 1;
     sm_runner *r = NULL;
     sm_error err;
-    /* A database the automaton does not scan alone is refused before any device is touched. */
-    sm_db *sa = compile_set(pats, 2, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_SHIFTAND);
-    if (sa) {
-        int rc = sm_runner_create(sa, &o, &r, &err);
-        tu_check(rc == SM_ERR_INVALID && r == NULL, "shift-and database on the CUDA backend: status %d", rc);
-        tu_check(strstr(err.message, "automaton") != NULL, "refusal names the automaton: %s", err.message);
-        sm_db_free(sa);
+    /* Approximate databases are refused before any device is touched. */
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.match = SM_MATCH_MISMATCHES;
+    co.max_errors = 1;
+    sm_db *mm = NULL;
+    if (sm_compile(pats, 2, &co, &mm, &err) == SM_OK) {
+        int rc = sm_runner_create(mm, &o, &r, &err);
+        tu_check(rc == SM_ERR_INVALID && r == NULL, "k-mismatch database on the CUDA backend: status %d", rc);
+        tu_check(strstr(err.message, "k mismatches") != NULL, "refusal names the matching: %s", err.message);
+        sm_db_free(mm);
+    } else {
+        tu_check(0, "compile -m 1: %s", err.message);
     }
-    sm_db *ac = compile_set(pats, 2, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_AUTOMATON);
-    if (ac) {
-        int rc = sm_runner_create(ac, &o, &r, &err);
+    /* Every exact engine is taken. */
+    static const sm_engine exact[] = {SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_WUMANBER, SM_ENGINE_AUTO};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+        sm_db *db = compile_set(pats, 2, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, exact[i]);
+        if (!db) continue;
+        o.backend = SM_BACKEND_CUDA;
+        int rc = sm_runner_create(db, &o, &r, &err);
         if (sm_cuda_device_count() == 0) {
             tu_check(rc == SM_ERR_DEVICE && r == NULL, "no GPU: status %d (expected %d)", rc, SM_ERR_DEVICE);
             tu_check(strlen(err.message) > 0, "no GPU: a message");
         } else {
-            tu_check(rc == SM_OK, "automaton database on the CUDA backend: %s", rc ? err.message : "");
+            tu_check(rc == SM_OK, "engine %d on the CUDA backend: %s", (int)exact[i], rc ? err.message : "");
             sm_runner_free(r);
         }
         o.backend = (sm_backend)7;
-        rc = sm_runner_create(ac, &o, &r, &err);
+        rc = sm_runner_create(db, &o, &r, &err);
         tu_check(rc == SM_ERR_INVALID && r == NULL, "unknown backend: status %d", rc);
-        sm_db_free(ac);
+        sm_db_free(db);
     }
 }
 

@@ -11,15 +11,23 @@
  * that a full batch keeps every GPU thread busy; the hits come back in
  * batch offsets and are handed to the segments in record coordinates.
  *
- * The GPU runs the DFA engines (the automaton): the section's tables are
- * copied to each GPU as they are and read there at the same offsets. */
+ * The GPU runs every exact engine: each section of the database is copied
+ * to each GPU as it is, with its engine's view of it (gpu_view), and its
+ * kernel (in the engine's folder) scans every batch. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_scan.h"
+#include "engines/kmer/kmer_gpu.h"
 #include "core/engine_set.h"
 #include "runner/runner_internal.h"
+
+_Static_assert(SM_GPU_KIND_AUTOMATON == SM_SECTION_AUTOMATON && SM_GPU_KIND_SHIFTAND == SM_SECTION_SHIFTAND &&
+                   SM_GPU_KIND_KMER == SM_SECTION_KMER && SM_GPU_KIND_WUMANBER == SM_SECTION_WUMANBER,
+               "the GPU's section kinds are the file format's");
 
 #define DEFAULT_BATCH ((size_t)64 << 20)
 #define MAX_BATCH ((size_t)1 << 31) /* batch offsets are 32-bit */
@@ -35,7 +43,7 @@ typedef struct {
 
 typedef struct {
     sm_runner *runner;
-    const sm_engine_ops *ops;  /* the DFA engine of the database's one section */
+    const sm_engine_ops *ops;  /* the automaton, when the database has one: its states come back as hits */
     sm_section section;
     size_t tail;               /* longest pattern - 1 */
     int ndev;
@@ -64,15 +72,30 @@ static void cuda_close(void *backend) {
     free(g);
 }
 
+/* Refuses databases with a section no GPU kernel scans (the approximate
+   engines), naming the engine. */
+static int gpu_scans(const sm_db *db, sm_error *err) {
+    const sm_db_header *h = sm_db_head(db);
+    for (uint32_t i = 0; i < h->section_count; i++) {
+        const sm_engine_ops *ops = sm_engine_for_kind(sm_db_sections(db)[i].kind);
+        if (!ops || !ops->gpu_view)
+            return sm_set_error(err, SM_ERR_INVALID,
+                                "the CUDA backend scans exact databases; engine %s (%s) runs on the CPU only "
+                                "(search without --gpu)",
+                                ops ? ops->name : "unknown",
+                                h->match == SM_MATCH_MISMATCHES ? "k mismatches"
+                                : h->match == SM_MATCH_EDITS    ? "k edits"
+                                                                : "exact");
+    }
+    return SM_OK;
+}
+
 static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error *err) {
     *out = NULL;
     const sm_db *db = r->db;
     const sm_db_header *h = sm_db_head(db);
-    if (!sm_db_is_dfa_only(db))
-        return sm_set_error(err, SM_ERR_INVALID,
-                            "the CUDA backend scans exact databases whose patterns all use the automaton "
-                            "(compile with --engine automaton; IUPAC patterns must expand to at most "
-                            "--max-expansion strings)");
+    int rc = gpu_scans(db, err);
+    if (rc != SM_OK) return rc;
     int ndev = sm_cuda_device_count();
     if (ndev <= 0)
         return sm_set_error(err, SM_ERR_DEVICE, "%s",
@@ -80,10 +103,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
                                             : "this seqmatch was built without CUDA (nvcc was not found)");
     sm_cuda *g = calloc(1, sizeof *g);
     if (!g) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
-    const sm_db_section *e = &sm_db_sections(db)[0];
     g->runner = r;
-    g->ops = sm_engine_for_kind(e->kind);
-    g->section = (sm_section){db->bytes + e->offset, e->size, sm_db_patterns(db)};
     g->last_launched = -1;
     g->tail = h->max_length ? h->max_length - 1 : 0;
     g->ndev = ndev;
@@ -93,29 +113,36 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     if (cap > MAX_BATCH - 64) cap = MAX_BATCH - 64;
     g->text_cap = cap;
     g->piece_cap = cap / 8 < 64 ? 64 : cap / 8 > MAX_PIECES ? MAX_PIECES : cap / 8;
-    g->counts = calloc(r->pattern_count ? r->pattern_count : 1, sizeof *g->counts);
+    uint32_t nsec = h->section_count;
     uint32_t *lengths = malloc((r->pattern_count ? r->pattern_count : 1) * sizeof *lengths);
+    sm_cuda_section *sections = calloc(nsec ? nsec : 1, sizeof *sections);
     g->tables = calloc((size_t)ndev, sizeof *g->tables);
     g->slots = calloc(g->nslots, sizeof *g->slots);
-    int rc = SM_OK;
-    if (!g->counts || !lengths || !g->tables || !g->slots) rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    g->counts = calloc(r->pattern_count ? r->pattern_count : 1, sizeof *g->counts);
+    if (!lengths || !sections || !g->tables || !g->slots || !g->counts) rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     char msg[256];
     for (uint32_t p = 0; rc == SM_OK && p < r->pattern_count; p++) lengths[p] = sm_db_patterns(db)[p].length;
-    sm_dfa_tables l;
-    if (rc == SM_OK) g->ops->dfa_tables(&g->section, &l);
-    sm_cuda_automaton ac = {g->section.bytes, (size_t)g->section.size, l.states, l.columns, l.delta_off,
-                            l.out_index_off, l.out_list_off, l.class_of_off, lengths, r->pattern_count};
+    for (uint32_t i = 0; rc == SM_OK && i < nsec; i++) {
+        const sm_db_section *e = &sm_db_sections(db)[i];
+        const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
+        sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
+        ops->gpu_view(&sec, &sections[i].view);
+        sections[i].bytes = sec.bytes;
+        sections[i].size = (size_t)sec.size;
+        if (ops->dfa_outputs) {
+            g->ops = ops;
+            g->section = sec;
+        }
+    }
+    sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, h->max_length};
     for (int d = 0; d < ndev && rc == SM_OK; d++)
-        if (sm_cuda_tables_open(d, &ac, &g->tables[d], msg) != 0)
+        if (sm_cuda_tables_open(d, &cdb, &g->tables[d], msg) != 0)
             rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", d, msg);
     free(lengths);
+    free(sections);
     if (rc == SM_OK) {
-        /* A full batch spreads over every thread of a GPU, each chunk a few
-           tails long at least, so that the re-read tails stay small. */
-        size_t threads = sm_cuda_tables_parallelism(g->tables[0]);
-        size_t len = g->text_cap / (threads ? threads : 1);
-        if (len < 4 * g->tail) len = 4 * g->tail;
-        g->chunk_len = len < 16 ? 16 : len;
+        g->chunk_len = sm_cuda_tables_chunk(g->tables[0], g->text_cap, g->tail);
+        if (g->chunk_len < 16) g->chunk_len = 16;
         g->chunk_cap = g->text_cap / g->chunk_len + g->piece_cap + 1;
     }
     for (unsigned i = 0; i < g->nslots && rc == SM_OK; i++) {
@@ -181,16 +208,27 @@ static int cuda_launch(void *backend, sm_batch *b) {
     return SM_OK;
 }
 
-/* Hit mode: the (end, state) pairs expanded into hits in batch offsets,
-   sorted (segments lie in record order, so batch order is delivery order)
-   and handed to the segments in record coordinates. */
+/* Hit mode: the hits (one output, or an automaton state and all its
+   outputs) expanded in batch offsets, sorted (segments lie in record
+   order, so batch order is delivery order) and handed to the segments in
+   record coordinates. */
+static uint32_t outputs_of(const sm_cuda *g, uint32_t code, uint32_t *one, const uint32_t **ids) {
+    if (code & SM_CUDA_ONE_OUTPUT) {
+        *one = code & ~SM_CUDA_ONE_OUTPUT;
+        *ids = one;
+        return 1;
+    }
+    if (!g->ops) return 0; /* a state without an automaton: cannot happen */
+    return g->ops->dfa_outputs(&g->section, code, ids);
+}
+
 static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res) {
     const sm_db_pattern *patterns = sm_db_patterns(g->runner->db);
     size_t need = 0;
     for (size_t i = 0; i < res->nhits; i++) {
-        uint32_t code = res->hits[i].code;
+        uint32_t one;
         const uint32_t *ids;
-        need += code & SM_CUDA_ONE_OUTPUT ? 1 : g->ops->dfa_outputs(&g->section, code, &ids);
+        need += outputs_of(g, res->hits[i].code, &one, &ids);
     }
     if (need > s->hits_cap) {
         sm_rawhit *p = realloc(s->hits, need * sizeof *p);
@@ -200,9 +238,9 @@ static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res)
     }
     size_t n = 0;
     for (size_t i = 0; i < res->nhits; i++) {
-        uint32_t end = res->hits[i].end, code = res->hits[i].code, one = code & ~SM_CUDA_ONE_OUTPUT;
-        const uint32_t *ids = &one;
-        uint32_t count = code & SM_CUDA_ONE_OUTPUT ? 1 : g->ops->dfa_outputs(&g->section, code, &ids);
+        uint32_t end = res->hits[i].end, one;
+        const uint32_t *ids;
+        uint32_t count = outputs_of(g, res->hits[i].code, &one, &ids);
         for (uint32_t o = 0; o < count; o++) {
             uint32_t id = ids[o];
             uint32_t len = patterns[id >> 1].length;
@@ -244,9 +282,7 @@ static int cuda_land(void *backend, sm_batch *b) {
     if (sm_cuda_slot_wait(s->dev, &res, msg) != 0) return SM_ERR_DEVICE;
     if (r->status != SM_OK) return r->status; /* stopped: drain without delivering */
     if (r->opt.count_only) {
-        memset(g->counts, 0, r->pattern_count * sizeof *g->counts);
-        g->ops->fold_visits(&g->section, res.visits, g->counts);
-        for (uint32_t p = 0; p < r->pattern_count; p++) g->counts[p] += res.tail_counts[p];
+        for (uint32_t p = 0; p < r->pattern_count; p++) g->counts[p] = (uint64_t)res.counts[p];
         sm_runner_add_counts(r, g->counts);
         for (size_t i = 0; i < b->nsegs; i++) b->segs[i].nhits = 0;
         return SM_OK;
@@ -273,3 +309,78 @@ const sm_backend_ops sm_backend_cuda = {
     .land = cuda_land,
     .idle = NULL,
 };
+
+/* Sizes for messages: "8 KiB", "2.0 MiB". */
+static void size_text(uint64_t bytes, char *buf, size_t size) {
+    if (bytes < (1u << 20)) snprintf(buf, size, "%llu KiB", (unsigned long long)((bytes + 1023) / 1024));
+    else snprintf(buf, size, "%.1f MiB", (double)bytes / (1 << 20));
+}
+
+const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t size) {
+    if (!db || !buf || size == 0 || index >= sm_db_head(db)->section_count) return NULL;
+    const sm_db_section *e = &sm_db_sections(db)[index];
+    const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
+    if (!ops || !ops->gpu_view) return NULL;
+    sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
+    sm_gpu_view v;
+    ops->gpu_view(&sec, &v);
+    char a[32], b[32];
+    switch (v.kind) {
+    case SM_GPU_KIND_AUTOMATON: {
+        const sm_gpu_automaton *x = &v.u.automaton;
+        uint64_t words = (uint64_t)x->states * x->columns;
+        int narrow = x->states < 0x8000u && words * 2 + 2 <= SM_CUDA_HOPPER_SHARED;
+        int wide = words * 4 <= SM_CUDA_HOPPER_SHARED;
+        size_text(narrow ? words * 2 : words * 4, a, sizeof a);
+        snprintf(buf, size, "automaton, a thread per chunk; transition table %s (%s entries) %s", a,
+                 narrow ? "16-bit" : "32-bit", narrow || wide ? "in shared memory" : "read through L2");
+        break;
+    }
+    case SM_GPU_KIND_KMER: {
+        const sm_gpu_kmer *x = &v.u.kmer;
+        const char *decode = x->dna_codes ? "bytes decoded four at a time" : "bytes decoded by table";
+        if (!x->hashed) {
+            uint64_t bits = x->words * 8;
+            int shared = 256 + bits <= SM_CUDA_KMER_SHARED_MAX;
+            int counters = shared && 256 + bits + x->words * 4 + x->slots * 4 <= SM_CUDA_HOPPER_SHARED;
+            size_text(bits, a, sizeof a);
+            snprintf(buf, size, "k-mer bitmap (k = %u) %s %s, a warp per chunk, 16 positions per lane, %s; counts per "
+                     "key in %s memory", x->k, a, shared ? "in shared memory" : "read through L2", decode,
+                     counters ? "shared" : "device");
+        } else {
+            uint64_t filter = (uint64_t)8 << x->filter_log2;
+            int shared = 256 + filter <= SM_CUDA_KMER_SHARED_MAX;
+            uint32_t pre = shared ? 0 : sm_kh_gpu_pre_bits(x->slots, SM_CUDA_HOPPER_SHARED);
+            char c[32] = "";
+            if (pre >= 1024) size_text(pre / 8, c, sizeof c);
+            size_text(filter, a, sizeof a);
+            size_text((uint64_t)16 << x->cap_log2, b, sizeof b);
+            snprintf(buf, size,
+                     "k-mer hash set (k = %u): filter %s %s%s%s, table %s in device memory, a warp per chunk, %s", x->k, a,
+                     shared ? "in shared memory" : "read through L2", pre >= 1024 ? " behind a pre-filter of " : "",
+                     pre >= 1024 ? c : "", b, decode);
+        }
+        break;
+    }
+    case SM_GPU_KIND_WUMANBER: {
+        const sm_gpu_wumanber *x = &v.u.wumanber;
+        uint64_t shift = (uint64_t)1 << x->hash_bits;
+        size_text(shift, a, sizeof a);
+        snprintf(buf, size, "wu-manber (window %u, block %u), a thread per chunk; SHIFT table %s %s", x->shortest,
+                 x->block, a, 512 + shift <= SM_CUDA_WM_SHIFT_SHARED_MAX ? "in shared memory" : "read through L2");
+        break;
+    }
+    default: {
+        const sm_gpu_shiftand *x = &v.u.shiftand;
+        uint64_t masks = (uint64_t)x->rows * (x->levels_layout ? 8u * x->group_words : 1u) * 8;
+        const char *where = 512 + masks <= SM_CUDA_SA_MASKS_SHARED_MAX ? "in shared memory" : "read through L2";
+        if (x->levels_layout)
+            snprintf(buf, size, "shift-and, %u groups of 64 keys, a thread per chunk and group; first 8 levels %s, "
+                     "longer keys compared after them", x->group_words, where);
+        else
+            snprintf(buf, size, "shift-and, one 64-bit word, a thread per chunk; masks %s", where);
+        break;
+    }
+    }
+    return buf;
+}

@@ -14,13 +14,18 @@ static int unavailable(char *msg) {
     return -1;
 }
 
-int sm_cuda_tables_open(int device, const sm_cuda_automaton *automaton, sm_cuda_tables **out, char *msg) {
-    (void)device, (void)automaton;
+int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cuda_tables **out, char *msg) {
+    (void)device, (void)db;
     *out = NULL;
     return unavailable(msg);
 }
 
 void sm_cuda_tables_close(sm_cuda_tables *tables) { (void)tables; }
+
+size_t sm_cuda_tables_chunk(const sm_cuda_tables *tables, size_t text_cap, size_t tail) {
+    (void)tables, (void)tail;
+    return text_cap;
+}
 
 int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap, int count_only,
                       sm_cuda_slot **out, char *msg) {
@@ -42,8 +47,6 @@ int sm_cuda_slot_wait(sm_cuda_slot *slot, sm_cuda_result *result, char *msg) {
     (void)slot, (void)result;
     return unavailable(msg);
 }
-
-size_t sm_cuda_tables_parallelism(const sm_cuda_tables *tables) { (void)tables; return 1; }
 
 int sm_cuda_slot_time_scan(sm_cuda_slot *slot, int repeats, double *ms, char *msg) {
     (void)slot, (void)repeats, (void)ms;

@@ -1,6 +1,7 @@
 /* The dictionary automaton behind the engine interface (src/engines/engine.h). */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
@@ -58,6 +59,19 @@ static void ac_dfa_tables(const sm_section *s, sm_dfa_tables *l) {
     l->out_index_off = h->out_index_off;
     l->out_list_off = h->out_list_off;
     l->class_of_off = offsetof(sm_ac_header, class_of);
+}
+
+static void ac_gpu_view(const sm_section *s, sm_gpu_view *v) {
+    sm_dfa_tables l;
+    ac_dfa_tables(s, &l);
+    memset(v, 0, sizeof *v);
+    v->kind = SM_SECTION_AUTOMATON;
+    v->u.automaton.states = l.states;
+    v->u.automaton.columns = l.columns;
+    v->u.automaton.delta_off = l.delta_off;
+    v->u.automaton.out_index_off = l.out_index_off;
+    v->u.automaton.out_list_off = l.out_list_off;
+    v->u.automaton.class_of_off = l.class_of_off;
 }
 
 static uint32_t ac_dfa_outputs(const sm_section *s, uint32_t q, const uint32_t **ids) {
@@ -128,4 +142,5 @@ const sm_engine_ops sm_engine_automaton = {
     .chunker_new = ac_chunker_new,
     .chunker_free = ac_chunker_free,
     .chunk_states = ac_chunk_states,
+    .gpu_view = ac_gpu_view,
 };

@@ -1,4 +1,6 @@
 /* Shift-And behind the engine interface (src/engines/engine.h). */
+#include <stddef.h>
+
 #include "engines/bitparallel/shiftand.h"
 #include "engines/engine.h"
 
@@ -29,6 +31,27 @@ static void sa_scan(const sm_section *s, void *state, const uint8_t *text, size_
     sm_sa_scan(s->bytes, s->patterns, st->words, text, len, pos0, sink, st->choice);
 }
 
+static void sa_gpu_view(const sm_section *s, sm_gpu_view *v) {
+    const sm_sa_header *h = (const sm_sa_header *)s->bytes;
+    memset(v, 0, sizeof *v);
+    v->kind = SM_SECTION_SHIFTAND;
+    sm_gpu_shiftand *a = &v->u.shiftand;
+    a->levels_layout = h->layout == SM_SA_LEVELS;
+    a->rows = h->rows;
+    a->row_stride = h->row_stride;
+    a->group_words = h->layout == SM_SA_LEVELS ? h->group_words : 1;
+    a->final_count = h->final_count;
+    a->levels = h->levels;
+    a->first_final = h->first_final;
+    a->masks_off = h->masks_off;
+    a->starts_off = h->starts_off;
+    a->finals_off = h->finals_off;
+    a->final_base_off = h->final_base_off;
+    a->out_index_off = h->out_index_off;
+    a->out_list_off = h->out_list_off;
+    a->class_of_off = offsetof(sm_sa_header, class_of);
+}
+
 const sm_engine_ops sm_engine_shiftand = {
     .kind = SM_SECTION_SHIFTAND,
     .name = "shiftand",
@@ -41,4 +64,5 @@ const sm_engine_ops sm_engine_shiftand = {
     .state_free = sm_word_state_free,
     .state_fits = sa_state_fits,
     .scan = sa_scan,
+    .gpu_view = sa_gpu_view,
 };

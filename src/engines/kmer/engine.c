@@ -1,8 +1,9 @@
 /* The k-mer table behind the engine interface (src/engines/engine.h). */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "engines/engine.h"
-#include "engines/kmer/kmer.h"
+#include "engines/kmer/kmer_private.h"
 
 typedef struct {
     sm_word_state words;
@@ -45,6 +46,55 @@ static void kt_fold(const sm_section *s, uint32_t *visits, uint64_t *counts) {
     sm_kt_fold_visits(s->bytes, visits, counts);
 }
 
+/* Does the byte map send A/a to 0, C/c to 1, G/g to 2, T/t/U/u to 3 and
+   break on every other byte? The GPU then decodes four bytes at a time. */
+static uint32_t kt_dna_codes(const uint8_t code_of[256]) {
+    for (int b = 0; b < 256; b++) {
+        int u = b & ~0x20;
+        uint8_t want = !(b & 0x80) && (b & 0x40) ? (u == 'A' ? 0 : u == 'C' ? 1 : u == 'G' ? 2 : u == 'T' || u == 'U' ? 3 : SM_KT_BREAK)
+                                                  : SM_KT_BREAK;
+        if (code_of[b] != want) return 0;
+    }
+    return 1;
+}
+
+static void kt_gpu_view(const sm_section *s, sm_gpu_view *v) {
+    memset(v, 0, sizeof *v);
+    v->kind = SM_SECTION_KMER;
+    sm_gpu_kmer *g = &v->u.kmer;
+    uint32_t magic;
+    memcpy(&magic, s->bytes, sizeof magic);
+    if (magic == SM_KH_MAGIC) {
+        const sm_kh_header *h = (const sm_kh_header *)s->bytes;
+        g->k = h->k;
+        g->hashed = 1;
+        g->mask = h->mask;
+        g->slots = h->slots;
+        g->code_of_off = offsetof(sm_kh_header, code_of);
+        g->filter_off = h->filter_off;
+        g->table_off = h->table_off;
+        g->hash_mul = h->hash_mul;
+        g->filter_mul = h->filter_mul;
+        g->filter_log2 = h->filter_log2;
+        g->cap_log2 = h->cap_log2;
+        g->out_index_off = h->out_index_off;
+        g->out_list_off = h->out_list_off;
+        g->dna_codes = kt_dna_codes(h->code_of);
+        return;
+    }
+    const sm_kt_header *h = (const sm_kt_header *)s->bytes;
+    g->k = h->k;
+    g->mask = h->mask;
+    g->slots = h->slots;
+    g->code_of_off = offsetof(sm_kt_header, code_of);
+    g->bits_off = h->bits_off;
+    g->rank_off = h->rank_off;
+    g->words = h->words;
+    g->out_index_off = h->out_index_off;
+    g->out_list_off = h->out_list_off;
+    g->dna_codes = kt_dna_codes(h->code_of);
+}
+
 const sm_engine_ops sm_engine_kmer = {
     .kind = SM_SECTION_KMER,
     .name = "kmer",
@@ -59,4 +109,5 @@ const sm_engine_ops sm_engine_kmer = {
     .scan = kt_scan,
     .visit_counters = kt_visit_counters,
     .fold_visits = kt_fold,
+    .gpu_view = kt_gpu_view,
 };

@@ -1,6 +1,8 @@
 /* Wu-Manber behind the engine interface (src/engines/engine.h). */
+#include <stddef.h>
+
 #include "engines/engine.h"
-#include "engines/wumanber/wumanber.h"
+#include "engines/wumanber/wm_private.h"
 
 
 
@@ -27,6 +29,27 @@ static void wm_scan(const sm_section *s, void *state, const uint8_t *text, size_
     sm_wm_scan(s->bytes, st->words, text, len, pos0, sink, simd, st->choice);
 }
 
+static void wm_gpu_view(const sm_section *s, sm_gpu_view *v) {
+    const sm_wm_header *h = (const sm_wm_header *)s->bytes;
+    memset(v, 0, sizeof *v);
+    v->kind = SM_SECTION_WUMANBER;
+    sm_gpu_wumanber *w = &v->u.wumanber;
+    w->block = h->block;
+    w->bits = h->bits;
+    w->hash_bits = h->hash_bits;
+    w->direct = h->direct;
+    w->shortest = h->shortest;
+    w->longest = h->longest;
+    w->prefix = h->prefix;
+    w->nkeys = h->nkeys;
+    w->shift_off = h->shift_off;
+    w->bucket_off = h->bucket_off;
+    w->entry_off = h->entry_off;
+    w->keys_off = h->keys_off;
+    w->code_off = offsetof(sm_wm_header, code);
+    w->fold_off = offsetof(sm_wm_header, fold);
+}
+
 const sm_engine_ops sm_engine_wumanber = {
     .kind = SM_SECTION_WUMANBER,
     .name = "wumanber",
@@ -39,4 +62,5 @@ const sm_engine_ops sm_engine_wumanber = {
     .state_free = sm_word_state_free,
     .state_fits = wm_state_fits,
     .scan = wm_scan,
+    .gpu_view = wm_gpu_view,
 };

@@ -1,0 +1,415 @@
+/* The CUDA side of the GPU runner: a database's sections on a device, the
+ * batch buffers and streams, and the launch of every section's kernel (in
+ * its engine's folder, through sm_cuda_engine) over a batch. Count mode
+ * folds each engine's visit counters into per-pattern counts on the device,
+ * so a batch returns one count per pattern; hit mode returns hits, and a hit
+ * buffer that overflows is grown and the batch, still on the device,
+ * scanned again (every kernel counts the hits it could not store).
+ */
+#include <cuda_runtime.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_engine.cuh"
+
+struct sm_cuda_tables {
+    int device;
+    int sms;
+    size_t shared_limit;     /* bytes of shared memory one block may have */
+    uint32_t *lengths;       /* pattern lengths */
+    uint32_t pattern_count, tail;
+    sm_cuda_gpu_section *sections;
+    const sm_cuda_engine **engines;
+    uint32_t nsections;
+    int warp_chunks;         /* some kernel takes a chunk per warp */
+};
+
+struct sm_cuda_slot {
+    sm_cuda_tables *t;
+    cudaStream_t stream;
+    int count_only;
+    size_t text_cap, chunk_cap, hit_cap;
+    uint8_t *host_text, *dev_text;
+    sm_cuda_chunk *host_chunks, *dev_chunks;
+    sm_cuda_hit *host_hits, *dev_hits;
+    unsigned long long *host_nhits, *dev_nhits;
+    unsigned long long *host_counts, *dev_counts; /* count mode: per pattern */
+    uint32_t **dev_visits;   /* count mode: per section, or NULL */
+    size_t len, nchunks, chunk_len;
+};
+
+int sm_cuda_fail(char *msg, const char *what, cudaError_t e) {
+    snprintf(msg, 256, "CUDA: %s: %s", what, cudaGetErrorString(e));
+    return -1;
+}
+#define CHECK SM_CUDA_CHECK
+
+int sm_cuda_grid_threads(const void *kernel, size_t shared, size_t items, unsigned per_item, unsigned threads, int sms,
+                         unsigned *blocks, char *msg) {
+    int per_sm = 1;
+    if (shared > 48 * 1024)
+        CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared),
+              "raising a kernel's shared memory");
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, shared), "sizing the grid");
+    if (per_sm < 1) per_sm = 1;
+    size_t most = (size_t)sms * (size_t)per_sm;
+    size_t needed = (items * per_item + threads - 1) / threads;
+    if (needed < 1) needed = 1;
+    *blocks = (unsigned)(most < needed ? most : needed);
+    return 0;
+}
+
+int sm_cuda_grid(const void *kernel, size_t shared, size_t items, unsigned per_item, int sms, unsigned *blocks,
+                 char *msg) {
+    return sm_cuda_grid_threads(kernel, shared, items, per_item, SM_CUDA_BLOCK, sms, blocks, msg);
+}
+
+/* counts[pattern] += visits[code] for every output of every code. */
+__global__ void fold_kernel(const uint32_t *visits, uint32_t n, const uint32_t *out_index, const uint32_t *out_list,
+                            unsigned long long *counts) {
+    for (uint32_t c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
+        uint32_t v = visits[c];
+        if (!v) continue;
+        for (uint32_t o = out_index[c]; o < out_index[c + 1]; o++) atomicAdd(&counts[out_list[o] >> 1], (unsigned long long)v);
+    }
+}
+
+static const sm_cuda_engine *engine_for(uint32_t kind) {
+    static const sm_cuda_engine *const all[] = {&sm_cuda_engine_automaton, &sm_cuda_engine_kmer,
+                                                &sm_cuda_engine_wumanber, &sm_cuda_engine_shiftand};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (all[i]->kind == kind) return all[i];
+    return NULL;
+}
+
+extern "C" int sm_cuda_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no driver" error */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" int sm_cuda_built(void) { return 1; }
+
+extern "C" void sm_cuda_device_name(int device, char *name, size_t size) {
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+        snprintf(name, size, "GPU %d", device);
+        return;
+    }
+    snprintf(name, size, "%s (%d SMs, %.0f GiB)", p.name, p.multiProcessorCount,
+             (double)p.totalGlobalMem / (1024.0 * 1024 * 1024));
+}
+
+extern "C" void sm_cuda_tables_close(sm_cuda_tables *t) {
+    if (!t) return;
+    cudaSetDevice(t->device);
+    for (uint32_t i = 0; i < t->nsections; i++) {
+        if (t->engines && t->engines[i] && t->engines[i]->release) t->engines[i]->release(&t->sections[i]);
+        cudaFree(t->sections[i].dev);
+    }
+    cudaFree(t->lengths);
+    free(t->sections);
+    free(t->engines);
+    free(t);
+}
+
+extern "C" int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cuda_tables **out, char *msg) {
+    *out = NULL;
+    CHECK(cudaSetDevice(device), "selecting the device");
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, device), "reading the device's properties");
+    sm_cuda_tables *t = (sm_cuda_tables *)calloc(1, sizeof *t);
+    if (t) t->sections = (sm_cuda_gpu_section *)calloc(db->nsections ? db->nsections : 1, sizeof *t->sections);
+    if (t) t->engines = (const sm_cuda_engine **)calloc(db->nsections ? db->nsections : 1, sizeof *t->engines);
+    if (!t || !t->sections || !t->engines) {
+        if (t) free(t->sections);
+        free(t);
+        snprintf(msg, 256, "out of memory");
+        return -1;
+    }
+    t->device = device;
+    t->sms = p.multiProcessorCount;
+    t->shared_limit = p.sharedMemPerBlockOptin;
+    t->pattern_count = db->pattern_count;
+    t->tail = db->longest ? db->longest - 1 : 0;
+    t->nsections = db->nsections;
+    size_t npat = db->pattern_count ? db->pattern_count : 1;
+    cudaError_t e = cudaMalloc(&t->lengths, npat * sizeof(uint32_t));
+    if (e == cudaSuccess && db->pattern_count)
+        e = cudaMemcpy(t->lengths, db->lengths, db->pattern_count * sizeof(uint32_t), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        sm_cuda_tables_close(t);
+        return sm_cuda_fail(msg, "copying the pattern lengths to the device", e);
+    }
+    for (uint32_t i = 0; i < db->nsections; i++) {
+        const sm_cuda_section *h = &db->sections[i];
+        const sm_cuda_engine *eng = engine_for(h->view.kind);
+        if (!eng) {
+            snprintf(msg, 256, "no GPU kernel scans sections of kind %u", h->view.kind);
+            sm_cuda_tables_close(t);
+            return -1;
+        }
+        sm_cuda_gpu_section *s = &t->sections[i];
+        s->view = h->view;
+        s->size = h->size;
+        e = cudaMalloc(&s->dev, h->size ? h->size : 1);
+        if (e == cudaSuccess) e = cudaMemcpy(s->dev, h->bytes, h->size, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            sm_cuda_tables_close(t);
+            return sm_cuda_fail(msg, "copying a section to the device", e);
+        }
+        if (eng->prepare && eng->prepare(s, h, msg) != 0) {
+            sm_cuda_tables_close(t);
+            return -1;
+        }
+        t->engines[i] = eng;
+        t->warp_chunks |= eng->warp_chunks;
+    }
+    *out = t;
+    return 0;
+}
+
+static size_t resident_threads(const sm_cuda_tables *t) { return (size_t)t->sms * 2048u; }
+
+extern "C" size_t sm_cuda_tables_chunk(const sm_cuda_tables *t, size_t text_cap, size_t tail) {
+    return sm_cuda_chunk_for(resident_threads(t), t->warp_chunks, text_cap, tail);
+}
+
+/* Hit buffers start at this many entries and double when a batch overflows. */
+#define FIRST_HIT_CAP (1u << 20)
+
+extern "C" void sm_cuda_slot_close(sm_cuda_slot *s) {
+    if (!s) return;
+    cudaSetDevice(s->t->device);
+    if (s->stream) cudaStreamSynchronize(s->stream);
+    cudaFreeHost(s->host_text);
+    cudaFree(s->dev_text);
+    cudaFreeHost(s->host_chunks);
+    cudaFree(s->dev_chunks);
+    cudaFreeHost(s->host_hits);
+    cudaFree(s->dev_hits);
+    cudaFreeHost(s->host_nhits);
+    cudaFree(s->dev_nhits);
+    cudaFreeHost(s->host_counts);
+    cudaFree(s->dev_counts);
+    if (s->dev_visits)
+        for (uint32_t i = 0; i < s->t->nsections; i++) cudaFree(s->dev_visits[i]);
+    free(s->dev_visits);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chunk_cap, int count_only,
+                                 sm_cuda_slot **out, char *msg) {
+    *out = NULL;
+    CHECK(cudaSetDevice(t->device), "selecting the device");
+    sm_cuda_slot *s = (sm_cuda_slot *)calloc(1, sizeof *s);
+    if (s) s->dev_visits = (uint32_t **)calloc(t->nsections ? t->nsections : 1, sizeof *s->dev_visits);
+    if (!s || !s->dev_visits) {
+        free(s);
+        snprintf(msg, 256, "out of memory");
+        return -1;
+    }
+    s->t = t;
+    s->count_only = count_only;
+    s->text_cap = text_cap;
+    s->chunk_cap = chunk_cap;
+    s->hit_cap = count_only ? 0 : FIRST_HIT_CAP;
+    /* Kernels read whole 16-byte words, warps whole tiles of 512 bytes
+       (lanes past the end load nothing): pad to a word and one more. */
+    size_t text_bytes = (text_cap + 15) / 16 * 16 + 16;
+    size_t npat = t->pattern_count ? t->pattern_count : 1;
+    cudaError_t e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMallocHost(&s->host_text, text_bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&s->dev_text, text_bytes);
+    if (e == cudaSuccess) e = cudaMallocHost(&s->host_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_cuda_chunk));
+    if (e == cudaSuccess) e = cudaMalloc(&s->dev_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_cuda_chunk));
+    if (e == cudaSuccess) e = cudaMallocHost(&s->host_nhits, sizeof(unsigned long long));
+    if (e == cudaSuccess) e = cudaMalloc(&s->dev_nhits, sizeof(unsigned long long));
+    if (count_only) {
+        if (e == cudaSuccess) e = cudaMallocHost(&s->host_counts, npat * sizeof(unsigned long long));
+        if (e == cudaSuccess) e = cudaMalloc(&s->dev_counts, npat * sizeof(unsigned long long));
+        for (uint32_t i = 0; i < t->nsections && e == cudaSuccess; i++)
+            if (t->sections[i].visits) e = cudaMalloc(&s->dev_visits[i], t->sections[i].visits * sizeof(uint32_t));
+    } else {
+        if (e == cudaSuccess) e = cudaMallocHost(&s->host_hits, s->hit_cap * sizeof(sm_cuda_hit));
+        if (e == cudaSuccess) e = cudaMalloc(&s->dev_hits, s->hit_cap * sizeof(sm_cuda_hit));
+    }
+    if (e == cudaSuccess) e = cudaMemset(s->dev_text, 0, text_bytes);
+    if (e != cudaSuccess) {
+        sm_cuda_slot_close(s);
+        return sm_cuda_fail(msg, "allocating batch buffers", e);
+    }
+    memset(s->host_text, 0, text_bytes);
+    s->chunk_len = 0;
+    *out = s;
+    return 0;
+}
+
+extern "C" uint8_t *sm_cuda_slot_text(sm_cuda_slot *s) { return s->host_text; }
+extern "C" sm_cuda_chunk *sm_cuda_slot_chunks(sm_cuda_slot *s) { return s->host_chunks; }
+
+/* Queues every section's kernel for the slot's current batch, and in count
+   mode the folds of their visit counters. */
+static int queue_kernels(sm_cuda_slot *s, char *msg) {
+    const sm_cuda_tables *t = s->t;
+    if (!s->nchunks) return 0;
+    /* Kernels of a chunk per thread cut each chunk into parts of about a
+       thread's chunk, so that mixed databases keep every thread busy. */
+    size_t longest_chunk = 0;
+    for (size_t i = 0; i < s->nchunks && i < 64; i++) {
+        size_t l = s->host_chunks[i].c1 - s->host_chunks[i].c0;
+        if (l > longest_chunk) longest_chunk = l;
+    }
+    uint32_t parts = sm_cuda_parts(resident_threads(t), t->warp_chunks, s->text_cap, t->tail, longest_chunk);
+    for (uint32_t i = 0; i < t->nsections; i++) {
+        const sm_cuda_gpu_section *sec = &t->sections[i];
+        sm_cuda_launch l;
+        memset(&l, 0, sizeof l);
+        l.args.text = s->dev_text;
+        l.args.chunks = s->dev_chunks;
+        l.args.nchunks = (uint32_t)s->nchunks;
+        l.args.section = sec->dev;
+        l.args.lengths = t->lengths;
+        l.args.count_only = s->count_only;
+        l.args.hits = s->dev_hits;
+        l.args.hit_cap = s->hit_cap;
+        l.args.nhits = s->dev_nhits;
+        l.args.counts = s->dev_counts;
+        l.args.visits = s->dev_visits[i];
+        l.args.tail = t->tail;
+        l.args.parts = t->engines[i]->warp_chunks ? 1 : parts;
+        l.args.view = sec->view;
+        l.section = sec;
+        l.sms = t->sms;
+        l.shared_limit = t->shared_limit;
+        l.stream = s->stream;
+        if (t->engines[i]->launch(&l, msg) != 0) return -1;
+        CHECK(cudaGetLastError(), "starting a kernel");
+        if (s->count_only && sec->visits) {
+            unsigned blocks = (unsigned)((sec->visits + 255) / 256);
+            if (blocks > (unsigned)t->sms * 8u) blocks = (unsigned)t->sms * 8u;
+            fold_kernel<<<blocks, 256, 0, s->stream>>>(s->dev_visits[i], sec->visits,
+                                                      (const uint32_t *)(sec->dev + sec->fold_index_off),
+                                                      (const uint32_t *)(sec->dev + sec->fold_list_off), s->dev_counts);
+            CHECK(cudaGetLastError(), "starting the fold");
+        }
+    }
+    return 0;
+}
+
+/* Zeroes the counters of a batch (count mode) or its hit count. */
+static int clear_results(sm_cuda_slot *s, char *msg) {
+    const sm_cuda_tables *t = s->t;
+    CHECK(cudaMemsetAsync(s->dev_nhits, 0, sizeof(unsigned long long), s->stream), "clearing the hit count");
+    if (!s->count_only) return 0;
+    CHECK(cudaMemsetAsync(s->dev_counts, 0, (t->pattern_count ? t->pattern_count : 1) * 8, s->stream),
+          "clearing counts");
+    for (uint32_t i = 0; i < t->nsections; i++)
+        if (t->sections[i].visits)
+            CHECK(cudaMemsetAsync(s->dev_visits[i], 0, t->sections[i].visits * sizeof(uint32_t), s->stream),
+                  "clearing visit counters");
+    return 0;
+}
+
+extern "C" int sm_cuda_slot_launch(sm_cuda_slot *s, size_t len, size_t nchunks, char *msg) {
+    CHECK(cudaSetDevice(s->t->device), "selecting the device");
+    s->len = len;
+    s->nchunks = nchunks;
+    cudaStream_t st = s->stream;
+    /* Whole 16-byte words, so that the kernels' last reads see copied bytes. */
+    size_t copy = (len + 15) / 16 * 16;
+    CHECK(cudaMemcpyAsync(s->dev_text, s->host_text, copy, cudaMemcpyHostToDevice, st), "copying text");
+    CHECK(cudaMemcpyAsync(s->dev_chunks, s->host_chunks, nchunks * sizeof(sm_cuda_chunk), cudaMemcpyHostToDevice,
+                          st),
+          "copying chunks");
+    if (clear_results(s, msg) != 0 || queue_kernels(s, msg) != 0) return -1;
+    if (s->count_only)
+        CHECK(cudaMemcpyAsync(s->host_counts, s->dev_counts, (s->t->pattern_count ? s->t->pattern_count : 1) * 8,
+                              cudaMemcpyDeviceToHost, st),
+              "copying counts back");
+    else
+        CHECK(cudaMemcpyAsync(s->host_nhits, s->dev_nhits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st),
+              "copying the hit count back");
+    return 0;
+}
+
+extern "C" int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) {
+    CHECK(cudaSetDevice(s->t->device), "selecting the device");
+    CHECK(cudaStreamSynchronize(s->stream), "scanning a batch");
+    memset(r, 0, sizeof *r);
+    if (s->count_only) {
+        r->counts = s->host_counts;
+        return 0;
+    }
+    size_t n = (size_t)*s->host_nhits;
+    if (n > s->hit_cap) {
+        /* More hits than room: grow both buffers and scan the batch again
+           (its text and chunks are still on the device). */
+        size_t cap = s->hit_cap;
+        while (cap < n) cap *= 2;
+        cudaFreeHost(s->host_hits);
+        cudaFree(s->dev_hits);
+        s->host_hits = NULL;
+        s->dev_hits = NULL;
+        s->hit_cap = 0;
+        CHECK(cudaMallocHost(&s->host_hits, cap * sizeof(sm_cuda_hit)), "growing the hit buffer");
+        CHECK(cudaMalloc(&s->dev_hits, cap * sizeof(sm_cuda_hit)), "growing the hit buffer");
+        s->hit_cap = cap;
+        if (clear_results(s, msg) != 0 || queue_kernels(s, msg) != 0) return -1;
+        CHECK(cudaMemcpyAsync(s->host_nhits, s->dev_nhits, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                              s->stream),
+              "copying the hit count back");
+        CHECK(cudaStreamSynchronize(s->stream), "scanning a batch again");
+        n = (size_t)*s->host_nhits;
+        if (n > s->hit_cap) {
+            snprintf(msg, 256, "a batch found %zu hits, then %zu", (size_t)s->hit_cap, n);
+            return -1;
+        }
+    }
+    if (n) {
+        CHECK(cudaMemcpyAsync(s->host_hits, s->dev_hits, n * sizeof(sm_cuda_hit), cudaMemcpyDeviceToHost, s->stream),
+              "copying hits back");
+        CHECK(cudaStreamSynchronize(s->stream), "copying hits back");
+    }
+    r->hits = s->host_hits;
+    r->nhits = n;
+    return 0;
+}
+
+static int compare_floats(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" int sm_cuda_slot_time_scan(sm_cuda_slot *s, int repeats, double *ms, char *msg) {
+    CHECK(cudaSetDevice(s->t->device), "selecting the device");
+    if (repeats < 1) repeats = 1;
+    float *times = (float *)calloc((size_t)repeats, sizeof *times);
+    if (!times) {
+        snprintf(msg, 256, "out of memory");
+        return -1;
+    }
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start), "creating an event");
+    CHECK(cudaEventCreate(&stop), "creating an event");
+    for (int r = 0; r < repeats; r++) {
+        /* The hit buffer is large enough after the first scan: nothing overflows. */
+        CHECK(cudaEventRecord(start, s->stream), "recording an event");
+        if (clear_results(s, msg) != 0 || queue_kernels(s, msg) != 0) return -1;
+        CHECK(cudaEventRecord(stop, s->stream), "recording an event");
+        CHECK(cudaEventSynchronize(stop), "timing a scan");
+        CHECK(cudaEventElapsedTime(&times[r], start, stop), "reading an event");
+    }
+    qsort(times, (size_t)repeats, sizeof *times, compare_floats);
+    *ms = times[repeats / 2];
+    free(times);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return 0;
+}

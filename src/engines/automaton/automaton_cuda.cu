@@ -1,0 +1,181 @@
+/* The automaton on the GPU: the CPU scan spread over many threads, one
+ * thread per chunk (or part of one), one table lookup per byte, the text
+ * read 16 bytes at a time.
+ *
+ * When the transition table fits in a block's shared memory it is copied
+ * there first: lookups from shared memory do not queue behind each other in
+ * L1 the way scattered global loads do. With fewer than 2^15 states every
+ * entry fits 16 bits (state index and output flag): half the room, so that
+ * larger tables fit (8000 8-mers: 190 KB instead of 380) and smaller ones
+ * leave room for more blocks. Larger tables are read through the read-only
+ * cache and L2.
+ *
+ * Count mode adds one to a per-state visit counter for every flagged
+ * transition (folded into per-pattern counts on the device); hit mode
+ * appends (end, state) pairs, which the host expands. Past a chunk's c1 the
+ * kernel checks each output's start itself (see cuda_device.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_engine.cuh"
+
+#define TARGET_MASK 0x7fffffffu
+
+/* Where the kernel reads the transition table. */
+enum { TABLE_GLOBAL = 0, TABLE_SHARED = 1, TABLE_SHARED16 = 2 };
+
+struct ac_prepared {
+    uint16_t *compact;       /* 16-bit copy of the transitions (fewer than 2^15 states), or NULL */
+    int prefer_wide;         /* SEQMATCH_CUDA_TABLE=32: the 32-bit shared table whenever it fits */
+};
+
+template <bool kCount>
+__device__ __forceinline__ void report(const sm_cuda_scan_args &a, uint32_t state, uint32_t pos, uint32_t c1) {
+    const sm_gpu_automaton &v = a.view.u.automaton;
+    if (pos <= c1) {
+        if (kCount) {
+            atomicAdd(&a.visits[state], 1u);
+        } else {
+            unsigned long long i = atomicAdd(a.nhits, 1ull);
+            if (i < a.hit_cap) a.hits[i] = sm_cuda_hit{pos, state};
+        }
+        return;
+    }
+    /* Past c1: only the outputs that start before c1 belong to this chunk. */
+    const uint32_t *out_index = (const uint32_t *)(a.section + v.out_index_off);
+    const uint32_t *out_list = (const uint32_t *)(a.section + v.out_list_off);
+    uint32_t from = __ldg(&out_index[state]), to = __ldg(&out_index[state + 1]);
+    for (uint32_t o = from; o < to; o++) {
+        uint32_t id = __ldg(&out_list[o]);
+        uint32_t len = __ldg(&a.lengths[id >> 1]);
+        if (len > pos || pos - len >= c1) continue;
+        sm_cuda_output(&a, pos, id);
+    }
+}
+
+/* One byte of class c: the next state, and a report when it is flagged. In
+   the 32-bit tables an entry is the target's row offset (state * columns);
+   in the 16-bit one the target's state index. */
+template <int kTable, bool kCount>
+__device__ __forceinline__ void step(const sm_cuda_scan_args &a, const uint32_t *delta, const uint16_t *compact,
+                                     uint32_t columns, uint32_t &s, uint32_t c, uint32_t pos, uint32_t c1) {
+    if (kTable == TABLE_SHARED16) {
+        uint32_t e = compact[s * columns + c];
+        s = e & 0x7fffu;
+        if (e & 0x8000u) report<kCount>(a, s, pos, c1);
+    } else {
+        uint32_t e = delta[s + c];
+        s = e & TARGET_MASK;
+        if (e & SM_GPU_DFA_FLAG) report<kCount>(a, s / columns, pos, c1);
+    }
+}
+
+template <int kTable, bool kCount>
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_cuda_scan_args a, const uint16_t *compact_global) {
+    extern __shared__ uint32_t shared_table[];
+    __shared__ uint32_t class_of[256];
+    const sm_gpu_automaton &v = a.view.u.automaton;
+    const uint16_t *class_of_global = (const uint16_t *)(a.section + v.class_of_off);
+    for (uint32_t i = threadIdx.x; i < 256; i += blockDim.x) class_of[i] = class_of_global[i];
+    const uint32_t words = v.states * v.columns, columns = v.columns;
+    const uint32_t *delta = (const uint32_t *)(a.section + v.delta_off);
+    const uint16_t *compact = reinterpret_cast<const uint16_t *>(shared_table);
+    if (kTable == TABLE_SHARED) {
+        for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) shared_table[i] = __ldg(&delta[i]);
+        delta = shared_table;
+    } else if (kTable == TABLE_SHARED16) {
+        const uint32_t *pairs = reinterpret_cast<const uint32_t *>(compact_global);
+        for (uint32_t i = threadIdx.x; i < (words + 1) / 2; i += blockDim.x) shared_table[i] = __ldg(&pairs[i]);
+    }
+    __syncthreads();
+    const uint32_t items = a.nchunks * a.parts;
+    for (uint32_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
+        const sm_cuda_chunk ch = sm_cuda_part(a.chunks[item / a.parts], item % a.parts, a.parts, a.tail);
+        if (ch.c0 >= ch.c1) continue;
+        uint32_t s = 0;
+        uint32_t i = ch.c0;
+        while (i < ch.end) {
+            uint32_t base = i & ~15u;
+            uint4 w = __ldg(reinterpret_cast<const uint4 *>(a.text + base));
+            uint32_t words4[4] = {w.x, w.y, w.z, w.w};
+            uint32_t from = i - base, to = ch.end - base < 16u ? ch.end - base : 16u;
+            if (from == 0 && to == 16) {
+#pragma unroll
+                for (int k = 0; k < 16; k++)
+                    step<kTable, kCount>(a, delta, compact, columns, s,
+                                         class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
+            } else {
+#pragma unroll
+                for (int k = 0; k < 16; k++) {
+                    if ((uint32_t)k < from || (uint32_t)k >= to) continue;
+                    step<kTable, kCount>(a, delta, compact, columns, s,
+                                         class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
+                }
+            }
+            i = base + 16;
+        }
+    }
+}
+
+static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
+    const sm_gpu_automaton &v = s->view.u.automaton;
+    s->visits = v.states;
+    s->fold_index_off = v.out_index_off;
+    s->fold_list_off = v.out_list_off;
+    ac_prepared *p = (ac_prepared *)calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(msg, 256, "out of memory");
+        return -1;
+    }
+    s->prepared = p;
+    const char *choice = getenv("SEQMATCH_CUDA_TABLE");
+    p->prefer_wide = choice && strcmp(choice, "32") == 0;
+    if (v.states >= 0x8000u) return 0;
+    size_t words = (size_t)v.states * v.columns;
+    const uint32_t *delta = (const uint32_t *)(host->bytes + v.delta_off);
+    uint16_t *tmp = (uint16_t *)malloc(words * sizeof *tmp + 2);
+    if (!tmp) return 0; /* the 32-bit table will do */
+    for (size_t i = 0; i < words; i++)
+        tmp[i] = (uint16_t)((delta[i] & TARGET_MASK) / v.columns | (delta[i] & SM_GPU_DFA_FLAG ? 0x8000u : 0));
+    tmp[words] = 0;
+    cudaError_t e = cudaMalloc(&p->compact, words * sizeof *tmp + 2);
+    if (e == cudaSuccess) e = cudaMemcpy(p->compact, tmp, words * sizeof *tmp + 2, cudaMemcpyHostToDevice);
+    free(tmp);
+    if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the automaton to the device", e);
+    return 0;
+}
+
+static void ac_release(sm_cuda_gpu_section *s) {
+    ac_prepared *p = (ac_prepared *)s->prepared;
+    if (!p) return;
+    cudaFree(p->compact);
+    free(p);
+    s->prepared = NULL;
+}
+
+static int ac_launch(const sm_cuda_launch *l, char *msg) {
+    const sm_gpu_automaton &v = l->args.view.u.automaton;
+    const ac_prepared *p = (const ac_prepared *)l->section->prepared;
+    size_t words = (size_t)v.states * v.columns, wide = words * 4, narrow = words * 2 + 2;
+    void (*kernel)(sm_cuda_scan_args, const uint16_t *);
+    size_t shared = 0;
+    bool count = l->args.count_only;
+    if (p->compact && narrow <= l->shared_limit && !(p->prefer_wide && wide <= l->shared_limit)) {
+        kernel = count ? ac_kernel<TABLE_SHARED16, true> : ac_kernel<TABLE_SHARED16, false>;
+        shared = narrow;
+    } else if (wide <= l->shared_limit) {
+        kernel = count ? ac_kernel<TABLE_SHARED, true> : ac_kernel<TABLE_SHARED, false>;
+        shared = wide;
+    } else {
+        kernel = count ? ac_kernel<TABLE_GLOBAL, true> : ac_kernel<TABLE_GLOBAL, false>;
+    }
+    unsigned blocks;
+    if (sm_cuda_grid((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, l->sms, &blocks, msg) != 0)
+        return -1;
+    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact);
+    return 0;
+}
+
+const sm_cuda_engine sm_cuda_engine_automaton = {SM_GPU_KIND_AUTOMATON, 0, ac_prepare, ac_release, ac_launch};

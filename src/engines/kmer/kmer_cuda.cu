@@ -1,0 +1,300 @@
+/* The k-mer table on the GPU: a chunk per warp, 16 positions per lane, the
+ * scan of kmer_gpu.h. The direct layout's bitmap (4^k bits: 8 KiB for
+ * k = 8) sits in the block's shared memory when it fits; each lane decodes
+ * its 16 bytes at once (four at a time with the DNA byte map, else one
+ * table lookup each) and tests its 16 positions with independent lookups.
+ * In count mode a hit adds one to its slot's counter, in shared memory when
+ * the slots fit beside the bitmap (one counter per distinct key, flushed to
+ * the device's counters when the block ends), else in device memory; the
+ * runtime folds them into per-pattern counts. The hash layout (k > 12)
+ * tests every position against its filter (in shared memory when small,
+ * else through L2) and probes the table for those that pass.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_engine.cuh"
+#include "engines/kmer/kmer_gpu.h"
+
+__device__ __forceinline__ sm_kt_piece shfl_piece(sm_kt_piece p, int delta) {
+    sm_kt_piece r;
+    r.codes = __shfl_up_sync(0xffffffffu, p.codes, delta);
+    r.breaks = __shfl_up_sync(0xffffffffu, p.breaks, delta);
+    return r;
+}
+
+__device__ __forceinline__ sm_kt_piece shfl_lane(sm_kt_piece p, int lane) {
+    sm_kt_piece r;
+    r.codes = __shfl_sync(0xffffffffu, p.codes, lane);
+    r.breaks = __shfl_sync(0xffffffffu, p.breaks, lane);
+    return r;
+}
+
+/* The outputs of a slot, for a hit ending at end. */
+__device__ __forceinline__ void report_slot(const sm_cuda_scan_args &a, uint32_t slot, uint32_t end) {
+    const sm_gpu_kmer &v = a.view.u.kmer;
+    const uint32_t *out_index = (const uint32_t *)(a.section + v.out_index_off);
+    const uint32_t *out_list = (const uint32_t *)(a.section + v.out_list_off);
+    uint32_t last = __ldg(&out_index[slot + 1]);
+    for (uint32_t o = __ldg(&out_index[slot]); o < last; o++) sm_cuda_output(&a, end, __ldg(&out_list[o]));
+}
+
+/* Shared memory of a direct-layout block: the byte map, then the bitmap
+   (kBitsShared), then the rank table and the slot counters (kCountShared). */
+template <bool kDna, bool kCount, bool kBitsShared, bool kCountShared>
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_cuda_scan_args a) {
+    extern __shared__ uint32_t shm[];
+    const sm_gpu_kmer &v = a.view.u.kmer;
+    const uint32_t k = v.k, mask = (uint32_t)v.mask;
+    const uint32_t words32 = (uint32_t)v.words * 2, slots = (uint32_t)v.slots;
+    uint8_t *code_of = reinterpret_cast<uint8_t *>(shm);
+    const uint32_t *bits32 = (const uint32_t *)(a.section + v.bits_off);
+    const uint32_t *rank = (const uint32_t *)(a.section + v.rank_off);
+    uint32_t *counters = NULL;
+    {
+        const uint32_t *src = (const uint32_t *)(a.section + v.code_of_off);
+        for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x) shm[i] = __ldg(&src[i]);
+        uint32_t at = 64;
+        if (kBitsShared) {
+            for (uint32_t i = threadIdx.x; i < words32; i += blockDim.x) shm[at + i] = __ldg(&bits32[i]);
+            bits32 = shm + at;
+            at += words32;
+        }
+        if (kCountShared) {
+            for (uint32_t i = threadIdx.x; i < words32 / 2; i += blockDim.x) shm[at + i] = __ldg(&rank[i]);
+            rank = shm + at;
+            at += words32 / 2;
+            counters = shm + at;
+            for (uint32_t i = threadIdx.x; i < slots; i += blockDim.x) counters[i] = 0;
+        }
+    }
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+        const sm_cuda_chunk ch = a.chunks[c];
+        sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
+        for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
+            const uint32_t p = tile + 16 * lane;
+            sm_kt_piece cur = sm_kt_gpu_empty();
+            if (p < ch.end) {
+                uint32_t w[4];
+                sm_gpu_load16(a.text + p, w);
+                uint32_t outside = sm_kt_gpu_outside(p, ch.c0, ch.end);
+                cur = kDna ? sm_kt_gpu_piece_dna(w, outside) : sm_kt_gpu_piece_table(code_of, w, outside);
+            }
+            sm_kt_piece prev1 = shfl_piece(cur, 1), prev2 = shfl_piece(cur, 2);
+            if (lane == 0) prev1 = carry1, prev2 = carry2;
+            if (lane == 1) prev2 = carry1;
+            carry1 = shfl_lane(cur, 31);
+            carry2 = shfl_lane(cur, 30);
+            if (p >= ch.end) continue;
+            uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
+            if (!want) continue;
+            uint32_t hits = sm_kt_gpu_direct(bits32, mask, prev1.codes, cur.codes, want);
+            const uint64_t h = (uint64_t)prev1.codes << 32 | cur.codes;
+            while (hits) {
+                uint32_t j = __ffs(hits) - 1;
+                hits &= hits - 1;
+                uint32_t m = (uint32_t)(h >> (2 * (15 - j))) & mask;
+                uint32_t slot = sm_kt_gpu_slot(bits32, rank, m);
+                if (kCount) {
+                    if (kCountShared) atomicAdd(&counters[slot], 1u);
+                    else atomicAdd(&a.visits[slot], 1u);
+                } else {
+                    report_slot(a, slot, p + j + 1);
+                }
+            }
+        }
+    }
+    if (kCountShared) {
+        __syncthreads();
+        for (uint32_t i = threadIdx.x; i < slots; i += blockDim.x)
+            if (counters[i]) atomicAdd(&a.visits[i], counters[i]);
+    }
+}
+
+/* Hash layout: the byte map, then the filter when it fits (FILTER_SHARED),
+   or else a pre-filter (FILTER_PRE, the filter then read through L2 for
+   the positions that pass it). */
+enum { FILTER_GLOBAL = 0, FILTER_SHARED = 1, FILTER_PRE = 2 };
+
+template <bool kDna, bool kCount, int kWhere, int kThreads>
+__global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_cuda_scan_args a, const uint32_t *pre_global,
+                                                           uint32_t pre_bits) {
+    extern __shared__ uint32_t shm[];
+    const sm_gpu_kmer &v = a.view.u.kmer;
+    const uint32_t k = v.k;
+    uint8_t *code_of = reinterpret_cast<uint8_t *>(shm);
+    const uint64_t *filter = (const uint64_t *)(a.section + v.filter_off);
+    const uint64_t *filter_shared = reinterpret_cast<const uint64_t *>(shm + 64);
+    const uint32_t *pre = shm + 64;
+    const uint8_t *table = a.section + v.table_off;
+    {
+        const uint32_t *src = (const uint32_t *)(a.section + v.code_of_off);
+        for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x) shm[i] = __ldg(&src[i]);
+        if (kWhere == FILTER_SHARED) {
+            uint64_t *dst = reinterpret_cast<uint64_t *>(shm + 64);
+            for (uint32_t i = threadIdx.x; i < (1u << v.filter_log2); i += blockDim.x) dst[i] = __ldg(&filter[i]);
+        } else if (kWhere == FILTER_PRE) {
+            for (uint32_t i = threadIdx.x; i < pre_bits / 32; i += blockDim.x) shm[64 + i] = __ldg(&pre_global[i]);
+        }
+    }
+    __syncthreads();
+    sm_gpu_kmer view = v;
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+        const sm_cuda_chunk ch = a.chunks[c];
+        sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
+        for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
+            const uint32_t p = tile + 16 * lane;
+            sm_kt_piece cur = sm_kt_gpu_empty();
+            if (p < ch.end) {
+                uint32_t w[4];
+                sm_gpu_load16(a.text + p, w);
+                uint32_t outside = sm_kt_gpu_outside(p, ch.c0, ch.end);
+                cur = kDna ? sm_kt_gpu_piece_dna(w, outside) : sm_kt_gpu_piece_table(code_of, w, outside);
+            }
+            sm_kt_piece prev1 = shfl_piece(cur, 1), prev2 = shfl_piece(cur, 2);
+            if (lane == 0) prev1 = carry1, prev2 = carry2;
+            if (lane == 1) prev2 = carry1;
+            carry1 = shfl_lane(cur, 31);
+            carry2 = shfl_lane(cur, 30);
+            if (p >= ch.end) continue;
+            uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
+#pragma unroll
+            for (uint32_t j = 0; j < 16; j++) {
+                if (!((want >> j) & 1u)) continue;
+                uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v.mask);
+                if (kWhere == FILTER_PRE) {
+                    uint32_t b = sm_kh_gpu_pre_bit(code, v.hash_mul, pre_bits);
+                    if (!((pre[b >> 5] >> (b & 31)) & 1u)) continue;
+                }
+                uint64_t index = sm_kh_gpu_filter_index(&view, code);
+                uint64_t word = kWhere == FILTER_SHARED ? filter_shared[index] : __ldg(&filter[index]);
+                if (!sm_kh_gpu_filter_pass(&view, code, word)) continue;
+                uint32_t slot = sm_kh_gpu_probe(&view, table, code);
+                if (slot == SM_GPU_KMER_EMPTY) continue;
+                if (kCount) atomicAdd(&a.visits[slot], 1u);
+                else report_slot(a, slot, p + j + 1);
+            }
+        }
+    }
+}
+
+/* What the hash layout's kernel needs besides the section: the
+   pre-filter, when its filter is read through L2. */
+struct kt_prepared {
+    uint32_t *pre;
+    uint32_t pre_bits;
+};
+
+static int kt_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
+    sm_gpu_kmer &v = s->view.u.kmer;
+    s->visits = (uint32_t)v.slots;
+    s->fold_index_off = v.out_index_off;
+    s->fold_list_off = v.out_list_off;
+    /* SEQMATCH_CUDA_KMER=table: the byte map's lookups even for DNA (benchmarks) */
+    const char *way = getenv("SEQMATCH_CUDA_KMER");
+    if (way && strcmp(way, "table") == 0) v.dna_codes = 0;
+    if (!v.hashed || 256 + ((size_t)8 << v.filter_log2) <= SM_CUDA_KMER_SHARED_MAX) return 0;
+    if (way && strcmp(way, "nopre") == 0) return 0;
+    int device = 0, optin = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    uint32_t bits = sm_kh_gpu_pre_bits(v.slots, (size_t)optin);
+    if (bits < 1024) return 0;
+    kt_prepared *p = (kt_prepared *)calloc(1, sizeof *p);
+    uint32_t *tmp = (uint32_t *)calloc(bits / 32, sizeof *tmp);
+    if (!p || !tmp) {
+        free(p);
+        free(tmp);
+        return 0; /* the filter through L2 will do */
+    }
+    sm_kh_gpu_build_pre(&v, host->bytes, tmp, bits);
+    cudaError_t e = cudaMalloc(&p->pre, bits / 8);
+    if (e == cudaSuccess) e = cudaMemcpy(p->pre, tmp, bits / 8, cudaMemcpyHostToDevice);
+    free(tmp);
+    p->pre_bits = bits;
+    s->prepared = p;
+    if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the k-mer pre-filter to the device", e);
+    return 0;
+}
+
+static void kt_release(sm_cuda_gpu_section *s) {
+    kt_prepared *p = (kt_prepared *)s->prepared;
+    if (!p) return;
+    cudaFree(p->pre);
+    free(p);
+    s->prepared = NULL;
+}
+
+typedef void (*kt_kernel_fn)(sm_cuda_scan_args);
+
+static int kt_launch(const sm_cuda_launch *l, char *msg) {
+    const sm_gpu_kmer &v = l->args.view.u.kmer;
+    bool dna = v.dna_codes, count = l->args.count_only;
+    kt_kernel_fn kernel;
+    size_t shared = 256;
+    if (!v.hashed) {
+        size_t bits = (size_t)v.words * 8, rank = (size_t)v.words * 4, counters = (size_t)v.slots * 4;
+        bool bits_shared = shared + bits <= SM_CUDA_KMER_SHARED_MAX;
+        bool count_shared = count && bits_shared && shared + bits + rank + counters <= l->shared_limit;
+        if (bits_shared) shared += bits;
+        if (count_shared) shared += rank + counters;
+#define KT_PICK(D, C, B, S) kernel = kt_direct_kernel<D, C, B, S>
+        if (dna) {
+            if (count) {
+                if (bits_shared) { if (count_shared) KT_PICK(true, true, true, true); else KT_PICK(true, true, true, false); }
+                else KT_PICK(true, true, false, false);
+            } else {
+                if (bits_shared) KT_PICK(true, false, true, false); else KT_PICK(true, false, false, false);
+            }
+        } else {
+            if (count) {
+                if (bits_shared) { if (count_shared) KT_PICK(false, true, true, true); else KT_PICK(false, true, true, false); }
+                else KT_PICK(false, true, false, false);
+            } else {
+                if (bits_shared) KT_PICK(false, false, true, false); else KT_PICK(false, false, false, false);
+            }
+        }
+#undef KT_PICK
+    } else {
+        const kt_prepared *pre = (const kt_prepared *)l->section->prepared;
+        size_t filter = (size_t)8 << v.filter_log2;
+        bool filter_shared = shared + filter <= SM_CUDA_KMER_SHARED_MAX;
+        void (*hk)(sm_cuda_scan_args, const uint32_t *, uint32_t);
+        unsigned threads = SM_CUDA_BLOCK;
+        if (filter_shared) {
+            shared += filter;
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_SHARED, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<true, false, FILTER_SHARED, SM_CUDA_BLOCK>)
+                     : (count ? kt_hash_kernel<false, true, FILTER_SHARED, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<false, false, FILTER_SHARED, SM_CUDA_BLOCK>);
+        } else if (pre) {
+            /* one block of 1024 threads per multiprocessor beside the pre-filter */
+            shared += pre->pre_bits / 8;
+            threads = 1024;
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_PRE, 1024> : kt_hash_kernel<true, false, FILTER_PRE, 1024>)
+                     : (count ? kt_hash_kernel<false, true, FILTER_PRE, 1024> : kt_hash_kernel<false, false, FILTER_PRE, 1024>);
+        } else {
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_GLOBAL, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<true, false, FILTER_GLOBAL, SM_CUDA_BLOCK>)
+                     : (count ? kt_hash_kernel<false, true, FILTER_GLOBAL, SM_CUDA_BLOCK>
+                              : kt_hash_kernel<false, false, FILTER_GLOBAL, SM_CUDA_BLOCK>);
+        }
+        unsigned blocks;
+        if (sm_cuda_grid_threads((const void *)hk, shared, l->args.nchunks, 32, threads, l->sms, &blocks, msg) != 0)
+            return -1;
+        hk<<<blocks, threads, shared, l->stream>>>(l->args, pre ? pre->pre : NULL, pre ? pre->pre_bits : 0);
+        return 0;
+    }
+    unsigned blocks;
+    if (sm_cuda_grid((const void *)kernel, shared, l->args.nchunks, 32, l->sms, &blocks, msg) != 0) return -1;
+    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args);
+    return 0;
+}
+
+const sm_cuda_engine sm_cuda_engine_kmer = {SM_GPU_KIND_KMER, 1, kt_prepare, kt_release, kt_launch};
