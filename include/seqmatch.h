@@ -322,6 +322,14 @@ typedef struct {
     /* Tests and benchmarks: the engines' scan loops to use (NULL: the best
        the CPU runs). */
     const struct sm_variant *variant;
+    /* Circular records (plasmids, bacterial chromosomes): a record of n bytes
+       is searched as if its first w bytes followed it again, w = min(n - 1,
+       longest pattern - 1 + k) (k for edits, else 0), and the hits that start
+       in it (start < n) are reported: the linear ones and those that run
+       over its end, whose end is then past n (end - n bytes from the
+       record's start; at most one turn). Exact, mismatches and edits, every
+       backend; turns overlap_free off. */
+    int circular;
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);

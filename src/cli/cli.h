@@ -61,6 +61,7 @@ typedef struct {
     cli_progress_mode progress;
     int explain;                    /* compile --explain */
     int dump_dfa;                   /* compile --dump-dfa */
+    int circular;                   /* --circular: hits over a record's end too */
 
     char **targets;
     size_t target_count;

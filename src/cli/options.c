@@ -16,7 +16,8 @@ typedef enum {
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
     OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME,
-    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
+    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
+    OPT_CIRCULAR
 } option_id;
 
 enum { FOR_SEARCH = 1u << CLI_COMMAND_SEARCH, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
@@ -65,6 +66,7 @@ static const option_spec option_table[] = {
     {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0},
     {OPT_HELP, 'h', "help", 0, FOR_BOTH, 0},
     {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0},
+    {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
@@ -354,6 +356,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     case OPT_VERSION:
         cli_print_version(stdout);
         return CLI_PARSE_HELP;
+    case OPT_CIRCULAR:
+        opts->circular = 1;
+        return CLI_PARSE_OK;
     }
     return CLI_PARSE_ERROR;
 }

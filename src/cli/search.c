@@ -276,6 +276,7 @@ int cli_search_main(int argc, char **argv) {
     runner_opts.on_hit = deliver_hit;
     runner_opts.ctx = &ctx;
     runner_opts.on_record_done = record_done;
+    runner_opts.circular = opts.circular;
     sm_error err;
     memset(&err, 0, sizeof err);
     int status = sm_runner_create(db, &runner_opts, &runner, &err);

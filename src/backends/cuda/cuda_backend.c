@@ -153,8 +153,7 @@ static uint8_t *cuda_buffer(void *backend, unsigned index, size_t bytes) {
 /* The owned range of a segment in batch offsets. */
 static void owned(const sm_segment *s, size_t *lo, size_t *hi) {
     *lo = s->buf_off + (size_t)(s->own_lo - s->pos0);
-    *hi = s->last_of_record || s->own_hi - s->pos0 > s->scan_len ? s->buf_off + s->scan_len
-                                                                  : s->buf_off + (size_t)(s->own_hi - s->pos0);
+    *hi = s->own_hi - s->pos0 > s->scan_len ? s->buf_off + s->scan_len : s->buf_off + (size_t)(s->own_hi - s->pos0);
 }
 
 /* Cuts the segments' owned ranges into chunks and launches the batch. */
