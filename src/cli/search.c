@@ -132,6 +132,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
             goto done;
         }
         size_t len = 0;
+        uint64_t record_bytes = 0;
         int piece = 0;
         for (;;) {
             /* the reader writes the record's bytes straight into the runner's batch */
@@ -141,6 +142,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
             if (status == SM_OK) {
                 piece = sm_reader_read_into(reader, dst, room, &len, &err);
                 if (piece != 1) break;
+                record_bytes += len;
                 status = sm_runner_feed_commit(runner, len);
             }
             if (scan_stopped_by_limit(ctx, status)) {
@@ -165,6 +167,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
             read_failed = 1;
             break;
         }
+        if (ctx->formatter) cli_formatter_record_length(ctx->formatter, record, record_bytes);
         int status = sm_runner_end_record(runner);
         if (scan_stopped_by_limit(ctx, status)) {
             result = SCAN_STOPPED_EARLY;
@@ -260,6 +263,10 @@ int cli_search_main(int argc, char **argv) {
                         "for dna", opts.database_path);
         goto cleanup;
     }
+    if (opts.format == CLI_FORMAT_SAM && info.alphabet != SM_ALPHABET_DNA) {
+        cli_usage_error(CLI_COMMAND_SEARCH, "--format sam is for dna; %s was compiled for text", opts.database_path);
+        goto cleanup;
+    }
 
     /* --max-hits needs every hit through the callback to stop at the limit;
        the runner still counts the hits it delivers. */
@@ -304,6 +311,8 @@ int cli_search_main(int argc, char **argv) {
             cli_error("out of memory");
             goto cleanup;
         }
+        if (opts.cigar) cli_formatter_set_cigar(formatter);
+        if (opts.format == CLI_FORMAT_SAM && cli_formatter_start_sam(formatter) != 0) goto cleanup;
         cli_formatter_begin(formatter);
         if (!count_only && opts.format != CLI_FORMAT_COUNT) ctx.formatter = formatter;
         int show = opts.progress == CLI_PROGRESS_ON ||
@@ -383,6 +392,7 @@ int cli_search_main(int argc, char **argv) {
                                                                     : ctx.hits_written;
     if (!failed && opts.format == CLI_FORMAT_COUNT && formatter && !per_file_counts)
         cli_formatter_counts(formatter, sm_runner_counts(runner), total);
+    if (!failed && formatter && cli_formatter_end(formatter) != 0) failed = 1;
 
     if (writer_open) {
         writer_open = 0;
