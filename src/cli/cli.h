@@ -237,6 +237,17 @@ void cli_sam_hit(cli_sam *s, const char *pattern_name, size_t pattern_name_len, 
 /* Writes the header, then the alignments, to out. Returns 0 or -1 (message printed). */
 int cli_sam_finish(cli_sam *s, cli_writer *out);
 
+/* ------------------------------------------------------------- clear words */
+
+/* On a terminal: says that standard input is being read (no target given). */
+void cli_note_stdin_terminal(void);
+/* Warns (once; returns 1) when the start of a DNA target's record looks like
+   protein; 0 otherwise. */
+int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len);
+/* Refuses (message printed, -1) -m or -k at least a pattern's length, for
+   which every window or position would be a hit. */
+int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o);
+
 /* ------------------------------------------------------------- progress */
 
 typedef struct {

@@ -475,6 +475,7 @@ int cli_dfa_main(int argc, char **argv) {
         r.matcher = matcher;
         r.o = &o;
         r.out = out;
+        if (status == 0 && o.input_count == 1 && strcmp(o.inputs[0], "-") == 0) cli_note_stdin_terminal();
         for (size_t i = 0; i < o.input_count && status == 0; i++)
             status = run_input(&r, o.inputs[i], o.input_count > 1);
         if (status == 0) status = r.any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;

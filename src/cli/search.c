@@ -16,6 +16,7 @@ typedef struct {
     uint64_t hits_written;
     uint64_t max_hits;          /* --max-hits, UINT64_MAX when not given */
     int limit_reached;          /* the scan stopped after max_hits hits */
+    int dna;                    /* targets read as DNA: warn when one looks like protein */
 } search_context;
 
 static int deliver_hit(const sm_hit *hit, void *ctx) {
@@ -122,6 +123,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
     scan_result result = SCAN_OK;
     const char *name = NULL;
     int read_failed = 0;
+    int checked = !ctx->dna; /* the file's first bytes, for the protein warning */
     int more;
     while ((more = sm_reader_next_record(reader, &name, &err)) == 1) {
         uint64_t record = sm_runner_begin_record(runner);
@@ -143,6 +145,11 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
                 piece = sm_reader_read_into(reader, dst, room, &len, &err);
                 if (piece != 1) break;
                 record_bytes += len;
+                if (!checked && len > 0) {
+                    cli_progress_clear(progress);
+                    checked = 1;
+                    cli_check_protein(path, name, dst, len);
+                }
                 status = sm_runner_feed_commit(runner, len);
             }
             if (scan_stopped_by_limit(ctx, status)) {
@@ -272,7 +279,8 @@ int cli_search_main(int argc, char **argv) {
        the runner still counts the hits it delivers. */
     int count_only = opts.quiet || (opts.format == CLI_FORMAT_COUNT && !opts.max_hits_given);
     /* The runner first: a backend that cannot start (no GPU) fails before any output. */
-    search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0};
+    search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0,
+                          info.alphabet == SM_ALPHABET_DNA};
     sm_runner_options runner_opts;
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
@@ -334,6 +342,8 @@ int cli_search_main(int argc, char **argv) {
         cli_error("out of memory");
         goto cleanup;
     }
+
+    if (opts.target_count == 0) cli_note_stdin_terminal();
 
     /* --max-hits 0: nothing to look for (as grep -m 0). */
     int failed = 0, stopped_early = opts.max_hits_given && opts.max_hits == 0;
