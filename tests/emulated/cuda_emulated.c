@@ -30,7 +30,7 @@ struct sm_cuda_slot {
 };
 
 int sm_cuda_device_count(void) { return 1; }
-int sm_cuda_built(void) { return 1; }
+const char *sm_cuda_missing(void) { return NULL; }
 void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "emulated GPU %d", device); }
 
 int sm_cuda_tables_open(int device, const sm_cuda_automaton *automaton, sm_cuda_tables **out, char *msg) {

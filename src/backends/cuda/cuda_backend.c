@@ -74,10 +74,10 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
                             "(compile with --engine automaton; IUPAC patterns must expand to at most "
                             "--max-expansion strings)");
     int ndev = sm_cuda_device_count();
-    if (ndev <= 0)
-        return sm_set_error(err, SM_ERR_DEVICE, "%s",
-                            sm_cuda_built() ? "no usable GPU: the CUDA runtime sees no device"
-                                            : "this seqmatch was built without CUDA (nvcc was not found)");
+    if (ndev <= 0) {
+        const char *missing = sm_cuda_missing();
+        return sm_set_error(err, SM_ERR_DEVICE, "%s", missing ? missing : "no usable GPU: the CUDA runtime sees no device");
+    }
     sm_cuda *g = calloc(1, sizeof *g);
     if (!g) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     const sm_db_section *e = &sm_db_sections(db)[0];

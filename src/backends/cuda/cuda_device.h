@@ -1,6 +1,7 @@
-/* The narrow interface between the CUDA runner (gpu_runner.c, plain C) and
- * the code that talks to the GPU (cuda_kernels.cu, or cuda_none.c in a build
- * without CUDA).
+/* The narrow interface between the CUDA runner (cuda_backend.c, plain C)
+ * and the code that talks to the GPU: cuda_kernels.cu in the GPU module,
+ * reached through the loader (cuda_loader.c, cuda_module.h), or cuda_none.c
+ * in a build without CUDA.
  *
  * One batch is a run of text bytes and a table of chunks. A chunk owns the
  * hits that start in [c0, c1) (batch offsets) and is scanned from the
@@ -42,8 +43,9 @@ typedef struct sm_cuda_tables sm_cuda_tables; /* an automaton on one GPU */
 typedef struct sm_cuda_slot sm_cuda_slot;     /* one batch's buffers on one GPU */
 
 int sm_cuda_device_count(void);
-/* 1 in a build with CUDA, 0 otherwise. */
-int sm_cuda_built(void);
+/* NULL when the GPU side is there (devices or not), else why it is not: a
+   build without CUDA, a GPU module that cannot be loaded. */
+const char *sm_cuda_missing(void);
 /* Name and memory of a device, for messages and benchmarks. */
 void sm_cuda_device_name(int device, char *name, size_t size);
 
