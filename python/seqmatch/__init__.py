@@ -184,6 +184,9 @@ class Database:
     def scan(self, sequence, *, circular=False, cigar=False):
         """Every hit in one sequence (str or bytes-like), as a list of Hit.
 
+        A str is scanned as its UTF-8 bytes (coordinates count bytes; .matched
+        holds the bytes as Latin-1 characters, the same for ASCII).
+
         Each hit has .pattern (name), .strand, .start, .end, .errors,
         .matched, .index (the pattern's index) and .record (None here).
         circular: the sequence is circular; hits over its end are reported

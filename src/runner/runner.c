@@ -242,6 +242,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     }
     r->counts = calloc(r->pattern_count ? r->pattern_count : 1, sizeof *r->counts);
     if (!r->counts) {
+        free(r->head);
         free(r);
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
@@ -353,7 +354,7 @@ static int leave_early(sm_runner *r) {
 
 /* Circular records: the first circ_reach bytes of the record kept. */
 static void note_fed(sm_runner *r, const uint8_t *data, size_t len) {
-    if (r->appending) return;
+    if (r->appending || len == 0) return;
     r->record_len += len;
     if (r->head_len < r->circ_reach) {
         size_t n = r->circ_reach - r->head_len;
