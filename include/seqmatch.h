@@ -259,6 +259,25 @@ typedef struct {
 /* Return 0 to continue, non-zero to stop the scan (it then returns SM_ERR_TERMINATED). */
 typedef int (*sm_hit_fn)(const sm_hit *hit, void *ctx);
 
+/* The alignment of a hit of db (hit->text needed) as a CIGAR string of SAM's
+   operations: '=' a pattern symbol that matches its text symbol (by the
+   database's rules: IUPAC sets, --text-iupac, case), 'X' one that does not,
+   'I' a pattern symbol with no text symbol, 'D' a text symbol with no
+   pattern symbol. It reads the pattern 5' to 3' as compiled (its PAM
+   included): for a '+' hit against the text, for a '-' hit against the
+   reverse complement of the text (so a '-' CIGAR read backwards is SAM's,
+   which follows the reference). The counts hold: = + X + I is the pattern's
+   length, = + X + D is end - start, X + I + D is hit->errors; exact and
+   k-mismatch hits have only '=' and 'X'; of the alignments with that many
+   errors, the one with its gaps furthest left. Writes the NUL-terminated
+   string to buf (cap bytes) and its length (without the NUL) to *len (may be
+   NULL). Returns SM_OK; SM_ERR_LIMIT when cap is too small (*len then says
+   how long it is); SM_ERR_INVALID for a hit db cannot have given (no text,
+   a pattern index out of range, no alignment with hit->errors errors);
+   SM_ERR_NOMEM. Costs O(m) for exact and mismatch hits, O(m * errors)
+   for edit hits. */
+int sm_hit_cigar(const sm_db *db, const sm_hit *hit, char *buf, size_t cap, size_t *len);
+
 /* ------------------------------------------------------------ block scan */
 
 typedef struct sm_scratch sm_scratch;
@@ -335,6 +354,14 @@ typedef struct {
     /* Tests and benchmarks: the engines' scan loops to use (NULL: the best
        the CPU runs). */
     const struct sm_variant *variant;
+    /* Circular records (plasmids, bacterial chromosomes): a record of n bytes
+       is searched as if its first w bytes followed it again, w = min(n - 1,
+       longest pattern - 1 + k) (k for edits, else 0), and the hits that start
+       in it (start < n) are reported: the linear ones and those that run
+       over its end, whose end is then past n (end - n bytes from the
+       record's start; at most one turn). Exact, mismatches and edits, every
+       backend; refused with overlap_free. */
+    int circular;
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages seqmatch needs to build and test, when missing
 # (zlib, and ISA-L and libzstd for the reader: without them it falls back to
-# zlib alone and reads no zstd).
+# zlib alone and reads no zstd; Python's headers, setuptools, wheel, pip and
+# pytest for the Python package and its tests).
 # clang (with libFuzzer's runtime) is optional: it builds the fuzz targets,
-# and a machine where it cannot be installed still builds and tests.
+# and a machine where it cannot be installed still builds and tests; so is
+# samtools, which reads the SAM output back in a test.
 set -euo pipefail
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 need=() optional=()
-for pkg in build-essential cmake zlib1g-dev libisal-dev libzstd-dev pkg-config; do
+for pkg in build-essential cmake zlib1g-dev libisal-dev libzstd-dev pkg-config \
+           python3-dev python3-pip python3-setuptools python3-wheel python3-pytest; do
   installed "$pkg" || need+=("$pkg")
 done
-for pkg in clang libclang-rt-dev; do
+for pkg in clang libclang-rt-dev samtools; do
   installed "$pkg" || optional+=("$pkg")
 done
 [ ${#need[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
@@ -21,8 +24,8 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}" >&2
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-if [ ${#optional[@]} -gt 0 ]; then
-  echo "installing (optional, for fuzzing): ${optional[*]}" >&2
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${optional[@]}" >/dev/null ||
-    echo "deps.sh: could not install ${optional[*]}; the fuzz targets will be skipped" >&2
-fi
+for pkg in "${optional[@]}"; do
+  echo "installing (optional, for fuzzing and the SAM check): $pkg" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$pkg" >/dev/null ||
+    echo "deps.sh: could not install $pkg; the fuzz targets or the SAM check will be skipped" >&2
+done

@@ -18,7 +18,7 @@ enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
 
 typedef enum { CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2 } cli_command;
 
-typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT } cli_format;
+typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT, CLI_FORMAT_SAM } cli_format;
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
 
@@ -61,6 +61,8 @@ typedef struct {
     cli_progress_mode progress;
     int explain;                    /* compile --explain */
     int dump_dfa;                   /* compile --dump-dfa */
+    int cigar;                      /* --cigar: an alignment column (tsv, jsonl) */
+    int circular;                   /* --circular: hits over a record's end too */
 
     char **targets;
     size_t target_count;
@@ -200,6 +202,51 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit);
 /* Writes the per-pattern counts and the total (count format): of the file
    set last when files are shown. */
 void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total);
+/* --cigar: every hit gets the alignment column (tsv, jsonl). */
+void cli_formatter_set_cigar(cli_formatter *f);
+/* --format sam: opens the temporary file of the alignments. Returns 0, or
+   prints a message and returns -1. */
+int cli_formatter_start_sam(cli_formatter *f);
+/* A record's length, once it has been read (SAM's @SQ lines). */
+void cli_formatter_record_length(cli_formatter *f, uint64_t record, uint64_t length);
+/* The search succeeded: writes what waits for its end (the tsv header when
+   no hit came, SAM's header and alignments). Returns 0, or prints a message
+   and returns -1. */
+int cli_formatter_end(cli_formatter *f);
+
+/* ------------------------------------------------------------- alignments */
+
+typedef struct {
+    char *data;
+    size_t cap;
+} cli_cigar_buffer;
+
+/* The CIGAR of a hit (sm_hit_cigar) in b, its length in *len; "*" when there
+   is none. */
+const char *cli_hit_cigar(cli_cigar_buffer *b, const sm_db *db, const sm_hit *hit, size_t *len);
+
+/* --format sam: patterns as reads, the records with hits as references. */
+typedef struct cli_sam cli_sam;
+/* Opens the temporary file of the alignments (message printed on failure). */
+cli_sam *cli_sam_open(const sm_db *db);
+void cli_sam_free(cli_sam *s);
+int cli_sam_add_record(cli_sam *s, uint64_t record, const char *name);
+void cli_sam_record_length(cli_sam *s, uint64_t record, uint64_t length);
+void cli_sam_record_done(cli_sam *s, uint64_t record);
+void cli_sam_hit(cli_sam *s, const char *pattern_name, size_t pattern_name_len, const sm_hit *hit);
+/* Writes the header, then the alignments, to out. Returns 0 or -1 (message printed). */
+int cli_sam_finish(cli_sam *s, cli_writer *out);
+
+/* ------------------------------------------------------------- clear words */
+
+/* On a terminal: says that standard input is being read (no target given). */
+void cli_note_stdin_terminal(void);
+/* Warns (once; returns 1) when the start of a DNA target's record looks like
+   protein; 0 otherwise. */
+int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len);
+/* Refuses (message printed, -1) -m or -k at least a pattern's length, for
+   which every window or position would be a hit. */
+int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o);
 
 /* ------------------------------------------------------------- progress */
 

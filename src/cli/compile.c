@@ -57,7 +57,7 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
     }
     sm_pattern_list list;
     memset(&list, 0, sizeof list);
-    if (read_patterns(opts, &list) != 0) {
+    if (read_patterns(opts, &list) != 0 || cli_check_error_bound(&list, &opts->compile) != 0) {
         sm_pattern_list_free(&list);
         return CLI_EXIT_ERROR;
     }

@@ -752,6 +752,7 @@ int cli_dfa_main(int argc, char **argv) {
         r.matcher = matcher;
         r.o = &o;
         r.out = out;
+        if (status == 0 && !o.gpu && o.input_count == 1 && strcmp(o.inputs[0], "-") == 0) cli_note_stdin_terminal();
         if (status == 0 && o.gpu) {
             status = run_gpu(&r, &o);
         } else {

@@ -16,7 +16,8 @@ typedef enum {
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
     OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME,
-    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION
+    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
+    OPT_CIRCULAR, OPT_CIGAR
 } option_id;
 
 enum { FOR_SEARCH = 1u << CLI_COMMAND_SEARCH, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
@@ -65,6 +66,8 @@ static const option_spec option_table[] = {
     {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0},
     {OPT_HELP, 'h', "help", 0, FOR_BOTH, 0},
     {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0},
+    {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0},
+    {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
@@ -276,8 +279,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (strcmp(value, "bed") == 0) opts->format = CLI_FORMAT_BED;
         else if (strcmp(value, "jsonl") == 0) opts->format = CLI_FORMAT_JSONL;
         else if (strcmp(value, "count") == 0) opts->format = CLI_FORMAT_COUNT;
+        else if (strcmp(value, "sam") == 0) opts->format = CLI_FORMAT_SAM;
         else {
-            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl or count",
+            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl, count or sam",
                             shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -354,8 +358,32 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     case OPT_VERSION:
         cli_print_version(stdout);
         return CLI_PARSE_HELP;
+    case OPT_CIRCULAR:
+        opts->circular = 1;
+        return CLI_PARSE_OK;
+    case OPT_CIGAR:
+        opts->cigar = 1;
+        return CLI_PARSE_OK;
     }
     return CLI_PARSE_ERROR;
+}
+
+/* --cigar and --format sam: alignments of DNA or text hits, one reference file. */
+static int check_alignment_options(const cli_options *opts) {
+    if (opts->cigar && opts->format != CLI_FORMAT_TSV && opts->format != CLI_FORMAT_JSONL) {
+        cli_usage_error(opts->command, "--cigar adds a column to tsv or jsonl (--format sam always has the CIGAR)");
+        return CLI_PARSE_ERROR;
+    }
+    if (opts->format == CLI_FORMAT_SAM && opts->target_count > 1) {
+        cli_usage_error(opts->command, "--format sam takes one target (its records are the references); "
+                        "search the files one at a time, or join them first");
+        return CLI_PARSE_ERROR;
+    }
+    if (opts->format == CLI_FORMAT_SAM && !opts->database_path && opts->compile.alphabet == SM_ALPHABET_TEXT) {
+        cli_usage_error(opts->command, "--format sam is for --alphabet dna");
+        return CLI_PARSE_ERROR;
+    }
+    return CLI_PARSE_OK;
 }
 
 /* Checks that the options make sense together and fills in defaults. */
@@ -425,6 +453,8 @@ static int check_options(cli_options *opts, const seen_options *seen) {
         /* --gpu: the planner chooses the engines the GPU scans fastest. */
         if (opts->gpu) opts->compile.backend = SM_BACKEND_CUDA;
     }
+
+    if (cmd == CLI_COMMAND_SEARCH && check_alignment_options(opts) != CLI_PARSE_OK) return CLI_PARSE_ERROR;
 
     /* Standard input cannot feed both patterns and targets. */
     int stdin_patterns = 0;

@@ -214,6 +214,11 @@ static void writer_sink(void *sink, const void *data, size_t len) {
 struct cli_formatter {
     cli_format format;
     int header;
+    int header_pending;       /* tsv: the header goes out with the first hit or at the end */
+    const sm_db *db;
+    int cigar;                /* --cigar */
+    cli_cigar_buffer cigar_buf;
+    cli_sam *sam;             /* --format sam */
     cli_writer *w;
     int plain_texts;          /* dna: hit texts never need escaping */
     uint32_t pattern_count;
@@ -258,6 +263,7 @@ cli_formatter *cli_formatter_create(cli_format format, int header, int show_file
     if (!f) return NULL;
     f->format = format;
     f->header = header;
+    f->db = db;
     f->show_file = show_file;
     f->w = w;
     sm_db_info info;
@@ -301,7 +307,20 @@ void cli_formatter_free(cli_formatter *f) {
         for (size_t i = 0; i < f->file_count; i++) free(f->file_names[i]);
     free(f->file_names);
     free(f->file_name_lens);
+    free(f->cigar_buf.data);
+    cli_sam_free(f->sam);
     free(f);
+}
+
+void cli_formatter_set_cigar(cli_formatter *f) { f->cigar = 1; }
+
+int cli_formatter_start_sam(cli_formatter *f) {
+    f->sam = cli_sam_open(f->db);
+    return f->sam ? 0 : -1;
+}
+
+void cli_formatter_record_length(cli_formatter *f, uint64_t record, uint64_t length) {
+    if (f->sam) cli_sam_record_length(f->sam, record, length);
 }
 
 int cli_formatter_set_file(cli_formatter *f, const char *name) {
@@ -331,13 +350,23 @@ static const char *file_name(const cli_formatter *f, size_t file, size_t *len) {
     return "\"\"";
 }
 
-void cli_formatter_begin(cli_formatter *f) {
-    static const char tsv_header[] = "#record\tpattern\tstrand\tstart\tend\terrors\tmatched\n";
-    static const char tsv_file_header[] = "#file\trecord\tpattern\tstrand\tstart\tend\terrors\tmatched\n";
-    if (f->format == CLI_FORMAT_TSV && f->header) {
-        if (f->show_file) cli_writer_write(f->w, tsv_file_header, sizeof tsv_file_header - 1);
-        else cli_writer_write(f->w, tsv_header, sizeof tsv_header - 1);
-    }
+static void write_header(cli_formatter *f) {
+    static const char tsv_header[] = "#record\tpattern\tstrand\tstart\tend\terrors\tmatched";
+    static const char tsv_file_header[] = "#file\trecord\tpattern\tstrand\tstart\tend\terrors\tmatched";
+    f->header_pending = 0;
+    if (f->show_file) cli_writer_write(f->w, tsv_file_header, sizeof tsv_file_header - 1);
+    else cli_writer_write(f->w, tsv_header, sizeof tsv_header - 1);
+    if (f->cigar) cli_writer_write(f->w, "\tcigar", 6);
+    write_char(f->w, '\n');
+}
+
+/* The header waits for the first hit (or the end of a search that did not
+   fail), so that a search failing at once prints only its message. */
+void cli_formatter_begin(cli_formatter *f) { f->header_pending = f->format == CLI_FORMAT_TSV && f->header; }
+
+int cli_formatter_end(cli_formatter *f) {
+    if (f->header_pending) write_header(f);
+    return f->sam ? cli_sam_finish(f->sam, f->w) : 0;
 }
 
 static int grow_records(cli_formatter *f) {
@@ -376,10 +405,12 @@ int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name
     if (!f->record_names[slot]) return -1;
     f->record_files[slot] = f->file_count ? f->file_count - 1 : 0;
     f->record_count++;
+    if (f->sam && cli_sam_add_record(f->sam, record, name) != 0) return -1;
     return 0;
 }
 
 void cli_formatter_record_done(cli_formatter *f, uint64_t record) {
+    if (f->sam) cli_sam_record_done(f->sam, record);
     if (record < f->first_record || record - f->first_record >= f->record_count) return;
     size_t mask = f->record_cap - 1;
     free(f->record_names[record & mask]);
@@ -457,6 +488,12 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         write_u64(w, hit->errors);
         write_char(w, '\t');
         if (hit->text) write_tsv_text(w, hit->text, text_len);
+        if (f->cigar) {
+            size_t cigar_len;
+            const char *cigar = cli_hit_cigar(&f->cigar_buf, f->db, hit, &cigar_len);
+            write_char(w, '\t');
+            cli_writer_write(w, cigar, cigar_len);
+        }
         write_char(w, '\n');
         break;
     case CLI_FORMAT_BED:
@@ -498,9 +535,16 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         write_u64(w, hit->errors);
         cli_writer_write(w, ",\"matched\":\"", 12);
         if (hit->text) json_escape((const unsigned char *)hit->text, text_len, writer_sink, w);
+        if (f->cigar) {
+            size_t cigar_len;
+            const char *cigar = cli_hit_cigar(&f->cigar_buf, f->db, hit, &cigar_len);
+            cli_writer_write(w, "\",\"cigar\":\"", 11);
+            cli_writer_write(w, cigar, cigar_len);
+        }
         cli_writer_write(w, "\"}\n", 3);
         break;
     case CLI_FORMAT_COUNT:
+    case CLI_FORMAT_SAM:
         break;
     }
 }
@@ -548,9 +592,15 @@ static int text_is_plain(const char *text, size_t len) {
    buffer. DNA hit texts are sequence letters, so they are never escaped. */
 void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     cli_writer *w = f->w;
+    if (f->header_pending) write_header(f);
+    if (f->sam) {
+        if (hit->pattern < f->pattern_count)
+            cli_sam_hit(f->sam, f->pattern_names[hit->pattern], f->pattern_name_lens[hit->pattern], hit);
+        return;
+    }
     size_t record_len = 0;
     const char *record = record_name(f, hit->record, &record_len);
-    if (hit->pattern >= f->pattern_count || (hit->text && !f->plain_texts &&
+    if (f->cigar || hit->pattern >= f->pattern_count || (hit->text && !f->plain_texts &&
                                             !text_is_plain(hit->text, (size_t)(hit->end - hit->start)))) {
         write_hit_fields(f, hit);
         return;
@@ -632,6 +682,7 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         p = put_bytes(p, "\"}\n", 3);
         break;
     case CLI_FORMAT_COUNT:
+    case CLI_FORMAT_SAM:
         break;
     }
     w->len = (size_t)(p - w->buf);

@@ -16,6 +16,7 @@ typedef struct {
     uint64_t hits_written;
     uint64_t max_hits;          /* --max-hits, UINT64_MAX when not given */
     int limit_reached;          /* the scan stopped after max_hits hits */
+    int dna;                    /* targets read as DNA: warn when one looks like protein */
 } search_context;
 
 static int deliver_hit(const sm_hit *hit, void *ctx) {
@@ -122,6 +123,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
     scan_result result = SCAN_OK;
     const char *name = NULL;
     int read_failed = 0;
+    int checked = !ctx->dna; /* the file's first bytes, for the protein warning */
     int more;
     while ((more = sm_reader_next_record(reader, &name, &err)) == 1) {
         uint64_t record = sm_runner_begin_record(runner);
@@ -132,6 +134,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
             goto done;
         }
         size_t len = 0;
+        uint64_t record_bytes = 0;
         int piece = 0;
         for (;;) {
             /* the reader writes the record's bytes straight into the runner's batch */
@@ -141,6 +144,12 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
             if (status == SM_OK) {
                 piece = sm_reader_read_into(reader, dst, room, &len, &err);
                 if (piece != 1) break;
+                record_bytes += len;
+                if (!checked && len > 0) {
+                    cli_progress_clear(progress);
+                    checked = 1;
+                    cli_check_protein(path, name, dst, len);
+                }
                 status = sm_runner_feed_commit(runner, len);
             }
             if (scan_stopped_by_limit(ctx, status)) {
@@ -165,6 +174,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
             read_failed = 1;
             break;
         }
+        if (ctx->formatter) cli_formatter_record_length(ctx->formatter, record, record_bytes);
         int status = sm_runner_end_record(runner);
         if (scan_stopped_by_limit(ctx, status)) {
             result = SCAN_STOPPED_EARLY;
@@ -260,12 +270,17 @@ int cli_search_main(int argc, char **argv) {
                         "for dna", opts.database_path);
         goto cleanup;
     }
+    if (opts.format == CLI_FORMAT_SAM && info.alphabet != SM_ALPHABET_DNA) {
+        cli_usage_error(CLI_COMMAND_SEARCH, "--format sam is for dna; %s was compiled for text", opts.database_path);
+        goto cleanup;
+    }
 
     /* --max-hits needs every hit through the callback to stop at the limit;
        the runner still counts the hits it delivers. */
     int count_only = opts.quiet || (opts.format == CLI_FORMAT_COUNT && !opts.max_hits_given);
     /* The runner first: a backend that cannot start (no GPU) fails before any output. */
-    search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0};
+    search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0,
+                          info.alphabet == SM_ALPHABET_DNA};
     sm_runner_options runner_opts;
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
@@ -276,6 +291,7 @@ int cli_search_main(int argc, char **argv) {
     runner_opts.on_hit = deliver_hit;
     runner_opts.ctx = &ctx;
     runner_opts.on_record_done = record_done;
+    runner_opts.circular = opts.circular;
     sm_error err;
     memset(&err, 0, sizeof err);
     int status = sm_runner_create(db, &runner_opts, &runner, &err);
@@ -303,6 +319,8 @@ int cli_search_main(int argc, char **argv) {
             cli_error("out of memory");
             goto cleanup;
         }
+        if (opts.cigar) cli_formatter_set_cigar(formatter);
+        if (opts.format == CLI_FORMAT_SAM && cli_formatter_start_sam(formatter) != 0) goto cleanup;
         cli_formatter_begin(formatter);
         if (!count_only && opts.format != CLI_FORMAT_COUNT) ctx.formatter = formatter;
         int show = opts.progress == CLI_PROGRESS_ON ||
@@ -324,6 +342,8 @@ int cli_search_main(int argc, char **argv) {
         cli_error("out of memory");
         goto cleanup;
     }
+
+    if (opts.target_count == 0) cli_note_stdin_terminal();
 
     /* --max-hits 0: nothing to look for (as grep -m 0). */
     int failed = 0, stopped_early = opts.max_hits_given && opts.max_hits == 0;
@@ -382,6 +402,7 @@ int cli_search_main(int argc, char **argv) {
                                                                     : ctx.hits_written;
     if (!failed && opts.format == CLI_FORMAT_COUNT && formatter && !per_file_counts)
         cli_formatter_counts(formatter, sm_runner_counts(runner), total);
+    if (!failed && formatter && cli_formatter_end(formatter) != 0) failed = 1;
 
     if (writer_open) {
         writer_open = 0;

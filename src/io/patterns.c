@@ -108,6 +108,11 @@ static int too_long(sm_error *err, const char *shown, uint64_t line) {
 static int check_start(line_input *in, sm_error *err) {
     const char *shown = sm_io_source_name(in->src);
     const uint8_t *p = (const uint8_t *)in->buf;
+    if (in->end >= 8 && memcmp(p, "SEQMATCH", 8) == 0)
+        return sm_io_error(err, SM_ERR_FORMAT,
+                           "%s is a pattern database (made by seqmatch compile), not a pattern file: search it with "
+                           "-d %s",
+                           shown, shown);
     int rc = sm_io_check_compression(shown, p, in->end, err);
     if (rc != SM_OK) return rc;
     if (in->end >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) in->pos = 3;

@@ -1,5 +1,9 @@
 /* Reading targets (FASTA, FASTQ, raw text; plain, gzip or BGZF; files or
- * stdin) and pattern files. Memory stays bounded whatever the record or line
+ * stdin) and pattern files.
+ *
+ * Not part of the library's API: the command-line tool, the tests and the
+ * Python package compile it in; it is not installed and may change. The
+ * library (include/seqmatch.h) takes sequences as bytes. Memory stays bounded whatever the record or line
  * length: sequences are handed out in pieces.
  *
  * Error messages are one line and name the file and the record, line or byte

@@ -53,7 +53,9 @@ void sm_delivery_close(sm_runner *r) {
     r->delivery = NULL;
 }
 
-static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+static int emit(sm_runner *r, const sm_segment *s, const sm_rawhit *x, const uint8_t *text) {
+    if (x->start >= s->start_limit) return SM_OK; /* in a circular record's appended head */
+    uint64_t record = s->record;
     r->counts[x->pattern]++;
     r->total++;
     if (r->opt.count_only) return SM_OK;
@@ -194,7 +196,7 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
         else if (from == 2) text = sm_segment_text(base, s->pos0, x->start), bi++;
         else text = d->extra[c++].text;
         if (x->start < limit) {
-            int rc = emit(r, s->record, x, text);
+            int rc = emit(r, s, x, text);
             if (rc != SM_OK) return rc;
         } else if (held_push(&d->spare, &nspare, &d->spare_cap, x, text) != SM_OK) {
             return SM_ERR_NOMEM;
@@ -252,7 +254,7 @@ int sm_deliver_batch(sm_runner *r, const sm_batch *b) {
                 }
             for (size_t j = 0; j < s->nhits; j++) {
                 const sm_rawhit *x = &s->hits[j];
-                int rc = emit(r, s->record, x, b->buf + s->buf_off + (x->start - s->pos0));
+                int rc = emit(r, s, x, b->buf + s->buf_off + (x->start - s->pos0));
                 if (rc != SM_OK) return rc;
             }
         }

@@ -47,6 +47,7 @@ static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t p
     s->own_lo = own_lo;
     s->own_hi = own_hi;
     s->last_of_record = last;
+    s->start_limit = r->circ_limit;
     return SM_OK;
 }
 
@@ -57,6 +58,10 @@ static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
     uint64_t own_lo = r->own_from, own_hi = last ? UINT64_MAX : r->own_from + own;
     /* Overlap-free segments own whatever they find: every hit ends inside. */
     if (r->geo.overlap_free) own_lo = 0, own_hi = UINT64_MAX;
+    /* A circular record's appended head: exact and k-mismatch hits are owned
+       by their start, which must lie in the record (edit hits, owned by
+       their end, are dropped on delivery by start_limit). */
+    if (!r->edits && own_hi > r->circ_limit) own_hi = r->circ_limit > own_lo ? r->circ_limit : own_lo;
     if (add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, own_lo, own_hi, last) != SM_OK)
         return SM_ERR_NOMEM;
     r->open_off += own;
@@ -200,6 +205,7 @@ void sm_runner_free(sm_runner *r) {
     free(r->batches);
     sm_delivery_close(r);
     free(r->counts);
+    free(r->head);
     free(r);
 }
 
@@ -214,6 +220,10 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
                                                                        : NULL;
     if (!backend) return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
     /* The overlap-free modes are never ignored: refused where they cannot run. */
+    if (opts->overlap_free && opts->circular)
+        return sm_set_error(err, SM_ERR_INVALID,
+                            "--overlap-free and --overlap-free-prefix cannot be used with --circular (overlap-free "
+                            "chunks read nothing past their end, a circular record's hits do)");
     if (opts->overlap_free && opts->backend == SM_BACKEND_CUDA)
         return sm_set_error(err, SM_ERR_INVALID,
                             "--overlap-free and --overlap-free-prefix run on the CPU only (the GPU scans chunks "
@@ -232,8 +242,19 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->edits = h->match == SM_MATCH_EDITS;
     r->overlap = h->max_length - 1;
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
+    r->circ_limit = UINT64_MAX;
+    if (opts->circular) {
+        /* Every hit starting in a record ends within this many bytes past it. */
+        r->circ_reach = r->overlap + (r->edits ? h->max_errors : 0);
+        r->head = malloc(r->circ_reach + 1);
+        if (!r->head) {
+            free(r);
+            return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        }
+    }
     r->counts = calloc(r->pattern_count ? r->pattern_count : 1, sizeof *r->counts);
     if (!r->counts) {
+        free(r->head);
         free(r);
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
@@ -264,10 +285,30 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     return SM_OK;
 }
 
+/* A circular record's end: its head fed again, the segments cut from here on
+   owning nothing past the record's length. */
+static int append_head(sm_runner *r) {
+    uint64_t n = r->record_len;
+    size_t w = r->head_len;
+    if (n == 0) return SM_OK;
+    if (w > n - 1) w = (size_t)(n - 1);
+    r->circ_limit = n;
+    r->appending = 1;
+    int rc = sm_runner_feed(r, r->head, w);
+    r->appending = 0;
+    return rc;
+}
+
 int sm_runner_end_record(sm_runner *r) {
     if (!r) return SM_ERR_INVALID;
     if (!r->record_open) return r->status;
-    if (cut_segments(r, 1, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
+    if (r->opt.circular && append_head(r) != SM_OK) {
+        r->circ_limit = UINT64_MAX;
+        return r->status;
+    }
+    int cut = cut_segments(r, 1, 0);
+    r->circ_limit = UINT64_MAX;
+    if (cut != SM_OK) return r->status = SM_ERR_NOMEM;
     r->record_open = 0;
     /* A batch with many small records also fills up by segment count. */
     if (r->batches[r->fill].nsegs >= r->geo.max_segments) return submit(r, 0);
@@ -282,6 +323,8 @@ uint64_t sm_runner_begin_record(sm_runner *r) {
     r->open_off = r->batches[r->fill].len;
     r->open_base = r->batches[r->fill].len;
     r->own_from = 0;
+    r->head_len = 0;
+    r->record_len = 0;
     return r->record_id;
 }
 
@@ -321,11 +364,24 @@ static int leave_early(sm_runner *r) {
     return r->backend->idle(r->bd);
 }
 
+/* Circular records: the first circ_reach bytes of the record kept. */
+static void note_fed(sm_runner *r, const uint8_t *data, size_t len) {
+    if (r->appending || len == 0) return;
+    r->record_len += len;
+    if (r->head_len < r->circ_reach) {
+        size_t n = r->circ_reach - r->head_len;
+        if (n > len) n = len;
+        memcpy(r->head + r->head_len, data, n);
+        r->head_len += n;
+    }
+}
+
 int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
     if (!r || (!data && len)) return SM_ERR_INVALID;
     const uint8_t *p = data;
     if (r->status != SM_OK) return r->status;
     if (!r->record_open) sm_runner_begin_record(r);
+    if (r->opt.circular) note_fed(r, p, len);
     while (len > 0) {
         sm_batch *b = &r->batches[r->fill];
         int full = b->len == r->geo.buf_cap;
@@ -375,6 +431,7 @@ int sm_runner_feed_commit(sm_runner *r, size_t len) {
     if (!r) return SM_ERR_INVALID;
     sm_batch *b = &r->batches[r->fill];
     if (len > b->cap - b->len) return SM_ERR_INVALID;
+    if (r->opt.circular) note_fed(r, b->buf + b->len, len);
     b->len += len;
     return r->status;
 }

@@ -32,6 +32,7 @@ typedef struct {
     uint64_t pos0;           /* record coordinate of buf_off */
     uint64_t own_lo, own_hi; /* owns hits starting (edits: ending) in [own_lo, own_hi) */
     int last_of_record;      /* on_record_done after this segment */
+    uint64_t start_limit;    /* circular records: hits starting here or later are dropped */
     uint32_t start_state;    /* overlap-free: the DFA state at buf_off (backend) */
     /* Results, valid from landing until the batch is refilled. */
     const sm_rawhit *hits;   /* owned hits, sorted, record coordinates */
@@ -119,6 +120,16 @@ struct sm_runner {
     uint64_t next_record;
     size_t open_off, open_base;
     uint64_t own_from;
+
+    /* Circular records (sm_runner_options.circular): the open record's first
+       circ_reach bytes, copied as they are fed, and its length; they are
+       fed again at its end, with circ_limit (the record's length) capping
+       what the segments cut from then on own. */
+    uint8_t *head;
+    size_t head_len, circ_reach;
+    uint64_t record_len;
+    uint64_t circ_limit;     /* UINT64_MAX when no head is being appended */
+    int appending;
 
     /* Delivery (deliver.c). */
     struct sm_delivery *delivery;

@@ -557,33 +557,26 @@ total${T}0
 
 # ------------------------------------------------- k >= pattern length
 
-# Mismatches: every window of the pattern's length matches, with its count.
-run search -e ACGT -m 4 --strand + --no-header "$TMP/only_n.fa"
-cp "$TMP/out" "$TMP/every_window"
-check_output_text "-m k = pattern length" "n${T}ACGT${T}+${T}0${T}4${T}4${T}NNNN
-n${T}ACGT${T}+${T}1${T}5${T}4${T}NNNN
-n${T}ACGT${T}+${T}2${T}6${T}4${T}NNNN
-n${T}ACGT${T}+${T}3${T}7${T}4${T}NNNN
-n${T}ACGT${T}+${T}4${T}8${T}4${T}NNNN
-"
-run search -e ACGT -m 65535 --strand + --no-header "$TMP/only_n.fa"
-check_output "-m k > pattern length" "$TMP/every_window"
+# Every window (-m) or every end (-k) would be a hit: the command refuses,
+# naming the pattern and the largest K that means something (the library
+# itself accepts such a K: test_approx_search checks its hits).
+expect_error "-m k = pattern length" \
+    "pattern 'ACGT' has 4 symbols, and -m 4 allows that many mismatches or more: every window of its length would be a hit; use -m 3 or less" \
+    search -e ACGT -m 4 --strand + "$TMP/only_n.fa"
+expect_error "-m k > pattern length" \
+    "pattern 'ACGT' has 4 symbols, and -m 65535 allows that many mismatches or more: every window of its length would be a hit; use -m 3 or less" \
+    search -e ACGT -m 65535 "$TMP/only_n.fa"
 expect_error "-m over 65535" "-m: '65536' is not an error count (0 to 65535) (try 'seqmatch search --help')" \
     search -e ACGT -m 65536 "$TMP/only_n.fa"
-# Edits: D(j) <= m always, so every end j = 1..n is a hit; where nothing
-# better exists that is the empty match [j, j) with m errors.
-run search -e ACGT -k 4 --report ends --strand + --no-header "$TMP/only_n.fa"
-{ for j in 1 2 3 4 5 6 7 8; do printf 'n\tACGT\t+\t%d\t%d\t4\t\n' $j $j; done; } >"$TMP/empty_matches"
-check_output "-k k = pattern length, every end" "$TMP/empty_matches"
-run search -e ACGT -k 9 --report ends --strand + --no-header "$TMP/only_n.fa"
-check_output "-k k > pattern length, every end" "$TMP/empty_matches"
-run search -e ACGT -k 4 --strand + --no-header "$TMP/only_n.fa"
-check_output_text "-k k = pattern length, best of the run" "n${T}ACGT${T}+${T}1${T}1${T}4${T}
-"
-run search -e ACGT -k 4 --report ends --format count "$TMP/n.fa"
-check_output_text "-k k = pattern length, count" "ACGT${T}28
-total${T}28
-"
+expect_error "-k k = pattern length" \
+    "pattern 'ACGT' has 4 symbols, and -k 4 allows that many edits or more: deleting the whole pattern would make every position a hit; use -k 3 or less" \
+    search -e ACGT -k 4 --report ends "$TMP/only_n.fa"
+expect_error "-k k > pattern length, count" \
+    "pattern 'ACGT' has 4 symbols, and -k 9 allows that many edits or more: deleting the whole pattern would make every position a hit; use -k 3 or less" \
+    search -e ACGT -k 9 --format count "$TMP/n.fa"
+# One below the length is a search like any other.
+run search -e ACGT -k 3 --report ends --strand + --format count "$TMP/only_n.fa"
+check_status "-k k = pattern length - 1" 1
 
 # ------------------------------------------------- dense k-edit hits
 

@@ -54,7 +54,7 @@ struct sm_cuda_slot {
 };
 
 int sm_cuda_device_count(void) { return 1; }
-int sm_cuda_built(void) { return 1; }
+const char *sm_cuda_missing(void) { return NULL; }
 void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "emulated GPU %d", device); }
 
 void sm_cuda_output(const sm_cuda_scan_args *a, uint32_t end, uint32_t id) {

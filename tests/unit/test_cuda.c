@@ -7,7 +7,8 @@
  * bytes, tiny to default batch sizes (so records are cut across batches
  * everywhere), bytes fed in random pieces, flushes in the middle, a stop
  * asked by the callback, and batches with more hits than the first hit
- * buffer holds. Then large sets: 8-mers whose tables fit in shared memory
+ * buffer holds; circular records (hits over a record's end) in a third of
+ * the rounds. Then large sets: 8-mers whose tables fit in shared memory
  * (1000) and do not (16000), on the automaton and the k-mer table.
  *
  * Without a GPU the refusals are checked (no device, approximate databases)
@@ -59,6 +60,9 @@ typedef struct {
     uint64_t total;
 } run_result;
 
+/* Circular records in the runs that follow (sm_runner_options.circular). */
+static int circular_runs;
+
 /* Runs every record through a runner of the given backend, fed in pieces
    whose sizes come from a generator seeded alike for both backends. */
 static run_result run(const sm_db *db, sm_backend backend, int count_only, size_t batch, const records *recs,
@@ -73,6 +77,7 @@ static run_result run(const sm_db *db, sm_backend backend, int count_only, size_
     o.on_hit = collect;
     o.ctx = c;
     o.on_record_done = record_done;
+    o.circular = circular_runs;
     sm_runner *r = NULL;
     sm_error err;
     out.status = sm_runner_create(db, &o, &r, &err);
@@ -290,6 +295,15 @@ static void random_rounds(tu_rng *rng) {
             compare(db, &recs, batch, 0, 0, feed_seed, what);
             compare(db, &recs, batch, 1, 0, feed_seed, what);
             if (round % 5 == 0) compare(db, &recs, batch, 0, 1 + tu_rng_below(rng, 50), feed_seed, what);
+            if (round % 3 == 0) {
+                /* circular records: the hits over each record's end too */
+                char circ[sizeof what + 16];
+                snprintf(circ, sizeof circ, "%s circular", what);
+                circular_runs = 1;
+                compare(db, &recs, batch, 0, 0, feed_seed, circ);
+                compare(db, &recs, batch, 1, 0, feed_seed, circ);
+                circular_runs = 0;
+            }
             sm_db_free(db);
         }
         free(pats);

@@ -351,6 +351,8 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     /* Counting needs no starts: every edit end is one hit with --report ends.
        Runs (--report best) must be joined, and PAM hits filtered, first. */
     c->tally = opts->count_only && (!r->edits || h->report == SM_REPORT_ENDS) && !sm_db_filters_pam(h);
+    /* A circular record's edit hits are kept by their start, known on delivery. */
+    if (opts->circular && r->edits) c->tally = 0;
     size_t keep_back = c->overlap_free ? h->max_length : r->lookback;
     /* Room for several items per thread, and always for one chunk plus what it reads around it. */
     size_t batch = c->chunk * ITEMS_PER_THREAD * c->threads;

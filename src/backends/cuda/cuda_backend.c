@@ -97,10 +97,10 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     int rc = gpu_scans(db, err);
     if (rc != SM_OK) return rc;
     int ndev = sm_cuda_device_count();
-    if (ndev <= 0)
-        return sm_set_error(err, SM_ERR_DEVICE, "%s",
-                            sm_cuda_built() ? "no usable GPU: the CUDA runtime sees no device"
-                                            : "this seqmatch was built without CUDA (nvcc was not found)");
+    if (ndev <= 0) {
+        const char *missing = sm_cuda_missing();
+        return sm_set_error(err, SM_ERR_DEVICE, "%s", missing ? missing : "no usable GPU: the CUDA runtime sees no device");
+    }
     sm_cuda *g = calloc(1, sizeof *g);
     if (!g) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     g->runner = r;
@@ -180,8 +180,7 @@ static uint8_t *cuda_buffer(void *backend, unsigned index, size_t bytes) {
 /* The owned range of a segment in batch offsets. */
 static void owned(const sm_segment *s, size_t *lo, size_t *hi) {
     *lo = s->buf_off + (size_t)(s->own_lo - s->pos0);
-    *hi = s->last_of_record || s->own_hi - s->pos0 > s->scan_len ? s->buf_off + s->scan_len
-                                                                  : s->buf_off + (size_t)(s->own_hi - s->pos0);
+    *hi = s->own_hi - s->pos0 > s->scan_len ? s->buf_off + s->scan_len : s->buf_off + (size_t)(s->own_hi - s->pos0);
 }
 
 /* Cuts the segments' owned ranges into chunks and launches the batch. */

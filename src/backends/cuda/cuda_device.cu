@@ -93,7 +93,6 @@ extern "C" int sm_cuda_device_count(void) {
     return n;
 }
 
-extern "C" int sm_cuda_built(void) { return 1; }
 
 extern "C" void sm_cuda_device_name(int device, char *name, size_t size) {
     cudaDeviceProp p;

@@ -1,6 +1,7 @@
-/* The narrow interface between the CUDA runner (cuda_backend.c, plain C) and
- * the code that talks to the GPU (cuda_device.cu and the engines' kernels,
- * or cuda_none.c in a build without CUDA).
+/* The narrow interface between the CUDA runner (cuda_backend.c, plain C)
+ * and the code that talks to the GPU: cuda_device.cu and the engines'
+ * kernels in the GPU module, reached through the loader (cuda_loader.c,
+ * cuda_module.h), or cuda_none.c in a build without CUDA.
  *
  * The GPU holds a copy of every section of an exact database and runs each
  * section's kernel (in the engine's folder) over a batch. One batch is a run
@@ -64,8 +65,9 @@ typedef struct sm_cuda_tables sm_cuda_tables; /* a database on one GPU */
 typedef struct sm_cuda_slot sm_cuda_slot;     /* one batch's buffers on one GPU */
 
 int sm_cuda_device_count(void);
-/* 1 in a build with CUDA, 0 otherwise. */
-int sm_cuda_built(void);
+/* NULL when the GPU side is there (devices or not), else why it is not: a
+   build without CUDA, a GPU module that cannot be loaded. */
+const char *sm_cuda_missing(void);
 /* Name and memory of a device, for messages and benchmarks. */
 void sm_cuda_device_name(int device, char *name, size_t size);
 

@@ -1,16 +1,28 @@
-/* The GPU side of a build without CUDA: no device is ever visible, so the
- * CUDA runner refuses to start (SM_ERR_DEVICE) and nothing below is reached. */
+/* The GPU side of a build without CUDA, and of the static archive of a build
+ * with it (SM_CUDA_STATIC_ARCHIVE: the GPU module is loaded by
+ * libseqmatch.so and the command only): no device is ever visible, so the
+ * CUDA runner refuses to start (SM_ERR_DEVICE) with the reason, and nothing
+ * below is reached. */
 #include <stdio.h>
 
+#include "seqmatch.h" /* sm_cuda_device_count is public */
 #include "backends/cuda/cuda_device.h"
 
 int sm_cuda_device_count(void) { return 0; }
-int sm_cuda_built(void) { return 0; }
+#ifdef SM_CUDA_STATIC_ARCHIVE
+#define MISSING                                                                                                   \
+    "the static libseqmatch.a cannot use a GPU: link libseqmatch.so (pkg-config --libs seqmatch, without --static), " \
+    "which loads the GPU module"
+#else
+#define MISSING "this seqmatch was built without CUDA (nvcc was not found)"
+#endif
+
+const char *sm_cuda_missing(void) { return MISSING; }
 
 void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "GPU %d", device); }
 
 static int unavailable(char *msg) {
-    snprintf(msg, 256, "this seqmatch was built without CUDA");
+    snprintf(msg, 256, "%s", MISSING);
     return -1;
 }
 

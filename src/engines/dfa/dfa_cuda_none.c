@@ -1,11 +1,15 @@
-/* The GPU side of the DFA run in a build without CUDA: no device is ever
- * usable, so sm_dfa_gpu_open refuses to start and nothing else is reached. */
+/* The GPU side of the DFA run in a build without CUDA, and in the static
+ * archive of a build with it (the GPU module is loaded by libseqmatch.so and
+ * the command only): no device is ever usable, so sm_dfa_gpu_open refuses
+ * to start with cuda_none.c's reason and nothing else is reached. */
 #include <stdio.h>
+
+#include "backends/cuda/cuda_device.h"
 
 #include "engines/dfa/dfa_gpu_device.h"
 
 static int unavailable(char *msg) {
-    snprintf(msg, 256, "this seqmatch was built without CUDA (nvcc was not found)");
+    snprintf(msg, 256, "%.250s", sm_cuda_missing());
     return -1;
 }
 

@@ -1,0 +1,59 @@
+"""Builds the seqmatch Python package: a CPython extension with the C
+library's sources compiled in (no CMake step, no CUDA), plus the FASTA/FASTQ
+reader for Database.search and Database.count.
+
+    pip install .                          # a virtual environment, network for setuptools
+    pip install --no-build-isolation .     # with Debian's python3-setuptools and python3-wheel
+
+setuptools builds in build-python/ (not build/, the CMake folder), or in
+$SEQMATCH_PYTHON_BUILD.
+"""
+import glob
+import os
+
+from setuptools import Extension, setup
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def sources(*patterns):
+    found = []
+    for pattern in patterns:
+        found += sorted(glob.glob(os.path.join("src", pattern)))
+    return found
+
+
+library = sources("core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c") + [
+    "src/backends/cuda/cuda_backend.c",
+    "src/backends/cuda/cuda_none.c",
+]
+macros = [("_POSIX_C_SOURCE", "200809L"), ("_DEFAULT_SOURCE", None)]
+libraries = ["z", "pthread", "m"]
+# gzip through ISA-L and zstd when their Debian packages are there, as the CMake build does
+for header, macro, lib in (("isa-l/igzip_lib.h", "SM_HAVE_ISAL", "isal"), ("zstd.h", "SM_HAVE_ZSTD", "zstd")):
+    if any(os.path.exists(os.path.join(d, header)) for d in ("/usr/include", "/usr/local/include")):
+        macros.append((macro, None))
+        libraries.append(lib)
+
+build_base = os.environ.get("SEQMATCH_PYTHON_BUILD", os.path.join(here, "build-python"))
+os.makedirs(build_base, exist_ok=True)
+
+setup(
+    package_dir={"": "python"},
+    packages=["seqmatch"],
+    ext_modules=[
+        Extension(
+            "seqmatch._seqmatch",
+            sources=["python/_seqmatch.c"] + library,
+            include_dirs=["include", "src"],
+            define_macros=macros,
+            libraries=libraries,
+            extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"],
+        )
+    ],
+    options={
+        "build": {"build_base": build_base},
+        "build_ext": {"parallel": os.cpu_count() or 1},
+        "egg_info": {"egg_base": build_base},
+    },
+)

@@ -1,0 +1,277 @@
+/* Alignments in the output: the cigar column (--cigar, tsv and jsonl) and
+ * --format sam (patterns as reads, records as references).
+ *
+ * SAM's header lists every reference (@SQ, with its length) before the
+ * first alignment, but a record's length is known only once it has been
+ * read, after its hits may have gone out. So the alignments go to an
+ * unlinked temporary file, and the header (the records with hits, in input
+ * order) is written before them when the search ends. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+const char *cli_hit_cigar(cli_cigar_buffer *b, const sm_db *db, const sm_hit *hit, size_t *len) {
+    for (;;) {
+        size_t need = 0;
+        int rc = sm_hit_cigar(db, hit, b->data, b->cap, &need);
+        if (rc == SM_OK) {
+            *len = need;
+            return b->data;
+        }
+        if (rc != SM_ERR_LIMIT) break;
+        size_t cap = need + 64;
+        char *grown = realloc(b->data, cap);
+        if (!grown) break;
+        b->data = grown;
+        b->cap = cap;
+    }
+    /* cannot happen for a hit the search gave; SAM's "unavailable" */
+    *len = 1;
+    return "*";
+}
+
+/* ------------------------------------------------------------------ SAM */
+
+typedef struct {
+    char *name;
+    uint64_t length;
+    int has_hits;
+    int done;
+} sam_record;
+
+typedef struct {
+    char *name;
+    uint64_t length;
+} sam_reference;
+
+struct cli_sam {
+    const sm_db *db;
+    cli_writer body;          /* the alignments, in a temporary file */
+    FILE *body_file;
+    cli_cigar_buffer cigar;
+    char *seq;                /* the pattern or its reverse complement */
+    size_t seq_cap;
+    /* records in flight: record first + i at records[head + i], i < count */
+    sam_record *records;
+    uint64_t first;
+    size_t head, count, cap;
+    /* the references of the header, in input order */
+    sam_reference *refs;
+    size_t nrefs, refs_cap;
+    int failed;               /* out of memory */
+};
+
+cli_sam *cli_sam_open(const sm_db *db) {
+    cli_sam *s = calloc(1, sizeof *s);
+    if (!s) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    s->db = db;
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    size_t n = strlen(dir) + 32;
+    char *path = malloc(n);
+    int fd = -1;
+    if (path) {
+        snprintf(path, n, "%s/seqmatch-sam.XXXXXX", dir);
+        fd = mkstemp(path);
+    }
+    if (fd < 0) {
+        cli_error("%s: cannot make a temporary file for the SAM alignments: %s", dir, strerror(errno));
+        free(path);
+        free(s);
+        return NULL;
+    }
+    unlink(path); /* gone with the process, whatever ends it */
+    free(path);
+    s->body_file = fdopen(fd, "w+");
+    s->body.buf = malloc(1u << 20);
+    if (!s->body_file || !s->body.buf) {
+        if (s->body_file) fclose(s->body_file);
+        else close(fd);
+        free(s->body.buf);
+        free(s);
+        cli_error("out of memory");
+        return NULL;
+    }
+    s->body.file = s->body_file;
+    s->body.display_name = "the temporary SAM file";
+    s->body.cap = 1u << 20;
+    return s;
+}
+
+void cli_sam_free(cli_sam *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->count; i++) free(s->records[s->head + i].name);
+    free(s->records);
+    for (size_t i = 0; i < s->nrefs; i++) free(s->refs[i].name);
+    free(s->refs);
+    free(s->body.buf);
+    if (s->body_file) fclose(s->body_file);
+    free(s->cigar.data);
+    free(s->seq);
+    free(s);
+}
+
+static sam_record *sam_record_of(cli_sam *s, uint64_t record) {
+    if (record < s->first || record - s->first >= s->count) return NULL;
+    return &s->records[s->head + (size_t)(record - s->first)];
+}
+
+int cli_sam_add_record(cli_sam *s, uint64_t record, const char *name) {
+    if (s->count == 0) s->first = record, s->head = 0;
+    if (record != s->first + s->count) return -1;
+    if (s->head + s->count == s->cap) {
+        if (s->head > 0) {
+            memmove(s->records, s->records + s->head, s->count * sizeof *s->records);
+            s->head = 0;
+        } else {
+            size_t cap = s->cap ? s->cap * 2 : 64;
+            sam_record *grown = realloc(s->records, cap * sizeof *grown);
+            if (!grown) return -1;
+            s->records = grown;
+            s->cap = cap;
+        }
+    }
+    sam_record *r = &s->records[s->head + s->count];
+    memset(r, 0, sizeof *r);
+    r->name = strdup(name ? name : "");
+    if (!r->name) return -1;
+    s->count++;
+    return 0;
+}
+
+void cli_sam_record_length(cli_sam *s, uint64_t record, uint64_t length) {
+    sam_record *r = sam_record_of(s, record);
+    if (r) r->length = length;
+}
+
+void cli_sam_record_done(cli_sam *s, uint64_t record) {
+    sam_record *r = sam_record_of(s, record);
+    if (!r) return;
+    if (r->has_hits) {
+        if (s->nrefs == s->refs_cap) {
+            size_t cap = s->refs_cap ? s->refs_cap * 2 : 16;
+            sam_reference *grown = realloc(s->refs, cap * sizeof *grown);
+            if (!grown) {
+                s->failed = 1;
+                return;
+            }
+            s->refs = grown;
+            s->refs_cap = cap;
+        }
+        s->refs[s->nrefs].name = r->name;
+        s->refs[s->nrefs].length = r->length;
+        s->nrefs++;
+    } else {
+        free(r->name);
+    }
+    r->name = NULL;
+    r->done = 1;
+    while (s->count > 0 && s->records[s->head].done) {
+        s->head++;
+        s->first++;
+        s->count--;
+    }
+}
+
+static void put_u64(cli_writer *w, uint64_t v) {
+    char digits[24];
+    int n = 0;
+    do digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    char out[24];
+    for (int i = 0; i < n; i++) out[i] = digits[n - 1 - i];
+    cli_writer_write(w, out, (size_t)n);
+}
+
+static void put_str(cli_writer *w, const char *s) { cli_writer_write(w, s, strlen(s)); }
+
+/* SAM follows the reference: a '-' hit's CIGAR (given in the pattern's
+   direction) reversed run by run, and the pattern reverse-complemented. */
+static void put_reversed_cigar(cli_writer *w, const char *cigar, size_t len) {
+    size_t end = len;
+    while (end > 0) {
+        size_t op = end - 1, start = op;
+        while (start > 0 && cigar[start - 1] >= '0' && cigar[start - 1] <= '9') start--;
+        cli_writer_write(w, cigar + start, end - start);
+        end = start;
+    }
+}
+
+static const char *pattern_for_sam(cli_sam *s, uint32_t pattern, int reverse, size_t *len) {
+    const char *seq = sm_db_pattern_seq(s->db, pattern, len);
+    if (!seq || !reverse) return seq;
+    if (*len > s->seq_cap) {
+        char *grown = realloc(s->seq, *len);
+        if (!grown) return NULL;
+        s->seq = grown;
+        s->seq_cap = *len;
+    }
+    static const char from[] = "ACGTRYSWKMBDHVN", to[] = "TGCAYRSWMKVHDBN";
+    for (size_t i = 0; i < *len; i++) {
+        const char *at = strchr(from, seq[*len - 1 - i]);
+        s->seq[i] = at ? to[at - from] : 'N';
+    }
+    return s->seq;
+}
+
+void cli_sam_hit(cli_sam *s, const char *pattern_name, size_t pattern_name_len, const sm_hit *hit) {
+    sam_record *r = sam_record_of(s, hit->record);
+    if (!r) return;
+    r->has_hits = 1;
+    cli_writer *w = &s->body;
+    int reverse = hit->strand == '-';
+    cli_writer_write(w, pattern_name, pattern_name_len);
+    put_str(w, reverse ? "\t16\t" : "\t0\t");
+    put_str(w, r->name);
+    cli_writer_write(w, "\t", 1);
+    put_u64(w, hit->start + 1);
+    put_str(w, "\t255\t");
+    size_t cigar_len = 0;
+    const char *cigar = cli_hit_cigar(&s->cigar, s->db, hit, &cigar_len);
+    if (reverse) put_reversed_cigar(w, cigar, cigar_len);
+    else cli_writer_write(w, cigar, cigar_len);
+    put_str(w, "\t*\t0\t0\t");
+    size_t seq_len = 0;
+    const char *seq = pattern_for_sam(s, hit->pattern, reverse, &seq_len);
+    if (seq) cli_writer_write(w, seq, seq_len);
+    else s->failed = 1;
+    put_str(w, "\t*\tNM:i:");
+    put_u64(w, hit->errors);
+    cli_writer_write(w, "\n", 1);
+}
+
+int cli_sam_finish(cli_sam *s, cli_writer *out) {
+    if (s->failed) {
+        cli_error("out of memory");
+        return -1;
+    }
+    if (cli_writer_flush(&s->body) != 0 || fflush(s->body_file) != 0) {
+        cli_error("the temporary SAM file: %s", strerror(s->body.error ? s->body.error : errno));
+        return -1;
+    }
+    /* Sorted by reference (in @SQ order, the input's) and position. */
+    put_str(out, "@HD\tVN:1.6\tSO:coordinate\n");
+    for (size_t i = 0; i < s->nrefs; i++) {
+        put_str(out, "@SQ\tSN:");
+        put_str(out, s->refs[i].name);
+        put_str(out, "\tLN:");
+        put_u64(out, s->refs[i].length ? s->refs[i].length : 1);
+        cli_writer_write(out, "\n", 1);
+    }
+    put_str(out, "@PG\tID:seqmatch\tPN:seqmatch\tVN:" SM_VERSION_STRING "\n");
+    rewind(s->body_file);
+    char chunk[1 << 16];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, s->body_file)) > 0) cli_writer_write(out, chunk, n);
+    if (ferror(s->body_file)) {
+        cli_error("the temporary SAM file: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,78 @@
+/* Clear words for input that is most likely a mistake: a protein file
+ * searched as DNA, an error bound that makes every window a hit, a
+ * terminal left waiting for standard input. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+void cli_note_stdin_terminal(void) {
+    if (!isatty(STDIN_FILENO)) return;
+    fputs("seqmatch: reading standard input (no file given); type or paste the sequences and end with Ctrl-D,\n"
+          "seqmatch: or name the files after the options (--help shows how)\n",
+          stderr);
+}
+
+/* Letters that are no nucleotide code (A C G T U and IUPAC R Y S W K M B D
+   H V N) are common in proteins (E F I L P Q, ~35 %) and rare in DNA. */
+#define PROTEIN_SAMPLE 4096
+#define PROTEIN_MIN_LETTERS 20
+#define PROTEIN_PERCENT 10
+
+int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len) {
+    static const char nucleotide[] = "ACGTURYSWKMBDHVNacgturyswkmbdhvn";
+    if (len > PROTEIN_SAMPLE) len = PROTEIN_SAMPLE;
+    size_t letters = 0, other = 0;
+    char seen[8];
+    size_t nseen = 0;
+    for (size_t i = 0; i < len; i++) {
+        int c = seq[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) continue;
+        letters++;
+        if (strchr(nucleotide, c)) continue;
+        other++;
+        if (c >= 'a') c -= 32;
+        if (nseen < 6 && !memchr(seen, c, nseen)) seen[nseen++] = (char)c;
+    }
+    if (letters < PROTEIN_MIN_LETTERS || other * 100 < letters * PROTEIN_PERCENT) return 0;
+    char list[32];
+    size_t at = 0;
+    for (size_t i = 0; i < nseen; i++) {
+        if (i) list[at++] = ' ';
+        list[at++] = seen[i];
+    }
+    list[at] = '\0';
+    if (strcmp(file, "-") == 0) file = "stdin";
+    fprintf(stderr,
+            "seqmatch: warning: %s: record '%s' looks like protein, not DNA (%zu of its first %zu letters are no "
+            "nucleotide code: %s); DNA patterns match only A, C, G and T there (for protein patterns use "
+            "--alphabet text)\n",
+            file, record ? record : "", other, letters, list);
+    return 1;
+}
+
+int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o) {
+    if (o->match == SM_MATCH_EXACT || o->max_errors == 0) return 0;
+    for (size_t i = 0; i < list->count; i++) {
+        const sm_pattern *p = &list->items[i];
+        if (p->len == 0 || p->len > o->max_errors) continue; /* empty: sm_compile says so */
+        char shown[48];
+        const char *name = p->name ? p->name : p->seq;
+        size_t name_len = p->name ? strlen(p->name) : p->len;
+        snprintf(shown, sizeof shown, "%.*s%s", (int)(name_len > 40 ? 40 : name_len), name,
+                 name_len > 40 ? "..." : "");
+        if (o->match == SM_MATCH_MISMATCHES)
+            cli_error("pattern '%s' has %zu symbol%s, and -m %u allows that many mismatches or more: every window "
+                      "of its length would be a hit; use -m %zu or less%s",
+                      shown, p->len, p->len == 1 ? "" : "s", o->max_errors, p->len - 1,
+                      o->pam ? " (errors count in the guide, not the PAM)" : "");
+        else
+            cli_error("pattern '%s' has %zu symbol%s, and -k %u allows that many edits or more: deleting the "
+                      "whole pattern would make every position a hit; use -k %zu or less%s",
+                      shown, p->len, p->len == 1 ? "" : "s", o->max_errors, p->len - 1,
+                      o->pam ? " (errors count in the guide, not the PAM)" : "");
+        return -1;
+    }
+    return 0;
+}
