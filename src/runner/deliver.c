@@ -53,10 +53,10 @@ void sm_delivery_close(sm_runner *r) {
     r->delivery = NULL;
 }
 
-static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
     r->counts[x->pattern]++;
     r->total++;
-    if (r->opt.count_only) return SM_OK;
+    if (r->count_only) return SM_OK;
     sm_hit h;
     h.record = record;
     h.start = x->start;
@@ -66,6 +66,12 @@ static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t
     h.errors = x->errors;
     h.text = (const char *)text;
     return r->opt.on_hit(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
+}
+
+/* Every hit found; an anchored runner keeps the anchored ones. */
+static int emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+    if (r->anchor) return sm_anchor_take(r, record, x, text);
+    return sm_runner_emit(r, record, x, text);
 }
 
 /* Appends a hit to a list of held hits. */
@@ -255,6 +261,10 @@ int sm_deliver_batch(sm_runner *r, const sm_batch *b) {
                 int rc = emit(r, s->record, x, b->buf + s->buf_off + (x->start - s->pos0));
                 if (rc != SM_OK) return rc;
             }
+        }
+        if (s->last_of_record && r->anchor) {
+            int rc = sm_anchor_record_done(r, s->record);
+            if (rc != SM_OK) return rc;
         }
         if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);
     }
