@@ -50,6 +50,11 @@ void cli_print_demux_help(FILE *out) {
         "                        same names are replaced\n"
         "  --gzip                write NAME.fastq.gz (and unassigned.fastq.gz)\n"
         "  --summary FILE        the table to FILE instead of standard error\n"
+        "  --buffer-size SIZE    bytes held per file before they are appended to it\n"
+        "                        (default 256M shared by all files, 64K to 1M each);\n"
+        "                        whatever the number of barcodes, at most a few\n"
+        "                        hundred files are open at once (fewer under a lower\n"
+        "                        ulimit -n)\n"
         "\n"
         "Paired reads:\n"
         "  -1 R1 -2 R2           mates in step; a pair goes whole to NAME_R1.fastq and\n"
@@ -420,6 +425,7 @@ int cli_demux_main(int argc, char **argv) {
     d.buf_cap = BUFFER_BUDGET / files;
     if (d.buf_cap < BUFFER_MIN) d.buf_cap = BUFFER_MIN;
     if (d.buf_cap > BUFFER_MAX) d.buf_cap = BUFFER_MAX;
+    if (opts.buffer_size) d.buf_cap = opts.buffer_size;
     struct rlimit lim;
     rlim_t fds = getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur : 256;
     /* room for the inputs, the summary, the runner and the libraries */

@@ -18,7 +18,7 @@ typedef enum {
     OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
     OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP, OPT_SUMMARY,
-    OPT_BARCODE_READ
+    OPT_BARCODE_READ, OPT_BUFFER_SIZE
 } option_id;
 
 /* filter and demux scan as search does: they take its options, less those
@@ -80,6 +80,7 @@ static const option_spec option_table[] = {
     {OPT_GZIP, 0, "gzip", 0, FOR_DEMUX, 0},
     {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0},
     {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0},
+    {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
@@ -418,6 +419,13 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             return CLI_PARSE_ERROR;
         }
         opts->barcode_read = (unsigned)(value[0] - '0');
+        return CLI_PARSE_OK;
+    case OPT_BUFFER_SIZE:
+        if (cli_parse_size(value, &size) != 0 || size < 1024 || size > ((uint64_t)1 << 30)) {
+            cli_usage_error(cmd, "%s: '%s' is not a size from 1K to 1G", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->buffer_size = (size_t)size;
         return CLI_PARSE_OK;
     case OPT_VERSION:
         cli_print_version(stdout);
