@@ -28,7 +28,8 @@
  *   - Text mode gives exactly one record, also for an empty file (of length
  *     0); lines mode gives no record for an empty file.
  *   - Pieces are at most READER_PIECE_CAP bytes for FASTA/FASTQ and at most
- *     READER_RAW_CAP bytes in text and lines mode (handed out without a copy).
+ *     READER_RAW_CAP bytes in text and lines mode (handed out without a copy;
+ *     READER_MAPPED_PIECE from a file read in place).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -707,6 +708,10 @@ static int lines_read(sm_reader *r, const uint8_t **data, size_t *len, size_t ma
     }
     const uint8_t *p = r->buf + r->pos;
     size_t avail = r->end - r->pos;
+    /* pieces of the usual size: from a mapped file as text mode's, from a
+       buffer grown to keep a long line as from the first buffer */
+    size_t piece_cap = r->mapped ? READER_MAPPED_PIECE : READER_RAW_CAP;
+    if (avail > piece_cap) avail = piece_cap;
     if (avail > max) avail = max; /* the rest of the line in the next piece */
     const uint8_t *nl = find_line_end(p, avail);
     if (!nl) {
