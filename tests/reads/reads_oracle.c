@@ -270,7 +270,8 @@ static void show_err(void) {
 
 static int same_file(const char *what, const char *path, const text *want) {
     text got = {0};
-    int ok = read_file(path, &got) == 0 && got.len == want->len && memcmp(got.data, want->data, got.len) == 0;
+    int ok = read_file(path, &got) == 0 && got.len == want->len &&
+             (got.len == 0 || memcmp(got.data, want->data, got.len) == 0);
     if (!ok) {
         char a[80], b[80];
         tu_check(0, "%s: %s differs (%zu bytes, want %zu)\n    got  '%s'\n    want '%s'", what, path, got.len,
@@ -303,8 +304,8 @@ static void random_setup(setup *s, int demux) {
         else tu_random_iupac(&rng, s->pats[p], m, 8, 20);
         s->plen[p] = m;
         /* demux: now and then two patterns under one barcode name */
-        if (demux && p > 0 && tu_rng_chance(&rng, 15)) snprintf(s->names[p], sizeof s->names[p], "%s", s->names[p - 1]);
-        else snprintf(s->names[p], sizeof s->names[p], "bc%zu", p);
+        if (demux && p > 0 && tu_rng_chance(&rng, 15)) memcpy(s->names[p], s->names[p - 1], sizeof s->names[p]);
+        else snprintf(s->names[p], sizeof s->names[p], "bc%u", (unsigned)p);
     }
 }
 
