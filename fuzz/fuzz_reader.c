@@ -15,7 +15,11 @@
  *     (line ends \n, \r\n and lone \r, a leading byte-order mark, wrapped
  *     FASTQ, compressed formats refused by name), plain or gzip-compressed
  *     alike;
- *   - a gzip stream cut short is an error, never a silent end.
+ *   - a gzip stream cut short is an error, never a silent end;
+ *   - read again keeping every record's bytes (sm_reader_keep_raw): the
+ *     same records and sequences, and the records' bytes follow each other
+ *     through the (decompressed) content, each starting with its header,
+ *     up to its very end when the read succeeds.
  *
  * The fuzz build compiles the reader with tiny buffers (see CMakeLists.txt)
  * so that every refill and piece boundary is reached by small inputs. */
@@ -52,7 +56,43 @@ static int is_blank_byte(uint8_t c) { return c == ' ' || c == '\t'; }
 
 /* ------------------------------------------------------------ the library */
 
-static outcome read_with_library(const char *path, sm_input_format format) {
+/* The bytes the reader gives a record when keep_raw: they continue where
+   the record before it ended, within the content (NULL: not checked). */
+typedef struct {
+    const uint8_t *content;
+    size_t n;
+    size_t at;    /* where the next record's bytes must start (after the first) */
+    int started;
+} raw_check;
+
+static void check_raw(sm_reader *reader, sm_input_format format, raw_check *rc) {
+    const uint8_t *data;
+    size_t len;
+    int stable;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    if (sm_reader_record_raw(reader, &data, &len, &stable, &err) < 0) return; /* the next call reports it */
+    FUZZ_CHECK(data != NULL && (len > 0 || format == SM_INPUT_LINES), "a record of %zu raw bytes", len);
+    if (!rc->content || !data) return;
+    if (!rc->started) {
+        /* the first record starts after a byte-order mark and blank lines */
+        const uint8_t *hit = len ? NULL : rc->content + rc->n;
+        for (size_t i = 0; !hit && i + len <= rc->n; i++)
+            if (memcmp(rc->content + i, data, len) == 0) hit = rc->content + i;
+        FUZZ_CHECK(hit != NULL, "the first record's %zu bytes are not in the content", len);
+        if (!hit) return;
+        rc->at = (size_t)(hit - rc->content);
+        rc->started = 1;
+    }
+    FUZZ_CHECK(rc->at + len <= rc->n && memcmp(rc->content + rc->at, data, len) == 0,
+               "a record's %zu raw bytes are not the content's at %zu", len, rc->at);
+    if (format != SM_INPUT_LINES && len)
+        FUZZ_CHECK(data[0] == (format == SM_INPUT_FASTQ ? '@' : '>') || format == SM_INPUT_AUTO,
+                   "a record's bytes start with 0x%02X", (unsigned)data[0]);
+    rc->at += len;
+}
+
+static outcome read_with_library(const char *path, sm_input_format format, raw_check *raw) {
     outcome out = {0, FUZZ_HASH_INIT, 0};
     sm_reader *reader = NULL;
     sm_error err;
@@ -62,7 +102,10 @@ static outcome read_with_library(const char *path, sm_input_format format) {
         return out;
     }
     int fasta_like = format == SM_INPUT_AUTO || format == SM_INPUT_FASTA || format == SM_INPUT_FASTQ;
-    size_t cap = fasta_like ? READER_PIECE_CAP : READER_RAW_CAP;
+    if (raw) sm_reader_keep_raw(reader);
+    /* text and lines pieces of a file read in place (a mapped plain file) are
+       cut at the reader's READER_MAPPED_PIECE, 16 MiB */
+    size_t cap = fasta_like ? READER_PIECE_CAP : (READER_RAW_CAP > (16u << 20) ? READER_RAW_CAP : (16u << 20));
     size_t path_len = strlen(path);
     int rc;
     const char *name;
@@ -92,6 +135,7 @@ static outcome read_with_library(const char *path, sm_input_format format) {
         }
         if (rc < 0) break;
         FUZZ_CHECK(rc == 0 && data == NULL && len == 0, "end of record with a piece");
+        if (raw && format != SM_INPUT_TEXT) check_raw(reader, sm_reader_format(reader), raw);
         out.digest = hash_record_end(out.digest, length);
         out.records++;
     }
@@ -105,6 +149,8 @@ static outcome read_with_library(const char *path, sm_input_format format) {
                    "the error is not repeated: '%s' then '%s'", err.message, again.message);
     } else {
         out.ok = 1;
+        if (raw && raw->content && raw->started)
+            FUZZ_CHECK(raw->at == raw->n, "the records' bytes end at %zu of %zu", raw->at, raw->n);
         /* after the end: still the end */
         FUZZ_CHECK(sm_reader_next_record(reader, &name, &err) == 0, "a record after the end");
     }
@@ -296,11 +342,19 @@ static outcome read_with_reference(bytes in, sm_input_format format) {
 
 /* ---------------------------------------------------------------- entry */
 
-static outcome read_bytes(const uint8_t *data, size_t size, sm_input_format format, int *made) {
+/* Reads the file twice, the second time keeping the records' bytes, which
+   are checked against content (the decompressed bytes; NULL: unknown). */
+static outcome read_bytes(const uint8_t *data, size_t size, sm_input_format format, int *made, bytes *content) {
     fuzz_file file;
     *made = fuzz_file_make(&file, data, size) == 0;
     if (!*made) return (outcome){0, 0, 0};
-    outcome out = read_with_library(file.path, format);
+    outcome out = read_with_library(file.path, format, NULL);
+    raw_check raw = {content ? content->p : NULL, content ? content->n : 0, 0, 0};
+    outcome kept = read_with_library(file.path, format, &raw);
+    /* (before an error, how much was read depends on the buffer: only its fact counts) */
+    FUZZ_CHECK(kept.ok == out.ok && (!out.ok || (kept.records == out.records && kept.digest == out.digest)),
+               "keeping the records' bytes changed what was read (%zu and %zu records, %s and %s)", out.records,
+               kept.records, out.ok ? "valid" : "error", kept.ok ? "valid" : "error");
     fuzz_file_remove(&file);
     return out;
 }
@@ -315,7 +369,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     if (container == 0) {
         int made;
-        outcome got = read_bytes(content.p, content.n, format, &made);
+        outcome got = read_bytes(content.p, content.n, format, &made, is_gzip ? NULL : &content);
         /* content that is itself gzip is decompressed first: no reference */
         if (!made || is_gzip) return 0;
         outcome want = read_with_reference(content, format);
@@ -332,11 +386,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (container == 3) {
         /* cut short: anything from 2 bytes on is a gzip stream that ends early */
         size_t cut = gz_size > 2 ? 2 + (size_t)data[1] * (gz_size - 2) / 256 : gz_size;
-        outcome got = read_bytes(gz, cut, format, &made);
+        outcome got = read_bytes(gz, cut, format, &made, NULL);
         FUZZ_CHECK(!made || cut < 2 || !got.ok, "a gzip stream cut at %zu of %zu bytes read as complete", cut,
                    gz_size);
     } else {
-        outcome got = read_bytes(gz, gz_size, format, &made);
+        outcome got = read_bytes(gz, gz_size, format, &made, is_gzip ? NULL : &content);
         if (made && !is_gzip) {
             outcome want = read_with_reference(content, format);
             FUZZ_CHECK(got.ok == want.ok && (!got.ok || (got.records == want.records && got.digest == want.digest)),

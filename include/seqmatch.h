@@ -324,6 +324,13 @@ typedef struct sm_runner sm_runner;
 #define SM_OVERLAP_FREE_SPECULATE 1
 #define SM_OVERLAP_FREE_PREFIX 2
 
+/* Where a runner's hits must lie in their record (sm_runner_options.anchor). */
+typedef enum {
+    SM_ANCHOR_NONE = 0,  /* anywhere (default) */
+    SM_ANCHOR_START = 1, /* at the record's start: a barcode or primer that begins a read */
+    SM_ANCHOR_END = 2    /* at the record's end */
+} sm_anchor;
+
 typedef struct {
     unsigned threads;     /* 0 = all online cores (CPU backend) */
     size_t chunk_size;    /* bytes per work item (0 = 1 MiB; counting, 4 bytes per
@@ -362,6 +369,21 @@ typedef struct {
        record's start; at most one turn). Exact, mismatches and edits, every
        backend; refused with overlap_free. */
     int circular;
+    /* Only the hits anchored at each record's start or end. Exact and
+       k-mismatch hits: those that start at 0 (SM_ANCHOR_START) or end at
+       the record's length n (SM_ANCHOR_END). k edits, at the start: with
+       A(j) = edit(pattern, record[0, j)), the hits [0, j) with errors A(j)
+       for every j >= 1 with A(j) <= k (SM_REPORT_ENDS), or for the j of
+       least A in each run of consecutive such j, leftmost on ties
+       (SM_REPORT_BEST); at the end, in either mode, one hit [s, n) whose
+       errors are the least edit(pattern, record[s, n)) over s (that is
+       D(n)), s the largest that reaches it. A '-' hit is one of the
+       pattern's reverse complement, in forward coordinates, as always.
+       Only the first (or last) longest pattern + k bytes of each record are
+       scanned, so an anchored search costs little more than reading.
+       Counts count the anchored hits. Refused (SM_ERR_INVALID) for a
+       database with a PAM and k edits, and with circular. */
+    sm_anchor anchor;
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);

@@ -16,9 +16,9 @@ enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2 };
 /* What a parse step asks the caller to do next. */
 enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
 
-typedef enum { CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2 } cli_command;
+typedef enum { CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2, CLI_COMMAND_FILTER = 3, CLI_COMMAND_DEMUX = 4 } cli_command;
 
-typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT, CLI_FORMAT_SAM } cli_format;
+typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT, CLI_FORMAT_SAM, CLI_FORMAT_RECORDS } cli_format;
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
 
@@ -66,6 +66,19 @@ typedef struct {
 
     char **targets;
     size_t target_count;
+
+    /* Reads (filter, demux; --anchor for search too). */
+    sm_anchor anchor;               /* --anchor */
+    int anchor_given;
+    int invert;                     /* filter -v */
+    const char *matched_path;       /* filter --matched */
+    const char *unmatched_path;     /* filter --unmatched */
+    const char *read1, *read2;      /* -1 / -2: paired files */
+    int gzip;                       /* demux --gzip */
+    const char *summary_path;       /* demux --summary */
+    unsigned barcode_read;          /* demux --barcode-read (1 or 2; 0 = not given) */
+    int strand_given;               /* --strand (demux defaults to +) */
+    size_t buffer_size;             /* demux --buffer-size: bytes buffered per file (0: the default) */
 } cli_options;
 
 /* ------------------------------------------------------------- messages */
@@ -119,6 +132,12 @@ void cli_print_version(FILE *out);
 int cli_load_database(const cli_options *opts, sm_db **db);
 
 int cli_search_main(int argc, char **argv);
+/* seqmatch filter: the records with a hit (or without). */
+int cli_filter_main(int argc, char **argv);
+/* seqmatch demux: each record to the file of its barcode. */
+int cli_demux_main(int argc, char **argv);
+void cli_print_filter_help(FILE *out);
+void cli_print_demux_help(FILE *out);
 int cli_compile_main(int argc, char **argv);
 /* seqmatch dfa: does each input belong to the language of a DFA? */
 int cli_dfa_main(int argc, char **argv);
@@ -132,6 +151,7 @@ typedef struct {
     FILE *file;
     const char *path;  /* as given */
     char *final;       /* the name the temporary file becomes; NULL when in place */
+    int temp_slot;     /* its entry among the temporary files open at once */
 } cli_outfile;
 
 /* Refuses (message printed, -1) an output that is the same regular file as
@@ -247,6 +267,64 @@ int cli_check_protein(const char *file, const char *record, const uint8_t *seq, 
 /* Refuses (message printed, -1) -m or -k at least a pattern's length, for
    which every window or position would be a hit. */
 int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o);
+
+/* --------------------------------------------------- records of reads */
+
+/* Record outputs (filter, demux): records written as read, to a file or
+   standard output ("-" or NULL), gzip-compressed (independent members of
+   up to 1 MiB of input) when the name ends in .gz. */
+typedef struct cli_recout cli_recout;
+/* Returns the output, or prints a message and returns NULL. */
+cli_recout *cli_recout_open(const char *path);
+/* Appends one record's bytes (a line end added when they end without one). */
+void cli_recout_put(cli_recout *o, const void *data, size_t len);
+/* Flushes and closes (the file kept only with keep); returns 0, or -1
+   after printing what failed. Frees o. */
+int cli_recout_close(cli_recout *o, int keep);
+/* Whether a write has failed (scanning on is pointless). */
+int cli_recout_failed(const cli_recout *o);
+uint64_t cli_recout_records(const cli_recout *o);
+
+/* Whether the name ends in .gz. */
+int cli_gzip_name(const char *path);
+
+/* One record, or a pair of mates read in step, waiting for its hits. */
+typedef struct {
+    uint64_t first_record;    /* runner record of the first scanned mate */
+    unsigned records;         /* runner records it spans (mates scanned) */
+    unsigned done;            /* of them delivered */
+    unsigned mates;           /* 1, or 2 for pairs */
+    const uint8_t *raw[2];    /* the mates' bytes as read: valid in on_done */
+    size_t raw_len[2];
+    size_t raw_at[2];         /* in the arena when not stable (raw[] NULL until on_done) */
+    /* What the command keeps of the hits. */
+    uint64_t hits;
+    uint32_t best_errors;
+    uint32_t choice;
+    int tie;
+} cli_read_entry;
+
+typedef struct {
+    const cli_options *opts;
+    sm_input_format format;   /* of the first input read (FASTA or FASTQ; lines) */
+    /* demux: scan only mate 1 or 2 of each pair (0: both) */
+    unsigned scan_mate;
+    void (*on_hit)(cli_read_entry *e, const sm_hit *hit, void *ctx);
+    /* A record (pair) whose hits have all been seen; returns 0, or -1 to stop. */
+    int (*on_done)(cli_read_entry *e, void *ctx);
+    void *ctx;
+    /* counts, for summaries */
+    uint64_t entries;
+} cli_reads_job;
+
+/* Reads the targets (or the pair opts->read1 / opts->read2 in step), scans
+   them with db on a runner made from opts, and calls on_hit and on_done in
+   record order. Returns 0, or -1 after printing a message. */
+int cli_reads_run(cli_reads_job *job, const sm_db *db);
+
+/* Checks the options every read command shares: returns 0, or prints a
+   usage message and returns -1. */
+int cli_check_read_options(cli_options *opts);
 
 /* ------------------------------------------------------------- progress */
 

@@ -41,7 +41,12 @@ void cli_error(const char *fmt, ...) {
 }
 
 const char *cli_command_name(cli_command command) {
-    return command == CLI_COMMAND_COMPILE ? "compile" : "search";
+    switch (command) {
+    case CLI_COMMAND_COMPILE: return "compile";
+    case CLI_COMMAND_FILTER: return "filter";
+    case CLI_COMMAND_DEMUX: return "demux";
+    default: return "search";
+    }
 }
 
 void cli_usage_error(cli_command command, const char *fmt, ...) {
@@ -74,7 +79,7 @@ int cli_finish_stdout(void) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        cli_error("no command given; usage: seqmatch search|compile|dfa [options] "
+        cli_error("no command given; usage: seqmatch search|filter|demux|compile|dfa [options] "
                   "(try 'seqmatch --help')");
         return CLI_EXIT_ERROR;
     }
@@ -92,6 +97,10 @@ int main(int argc, char **argv) {
             cli_print_search_help(stdout);
         else if (argc > 2 && strcmp(argv[2], "compile") == 0)
             cli_print_compile_help(stdout);
+        else if (argc > 2 && strcmp(argv[2], "filter") == 0)
+            cli_print_filter_help(stdout);
+        else if (argc > 2 && strcmp(argv[2], "demux") == 0)
+            cli_print_demux_help(stdout);
         else
             cli_print_main_help(stdout);
         return cli_finish_stdout();
@@ -99,9 +108,11 @@ int main(int argc, char **argv) {
     if (strcmp(command, "search") == 0) return cli_search_main(argc - 1, argv + 1);
     if (strcmp(command, "compile") == 0) return cli_compile_main(argc - 1, argv + 1);
     if (strcmp(command, "dfa") == 0) return cli_dfa_main(argc - 1, argv + 1);
+    if (strcmp(command, "filter") == 0) return cli_filter_main(argc - 1, argv + 1);
+    if (strcmp(command, "demux") == 0) return cli_demux_main(argc - 1, argv + 1);
     /* Options first (seqmatch -e ACGT file.fa) mean search, as in grep. */
     if (command[0] == '-' && command[1] != '\0') return cli_search_main(argc, argv);
-    cli_error("unknown command '%s'; the commands are 'search', 'compile' and 'dfa' "
+    cli_error("unknown command '%s'; the commands are 'search', 'filter', 'demux', 'compile' and 'dfa' "
               "(try 'seqmatch --help')", command);
     return CLI_EXIT_ERROR;
 }

@@ -17,10 +17,15 @@ typedef enum {
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
     OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
-    OPT_CIRCULAR, OPT_CIGAR
+    OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
+    OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE
 } option_id;
 
-enum { FOR_SEARCH = 1u << CLI_COMMAND_SEARCH, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
+/* filter and demux scan as search does: they take its options, less those
+   about hit output (reads_refuse below). */
+enum { FOR_FILTER = 1u << CLI_COMMAND_FILTER, FOR_DEMUX = 1u << CLI_COMMAND_DEMUX,
+       FOR_READS = FOR_FILTER | FOR_DEMUX,
+       FOR_SEARCH = (1u << CLI_COMMAND_SEARCH) | FOR_READS, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
        FOR_BOTH = FOR_SEARCH | FOR_COMPILE };
 
 typedef struct {
@@ -68,6 +73,16 @@ static const option_spec option_table[] = {
     {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0},
     {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0},
     {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0},
+    {OPT_ANCHOR, 0, "anchor", 1, FOR_SEARCH, 0},
+    {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0},
+    {OPT_MATCHED, 0, "matched", 1, FOR_FILTER, 0},
+    {OPT_UNMATCHED, 0, "unmatched", 1, FOR_FILTER, 0},
+    {OPT_READ1, '1', "read1", 1, FOR_READS, 0},
+    {OPT_READ2, '2', "read2", 1, FOR_READS, 0},
+    {OPT_GZIP, 0, "gzip", 0, FOR_DEMUX, 0},
+    {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0},
+    {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0},
+    {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
@@ -155,12 +170,23 @@ typedef struct {
     int text_iupac;
 } seen_options;
 
+/* Options of search about hit output, which filter and demux do not print. */
+static int reads_refuse(option_id id) {
+    return id == OPT_FORMAT || id == OPT_NO_HEADER || id == OPT_WITH_FILENAME || id == OPT_NO_FILENAME ||
+           id == OPT_QUIET || id == OPT_MAX_HITS;
+}
+
 /* Applies one option; shown is the option as the user spelled it. */
 static int apply_option(cli_options *opts, seen_options *seen, const option_spec *spec,
                         const char *shown, const char *value) {
     cli_command cmd = opts->command;
     unsigned long long number = 0;
     uint64_t size = 0;
+
+    if ((cmd == CLI_COMMAND_FILTER || cmd == CLI_COMMAND_DEMUX) && reads_refuse(spec->id)) {
+        cli_usage_error(cmd, "%s does not apply to %s: it writes records, not hits", shown, cli_command_name(cmd));
+        return CLI_PARSE_ERROR;
+    }
 
     if (spec->is_compile_option && !opts->first_compile_option)
         opts->first_compile_option = spec->long_name;
@@ -200,6 +226,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             return CLI_PARSE_ERROR;
         }
         seen->strand_given = 1;
+        opts->strand_given = 1;
         return CLI_PARSE_OK;
     case OPT_IGNORE_CASE:
         opts->compile.flags |= SM_FLAG_IGNORE_CASE;
@@ -280,8 +307,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (strcmp(value, "jsonl") == 0) opts->format = CLI_FORMAT_JSONL;
         else if (strcmp(value, "count") == 0) opts->format = CLI_FORMAT_COUNT;
         else if (strcmp(value, "sam") == 0) opts->format = CLI_FORMAT_SAM;
+        else if (strcmp(value, "records") == 0) opts->format = CLI_FORMAT_RECORDS;
         else {
-            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl, count or sam",
+            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam or records",
                             shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -353,8 +381,55 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         return CLI_PARSE_OK;
     case OPT_HELP:
         if (cmd == CLI_COMMAND_COMPILE) cli_print_compile_help(stdout);
+        else if (cmd == CLI_COMMAND_FILTER) cli_print_filter_help(stdout);
+        else if (cmd == CLI_COMMAND_DEMUX) cli_print_demux_help(stdout);
         else cli_print_search_help(stdout);
         return CLI_PARSE_HELP;
+    case OPT_ANCHOR:
+        if (strcmp(value, "start") == 0) opts->anchor = SM_ANCHOR_START;
+        else if (strcmp(value, "end") == 0) opts->anchor = SM_ANCHOR_END;
+        else if (strcmp(value, "any") == 0) opts->anchor = SM_ANCHOR_NONE;
+        else {
+            cli_usage_error(cmd, "%s: unknown anchor '%s'; use start, end or any", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->anchor_given = 1;
+        return CLI_PARSE_OK;
+    case OPT_INVERT:
+        opts->invert = 1;
+        return CLI_PARSE_OK;
+    case OPT_MATCHED:
+    case OPT_UNMATCHED:
+    case OPT_READ1:
+    case OPT_READ2:
+    case OPT_SUMMARY:
+        if (value[0] == '\0') {
+            cli_usage_error(cmd, "%s: empty file name", shown);
+            return CLI_PARSE_ERROR;
+        }
+        if (spec->id == OPT_MATCHED) opts->matched_path = value;
+        else if (spec->id == OPT_UNMATCHED) opts->unmatched_path = value;
+        else if (spec->id == OPT_READ1) opts->read1 = value;
+        else if (spec->id == OPT_READ2) opts->read2 = value;
+        else opts->summary_path = value;
+        return CLI_PARSE_OK;
+    case OPT_GZIP:
+        opts->gzip = 1;
+        return CLI_PARSE_OK;
+    case OPT_BARCODE_READ:
+        if (strcmp(value, "1") != 0 && strcmp(value, "2") != 0) {
+            cli_usage_error(cmd, "%s: '%s' is not a mate; use 1 or 2", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->barcode_read = (unsigned)(value[0] - '0');
+        return CLI_PARSE_OK;
+    case OPT_BUFFER_SIZE:
+        if (cli_parse_size(value, &size) != 0 || size < 1024 || size > ((uint64_t)1 << 30)) {
+            cli_usage_error(cmd, "%s: '%s' is not a size from 1K to 1G", shown, value);
+            return CLI_PARSE_ERROR;
+        }
+        opts->buffer_size = (size_t)size;
+        return CLI_PARSE_OK;
     case OPT_VERSION:
         cli_print_version(stdout);
         return CLI_PARSE_HELP;
@@ -407,7 +482,7 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             return CLI_PARSE_ERROR;
         }
     } else if (opts->source_count == 0) {
-        if (cmd == CLI_COMMAND_SEARCH)
+        if (cmd != CLI_COMMAND_COMPILE)
             cli_usage_error(cmd, "no patterns given; use -p FILE, -e PATTERN or -d DB");
         else
             cli_usage_error(cmd, "no patterns given; use -p FILE or -e PATTERN");
@@ -461,8 +536,10 @@ static int check_options(cli_options *opts, const seen_options *seen) {
     for (size_t i = 0; i < opts->source_count; i++)
         if (opts->sources[i].is_file && strcmp(opts->sources[i].text, "-") == 0) stdin_patterns = 1;
     if (opts->database_path && strcmp(opts->database_path, "-") == 0) stdin_patterns = 1;
-    if (stdin_patterns && cmd == CLI_COMMAND_SEARCH) {
-        int stdin_targets = opts->target_count == 0;
+    if (stdin_patterns && cmd != CLI_COMMAND_COMPILE) {
+        int stdin_targets = opts->target_count == 0 && !opts->read1;
+        if (opts->read1 && (strcmp(opts->read1, "-") == 0 || (opts->read2 && strcmp(opts->read2, "-") == 0)))
+            stdin_targets = 1;
         for (size_t i = 0; i < opts->target_count; i++)
             if (strcmp(opts->targets[i], "-") == 0) stdin_targets = 1;
         if (stdin_targets) {

@@ -38,23 +38,28 @@ int cli_check_output(const char *output, const char *const *inputs, size_t count
 
 /* -------------------------------------------- removal on a fatal signal */
 
-/* One output file at a time per process: its temporary name, for the
-   handler (async-signal-safe: it only unlinks and re-raises). */
-static char pending_temp[PATH_MAX + 32];
-static volatile sig_atomic_t temp_pending;
+/* The temporary names of the output files open at once (filter writes up
+   to six), for the handler (async-signal-safe: it only unlinks and
+   re-raises). */
+#define PENDING_MAX 8
+static char pending_temp[PENDING_MAX][PATH_MAX + 32];
+static volatile sig_atomic_t temp_pending[PENDING_MAX];
+static int pending_count;
 static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static struct sigaction saved_actions[3];
 static int handlers_installed;
 
 static void remove_temp_and_die(int sig) {
-    if (temp_pending) unlink(pending_temp);
-    temp_pending = 0;
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (temp_pending[i]) unlink(pending_temp[i]);
+    for (int i = 0; i < PENDING_MAX; i++) temp_pending[i] = 0;
     /* SA_RESETHAND put the default action back: the signal ends the process
        once the handler returns */
     raise(sig);
 }
 
 static void install_handlers(void) {
+    if (handlers_installed) return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = remove_temp_and_die;
@@ -79,6 +84,7 @@ static void restore_handlers(void) {
 int cli_outfile_open(cli_outfile *o, const char *path) {
     memset(o, 0, sizeof *o);
     o->path = path;
+    o->temp_slot = -1;
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
@@ -102,8 +108,15 @@ int cli_outfile_open(cli_outfile *o, const char *path) {
     /* A symbolic link stays one: the file it names is replaced. */
     char *final = exists ? realpath(path, NULL) : NULL;
     if (!final) final = strdup(path);
-    if (!final || strlen(final) + 12 > sizeof pending_temp) {
+    if (!final || strlen(final) + 12 > sizeof pending_temp[0]) {
         cli_error("%s: %s", path, final ? strerror(ENAMETOOLONG) : "out of memory");
+        free(final);
+        return -1;
+    }
+    int slot = 0;
+    while (slot < PENDING_MAX && temp_pending[slot]) slot++;
+    if (slot == PENDING_MAX) {
+        cli_error("%s: too many output files at once", path);
         free(final);
         return -1;
     }
@@ -116,13 +129,17 @@ int cli_outfile_open(cli_outfile *o, const char *path) {
         mode = 0666 & ~mask;
     }
     install_handlers();
-    snprintf(pending_temp, sizeof pending_temp, "%s.tmp-XXXXXX", final);
-    int fd = mkstemp(pending_temp);
-    if (fd >= 0) temp_pending = 1;
+    snprintf(pending_temp[slot], sizeof pending_temp[slot], "%s.tmp-XXXXXX", final);
+    int fd = mkstemp(pending_temp[slot]);
+    if (fd >= 0) {
+        temp_pending[slot] = 1;
+        pending_count++;
+        o->temp_slot = slot;
+    }
     if (fd < 0 && errno == EACCES && exists) {
         /* a file that may be written in a folder that may not: in place, as
            before, without the guarantee against half-written files */
-        restore_handlers();
+        if (pending_count == 0) restore_handlers();
         free(final);
         o->file = fopen(path, "wb");
         if (!o->file) {
@@ -134,9 +151,13 @@ int cli_outfile_open(cli_outfile *o, const char *path) {
     if (fd < 0 || fchmod(fd, mode) != 0 || !(o->file = fdopen(fd, "wb"))) {
         int e = errno;
         if (fd >= 0) close(fd);
-        if (temp_pending) unlink(pending_temp);
-        temp_pending = 0;
-        restore_handlers();
+        if (o->temp_slot >= 0) {
+            unlink(pending_temp[slot]);
+            temp_pending[slot] = 0;
+            pending_count--;
+            o->temp_slot = -1;
+        }
+        if (pending_count == 0) restore_handlers();
         cli_error("%s: %s", path, strerror(e));
         free(final);
         return -1;
@@ -151,10 +172,12 @@ int cli_outfile_close(cli_outfile *o, int keep) {
     int e = fclose(o->file) != 0 ? (errno ? errno : EIO) : 0;
     o->file = NULL;
     if (!o->final) return e;
-    if (keep && !e && rename(pending_temp, o->final) != 0) e = errno;
-    if (!keep || e) unlink(pending_temp);
-    temp_pending = 0;
-    restore_handlers();
+    int slot = o->temp_slot;
+    if (keep && !e && rename(pending_temp[slot], o->final) != 0) e = errno;
+    if (!keep || e) unlink(pending_temp[slot]);
+    temp_pending[slot] = 0;
+    o->temp_slot = -1;
+    if (--pending_count == 0) restore_handlers();
     free(o->final);
     o->final = NULL;
     return e;

@@ -235,6 +235,11 @@ struct cli_formatter {
     char **file_names;                /* formatted for the output format */
     size_t *file_name_lens;
     size_t file_count, file_cap;
+    /* --format records: the hits of the record being delivered. */
+    uint64_t rec_hits;
+    uint32_t *rec_patterns;           /* the patterns hit, each once */
+    size_t rec_npatterns;
+    uint64_t *rec_seen;               /* per pattern: record + 1 when listed */
 };
 
 /* Formats a name for the output: escaped for TSV/BED, quoted JSON for jsonl. */
@@ -277,7 +282,12 @@ cli_formatter *cli_formatter_create(cli_format format, int header, int show_file
     f->record_names = calloc(f->record_cap, sizeof *f->record_names);
     f->record_name_lens = calloc(f->record_cap, sizeof *f->record_name_lens);
     f->record_files = calloc(f->record_cap, sizeof *f->record_files);
-    if (!f->pattern_names || !f->pattern_name_lens || !f->record_names || !f->record_name_lens || !f->record_files) {
+    if (format == CLI_FORMAT_RECORDS) {
+        f->rec_patterns = malloc(n * sizeof *f->rec_patterns);
+        f->rec_seen = calloc(n, sizeof *f->rec_seen);
+    }
+    if (!f->pattern_names || !f->pattern_name_lens || !f->record_names || !f->record_name_lens || !f->record_files ||
+        (format == CLI_FORMAT_RECORDS && (!f->rec_patterns || !f->rec_seen))) {
         cli_formatter_free(f);
         return NULL;
     }
@@ -309,6 +319,8 @@ void cli_formatter_free(cli_formatter *f) {
     free(f->file_name_lens);
     free(f->cigar_buf.data);
     cli_sam_free(f->sam);
+    free(f->rec_patterns);
+    free(f->rec_seen);
     free(f);
 }
 
@@ -362,7 +374,15 @@ static void write_header(cli_formatter *f) {
 
 /* The header waits for the first hit (or the end of a search that did not
    fail), so that a search failing at once prints only its message. */
-void cli_formatter_begin(cli_formatter *f) { f->header_pending = f->format == CLI_FORMAT_TSV && f->header; }
+void cli_formatter_begin(cli_formatter *f) {
+    static const char records_header[] = "#record\thits\tpatterns\n";
+    static const char records_file_header[] = "#file\trecord\thits\tpatterns\n";
+    f->header_pending = f->format == CLI_FORMAT_TSV && f->header;
+    if (f->format == CLI_FORMAT_RECORDS && f->header) {
+        if (f->show_file) cli_writer_write(f->w, records_file_header, sizeof records_file_header - 1);
+        else cli_writer_write(f->w, records_header, sizeof records_header - 1);
+    }
+}
 
 int cli_formatter_end(cli_formatter *f) {
     if (f->header_pending) write_header(f);
@@ -409,9 +429,14 @@ int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name
     return 0;
 }
 
+static const char *record_name(const cli_formatter *f, uint64_t record, size_t *len);
+static const char *record_file(const cli_formatter *f, uint64_t record, size_t *len);
+static void write_record_line(cli_formatter *f, uint64_t record);
+
 void cli_formatter_record_done(cli_formatter *f, uint64_t record) {
     if (f->sam) cli_sam_record_done(f->sam, record);
     if (record < f->first_record || record - f->first_record >= f->record_count) return;
+    if (f->format == CLI_FORMAT_RECORDS) write_record_line(f, record);
     size_t mask = f->record_cap - 1;
     free(f->record_names[record & mask]);
     f->record_names[record & mask] = NULL;
@@ -545,6 +570,7 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         break;
     case CLI_FORMAT_COUNT:
     case CLI_FORMAT_SAM:
+    case CLI_FORMAT_RECORDS:
         break;
     }
 }
@@ -590,12 +616,52 @@ static int text_is_plain(const char *text, size_t len) {
 
 /* The hot path: one bounds check per row, then straight stores into the
    buffer. DNA hit texts are sequence letters, so they are never escaped. */
+static int by_index(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --format records: one line per record, once its hits are all in:
+   [file] record, the number of hits, the patterns hit (in pattern order,
+   each once, comma-separated; '.' for none). */
+static void write_record_line(cli_formatter *f, uint64_t record) {
+    cli_writer *w = f->w;
+    size_t len;
+    if (f->show_file) {
+        const char *file = record_file(f, record, &len);
+        cli_writer_write(w, file, len);
+        write_char(w, '\t');
+    }
+    const char *name = record_name(f, record, &len);
+    cli_writer_write(w, name, len);
+    write_char(w, '\t');
+    write_u64(w, f->rec_hits);
+    write_char(w, '\t');
+    if (f->rec_npatterns > 1) qsort(f->rec_patterns, f->rec_npatterns, sizeof *f->rec_patterns, by_index);
+    for (size_t i = 0; i < f->rec_npatterns; i++) {
+        if (i) write_char(w, ',');
+        cli_writer_write(w, f->pattern_names[f->rec_patterns[i]], f->pattern_name_lens[f->rec_patterns[i]]);
+    }
+    if (f->rec_npatterns == 0) write_char(w, '.');
+    write_char(w, '\n');
+    f->rec_hits = 0;
+    f->rec_npatterns = 0;
+}
+
 void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     cli_writer *w = f->w;
     if (f->header_pending) write_header(f);
     if (f->sam) {
         if (hit->pattern < f->pattern_count)
             cli_sam_hit(f->sam, f->pattern_names[hit->pattern], f->pattern_name_lens[hit->pattern], hit);
+        return;
+    }
+    if (f->format == CLI_FORMAT_RECORDS) {
+        f->rec_hits++;
+        if (hit->pattern < f->pattern_count && f->rec_seen[hit->pattern] != hit->record + 1) {
+            f->rec_seen[hit->pattern] = hit->record + 1;
+            f->rec_patterns[f->rec_npatterns++] = hit->pattern;
+        }
         return;
     }
     size_t record_len = 0;
@@ -683,6 +749,7 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         break;
     case CLI_FORMAT_COUNT:
     case CLI_FORMAT_SAM:
+    case CLI_FORMAT_RECORDS:
         break;
     }
     w->len = (size_t)(p - w->buf);

@@ -287,6 +287,7 @@ int cli_search_main(int argc, char **argv) {
     runner_opts.chunk_size = opts.chunk_size;
     runner_opts.overlap_free = opts.overlap_free;
     runner_opts.backend = opts.gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
+    runner_opts.anchor = opts.anchor;
     runner_opts.count_only = count_only;
     runner_opts.on_hit = deliver_hit;
     runner_opts.ctx = &ctx;

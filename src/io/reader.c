@@ -28,7 +28,8 @@
  *   - Text mode gives exactly one record, also for an empty file (of length
  *     0); lines mode gives no record for an empty file.
  *   - Pieces are at most READER_PIECE_CAP bytes for FASTA/FASTQ and at most
- *     READER_RAW_CAP bytes in text and lines mode (handed out without a copy).
+ *     READER_RAW_CAP bytes in text and lines mode (handed out without a copy;
+ *     READER_MAPPED_PIECE from a file read in place).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -83,6 +84,10 @@ struct sm_reader {
                      file's mapping (never written) when mapped */
     int mapped;
     size_t pos, end;
+    size_t cap;          /* bytes of buf before its padding (grows only to keep a record) */
+    int keep_raw;        /* sm_reader_keep_raw: keep the open record's bytes from raw_start */
+    int raw_open;        /* a record's bytes are being kept */
+    uint64_t raw_start;  /* stream offset of that record's first byte */
     int eof;
     uint64_t buf_abs;    /* offset of buf[0] in the decompressed stream */
     uint64_t line;       /* 1-based line number of buf[pos] */
@@ -176,18 +181,39 @@ static int report(const sm_reader *r, sm_error *err) {
 
 /* ------------------------------------------------------------ buffering */
 
-/* Keeps [pos, end), moves it to the front and reads more after it.
-   Returns 1 when bytes were added, 0 at the end of input, -1 on error. */
+/* Doubles the input buffer (a kept record fills it). Returns 0 or -1. */
+static int grow_input(sm_reader *r) {
+    size_t cap = r->cap * 2;
+    uint8_t *p = cap > r->cap ? realloc(r->buf, cap + READER_PAD) : NULL;
+    if (!p) {
+        snprintf(r->error.message, sizeof r->error.message, "%s: out of memory for a record of over %zu bytes",
+                 r->shown, r->cap);
+        r->error.code = SM_ERR_NOMEM;
+        r->state = ST_ERROR;
+        return -1;
+    }
+    memset(p + cap, 0, READER_PAD);
+    r->buf = p;
+    r->cap = cap;
+    return 0;
+}
+
+/* Keeps [pos, end) (with keep_raw, from the open record's first byte),
+   moves it to the front and reads more after it. Returns 1 when bytes were
+   added, 0 at the end of input, -1 on error. */
 static int refill(sm_reader *r) {
     if (r->eof) return 0;
-    if (r->pos > 0) {
-        size_t keep = r->end - r->pos;
-        memmove(r->buf, r->buf + r->pos, keep);
-        r->buf_abs += r->pos;
+    size_t from = r->pos;
+    if (r->raw_open && r->raw_start - r->buf_abs < from) from = (size_t)(r->raw_start - r->buf_abs);
+    if (from > 0) {
+        size_t keep = r->end - from;
+        memmove(r->buf, r->buf + from, keep);
+        r->buf_abs += from;
         r->end = keep;
-        r->pos = 0;
+        r->pos -= from;
     }
-    long n = sm_io_source_read(r->src, r->buf + r->end, READER_RAW_CAP - r->end, &r->error);
+    if (r->end == r->cap && grow_input(r) < 0) return -1;
+    long n = sm_io_source_read(r->src, r->buf + r->end, r->cap - r->end, &r->error);
     if (n < 0) {
         r->state = ST_ERROR;
         return -1;
@@ -700,6 +726,10 @@ static int lines_read(sm_reader *r, const uint8_t **data, size_t *len, size_t ma
     }
     const uint8_t *p = r->buf + r->pos;
     size_t avail = r->end - r->pos;
+    /* pieces of the usual size: from a mapped file as text mode's, from a
+       buffer grown to keep a long line as from the first buffer */
+    size_t piece_cap = r->mapped ? READER_MAPPED_PIECE : READER_RAW_CAP;
+    if (avail > piece_cap) avail = piece_cap;
     if (avail > max) avail = max; /* the rest of the line in the next piece */
     const uint8_t *nl = find_line_end(p, avail);
     if (!nl) {
@@ -767,21 +797,34 @@ int sm_reader_read_into(sm_reader *r, uint8_t *dst, size_t cap, size_t *len, sm_
     return rc;
 }
 
+/* Reads the rest of the current record's sequence. Returns 0 or -1. */
+static int drain_record(sm_reader *r) {
+    if (r->state != ST_SEQ) return 0;
+    const uint8_t *d;
+    size_t l;
+    int rc;
+    do
+        rc = read_piece(r, &d, &l);
+    while (rc > 0 && r->state == ST_SEQ);
+    if (rc < 0) {
+        r->state = ST_ERROR;
+        return -1;
+    }
+    return 0;
+}
+
+/* A record's bytes are kept from here (sm_reader_keep_raw). */
+static void raw_begin(sm_reader *r) {
+    if (!r->keep_raw) return;
+    r->raw_start = r->buf_abs + r->pos;
+    r->raw_open = 1;
+}
+
 int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
     *name = NULL;
     if (r->state == ST_ERROR) return report(r, err);
-    if (r->state == ST_SEQ) {
-        const uint8_t *d;
-        size_t l;
-        int rc;
-        do
-            rc = read_piece(r, &d, &l);
-        while (rc > 0 && r->state == ST_SEQ);
-        if (rc < 0) {
-            r->state = ST_ERROR;
-            return report(r, err);
-        }
-    }
+    if (drain_record(r) < 0) return report(r, err);
+    r->raw_open = 0;
     if (r->state == ST_DONE) return 0;
 
     if (r->format == SM_INPUT_TEXT) {
@@ -807,6 +850,7 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
             if (!at_crlf_tail(r)) break;
             consume_newline(r); /* the \n of the last line's \r\n */
         }
+        raw_begin(r);
         int need = snprintf(NULL, 0, "%s:%llu", r->shown, (unsigned long long)r->line);
         if (name_reserve(r, (size_t)need + 1) < 0) return report(r, err);
         snprintf(r->name, r->name_cap, "%s:%llu", r->shown, (unsigned long long)r->line);
@@ -838,10 +882,40 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
                 "a header must start its line ('%c' after blank bytes)", c);
         return report(r, err);
     }
+    raw_begin(r);
     if (parse_header(r) < 0) return report(r, err);
     r->seq_len = 0;
     r->state = ST_SEQ;
     *name = r->name;
+    return 1;
+}
+
+void sm_reader_keep_raw(sm_reader *r) {
+    if (r && r->format != SM_INPUT_TEXT) r->keep_raw = 1;
+}
+
+sm_input_format sm_reader_format(const sm_reader *r) { return r->format; }
+
+int sm_reader_record_raw(sm_reader *r, const uint8_t **data, size_t *len, int *stable, sm_error *err) {
+    *data = NULL;
+    *len = 0;
+    if (stable) *stable = r->mapped;
+    if (r->state == ST_ERROR) return report(r, err);
+    if (!r->raw_open) {
+        sm_io_error(err, SM_ERR_INVALID, "%s: no record's bytes kept (sm_reader_keep_raw)", r->shown);
+        return -1;
+    }
+    if (drain_record(r) < 0) return report(r, err);
+    if (r->format == SM_INPUT_LINES) {
+        /* the \n of a \r\n line end belongs to this line */
+        if (r->pos == r->end && refill(r) < 0) return report(r, err);
+        if (r->pos < r->end && at_crlf_tail(r)) consume_newline(r);
+    } else if (skip_blank(r) == -2) {
+        /* blank lines after the record are its own: up to the next header */
+        return report(r, err);
+    }
+    *data = r->buf + (r->raw_start - r->buf_abs);
+    *len = (size_t)(r->buf_abs + r->pos - r->raw_start);
     return 1;
 }
 
@@ -873,6 +947,7 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
         } else {
             /* zeroed padding lets letter_run read a vector past the data */
             r->buf = calloc(1, READER_RAW_CAP + READER_PAD);
+            r->cap = READER_RAW_CAP;
         }
         if (format != SM_INPUT_TEXT && format != SM_INPUT_LINES)
             r->piece = malloc(READER_PIECE_CAP + READER_PAD);

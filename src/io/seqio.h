@@ -56,6 +56,28 @@ int sm_reader_read(sm_reader *reader, const uint8_t **data, size_t *len, sm_erro
    vectors). */
 int sm_reader_read_into(sm_reader *reader, uint8_t *dst, size_t cap, size_t *len, sm_error *err);
 
+/* The format being read: SM_INPUT_FASTA or SM_INPUT_FASTQ once AUTO has
+   looked at the first byte, else the format asked for. */
+sm_input_format sm_reader_format(const sm_reader *reader);
+
+/* Keeps every record's bytes as they are in the input (FASTA, FASTQ and
+   lines; not text), for sm_reader_record_raw. Call before the first record.
+   A plain file is read in place, so this costs nothing there; compressed or
+   piped input then holds the whole current record in memory, the buffer
+   growing for a record longer than it (1 MiB). */
+void sm_reader_keep_raw(sm_reader *reader);
+
+/* The current record's bytes as in the (decompressed) input: its header
+   line, sequence lines and (FASTQ) '+' and quality lines with their line
+   ends, and the blank lines after it, up to the next record's header or
+   the end of the input; in lines mode the line with its line end. The rest
+   of the sequence is read first if it has not been. The last record of a
+   file may end without a line end. Returns 1 with *data / *len set (valid
+   until the next call on the reader; *stable, when not NULL, says whether
+   they stay valid until sm_reader_close: a file read in place), or a
+   negative value with err filled. */
+int sm_reader_record_raw(sm_reader *reader, const uint8_t **data, size_t *len, int *stable, sm_error *err);
+
 /* Bytes of the underlying (possibly compressed) file consumed so far, and the
    file size (0 when unknown, e.g. a pipe): for progress bars. */
 void sm_reader_progress(const sm_reader *reader, uint64_t *done, uint64_t *total);

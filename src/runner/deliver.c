@@ -53,12 +53,10 @@ void sm_delivery_close(sm_runner *r) {
     r->delivery = NULL;
 }
 
-static int emit(sm_runner *r, const sm_segment *s, const sm_rawhit *x, const uint8_t *text) {
-    if (x->start >= s->start_limit) return SM_OK; /* in a circular record's appended head */
-    uint64_t record = s->record;
+int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
     r->counts[x->pattern]++;
     r->total++;
-    if (r->opt.count_only) return SM_OK;
+    if (r->count_only) return SM_OK;
     sm_hit h;
     h.record = record;
     h.start = x->start;
@@ -68,6 +66,14 @@ static int emit(sm_runner *r, const sm_segment *s, const sm_rawhit *x, const uin
     h.errors = x->errors;
     h.text = (const char *)text;
     return r->opt.on_hit(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
+}
+
+/* Every hit a segment owns (none in a circular record's appended head past
+   its length); an anchored runner keeps the anchored ones. */
+static int emit(sm_runner *r, const sm_segment *s, const sm_rawhit *x, const uint8_t *text) {
+    if (x->start >= s->start_limit) return SM_OK;
+    if (r->anchor) return sm_anchor_take(r, s->record, x, text);
+    return sm_runner_emit(r, s->record, x, text);
 }
 
 /* Appends a hit to a list of held hits. */
@@ -257,6 +263,10 @@ int sm_deliver_batch(sm_runner *r, const sm_batch *b) {
                 int rc = emit(r, s, x, b->buf + s->buf_off + (x->start - s->pos0));
                 if (rc != SM_OK) return rc;
             }
+        }
+        if (s->last_of_record && r->anchor) {
+            int rc = sm_anchor_record_done(r, s->record);
+            if (rc != SM_OK) return rc;
         }
         if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);
     }

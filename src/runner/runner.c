@@ -200,6 +200,7 @@ void sm_runner_free(sm_runner *r) {
         }
     }
     if (r->bd) r->backend->close(r->bd);
+    sm_anchor_close(r);
     if (r->batches)
         for (unsigned k = 0; k < r->geo.batches; k++) free(r->batches[k].segs);
     free(r->batches);
@@ -224,6 +225,10 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
         return sm_set_error(err, SM_ERR_INVALID,
                             "--overlap-free and --overlap-free-prefix cannot be used with --circular (overlap-free "
                             "chunks read nothing past their end, a circular record's hits do)");
+    if (opts->circular && opts->anchor != SM_ANCHOR_NONE)
+        return sm_set_error(err, SM_ERR_INVALID,
+                            "--circular and --anchor cannot be used together (a circular record has no start or "
+                            "end to anchor at)");
     if (opts->overlap_free && opts->backend == SM_BACKEND_CUDA)
         return sm_set_error(err, SM_ERR_INVALID,
                             "--overlap-free and --overlap-free-prefix run on the CPU only (the GPU scans chunks "
@@ -238,6 +243,9 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     r->db = db;
     r->opt = *opts;
     r->backend = backend;
+    /* anchored hits are chosen on delivery: the backend always returns hits */
+    r->count_only = opts->count_only;
+    if (opts->anchor != SM_ANCHOR_NONE) r->opt.count_only = 0;
     r->pattern_count = h->pattern_count;
     r->edits = h->match == SM_MATCH_EDITS;
     r->overlap = h->max_length - 1;
@@ -257,6 +265,13 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
         free(r->head);
         free(r);
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    }
+    if (opts->anchor != SM_ANCHOR_NONE) {
+        int arc = sm_anchor_open(r, err);
+        if (arc != SM_OK) {
+            sm_runner_free(r);
+            return arc;
+        }
     }
     int rc = backend->open(r, &r->geo, &r->bd, err);
     if (rc != SM_OK) {
@@ -302,6 +317,10 @@ static int append_head(sm_runner *r) {
 int sm_runner_end_record(sm_runner *r) {
     if (!r) return SM_ERR_INVALID;
     if (!r->record_open) return r->status;
+    if (r->anchor && r->status == SM_OK) {
+        int rc = sm_anchor_end_record(r);
+        if (rc != SM_OK) return rc;
+    }
     if (r->opt.circular && append_head(r) != SM_OK) {
         r->circ_limit = UINT64_MAX;
         return r->status;
@@ -325,6 +344,7 @@ uint64_t sm_runner_begin_record(sm_runner *r) {
     r->own_from = 0;
     r->head_len = 0;
     r->record_len = 0;
+    if (r->anchor && sm_anchor_begin_record(r) != SM_OK && r->status == SM_OK) r->status = SM_ERR_NOMEM;
     return r->record_id;
 }
 
@@ -378,10 +398,16 @@ static void note_fed(sm_runner *r, const uint8_t *data, size_t len) {
 
 int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
     if (!r || (!data && len)) return SM_ERR_INVALID;
-    const uint8_t *p = data;
     if (r->status != SM_OK) return r->status;
     if (!r->record_open) sm_runner_begin_record(r);
-    if (r->opt.circular) note_fed(r, p, len);
+    if (r->anchor) return r->status == SM_OK ? sm_anchor_feed(r, data, len) : r->status;
+    if (r->opt.circular) note_fed(r, data, len);
+    return sm_runner_feed_direct(r, data, len);
+}
+
+int sm_runner_feed_direct(sm_runner *r, const void *data, size_t len) {
+    const uint8_t *p = data;
+    if (r->status != SM_OK) return r->status;
     while (len > 0) {
         sm_batch *b = &r->batches[r->fill];
         int full = b->len == r->geo.buf_cap;
@@ -409,6 +435,10 @@ int sm_runner_feed_buffer(sm_runner *r, size_t want, void **dst, size_t *avail) 
     *avail = 0;
     if (r->status != SM_OK) return r->status;
     if (!r->record_open) sm_runner_begin_record(r);
+    if (r->anchor) {
+        sm_anchor_stage(r, want, dst, avail);
+        return r->status;
+    }
     for (;;) {
         sm_batch *b = &r->batches[r->fill];
         int full = b->len == r->geo.buf_cap;
@@ -429,6 +459,7 @@ int sm_runner_feed_buffer(sm_runner *r, size_t want, void **dst, size_t *avail) 
 
 int sm_runner_feed_commit(sm_runner *r, size_t len) {
     if (!r) return SM_ERR_INVALID;
+    if (r->anchor) return r->status == SM_OK ? sm_anchor_commit(r, len) : r->status;
     sm_batch *b = &r->batches[r->fill];
     if (len > b->cap - b->len) return SM_ERR_INVALID;
     if (r->opt.circular) note_fed(r, b->buf + b->len, len);

@@ -130,6 +130,11 @@ struct sm_runner {
     uint64_t record_len;
     uint64_t circ_limit;     /* UINT64_MAX when no head is being appended */
     int appending;
+    /* Anchored hits only (anchor.c); NULL without sm_runner_options.anchor.
+       The backends then always return hits (opt.count_only is cleared) and
+       count_only keeps what the caller asked. */
+    struct sm_anchor_state *anchor;
+    int count_only;
 
     /* Delivery (deliver.c). */
     struct sm_delivery *delivery;
@@ -141,10 +146,33 @@ struct sm_runner {
 /* Count mode: adds a backend's per-pattern counts (pattern_count entries). */
 void sm_runner_add_counts(sm_runner *r, const uint64_t *counts);
 
+/* Appends bytes of the open record to the filling batch (no anchor). */
+int sm_runner_feed_direct(sm_runner *r, const void *data, size_t len);
+
+/* anchor.c: anchored runners. The open record's bytes go to the anchor
+   state first, which feeds the batch only the first (longest + k) bytes,
+   or at the record's end the last ones; delivery hands it every hit and it
+   emits the anchored ones. */
+int sm_anchor_open(sm_runner *r, sm_error *err);
+void sm_anchor_close(sm_runner *r);
+int sm_anchor_begin_record(sm_runner *r);
+int sm_anchor_feed(sm_runner *r, const void *data, size_t len);
+/* Where up to *avail bytes of the open record may be written (64 more
+   writable after them), then sm_anchor_feed of that place. */
+void sm_anchor_stage(sm_runner *r, size_t want, void **dst, size_t *avail);
+int sm_anchor_commit(sm_runner *r, size_t len);
+int sm_anchor_end_record(sm_runner *r);
+/* A hit of the record being delivered, found in its window. */
+int sm_anchor_take(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text);
+/* That record's last segment has been delivered: emits its held anchored hits. */
+int sm_anchor_record_done(sm_runner *r, uint64_t record);
+
 /* deliver.c: the delivery of landed batches, in order. */
 int sm_delivery_open(sm_runner *r);
 void sm_delivery_close(sm_runner *r);
 int sm_deliver_batch(sm_runner *r, const sm_batch *b);
+/* Counts one hit and hands it to the caller (unless only counting). */
+int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text);
 
 /* The bytes of a hit that starts at `start` in a segment whose scanned text
    begins at base (record coordinate pos0); overlap-free hits may start before. */

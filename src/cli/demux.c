@@ -1,0 +1,512 @@
+/* seqmatch demux: each record (or pair) to the file of the barcode it
+ * carries, written exactly as read.
+ *
+ * A record goes to the barcode whose hit has the fewest errors; two
+ * barcodes equally close, or none, send it to "unassigned". Thousands of
+ * barcodes means thousands of files: each has a buffer in memory, and a
+ * full buffer is appended to its file through a small set of open
+ * descriptors, the least recently used closed when another is needed, so
+ * the process never holds more than the limit allows. gzip output is a
+ * series of members, one per buffer. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "io/deflate.h"
+
+void cli_print_demux_help(FILE *out) {
+    fputs(
+        "Usage: seqmatch demux [options] (-p BARCODES | -e SEQ...) -o DIR [TARGET...]\n"
+        "       seqmatch demux [options] (-p BARCODES | -e SEQ...) -o DIR -1 R1 -2 R2\n"
+        "\n"
+        "Sends each record (FASTA or FASTQ; gzip, BGZF or zstd) to DIR/NAME.fastq (or\n"
+        ".fasta), NAME being the barcode it carries, byte for byte as it was read. The\n"
+        "barcodes are a FASTA file (NAME = header's first word) or one sequence per\n"
+        "line, IUPAC codes allowed. A record whose best barcode hit (fewest errors)\n"
+        "is shared by two barcodes, or that has none, goes to DIR/unassigned.fastq.\n"
+        "Every barcode gets its file, also when empty. A table of records per barcode\n"
+        "is printed on standard error at the end.\n"
+        "\n"
+        "Where the barcode is:\n"
+        "  --anchor start|end|any  at the record's start (default), at its end, or\n"
+        "                        anywhere; with start or end only the first or last\n"
+        "                        (barcode length + k) bases are searched\n"
+        "  -m, --mismatches K    up to K substitutions\n"
+        "  -k, --edits K         up to K substitutions, insertions or deletions\n"
+        "  --strand +|-|both     strands to search (default +: the read as sequenced)\n"
+        "  (and every other pattern option of 'seqmatch search': -d, --text-iupac, ...)\n"
+        "\n"
+        "Output:\n"
+        "  -o, --output DIR      the folder (made when missing); existing files of the\n"
+        "                        same names are replaced\n"
+        "  --gzip                write NAME.fastq.gz (and unassigned.fastq.gz)\n"
+        "  --summary FILE        the table to FILE instead of standard error\n"
+        "  --buffer-size SIZE    bytes held per file before they are appended to it\n"
+        "                        (default 256M shared by all files, 64K to 1M each);\n"
+        "                        whatever the number of barcodes, at most a few\n"
+        "                        hundred files are open at once (fewer under a lower\n"
+        "                        ulimit -n)\n"
+        "\n"
+        "Paired reads:\n"
+        "  -1 R1 -2 R2           mates in step; a pair goes whole to NAME_R1.fastq and\n"
+        "                        NAME_R2.fastq, by the barcode of one mate:\n"
+        "  --barcode-read 1|2    the mate that carries it (default 1); only it is searched\n"
+        "\n"
+        "Performance: -t, --threads N (default all cores), --chunk-size.\n"
+        "\n"
+        "Examples:\n"
+        "  # barcodes at the read start, one mismatch allowed\n"
+        "  seqmatch demux -p barcodes.fa -m 1 -o by_sample --gzip run.fastq.gz\n"
+        "  # paired reads, barcode at the start of mate 2, one edit\n"
+        "  seqmatch demux -p barcodes.fa -k 1 --barcode-read 2 -o out -1 r1.fq.gz -2 r2.fq.gz\n"
+        "  # native barcodes anywhere in long reads, on both strands\n"
+        "  seqmatch demux -p nb.fa -k 3 --anchor any --strand both -o out long.fastq\n"
+        "\n"
+        "Exit status: 0 when some record got a barcode, 1 when none did, 2 on error.\n",
+        out);
+}
+
+/* Memory for the buffers of all files together, and each one's bounds. */
+#define BUFFER_BUDGET ((size_t)256 << 20)
+#define BUFFER_MIN ((size_t)64 << 10)
+#define BUFFER_MAX ((size_t)1 << 20)
+
+typedef struct {
+    char *path;       /* made on first use */
+    int fd;           /* -1 when closed */
+    int created;      /* truncated once; appended to since */
+    uint64_t last_use;
+    uint8_t *buf;
+    size_t len;
+} dm_file;
+
+typedef struct {
+    char *name;
+    dm_file file[2];
+    uint64_t records;
+} dm_barcode;
+
+typedef struct {
+    const cli_options *opts;
+    const char *dir;
+    dm_barcode *bc;          /* nbc barcodes, then unassigned */
+    size_t nbc;
+    uint32_t *barcode_of;    /* pattern -> barcode */
+    unsigned mates;
+    int gzip;
+    size_t buf_cap;
+    sm_deflater *deflater;
+    uint8_t *packed;
+    size_t packed_cap;
+    unsigned open_files, max_open;
+    uint64_t tick;
+    uint64_t no_hit, ambiguous, total;
+    int error;               /* errno of a failed write; the path in failed_path */
+    const char *failed_path;
+    const cli_reads_job *job;
+    const char **inputs;     /* to refuse an output that is an input */
+    size_t ninputs;
+} demux_state;
+
+static const char UNASSIGNED[] = "unassigned";
+
+/* ------------------------------------------------------------- files */
+
+static int make_path(demux_state *d, dm_barcode *b, unsigned m) {
+    dm_file *f = &b->file[m];
+    if (f->path) return 0;
+    const char *ext = d->job->format == SM_INPUT_FASTQ ? "fastq" : "fasta";
+    const char *mate = d->mates == 2 ? (m == 0 ? "_R1" : "_R2") : "";
+    size_t n = strlen(d->dir) + strlen(b->name) + 32;
+    f->path = malloc(n);
+    if (!f->path) return -1;
+    snprintf(f->path, n, "%s/%s%s.%s%s", d->dir, b->name, mate, ext, d->gzip ? ".gz" : "");
+    if (cli_check_output(f->path, d->inputs, d->ninputs) != 0) {
+        d->error = -1; /* the message is out */
+        return -1;
+    }
+    return 0;
+}
+
+static void close_lru(demux_state *d) {
+    dm_file *oldest = NULL;
+    for (size_t i = 0; i <= d->nbc; i++)
+        for (unsigned m = 0; m < d->mates; m++) {
+            dm_file *f = &d->bc[i].file[m];
+            if (f->fd >= 0 && (!oldest || f->last_use < oldest->last_use)) oldest = f;
+        }
+    if (!oldest) return;
+    if (close(oldest->fd) != 0 && !d->error) {
+        d->error = errno;
+        d->failed_path = oldest->path;
+    }
+    oldest->fd = -1;
+    d->open_files--;
+}
+
+/* Appends bytes to a file, opening it (the first time: truncating). */
+static int append(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
+    dm_file *f = &b->file[m];
+    if (d->error) return -1;
+    if (make_path(d, b, m) != 0) return -1;
+    f->last_use = ++d->tick;
+    if (f->fd < 0) {
+        while (d->open_files >= d->max_open) close_lru(d);
+        int flags = O_WRONLY | O_CREAT | (f->created ? O_APPEND : O_TRUNC);
+        f->fd = open(f->path, flags, 0666);
+        if (f->fd < 0) {
+            d->error = errno;
+            d->failed_path = f->path;
+            return -1;
+        }
+        f->created = 1;
+        d->open_files++;
+    }
+    while (n > 0) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            d->error = w < 0 ? errno : EIO;
+            d->failed_path = f->path;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes a file's buffer out (compressed: one member). */
+static int flush_file(demux_state *d, dm_barcode *b, unsigned m) {
+    dm_file *f = &b->file[m];
+    if (f->len == 0) return 0;
+    size_t n = f->len;
+    f->len = 0;
+    if (!d->gzip) return append(d, b, m, f->buf, n);
+    size_t packed = sm_gzip_member(d->deflater, f->buf, n, d->packed, d->packed_cap);
+    if (packed == 0) {
+        d->error = ENOMEM;
+        d->failed_path = f->path ? f->path : b->name;
+        return -1;
+    }
+    return append(d, b, m, d->packed, packed);
+}
+
+static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
+    dm_file *f = &b->file[m];
+    int newline = n > 0 && p[n - 1] != '\n' && p[n - 1] != '\r';
+    if (!f->buf && !(f->buf = malloc(d->buf_cap))) {
+        d->error = ENOMEM;
+        d->failed_path = b->name;
+        return -1;
+    }
+    while (n + newline > 0) {
+        if (f->len == d->buf_cap && flush_file(d, b, m) != 0) return -1;
+        size_t room = d->buf_cap - f->len;
+        size_t take = n < room ? n : room;
+        memcpy(f->buf + f->len, p, take);
+        f->len += take;
+        p += take;
+        n -= take;
+        if (n == 0 && newline && f->len < d->buf_cap) {
+            f->buf[f->len++] = '\n';
+            newline = 0;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- scan */
+
+static void demux_hit(cli_read_entry *e, const sm_hit *hit, void *ctx) {
+    demux_state *d = ctx;
+    uint32_t b = d->barcode_of[hit->pattern];
+    e->hits++;
+    if (hit->errors < e->best_errors) {
+        e->best_errors = hit->errors;
+        e->choice = b;
+        e->tie = 0;
+    } else if (hit->errors == e->best_errors && b != e->choice) {
+        e->tie = 1;
+    }
+}
+
+static int demux_done(cli_read_entry *e, void *ctx) {
+    demux_state *d = ctx;
+    size_t to = d->nbc;
+    if (e->hits == 0) d->no_hit++;
+    else if (e->tie) d->ambiguous++;
+    else to = e->choice;
+    dm_barcode *b = &d->bc[to];
+    b->records++;
+    d->total++;
+    for (unsigned m = 0; m < e->mates; m++)
+        if (put(d, b, m, e->raw[m], e->raw_len[m]) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------- setup */
+
+typedef struct {
+    const char *name;
+    uint32_t pattern;
+} named;
+
+static int by_name(const void *a, const void *b) {
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->pattern < y->pattern ? -1 : x->pattern > y->pattern);
+}
+
+/* A barcode name that is a plain file name. */
+static const char *bad_name(const char *name) {
+    if (!name[0]) return "is empty";
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return "is not a file name";
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        if (*p == '/') return "holds a '/'";
+        if (*p < 0x20 || *p == 0x7f) return "holds a control byte";
+    }
+    if (strcmp(name, UNASSIGNED) == 0) return "is the name of the file for records without a barcode";
+    return NULL;
+}
+
+/* The barcodes: one per distinct pattern name, in the order first given. */
+static int make_barcodes(demux_state *d, const sm_db *db) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    uint32_t n = info.pattern_count;
+    named *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    d->barcode_of = malloc((n ? n : 1) * sizeof *d->barcode_of);
+    d->bc = calloc((size_t)n + 1, sizeof *d->bc);
+    if (!sorted || !d->barcode_of || !d->bc) {
+        free(sorted);
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i <= n; i++) d->bc[i].file[0].fd = d->bc[i].file[1].fd = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = sm_db_pattern_name(db, i);
+        sorted[i].name = name ? name : "";
+        sorted[i].pattern = i;
+        const char *why = bad_name(sorted[i].name);
+        if (why) {
+            cli_error("barcode %u: its name '%s' %s; name the barcodes in a FASTA file (>NAME)", i + 1,
+                      sorted[i].name, why);
+            free(sorted);
+            return -1;
+        }
+    }
+    qsort(sorted, n, sizeof *sorted, by_name);
+    /* a name's barcode is numbered by its first pattern: the given order */
+    uint32_t *first = malloc((n ? n : 1) * sizeof *first);
+    if (!first) {
+        free(sorted);
+        cli_error("out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) first[i] = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lead = i > 0 && strcmp(sorted[i].name, sorted[i - 1].name) == 0 ? first[sorted[i - 1].pattern]
+                                                                                   : sorted[i].pattern;
+        first[sorted[i].pattern] = lead;
+    }
+    free(sorted);
+    for (uint32_t p = 0; p < n; p++) {
+        if (first[p] != p) {
+            d->barcode_of[p] = d->barcode_of[first[p]];
+            continue;
+        }
+        d->barcode_of[p] = (uint32_t)d->nbc;
+        const char *name = sm_db_pattern_name(db, p);
+        d->bc[d->nbc].name = strdup(name ? name : "");
+        if (!d->bc[d->nbc].name) {
+            free(first);
+            cli_error("out of memory");
+            return -1;
+        }
+        d->nbc++;
+    }
+    free(first);
+    d->bc[d->nbc].name = strdup(UNASSIGNED);
+    return d->bc[d->nbc].name ? 0 : -1;
+}
+
+static void print_summary(const demux_state *d, FILE *out) {
+    const char *unit = d->mates == 2 ? "pairs" : "records";
+    fprintf(out, "#barcode\t%s\tpercent\tfile\n", unit);
+    for (size_t i = 0; i <= d->nbc; i++) {
+        const dm_barcode *b = &d->bc[i];
+        double pct = d->total ? 100.0 * (double)b->records / (double)d->total : 0.0;
+        fprintf(out, "%s\t%llu\t%.2f\t%s\n", b->name, (unsigned long long)b->records, pct,
+                b->file[0].path ? b->file[0].path : "");
+    }
+    fprintf(out, "total\t%llu\t%.2f\t\n", (unsigned long long)d->total, d->total ? 100.0 : 0.0);
+    fprintf(out, "# unassigned: %llu without a barcode, %llu with two barcodes equally close\n",
+            (unsigned long long)d->no_hit, (unsigned long long)d->ambiguous);
+}
+
+static int make_dir(const char *dir) {
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 0;
+        cli_error("%s: %s", dir, strerror(ENOTDIR));
+        return -1;
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int cli_demux_main(int argc, char **argv) {
+    cli_options opts;
+    int parsed = cli_parse_options(CLI_COMMAND_DEMUX, argc, argv, &opts);
+    if (parsed != CLI_PARSE_OK) {
+        cli_options_free(&opts);
+        return parsed == CLI_PARSE_HELP ? cli_finish_stdout() : CLI_EXIT_ERROR;
+    }
+    int exit_status = CLI_EXIT_ERROR;
+    sm_db *db = NULL;
+    demux_state d;
+    memset(&d, 0, sizeof d);
+    d.opts = &opts;
+    d.mates = opts.read1 ? 2 : 1;
+    d.gzip = opts.gzip;
+    const char *inputs[64];
+    if (cli_check_read_options(&opts) != 0) goto cleanup;
+    if (!opts.output_path) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "no output folder given; use -o DIR");
+        goto cleanup;
+    }
+    if (opts.lines) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "demux reads FASTA or FASTQ records; --lines is for filter and search");
+        goto cleanup;
+    }
+    if (opts.barcode_read && !opts.read1) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "--barcode-read is for paired reads (-1 and -2)");
+        goto cleanup;
+    }
+    d.dir = opts.output_path;
+    /* Barcodes sit at the start of the read as sequenced, unless told. */
+    if (!opts.anchor_given) opts.anchor = SM_ANCHOR_START;
+    if (!opts.strand_given && !opts.database_path) opts.compile.strands = SM_STRAND_FORWARD;
+    {
+        size_t n = 0;
+        if (opts.read1) inputs[n++] = opts.read1, inputs[n++] = opts.read2;
+        for (size_t i = 0; i < opts.target_count && n < 48; i++) inputs[n++] = opts.targets[i];
+        for (size_t i = 0; i < opts.source_count && n < 56; i++)
+            if (opts.sources[i].is_file) inputs[n++] = opts.sources[i].text;
+        if (opts.database_path) inputs[n++] = opts.database_path;
+        d.inputs = inputs;
+        d.ninputs = n;
+    }
+    if (opts.summary_path && cli_check_output(opts.summary_path, inputs, d.ninputs) != 0) goto cleanup;
+    if (cli_load_database(&opts, &db) != 0) goto cleanup;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    if (info.alphabet != SM_ALPHABET_DNA) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "demux reads DNA records; %s was compiled for text",
+                        opts.database_path ? opts.database_path : "the database");
+        goto cleanup;
+    }
+    if (make_barcodes(&d, db) != 0) goto cleanup;
+    if (make_dir(d.dir) != 0) goto cleanup;
+    size_t files = (d.nbc + 1) * d.mates;
+    d.buf_cap = BUFFER_BUDGET / files;
+    if (d.buf_cap < BUFFER_MIN) d.buf_cap = BUFFER_MIN;
+    if (d.buf_cap > BUFFER_MAX) d.buf_cap = BUFFER_MAX;
+    if (opts.buffer_size) d.buf_cap = opts.buffer_size;
+    struct rlimit lim;
+    rlim_t fds = getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur : 256;
+    /* room for the inputs, the summary, the runner and the libraries */
+    d.max_open = fds > 1024 + 32 ? 1024 : fds > 40 ? (unsigned)(fds - 32) : 8;
+    if (d.gzip) {
+        d.deflater = sm_deflater_new();
+        d.packed_cap = sm_gzip_bound(d.buf_cap);
+        d.packed = malloc(d.packed_cap);
+        if (!d.deflater || !d.packed) {
+            cli_error("out of memory");
+            goto cleanup;
+        }
+    }
+
+    cli_reads_job job;
+    memset(&job, 0, sizeof job);
+    job.opts = &opts;
+    job.scan_mate = d.mates == 2 ? (opts.barcode_read ? opts.barcode_read : 1) : 0;
+    job.on_hit = demux_hit;
+    job.on_done = demux_done;
+    job.ctx = &d;
+    d.job = &job;
+    int rc = cli_reads_run(&job, db);
+    if (job.format == SM_INPUT_AUTO) job.format = SM_INPUT_FASTQ; /* no input read: names still needed */
+    /* Every buffer out, and every barcode's file there (empty ones too). */
+    for (size_t i = 0; i <= d.nbc && rc == 0 && !d.error; i++)
+        for (unsigned m = 0; m < d.mates && !d.error; m++) {
+            dm_barcode *b = &d.bc[i];
+            if (flush_file(&d, b, m) != 0) break;
+            if (!b->file[m].created) {
+                if (d.gzip && b->records == 0) {
+                    size_t packed = sm_gzip_member(d.deflater, "", 0, d.packed, d.packed_cap);
+                    if (packed == 0 || append(&d, b, m, d.packed, packed) != 0) break;
+                } else if (append(&d, b, m, (const uint8_t *)"", 0) != 0) {
+                    break;
+                }
+            }
+        }
+    for (size_t i = 0; i <= d.nbc; i++)
+        for (unsigned m = 0; m < d.mates; m++)
+            if (d.bc[i].file[m].fd >= 0) {
+                if (close(d.bc[i].file[m].fd) != 0 && !d.error) {
+                    d.error = errno;
+                    d.failed_path = d.bc[i].file[m].path;
+                }
+                d.bc[i].file[m].fd = -1;
+            }
+    if (d.error > 0) cli_error("%s: %s", d.failed_path ? d.failed_path : d.dir, strerror(d.error));
+    if (rc != 0 || d.error) goto cleanup;
+
+    if (opts.summary_path) {
+        cli_outfile sf;
+        if (cli_outfile_open(&sf, opts.summary_path) != 0) goto cleanup;
+        print_summary(&d, sf.file);
+        int e = ferror(sf.file) ? EIO : 0;
+        int ce = cli_outfile_close(&sf, !e);
+        if (e || ce) {
+            cli_error("%s: %s", opts.summary_path, strerror(e ? e : ce));
+            goto cleanup;
+        }
+    } else {
+        print_summary(&d, stderr);
+    }
+    exit_status = d.total > d.bc[d.nbc].records ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+
+cleanup:
+    if (d.bc)
+        for (size_t i = 0; i <= d.nbc; i++) {
+            if (!d.bc[i].name && i < d.nbc) continue;
+            free(d.bc[i].name);
+            for (unsigned m = 0; m < 2; m++) {
+                if (d.bc[i].file[m].fd >= 0) close(d.bc[i].file[m].fd);
+                free(d.bc[i].file[m].path);
+                free(d.bc[i].file[m].buf);
+            }
+        }
+    free(d.bc);
+    free(d.barcode_of);
+    sm_deflater_free(d.deflater);
+    free(d.packed);
+    if (db) sm_db_free(db);
+    cli_options_free(&opts);
+    return exit_status;
+}

@@ -1,0 +1,228 @@
+/* seqmatch filter: the records (or pairs of mates) that hold a hit, or
+ * those that do not, written exactly as they were read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+void cli_print_filter_help(FILE *out) {
+    fputs(
+        "Usage: seqmatch filter [options] (-p FILE | -e PATTERN | -d DB)... [TARGET...]\n"
+        "       seqmatch filter [options] (-p FILE | -e PATTERN | -d DB)... -1 R1 -2 R2\n"
+        "\n"
+        "Writes the records (FASTA, FASTQ, or lines of text with --lines) that hold\n"
+        "a hit of any pattern - or, with -v, those that hold none - byte for byte as\n"
+        "they were read: header comments, line wrapping and \\r\\n line ends stay. A\n"
+        "hit is what 'seqmatch search' would report with the same options (exact,\n"
+        "-m mismatches, -k edits, IUPAC codes, both strands, --pam, --anchor).\n"
+        "Targets may be gzip, BGZF or zstd; '-' or no TARGET reads standard input.\n"
+        "\n"
+        "Output:\n"
+        "  -o, --output FILE     the records chosen (with a hit; without one under -v);\n"
+        "                        default standard output; gzip when FILE ends in .gz\n"
+        "  -v, --invert          choose the records without a hit\n"
+        "  --matched FILE        also (or instead, without -o) write the records with a hit\n"
+        "  --unmatched FILE      ... and those without one: both together split the input\n"
+        "\n"
+        "Paired reads:\n"
+        "  -1, --read1 FILE      mate 1 of each pair; -2, --read2 FILE mate 2, in the same\n"
+        "  -2, --read2 FILE      order (names may end in /1 and /2). A pair is chosen or\n"
+        "                        dropped whole: it has a hit when either mate has one.\n"
+        "                        Every output name then holds a '#', replaced by 1 and 2\n"
+        "                        for the two mates' files (clean_#.fq.gz)\n"
+        "\n"
+        "Patterns and matching: every option of 'seqmatch search' (-p, -e, -d,\n"
+        "--alphabet, --lines, --strand, -m, -k, --report, --pam, --text-iupac, -i,\n"
+        "--engine, --max-memory) and\n"
+        "  --anchor start|end|any  hits only at the start or the end of a record\n"
+        "                        (default any); only the first or last (longest pattern\n"
+        "                        + k) bases are searched then\n"
+        "\n"
+        "Performance: -t, --threads N (default all cores), --chunk-size, --gpu.\n"
+        "\n"
+        "Examples:\n"
+        "  # reads that carry an adapter, and the rest, split in one pass\n"
+        "  seqmatch filter -p adapters.fa -m 1 --matched dirty.fq.gz --unmatched clean.fq.gz reads.fq.gz\n"
+        "  # drop read pairs with a PhiX k-mer in either mate\n"
+        "  seqmatch filter -v -p phix_kmers.txt -1 r1.fq.gz -2 r2.fq.gz -o clean_#.fq.gz\n"
+        "  # reads that start with a primer, up to 2 edits\n"
+        "  seqmatch filter -e GTGCCAGCMGCCGCGGTAA --anchor start -k 2 --strand + reads.fq > 16s.fq\n"
+        "  # lines of a log that mention a word (as grep -F)\n"
+        "  seqmatch filter --lines -e timeout server.log\n"
+        "\n"
+        "Exit status: 0 when a record was written to -o (or standard output; with only\n"
+        "--matched/--unmatched, when some record had a hit), 1 when none, 2 on error.\n",
+        out);
+}
+
+/* filter's outputs: chosen (-o), matched, unmatched; two of each with pairs. */
+enum { OUT_CHOSEN, OUT_MATCHED, OUT_UNMATCHED, OUT_KINDS };
+
+typedef struct {
+    cli_recout *out[OUT_KINDS][2];
+    int invert;
+    uint64_t chosen, matched;
+} filter_state;
+
+static void filter_hit(cli_read_entry *e, const sm_hit *hit, void *ctx) {
+    (void)hit, (void)ctx;
+    e->hits++;
+}
+
+static int filter_done(cli_read_entry *e, void *ctx) {
+    filter_state *f = ctx;
+    int hit = e->hits > 0;
+    f->matched += hit;
+    int failed = 0;
+    for (int kind = 0; kind < OUT_KINDS; kind++) {
+        int wanted = kind == OUT_CHOSEN ? hit != f->invert : kind == OUT_MATCHED ? hit : !hit;
+        if (!wanted || !f->out[kind][0]) continue;
+        if (kind == OUT_CHOSEN) f->chosen++;
+        for (unsigned m = 0; m < e->mates; m++) {
+            cli_recout_put(f->out[kind][m], e->raw[m], e->raw_len[m]);
+            failed |= cli_recout_failed(f->out[kind][m]);
+        }
+    }
+    /* a broken output ends the scan; the close says why */
+    return failed ? -1 : 0;
+}
+
+/* NAME with its '#' replaced by the mate number; malloc'd. */
+static char *mate_name(const char *name, unsigned mate) {
+    const char *hash = strchr(name, '#');
+    size_t n = strlen(name);
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    memcpy(out, name, n + 1);
+    if (hash) out[hash - name] = (char)('0' + mate);
+    return out;
+}
+
+int cli_check_read_options(cli_options *opts) {
+    cli_command cmd = opts->command;
+    if ((opts->read1 != NULL) != (opts->read2 != NULL)) {
+        cli_usage_error(cmd, "paired reads need both -1 FILE and -2 FILE");
+        return -1;
+    }
+    if (opts->read1 && opts->target_count > 0) {
+        cli_usage_error(cmd, "give paired files with -1 and -2 only, not also as targets ('%s')", opts->targets[0]);
+        return -1;
+    }
+    if (opts->read1 && opts->lines) {
+        cli_usage_error(cmd, "--lines reads text; paired files are FASTA or FASTQ");
+        return -1;
+    }
+    if (opts->read1 && strcmp(opts->read1, "-") == 0 && strcmp(opts->read2, "-") == 0) {
+        cli_usage_error(cmd, "standard input cannot hold both mates");
+        return -1;
+    }
+    return 0;
+}
+
+int cli_filter_main(int argc, char **argv) {
+    cli_options opts;
+    int parsed = cli_parse_options(CLI_COMMAND_FILTER, argc, argv, &opts);
+    if (parsed != CLI_PARSE_OK) {
+        cli_options_free(&opts);
+        return parsed == CLI_PARSE_HELP ? cli_finish_stdout() : CLI_EXIT_ERROR;
+    }
+    int exit_status = CLI_EXIT_ERROR;
+    sm_db *db = NULL;
+    filter_state f;
+    memset(&f, 0, sizeof f);
+    f.invert = opts.invert;
+    char *names[OUT_KINDS][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    int paired = opts.read1 != NULL;
+    unsigned mates = paired ? 2 : 1;
+    if (cli_check_read_options(&opts) != 0) goto cleanup;
+
+    /* The outputs: -o (standard output when no other is named). */
+    const char *given[OUT_KINDS] = {opts.output_path, opts.matched_path, opts.unmatched_path};
+    if (!given[OUT_CHOSEN] && !given[OUT_MATCHED] && !given[OUT_UNMATCHED]) given[OUT_CHOSEN] = "-";
+    for (int kind = 0; kind < OUT_KINDS; kind++) {
+        if (!given[kind]) continue;
+        if (paired && (!strchr(given[kind], '#') || strcmp(given[kind], "-") == 0)) {
+            if (strcmp(given[kind], "-") == 0)
+                cli_usage_error(CLI_COMMAND_FILTER, "paired reads need named outputs: -o, --matched or "
+                                "--unmatched, each with a '#' for the mate (out_#.fq)");
+            else
+                cli_usage_error(CLI_COMMAND_FILTER, "%s: a paired output name needs a '#', replaced by 1 and 2 "
+                                "(out_#.fq)", given[kind]);
+            goto cleanup;
+        }
+        for (unsigned m = 0; m < mates; m++) {
+            names[kind][m] = paired ? mate_name(given[kind], m + 1) : strdup(given[kind]);
+            if (!names[kind][m]) {
+                cli_error("out of memory");
+                goto cleanup;
+            }
+        }
+    }
+    /* No output may be an input, or another output. */
+    {
+        const char *inputs[64];
+        size_t n = 0;
+        if (paired) inputs[n++] = opts.read1, inputs[n++] = opts.read2;
+        for (size_t i = 0; i < opts.target_count && n < 48; i++) inputs[n++] = opts.targets[i];
+        for (size_t i = 0; i < opts.source_count && n < 56; i++)
+            if (opts.sources[i].is_file) inputs[n++] = opts.sources[i].text;
+        if (opts.database_path) inputs[n++] = opts.database_path;
+        for (int kind = 0; kind < OUT_KINDS; kind++)
+            for (unsigned m = 0; m < mates; m++) {
+                if (!names[kind][m]) continue;
+                if (cli_check_output(names[kind][m], inputs, n) != 0) goto cleanup;
+                for (int k2 = 0; k2 < OUT_KINDS; k2++)
+                    for (unsigned m2 = 0; m2 < mates; m2++)
+                        if ((k2 != kind || m2 != m) && names[k2][m2] && strcmp(names[k2][m2], "-") != 0 &&
+                            strcmp(names[k2][m2], names[kind][m]) == 0) {
+                            cli_usage_error(CLI_COMMAND_FILTER, "%s is named for two outputs", names[kind][m]);
+                            goto cleanup;
+                        }
+            }
+    }
+    if (cli_load_database(&opts, &db) != 0) goto cleanup;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    if (info.alphabet == SM_ALPHABET_TEXT && !opts.lines) {
+        cli_usage_error(CLI_COMMAND_FILTER, "filter writes records: with --alphabet text give --lines (each line a "
+                        "record)");
+        goto cleanup;
+    }
+    if (info.alphabet == SM_ALPHABET_DNA && opts.lines) {
+        cli_usage_error(CLI_COMMAND_FILTER, "--lines needs a text database; %s was compiled for dna",
+                        opts.database_path ? opts.database_path : "it");
+        goto cleanup;
+    }
+    for (int kind = 0; kind < OUT_KINDS; kind++)
+        for (unsigned m = 0; m < mates; m++)
+            if (names[kind][m] && !(f.out[kind][m] = cli_recout_open(names[kind][m]))) goto cleanup;
+
+    cli_reads_job job;
+    memset(&job, 0, sizeof job);
+    job.opts = &opts;
+    job.on_hit = filter_hit;
+    job.on_done = filter_done;
+    job.ctx = &f;
+    int rc = cli_reads_run(&job, db);
+    /* a broken output stopped the scan: its close reports it */
+    int write_failed = 0;
+    for (int kind = 0; kind < OUT_KINDS; kind++)
+        for (unsigned m = 0; m < mates; m++) {
+            if (!f.out[kind][m]) continue;
+            if (cli_recout_close(f.out[kind][m], rc == 0) != 0) write_failed = 1;
+            f.out[kind][m] = NULL;
+        }
+    if (rc != 0 || write_failed) goto cleanup;
+    uint64_t shown = opts.output_path || (!opts.matched_path && !opts.unmatched_path) ? f.chosen : f.matched;
+    exit_status = shown > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+
+cleanup:
+    for (int kind = 0; kind < OUT_KINDS; kind++)
+        for (unsigned m = 0; m < mates; m++) {
+            if (f.out[kind][m]) cli_recout_close(f.out[kind][m], 0);
+            free(names[kind][m]);
+        }
+    if (db) sm_db_free(db);
+    cli_options_free(&opts);
+    return exit_status;
+}
