@@ -31,7 +31,10 @@ static void put_message(const char *fmt, va_list ap) {
     if (text != small) free(text);
 }
 
+int cli_errors_muted;
+
 void cli_error(const char *fmt, ...) {
+    if (cli_errors_muted) return;
     va_list ap;
     fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
@@ -45,6 +48,7 @@ const char *cli_command_name(cli_command command) {
 }
 
 void cli_usage_error(cli_command command, const char *fmt, ...) {
+    if (cli_errors_muted) return;
     va_list ap;
     fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
@@ -72,9 +76,9 @@ int cli_finish_stdout(void) {
     return CLI_EXIT_ERROR;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv) {
     if (argc < 2) {
-        cli_error("no command given; usage: seqmatch search|compile|dfa [options] "
+        cli_error("no command given; usage: seqmatch search|compile|dfa|merge [options] "
                   "(try 'seqmatch --help')");
         return CLI_EXIT_ERROR;
     }
@@ -99,9 +103,22 @@ int main(int argc, char **argv) {
     if (strcmp(command, "search") == 0) return cli_search_main(argc - 1, argv + 1);
     if (strcmp(command, "compile") == 0) return cli_compile_main(argc - 1, argv + 1);
     if (strcmp(command, "dfa") == 0) return cli_dfa_main(argc - 1, argv + 1);
+    if (strcmp(command, "merge") == 0) return cli_merge_main(argc - 1, argv + 1);
     /* Options first (seqmatch -e ACGT file.fa) mean search, as in grep. */
     if (command[0] == '-' && command[1] != '\0') return cli_search_main(argc, argv);
-    cli_error("unknown command '%s'; the commands are 'search', 'compile' and 'dfa' "
+    cli_error("unknown command '%s'; the commands are 'search', 'compile', 'dfa' and 'merge' "
               "(try 'seqmatch --help')", command);
     return CLI_EXIT_ERROR;
+}
+
+int main(int argc, char **argv) {
+    int status = cli_dist_init(&argc, &argv);
+    if (status != 0) return status;
+    /* under MPI only search and dfa are spread; the other ranks sit the rest out */
+    const char *c = argc >= 2 ? argv[1] : "";
+    int spread = strcmp(c, "search") == 0 || strcmp(c, "dfa") == 0 ||
+                 (c[0] == '-' && c[1] != '\0' && strcmp(c, "-h") != 0 && strcmp(c, "--help") != 0 &&
+                  strcmp(c, "-V") != 0 && strcmp(c, "--version") != 0);
+    if (cli_dist_rank_only() && !spread) return cli_dist_finish(0);
+    return cli_dist_finish(run_command(argc, argv));
 }

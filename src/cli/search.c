@@ -86,6 +86,11 @@ static int check_search_output(const cli_options *opts, char *const *targets, si
     return rc;
 }
 
+/* Rank 0's (or a shard's) checks before a spread search. */
+static int check_search_inputs(const cli_options *opts, char *const *targets, size_t count) {
+    return check_search_output(opts, targets, count) != 0 || check_targets(targets, count) != 0 ? -1 : 0;
+}
+
 static void report_status(const char *what, int status) {
     if (strcmp(what, "-") == 0) what = "stdin";
     if (status == SM_ERR_NOMEM) cli_error("%s: out of memory while scanning (%s)", what, NOMEM_HINT);
@@ -236,6 +241,13 @@ int cli_search_main(int argc, char **argv) {
     /* With several targets every hit names its file, and counts are per file. */
     int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
     uint64_t *file_counts = NULL;
+
+    if (cli_dist_active(&opts)) {
+        /* MPI ranks or --shard: src/dist, with the same output */
+        exit_status = cli_dist_search(&opts, targets, target_count, show_file, check_search_inputs);
+        cli_options_free(&opts);
+        return exit_status;
+    }
 
     pthread_t cuda_start;
     int cuda_starting = opts.gpu && pthread_create(&cuda_start, NULL, start_cuda, NULL) == 0;

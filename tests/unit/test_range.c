@@ -103,7 +103,7 @@ static int read_split(const char *path, sm_input_format format, unsigned threads
         sm_reader *rd;
         sm_error err;
         if (sm_reader_open_range(path, format, threads, cuts[u], cuts[u + 1], &rd, &err) != SM_OK) {
-            snprintf(why, whysize, "range %zu open: %s", u, err.message);
+            snprintf(why, whysize, "range %zu open: %.300s", u, err.message);
             return -1;
         }
         const char *name;
@@ -148,7 +148,7 @@ static int read_split(const char *path, sm_input_format format, unsigned threads
             (void)got;
         }
         if (rc < 0) {
-            snprintf(why, whysize, "range %zu [%llu, %llu): %s", u, (unsigned long long)cuts[u],
+            snprintf(why, whysize, "range %zu [%llu, %llu): %.300s", u, (unsigned long long)cuts[u],
                      (unsigned long long)cuts[u + 1], err.message);
             sm_reader_close(rd);
             status = -1;
