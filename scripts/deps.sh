@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages seqmatch needs to build and test, when missing
 # (zlib, and ISA-L and libzstd for the reader: without them it falls back to
-# zlib alone and reads no zstd).
+# zlib alone and reads no zstd; Open MPI for mpirun -np N seqmatch, without
+# which the build has no MPI; bgzip from tabix for the tests' BGZF inputs).
 # clang (with libFuzzer's runtime) is optional: it builds the fuzz targets,
 # and a machine where it cannot be installed still builds and tests.
 set -euo pipefail
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 need=() optional=()
-for pkg in build-essential cmake zlib1g-dev libisal-dev libzstd-dev pkg-config; do
+for pkg in build-essential cmake zlib1g-dev libisal-dev libzstd-dev pkg-config libopenmpi-dev openmpi-bin tabix; do
   installed "$pkg" || need+=("$pkg")
 done
 for pkg in clang libclang-rt-dev; do

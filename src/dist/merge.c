@@ -168,7 +168,7 @@ static int hold(sm_dist_merge *m, const mhit *x, const uint8_t *text, size_t tex
     }
     size_t i = m->nheld;
     while (i > 0 && hit_before(x, &m->held[i - 1])) i--;
-    memmove(m->held + i + 1, m->held + i, (m->nheld - i) * sizeof *m->held);
+    if (i < m->nheld) memmove(m->held + i + 1, m->held + i, (m->nheld - i) * sizeof *m->held);
     mhit *h = &m->held[i];
     *h = *x;
     h->text = NULL;
@@ -190,7 +190,7 @@ static void release(sm_dist_merge *m, uint64_t bound) {
         free(m->held[k].text);
         k++;
     }
-    memmove(m->held, m->held + k, (m->nheld - k) * sizeof *m->held);
+    if (k && k < m->nheld) memmove(m->held, m->held + k, (m->nheld - k) * sizeof *m->held);
     m->nheld -= k;
 }
 
@@ -718,7 +718,7 @@ int sm_dist_merge_feed(sm_dist_merge *m, const uint8_t *data, size_t len, sm_err
         }
         if (m->failed) break;
         if (p == m->pend) {
-            memmove(m->pend, m->pend + used, m->pend_len - used);
+            if (used) memmove(m->pend, m->pend + used, m->pend_len - used);
             m->pend_len -= used;
         } else {
             size_t rest = avail - used;
@@ -728,7 +728,7 @@ int sm_dist_merge_feed(sm_dist_merge *m, const uint8_t *data, size_t len, sm_err
                 m->pend = q;
                 m->pend_cap = rest * 2;
             }
-            memcpy(m->pend, p + used, rest);
+            if (rest) memcpy(m->pend, p + used, rest);
             m->pend_len = rest;
             len = 0;
         }
