@@ -358,6 +358,9 @@ typedef struct {
        overlap_free is refused. sm_runner_create fails with SM_ERR_DEVICE
        when no GPU can be used and SM_ERR_INVALID for other databases. */
     sm_backend backend;
+    /* SM_BACKEND_CUDA: 0 = every visible GPU; d + 1 = GPU d only (one MPI
+       rank per GPU). */
+    int gpu_device;
     /* Tests and benchmarks: the engines' scan loops to use (NULL: the best
        the CPU runs). */
     const struct sm_variant *variant;

@@ -59,6 +59,7 @@ typedef struct {
     int header;
     cli_filename_mode filename;     /* -H / --no-filename */
     cli_progress_mode progress;
+    unsigned shard_index, shard_count; /* --shard I/N (count 0: none) */
     int explain;                    /* compile --explain */
     int dump_dfa;                   /* compile --dump-dfa */
     int cigar;                      /* --cigar: an alignment column (tsv, jsonl) */
@@ -82,6 +83,10 @@ typedef struct {
 } cli_options;
 
 /* ------------------------------------------------------------- messages */
+
+/* Set on MPI ranks other than 0 while every rank would print the same
+   message (usage errors): rank 0 prints it. */
+extern int cli_errors_muted;
 
 /* Prints "seqmatch: MESSAGE" on stderr. */
 void cli_error(const char *fmt, ...)
@@ -111,6 +116,9 @@ int cli_finish_stdout(void);
 int cli_parse_options(cli_command command, int argc, char **argv, cli_options *opts);
 void cli_options_free(cli_options *opts);
 
+/* Parses --shard's I/N (0 <= I < N). Returns 0 on success. */
+int cli_parse_shard(const char *text, unsigned *index, unsigned *count);
+
 /* Number of online cores (at least 1). */
 unsigned cli_online_cores(void);
 
@@ -138,6 +146,8 @@ int cli_filter_main(int argc, char **argv);
 int cli_demux_main(int argc, char **argv);
 void cli_print_filter_help(FILE *out);
 void cli_print_demux_help(FILE *out);
+/* seqmatch merge: shard files back into one output. */
+int cli_merge_main(int argc, char **argv);
 int cli_compile_main(int argc, char **argv);
 /* seqmatch dfa: does each input belong to the language of a DFA? */
 int cli_dfa_main(int argc, char **argv);
@@ -208,6 +218,10 @@ typedef struct cli_formatter cli_formatter;
    "file" key in jsonl, FILE:PATTERN as the BED name). */
 cli_formatter *cli_formatter_create(cli_format format, int header, int show_file, const sm_db *db,
                                     cli_writer *w);
+/* The same from pattern names (the merge of shard files has no database);
+   dna: hit texts never need escaping. */
+cli_formatter *cli_formatter_create_named(cli_format format, int header, int show_file, const char *const *names,
+                                          uint32_t count, int dna, cli_writer *w);
 void cli_formatter_free(cli_formatter *f);
 /* Writes the header line, if the format has one. */
 void cli_formatter_begin(cli_formatter *f);
@@ -349,5 +363,41 @@ void cli_progress_before_write(void *ctx);
 
 /* Threads for a --threads value (0: every online core). */
 unsigned cli_threads(unsigned asked);
+
+/* ------------------------------------------------------------- dist */
+
+/* Started by an MPI launcher (mpirun): MPI is started here, ranks other
+   than 0 print nothing on standard output. Returns 0 or an exit status. */
+int cli_dist_init(int *argc, char ***argv);
+/* The job's exit status (rank 0's, on every rank) and MPI's end. */
+int cli_dist_finish(int status);
+/* An MPI rank other than 0: commands that are not spread leave it idle. */
+int cli_dist_rank_only(void);
+/* MPI started, or --shard given. */
+int cli_dist_active(const cli_options *opts);
+/* search spread over the ranks or as one shard; check: the command's
+   checks of its output and targets (0 or printed and -1), on rank 0 only. */
+int cli_dist_search(const cli_options *opts, char *const *targets, size_t count, int show_file,
+                    int (*check)(const cli_options *, char *const *, size_t));
+
+typedef struct {
+    const sm_dfa *dfa;
+    const sm_dfa_matcher *matcher;
+    char **inputs;
+    size_t input_count;
+    int dna, per_record, skip_unknown;
+    const sm_dfa_parallel_options *parallel;
+    const char *output;
+    unsigned shard_index, shard_count;
+} cli_dist_dfa_job;
+
+/* dfa spread over the ranks or as one shard. */
+int cli_dist_dfa(const cli_dist_dfa_job *job);
+/* MPI: rank 0's DFA (*dfa, or NULL when it failed) to every rank. Returns
+   0, or -1 when rank 0 failed. */
+int cli_dist_share_dfa(sm_dfa **dfa);
+/* Whether this process is MPI rank 0 (or not under MPI), and whether MPI runs. */
+int cli_dist_rank0(void);
+int cli_dist_mpi(void);
 
 #endif /* SM_CLI_H */

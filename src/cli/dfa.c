@@ -36,6 +36,7 @@ typedef struct {
     int per_record;
     int dump;
     const char *output;
+    unsigned shard_index, shard_count; /* --shard I/N */
     sm_dfa_parallel_options parallel;
     sm_dfa_simd simd;
     int simd_given, chunks_given;
@@ -84,6 +85,8 @@ static void print_help(FILE *out) {
           "                          their state maps composed by a scan on the GPU\n"
           "  --gpu-batch SIZE        --gpu: input bytes per batch (default 64M)\n"
           "  -o, --output FILE       write the results (or the dump) to FILE\n"
+          "  --shard I/N             do share I of N (from 0) and write a shard file for\n"
+          "                          'seqmatch merge'; under mpirun every rank does its share\n"
           "  -h, --help              this help\n",
           out);
 }
@@ -149,7 +152,7 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
         int takes_value = IS("--dfa") || IS("--from-patterns") || IS("--regex") || IS("--match") ||
                           IS("--alphabet") || IS("--strand") || IS("--max-states") || IS("--threads") || IS("-t") ||
                           IS("--chunks") || IS("--policy") || IS("--first-chunk-ratio") || IS("--simd") ||
-                          IS("--output") || IS("-o") || IS("--gpu-batch");
+                          IS("--output") || IS("-o") || IS("--gpu-batch") || IS("--shard");
         if (takes_value && !value) {
             if (i + 1 >= argc) {
                 usage_error("option '%s' needs a value", name);
@@ -219,6 +222,10 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
             if (cli_parse_size(value, &o->gpu_batch) != 0 || o->gpu_batch == 0 || o->gpu_batch > ((uint64_t)1 << 40))
                 return usage_error("--gpu-batch takes a size from 1 byte (K, M, G suffixes), not '%s'", value);
         } else if (IS("-o") || IS("--output")) o->output = value;
+        else if (IS("--shard")) {
+            if (cli_parse_shard(value, &o->shard_index, &o->shard_count) != 0)
+                return usage_error("--shard takes a share I/N (I from 0 to N - 1, e.g. 0/4), not '%s'", value);
+        }
         else {
             usage_error("unknown option '%s'", arg);
             return CLI_PARSE_ERROR;
@@ -702,6 +709,46 @@ int cli_dfa_main(int argc, char **argv) {
     if (cli_check_output(o.output, (const char *const *)o.inputs, o.input_count + 1) != 0) {
         free(o.inputs);
         return CLI_EXIT_ERROR;
+    }
+    if ((cli_dist_mpi() || o.shard_count) && o.gpu) {
+        /* the GPU DFA run is one process's: its chunks' state maps are composed on the device */
+        cli_error("dfa --gpu runs in one process (not under mpirun or with --shard); leave out --gpu to split "
+                  "the inputs between processes");
+        free(o.inputs);
+        return CLI_EXIT_ERROR;
+    }
+    if ((cli_dist_mpi() || o.shard_count) && !o.dump) {
+        /* one DFA, rank 0's, on every rank */
+        sm_dfa *dfa = NULL;
+        if (cli_dist_rank0() && load_dfa(&o, &dfa) != 0) dfa = NULL;
+        if (cli_dist_share_dfa(&dfa) != 0) {
+            free(o.inputs);
+            return CLI_EXIT_ERROR;
+        }
+        sm_dfa_matcher_options mo;
+        sm_dfa_matcher_options_init(&mo);
+        mo.skip_unknown = o.skip_unknown;
+        mo.simd = o.simd;
+        sm_dfa_matcher *matcher = NULL;
+        sm_error err;
+        int status;
+        if (sm_dfa_matcher_create(dfa, &mo, &matcher, &err) != SM_OK) {
+            cli_error("%s", err.message);
+            status = CLI_EXIT_ERROR;
+        } else {
+            cli_dist_dfa_job job = {dfa, matcher, o.inputs, o.input_count, o.alphabet == SM_ALPHABET_DNA,
+                                    o.per_record, o.skip_unknown, &o.parallel, o.output, o.shard_index,
+                                    o.shard_count};
+            status = cli_dist_dfa(&job);
+        }
+        sm_dfa_matcher_free(matcher);
+        sm_dfa_free(dfa);
+        free(o.inputs);
+        return status;
+    }
+    if (!cli_dist_rank0()) {
+        free(o.inputs);
+        return 0; /* --dump: rank 0's */
     }
     /* --gpu: the CUDA runtime starts (a few tenths of a second) while the DFA is built */
     pthread_t cuda_start;

@@ -31,7 +31,10 @@ static void put_message(const char *fmt, va_list ap) {
     if (text != small) free(text);
 }
 
+int cli_errors_muted;
+
 void cli_error(const char *fmt, ...) {
+    if (cli_errors_muted) return;
     va_list ap;
     fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
@@ -50,6 +53,7 @@ const char *cli_command_name(cli_command command) {
 }
 
 void cli_usage_error(cli_command command, const char *fmt, ...) {
+    if (cli_errors_muted) return;
     va_list ap;
     fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
@@ -77,9 +81,9 @@ int cli_finish_stdout(void) {
     return CLI_EXIT_ERROR;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv) {
     if (argc < 2) {
-        cli_error("no command given; usage: seqmatch search|filter|demux|compile|dfa [options] "
+        cli_error("no command given; usage: seqmatch search|filter|demux|compile|dfa|merge [options] "
                   "(try 'seqmatch --help')");
         return CLI_EXIT_ERROR;
     }
@@ -110,9 +114,22 @@ int main(int argc, char **argv) {
     if (strcmp(command, "dfa") == 0) return cli_dfa_main(argc - 1, argv + 1);
     if (strcmp(command, "filter") == 0) return cli_filter_main(argc - 1, argv + 1);
     if (strcmp(command, "demux") == 0) return cli_demux_main(argc - 1, argv + 1);
+    if (strcmp(command, "merge") == 0) return cli_merge_main(argc - 1, argv + 1);
     /* Options first (seqmatch -e ACGT file.fa) mean search, as in grep. */
     if (command[0] == '-' && command[1] != '\0') return cli_search_main(argc, argv);
-    cli_error("unknown command '%s'; the commands are 'search', 'filter', 'demux', 'compile' and 'dfa' "
+    cli_error("unknown command '%s'; the commands are 'search', 'filter', 'demux', 'compile', 'dfa' and 'merge' "
               "(try 'seqmatch --help')", command);
     return CLI_EXIT_ERROR;
+}
+
+int main(int argc, char **argv) {
+    int status = cli_dist_init(&argc, &argv);
+    if (status != 0) return status;
+    /* under MPI only search and dfa are spread; the other ranks sit the rest out */
+    const char *c = argc >= 2 ? argv[1] : "";
+    int spread = strcmp(c, "search") == 0 || strcmp(c, "dfa") == 0 ||
+                 (c[0] == '-' && c[1] != '\0' && strcmp(c, "-h") != 0 && strcmp(c, "--help") != 0 &&
+                  strcmp(c, "-V") != 0 && strcmp(c, "--version") != 0);
+    if (cli_dist_rank_only() && !spread) return cli_dist_finish(0);
+    return cli_dist_finish(run_command(argc, argv));
 }

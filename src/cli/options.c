@@ -15,7 +15,7 @@ typedef enum {
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
-    OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME,
+    OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME, OPT_SHARD,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE
@@ -65,6 +65,7 @@ static const option_spec option_table[] = {
     {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
     {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0},
     {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0},
+    {OPT_SHARD, 0, "shard", 1, FOR_SEARCH, 0},
     {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
     {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
@@ -123,6 +124,20 @@ int cli_parse_size(const char *text, uint64_t *value) {
     if (*end != '\0') return -1;
     if (shift != 0 && v > (UINT64_MAX >> shift)) return -1;
     *value = (uint64_t)v << shift;
+    return 0;
+}
+
+int cli_parse_shard(const char *text, unsigned *index, unsigned *count) {
+    unsigned long long i, n;
+    const char *slash = strchr(text, '/');
+    if (!slash || slash == text || slash - text > 20) return -1;
+    char head[24];
+    memcpy(head, text, (size_t)(slash - text));
+    head[slash - text] = 0;
+    if (parse_unsigned(head, 1u << 20, &i) != 0 || parse_unsigned(slash + 1, 1u << 20, &n) != 0 || n == 0 || i >= n)
+        return -1;
+    *index = (unsigned)i;
+    *count = (unsigned)n;
     return 0;
 }
 
@@ -363,6 +378,12 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         return CLI_PARSE_OK;
     case OPT_WITH_FILENAME:
         opts->filename = CLI_FILENAME_ON;
+        return CLI_PARSE_OK;
+    case OPT_SHARD:
+        if (cli_parse_shard(value, &opts->shard_index, &opts->shard_count) != 0) {
+            cli_usage_error(cmd, "%s: '%s' is not a share I/N (I from 0 to N - 1, e.g. 0/4)", shown, value);
+            return CLI_PARSE_ERROR;
+        }
         return CLI_PARSE_OK;
     case OPT_NO_FILENAME:
         opts->filename = CLI_FILENAME_OFF;

@@ -262,20 +262,17 @@ static char *format_name(cli_format format, const char *name, size_t *len) {
     return b.data;
 }
 
-cli_formatter *cli_formatter_create(cli_format format, int header, int show_file, const sm_db *db,
-                                    cli_writer *w) {
+cli_formatter *cli_formatter_create_named(cli_format format, int header, int show_file, const char *const *names,
+                                          uint32_t count, int dna, cli_writer *w) {
     cli_formatter *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->format = format;
     f->header = header;
-    f->db = db;
     f->show_file = show_file;
     f->w = w;
-    sm_db_info info;
-    sm_db_get_info(db, &info);
-    f->pattern_count = info.pattern_count;
-    f->plain_texts = info.alphabet == SM_ALPHABET_DNA;
-    size_t n = info.pattern_count ? info.pattern_count : 1;
+    f->pattern_count = count;
+    f->plain_texts = dna;
+    size_t n = count ? count : 1;
     f->pattern_names = calloc(n, sizeof *f->pattern_names);
     f->pattern_name_lens = calloc(n, sizeof *f->pattern_name_lens);
     f->record_cap = 64;
@@ -291,14 +288,28 @@ cli_formatter *cli_formatter_create(cli_format format, int header, int show_file
         cli_formatter_free(f);
         return NULL;
     }
-    for (uint32_t i = 0; i < info.pattern_count; i++) {
-        const char *name = sm_db_pattern_name(db, i);
+    for (uint32_t i = 0; i < count; i++) {
+        const char *name = names[i];
         f->pattern_names[i] = format_name(format, name ? name : "", &f->pattern_name_lens[i]);
         if (!f->pattern_names[i]) {
             cli_formatter_free(f);
             return NULL;
         }
     }
+    return f;
+}
+
+cli_formatter *cli_formatter_create(cli_format format, int header, int show_file, const sm_db *db,
+                                    cli_writer *w) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    const char **names = calloc(info.pattern_count ? info.pattern_count : 1, sizeof *names);
+    if (!names) return NULL;
+    for (uint32_t i = 0; i < info.pattern_count; i++) names[i] = sm_db_pattern_name(db, i);
+    cli_formatter *f = cli_formatter_create_named(format, header, show_file, names, info.pattern_count,
+                                                  info.alphabet == SM_ALPHABET_DNA, w);
+    free(names);
+    if (f) f->db = db; /* for --cigar and sam */
     return f;
 }
 

@@ -87,6 +87,11 @@ static int check_search_output(const cli_options *opts, char *const *targets, si
     return rc;
 }
 
+/* Rank 0's (or a shard's) checks before a spread search. */
+static int check_search_inputs(const cli_options *opts, char *const *targets, size_t count) {
+    return check_search_output(opts, targets, count) != 0 || check_targets(targets, count) != 0 ? -1 : 0;
+}
+
 static void report_status(const char *what, int status) {
     if (strcmp(what, "-") == 0) what = "stdin";
     if (status == SM_ERR_NOMEM) cli_error("%s: out of memory while scanning (%s)", what, NOMEM_HINT);
@@ -253,6 +258,21 @@ int cli_search_main(int argc, char **argv) {
     /* With several targets every hit names its file, and counts are per file. */
     int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
     uint64_t *file_counts = NULL;
+
+    if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar ||
+                                   opts.format == CLI_FORMAT_SAM || opts.format == CLI_FORMAT_RECORDS)) {
+        /* these need a whole record in one process (its head, its ends, its length, its hits together) */
+        cli_error("--circular, --anchor, --cigar, --format sam and --format records run in one process (not "
+                  "under mpirun or with --shard)");
+        cli_options_free(&opts);
+        return CLI_EXIT_ERROR;
+    }
+    if (cli_dist_active(&opts)) {
+        /* MPI ranks or --shard: src/dist, with the same output */
+        exit_status = cli_dist_search(&opts, targets, target_count, show_file, check_search_inputs);
+        cli_options_free(&opts);
+        return exit_status;
+    }
 
     pthread_t cuda_start;
     int cuda_starting = opts.gpu && pthread_create(&cuda_start, NULL, start_cuda, NULL) == 0;

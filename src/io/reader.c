@@ -72,7 +72,8 @@
 /* Byte classes in sequence lines (for the bytes that are not letters). */
 enum { CLS_SKIP = 0, CLS_KEEP = 1, CLS_NL = 2, CLS_BAD = 4 };
 
-typedef enum { ST_BETWEEN, ST_SEQ, ST_DONE, ST_ERROR } reader_state;
+/* ST_CUT: a ranged reader stopped a record's sequence at the range end. */
+typedef enum { ST_BETWEEN, ST_SEQ, ST_CUT, ST_DONE, ST_ERROR } reader_state;
 
 struct sm_reader {
     sm_source *src;
@@ -113,6 +114,26 @@ struct sm_reader {
     uint8_t cls[256];
     sm_error error; /* sticky: every call after an error repeats it */
     size_t kept_before_error; /* sequence bytes a failing copy wrote before the bad byte */
+
+    /* A byte range (sm_reader_open_range). Offsets are stream offsets,
+       buf_abs + index: file offsets for a plain file; for BGZF, offsets in
+       the data of the blocks from the range's first one. */
+    int ranged;
+    int source_limited;  /* BGZF: the source stops at the range end */
+    int cross;           /* the current step reads on past the range end */
+    int extra;           /* reading the bytes after a cut (the overlap) */
+    uint64_t limit;      /* stream offset of the range end; UINT64_MAX until known */
+    uint64_t file_base;  /* BGZF: file offset of the range's first block */
+    int bgzf;
+    int continued;       /* the current record began before the range */
+    int pending_part;    /* next_record's first answer is a record begun before the range */
+    int range_done;      /* no more records in the range */
+    int start_kind, end_kind;   /* SM_RANGE_* */
+    uint64_t begin_off;         /* stream offset of the range start */
+    uint64_t first_record;      /* FASTQ, lines: stream offset of the first record owned */
+    uint64_t next_record_at;    /* of the record after the last one owned (UINT64_MAX: the input's end) */
+    uint64_t fail_off;          /* ranged messages: the offset of the byte at fault */
+    int fail_off_set;
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -137,11 +158,21 @@ static int fail_at(sm_reader *r, uint64_t line, uint64_t col, int named, const c
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    if (col)
+    if (r->ranged) {
+        /* lines before the range are not counted: the byte offset instead */
+        uint64_t at = r->fail_off_set ? r->fail_off : r->buf_abs + r->pos;
+        if (r->bgzf)
+            snprintf(where, sizeof where, "byte %llu of the data from the BGZF block at byte %llu",
+                     (unsigned long long)at, (unsigned long long)r->file_base);
+        else
+            snprintf(where, sizeof where, "byte %llu", (unsigned long long)at);
+        if (r->continued) named = 0; /* its name is before the range */
+    } else if (col)
         snprintf(where, sizeof where, "line %llu, column %llu", (unsigned long long)line,
                  (unsigned long long)col);
     else
         snprintf(where, sizeof where, "line %llu", (unsigned long long)line);
+    r->fail_off_set = 0;
     record[0] = '\0';
     if (named)
         snprintf(record, sizeof record, " (record '%.*s%s')", READER_NAME_SHOWN, r->name,
@@ -170,6 +201,8 @@ static int fail_byte(sm_reader *r, size_t idx, int named, const char *where) {
             count_line_end(&line, &line_start, &after_cr, r->buf[j], r->buf_abs + j);
     char b[16];
     describe_byte(r->buf[idx], b, sizeof b);
+    r->fail_off = r->buf_abs + idx;
+    r->fail_off_set = 1;
     return fail_at(r, line, r->buf_abs + idx - line_start + 1, named, "unexpected byte %s in %s",
                    b, where);
 }
@@ -202,28 +235,48 @@ static int grow_input(sm_reader *r) {
    moves it to the front and reads more after it. Returns 1 when bytes were
    added, 0 at the end of input, -1 on error. */
 static int refill(sm_reader *r) {
-    if (r->eof) return 0;
-    size_t from = r->pos;
-    if (r->raw_open && r->raw_start - r->buf_abs < from) from = (size_t)(r->raw_start - r->buf_abs);
-    if (from > 0) {
-        size_t keep = r->end - from;
-        memmove(r->buf, r->buf + from, keep);
-        r->buf_abs += from;
-        r->end = keep;
-        r->pos -= from;
-    }
-    if (r->end == r->cap && grow_input(r) < 0) return -1;
-    long n = sm_io_source_read(r->src, r->buf + r->end, r->cap - r->end, &r->error);
-    if (n < 0) {
-        r->state = ST_ERROR;
-        return -1;
-    }
-    if (n == 0) {
+    for (;;) {
+        if (r->eof) return 0;
+        size_t from = r->pos;
+        if (r->raw_open && r->raw_start - r->buf_abs < from) from = (size_t)(r->raw_start - r->buf_abs);
+        if (from > 0) {
+            size_t keep = r->end - from;
+            memmove(r->buf, r->buf + from, keep);
+            r->buf_abs += from;
+            r->end = keep;
+            r->pos -= from;
+        }
+        if (r->end == r->cap && grow_input(r) < 0) return -1;
+        long n = sm_io_source_read(r->src, r->buf + r->end, r->cap - r->end, &r->error);
+        if (n < 0) {
+            r->state = ST_ERROR;
+            return -1;
+        }
+        if (n > 0) {
+            r->end += (size_t)n;
+            return 1;
+        }
+        if (r->source_limited) {
+            /* the range's blocks are read: their end is the range end */
+            if (r->limit == UINT64_MAX) r->limit = r->buf_abs + r->end;
+            if (!r->cross) return 0;
+            sm_io_source_extend(r->src);
+            r->source_limited = 0;
+            continue;
+        }
         r->eof = 1;
         return 0;
     }
-    r->end += (size_t)n;
-    return 1;
+}
+
+/* Ranged: stream offset of buf[pos], and the bytes from it to the range end
+   (SIZE_MAX while the end is not known or past it: reading on). */
+static uint64_t stream_pos(const sm_reader *r) { return r->buf_abs + r->pos; }
+
+static size_t before_limit(const sm_reader *r) {
+    if (!r->ranged || r->extra || r->cross || r->limit == UINT64_MAX) return SIZE_MAX;
+    uint64_t at = stream_pos(r);
+    return at >= r->limit ? 0 : r->limit - at > SIZE_MAX ? SIZE_MAX : (size_t)(r->limit - at);
 }
 
 /* buf[pos] is \n or \r: consumes it. */
@@ -271,6 +324,7 @@ static int fill_to(sm_reader *r, size_t n) {
    input, -2 on error. */
 static int skip_blank(sm_reader *r) {
     for (;;) {
+        if (before_limit(r) == 0) return -1; /* a record starting later is the next range's */
         if (r->pos == r->end) {
             int f = refill(r);
             if (f <= 0) return f < 0 ? -2 : -1;
@@ -323,6 +377,7 @@ static int name_reserve(sm_reader *r, size_t need) {
    skips the rest of the line. */
 static int parse_header(sm_reader *r) {
     uint64_t header_line = r->header_line = r->line;
+    uint64_t header_at = stream_pos(r);
     r->pos++;
     r->name_len = 0;
     r->name[0] = '\0';
@@ -346,7 +401,11 @@ static int parse_header(sm_reader *r) {
         if (i < avail) break;
     }
     if (r->pos < r->end && r->buf[r->pos] == 0) return fail_byte(r, r->pos, 0, "header");
-    return skip_line(r) < 0 ? -1 : 0;
+    if (skip_line(r) < 0) return -1;
+    /* a header line across the range end: the next range starts inside it */
+    if (r->ranged && r->limit != UINT64_MAX && header_at < r->limit && stream_pos(r) > r->limit)
+        r->end_kind = SM_RANGE_IN_HEADER;
+    return 0;
 }
 
 /* --------------------------------------------------------------- FASTA */
@@ -540,15 +599,22 @@ static int sequence_read_to(sm_reader *r, uint8_t *out, size_t cap, size_t *len)
     size_t n = 0;
     int fastq = r->marker == '+';
     while (n < cap) {
+        /* a ranged reader's record goes on in the next range */
+        size_t room = before_limit(r);
+        if (room == 0) {
+            r->state = ST_CUT;
+            break;
+        }
+        size_t avail = r->end - r->pos < room ? r->end - r->pos : room;
         /* A mapped FASTA file's long stretch: on several threads. */
         /* Only past the first STRIP_MIN bytes of a record: short records
            (reads) never pay a window's count for nothing. */
         if (r->mapped && !fastq && r->threads > 2 && r->seq_len >= STRIP_MIN && r->strip_misses < 2 &&
-            !r->after_cr && r->end - r->pos >= STRIP_MIN && cap - n >= STRIP_MIN) {
+            !r->after_cr && avail >= STRIP_MIN && cap - n >= STRIP_MIN) {
             if (!r->strip) r->strip = new_strip_pool(r);
             if (!r->strip) r->threads = 0;
             sm_strip_result res;
-            size_t w = r->end - r->pos < cap - n ? r->end - r->pos : cap - n;
+            size_t w = avail < cap - n ? avail : cap - n;
             if (r->strip && sm_strip_window(r->strip, r->buf + r->pos, w, r->marker,
                                             r->buf_abs + r->pos == r->line_start, out + n, &res)) {
                 n += res.kept;
@@ -573,11 +639,13 @@ static int sequence_read_to(sm_reader *r, uint8_t *out, size_t cap, size_t *len)
             if (f < 0) return -1;
             if (f == 0) {
                 if (fastq) return fastq_ended(r);
-                r->state = ST_DONE;
+                r->state = before_limit(r) == 0 ? ST_CUT : ST_DONE;
                 break;
             }
+            room = before_limit(r);
         }
         size_t seg = r->end - r->pos;
+        if (seg > room) seg = room;
         if (seg > cap - n) seg = cap - n;
         /* a record's first STRIP_MIN bytes only, where the threads take over after them */
         if (r->mapped && !fastq && r->threads > 2 && r->seq_len < STRIP_MIN && r->strip_misses < 2 &&
@@ -698,15 +766,20 @@ static int fastq_finish(sm_reader *r) {
 /* ------------------------------------------------------ text and lines */
 
 static int text_read(sm_reader *r, const uint8_t **data, size_t *len, size_t max) {
+    if (before_limit(r) == 0) {
+        r->state = ST_CUT;
+        return 0;
+    }
     if (r->pos == r->end) {
         int f = refill(r);
         if (f < 0) return -1;
         if (f == 0) {
-            r->state = ST_DONE;
+            r->state = before_limit(r) == 0 ? ST_CUT : ST_DONE;
             return 0;
         }
     }
     size_t n = r->end - r->pos;
+    if (n > before_limit(r)) n = before_limit(r);
     if (r->mapped && n > READER_MAPPED_PIECE) n = READER_MAPPED_PIECE;
     if (n > max) n = max;
     *data = r->buf + r->pos;
@@ -820,11 +893,39 @@ static void raw_begin(sm_reader *r) {
     r->raw_open = 1;
 }
 
+/* A ranged reader has no more records: the range is read. */
+static int range_finished(sm_reader *r, uint64_t next_at) {
+    r->range_done = 1;
+    r->next_record_at = next_at;
+    return 0;
+}
+
 int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
     *name = NULL;
     if (r->state == ST_ERROR) return report(r, err);
+    if (r->ranged) {
+        if (r->range_done) return 0;
+        if (r->pending_part) {
+            /* the rest of a record begun before the range */
+            r->pending_part = 0;
+            r->continued = 1;
+            r->text_given = 1;
+            r->state = ST_SEQ;
+            *name = r->name;
+            return 1;
+        }
+    }
     if (drain_record(r) < 0) return report(r, err);
     r->raw_open = 0;
+    if (r->ranged) {
+        r->continued = 0;
+        if (r->state == ST_CUT) {
+            /* the record goes on in the next range */
+            if (r->end_kind != SM_RANGE_IN_HEADER) r->end_kind = SM_RANGE_IN_SEQUENCE;
+            return range_finished(r, UINT64_MAX);
+        }
+        if (r->state == ST_DONE) return range_finished(r, r->buf_abs + r->end);
+    }
     if (r->state == ST_DONE) return 0;
 
     if (r->format == SM_INPUT_TEXT) {
@@ -844,12 +945,13 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
                 if (f < 0) return report(r, err);
                 if (f == 0) {
                     r->state = ST_DONE;
-                    return 0;
+                    return r->ranged ? range_finished(r, stream_pos(r)) : 0;
                 }
             }
             if (!at_crlf_tail(r)) break;
             consume_newline(r); /* the \n of the last line's \r\n */
         }
+        if (r->ranged && stream_pos(r) >= r->limit) return range_finished(r, stream_pos(r));
         raw_begin(r);
         int need = snprintf(NULL, 0, "%s:%llu", r->shown, (unsigned long long)r->line);
         if (name_reserve(r, (size_t)need + 1) < 0) return report(r, err);
@@ -863,10 +965,19 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
     int c = skip_blank(r);
     if (c == -2) return report(r, err);
     if (c == -1) {
+        if (r->ranged) {
+            int at_end = r->eof && r->pos == r->end;
+            /* FASTA stops at the range end among blank bytes (before the
+               first record: the next range takes them as sequence bytes) */
+            if (!at_end && r->end_kind != SM_RANGE_IN_HEADER) r->end_kind = SM_RANGE_IN_SEQUENCE;
+            return range_finished(r, r->buf_abs + r->end);
+        }
         r->state = ST_DONE;
         return 0;
     }
     int fastq = r->format == SM_INPUT_FASTQ;
+    /* FASTQ records are read whole: one starting past the range end is the next range's */
+    if (r->ranged && fastq && stream_pos(r) >= r->limit) return range_finished(r, stream_pos(r));
     if (c != (fastq ? '@' : '>')) {
         char b[16];
         describe_byte((uint8_t)c, b, sizeof b);
@@ -883,7 +994,10 @@ int sm_reader_next_record(sm_reader *r, const char **name, sm_error *err) {
         return report(r, err);
     }
     raw_begin(r);
-    if (parse_header(r) < 0) return report(r, err);
+    if (!fastq) r->cross = r->ranged; /* a header line is read whole */
+    int parsed = parse_header(r);
+    if (!fastq) r->cross = 0;
+    if (parsed < 0) return report(r, err);
     r->seq_len = 0;
     r->state = ST_SEQ;
     *name = r->name;
@@ -923,25 +1037,20 @@ int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader,
     return sm_reader_open_threads(path, format, 1, reader, err);
 }
 
-int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
-                           sm_error *err) {
-    if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
-    *reader = NULL;
-    if (!path || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
-        return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
-    sm_source *src;
-    int rc = sm_io_source_open(path, threads, &src, err);
-    if (rc != SM_OK) return rc;
+/* A reader on src (owned from here on, closed on failure): buffers, byte
+   classes, the text record's name. With map, a plain file is read in place. */
+static sm_reader *reader_new(sm_source *src, sm_input_format format, unsigned threads, int map, const char *path,
+                             sm_error *err) {
     sm_reader *r = calloc(1, sizeof *r);
     if (r) {
         r->src = src;
         r->shown = sm_io_source_name(src);
-        const uint8_t *map;
-        size_t map_len;
-        if (sm_io_source_map(src, &map, &map_len)) {
+        const uint8_t *data;
+        size_t len;
+        if (map && sm_io_source_map(src, &data, &len)) {
             /* the whole file in place, zero bytes readable after it */
-            r->buf = (uint8_t *)map;
-            r->end = map_len;
+            r->buf = (uint8_t *)data;
+            r->end = len;
             r->eof = 1;
             r->mapped = 1;
         } else {
@@ -953,10 +1062,11 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
             r->piece = malloc(READER_PIECE_CAP + READER_PAD);
     }
     if (!r || !r->buf || (!r->piece && format != SM_INPUT_TEXT && format != SM_INPUT_LINES) ||
-        name_reserve(r, 256) < 0) {
+        name_reserve(r, 256) < 0 || (format == SM_INPUT_TEXT && name_reserve(r, strlen(r->shown) + 1) < 0)) {
         if (r) sm_reader_close(r);
         else sm_io_source_close(src);
-        return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", path);
+        sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
     }
     r->format = format;
     r->state = ST_BETWEEN;
@@ -967,6 +1077,7 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
     }
     r->line = 1;
     r->name[0] = '\0';
+    r->limit = UINT64_MAX;
     for (int c = 0; c < 256; c++) {
         uint8_t t = CLS_BAD;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '*')
@@ -979,37 +1090,367 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
     }
     if (format == SM_INPUT_TEXT) {
         size_t n = strlen(r->shown);
-        if (name_reserve(r, n + 1) < 0) {
-            sm_reader_close(r);
-            return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", path);
-        }
         memcpy(r->name, r->shown, n + 1);
         r->name_len = n;
     }
+    if (format == SM_INPUT_FASTA || format == SM_INPUT_FASTQ) r->marker = format == SM_INPUT_FASTQ ? '+' : '>';
+    return r;
+}
+
+/* At the start of a FASTA or FASTQ file: refuses data compressed in a way
+   the source does not read, skips a byte-order mark and, for AUTO, finds
+   the format from the first byte that is not blank. */
+static int start_of_file(sm_reader *r, sm_input_format format) {
+    int rc = fill_to(r, 6) < 0 ? r->error.code : sm_io_check_compression(r->shown, r->buf, r->end, &r->error);
+    if (rc == SM_OK && r->end >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
+        /* a UTF-8 byte-order mark: not part of the first line */
+        r->pos = 3;
+        r->line_start = 3;
+    }
+    int c = rc == SM_OK && format == SM_INPUT_AUTO ? skip_blank(r) : '>';
+    if (rc == SM_OK && c == -2) rc = r->error.code;
+    if (rc == SM_OK && c >= 0 && c != '>' && c != '@')
+        rc = sm_io_error(&r->error, SM_ERR_FORMAT,
+                         "%s: not FASTA or FASTQ (first byte 0x%02X); use --alphabet text for "
+                         "plain text",
+                         r->shown, (unsigned)c);
+    if (rc != SM_OK) return rc;
+    if (format == SM_INPUT_AUTO) r->format = c == '@' ? SM_INPUT_FASTQ : SM_INPUT_FASTA;
+    r->marker = r->format == SM_INPUT_FASTQ ? '+' : '>';
+    return SM_OK;
+}
+
+int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
+                           sm_error *err) {
+    if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
+    *reader = NULL;
+    if (!path || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
+        return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
+    sm_source *src;
+    int rc = sm_io_source_open(path, threads, &src, err);
+    if (rc != SM_OK) return rc;
+    sm_reader *r = reader_new(src, format, threads, 1, path, err);
+    if (!r) return err ? err->code : SM_ERR_NOMEM;
     if (format != SM_INPUT_TEXT && format != SM_INPUT_LINES) {
-        int rc = fill_to(r, 6) < 0 ? r->error.code : sm_io_check_compression(r->shown, r->buf, r->end, &r->error);
-        if (rc == SM_OK && r->end >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
-            /* a UTF-8 byte-order mark: not part of the first line */
-            r->pos = 3;
-            r->line_start = 3;
-        }
-        int c = rc == SM_OK && format == SM_INPUT_AUTO ? skip_blank(r) : '>';
-        if (rc == SM_OK && c == -2) rc = r->error.code;
-        if (rc == SM_OK && c >= 0 && c != '>' && c != '@')
-            rc = sm_io_error(&r->error, SM_ERR_FORMAT,
-                             "%s: not FASTA or FASTQ (first byte 0x%02X); use --alphabet text for "
-                             "plain text",
-                             r->shown, (unsigned)c);
+        rc = start_of_file(r, format);
         if (rc != SM_OK) {
             if (err) *err = r->error;
             sm_reader_close(r);
             return rc;
         }
-        if (format == SM_INPUT_AUTO) r->format = c == '@' ? SM_INPUT_FASTQ : SM_INPUT_FASTA;
-        r->marker = r->format == SM_INPUT_FASTQ ? '+' : '>';
     }
     *reader = r;
     return SM_OK;
+}
+
+/* ------------------------------------------------------------ byte ranges */
+
+/* Most bytes looked at before a FASTA range's start for the line it starts
+   in: a longer line is taken for a sequence line; the merge checks the
+   guess against the range before, which read through that point. */
+#define RANGE_LOOK_BACK ((size_t)1 << 20)
+
+static int is_line_end(uint8_t c) { return c == '\n' || c == '\r'; }
+
+/* Past the rest of the line at pos and its line end (\n, \r or \r\n): pos
+   at the next line's start. Returns 1, 0 at the end of the input, -1. */
+static int to_next_line(sm_reader *r) {
+    int s = skip_line(r);
+    if (s <= 0) return s;
+    if (r->after_cr) {
+        if (fill_to(r, 1) < 0) return -1;
+        if (r->pos < r->end && r->buf[r->pos] == '\n') consume_newline(r);
+    }
+    return 1;
+}
+
+/* Ends of a line in p[i, n): the index after its line end, or n + 1 when the
+   line runs past n. */
+static size_t line_after(const uint8_t *p, size_t n, size_t i) {
+    while (i < n && !is_line_end(p[i])) i++;
+    if (i >= n) return n + 1;
+    if (p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') return i + 2;
+    if (p[i] == '\r' && i + 1 == n) return n + 1; /* a \n may follow */
+    return i + 1;
+}
+
+/* One FASTQ record at p[*at] (a line start holding '@'), by the reader's
+   rules: header, sequence lines up to a '+' line, quality lines as long as
+   the sequence; *at moves past it and the blank bytes after it. 1 read, 0
+   not a record, 2 the window p[0, n) ends first. */
+static int fastq_one_record(const sm_reader *r, const uint8_t *p, size_t n, size_t *at, int input_ends) {
+    size_t i = line_after(p, n, *at);
+    if (i > n) return 2;
+    uint64_t seq = 0, qual = 0;
+    for (;;) {
+        if (i == n) return input_ends ? 0 : 2;
+        if (p[i] == '+') break;
+        for (; i < n && !is_line_end(p[i]); i++) {
+            uint8_t t = r->cls[p[i]];
+            if (t & CLS_BAD) return 0;
+            seq += t & CLS_KEEP;
+        }
+        size_t next = line_after(p, n, i);
+        if (next > n) return 2;
+        i = next;
+    }
+    i = line_after(p, n, i);
+    if (i > n) return 2;
+    int lines = 0;
+    while (qual < seq || lines == 0) {
+        if (i == n) {
+            if (input_ends && seq == 0) break; /* an empty record's quality line may be missing at the end */
+            return input_ends ? 0 : 2;
+        }
+        size_t j = i;
+        for (; j < n && !is_line_end(p[j]); j++)
+            if (p[j] < '!' || p[j] > '~') return 0;
+        qual += j - i;
+        lines++;
+        size_t next = line_after(p, n, j);
+        if (next > n) return 2;
+        i = next;
+        if (seq == 0) break;
+    }
+    if (qual != seq) return 0;
+    while (i < n && (is_line_end(p[i]) || p[i] == ' ' || p[i] == '\t')) i++;
+    *at = i;
+    return 1;
+}
+
+/* Is p[0, n) (from a line start holding '@') the start of a FASTQ record?
+   Two records in a row must read as records, each followed by another
+   header or the end: a quality line that starts with '@' could pass for one
+   record of short wrapped lines, hardly for two. 1 yes, 0 no, 2 the window
+   ends first (taken as yes: the merge checks the ranges agree). */
+static int fastq_record_at(const sm_reader *r, const uint8_t *p, size_t n, int input_ends) {
+    size_t at = 0;
+    for (int k = 0; k < 2; k++) {
+        int got = fastq_one_record(r, p, n, &at, input_ends);
+        if (got != 1) return got;
+        if (at == n) return input_ends ? 1 : 2;
+        if (p[at] != '@') return 0;
+    }
+    return 1;
+}
+
+/* FASTQ: from pos (a line start), the first line that starts a record.
+   Returns 1 there, 0 when the input ends first, -1 on error. */
+static int find_fastq_record(sm_reader *r) {
+    for (;;) {
+        if (fill_to(r, 1) < 0) return -1;
+        if (r->pos == r->end) return 0;
+        if (r->buf[r->pos] == '@') {
+            /* as much of what follows as the buffer holds (all of a mapped file) */
+            if (!r->mapped && fill_to(r, READER_RAW_CAP) < 0) return -1;
+            int input_ends = r->eof;
+            int at = fastq_record_at(r, r->buf + r->pos, r->end - r->pos, input_ends);
+            if (at) return 1;
+        }
+        int s = to_next_line(r);
+        if (s < 0) return -1;
+        if (s == 0) return 0;
+    }
+}
+
+/* Positions a ranged reader at its range start b (buf[pos]), whose previous
+   bytes are prev[0, nprev) (nprev 0: b is the file's start): a record
+   starting in the range, or the rest of one begun before it. */
+static int start_range(sm_reader *r, const uint8_t *prev, size_t nprev, int prev_starts_file) {
+    r->begin_off = stream_pos(r);
+    r->first_record = r->begin_off;
+    r->line_start = r->begin_off;
+    if (nprev == 0) {
+        /* the file's start: as an unranged reader */
+        int rc = SM_OK;
+        r->cross = 1; /* the first bytes (a byte-order mark) may lie past a tiny range */
+        if (r->format == SM_INPUT_FASTA || r->format == SM_INPUT_FASTQ) rc = start_of_file(r, r->format);
+        r->cross = r->format == SM_INPUT_FASTQ || r->format == SM_INPUT_LINES;
+        return rc;
+    }
+    uint8_t last = prev[nprev - 1];
+    int line_start = is_line_end(last);
+    r->after_cr = last == '\r';
+    if (prev_starts_file && nprev <= 3 && memcmp(prev, "\xef\xbb\xbf", nprev) == 0 &&
+        (r->format == SM_INPUT_FASTA || r->format == SM_INPUT_FASTQ)) {
+        /* inside or just after a byte-order mark: the first line starts after it */
+        size_t rest = 3 - nprev;
+        if (fill_to(r, rest) < 0) return r->error.code;
+        if (r->end - r->pos >= rest && memcmp(r->buf + r->pos, "\xef\xbb\xbf" + nprev, rest) == 0) {
+            r->pos += rest;
+            r->line_start = stream_pos(r);
+            line_start = 1;
+            r->after_cr = 0;
+        }
+    }
+    r->cross = 1; /* finding the first record may read past the range end */
+    int rc = SM_OK;
+    if (r->format == SM_INPUT_TEXT) {
+        r->pending_part = 1;
+    } else if (r->format == SM_INPUT_FASTA) {
+        if (fill_to(r, 2) < 0) rc = -1;
+        size_t at = r->pos;
+        if (rc == SM_OK && line_start && r->after_cr && at < r->end && r->buf[at] == '\n') at++; /* \r\n's tail */
+        if (rc == SM_OK && line_start) {
+            r->start_kind = SM_RANGE_LINE_START;
+            if (at == r->end) r->range_done = 1; /* nothing in the range */
+            else if (r->buf[at] != '>') r->pending_part = 1;
+        } else if (rc == SM_OK) {
+            /* the line it starts in: a header, or sequence */
+            size_t q = nprev > RANGE_LOOK_BACK ? nprev - RANGE_LOOK_BACK : 0, i = nprev;
+            while (i > q && !is_line_end(prev[i - 1])) i--;
+            int header = i > q && i < nprev && prev[i] == '>';
+            if (i == 0 && prev_starts_file) {
+                /* the file's first line, after any byte-order mark */
+                size_t first = nprev >= 3 && memcmp(prev, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+                header = first < nprev && prev[first] == '>';
+            }
+            r->start_kind = header ? SM_RANGE_IN_HEADER : SM_RANGE_IN_SEQUENCE;
+            r->line_start = UINT64_MAX;
+            r->after_cr = 0;
+            if (header) {
+                /* its record's sequence after it is the range's first part */
+                int s = to_next_line(r);
+                if (s < 0) rc = -1;
+                else if (s == 0 || stream_pos(r) >= r->limit) r->range_done = 1;
+                else r->pending_part = 1;
+                /* a header line past the range end: the next range starts inside it too */
+                if (rc == SM_OK && r->limit != UINT64_MAX && stream_pos(r) > r->limit)
+                    r->end_kind = SM_RANGE_IN_HEADER;
+            } else {
+                r->pending_part = 1;
+            }
+        }
+        if (rc == SM_OK && r->pending_part) {
+            r->name_len = 0;
+            r->name[0] = '\0';
+            r->state = ST_SEQ;
+        }
+    } else {
+        /* FASTQ and lines: whole records, the first starting at or after b */
+        if (!line_start) {
+            int s = to_next_line(r);
+            if (s < 0) rc = -1;
+        } else if (r->after_cr) {
+            if (fill_to(r, 1) < 0) rc = -1;
+            else if (r->pos < r->end && r->buf[r->pos] == '\n') consume_newline(r);
+        }
+        if (rc == SM_OK && r->format == SM_INPUT_FASTQ && find_fastq_record(r) < 0) rc = -1;
+        r->line_start = stream_pos(r);
+        r->after_cr = 0;
+        r->line = 1;
+        r->first_record = stream_pos(r);
+    }
+    /* FASTA and text stop at the range end; FASTQ and lines read records whole */
+    r->cross = r->format == SM_INPUT_FASTQ || r->format == SM_INPUT_LINES;
+    if (rc != SM_OK) return r->error.code ? r->error.code : SM_ERR_IO;
+    if (r->pending_part) r->state = ST_BETWEEN;
+    return SM_OK;
+}
+
+int sm_reader_open_range(const char *path, sm_input_format format, unsigned threads, uint64_t begin, uint64_t end,
+                         sm_reader **reader, sm_error *err) {
+    if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open_range");
+    *reader = NULL;
+    if (!path || format < SM_INPUT_FASTA || format > SM_INPUT_LINES || begin > end)
+        return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open_range");
+    sm_source *src;
+    int rc = sm_io_source_open(path, threads, &src, err);
+    if (rc != SM_OK) return rc;
+    int kind = sm_io_source_rangeable(src);
+    if (!kind) {
+        sm_io_source_close(src);
+        return sm_io_error(err, SM_ERR_INVALID, "%s: only a plain or BGZF file can be read from the middle", path);
+    }
+    uint64_t size = sm_io_source_size(src);
+    if (end > size) end = size;
+    if (begin > end) begin = end;
+    uint64_t block = 0, block_end = 0;
+    int prev_starts_file = 0;
+    uint8_t *prev = NULL;
+    size_t nprev = 0;
+    sm_error e;
+    memset(&e, 0, sizeof e);
+    if (kind == 2) {
+        rc = sm_io_bgzf_boundary_at_or_after(src, begin, &block, &e);
+        if (rc == SM_OK) rc = sm_io_bgzf_boundary_at_or_after(src, end, &block_end, &e);
+        if (rc == SM_OK && block > 0 && block < block_end && format != SM_INPUT_TEXT)
+            rc = sm_io_bgzf_data_before(src, block, RANGE_LOOK_BACK, &prev, &nprev, &prev_starts_file, &e);
+        if (rc == SM_OK) rc = sm_io_source_limit(src, block, block_end, &e);
+        if (rc != SM_OK) {
+            free(prev);
+            sm_io_source_close(src);
+            if (err) *err = e;
+            return rc;
+        }
+    }
+    sm_reader *r = reader_new(src, format, threads, kind == 1, path, err);
+    if (!r) {
+        free(prev);
+        return err ? err->code : SM_ERR_NOMEM;
+    }
+    r->ranged = 1;
+    if (kind == 1) {
+        r->pos = (size_t)begin;
+        r->limit = end;
+        rc = start_range(r, r->buf, (size_t)begin, 1);
+    } else {
+        r->bgzf = 1;
+        r->file_base = block;
+        r->source_limited = 1;
+        if (block == block_end) {
+            /* no block starts in the range: nothing to read */
+            r->limit = 0;
+            r->range_done = 1;
+        } else if (block > 0 && format == SM_INPUT_TEXT) {
+            uint8_t one = 0; /* text needs no bytes before, only to know it starts inside */
+            rc = start_range(r, &one, 1, 0);
+        } else if (block > 0 && nprev == 0) {
+            rc = start_range(r, NULL, 0, 1); /* only empty blocks before: the data starts here */
+        } else {
+            rc = start_range(r, prev, block > 0 ? nprev : 0, prev_starts_file);
+        }
+    }
+    free(prev);
+    if (rc != SM_OK) {
+        if (err) *err = r->error;
+        sm_reader_close(r);
+        return rc;
+    }
+    *reader = r;
+    return SM_OK;
+}
+
+int sm_reader_record_continued(const sm_reader *r) { return r->continued; }
+
+int sm_reader_record_cut(const sm_reader *r) { return r->state == ST_CUT; }
+
+int sm_reader_read_extra(sm_reader *r, uint8_t *dst, size_t cap, size_t *len, sm_error *err) {
+    if (!r || !dst || !len) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_read_extra");
+    *len = 0;
+    if (r->state == ST_ERROR) return report(r, err);
+    if (r->state == ST_CUT) {
+        /* past the range end: the bytes the record's last hits reach into */
+        if (r->end_kind != SM_RANGE_IN_HEADER) r->end_kind = SM_RANGE_IN_SEQUENCE;
+        r->state = ST_SEQ;
+        r->extra = 1;
+        r->cross = 1;
+        r->range_done = 1;
+    }
+    if (!r->extra) return 0;
+    return sm_reader_read_into(r, dst, cap, len, err);
+}
+
+void sm_reader_range_info(const sm_reader *r, sm_range_info *info) {
+    memset(info, 0, sizeof *info);
+    info->empty = r->bgzf && r->limit == 0;
+    info->start_kind = r->start_kind;
+    info->end_kind = r->end_kind;
+    info->first_record = r->first_record - r->begin_off;
+    info->next_record = UINT64_MAX;
+    if (r->range_done && r->next_record_at != UINT64_MAX && r->limit != UINT64_MAX && r->next_record_at >= r->limit)
+        info->next_record = r->next_record_at - r->limit;
+    info->lines = r->line - 1;
 }
 
 void sm_reader_progress(const sm_reader *r, uint64_t *done, uint64_t *total) {

@@ -78,6 +78,54 @@ void sm_reader_keep_raw(sm_reader *reader);
    negative value with err filled. */
 int sm_reader_record_raw(sm_reader *reader, const uint8_t **data, size_t *len, int *stable, sm_error *err);
 
+
+/* ------------------------------------------------------------ byte ranges
+ *
+ * One share of a file for a rank or shard: a plain file read in place or a
+ * BGZF file (its blocks starting in the range), never one before it. The
+ * reader finds the record boundaries near the range's ends by itself:
+ *   - FASTA and text: records are cut at the range end. The range's first
+ *     record may be the rest of one begun before it
+ *     (sm_reader_record_continued: its name is not known here); its last is
+ *     cut at the range end (sm_reader_record_cut), and
+ *     sm_reader_read_extra reads on past the end for the bytes the next
+ *     range's first hits need before them. Whether the range starts in a
+ *     header or in sequence is read from the line it starts in (at most
+ *     1 MiB back; a longer line is taken for sequence), and checked against
+ *     the range before by whoever puts the shares together.
+ *   - FASTQ and lines: whole records, those that start in the range; the
+ *     first is found by the four-line rule (a line starting with '@' that
+ *     reads as a whole record followed by another header or the end), so
+ *     a quality line starting with '@' is never taken for a header.
+ * format must be FASTA, FASTQ, TEXT or LINES (no AUTO); begin and end are
+ * file offsets (compressed bytes for BGZF). Error messages name the byte
+ * offset instead of the line (lines before the range are not counted). */
+int sm_reader_open_range(const char *path, sm_input_format format, unsigned threads, uint64_t begin, uint64_t end,
+                         sm_reader **reader, sm_error *err);
+/* The current record began before the range (its name is ""; text: the path). */
+int sm_reader_record_continued(const sm_reader *reader);
+/* The current record's sequence stopped at the range end (reads return 0). */
+int sm_reader_record_cut(const sm_reader *reader);
+/* After a cut: the record's next bytes past the range end, as
+   sm_reader_read_into (0 when the record ends); the range has no more
+   records afterwards. */
+int sm_reader_read_extra(sm_reader *reader, uint8_t *dst, size_t cap, size_t *len, sm_error *err);
+
+enum { SM_RANGE_LINE_START = 0, SM_RANGE_IN_HEADER = 1, SM_RANGE_IN_SEQUENCE = 2 };
+
+/* What two neighbouring ranges must agree on, valid once the range is read. */
+typedef struct {
+    int empty;              /* BGZF: no block starts in the range */
+    int start_kind;         /* FASTA: SM_RANGE_* where the range starts (as found from the line it starts in) */
+    int end_kind;           /* FASTA: SM_RANGE_* at the range end, as read (LINE_START: no claim) */
+    uint64_t first_record;  /* FASTQ, lines: bytes from the range start to its first record */
+    uint64_t next_record;   /* FASTQ, lines: bytes from the range end to the record after its last
+                               (UINT64_MAX: not known) */
+    uint64_t lines;         /* lines: records (lines) read, the first numbered 1 in names */
+} sm_range_info;
+
+void sm_reader_range_info(const sm_reader *reader, sm_range_info *info);
+
 /* Bytes of the underlying (possibly compressed) file consumed so far, and the
    file size (0 when unknown, e.g. a pipe): for progress bars. */
 void sm_reader_progress(const sm_reader *reader, uint64_t *done, uint64_t *total);

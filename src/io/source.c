@@ -102,6 +102,11 @@ struct sm_source {
     int bgzf_raw_end;         /* no more blocks to make jobs of */
     int bgzf_fallback;        /* a member that is not BGZF: the rest decoded as a stream */
     uint64_t produced;
+
+    /* A byte range of a mapped BGZF file (sm_io_source_limit): map_len is
+       the range's end until sm_io_source_extend puts the file's back. */
+    int limited;
+    size_t full_len;
 };
 
 int sm_io_error(sm_error *err, int code, const char *fmt, ...) {
@@ -675,6 +680,143 @@ void sm_io_source_close(sm_source *s) {
     close(s->fd);
     free(s->name);
     free(s);
+}
+
+
+/* ----------------------------------------------------------- byte ranges */
+
+int sm_io_source_rangeable(const sm_source *s) {
+    if (!s->map || s->map_pos != 0) return 0;
+    if (s->kind == SRC_PLAIN) return 1;
+    /* BGZF read on the caller's thread is decoded as gzip members */
+    if (s->kind == SRC_BGZF || (s->kind == SRC_GZIP && bgzf_block_size(s->map, s->map_len))) return 2;
+    return 0;
+}
+
+uint64_t sm_io_source_size(const sm_source *s) { return s->total; }
+
+/* The size of a plausible BGZF block at file offset at (0: none): a header
+   with its BC subfield, at least an empty block's size, inside the file. */
+static size_t bgzf_block_in_file(const sm_source *s, uint64_t at) {
+    if (at >= s->map_len) return 0;
+    size_t n = s->map_len - (size_t)at;
+    size_t bsize = bgzf_block_size(s->map + at, n);
+    return bsize >= 26 && bsize <= n ? bsize : 0;
+}
+
+/* A block boundary: a block starts at `at` and its size chain lands on
+   three more blocks or on the file's end. Compressed bytes could mimic one
+   header by chance (ten fixed bytes), never a chain. */
+static int bgzf_boundary(const sm_source *s, uint64_t at) {
+    for (int hop = 0; hop < 4; hop++) {
+        if (at == s->map_len) return hop > 0;
+        size_t bsize = bgzf_block_in_file(s, at);
+        if (!bsize) return 0;
+        at += bsize;
+    }
+    return 1;
+}
+
+int sm_io_bgzf_boundary_at_or_after(const sm_source *s, uint64_t offset, uint64_t *block, sm_error *err) {
+    if (offset == 0 || offset >= s->map_len) {
+        *block = offset == 0 ? 0 : s->map_len;
+        return SM_OK;
+    }
+    /* a block is at most 64 KiB: the next boundary is close */
+    for (uint64_t at = offset; at < s->map_len; at++) {
+        const uint8_t *p = memchr(s->map + at, 0x1f, s->map_len - (size_t)at);
+        if (!p) break;
+        at = (uint64_t)(p - s->map);
+        if (bgzf_boundary(s, at)) {
+            *block = at;
+            return SM_OK;
+        }
+        if (at - offset > ((uint64_t)1 << 20))
+            return sm_io_error(err, SM_ERR_FORMAT, "%s: no BGZF block starts within 1 MiB after byte %llu", s->name,
+                               (unsigned long long)offset);
+    }
+    *block = s->map_len;
+    return SM_OK;
+}
+
+int sm_io_source_limit(sm_source *s, uint64_t begin, uint64_t end, sm_error *err) {
+    if (sm_io_source_rangeable(s) != 2 || begin > end || end > s->map_len)
+        return sm_io_error(err, SM_ERR_INVALID, "%s: not a byte range of a BGZF file", s->name);
+    s->full_len = s->map_len;
+    s->map_pos = (size_t)begin;
+    s->raw_off = begin;
+    s->map_len = (size_t)end;
+    s->limited = 1;
+    return SM_OK;
+}
+
+void sm_io_source_extend(sm_source *s) {
+    if (!s->limited) return;
+    s->limited = 0;
+    s->map_len = s->full_len;
+    /* reading stopped as if at the end of the input: go on */
+    s->ended = 0;
+    s->bgzf_raw_end = 0;
+}
+
+int sm_io_bgzf_data_before(const sm_source *s, uint64_t block, size_t want, uint8_t **data, size_t *len,
+                           int *from_start, sm_error *err) {
+    *data = NULL;
+    *len = 0;
+    *from_start = block == 0;
+    size_t size = s->limited ? s->full_len : s->map_len;
+    if (block > size) return sm_io_error(err, SM_ERR_INVALID, "%s: no block before byte %llu", s->name,
+                                         (unsigned long long)block);
+    uint8_t *out = NULL, *one = malloc(65536);
+    size_t have = 0;
+    sm_inflater *inf = sm_inflater_new(SM_INFLATE_GZIP);
+    int rc = one && inf ? SM_OK : sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name);
+    /* block by block backwards until a line end is among the bytes, or want
+       bytes are in, or the file's start (empty blocks are skipped) */
+    while (rc == SM_OK && block > 0 && have < want && !(have && (memchr(out, '\n', have) || memchr(out, '\r', have)))) {
+        uint64_t lo = block > 65536 + 64 ? block - 65536 - 64 : 0, at = lo;
+        size_t bsize = 0;
+        for (; at < block; at++) {
+            bsize = bgzf_block_size(s->map + at, size - (size_t)at);
+            if (bsize >= 26 && at + bsize == block) break;
+        }
+        if (at == block) {
+            rc = sm_io_error(err, SM_ERR_FORMAT, "%s: no BGZF block ends at byte %llu", s->name,
+                             (unsigned long long)block);
+            break;
+        }
+        size_t used = 0, produced = 0;
+        int finished = 0;
+        sm_error e;
+        sm_inflater_reset(inf);
+        if (sm_inflater_run(inf, s->map + at, bsize, &used, one, 65536, &produced, &finished, &e) != SM_OK ||
+            !finished) {
+            rc = sm_io_error(err, SM_ERR_FORMAT, "%s: corrupt compressed data (BGZF block at byte %llu)", s->name,
+                             (unsigned long long)at);
+            break;
+        }
+        uint8_t *grown = malloc(have + produced + 1);
+        if (!grown) {
+            rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name);
+            break;
+        }
+        memcpy(grown, one, produced);
+        if (have) memcpy(grown + produced, out, have);
+        free(out);
+        out = grown;
+        have += produced;
+        block = at;
+    }
+    *from_start = block == 0;
+    free(one);
+    sm_inflater_free(inf);
+    if (rc != SM_OK) {
+        free(out);
+        return rc;
+    }
+    *data = out;
+    *len = have;
+    return SM_OK;
 }
 
 /* Everything here that names what the source decompresses: keep it in step. */

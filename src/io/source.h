@@ -41,6 +41,28 @@ void sm_io_source_progress(const sm_source *source, uint64_t *done, uint64_t *to
 
 void sm_io_source_close(sm_source *source);
 
+/* Byte ranges (one rank's or shard's share of a file).
+   sm_io_source_rangeable: 1 for a plain file read in place, 2 for a BGZF
+   file read in place, 0 otherwise (a pipe, plain gzip, zstd): only these
+   can be read from the middle. */
+int sm_io_source_rangeable(const sm_source *source);
+/* The file size (0 when not a regular file). */
+uint64_t sm_io_source_size(const sm_source *source);
+/* BGZF: the first block boundary at or after offset (the file size when
+   none); a boundary is a block whose chain of sizes lands on more blocks or
+   on the file's end. */
+int sm_io_bgzf_boundary_at_or_after(const sm_source *source, uint64_t offset, uint64_t *block, sm_error *err);
+/* BGZF, before the first read: decompress only the blocks in [begin, end)
+   (boundaries); reading then ends at end, as at the end of the input,
+   until sm_io_source_extend lets it go on to the file's end. */
+int sm_io_source_limit(sm_source *source, uint64_t begin, uint64_t end, sm_error *err);
+void sm_io_source_extend(sm_source *source);
+/* BGZF: the decompressed bytes before boundary block, block by block
+   backwards until they hold a line end or want bytes, or the file's start
+   (*from_start then); in *data (malloc'd, the caller frees). */
+int sm_io_bgzf_data_before(const sm_source *source, uint64_t block, size_t want, uint8_t **data, size_t *len,
+                           int *from_start, sm_error *err);
+
 /* What the source reads, for messages: "plain and gzip/BGZF files". */
 extern const char sm_io_source_reads[];
 

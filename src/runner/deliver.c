@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "runner/runner_internal.h"
+#include "runner/runner_part.h"
 
 /* A hit held back, or a run waiting for its continuation, with its text. */
 typedef struct {
@@ -112,10 +113,23 @@ static int push_run(sm_delivery *d, const sm_open_run *run, const uint8_t *text)
     return SM_OK;
 }
 
+/* A part's run whose best is final: one touching an open border of the part
+   goes to the part callbacks (its neighbour part may go on with it), any
+   other becomes a hit. */
+static int settle_run(sm_runner *r, const sm_segment *s, const held_run *h, int touches_right);
+
 static int hold_run_hit(sm_delivery *d, const held_run *h) {
     sm_rawhit x = {h->run.best_start, h->run.best_end, h->run.pattern, (uint16_t)h->run.best_distance,
                    h->run.reverse, 0};
     return hold(d, &x, h->text);
+}
+
+static int settle_run(sm_runner *r, const sm_segment *s, const held_run *h, int touches_right) {
+    unsigned side = (h->run.first_end == s->part_first_end ? SM_PART_LEFT : 0) |
+                    (touches_right && s->part_right_open ? SM_PART_RIGHT : 0);
+    if (!side || !r->part_cb) return hold_run_hit(r->delivery, h);
+    r->part_cb->border(s->record, &h->run, h->text, side, r->part_cb->ctx);
+    return SM_OK;
 }
 
 static int hit_cmp(const sm_rawhit *a, const sm_rawhit *b) {
@@ -141,6 +155,17 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
     const uint8_t *base = b->buf + s->buf_off;
     d->nnext = 0;
     d->nextra = 0;
+    if (s->part_left_first && r->part_cb) {
+        /* which runs touch the part's left border, before any of its hits */
+        uint32_t few[64], *keys = s->nruns <= 64 ? few : malloc(s->nruns * sizeof *keys);
+        if (!keys) return SM_ERR_NOMEM;
+        size_t n = 0;
+        for (size_t j = 0; j < s->nruns; j++)
+            if (s->runs[j].touches_left && s->runs[j].first_end == s->part_first_end)
+                keys[n++] = sm_output_id(s->runs[j].pattern, s->runs[j].reverse);
+        r->part_cb->left_keys(s->record, keys, n, r->part_cb->ctx);
+        if (keys != few) free(keys);
+    }
     for (size_t j = 0; j < s->nruns; j++) {
         sm_open_run run = s->runs[j];
         const uint8_t *text = base + (run.best_start - s->pos0);
@@ -161,12 +186,13 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
             break;
         }
         int continues = run.touches_right && !s->last_of_record;
-        int rc = continues ? push_run(d, &run, text) : hold_run_hit(d, &(held_run){run, text});
+        int rc = continues ? push_run(d, &run, text) : settle_run(r, s, &(held_run){run, text}, run.touches_right);
         if (rc != SM_OK) return rc;
     }
     for (size_t o = 0; o < d->nopen; o++)
-        if (d->open_runs[o].run.pattern != UINT32_MAX && hold_run_hit(d, &d->open_runs[o]) != SM_OK)
+        if (d->open_runs[o].run.pattern != UINT32_MAX && settle_run(r, s, &d->open_runs[o], 0) != SM_OK)
             return SM_ERR_NOMEM;
+
     held_run *t = d->open_runs;
     d->open_runs = d->next_runs;
     d->next_runs = t;

@@ -11,6 +11,7 @@
 
 #include "core/engine_set.h"
 #include "runner/runner_internal.h"
+#include "runner/runner_part.h"
 
 /* Batch buffers larger than this start at this size and double up to their
    full size as bytes arrive, so that a large chunk size costs memory only
@@ -48,6 +49,10 @@ static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t p
     s->own_hi = own_hi;
     s->last_of_record = last;
     s->start_limit = r->circ_limit;
+    s->part_first_end = r->part_left_open ? r->part_floor + 1 : UINT64_MAX;
+    s->part_left_first = (uint8_t)r->part_first_pending;
+    r->part_first_pending = 0;
+    s->part_right_open = (uint8_t)(last && r->part_right_open);
     return SM_OK;
 }
 
@@ -55,7 +60,10 @@ static int add_segment(sm_runner *r, size_t buf_off, size_t scan_len, uint64_t p
 static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
     size_t back = r->open_off - r->open_base;
     if (back > r->lookback) back = r->lookback;
-    uint64_t own_lo = r->own_from, own_hi = last ? UINT64_MAX : r->own_from + own;
+    uint64_t own_lo = r->own_from, own_hi = last ? r->part_own_to : r->own_from + own;
+    /* A part owns nothing before its floor: a segment all before it is not scanned. */
+    if (own_lo < r->part_floor) own_lo = r->part_floor;
+    int skip = !last && own_hi <= own_lo;
     /* Overlap-free segments own whatever they find: every hit ends inside. */
     if (r->geo.overlap_free) own_lo = 0, own_hi = UINT64_MAX;
     /* A circular record's appended head: exact and k-mismatch hits are owned
@@ -63,6 +71,8 @@ static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
        their end, are dropped on delivery by start_limit). */
     if (!r->edits && own_hi > r->circ_limit) own_hi = r->circ_limit > own_lo ? r->circ_limit : own_lo;
     if (add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, own_lo, own_hi, last) != SM_OK)
+    if (!skip &&
+        add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, own_lo, own_hi, last) != SM_OK)
         return SM_ERR_NOMEM;
     r->open_off += own;
     r->own_from += own;
@@ -327,6 +337,9 @@ int sm_runner_end_record(sm_runner *r) {
     }
     int cut = cut_segments(r, 1, 0);
     r->circ_limit = UINT64_MAX;
+    r->part_floor = 0;
+    r->part_own_to = UINT64_MAX;
+    r->part_left_open = r->part_right_open = r->part_first_pending = 0;
     if (cut != SM_OK) return r->status = SM_ERR_NOMEM;
     r->record_open = 0;
     /* A batch with many small records also fills up by segment count. */
@@ -337,6 +350,9 @@ int sm_runner_end_record(sm_runner *r) {
 uint64_t sm_runner_begin_record(sm_runner *r) {
     if (!r) return UINT64_MAX;
     if (r->record_open) sm_runner_end_record(r);
+    r->part_floor = 0;
+    r->part_own_to = UINT64_MAX;
+    r->part_left_open = r->part_right_open = r->part_first_pending = 0;
     r->record_open = 1;
     r->record_id = r->next_record++;
     r->open_off = r->batches[r->fill].len;
@@ -485,6 +501,31 @@ int sm_runner_flush(sm_runner *r) {
     if (r->record_open && cut_segments(r, 0, 0) != SM_OK) return r->status = SM_ERR_NOMEM;
     return submit(r, 1);
 }
+
+/* ------------------------------------------------------------- parts */
+
+void sm_runner_set_part_callbacks(sm_runner *r, sm_part_callbacks *cb) { r->part_cb = cb; }
+
+uint64_t sm_runner_begin_part(sm_runner *r, uint64_t own_from, int left_open) {
+    uint64_t id = sm_runner_begin_record(r);
+    if (id == UINT64_MAX) return id;
+    r->part_floor = own_from;
+    r->part_left_open = left_open;
+    r->part_first_pending = left_open && r->edits;
+    return id;
+}
+
+int sm_runner_end_part(sm_runner *r, uint64_t own_to, int right_open) {
+    if (!r) return SM_ERR_INVALID;
+    if (!r->record_open) return r->status;
+    r->part_own_to = own_to;
+    r->part_right_open = right_open && r->edits;
+    return sm_runner_end_record(r);
+}
+
+uint64_t sm_runner_reach(const sm_runner *r) { return sm_db_reach(sm_db_head(r->db)); }
+
+uint64_t sm_runner_part_overlap(const sm_runner *r) { return r->edits ? sm_runner_reach(r) : r->overlap; }
 
 const uint64_t *sm_runner_counts(const sm_runner *r) { return r ? r->counts : NULL; }
 uint64_t sm_runner_total(const sm_runner *r) { return r ? r->total : 0; }

@@ -33,6 +33,11 @@ typedef struct {
     uint64_t own_lo, own_hi; /* owns hits starting (edits: ending) in [own_lo, own_hi) */
     int last_of_record;      /* on_record_done after this segment */
     uint64_t start_limit;    /* circular records: hits starting here or later are dropped */
+    /* Parts of records (runner_part.h), k edits: runs that touch the part's
+       borders go to the part callbacks instead of becoming hits. */
+    uint64_t part_first_end; /* the part's first owned end when its left is open, else UINT64_MAX */
+    uint8_t part_left_first; /* the first segment of a part whose left is open: reports the keys of its runs there */
+    uint8_t part_right_open; /* the last segment of a part whose right is open */
     uint32_t start_state;    /* overlap-free: the DFA state at buf_off (backend) */
     /* Results, valid from landing until the batch is refilled. */
     const sm_rawhit *hits;   /* owned hits, sorted, record coordinates */
@@ -135,6 +140,11 @@ struct sm_runner {
        count_only keeps what the caller asked. */
     struct sm_anchor_state *anchor;
     int count_only;
+    /* The open record as a part of one split between processes (runner_part.h). */
+    uint64_t part_floor;     /* first owned coordinate */
+    uint64_t part_own_to;    /* owned end of its last segment (UINT64_MAX: the record's end) */
+    int part_left_open, part_right_open, part_first_pending;
+    struct sm_part_callbacks *part_cb;
 
     /* Delivery (deliver.c). */
     struct sm_delivery *delivery;

@@ -101,6 +101,15 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         const char *missing = sm_cuda_missing();
         return sm_set_error(err, SM_ERR_DEVICE, "%s", missing ? missing : "no usable GPU: the CUDA runtime sees no device");
     }
+    int first = 0;
+    if (r->opt.gpu_device > 0) {
+        /* one GPU of those visible (an MPI rank's) */
+        if (r->opt.gpu_device > ndev)
+            return sm_set_error(err, SM_ERR_DEVICE, "GPU %d asked for, but the CUDA runtime sees %d",
+                                r->opt.gpu_device - 1, ndev);
+        first = r->opt.gpu_device - 1;
+        ndev = 1;
+    }
     sm_cuda *g = calloc(1, sizeof *g);
     if (!g) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     g->runner = r;
@@ -136,8 +145,8 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     }
     sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, h->max_length};
     for (int d = 0; d < ndev && rc == SM_OK; d++)
-        if (sm_cuda_tables_open(d, &cdb, &g->tables[d], msg) != 0)
-            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", d, msg);
+        if (sm_cuda_tables_open(first + d, &cdb, &g->tables[d], msg) != 0)
+            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", first + d, msg);
     free(lengths);
     free(sections);
     if (rc == SM_OK) {
@@ -151,7 +160,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
         if (sm_cuda_slot_open(g->tables[d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap, r->opt.count_only, &s->dev,
                               msg) != 0) {
-            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %u: %s", d, msg);
+            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %u: %s", (unsigned)first + d, msg);
             break;
         }
         s->text = sm_cuda_slot_text(s->dev);
@@ -180,6 +189,7 @@ static uint8_t *cuda_buffer(void *backend, unsigned index, size_t bytes) {
 /* The owned range of a segment in batch offsets. */
 static void owned(const sm_segment *s, size_t *lo, size_t *hi) {
     *lo = s->buf_off + (size_t)(s->own_lo - s->pos0);
+    /* the last segment of a record owns to its end, of a part to the part's owned end */
     *hi = s->own_hi - s->pos0 > s->scan_len ? s->buf_off + s->scan_len : s->buf_off + (size_t)(s->own_hi - s->pos0);
 }
 

@@ -1,0 +1,840 @@
+/* One search over several processes from the command line: MPI ranks
+ * (mpirun -np N seqmatch search|dfa ...), one share written to a shard
+ * file (--shard I/N), and `seqmatch merge` of shard files. The work is
+ * src/dist's; here the database and DFA get to every rank, the output goes
+ * through the usual formatter, and failures end the whole job.
+ *
+ * Under MPI only rank 0 checks the command line's files, compiles and
+ * writes; what it finds goes to the others in one broadcast, so that they
+ * all stop together when it fails. A failure of any rank after that (its
+ * range unreadable, a bad record in it, no GPU) prints that rank's message
+ * and aborts the job: exit status 2 within moments, never a hang, and -o's
+ * temporary file removed rather than renamed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "dist/dist.h"
+#include "dist/mpi.h"
+
+/* Result stream bytes gathered before they go out (a chunk to rank 0). */
+#define STREAM_BUFFER ((size_t)1 << 20)
+
+static sm_mpi *job;
+
+int cli_dist_init(int *argc, char ***argv) {
+    unsigned n = sm_mpi_launched_size();
+    if (n == 0) return 0;
+    if (!sm_mpi_built()) {
+        if (n > 1) {
+            cli_error("started by an MPI launcher, but this seqmatch was built without MPI: each of the %u copies "
+                      "would search everything (install Open MPI's development files and rebuild, or use --shard)",
+                      n);
+            return CLI_EXIT_ERROR;
+        }
+        return 0;
+    }
+    job = sm_mpi_start(argc, argv);
+    if (!job) return CLI_EXIT_ERROR;
+    if (sm_mpi_rank(job) > 0) {
+        /* rank 0 alone prints: help, usage errors, results */
+        if (!freopen("/dev/null", "w", stdout)) return CLI_EXIT_ERROR;
+        cli_errors_muted = 1;
+    }
+    return 0;
+}
+
+int cli_dist_finish(int status) {
+    if (!job) return status;
+    fflush(stdout);
+    return sm_mpi_finish(job, status);
+}
+
+int cli_dist_rank_only(void) { return job && sm_mpi_rank(job) > 0; }
+
+int cli_dist_rank0(void) { return !job || sm_mpi_rank(job) == 0; }
+
+int cli_dist_mpi(void) { return job != NULL; }
+
+int cli_dist_share_dfa(sm_dfa **dfa) {
+    if (!job) return *dfa ? 0 : -1;
+    void *bytes = NULL;
+    size_t len = 0;
+    if (sm_mpi_rank(job) == 0 && *dfa) bytes = (void *)sm_dfa_bytes(*dfa, &len);
+    sm_mpi_share_bytes(job, &bytes, &len);
+    if (sm_mpi_rank(job) == 0) return *dfa ? 0 : -1;
+    if (len == 0) return -1;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int rc = sm_dfa_from_bytes(bytes, len, dfa, &err);
+    free(bytes);
+    if (rc != SM_OK) {
+        cli_errors_muted = 0;
+        cli_error("the DFA from rank 0: %s", err.message);
+        sm_mpi_abort(job);
+    }
+    return 0;
+}
+
+int cli_dist_active(const cli_options *opts) { return job != NULL || (opts && opts->shard_count > 0); }
+
+/* A failure on this rank after the ranks parted: its message, then the job ends. */
+static void rank_failed(cli_writer *w, int writer_open) {
+    if (!job) return;
+    if (writer_open) cli_writer_close(w, 0);
+    sm_mpi_abort(job);
+}
+
+/* ------------------------------------------------------------- output */
+
+typedef struct {
+    cli_formatter *formatter;   /* NULL: nothing per hit */
+    cli_writer *writer;
+    const sm_dist_settings *set;
+    int hits;                   /* hits are printed */
+} sink_ctx;
+
+static int sink_begin_file(void *ctx, size_t target) {
+    sink_ctx *c = ctx;
+    if (!c->formatter || !c->set->show_file) return 0;
+    return cli_formatter_set_file(c->formatter, c->set->target_names[target]);
+}
+
+static int sink_record(void *ctx, uint64_t record, const char *name) {
+    sink_ctx *c = ctx;
+    return c->hits ? cli_formatter_add_record(c->formatter, record, name) : 0;
+}
+
+static void sink_record_done(void *ctx, uint64_t record) {
+    sink_ctx *c = ctx;
+    if (c->hits) cli_formatter_record_done(c->formatter, record);
+}
+
+static int sink_hit(void *ctx, const sm_hit *hit) {
+    sink_ctx *c = ctx;
+    if (c->hits) cli_formatter_hit(c->formatter, hit);
+    return c->writer->error ? 1 : 0;
+}
+
+static void sink_counts(void *ctx, const uint64_t *counts, uint64_t total) {
+    sink_ctx *c = ctx;
+    if (c->formatter) cli_formatter_counts(c->formatter, counts, total);
+}
+
+static int sink_dfa(void *ctx, const char *label, int accepted, uint32_t state) {
+    sink_ctx *c = ctx;
+    char line[64];
+    if (label) {
+        cli_writer_write(c->writer, label, strlen(label));
+        cli_writer_write(c->writer, "\t", 1);
+    }
+    int n = snprintf(line, sizeof line, "%s\t%u\n", accepted ? "accept" : "reject", state);
+    cli_writer_write(c->writer, line, (size_t)n);
+    return c->writer->error ? 1 : 0;
+}
+
+/* The formatter for the settings' format (search) and the sink around it. */
+static int open_sink(const sm_dist_settings *set, cli_writer *w, cli_formatter **formatter, sink_ctx *ctx,
+                     sm_dist_sink *sink) {
+    memset(ctx, 0, sizeof *ctx);
+    *formatter = NULL;
+    ctx->writer = w;
+    ctx->set = set;
+    if (set->command == SM_DIST_SEARCH && !set->quiet) {
+        *formatter = cli_formatter_create_named((cli_format)set->format, set->header, set->show_file,
+                                                (const char *const *)set->pattern_names, set->pattern_count,
+                                                set->dna, w);
+        if (!*formatter) {
+            cli_error("out of memory");
+            return -1;
+        }
+        cli_formatter_begin(*formatter);
+        ctx->formatter = *formatter;
+        ctx->hits = !set->count_only && !set->count_format;
+    }
+    memset(sink, 0, sizeof *sink);
+    sink->ctx = ctx;
+    sink->begin_file = sink_begin_file;
+    sink->record = sink_record;
+    sink->record_done = sink_record_done;
+    sink->hit = sink_hit;
+    sink->counts = sink_counts;
+    sink->dfa_result = sink_dfa;
+    return 0;
+}
+
+/* ------------------------------------------------------- stream targets */
+
+typedef struct {
+    cli_writer *writer;      /* shard: the file */
+    sm_dist_merge *merge;    /* MPI rank 0: its own stream merged as it comes */
+    sm_dist_share *share;
+    sm_error err;
+    int failed;
+} stream_ctx;
+
+static int to_writer(void *ctx, const uint8_t *data, size_t len) {
+    stream_ctx *s = ctx;
+    cli_writer_write(s->writer, data, len);
+    return s->writer->error ? -1 : 0;
+}
+
+static int to_merge(void *ctx, const uint8_t *data, size_t len) {
+    stream_ctx *s = ctx;
+    if (sm_dist_merge_feed(s->merge, data, len, &s->err) != 0) {
+        s->failed = 1;
+        return -1;
+    }
+    /* enough output already: rank 0's own scan and the others may stop */
+    if (sm_dist_merge_done(s->merge)) {
+        if (s->share) sm_dist_share_stop(s->share);
+        sm_mpi_stop_others(job);
+    }
+    return 0;
+}
+
+static int to_rank0(void *ctx, const uint8_t *data, size_t len) {
+    (void)ctx;
+    return sm_mpi_send(job, data, len);
+}
+
+static void poll_mpi(void *ctx) {
+    stream_ctx *s = ctx;
+    if (sm_mpi_rank(job) > 0 && sm_mpi_poll(job) && s->share) sm_dist_share_stop(s->share);
+}
+
+typedef struct {
+    sm_dist_merge *merge;
+    sm_error err;
+    int failed;
+} receive_ctx;
+
+static int consume(void *ctx, const uint8_t *data, size_t len) {
+    receive_ctx *r = ctx;
+    if (r->failed || sm_dist_merge_done(r->merge)) return 0; /* drained: the sender must finish */
+    if (sm_dist_merge_feed(r->merge, data, len, &r->err) != 0) r->failed = 1;
+    if (sm_dist_merge_done(r->merge)) sm_mpi_stop_others(job);
+    return 0;
+}
+
+/* Rank 0 after its own units: every other rank's stream in rank order. */
+static int merge_others(sm_dist_merge *merge, sm_error *err) {
+    receive_ctx r = {merge, {0, {0}}, 0};
+    int rc = 0;
+    for (unsigned from = 1; from < sm_mpi_size(job); from++) {
+        if (sm_mpi_receive(job, from, consume, &r) != 0) {
+            snprintf(err->message, sizeof err->message, "out of memory receiving rank %u's results", from);
+            return -1;
+        }
+        if (!r.failed && !sm_dist_merge_done(merge) && sm_dist_merge_share_end(merge, &r.err) != 0) r.failed = 1;
+        if (r.failed && rc == 0) {
+            *err = r.err;
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------- common */
+
+/* Threads per rank when -t is not given: the node's cores shared by its ranks. */
+static unsigned rank_threads(unsigned asked) {
+    if (asked || !job) return cli_threads(asked);
+    unsigned cores = cli_online_cores(), local = sm_mpi_local_size(job);
+    return local > 1 && cores / local > 0 ? cores / local : local > 1 ? 1 : cores;
+}
+
+static unsigned shares_of(const cli_options *opts) { return job ? sm_mpi_size(job) : opts->shard_count; }
+static unsigned share_of(const cli_options *opts) { return job ? sm_mpi_rank(job) : opts->shard_index; }
+
+/* Where the stream and the output go, by role: a shard file, rank 0
+   (merging), or another rank (sending). */
+static int open_output(const char *path, cli_writer *w) {
+    if (cli_writer_open(w, path) != 0) return -1;
+    return 0;
+}
+
+static void print_unsplit(const sm_dist_plan *plan, char *const *targets) {
+    for (size_t i = 0; i < plan->unsplit_count; i++) {
+        const char *t = targets[plan->unsplit[i]];
+        if (strcmp(t, "-") == 0)
+            fprintf(stderr, "seqmatch: warning: standard input (and any target before it) is read by the first share "
+                            "alone\n");
+        else
+            fprintf(stderr,
+                    "seqmatch: warning: %s is read and searched by one share alone (only plain and BGZF files are "
+                    "split; bgzip it to spread it)\n",
+                    t);
+    }
+}
+
+/* ------------------------------------------------------------- search */
+
+static int share_db(const cli_options *opts, sm_db **db, int ok) {
+    if (!job) return ok ? 0 : -1;
+    void *bytes = NULL;
+    size_t len = 0;
+    if (sm_mpi_rank(job) == 0) {
+        if (ok && !opts->database_path) bytes = (void *)sm_db_bytes(*db, &len);
+        else if (ok) bytes = "1", len = 1; /* -d: every rank maps the file itself */
+    }
+    sm_mpi_share_bytes(job, &bytes, &len);
+    if (sm_mpi_rank(job) == 0) return ok ? 0 : -1;
+    int rc = 0;
+    cli_errors_muted = 0;
+    if (len == 0) rc = -1; /* rank 0 failed and said why */
+    else if (opts->database_path) rc = cli_load_database(opts, db) == 0 ? 0 : -2;
+    else {
+        sm_error err;
+        memset(&err, 0, sizeof err);
+        if (sm_db_from_bytes(bytes, len, db, &err) != SM_OK) {
+            cli_error("the database from rank 0: %s", err.message);
+            rc = -2;
+        }
+    }
+    free(bytes);
+    if (rc == -2) sm_mpi_abort(job);
+    return rc;
+}
+
+int cli_dist_search(const cli_options *opts, char *const *targets, size_t count, int show_file,
+                    int (*check)(const cli_options *, char *const *, size_t)) {
+    int rank0 = !job || sm_mpi_rank(job) == 0;
+    sm_db *db = NULL;
+    cli_writer writer;
+    memset(&writer, 0, sizeof writer);
+    int writer_open = 0, status = CLI_EXIT_ERROR;
+    int shard_file = !job;
+    int to_tty = (!opts->output_path || strcmp(opts->output_path, "-") == 0) && isatty(STDOUT_FILENO);
+    if (shard_file && !opts->quiet && to_tty) {
+        cli_error("--shard writes a shard file for 'seqmatch merge': use -o FILE or redirect standard output");
+        return CLI_EXIT_ERROR;
+    }
+    /* -q: a shard file only when asked for (the exit status says it all) */
+    int no_output = opts->quiet && (!shard_file || to_tty);
+    /* rank 0 (or the shard) checks, compiles and opens the output; the others learn the outcome */
+    int ok = 1;
+    if (rank0) {
+        ok = check(opts, targets, count) == 0 && cli_load_database(opts, &db) == 0;
+        if (ok && !no_output) ok = writer_open = open_output(opts->output_path, &writer) == 0;
+    }
+    if (share_db(opts, &db, ok) != 0) {
+        if (writer_open) cli_writer_close(&writer, 0);
+        if (db) sm_db_free(db);
+        return CLI_EXIT_ERROR;
+    }
+    cli_errors_muted = 0;
+
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    sm_input_format format = SM_INPUT_AUTO;
+    if (info.alphabet == SM_ALPHABET_TEXT) format = opts->lines ? SM_INPUT_LINES : SM_INPUT_TEXT;
+    else if (opts->lines) {
+        if (rank0) cli_usage_error(CLI_COMMAND_SEARCH, "--lines needs a text database; %s was compiled for dna",
+                                   opts->database_path);
+        if (writer_open) cli_writer_close(&writer, 0);
+        sm_db_free(db);
+        if (job) sm_mpi_abort(job);
+        return CLI_EXIT_ERROR;
+    }
+
+    sm_dist_settings set;
+    memset(&set, 0, sizeof set);
+    set.command = SM_DIST_SEARCH;
+    set.shard = share_of(opts);
+    set.shards = shares_of(opts);
+    set.format = (int)opts->format;
+    set.count_format = opts->format == CLI_FORMAT_COUNT;
+    set.header = opts->header;
+    set.show_file = show_file;
+    set.quiet = opts->quiet;
+    set.count_only = opts->quiet || (opts->format == CLI_FORMAT_COUNT && !opts->max_hits_given);
+    set.texts = !set.count_only && (opts->format == CLI_FORMAT_TSV || opts->format == CLI_FORMAT_JSONL);
+    set.dna = info.alphabet == SM_ALPHABET_DNA;
+    set.max_hits = opts->max_hits_given ? opts->max_hits : UINT64_MAX;
+    set.pattern_count = info.pattern_count;
+    set.pattern_names = calloc(info.pattern_count ? info.pattern_count : 1, sizeof *set.pattern_names);
+    set.target_count = count;
+    set.target_names = calloc(count, sizeof *set.target_names);
+    int failed = !set.pattern_names || !set.target_names;
+    for (uint32_t i = 0; !failed && i < info.pattern_count; i++) {
+        const char *n = sm_db_pattern_name(db, i);
+        failed = !(set.pattern_names[i] = strdup(n ? n : ""));
+    }
+    for (size_t i = 0; !failed && i < count; i++)
+        failed = !(set.target_names[i] = strdup(strcmp(targets[i], "-") == 0 ? "stdin" : targets[i]));
+
+    sm_dist_plan plan;
+    memset(&plan, 0, sizeof plan);
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    sm_runner *runner = NULL;
+    sm_dist_share *share = NULL;
+    sm_dist_merge *merge = NULL;
+    sm_dist_out out;
+    memset(&out, 0, sizeof out);
+    cli_formatter *formatter = NULL;
+    sink_ctx sctx;
+    sm_dist_sink sink;
+    stream_ctx stream;
+    memset(&stream, 0, sizeof stream);
+    if (failed) {
+        cli_error("out of memory");
+        goto fail;
+    }
+    if (sm_dist_plan_make(targets, count, set.shards, set.shard, &plan, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        goto fail;
+    }
+    if (set.shard == 0 && set.shards > 1) print_unsplit(&plan, targets);
+
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    ro.threads = rank_threads(opts->threads);
+    ro.chunk_size = opts->chunk_size;
+    ro.backend = opts->gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
+    if (opts->gpu && job) {
+        /* one GPU per rank: the node's GPUs dealt out by local rank */
+        int ndev = sm_cuda_device_count();
+        if (ndev > 0) ro.gpu_device = (int)(sm_mpi_local_rank(job) % (unsigned)ndev) + 1;
+    }
+    if (sm_dist_out_init(&out, STREAM_BUFFER, NULL, &stream) != SM_OK ||
+        sm_dist_share_new(&set, &out, ro.threads, &share) != SM_OK) {
+        cli_error("out of memory");
+        goto fail;
+    }
+    sm_dist_share_runner_options(share, &ro);
+    if (sm_runner_create(db, &ro, &runner, &err) != SM_OK) {
+        cli_error("%s", err.message[0] ? err.message : "cannot start the scan");
+        goto fail;
+    }
+    sm_dist_share_set_runner(share, runner);
+    sm_dist_settings_fill(&set, runner);
+    stream.share = share;
+    stream.writer = &writer;
+    if (shard_file) {
+        out.flush = no_output ? NULL : to_writer;
+        if (sm_dist_settings_write(&out, &set) != SM_OK) {
+            cli_error("out of memory");
+            goto fail;
+        }
+    } else if (rank0) {
+        if (open_sink(&set, &writer, &formatter, &sctx, &sink) != 0 ||
+            sm_dist_merge_new(&set, &sink, &merge) != SM_OK) {
+            cli_error("out of memory");
+            goto fail;
+        }
+        stream.merge = merge;
+        out.flush = to_merge;
+        sm_dist_share_set_poll(share, poll_mpi, &stream);
+    } else {
+        out.flush = to_rank0;
+        sm_dist_share_set_poll(share, poll_mpi, &stream);
+    }
+
+    int rc = sm_dist_share_run(share, targets, &plan, format, &err);
+    if (rc != 0) {
+        if (stream.failed) cli_error("%s", stream.err.message);
+        else if (writer.error) cli_writer_report(&writer);
+        else cli_error("%s", err.message);
+        goto fail;
+    }
+    int found = sm_dist_share_found(share);
+    if (job && !rank0) {
+        sm_mpi_send_end(job);
+        status = CLI_EXIT_HIT; /* rank 0 says */
+    } else if (job) {
+        if (sm_dist_merge_share_end(merge, &err) != 0 || merge_others(merge, &err) != 0) {
+            cli_error("%s", err.message);
+            goto fail;
+        }
+        int got = sm_dist_merge_finish(merge, &err);
+        if (got < 0) {
+            cli_error("%s", err.message);
+            goto fail;
+        }
+        status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+        /* what waits for a successful end (the tsv header when no hit came) */
+        if (formatter && cli_formatter_end(formatter) != 0) goto fail;
+    } else {
+        status = found ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+    }
+    if (writer_open) {
+        writer_open = 0;
+        if (cli_writer_close(&writer, 1) != 0) {
+            cli_writer_report(&writer);
+            status = CLI_EXIT_ERROR;
+        }
+    }
+    goto done;
+
+fail:
+    status = CLI_EXIT_ERROR;
+    rank_failed(&writer, writer_open);
+done:
+    if (writer_open) cli_writer_close(&writer, status != CLI_EXIT_ERROR);
+    sm_dist_merge_free(merge);
+    cli_formatter_free(formatter);
+    sm_dist_share_free(share);
+    if (runner) sm_runner_free(runner);
+    sm_dist_out_free(&out);
+    sm_dist_plan_free(&plan);
+    sm_dist_settings_free(&set);
+    if (db) sm_db_free(db);
+    return status;
+}
+
+/* ------------------------------------------------------------------ dfa */
+
+int cli_dist_dfa(const cli_dist_dfa_job *d) {
+    int rank0 = !job || sm_mpi_rank(job) == 0;
+    int shard_file = !job;
+    cli_writer writer;
+    memset(&writer, 0, sizeof writer);
+    int writer_open = 0, status = CLI_EXIT_ERROR;
+    if (shard_file && (!d->output || strcmp(d->output, "-") == 0) && isatty(STDOUT_FILENO)) {
+        cli_error("--shard writes a shard file for 'seqmatch merge': use -o FILE or redirect standard output");
+        return CLI_EXIT_ERROR;
+    }
+    if (rank0 && open_output(d->output, &writer) != 0) {
+        if (job) sm_mpi_abort(job);
+        return CLI_EXIT_ERROR;
+    }
+    writer_open = rank0;
+    cli_errors_muted = 0;
+
+    sm_dist_settings set;
+    memset(&set, 0, sizeof set);
+    set.command = SM_DIST_DFA;
+    set.shard = job ? sm_mpi_rank(job) : d->shard_index;
+    set.shards = job ? sm_mpi_size(job) : d->shard_count;
+    set.dna = d->dna;
+    set.per_record = d->per_record;
+    set.label_with_path = d->input_count > 1;
+    set.dfa_states = sm_dfa_state_count(d->dfa);
+    set.dfa_start = sm_dfa_start(d->dfa);
+    set.max_hits = UINT64_MAX;
+    set.target_count = d->input_count;
+    set.target_names = calloc(d->input_count, sizeof *set.target_names);
+    set.dfa_accept = calloc((set.dfa_states + 63) / 64, sizeof *set.dfa_accept);
+    int failed = !set.target_names || !set.dfa_accept;
+    for (size_t i = 0; !failed && i < d->input_count; i++)
+        failed = !(set.target_names[i] = strdup(strcmp(d->inputs[i], "-") == 0 ? "standard input" : d->inputs[i]));
+    for (uint32_t s = 0; !failed && s < set.dfa_states; s++)
+        if (sm_dfa_is_accepting(d->dfa, s)) set.dfa_accept[s / 64] |= (uint64_t)1 << (s % 64);
+
+    sm_dist_plan plan;
+    memset(&plan, 0, sizeof plan);
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    sm_dist_share *share = NULL;
+    sm_dist_merge *merge = NULL;
+    sm_dist_out out;
+    memset(&out, 0, sizeof out);
+    cli_formatter *formatter = NULL;
+    sink_ctx sctx;
+    sm_dist_sink sink;
+    stream_ctx stream;
+    memset(&stream, 0, sizeof stream);
+    if (failed) {
+        cli_error("out of memory");
+        goto fail;
+    }
+    if (sm_dist_plan_make(d->inputs, d->input_count, set.shards, set.shard, &plan, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        goto fail;
+    }
+    if (set.shard == 0 && set.shards > 1) print_unsplit(&plan, d->inputs);
+    sm_dfa_parallel_options popts = *d->parallel;
+    popts.threads = rank_threads(popts.threads);
+    if (sm_dist_out_init(&out, STREAM_BUFFER, NULL, &stream) != SM_OK ||
+        sm_dist_share_new(&set, &out, popts.threads, &share) != SM_OK) {
+        cli_error("out of memory");
+        goto fail;
+    }
+    stream.share = share;
+    stream.writer = &writer;
+    if (shard_file) {
+        out.flush = to_writer;
+        if (sm_dist_settings_write(&out, &set) != SM_OK) {
+            cli_error("out of memory");
+            goto fail;
+        }
+    } else if (rank0) {
+        if (open_sink(&set, &writer, &formatter, &sctx, &sink) != 0 ||
+            sm_dist_merge_new(&set, &sink, &merge) != SM_OK) {
+            cli_error("out of memory");
+            goto fail;
+        }
+        stream.merge = merge;
+        out.flush = to_merge;
+        sm_dist_share_set_poll(share, poll_mpi, &stream);
+    } else {
+        out.flush = to_rank0;
+        sm_dist_share_set_poll(share, poll_mpi, &stream);
+    }
+    if (sm_dist_share_run_dfa(share, d->inputs, &plan, d->dfa, d->matcher, d->skip_unknown, &popts, &err) != 0) {
+        if (stream.failed) cli_error("%s", stream.err.message);
+        else if (writer.error) cli_writer_report(&writer);
+        else cli_error("%s", err.message);
+        goto fail;
+    }
+    if (job && !rank0) {
+        sm_mpi_send_end(job);
+        status = CLI_EXIT_HIT;
+    } else if (job) {
+        if (sm_dist_merge_share_end(merge, &err) != 0 || merge_others(merge, &err) != 0) {
+            cli_error("%s", err.message);
+            goto fail;
+        }
+        int got = sm_dist_merge_finish(merge, &err);
+        if (got < 0) {
+            cli_error("%s", err.message);
+            goto fail;
+        }
+        status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+        /* what waits for a successful end (the tsv header when no hit came) */
+        if (formatter && cli_formatter_end(formatter) != 0) goto fail;
+    } else {
+        status = CLI_EXIT_HIT; /* a shard has no verdict: the merge gives it */
+    }
+    if (writer_open) {
+        writer_open = 0;
+        if (cli_writer_close(&writer, 1) != 0) {
+            cli_writer_report(&writer);
+            status = CLI_EXIT_ERROR;
+        }
+    }
+    goto done;
+fail:
+    status = CLI_EXIT_ERROR;
+    rank_failed(&writer, writer_open);
+done:
+    if (writer_open) cli_writer_close(&writer, status != CLI_EXIT_ERROR);
+    sm_dist_merge_free(merge);
+    cli_formatter_free(formatter);
+    sm_dist_share_free(share);
+    sm_dist_out_free(&out);
+    sm_dist_plan_free(&plan);
+    sm_dist_settings_free(&set);
+    return status;
+}
+
+/* ---------------------------------------------------------------- merge */
+
+static void print_merge_help(FILE *out) {
+    fputs("Usage: seqmatch merge [-o FILE] SHARD...\n"
+          "\n"
+          "Writes what one 'seqmatch search' (or 'seqmatch dfa') would have printed,\n"
+          "from the N shard files that 'search --shard I/N -o SHARD' wrote for\n"
+          "I = 0 .. N-1 (in any order on the command line): the hits in order, in\n"
+          "the format the shards were run with, counts added. Every shard must be\n"
+          "there, complete, and from the same command.\n"
+          "\n"
+          "  -o, --output FILE   write to FILE instead of standard output\n"
+          "  -h, --help          this help\n"
+          "\n"
+          "Exit status: 0 something found, 1 nothing, 2 error.\n",
+          out);
+}
+
+typedef struct {
+    const char *path;
+    FILE *file;
+    sm_dist_settings set;
+    long header_len;
+} shard_file;
+
+/* Reads a shard file's settings (its header). Returns 0, or -1 (printed). */
+static int read_shard_header(shard_file *f) {
+    f->file = fopen(f->path, "rb");
+    if (!f->file) {
+        cli_error("%s: %s", f->path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = NULL;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    for (;;) {
+        uint8_t *p = realloc(buf, cap);
+        if (!p) {
+            free(buf);
+            cli_error("out of memory");
+            return -1;
+        }
+        buf = p;
+        len += fread(buf + len, 1, cap - len, f->file);
+        long used = sm_dist_settings_read(buf, len, &f->set, &err);
+        if (used > 0) {
+            f->header_len = used;
+            break;
+        }
+        if (used < 0 || len < cap) {
+            free(buf);
+            cli_error("%s: %s", f->path,
+                      used < 0 ? err.message : "not a complete shard file (written by 'seqmatch search --shard')");
+            return -1;
+        }
+        cap *= 2;
+    }
+    free(buf);
+    if (fseek(f->file, f->header_len, SEEK_SET) != 0) {
+        cli_error("%s: %s", f->path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The settings two shards of one job share: all but the shard's index. */
+static int same_job(const sm_dist_settings *a, const sm_dist_settings *b) {
+    sm_dist_out x, y;
+    if (sm_dist_out_init(&x, 1024, NULL, NULL) != SM_OK) return 0;
+    if (sm_dist_out_init(&y, 1024, NULL, NULL) != SM_OK) {
+        sm_dist_out_free(&x);
+        return 0;
+    }
+    sm_dist_settings aa = *a, bb = *b;
+    aa.shard = bb.shard = 0;
+    sm_dist_settings_write(&x, &aa);
+    sm_dist_settings_write(&y, &bb);
+    int same = !x.failed && !y.failed && x.len == y.len && memcmp(x.buf, y.buf, x.len) == 0;
+    sm_dist_out_free(&x);
+    sm_dist_out_free(&y);
+    return same;
+}
+
+int cli_merge_main(int argc, char **argv) {
+    const char *output = NULL;
+    size_t n = 0;
+    shard_file *files = calloc((size_t)argc, sizeof *files);
+    if (!files) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    int only_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_files && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+            free(files);
+            print_merge_help(stdout);
+            return cli_finish_stdout();
+        } else if (!only_files && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
+            if (i + 1 >= argc) {
+                free(files);
+                cli_error("option '%s' needs a value (try 'seqmatch merge --help')", a);
+                return CLI_EXIT_ERROR;
+            }
+            output = argv[++i];
+        } else if (!only_files && strncmp(a, "--output=", 9) == 0) {
+            output = a + 9;
+        } else if (!only_files && strcmp(a, "--") == 0) {
+            only_files = 1;
+        } else if (!only_files && a[0] == '-' && a[1]) {
+            free(files);
+            cli_error("unknown option '%s' (try 'seqmatch merge --help')", a);
+            return CLI_EXIT_ERROR;
+        } else {
+            files[n++].path = a;
+        }
+    }
+    int status = CLI_EXIT_ERROR;
+    shard_file **order = NULL;
+    cli_writer writer;
+    memset(&writer, 0, sizeof writer);
+    int writer_open = 0;
+    cli_formatter *formatter = NULL;
+    sm_dist_merge *merge = NULL;
+    uint8_t *buf = NULL;
+    if (n == 0) {
+        cli_error("no shard files given (try 'seqmatch merge --help')");
+        goto out;
+    }
+    const char **inputs = calloc(n, sizeof *inputs);
+    if (!inputs) goto out;
+    for (size_t i = 0; i < n; i++) inputs[i] = files[i].path;
+    int clash = cli_check_output(output, inputs, n);
+    free(inputs);
+    if (clash != 0) goto out;
+    for (size_t i = 0; i < n; i++)
+        if (read_shard_header(&files[i]) != 0) goto out;
+    unsigned shards = files[0].set.shards;
+    order = calloc(shards ? shards : 1, sizeof *order);
+    if (!order) goto out;
+    for (size_t i = 0; i < n; i++) {
+        const sm_dist_settings *s = &files[i].set;
+        if (!same_job(s, &files[0].set)) {
+            cli_error("%s and %s are shards of different commands", files[0].path, files[i].path);
+            goto out;
+        }
+        if (s->shard >= shards || order[s->shard]) {
+            cli_error("%s: shard %u/%u given twice", files[i].path, s->shard, shards);
+            goto out;
+        }
+        order[s->shard] = &files[i];
+    }
+    for (unsigned i = 0; i < shards; i++)
+        if (!order[i]) {
+            cli_error("shard %u/%u is missing (give all %u shard files)", i, shards, shards);
+            goto out;
+        }
+    if (open_output(output, &writer) != 0) goto out;
+    writer_open = 1;
+    sink_ctx sctx;
+    sm_dist_sink sink;
+    const sm_dist_settings *set = &files[0].set;
+    if (open_sink(set, &writer, &formatter, &sctx, &sink) != 0 || sm_dist_merge_new(set, &sink, &merge) != SM_OK ||
+        !(buf = malloc(STREAM_BUFFER))) {
+        cli_error("out of memory");
+        goto out;
+    }
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    for (unsigned i = 0; i < shards; i++) {
+        shard_file *f = order[i];
+        size_t got;
+        int rc = 0;
+        while (rc == 0 && !sm_dist_merge_done(merge) && (got = fread(buf, 1, STREAM_BUFFER, f->file)) > 0)
+            rc = sm_dist_merge_feed(merge, buf, got, &err);
+        if (rc == 0 && ferror(f->file)) {
+            cli_error("%s: %s", f->path, strerror(errno));
+            goto out;
+        }
+        if (rc == 0 && !sm_dist_merge_done(merge)) rc = sm_dist_merge_share_end(merge, &err);
+        if (rc != 0) {
+            cli_error("%s: %s", f->path, err.message);
+            goto out;
+        }
+    }
+    int found = sm_dist_merge_finish(merge, &err);
+    if (found < 0) {
+        cli_error("%s", err.message);
+        goto out;
+    }
+    status = found ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+    if (formatter && cli_formatter_end(formatter) != 0) {
+        status = CLI_EXIT_ERROR;
+        goto out;
+    }
+    writer_open = 0;
+    if (cli_writer_close(&writer, 1) != 0) {
+        cli_writer_report(&writer);
+        status = CLI_EXIT_ERROR;
+    }
+out:
+    if (writer_open) cli_writer_close(&writer, 0);
+    free(buf);
+    sm_dist_merge_free(merge);
+    cli_formatter_free(formatter);
+    for (size_t i = 0; i < n; i++) {
+        if (files[i].file) fclose(files[i].file);
+        sm_dist_settings_free(&files[i].set);
+    }
+    free(order);
+    free(files);
+    return status;
+}

@@ -1,0 +1,169 @@
+/* One search spread over several processes: MPI ranks or --shard runs.
+ *
+ * The job's input is cut into units: the targets laid end to end as one
+ * byte space, each of N shares one contiguous stretch of it, so share i's
+ * units all come before share i + 1's in the output's order. A plain or
+ * BGZF file is split by bytes (src/io's byte ranges); a file that can only
+ * be read from its start (gzip, zstd, a pipe, standard input) is one unit,
+ * read whole by the share its first byte falls in.
+ *
+ * A share scans its units with its own runner (the CPU or CUDA backend) and
+ * writes what it finds as a result stream (stream.c): records, hits in
+ * part coordinates, counts, what the share saw at its ends. The merge
+ * (merge.c) reads the shares' streams in order and gives exactly the
+ * single process's output: record names and coordinates of records split
+ * between shares put back, hits near a split put in order, runs of edit
+ * ends cut by a split joined, counts added, the shares' boundaries checked.
+ * MPI ranks send their streams to rank 0, which merges them as they come
+ * (mpi.c); --shard writes the stream to a file and `seqmatch merge` reads
+ * them (the same merge).
+ */
+#ifndef SM_DIST_H
+#define SM_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seqmatch.h"
+#include "io/seqio.h"
+
+/* ----------------------------------------------------------------- plan */
+
+typedef struct {
+    size_t target;     /* index in the target list */
+    int whole;         /* read from its start to its end with an ordinary reader */
+    uint64_t begin, end; /* a byte range of the file (not whole) */
+} sm_dist_unit;
+
+typedef struct {
+    sm_dist_unit *units; /* this share's, in order */
+    size_t count;
+    /* Targets read whole although they are large (gzip, zstd, pipes) while
+       there are several shares: each named once in a warning by share 0. */
+    size_t *unsplit;
+    size_t unsplit_count;
+} sm_dist_plan;
+
+/* The units of share `share` of `shares` over the targets ("-" is standard
+   input: it and the targets before it go to share 0). Every share computes
+   the same cut from the files' sizes and first bytes. */
+int sm_dist_plan_make(char *const *targets, size_t count, unsigned shares, unsigned share, sm_dist_plan *plan,
+                      sm_error *err);
+void sm_dist_plan_free(sm_dist_plan *plan);
+
+/* -------------------------------------------------------- result streams */
+
+/* Bytes out: a buffer handed to flush() when full and at the end. */
+typedef struct {
+    uint8_t *buf;
+    size_t len, cap;
+    int (*flush)(void *ctx, const uint8_t *data, size_t len); /* 0, or -1 (the stream fails) */
+    void *ctx;
+    int failed;
+} sm_dist_out;
+
+int sm_dist_out_init(sm_dist_out *o, size_t cap, int (*flush)(void *, const uint8_t *, size_t), void *ctx);
+void sm_dist_out_free(sm_dist_out *o);
+int sm_dist_out_flush(sm_dist_out *o);
+
+/* What the merge needs to print exactly what one process prints; the same
+   in every share (a shard file starts with it). */
+typedef enum { SM_DIST_SEARCH = 1, SM_DIST_DFA = 2 } sm_dist_command;
+
+typedef struct {
+    sm_dist_command command;
+    unsigned shard, shards;
+    /* search */
+    int format;              /* cli_format (the command line's; kept for the shard header) */
+    int count_format;        /* --format count: counts printed, per file with show_file */
+    int header;              /* the TSV header line */
+    int show_file;           /* hits name their file; counts per file */
+    int quiet;               /* -q: exit status only */
+    int count_only;          /* shares send counts, not hits */
+    int texts;               /* hits carry their matched bytes */
+    int dna;                 /* hit texts never need escaping */
+    int edits;               /* k edits: ends owned, holding near splits */
+    uint64_t reach;          /* k edits: longest pattern + k */
+    uint64_t max_hits;       /* UINT64_MAX: no limit */
+    uint32_t pattern_count;
+    char **pattern_names;
+    size_t target_count;
+    char **target_names;     /* as shown ("stdin" for "-") */
+    /* dfa */
+    int per_record;          /* one input per record */
+    int label_with_path;     /* several inputs: lines start with the path */
+    uint32_t dfa_states, dfa_start;
+    uint64_t *dfa_accept;    /* (states + 63) / 64 words */
+} sm_dist_settings;
+
+void sm_dist_settings_free(sm_dist_settings *s);
+/* Encodes the settings (a shard file's header); decodes them back. */
+int sm_dist_settings_write(sm_dist_out *o, const sm_dist_settings *s);
+/* Returns bytes used from data, 0 when more bytes are needed, -1 when
+   they are not settings (err filled). */
+long sm_dist_settings_read(const uint8_t *data, size_t len, sm_dist_settings *s, sm_error *err);
+
+/* ------------------------------------------------------- the share's side */
+
+struct sm_runner;
+struct sm_dfa;
+struct sm_dfa_matcher;
+
+typedef struct sm_dist_share sm_dist_share;
+
+/* search: scans the units with runner (made with on_hit, on_record_done
+   and ctx from sm_dist_share_runner_options, count_only as settings say)
+   and writes the stream to out. threads: for the readers. */
+int sm_dist_share_new(const sm_dist_settings *settings, sm_dist_out *out, unsigned threads, sm_dist_share **share);
+void sm_dist_share_runner_options(sm_dist_share *share, sm_runner_options *opts);
+void sm_dist_share_set_runner(sm_dist_share *share, struct sm_runner *runner);
+/* A progress hook called between pieces of input (MPI: sends, polls); may be NULL. */
+void sm_dist_share_set_poll(sm_dist_share *share, void (*poll)(void *), void *ctx);
+/* Scans every unit of the plan; the stream then ends. Returns 0, or -1
+   after a failure whose message is in err. */
+int sm_dist_share_run(sm_dist_share *share, char *const *targets, const sm_dist_plan *plan, sm_input_format format,
+                      sm_error *err);
+/* dfa: the same for a DFA membership test. */
+int sm_dist_share_run_dfa(sm_dist_share *share, char *const *targets, const sm_dist_plan *plan,
+                          const struct sm_dfa *dfa, const struct sm_dfa_matcher *matcher, int skip_unknown,
+                          const void *parallel_options, sm_error *err);
+/* Stops the share at its next poll (rank 0 needs nothing more). */
+void sm_dist_share_stop(sm_dist_share *share);
+/* Whether the share found anything (hits, counts, runs). */
+int sm_dist_share_found(const sm_dist_share *share);
+void sm_dist_share_free(sm_dist_share *share);
+/* The settings that depend on the database: k edits and their reach. */
+void sm_dist_settings_fill(sm_dist_settings *settings, const struct sm_runner *runner);
+
+/* ------------------------------------------------------------- the merge */
+
+/* Where the merge's output goes: the command line's formatter. */
+typedef struct {
+    void *ctx;
+    int (*begin_file)(void *ctx, size_t target);
+    int (*record)(void *ctx, uint64_t record, const char *name);
+    void (*record_done)(void *ctx, uint64_t record);
+    /* returns non-zero when the output is broken (stop) */
+    int (*hit)(void *ctx, const sm_hit *hit);
+    void (*counts)(void *ctx, const uint64_t *counts, uint64_t total);
+    /* dfa: one result line */
+    int (*dfa_result)(void *ctx, const char *label, int accepted, uint32_t state);
+} sm_dist_sink;
+
+typedef struct sm_dist_merge sm_dist_merge;
+
+int sm_dist_merge_new(const sm_dist_settings *settings, const sm_dist_sink *sink, sm_dist_merge **merge);
+/* The next bytes of the current share's stream. Returns 0, or -1 (err). */
+int sm_dist_merge_feed(sm_dist_merge *m, const uint8_t *data, size_t len, sm_error *err);
+/* The current share's stream is over (it must have ended properly); the
+   next bytes are the next share's. */
+int sm_dist_merge_share_end(sm_dist_merge *m, sm_error *err);
+/* After the last share: the rest of the output. Returns the exit status's
+   ground: 1 when something was found, 0 when not, -1 on error (err). */
+int sm_dist_merge_finish(sm_dist_merge *m, sm_error *err);
+/* The merge has what it needs (--max-hits reached, -q found a hit): the
+   shares' remaining streams may be dropped. */
+int sm_dist_merge_done(const sm_dist_merge *m);
+void sm_dist_merge_free(sm_dist_merge *m);
+
+#endif /* SM_DIST_H */

@@ -1,0 +1,116 @@
+/* The plan: which units each share scans (dist.h). The targets after the
+ * last standard input lie end to end as one byte space of T bytes; share i
+ * of N takes [floor(i T / N), floor((i + 1) T / N)). A plain or BGZF file
+ * gives each share the part of it inside that stretch; any other file is one
+ * unit for the share its first byte falls in (its size still counts, so
+ * that a large gzip file weighs what it is). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dist/dist.h"
+#include "io/source.h"
+
+typedef struct {
+    uint64_t size;   /* bytes in the byte space */
+    int rangeable;   /* split by bytes */
+    int large;       /* read whole although not empty: worth a warning */
+} target_info;
+
+static int describe(const char *path, target_info *t, sm_error *err) {
+    memset(t, 0, sizeof *t);
+    if (strcmp(path, "-") == 0) return SM_OK;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        t->large = 1; /* a pipe or device: size unknown */
+        return SM_OK;
+    }
+    if (st.st_size == 0) return SM_OK;
+    t->size = (uint64_t)st.st_size;
+    sm_source *src = NULL;
+    int rc = sm_io_source_open(path, 1, &src, err);
+    if (rc != SM_OK) return rc;
+    t->rangeable = sm_io_source_rangeable(src) != 0;
+    t->large = !t->rangeable;
+    sm_io_source_close(src);
+    return SM_OK;
+}
+
+static uint64_t share_start(uint64_t total, unsigned shares, unsigned i) {
+    return (uint64_t)(((unsigned __int128)total * i) / shares);
+}
+
+static int add_unit(sm_dist_plan *p, size_t *cap, size_t target, int whole, uint64_t begin, uint64_t end) {
+    if (p->count == *cap) {
+        size_t grown = *cap ? *cap * 2 : 8;
+        sm_dist_unit *u = realloc(p->units, grown * sizeof *u);
+        if (!u) return SM_ERR_NOMEM;
+        p->units = u;
+        *cap = grown;
+    }
+    p->units[p->count++] = (sm_dist_unit){target, whole, begin, end};
+    return SM_OK;
+}
+
+int sm_dist_plan_make(char *const *targets, size_t count, unsigned shares, unsigned share, sm_dist_plan *plan,
+                      sm_error *err) {
+    memset(plan, 0, sizeof *plan);
+    if (shares == 0 || share >= shares) {
+        if (err) snprintf(err->message, sizeof err->message, "share %u of %u", share, shares), err->code = SM_ERR_INVALID;
+        return SM_ERR_INVALID;
+    }
+    target_info *info = calloc(count ? count : 1, sizeof *info);
+    plan->unsplit = calloc(count ? count : 1, sizeof *plan->unsplit);
+    if (!info || !plan->unsplit) {
+        free(info);
+        sm_dist_plan_free(plan);
+        if (err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = SM_ERR_NOMEM;
+        return SM_ERR_NOMEM;
+    }
+    int rc = SM_OK;
+    for (size_t i = 0; i < count && rc == SM_OK; i++) rc = describe(targets[i], &info[i], err);
+    /* standard input reaches rank 0 only: it and everything before it are share 0's */
+    size_t first = 0;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(targets[i], "-") == 0) first = i + 1;
+    size_t cap = 0;
+    for (size_t i = 0; i < first && rc == SM_OK; i++) {
+        if (share == 0) {
+            if (info[i].rangeable) rc = add_unit(plan, &cap, i, 0, 0, info[i].size);
+            else rc = add_unit(plan, &cap, i, 1, 0, 0);
+        }
+        if (shares > 1 && (info[i].large || strcmp(targets[i], "-") == 0 || info[i].rangeable))
+            plan->unsplit[plan->unsplit_count++] = i;
+    }
+    uint64_t total = 0;
+    for (size_t i = first; i < count; i++) total += info[i].size;
+    uint64_t lo = share_start(total, shares, share), hi = share_start(total, shares, share + 1);
+    uint64_t at = 0;
+    for (size_t i = first; i < count && rc == SM_OK; i++) {
+        uint64_t f0 = at, f1 = at + info[i].size;
+        at = f1;
+        if (info[i].rangeable) {
+            uint64_t b = f0 > lo ? f0 : lo, e = f1 < hi ? f1 : hi;
+            if (b < e) rc = add_unit(plan, &cap, i, 0, b - f0, e - f0);
+            continue;
+        }
+        /* read whole by the share whose stretch holds its first byte (the
+           last share for one that starts at the very end) */
+        int mine = f0 < total ? (lo <= f0 && f0 < hi) : share == shares - 1;
+        if (mine) rc = add_unit(plan, &cap, i, 1, 0, 0);
+        if (info[i].large && shares > 1) plan->unsplit[plan->unsplit_count++] = i;
+    }
+    free(info);
+    if (rc != SM_OK) {
+        if (rc == SM_ERR_NOMEM && err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = rc;
+        sm_dist_plan_free(plan);
+    }
+    return rc;
+}
+
+void sm_dist_plan_free(sm_dist_plan *plan) {
+    free(plan->units);
+    free(plan->unsplit);
+    memset(plan, 0, sizeof *plan);
+}

@@ -1,0 +1,98 @@
+# --shard I/N and merge: the N shard files of a search, merged, give exactly
+# the single process's output and exit status, for every mode (exact, -m,
+# -k best and ends, --pam, every format, -H, --max-hits, -q, -d, text and
+# lines, dfa), every record layout (one long record, one on a single line,
+# many tiny ones, FASTQ whose qualities start with '@', BGZF, plain gzip,
+# several files at once) and share counts from 1 to more shares than
+# records. Broken sets of shard files are refused.
+. "$(dirname "$0")/testlib.bash"
+. "$(dirname "$0")/splitdata.bash"
+
+SEQMATCH=$(cd "$(dirname "$SEQMATCH")" && pwd)/$(basename "$SEQMATCH")
+cd "$TMP" || exit 1
+
+# agree NAME "N ..." ARGS...: every N of shards merges to the single run's
+# output (the sanitizer builds, SM_TEST_SCALE below 100, try the first N only).
+agree() {
+    local name=$1 counts=$2
+    shift 2
+    [ "${SM_TEST_SCALE:-100}" -lt 100 ] && counts=${counts%% *}
+    "$SEQMATCH" "$@" >single.out 2>single.err
+    local expected=$?
+    if [ "$expected" -eq 2 ]; then
+        fail "$name: the single run failed: $(head -1 single.err)"
+        return
+    fi
+    local n i
+    for n in $counts; do
+        rm -f part.*
+        for ((i = 0; i < n; i++)); do
+            if ! "$SEQMATCH" "$@" --shard "$i/$n" -o "part.$i" 2>shard.err && [ -s shard.err ]; then
+                fail "$name: shard $i/$n: $(head -1 shard.err)"
+                continue 2
+            fi
+        done
+        "$SEQMATCH" merge part.* >merged.out 2>merge.err
+        local got=$?
+        if [ "$got" -ne "$expected" ]; then
+            fail "$name, $n shards: merge exit status $got, expected $expected ($(head -1 merge.err))"
+        elif ! cmp -s single.out merged.out; then
+            fail "$name, $n shards: merged output differs"
+            diff single.out merged.out | head -6 | sed 's/^/    /'
+        else
+            pass
+        fi
+    done
+}
+
+ALL="huge.fa single.fa tiny.fa mixed.fa reads.fq mixed.fa.bgz huge.fa.bgz reads.fq.bgz tiny.fa.gz"
+agree "exact, every layout" "1 2 3 7" -p sites.fa $ALL
+agree "exact, BED" "2 5" -p sites.fa --format bed huge.fa mixed.fa.bgz
+agree "exact, counts per file" "3" -p sites.fa --format count $ALL
+agree "exact, counts" "4" -p sites.fa --format count --no-filename huge.fa reads.fq.bgz
+agree "-m 1, JSON lines" "2 6" -p sites.fa -m 1 --format jsonl huge.fa.bgz single.fa reads.fq
+agree "-k 2 best, small chunks" "2 3 8" -p sites.fa -k 2 -t 2 --chunk-size 500 huge.fa single.fa mixed.fa
+agree "-k 1 ends, counts" "3" -p sites.fa -k 1 --report ends --format count huge.fa mixed.fa.bgz
+agree "-k 2 best, runs across splits" "5 11" -e AAAAAAAAAAAA -e GCTGGTGGACAC -k 3 huge.fa
+agree "-m 4 --pam NGG" "3" -p guides.fa -m 4 --pam NGG huge.fa mixed.fa
+agree "-k 3 --pam NGG" "2" -p guides.fa -k 3 --pam NGG --format jsonl huge.fa
+agree "--max-hits 1" "3" -p sites.fa --max-hits 1 $ALL
+agree "--max-hits 40, -k 2" "2 5" -p sites.fa -k 2 --max-hits 40 -t 1 --chunk-size 300 huge.fa mixed.fa
+agree "--max-hits 25, counts" "4" -p sites.fa --max-hits 25 --format count -H huge.fa tiny.fa
+agree "--max-hits 0" "2" -p sites.fa --max-hits 0 huge.fa
+agree "-q, found" "3" -q -p sites.fa huge.fa
+agree "-q, not found" "3" -q -e GGGGGGGGGGGGGGGGGGGGGG huge.fa
+agree "no hit" "2" -e GGGGGGGGGGGGGGGGGGGGGG huge.fa tiny.fa
+agree "more shares than records" "9" -e ACGT single.fa
+"$SEQMATCH" compile -p sites.fa -k 1 -o sites.smdb
+agree "-d" "3" -d sites.smdb huge.fa.bgz reads.fq
+agree "text" "4" --alphabet text -e 'cat sat' -e mat -k 1 text.txt
+agree "text lines" "3 7" --alphabet text --lines -i -e 'A MAT' -e dog text.txt
+agree "dfa, one input per file" "2 5" dfa --regex '(A|C|G|T|N|a|c|g|t|n)*' --alphabet dna huge.fa single.fa mixed.fa.bgz
+agree "dfa --per-record" "3 8" dfa --from-patterns sites.fa --alphabet dna --per-record tiny.fa huge.fa reads.fq
+agree "dfa, text" "3" dfa --regex '[a-zA-Z \n]*' text.txt
+
+# The set of shard files must be whole.
+"$SEQMATCH" search -p sites.fa --shard 0/3 -o s.0 huge.fa
+"$SEQMATCH" search -p sites.fa --shard 1/3 -o s.1 huge.fa
+"$SEQMATCH" search -p sites.fa --shard 2/3 -o s.2 huge.fa
+run merge s.0 s.2
+check_status "merge: a shard missing" 2
+check_stderr "merge: a shard missing" "shard 1/3 is missing"
+run merge s.0 s.1 s.1 s.2
+check_status "merge: a shard twice" 2
+check_stderr "merge: a shard twice" "given twice"
+head -c $(($(wc -c <s.1) - 1)) s.1 >s.cut
+run merge s.0 s.cut s.2
+check_status "merge: a shard cut short" 2
+"$SEQMATCH" search -p sites.fa -m 1 --shard 1/3 -o s.other huge.fa
+run merge s.0 s.other s.2
+check_status "merge: shards of other commands" 2
+check_stderr "merge: shards of other commands" "different commands"
+run merge huge.fa
+check_status "merge: not a shard file" 2
+run search -p sites.fa --shard 3/3 huge.fa
+check_status "--shard 3/3" 2
+check_stderr "--shard 3/3" "is not a share"
+
+finish

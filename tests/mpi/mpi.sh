@@ -1,0 +1,72 @@
+# mpirun -np N seqmatch: byte-identical output and exit status to the single
+# process, over every mode and record layout (one long record, one on a
+# single line, many tiny ones, FASTQ whose qualities start with '@', BGZF,
+# plain gzip, several files) with 1 to 4 ranks, and a failing rank that ends
+# the whole job with exit status 2 and its message within seconds, leaving
+# no output file. Registered only where MPI and mpirun are found, and only
+# in the release build (Open MPI's own allocations are not the sanitizers'
+# business); the same cases without MPI are in tests/cli/shard.sh.
+TESTS=$(cd "$(dirname "$0")/.." && pwd)
+. "$TESTS/cli/testlib.bash"
+. "$TESTS/cli/splitdata.bash"
+
+SEQMATCH=$(cd "$(dirname "$SEQMATCH")" && pwd)/$(basename "$SEQMATCH")
+MPIRUN=${MPIRUN:-mpirun}
+# as root in CI containers; several ranks per core; shared memory only, so
+# that a missing network never holds a launch up
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+cd "$TMP" || exit 1
+
+# agree NAME N ARGS...: mpirun -np N prints what one process prints.
+agree() {
+    local name=$1 n=$2
+    shift 2
+    "$SEQMATCH" "$@" >single.out 2>single.err
+    local expected=$?
+    timeout 120 "$MPIRUN" --oversubscribe -np "$n" "$SEQMATCH" "$@" >mpi.out 2>mpi.err
+    local got=$?
+    if [ "$expected" -eq 2 ]; then
+        fail "$name: the single run failed: $(head -1 single.err)"
+    elif [ "$got" -ne "$expected" ]; then
+        fail "$name, $n ranks: exit status $got, expected $expected ($(grep '^seqmatch' mpi.err | head -1))"
+    elif ! cmp -s single.out mpi.out; then
+        fail "$name, $n ranks: output differs"
+        diff single.out mpi.out | head -6 | sed 's/^/    /'
+    else
+        pass
+    fi
+}
+
+ALL="huge.fa single.fa tiny.fa mixed.fa reads.fq mixed.fa.bgz huge.fa.bgz reads.fq.bgz tiny.fa.gz"
+agree "exact, every layout" 2 -t 1 -p sites.fa $ALL
+agree "-k 2 best, small chunks, JSON lines" 3 -t 1 --chunk-size 700 -p sites.fa -k 2 --format jsonl huge.fa single.fa mixed.fa reads.fq.bgz
+agree "-m 1, counts per file" 4 -t 1 -p sites.fa -m 1 --format count $ALL
+agree "-m 4 --pam NGG, BED" 1 -p guides.fa -m 4 --pam NGG --format bed huge.fa.bgz mixed.fa
+agree "--max-hits 30, -k 1" 3 -t 1 -p sites.fa -k 1 --max-hits 30 huge.fa mixed.fa
+agree "-q" 2 -t 1 -q -p sites.fa huge.fa tiny.fa
+"$SEQMATCH" compile --alphabet text -e 'cat sat' -e dog -o words.smdb
+agree "-d, lines, more ranks than lines with hits" 4 -t 1 -d words.smdb --lines text.txt
+agree "dfa --per-record" 3 dfa -t 1 --from-patterns sites.fa --alphabet dna --per-record tiny.fa huge.fa reads.fq
+agree "dfa, one input per file" 4 dfa -t 1 --regex '(A|C|G|T|N|a|c|g|t|n)*' --alphabet dna huge.fa single.fa
+
+# A rank that fails ends the job: a bad byte in the second half of a file
+# (rank 1's), and -o's file never appears.
+awk 'NR == 3000 { print "ACGT#ACGT"; next } { print }' huge.fa >bad.fa
+start=$(date +%s)
+timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search -t 1 -p sites.fa -o bad.out bad.fa >/dev/null 2>bad.err
+status=$?
+took=$(($(date +%s) - start))
+check_status "a failing rank" 2
+if grep -q "^seqmatch: bad.fa: byte [0-9]*: unexpected byte 0x23" bad.err; then pass; else
+    fail "a failing rank: its message"
+    head -3 bad.err | sed 's/^/    /'
+fi
+if [ ! -e bad.out ] && ! ls bad.out.tmp-* >/dev/null 2>&1; then pass; else fail "a failing rank: an output file was left"; fi
+if [ "$took" -lt 30 ]; then pass; else fail "a failing rank: the job took $took s to end"; fi
+# Every rank failing at once (no GPU, or a build without CUDA) ends it too.
+timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search --gpu -p sites.fa -o gpu.out huge.fa >/dev/null 2>gpu.err
+status=$?
+if [ "$status" -eq 2 ] || { [ "$status" -eq 0 ] && [ -s gpu.out ]; }; then pass; else fail "--gpu under mpirun: exit status $status"; fi
+
+finish
