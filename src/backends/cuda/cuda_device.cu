@@ -169,6 +169,14 @@ extern "C" int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cu
         t->engines[i] = eng;
         t->warp_chunks |= eng->warp_chunks;
     }
+    /* The copies above ran on the legacy stream, which the slots' non-blocking
+       streams do not wait for: a busy GPU (another process on it) could start
+       a batch's kernels before the tables had landed. */
+    e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        sm_cuda_tables_close(t);
+        return sm_cuda_fail(msg, "copying the database to the device", e);
+    }
     *out = t;
     return 0;
 }
@@ -239,7 +247,11 @@ extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chun
         if (e == cudaSuccess) e = cudaMallocHost(&s->host_hits, s->hit_cap * sizeof(sm_cuda_hit));
         if (e == cudaSuccess) e = cudaMalloc(&s->dev_hits, s->hit_cap * sizeof(sm_cuda_hit));
     }
-    if (e == cudaSuccess) e = cudaMemset(s->dev_text, 0, text_bytes);
+    /* on the slot's own stream, then waited for: a memset on the legacy
+       stream is not ordered before the slot's first copy of text (under load
+       it zeroed the first batch after it had landed) */
+    if (e == cudaSuccess) e = cudaMemsetAsync(s->dev_text, 0, text_bytes, s->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess) {
         sm_cuda_slot_close(s);
         return sm_cuda_fail(msg, "allocating batch buffers", e);

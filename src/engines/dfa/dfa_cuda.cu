@@ -265,7 +265,11 @@ extern "C" int sm_dfa_cuda_open(int device, const sm_dfa_gpu_tables *t, size_t t
         return -1;
     }
     d->device = device;
-    if (open_device(d, t, text_cap, chunk_cap, segment_cap, map_cap, msg) != 0) {
+    /* the tables were copied and the carried state cleared on the legacy
+       stream, which the non-blocking streams do not wait for */
+    cudaError_t e = cudaSuccess;
+    if (open_device(d, t, text_cap, chunk_cap, segment_cap, map_cap, msg) != 0 ||
+        ((e = cudaDeviceSynchronize()) != cudaSuccess && fail(msg, "setting up the device", e) != 0)) {
         sm_dfa_cuda_close(d);
         return -1;
     }
