@@ -5,7 +5,7 @@
 #
 # usage: bench/compare-filter.sh SEQMATCH READS_DIR
 #   READS_DIR holds short_reads_1.fastq.gz and short_reads_2.fastq.gz (Debian's unicycler-data:
-#   50,200 pairs of 125-base reads; ../shared/data/get-genomes.sh DIR puts them in DIR/reads).
+#   50,200 pairs of 125-base reads; bench/fetch-data.sh puts them in bench/data/reads).
 # environment:
 #   COPIES (20)   the reads repeated this many times make the timed input (1.0 M reads, 275 MB)
 #   ROUNDS (3)    timed rounds; every command runs once per round, in the same order
