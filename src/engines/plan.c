@@ -236,11 +236,10 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
 #define WUMANBER_FEW_KEYS 8u
 #define WUMANBER_FEW_MIN_SHIFT 14.0
 
-/* On the GPU (docs/architecture.md, "The planner on the GPU"): the kernel
-   has no prefilter and a thread's window step costs far more than the
-   automaton's lookup, so only long keys with long shifts take Wu-Manber
-   (3000 300-mers, mean shift 104: 979 GB/s against 415; 1000 32-mers, 21:
-   303 against 547, on an H200). */
+/* On the GPU (docs/architecture.md, "The planner on the GPU", with the
+   measurements): the kernel has no prefilter and a thread's window step
+   costs far more than the automaton's lookup, so only long keys with long
+   shifts take Wu-Manber. */
 #define GPU_WUMANBER_MIN_LENGTH 24u
 #define GPU_WUMANBER_MIN_SHIFT 48.0
 

@@ -1,4 +1,4 @@
-/* The CUDA side of an engine: what the runtime (cuda_kernels.cu) asks of
+/* The CUDA side of an engine: what the runtime (cuda_device.cu) asks of
  * each engine's kernel file (src/engines/<engine>/<engine>_cuda.cu). One
  * table per section kind, found by the runtime when it opens a database. */
 #ifndef SM_CUDA_ENGINE_CUH
