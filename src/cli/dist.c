@@ -301,13 +301,113 @@ static int share_db(const cli_options *opts, sm_db **db, int ok) {
     return rc;
 }
 
+/* What one process's share of a search or dfa holds while it runs (rank 0
+   also the merge of every rank's stream). */
+typedef struct {
+    cli_writer writer;
+    int writer_open;
+    sm_dist_settings set;
+    sm_dist_plan plan;
+    sm_dist_share *share;
+    sm_dist_merge *merge;
+    sm_dist_out out;
+    cli_formatter *formatter;
+    sink_ctx sctx;
+    sm_dist_sink sink;
+    stream_ctx stream;
+} dist_run;
+
+/* Where the share's result stream goes: a shard file (nowhere with
+   no_output), rank 0's merge, or rank 0. Returns 0, or -1 after a message. */
+static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
+    d->stream.share = d->share;
+    d->stream.writer = &d->writer;
+    if (shard_file) {
+        d->out.flush = no_output ? NULL : to_writer;
+        if (sm_dist_settings_write(&d->out, &d->set) != SM_OK) {
+            cli_error("out of memory");
+            return -1;
+        }
+        return 0;
+    }
+    if (rank0) {
+        if (open_sink(&d->set, &d->writer, &d->formatter, &d->sctx, &d->sink) != 0 ||
+            sm_dist_merge_new(&d->set, &d->sink, &d->merge) != SM_OK) {
+            cli_error("out of memory");
+            return -1;
+        }
+        d->stream.merge = d->merge;
+        d->out.flush = to_merge;
+    } else {
+        d->out.flush = to_rank0;
+    }
+    sm_dist_share_set_poll(d->share, poll_mpi, &d->stream);
+    return 0;
+}
+
+/* The message of a share that failed: the merge's, the output's or the scan's. */
+static void report_share_failure(const dist_run *d, const sm_error *err) {
+    if (d->stream.failed) cli_error("%s", d->stream.err.message);
+    else if (d->writer.error) cli_writer_report(&d->writer);
+    else cli_error("%s", err->message);
+}
+
+/* After the share ran: rank 0 merges the other ranks' streams and gives the
+   verdict, another rank tells rank 0 it is done, a shard gives
+   shard_status; then the output is closed. Returns the exit status, or -1
+   after a message (the run failed). */
+static int end_share(dist_run *d, int rank0, int shard_status) {
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status = shard_status;
+    if (job && !rank0) {
+        sm_mpi_send_end(job);
+        status = CLI_EXIT_HIT; /* rank 0 says */
+    } else if (job) {
+        int got = -1;
+        if (sm_dist_merge_share_end(d->merge, &err) != 0 || merge_others(d->merge, &err) != 0 ||
+            (got = sm_dist_merge_finish(d->merge, &err)) < 0) {
+            cli_error("%s", err.message);
+            return -1;
+        }
+        status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+        /* what waits for a successful end (the tsv header when no hit came) */
+        if (d->formatter && cli_formatter_end(d->formatter) != 0) return -1;
+    }
+    if (d->writer_open) {
+        d->writer_open = 0;
+        if (cli_writer_close(&d->writer, 1) != 0) {
+            cli_writer_report(&d->writer);
+            status = CLI_EXIT_ERROR;
+        }
+    }
+    return status;
+}
+
+/* Ends the run with status (-1: failed): a rank that failed ends the job;
+   frees what the run holds. Returns the exit status. */
+static int close_run(dist_run *d, int status) {
+    if (status < 0) {
+        status = CLI_EXIT_ERROR;
+        rank_failed(&d->writer, d->writer_open);
+    }
+    if (d->writer_open) cli_writer_close(&d->writer, status != CLI_EXIT_ERROR);
+    sm_dist_merge_free(d->merge);
+    cli_formatter_free(d->formatter);
+    sm_dist_share_free(d->share);
+    sm_dist_out_free(&d->out);
+    sm_dist_plan_free(&d->plan);
+    sm_dist_settings_free(&d->set);
+    return status;
+}
+
 int cli_dist_search(const cli_options *opts, char *const *targets, size_t count, int show_file,
                     int (*check)(const cli_options *, char *const *, size_t)) {
     int rank0 = !job || sm_mpi_rank(job) == 0;
     sm_db *db = NULL;
-    cli_writer writer;
-    memset(&writer, 0, sizeof writer);
-    int writer_open = 0, status = CLI_EXIT_ERROR;
+    dist_run run;
+    memset(&run, 0, sizeof run);
+    dist_run *d = &run;
     int shard_file = !job;
     int to_tty = (!opts->output_path || strcmp(opts->output_path, "-") == 0) && isatty(STDOUT_FILENO);
     if (shard_file && !opts->quiet && to_tty) {
@@ -320,10 +420,10 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     int ok = 1;
     if (rank0) {
         ok = check(opts, targets, count) == 0 && cli_load_database(opts, &db) == 0;
-        if (ok && !no_output) ok = writer_open = open_output(opts->output_path, &writer) == 0;
+        if (ok && !no_output) ok = d->writer_open = open_output(opts->output_path, &d->writer) == 0;
     }
     if (share_db(opts, &db, ok) != 0) {
-        if (writer_open) cli_writer_close(&writer, 0);
+        if (d->writer_open) cli_writer_close(&d->writer, 0);
         if (db) sm_db_free(db);
         return CLI_EXIT_ERROR;
     }
@@ -336,61 +436,50 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     else if (opts->lines) {
         if (rank0) cli_usage_error(CLI_COMMAND_SEARCH, "--lines needs a text database; %s was compiled for dna",
                                    opts->database_path);
-        if (writer_open) cli_writer_close(&writer, 0);
+        if (d->writer_open) cli_writer_close(&d->writer, 0);
         sm_db_free(db);
         if (job) sm_mpi_abort(job);
         return CLI_EXIT_ERROR;
     }
 
-    sm_dist_settings set;
-    memset(&set, 0, sizeof set);
-    set.command = SM_DIST_SEARCH;
-    set.shard = share_of(opts);
-    set.shards = shares_of(opts);
-    set.format = (int)opts->format;
-    set.count_format = opts->format == CLI_FORMAT_COUNT;
-    set.header = opts->header;
-    set.show_file = show_file;
-    set.quiet = opts->quiet;
-    set.count_only = opts->quiet || (opts->format == CLI_FORMAT_COUNT && !opts->max_hits_given);
-    set.texts = !set.count_only && (opts->format == CLI_FORMAT_TSV || opts->format == CLI_FORMAT_JSONL);
-    set.dna = info.alphabet == SM_ALPHABET_DNA;
-    set.max_hits = opts->max_hits_given ? opts->max_hits : UINT64_MAX;
-    set.pattern_count = info.pattern_count;
-    set.pattern_names = calloc(info.pattern_count ? info.pattern_count : 1, sizeof *set.pattern_names);
-    set.target_count = count;
-    set.target_names = calloc(count, sizeof *set.target_names);
-    int failed = !set.pattern_names || !set.target_names;
+    sm_dist_settings *set = &d->set;
+    set->command = SM_DIST_SEARCH;
+    set->shard = share_of(opts);
+    set->shards = shares_of(opts);
+    set->format = (int)opts->format;
+    set->count_format = opts->format == CLI_FORMAT_COUNT;
+    set->header = opts->header;
+    set->show_file = show_file;
+    set->quiet = opts->quiet;
+    set->count_only = opts->quiet || (opts->format == CLI_FORMAT_COUNT && !opts->max_hits_given);
+    set->texts = !set->count_only && (opts->format == CLI_FORMAT_TSV || opts->format == CLI_FORMAT_JSONL);
+    set->dna = info.alphabet == SM_ALPHABET_DNA;
+    set->max_hits = opts->max_hits_given ? opts->max_hits : UINT64_MAX;
+    set->pattern_count = info.pattern_count;
+    set->pattern_names = calloc(info.pattern_count ? info.pattern_count : 1, sizeof *set->pattern_names);
+    set->target_count = count;
+    set->target_names = calloc(count, sizeof *set->target_names);
+    int failed = !set->pattern_names || !set->target_names;
     for (uint32_t i = 0; !failed && i < info.pattern_count; i++) {
         const char *n = sm_db_pattern_name(db, i);
-        failed = !(set.pattern_names[i] = strdup(n ? n : ""));
+        failed = !(set->pattern_names[i] = strdup(n ? n : ""));
     }
     for (size_t i = 0; !failed && i < count; i++)
-        failed = !(set.target_names[i] = strdup(strcmp(targets[i], "-") == 0 ? "stdin" : targets[i]));
+        failed = !(set->target_names[i] = strdup(strcmp(targets[i], "-") == 0 ? "stdin" : targets[i]));
 
-    sm_dist_plan plan;
-    memset(&plan, 0, sizeof plan);
     sm_error err;
     memset(&err, 0, sizeof err);
     sm_runner *runner = NULL;
-    sm_dist_share *share = NULL;
-    sm_dist_merge *merge = NULL;
-    sm_dist_out out;
-    memset(&out, 0, sizeof out);
-    cli_formatter *formatter = NULL;
-    sink_ctx sctx;
-    sm_dist_sink sink;
-    stream_ctx stream;
-    memset(&stream, 0, sizeof stream);
+    int status = -1;
     if (failed) {
         cli_error("out of memory");
-        goto fail;
+        goto done;
     }
-    if (sm_dist_plan_make(targets, count, set.shards, set.shard, &plan, &err) != SM_OK) {
+    if (sm_dist_plan_make(targets, count, set->shards, set->shard, &d->plan, &err) != SM_OK) {
         cli_error("%s", err.message);
-        goto fail;
+        goto done;
     }
-    if (set.shard == 0 && set.shards > 1) print_unsplit(&plan, targets);
+    if (set->shard == 0 && set->shards > 1) print_unsplit(&d->plan, targets);
 
     sm_runner_options ro;
     sm_runner_options_init(&ro);
@@ -402,226 +491,99 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
         int ndev = sm_cuda_device_count();
         if (ndev > 0) ro.gpu_device = (int)(sm_mpi_local_rank(job) % (unsigned)ndev) + 1;
     }
-    if (sm_dist_out_init(&out, STREAM_BUFFER, NULL, &stream) != SM_OK ||
-        sm_dist_share_new(&set, &out, ro.threads, &share) != SM_OK) {
+    if (sm_dist_out_init(&d->out, STREAM_BUFFER, NULL, &d->stream) != SM_OK ||
+        sm_dist_share_new(set, &d->out, ro.threads, &d->share) != SM_OK) {
         cli_error("out of memory");
-        goto fail;
+        goto done;
     }
-    sm_dist_share_runner_options(share, &ro);
+    sm_dist_share_runner_options(d->share, &ro);
     if (sm_runner_create(db, &ro, &runner, &err) != SM_OK) {
         cli_error("%s", err.message[0] ? err.message : "cannot start the scan");
-        goto fail;
+        goto done;
     }
-    sm_dist_share_set_runner(share, runner);
-    sm_dist_settings_fill(&set, runner);
-    stream.share = share;
-    stream.writer = &writer;
-    if (shard_file) {
-        out.flush = no_output ? NULL : to_writer;
-        if (sm_dist_settings_write(&out, &set) != SM_OK) {
-            cli_error("out of memory");
-            goto fail;
-        }
-    } else if (rank0) {
-        if (open_sink(&set, &writer, &formatter, &sctx, &sink) != 0 ||
-            sm_dist_merge_new(&set, &sink, &merge) != SM_OK) {
-            cli_error("out of memory");
-            goto fail;
-        }
-        stream.merge = merge;
-        out.flush = to_merge;
-        sm_dist_share_set_poll(share, poll_mpi, &stream);
-    } else {
-        out.flush = to_rank0;
-        sm_dist_share_set_poll(share, poll_mpi, &stream);
+    sm_dist_share_set_runner(d->share, runner);
+    sm_dist_settings_fill(set, runner);
+    if (route_stream(d, rank0, shard_file, no_output) != 0) goto done;
+    if (sm_dist_share_run(d->share, targets, &d->plan, format, &err) != 0) {
+        report_share_failure(d, &err);
+        goto done;
     }
-
-    int rc = sm_dist_share_run(share, targets, &plan, format, &err);
-    if (rc != 0) {
-        if (stream.failed) cli_error("%s", stream.err.message);
-        else if (writer.error) cli_writer_report(&writer);
-        else cli_error("%s", err.message);
-        goto fail;
-    }
-    int found = sm_dist_share_found(share);
-    if (job && !rank0) {
-        sm_mpi_send_end(job);
-        status = CLI_EXIT_HIT; /* rank 0 says */
-    } else if (job) {
-        if (sm_dist_merge_share_end(merge, &err) != 0 || merge_others(merge, &err) != 0) {
-            cli_error("%s", err.message);
-            goto fail;
-        }
-        int got = sm_dist_merge_finish(merge, &err);
-        if (got < 0) {
-            cli_error("%s", err.message);
-            goto fail;
-        }
-        status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-        /* what waits for a successful end (the tsv header when no hit came) */
-        if (formatter && cli_formatter_end(formatter) != 0) goto fail;
-    } else {
-        status = found ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-    }
-    if (writer_open) {
-        writer_open = 0;
-        if (cli_writer_close(&writer, 1) != 0) {
-            cli_writer_report(&writer);
-            status = CLI_EXIT_ERROR;
-        }
-    }
-    goto done;
-
-fail:
-    status = CLI_EXIT_ERROR;
-    rank_failed(&writer, writer_open);
+    status = end_share(d, rank0, sm_dist_share_found(d->share) ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT);
 done:
-    if (writer_open) cli_writer_close(&writer, status != CLI_EXIT_ERROR);
-    sm_dist_merge_free(merge);
-    cli_formatter_free(formatter);
-    sm_dist_share_free(share);
+    status = close_run(d, status);
     if (runner) sm_runner_free(runner);
-    sm_dist_out_free(&out);
-    sm_dist_plan_free(&plan);
-    sm_dist_settings_free(&set);
     if (db) sm_db_free(db);
     return status;
 }
 
 /* ------------------------------------------------------------------ dfa */
 
-int cli_dist_dfa(const cli_dist_dfa_job *d) {
+int cli_dist_dfa(const cli_dist_dfa_job *job_dfa) {
+    const cli_dist_dfa_job *j = job_dfa;
     int rank0 = !job || sm_mpi_rank(job) == 0;
     int shard_file = !job;
-    cli_writer writer;
-    memset(&writer, 0, sizeof writer);
-    int writer_open = 0, status = CLI_EXIT_ERROR;
-    if (shard_file && (!d->output || strcmp(d->output, "-") == 0) && isatty(STDOUT_FILENO)) {
+    dist_run run;
+    memset(&run, 0, sizeof run);
+    dist_run *d = &run;
+    if (shard_file && (!j->output || strcmp(j->output, "-") == 0) && isatty(STDOUT_FILENO)) {
         cli_error("--shard writes a shard file for 'seqmatch merge': use -o FILE or redirect standard output");
         return CLI_EXIT_ERROR;
     }
-    if (rank0 && open_output(d->output, &writer) != 0) {
+    if (rank0 && open_output(j->output, &d->writer) != 0) {
         if (job) sm_mpi_abort(job);
         return CLI_EXIT_ERROR;
     }
-    writer_open = rank0;
+    d->writer_open = rank0;
     cli_errors_muted = 0;
 
-    sm_dist_settings set;
-    memset(&set, 0, sizeof set);
-    set.command = SM_DIST_DFA;
-    set.shard = job ? sm_mpi_rank(job) : d->shard_index;
-    set.shards = job ? sm_mpi_size(job) : d->shard_count;
-    set.dna = d->dna;
-    set.per_record = d->per_record;
-    set.label_with_path = d->input_count > 1;
-    set.dfa_states = sm_dfa_state_count(d->dfa);
-    set.dfa_start = sm_dfa_start(d->dfa);
-    set.max_hits = UINT64_MAX;
-    set.target_count = d->input_count;
-    set.target_names = calloc(d->input_count, sizeof *set.target_names);
-    set.dfa_accept = calloc((set.dfa_states + 63) / 64, sizeof *set.dfa_accept);
-    int failed = !set.target_names || !set.dfa_accept;
-    for (size_t i = 0; !failed && i < d->input_count; i++)
-        failed = !(set.target_names[i] = strdup(strcmp(d->inputs[i], "-") == 0 ? "standard input" : d->inputs[i]));
-    for (uint32_t s = 0; !failed && s < set.dfa_states; s++)
-        if (sm_dfa_is_accepting(d->dfa, s)) set.dfa_accept[s / 64] |= (uint64_t)1 << (s % 64);
+    sm_dist_settings *set = &d->set;
+    set->command = SM_DIST_DFA;
+    set->shard = job ? sm_mpi_rank(job) : j->shard_index;
+    set->shards = job ? sm_mpi_size(job) : j->shard_count;
+    set->dna = j->dna;
+    set->per_record = j->per_record;
+    set->label_with_path = j->input_count > 1;
+    set->dfa_states = sm_dfa_state_count(j->dfa);
+    set->dfa_start = sm_dfa_start(j->dfa);
+    set->max_hits = UINT64_MAX;
+    set->target_count = j->input_count;
+    set->target_names = calloc(j->input_count, sizeof *set->target_names);
+    set->dfa_accept = calloc((set->dfa_states + 63) / 64, sizeof *set->dfa_accept);
+    int failed = !set->target_names || !set->dfa_accept;
+    for (size_t i = 0; !failed && i < j->input_count; i++)
+        failed = !(set->target_names[i] = strdup(strcmp(j->inputs[i], "-") == 0 ? "standard input" : j->inputs[i]));
+    for (uint32_t s = 0; !failed && s < set->dfa_states; s++)
+        if (sm_dfa_is_accepting(j->dfa, s)) set->dfa_accept[s / 64] |= (uint64_t)1 << (s % 64);
 
-    sm_dist_plan plan;
-    memset(&plan, 0, sizeof plan);
     sm_error err;
     memset(&err, 0, sizeof err);
-    sm_dist_share *share = NULL;
-    sm_dist_merge *merge = NULL;
-    sm_dist_out out;
-    memset(&out, 0, sizeof out);
-    cli_formatter *formatter = NULL;
-    sink_ctx sctx;
-    sm_dist_sink sink;
-    stream_ctx stream;
-    memset(&stream, 0, sizeof stream);
+    int status = -1;
     if (failed) {
         cli_error("out of memory");
-        goto fail;
+        goto done;
     }
-    if (sm_dist_plan_make(d->inputs, d->input_count, set.shards, set.shard, &plan, &err) != SM_OK) {
+    if (sm_dist_plan_make(j->inputs, j->input_count, set->shards, set->shard, &d->plan, &err) != SM_OK) {
         cli_error("%s", err.message);
-        goto fail;
+        goto done;
     }
-    if (set.shard == 0 && set.shards > 1) print_unsplit(&plan, d->inputs);
-    sm_dfa_parallel_options popts = *d->parallel;
+    if (set->shard == 0 && set->shards > 1) print_unsplit(&d->plan, j->inputs);
+    sm_dfa_parallel_options popts = *j->parallel;
     popts.threads = rank_threads(popts.threads);
-    if (sm_dist_out_init(&out, STREAM_BUFFER, NULL, &stream) != SM_OK ||
-        sm_dist_share_new(&set, &out, popts.threads, &share) != SM_OK) {
+    if (sm_dist_out_init(&d->out, STREAM_BUFFER, NULL, &d->stream) != SM_OK ||
+        sm_dist_share_new(set, &d->out, popts.threads, &d->share) != SM_OK) {
         cli_error("out of memory");
-        goto fail;
+        goto done;
     }
-    stream.share = share;
-    stream.writer = &writer;
-    if (shard_file) {
-        out.flush = to_writer;
-        if (sm_dist_settings_write(&out, &set) != SM_OK) {
-            cli_error("out of memory");
-            goto fail;
-        }
-    } else if (rank0) {
-        if (open_sink(&set, &writer, &formatter, &sctx, &sink) != 0 ||
-            sm_dist_merge_new(&set, &sink, &merge) != SM_OK) {
-            cli_error("out of memory");
-            goto fail;
-        }
-        stream.merge = merge;
-        out.flush = to_merge;
-        sm_dist_share_set_poll(share, poll_mpi, &stream);
-    } else {
-        out.flush = to_rank0;
-        sm_dist_share_set_poll(share, poll_mpi, &stream);
+    if (route_stream(d, rank0, shard_file, 0) != 0) goto done;
+    if (sm_dist_share_run_dfa(d->share, j->inputs, &d->plan, j->dfa, j->matcher, j->skip_unknown, &popts, &err) !=
+        0) {
+        report_share_failure(d, &err);
+        goto done;
     }
-    if (sm_dist_share_run_dfa(share, d->inputs, &plan, d->dfa, d->matcher, d->skip_unknown, &popts, &err) != 0) {
-        if (stream.failed) cli_error("%s", stream.err.message);
-        else if (writer.error) cli_writer_report(&writer);
-        else cli_error("%s", err.message);
-        goto fail;
-    }
-    if (job && !rank0) {
-        sm_mpi_send_end(job);
-        status = CLI_EXIT_HIT;
-    } else if (job) {
-        if (sm_dist_merge_share_end(merge, &err) != 0 || merge_others(merge, &err) != 0) {
-            cli_error("%s", err.message);
-            goto fail;
-        }
-        int got = sm_dist_merge_finish(merge, &err);
-        if (got < 0) {
-            cli_error("%s", err.message);
-            goto fail;
-        }
-        status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-        /* what waits for a successful end (the tsv header when no hit came) */
-        if (formatter && cli_formatter_end(formatter) != 0) goto fail;
-    } else {
-        status = CLI_EXIT_HIT; /* a shard has no verdict: the merge gives it */
-    }
-    if (writer_open) {
-        writer_open = 0;
-        if (cli_writer_close(&writer, 1) != 0) {
-            cli_writer_report(&writer);
-            status = CLI_EXIT_ERROR;
-        }
-    }
-    goto done;
-fail:
-    status = CLI_EXIT_ERROR;
-    rank_failed(&writer, writer_open);
+    /* a shard has no verdict: the merge gives it */
+    status = end_share(d, rank0, CLI_EXIT_HIT);
 done:
-    if (writer_open) cli_writer_close(&writer, status != CLI_EXIT_ERROR);
-    sm_dist_merge_free(merge);
-    cli_formatter_free(formatter);
-    sm_dist_share_free(share);
-    sm_dist_out_free(&out);
-    sm_dist_plan_free(&plan);
-    sm_dist_settings_free(&set);
-    return status;
+    return close_run(d, status);
 }
 
 /* ---------------------------------------------------------------- merge */
