@@ -306,7 +306,8 @@ static void run_case(const fuzz_case *c) {
            alone, and are refused for every other one. */
         sm_db_info info;
         sm_db_get_info(db, &info);
-        int automaton_only = c->opts.match == SM_MATCH_EXACT && info.automaton_patterns == info.pattern_count;
+        /* the database's match kind: edits with k = 0 compile to an exact database */
+        int automaton_only = info.match == SM_MATCH_EXACT && info.automaton_patterns == info.pattern_count;
         int rc = sm_runner_create(db, &ro, &runner, &err);
         CASE_CHECK(c, automaton_only ? rc == SM_OK : rc == SM_ERR_INVALID && runner == NULL,
                    "overlap-free runner: status %d (%s)", rc, rc ? err.message : "");

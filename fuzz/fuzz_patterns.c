@@ -8,7 +8,7 @@
  * Checked, besides memory safety:
  *   - the list read equals that of a reference reader written from the rules
  *     in src/io/patterns.c (FASTA or one pattern a line; line ends \n, \r\n
- *     and \r; a byte-order mark skipped; compressed or binary data refused),
+ *     and \r; a byte-order mark skipped; compressed data, a saved database or binary data refused),
  *     and an error leaves the patterns added before the call untouched;
  *   - sm_compile accepts a dna set exactly when every symbol is an IUPAC
  *     code (tests/common/oracle.c), and a text set always. */
@@ -62,13 +62,15 @@ static int blank_line(const uint8_t *s, size_t n) {
     return 1;
 }
 
-/* The start of the file: compressed data and binary data (more than 256
-   control bytes among the first 4096, when there are that many) are refused. */
+/* The start of the file: compressed data, a saved database and binary data
+   (more than 256 control bytes among the first 4096, when there are that
+   many) are refused. */
 static int refused_start(const uint8_t *p, size_t n) {
     static const struct {
         const char *magic;
         size_t len;
-    } magics[] = {{"\x1f\x8b", 2}, {"BZh", 3}, {"\xfd" "7zXZ\0", 6}, {"\x28\xb5\x2f\xfd", 4}};
+    } magics[] = {{"\x1f\x8b", 2}, {"BZh", 3}, {"\xfd" "7zXZ\0", 6}, {"\x28\xb5\x2f\xfd", 4},
+                  {"SEQMATCH", 8} /* a pattern database: "use -d" */};
     for (size_t k = 0; k < sizeof magics / sizeof magics[0]; k++)
         if (n >= magics[k].len && memcmp(p, magics[k].magic, magics[k].len) == 0) return 1;
     if (n < 4096) return 0;

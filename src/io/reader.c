@@ -1271,12 +1271,13 @@ static int start_range(sm_reader *r, const uint8_t *prev, size_t nprev, int prev
     uint8_t last = prev[nprev - 1];
     int line_start = is_line_end(last);
     r->after_cr = last == '\r';
-    if (prev_starts_file && nprev <= 3 && memcmp(prev, "\xef\xbb\xbf", nprev) == 0 &&
+    static const uint8_t bom[3] = {0xef, 0xbb, 0xbf};
+    if (prev_starts_file && nprev <= 3 && memcmp(prev, bom, nprev) == 0 &&
         (r->format == SM_INPUT_FASTA || r->format == SM_INPUT_FASTQ)) {
         /* inside or just after a byte-order mark: the first line starts after it */
         size_t rest = 3 - nprev;
         if (fill_to(r, rest) < 0) return r->error.code;
-        if (r->end - r->pos >= rest && memcmp(r->buf + r->pos, "\xef\xbb\xbf" + nprev, rest) == 0) {
+        if (r->end - r->pos >= rest && memcmp(r->buf + r->pos, bom + nprev, rest) == 0) {
             r->pos += rest;
             r->line_start = stream_pos(r);
             line_start = 1;
