@@ -1,11 +1,11 @@
 # The fuzz harnesses, shared by the libFuzzer build (fuzz/CMakeLists.txt)
 # and the corpus replay of the test suite (tests/CMakeLists.txt), which
 # link the same harness sources against different libraries.
-set(SM_FUZZ_TARGETS patterns reader dfa regex database differential)
+set(SM_FUZZ_TARGETS patterns reader dfa regex database differential range)
 set(SM_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-# The reader harness runs over a reader with tiny buffers, so that small
-# inputs reach every refill and piece boundary.
+# The reader and range harnesses run over a reader with tiny buffers, so that
+# small inputs reach every refill and piece boundary.
 set(SM_FUZZ_READER_CAPS READER_RAW_CAP=61 READER_PIECE_CAP=37 READER_NAME_MAX=40)
 
 # sm_fuzz_harness(EXE TARGET DRIVER CORE IO IO_SMALL TESTCOMMON)
@@ -24,6 +24,9 @@ function(sm_fuzz_harness exe target driver core io io_small testcommon)
     set(libs ${testcommon} ${io} ${core})
   elseif(target STREQUAL "reader")
     set(libs ${io_small} ${core})
+  elseif(target STREQUAL "range")
+    # the shared range check (tests/common) over the small-buffer reader
+    set(libs ${testcommon} ${io_small} ${core})
   elseif(target STREQUAL "differential")
     set(libs ${testcommon} ${core})
   endif()
