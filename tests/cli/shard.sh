@@ -95,4 +95,16 @@ run search -p sites.fa --shard 3/3 huge.fa
 check_status "--shard 3/3" 2
 check_stderr "--shard 3/3" "is not a share"
 
+# What needs a whole record in one process is refused across shares, not
+# run on parts of records.
+for opt in --circular "--anchor start" --cigar "--format sam" "--format records"; do
+    # shellcheck disable=SC2086
+    run search -p sites.fa $opt --shard 0/2 -o s.refused huge.fa
+    check_status "$opt with --shard" 2
+    check_stderr "$opt with --shard" "run in one process"
+done
+run dfa --regex '(A|C|G|T)*' --alphabet dna --gpu --shard 0/2 -o s.refused huge.fa
+check_status "dfa --gpu with --shard" 2
+check_stderr "dfa --gpu with --shard" "dfa --gpu runs in one process"
+
 finish

@@ -368,6 +368,18 @@ static void test_example(void) {
         tu_hits_free(&col.hits);
         sm_runner_free(runner);
     }
+    /* a circular record has no start or end to anchor at: refused, not ignored */
+    for (int where = SM_ANCHOR_START; where <= SM_ANCHOR_END; where++) {
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.circular = 1;
+        ro.anchor = (sm_anchor)where;
+        ro.count_only = 1;
+        sm_runner *runner = NULL;
+        tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_ERR_INVALID && runner == NULL &&
+                     strstr(err.message, "--anchor") != NULL,
+                 "circular with anchor %d not refused", where);
+    }
     sm_db_free(db);
 }
 
