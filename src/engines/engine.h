@@ -169,6 +169,8 @@ typedef struct sm_engine_ops {
        kernel reads it (src/engines/gpu_view.h); the kernel itself lives in
        the engine's folder (*_cuda.cu). NULL: the GPU does not run it. */
     void (*gpu_view)(const sm_section *s, sm_gpu_view *view);
+    /* What the GPU runs for that view, in words (--explain). */
+    void (*gpu_describe)(const sm_gpu_view *view, char *buf, size_t size);
 } sm_engine_ops;
 
 /* The registry (src/engines/registry.c): the engine of a section kind, or

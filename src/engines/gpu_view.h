@@ -12,6 +12,15 @@
 #define SM_GPU_VIEW_H
 
 #include <stdint.h>
+#ifndef __CUDACC__
+#include <stdio.h>
+
+/* Sizes for the engines' GPU descriptions (gpu_describe): "8 KiB", "2.0 MiB". */
+static inline void sm_gpu_size_text(uint64_t bytes, char *buf, size_t size) {
+    if (bytes < (1u << 20)) snprintf(buf, size, "%llu KiB", (unsigned long long)((bytes + 1023) / 1024));
+    else snprintf(buf, size, "%.1f MiB", (double)bytes / (1 << 20));
+}
+#endif
 
 /* The section kinds of engine.h (SM_SECTION_*, part of the file format) for
    the code that reads this header alone; cuda_backend.c checks they agree. */

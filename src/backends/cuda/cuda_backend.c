@@ -21,7 +21,6 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_scan.h"
-#include "engines/kmer/kmer_gpu.h"
 #include "core/engine_set.h"
 #include "runner/runner_internal.h"
 
@@ -319,77 +318,14 @@ const sm_backend_ops sm_backend_cuda = {
     .idle = NULL,
 };
 
-/* Sizes for messages: "8 KiB", "2.0 MiB". */
-static void size_text(uint64_t bytes, char *buf, size_t size) {
-    if (bytes < (1u << 20)) snprintf(buf, size, "%llu KiB", (unsigned long long)((bytes + 1023) / 1024));
-    else snprintf(buf, size, "%.1f MiB", (double)bytes / (1 << 20));
-}
-
 const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t size) {
     if (!db || !buf || size == 0 || index >= sm_db_head(db)->section_count) return NULL;
     const sm_db_section *e = &sm_db_sections(db)[index];
     const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
-    if (!ops || !ops->gpu_view) return NULL;
+    if (!ops || !ops->gpu_view || !ops->gpu_describe) return NULL;
     sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
     sm_gpu_view v;
     ops->gpu_view(&sec, &v);
-    char a[32], b[32];
-    switch (v.kind) {
-    case SM_GPU_KIND_AUTOMATON: {
-        const sm_gpu_automaton *x = &v.u.automaton;
-        uint64_t words = (uint64_t)x->states * x->columns;
-        int narrow = x->states < 0x8000u && words * 2 + 2 <= SM_CUDA_HOPPER_SHARED;
-        int wide = words * 4 <= SM_CUDA_HOPPER_SHARED;
-        size_text(narrow ? words * 2 : words * 4, a, sizeof a);
-        snprintf(buf, size, "automaton, a thread per chunk; transition table %s (%s entries) %s", a,
-                 narrow ? "16-bit" : "32-bit", narrow || wide ? "in shared memory" : "read through L2");
-        break;
-    }
-    case SM_GPU_KIND_KMER: {
-        const sm_gpu_kmer *x = &v.u.kmer;
-        const char *decode = x->dna_codes ? "bytes decoded four at a time" : "bytes decoded by table";
-        if (!x->hashed) {
-            uint64_t bits = x->words * 8;
-            int shared = 256 + bits <= SM_CUDA_KMER_SHARED_MAX;
-            int counters = shared && 256 + bits + x->words * 4 + x->slots * 4 <= SM_CUDA_HOPPER_SHARED;
-            size_text(bits, a, sizeof a);
-            snprintf(buf, size, "k-mer bitmap (k = %u) %s %s, a warp per chunk, 16 positions per lane, %s; counts per "
-                     "key in %s memory", x->k, a, shared ? "in shared memory" : "read through L2", decode,
-                     counters ? "shared" : "device");
-        } else {
-            uint64_t filter = (uint64_t)8 << x->filter_log2;
-            int shared = 256 + filter <= SM_CUDA_KMER_SHARED_MAX;
-            uint32_t pre = shared ? 0 : sm_kh_gpu_pre_bits(x->slots, SM_CUDA_HOPPER_SHARED);
-            char c[32] = "";
-            if (pre >= 1024) size_text(pre / 8, c, sizeof c);
-            size_text(filter, a, sizeof a);
-            size_text((uint64_t)16 << x->cap_log2, b, sizeof b);
-            snprintf(buf, size,
-                     "k-mer hash set (k = %u): filter %s %s%s%s, table %s in device memory, a warp per chunk, %s", x->k, a,
-                     shared ? "in shared memory" : "read through L2", pre >= 1024 ? " behind a pre-filter of " : "",
-                     pre >= 1024 ? c : "", b, decode);
-        }
-        break;
-    }
-    case SM_GPU_KIND_WUMANBER: {
-        const sm_gpu_wumanber *x = &v.u.wumanber;
-        uint64_t shift = (uint64_t)1 << x->hash_bits;
-        size_text(shift, a, sizeof a);
-        snprintf(buf, size, "wu-manber (window %u, block %u), a thread per chunk; SHIFT table %s %s", x->shortest,
-                 x->block, a, 512 + shift <= SM_CUDA_WM_SHIFT_SHARED_MAX ? "in shared memory" : "read through L2");
-        break;
-    }
-    default: {
-        const sm_gpu_shiftand *x = &v.u.shiftand;
-        uint64_t masks = (uint64_t)x->rows * (x->levels_layout ? 8u * x->group_words : 1u) * 8;
-        const char *where = 512 + masks <= SM_CUDA_SA_MASKS_SHARED_MAX ? "in shared memory" : "read through L2";
-        if (x->levels_layout)
-            snprintf(buf, size, "shift-and, %u groups of 64 keys, a thread per chunk and group; first 8 levels %s, "
-                     "longer keys compared after them", x->group_words, where);
-        else
-            snprintf(buf, size, "shift-and, one 64-bit word, a thread per chunk; masks %s", where);
-        break;
-    }
-    }
+    ops->gpu_describe(&v, buf, size);
     return buf;
 }

@@ -3,6 +3,7 @@
 
 #include "engines/bitparallel/shiftand.h"
 #include "engines/engine.h"
+#include "backends/cuda/cuda_scan.h" /* the GPU's shared-memory limits, for gpu_describe */
 
 static int sa_build(const sm_build_input *in, sm_buf *section, sm_error *err) {
     return sm_sa_build(in->keys, in->nkeys, in->alphabet, in->flags, in->max_bytes, section, err);
@@ -29,6 +30,17 @@ static int sa_state_fits(const sm_section *s, const void *state) {
 static void sa_scan(const sm_section *s, void *state, const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
     sm_word_state *st = state;
     sm_sa_scan(s->bytes, s->patterns, st->words, text, len, pos0, sink, st->choice);
+}
+
+static void sa_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
+    const sm_gpu_shiftand *x = &v->u.shiftand;
+    uint64_t masks = (uint64_t)x->rows * (x->levels_layout ? 8u * x->group_words : 1u) * 8;
+    const char *where = 512 + masks <= SM_CUDA_SA_MASKS_SHARED_MAX ? "in shared memory" : "read through L2";
+    if (x->levels_layout)
+        snprintf(buf, size, "shift-and, %u groups of 64 keys, a thread per chunk and group; first 8 levels %s, "
+                 "longer keys compared after them", x->group_words, where);
+    else
+        snprintf(buf, size, "shift-and, one 64-bit word, a thread per chunk; masks %s", where);
 }
 
 static void sa_gpu_view(const sm_section *s, sm_gpu_view *v) {
@@ -65,4 +77,5 @@ const sm_engine_ops sm_engine_shiftand = {
     .state_fits = sa_state_fits,
     .scan = sa_scan,
     .gpu_view = sa_gpu_view,
+    .gpu_describe = sa_gpu_describe,
 };

@@ -4,6 +4,7 @@
 
 #include "engines/engine.h"
 #include "engines/kmer/kmer_private.h"
+#include "engines/kmer/kmer_gpu.h" /* sm_kh_gpu_pre_bits and the GPU's limits, for gpu_describe */
 
 typedef struct {
     sm_word_state words;
@@ -58,6 +59,31 @@ static uint32_t kt_dna_codes(const uint8_t code_of[256]) {
     return 1;
 }
 
+static void kt_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
+    const sm_gpu_kmer *x = &v->u.kmer;
+    const char *decode = x->dna_codes ? "bytes decoded four at a time" : "bytes decoded by table";
+    char a[32], b[32], c[32] = "";
+    if (!x->hashed) {
+        uint64_t bits = x->words * 8;
+        int shared = 256 + bits <= SM_CUDA_KMER_SHARED_MAX;
+        int counters = shared && 256 + bits + x->words * 4 + x->slots * 4 <= SM_CUDA_HOPPER_SHARED;
+        sm_gpu_size_text(bits, a, sizeof a);
+        snprintf(buf, size, "k-mer bitmap (k = %u) %s %s, a warp per chunk, 16 positions per lane, %s; counts per "
+                 "key in %s memory", x->k, a, shared ? "in shared memory" : "read through L2", decode,
+                 counters ? "shared" : "device");
+        return;
+    }
+    uint64_t filter = (uint64_t)8 << x->filter_log2;
+    int shared = 256 + filter <= SM_CUDA_KMER_SHARED_MAX;
+    uint32_t pre = shared ? 0 : sm_kh_gpu_pre_bits(x->slots, SM_CUDA_HOPPER_SHARED);
+    if (pre >= 1024) sm_gpu_size_text(pre / 8, c, sizeof c);
+    sm_gpu_size_text(filter, a, sizeof a);
+    sm_gpu_size_text((uint64_t)16 << x->cap_log2, b, sizeof b);
+    snprintf(buf, size, "k-mer hash set (k = %u): filter %s %s%s%s, table %s in device memory, a warp per chunk, %s",
+             x->k, a, shared ? "in shared memory" : "read through L2", pre >= 1024 ? " behind a pre-filter of " : "",
+             pre >= 1024 ? c : "", b, decode);
+}
+
 static void kt_gpu_view(const sm_section *s, sm_gpu_view *v) {
     memset(v, 0, sizeof *v);
     v->kind = SM_SECTION_KMER;
@@ -110,4 +136,5 @@ const sm_engine_ops sm_engine_kmer = {
     .visit_counters = kt_visit_counters,
     .fold_visits = kt_fold,
     .gpu_view = kt_gpu_view,
+    .gpu_describe = kt_gpu_describe,
 };

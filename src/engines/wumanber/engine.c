@@ -3,6 +3,7 @@
 
 #include "engines/engine.h"
 #include "engines/wumanber/wm_private.h"
+#include "backends/cuda/cuda_scan.h" /* the GPU's shared-memory limits, for gpu_describe */
 
 
 
@@ -27,6 +28,15 @@ static void wm_scan(const sm_section *s, void *state, const uint8_t *text, size_
     sm_word_state *st = state;
     int simd = st->level >= SM_SIMD_AVX2 ? 2 : st->level >= SM_SIMD_SSE ? 1 : 0;
     sm_wm_scan(s->bytes, st->words, text, len, pos0, sink, simd, st->choice);
+}
+
+static void wm_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
+    const sm_gpu_wumanber *x = &v->u.wumanber;
+    uint64_t shift = (uint64_t)1 << x->hash_bits;
+    char a[32];
+    sm_gpu_size_text(shift, a, sizeof a);
+    snprintf(buf, size, "wu-manber (window %u, block %u), a thread per chunk; SHIFT table %s %s", x->shortest, x->block,
+             a, 512 + shift <= SM_CUDA_WM_SHIFT_SHARED_MAX ? "in shared memory" : "read through L2");
 }
 
 static void wm_gpu_view(const sm_section *s, sm_gpu_view *v) {
@@ -63,4 +73,5 @@ const sm_engine_ops sm_engine_wumanber = {
     .state_fits = wm_state_fits,
     .scan = wm_scan,
     .gpu_view = wm_gpu_view,
+    .gpu_describe = wm_gpu_describe,
 };
