@@ -341,6 +341,18 @@ static int feed_record(sm_dist_share *s, sm_reader *rd, const char *path, int ra
     return done(s) ? 1 : 0;
 }
 
+/* A unit of the plan begins: announced in the result stream (the merge
+   places what follows by it), then opened. Returns 0, or -1 (s failed). */
+static int begin_unit(sm_dist_share *s, const char *path, const sm_dist_unit *u, sm_input_format format,
+                      sm_reader **rd) {
+    wire_num(&s->msg, u->target);
+    wire_num(&s->msg, (uint64_t)u->whole);
+    wire_num(&s->msg, u->begin);
+    wire_num(&s->msg, u->end);
+    wire_send(s->out, MSG_UNIT, &s->msg);
+    return open_unit(s, path, u, format, rd);
+}
+
 int sm_dist_share_run(sm_dist_share *s, char *const *targets, const sm_dist_plan *plan, sm_input_format format,
                       sm_error *err) {
     int stop = s->set->max_hits == 0; /* --max-hits 0: nothing to look for */
@@ -348,13 +360,8 @@ int sm_dist_share_run(sm_dist_share *s, char *const *targets, const sm_dist_plan
     for (size_t k = 0; k < plan->count && !stop && !s->failed; k++) {
         const sm_dist_unit *u = &plan->units[k];
         const char *path = targets[u->target];
-        wire_num(&s->msg, u->target);
-        wire_num(&s->msg, (uint64_t)u->whole);
-        wire_num(&s->msg, u->begin);
-        wire_num(&s->msg, u->end);
-        wire_send(s->out, MSG_UNIT, &s->msg);
         sm_reader *rd = NULL;
-        if (open_unit(s, path, u, format, &rd) != 0) break;
+        if (begin_unit(s, path, u, format, &rd) != 0) break;
         int ranged = !u->whole;
         const char *name;
         int more;
@@ -569,13 +576,8 @@ int sm_dist_share_run_dfa(sm_dist_share *s, char *const *targets, const sm_dist_
     for (size_t k = 0; k < plan->count && !s->failed; k++) {
         const sm_dist_unit *u = &plan->units[k];
         const char *path = targets[u->target];
-        wire_num(&s->msg, u->target);
-        wire_num(&s->msg, (uint64_t)u->whole);
-        wire_num(&s->msg, u->begin);
-        wire_num(&s->msg, u->end);
-        wire_send(s->out, MSG_UNIT, &s->msg);
         sm_reader *rd = NULL;
-        if (open_unit(s, path, u, format, &rd) != 0) break;
+        if (begin_unit(s, path, u, format, &rd) != 0) break;
         int ranged = !u->whole;
         /* the whole input (a file) from its start, or a part continuing it */
         if (!per_record) dfa_part_start(&p, !ranged || u->begin == 0, sm_dfa_start(dfa));
