@@ -41,6 +41,8 @@ os.makedirs(build_base, exist_ok=True)
 setup(
     package_dir={"": "python"},
     packages=["seqmatch"],
+    # the type information: the marker and the extension's stub
+    package_data={"seqmatch": ["py.typed", "_seqmatch.pyi"]},
     ext_modules=[
         Extension(
             "seqmatch._seqmatch",

@@ -12,9 +12,9 @@ PY=${SEQMATCH_PYTHON:-}
 if [ -z "$PY" ]; then
     if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
 fi
-if ! "$PY" -c 'import pytest, setuptools, wheel, sysconfig, os; assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null; then
-    echo "FAIL: $PY lacks pytest, setuptools, wheel or Python.h (scripts/deps.sh installs python3-pytest, python3-dev," \
-         "python3-pip, python3-setuptools, python3-wheel)"
+if ! "$PY" -c 'import pytest, setuptools, wheel, mypy, numpy, sysconfig, os; assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null; then
+    echo "FAIL: $PY lacks pytest, setuptools, wheel, mypy, numpy or Python.h (scripts/deps.sh installs python3-pytest," \
+         "python3-dev, python3-pip, python3-setuptools, python3-wheel, python3-mypy, python3-numpy)"
     exit 1
 fi
 site=$BUILD/python-site
