@@ -134,7 +134,15 @@ typedef struct {
     PyObject *names;          /* list of str, one per pattern */
     sm_scratch *pool[SCRATCH_POOL];
     int npool;
+    /* Objects hits share, made on first use (databases of up to
+       HIT_CACHE_PATTERNS patterns): each pattern's index as an int, and the
+       last text each pattern matched on each strand as a str (most hits of
+       a pattern match the same bytes) */
+    PyObject **index_ints;
+    PyObject **matched;
 } DatabaseObject;
+
+#define HIT_CACHE_PATTERNS (1u << 20)
 
 /* A database object of the Python layer's class around db (taken). */
 static DatabaseObject *database_wrap(sm_db *db) {
@@ -166,6 +174,10 @@ static DatabaseObject *database_wrap(sm_db *db) {
 
 static void database_dealloc(DatabaseObject *self) {
     for (int i = 0; i < self->npool; i++) sm_scratch_free(self->pool[i]);
+    for (uint32_t i = 0; self->index_ints && i < self->info.pattern_count; i++) Py_XDECREF(self->index_ints[i]);
+    for (uint32_t i = 0; self->matched && i < 2 * self->info.pattern_count; i++) Py_XDECREF(self->matched[i]);
+    PyMem_Free(self->index_ints);
+    PyMem_Free(self->matched);
     if (self->db) sm_db_free(self->db);
     Py_XDECREF(self->names);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -315,6 +327,41 @@ static PyObject *hit_columns_dict(const hit_columns *c) {
     return d;
 }
 
+/* A pattern's index as an int, shared by its hits where the cache is. */
+static PyObject *index_object(DatabaseObject *db, uint32_t pattern) {
+    if (pattern >= db->info.pattern_count || db->info.pattern_count > HIT_CACHE_PATTERNS)
+        return PyLong_FromUnsignedLong(pattern);
+    if (!db->index_ints && !(db->index_ints = PyMem_Calloc(db->info.pattern_count, sizeof(PyObject *))))
+        return PyErr_NoMemory();
+    PyObject **slot = &db->index_ints[pattern];
+    if (!*slot && !(*slot = PyLong_FromUnsignedLong(pattern))) return NULL;
+    Py_INCREF(*slot);
+    return *slot;
+}
+
+/* A hit's text as a str: the one the pattern's last hit on that strand
+   made when the bytes are the same. */
+static PyObject *matched_object(DatabaseObject *db, const sm_hit *h, const char *text) {
+    Py_ssize_t len = (Py_ssize_t)(h->end - h->start);
+    if (h->pattern >= db->info.pattern_count || db->info.pattern_count > HIT_CACHE_PATTERNS)
+        return PyUnicode_DecodeLatin1(text, len, NULL);
+    if (!db->matched && !(db->matched = PyMem_Calloc(2 * (size_t)db->info.pattern_count, sizeof(PyObject *))))
+        return PyErr_NoMemory();
+    PyObject **slot = &db->matched[2 * (size_t)h->pattern + (h->strand == '-')];
+    /* Latin-1 text of one byte per character: the str's bytes are the text's */
+    if (*slot && PyUnicode_GET_LENGTH(*slot) == len && PyUnicode_KIND(*slot) == PyUnicode_1BYTE_KIND &&
+        memcmp(PyUnicode_DATA(*slot), text, (size_t)len) == 0) {
+        Py_INCREF(*slot);
+        return *slot;
+    }
+    PyObject *s = PyUnicode_DecodeLatin1(text, len, NULL);
+    if (s) {
+        Py_INCREF(s);
+        Py_XSETREF(*slot, s);
+    }
+    return s;
+}
+
 /* A Hit from a collected hit; text is its matched bytes. */
 static PyObject *make_hit(DatabaseObject *db, const sm_hit *h, const char *text, PyObject *record, PyObject *file,
                           int cigar) {
@@ -329,14 +376,14 @@ static PyObject *make_hit(DatabaseObject *db, const sm_hit *h, const char *text,
     PyTuple_SET_ITEM(hit, 2, PyLong_FromUnsignedLongLong(h->start));
     PyTuple_SET_ITEM(hit, 3, PyLong_FromUnsignedLongLong(h->end));
     PyTuple_SET_ITEM(hit, 4, PyLong_FromUnsignedLong(h->errors));
-    PyTuple_SET_ITEM(hit, 5, PyUnicode_DecodeLatin1(text, (Py_ssize_t)(h->end - h->start), NULL));
+    PyTuple_SET_ITEM(hit, 5, matched_object(db, h, text));
     if (!record) record = Py_None;
     Py_INCREF(record);
     PyTuple_SET_ITEM(hit, 6, record);
     if (!file) file = Py_None;
     Py_INCREF(file);
     PyTuple_SET_ITEM(hit, 7, file);
-    PyTuple_SET_ITEM(hit, 8, PyLong_FromUnsignedLong(h->pattern));
+    PyTuple_SET_ITEM(hit, 8, index_object(db, h->pattern));
     PyObject *c = Py_None;
     if (cigar) {
         char small[256];

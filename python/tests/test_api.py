@@ -171,6 +171,11 @@ def test_hit_is_a_named_tuple():
     assert seqmatch.Hit.start.__doc__.startswith("0-based start")
     (found,) = db.search([("r1", "TTGAATTCTT")])
     assert found._asdict()["record"] == "r1"
+    # hits share their pattern's index and text objects, never another text
+    db = seqmatch.compile(["GAATTC", "GAWTTC"], mismatches=1)
+    texts = ["GAATTC", "gaattc", "GAATTC", "GATTTC", "GAAttc", "GGATTC"]
+    for text in texts + texts[::-1]:
+        assert {(h.matched, h.index) for h in db.scan(text)} == {(text, 0), (text, 1)}
 
 
 # -------------------------------------------------------------- buffers
