@@ -47,6 +47,7 @@ Scans release the GIL: several threads can scan with one database at once.
 from __future__ import annotations
 
 import array as _array
+import errno as _errno
 import importlib as _importlib
 import os as _os
 from typing import (
@@ -408,6 +409,11 @@ def _one_file(obj: object) -> Optional[Tuple[int, object, Optional[str]]]:
         path = _os.fsencode(obj)
         if not path:
             raise ValueError("an empty path is not a target")
+        if path != b"-":
+            # as the command does: a target that cannot be read fails before any is
+            _os.stat(path)
+            if _os.path.isdir(path):
+                raise IsADirectoryError(_errno.EISDIR, _os.strerror(_errno.EISDIR), _os.fsdecode(path))
         return (_TARGET_PATH, path, "stdin" if path == b"-" else _os.fsdecode(path))
     if hasattr(obj, "read") and not isinstance(obj, (list, tuple)):
         return (_TARGET_FILE, obj, _target_name(obj))

@@ -217,6 +217,11 @@ def test_errors(tmp_path):
     db = seqmatch.compile(["GAATTC"])
     with pytest.raises(OSError):
         list(db.search(tmp_path / "missing.fa"))
+    # before any target is read
+    with pytest.raises(FileNotFoundError, match="missing.fa"):
+        db.search([EXCERPT, tmp_path / "missing.fa"])
+    with pytest.raises(IsADirectoryError):
+        db.count(tmp_path)
     bad = tmp_path / "bad.fa"
     bad.write_bytes(b">a\nACGT\x01ACGT\n")
     with pytest.raises(ValueError, match="bad.fa: line 2, column 5 .record 'a'.: unexpected byte 0x01"):
