@@ -4,6 +4,13 @@ reader for Database.search and Database.count.
 
     pip install .                          # a virtual environment, network for setuptools
     pip install --no-build-isolation .     # with Debian's python3-setuptools and python3-wheel
+    pip wheel --no-build-isolation .       # a wheel to install elsewhere (same Python, same platform)
+
+Compiling the library's sources is most of the time pip takes (about 60
+files). With SEQMATCH_LIBRARY_DIR set to a CMake build folder of the same
+tree (cmake --build build builds them), only the extension's own file is
+compiled and that build's static libraries (libseqmatch.a, libseqmatch_io.a)
+are linked in instead.
 
 setuptools builds in build-python/ (not build/, the CMake folder), or in
 $SEQMATCH_PYTHON_BUILD.
@@ -38,16 +45,38 @@ for header, macro, lib in (("isa-l/igzip_lib.h", "SM_HAVE_ISAL", "isal"), ("zstd
 build_base = os.environ.get("SEQMATCH_PYTHON_BUILD", os.path.join(here, "build-python"))
 os.makedirs(build_base, exist_ok=True)
 
+extension_sources = ["python/_seqmatch.c"] + library
+# setuptools compiles again when one of these is newer than the extension
+headers = sorted(glob.glob("include/*.h") + glob.glob("src/**/*.h", recursive=True))
+extra_objects = []
+link_args = []
+prebuilt = os.environ.get("SEQMATCH_LIBRARY_DIR")
+if prebuilt:
+    archives = [os.path.join(prebuilt, name) for name in ("libseqmatch_io.a", "libseqmatch.a")]
+    missing = [a for a in archives if not os.path.exists(a)]
+    if missing:
+        raise SystemExit(f"SEQMATCH_LIBRARY_DIR={prebuilt}: {', '.join(missing)} not found "
+                         "(cmake --build DIR --target seqmatch_static seqmatch_io)")
+    extension_sources = ["python/_seqmatch.c"]
+    extra_objects = archives
+    # the library's symbols stay inside the extension, as when compiled in
+    link_args = ["-Wl,--exclude-libs,ALL"]
+
 setup(
     package_dir={"": "python"},
     packages=["seqmatch"],
+    # the type information: the marker and the extension's stub
+    package_data={"seqmatch": ["py.typed", "_seqmatch.pyi"]},
     ext_modules=[
         Extension(
             "seqmatch._seqmatch",
-            sources=["python/_seqmatch.c"] + library,
+            sources=extension_sources,
             include_dirs=["include", "src"],
             define_macros=macros,
             libraries=libraries,
+            depends=headers,
+            extra_objects=extra_objects,
+            extra_link_args=link_args,
             extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"],
         )
     ],

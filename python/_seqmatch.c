@@ -1,18 +1,21 @@
 /* seqmatch._seqmatch: the CPython extension over the C library (the
- * library's sources are compiled into it; see setup.py). The Python layer
- * (seqmatch/__init__.py) checks and documents the arguments; this file
- * holds the objects:
+ * library's sources are compiled into it, or its static libraries linked;
+ * see setup.py). The Python layer (seqmatch/__init__.py) checks and
+ * documents the arguments; this file holds the objects:
  *
- *   Database   an sm_db and a few per-thread scratches, reused
- *   Hit        a struct sequence: pattern, strand, start, end, errors,
- *              matched, record, index, cigar
- *   Search     the iterator of Database.search: a reader feeding a runner
+ *   _Database  an sm_db and a few per-thread scratches, reused; _scan is
+ *              the fast path for one sequence in memory
+ *   _Run       one pass over targets (files, Python file objects, iterables
+ *              of records) through a runner: the iterator of search, filter
+ *              and demux, and the whole pass of count and of the columnar
+ *              results
  *
- * Scans run with the GIL released: a scan collects its hits into C memory,
- * and they become Python objects once the GIL is back. */
+ * Scans run with the GIL released: hits are collected into C memory and
+ * become Python objects once the GIL is back. Hit and Record are named
+ * tuples made by the Python layer (_set_types); Hit objects are built here
+ * without a Python-level call. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,45 @@
 #include "io/seqio.h"
 
 /* ------------------------------------------------------------- errors */
+
+/* The C library and the reader speak of the command's options; a Python
+   user is told the arguments instead. */
+static const char *const python_words[][2] = {
+    {"use --alphabet text for plain text", "compile with alphabet=\"text\" for plain text"},
+    {"--alphabet text", "alphabet=\"text\""},
+    {"--circular and --anchor cannot be used together", "circular=True and anchor cannot be used together"},
+    {"--engine automaton", "engine=\"automaton\""},
+    {"--circular", "circular=True"},
+    {"--anchor", "anchor"},
+    {"--pam", "pam"},
+    {"--text-iupac", "text_iupac=True"},
+};
+
+static PyObject *set_error(PyObject *type, const char *message) {
+    char out[1024];
+    size_t n = 0;
+    const char *p = message;
+    while (*p && n + 1 < sizeof out) {
+        size_t i, count = sizeof python_words / sizeof python_words[0];
+        for (i = 0; i < count; i++) {
+            size_t len = strlen(python_words[i][0]);
+            if (strncmp(p, python_words[i][0], len) == 0) break;
+        }
+        if (i < count) {
+            const char *with = python_words[i][1];
+            size_t len = strlen(with);
+            if (n + len >= sizeof out) break;
+            memcpy(out + n, with, len);
+            n += len;
+            p += strlen(python_words[i][0]);
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    PyErr_SetString(type, out);
+    return NULL;
+}
 
 static PyObject *raise_status(int status, const char *message) {
     PyObject *type = PyExc_RuntimeError;
@@ -35,35 +77,51 @@ static PyObject *raise_status(int status, const char *message) {
     case SM_ERR_IO: type = PyExc_OSError; break;
     default: break;
     }
-    PyErr_SetString(type, message && message[0] ? message : sm_strerror(status));
-    return NULL;
+    return set_error(type, message && message[0] ? message : sm_strerror(status));
 }
 
-/* ----------------------------------------------------------------- Hit */
+/* ---------------------------------------------------- Hit and Record */
 
-static PyTypeObject *HitType;
+/* Named tuples made by the Python layer: Hit(pattern, strand, start, end,
+   errors, matched, record, file, index, cigar) and Record(name, sequence,
+   raw). */
+static PyTypeObject *HitType, *RecordType;
+static PyTypeObject *DatabaseClass; /* seqmatch.Database, a subclass of _Database */
 static PyObject *plus_strand, *minus_strand; /* "+" and "-", shared by every hit */
+enum { HIT_FIELDS = 10, RECORD_FIELDS = 3 };
 
-static PyStructSequence_Field hit_fields[] = {
-    {"pattern", "the pattern's name"},
-    {"strand", "'+' or '-' (a '-' hit is one of the pattern's reverse complement)"},
-    {"start", "0-based start on the forward strand (BED-style)"},
-    {"end", "end, exclusive; past the record's length for a circular hit over its end"},
-    {"errors", "mismatches or edits (0 for exact hits)"},
-    {"matched", "the text of the hit, forward strand, as in the input"},
-    {"record", "the record's name (search), or None (scan)"},
-    {"index", "the pattern's index in the compiled set"},
-    {"cigar", "the alignment (=, X, I, D) when asked for with cigar=True, else None"},
-    {NULL, NULL},
-};
+static PyTypeObject DatabaseType;
 
-static PyStructSequence_Desc hit_desc = {
-    "seqmatch.Hit",
-    "One hit: pattern, strand, start, end, errors, matched, record, index, cigar.\n\n"
-    "Coordinates are 0-based and half-open, on the forward strand, whatever the strand.",
-    hit_fields,
-    7, /* visible as a tuple: pattern, strand, start, end, errors, matched, record */
-};
+/* _set_types(Hit, Record, Database): the classes of the Python layer. */
+static PyObject *set_types(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *hit, *record, *database;
+    if (!PyArg_ParseTuple(args, "O!O!O!:_set_types", &PyType_Type, &hit, &PyType_Type, &record, &PyType_Type,
+                          &database))
+        return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)hit, &PyTuple_Type) ||
+        !PyType_IsSubtype((PyTypeObject *)record, &PyTuple_Type) ||
+        !PyType_IsSubtype((PyTypeObject *)database, &DatabaseType)) {
+        PyErr_SetString(PyExc_TypeError, "_set_types takes two tuple types and a subclass of _Database");
+        return NULL;
+    }
+    Py_INCREF(hit);
+    Py_INCREF(record);
+    Py_INCREF(database);
+    Py_XSETREF(HitType, (PyTypeObject *)hit);
+    Py_XSETREF(RecordType, (PyTypeObject *)record);
+    Py_XSETREF(DatabaseClass, (PyTypeObject *)database);
+    Py_RETURN_NONE;
+}
+
+/* A new instance of a named tuple type with n items, all to be set. */
+static PyObject *new_tuple_of(PyTypeObject *type, Py_ssize_t n) {
+    if (!type) {
+        PyErr_SetString(PyExc_RuntimeError, "seqmatch._seqmatch used before _set_types");
+        return NULL;
+    }
+    return type->tp_alloc(type, n);
+}
 
 /* ------------------------------------------------------------ Database */
 
@@ -76,12 +134,20 @@ typedef struct {
     PyObject *names;          /* list of str, one per pattern */
     sm_scratch *pool[SCRATCH_POOL];
     int npool;
+    /* Objects hits share, made on first use (databases of up to
+       HIT_CACHE_PATTERNS patterns): each pattern's index as an int, and the
+       last text each pattern matched on each strand as a str (most hits of
+       a pattern match the same bytes) */
+    PyObject **index_ints;
+    PyObject **matched;
 } DatabaseObject;
 
-static PyTypeObject DatabaseType;
+#define HIT_CACHE_PATTERNS (1u << 20)
 
+/* A database object of the Python layer's class around db (taken). */
 static DatabaseObject *database_wrap(sm_db *db) {
-    DatabaseObject *self = PyObject_New(DatabaseObject, &DatabaseType);
+    PyTypeObject *type = DatabaseClass ? DatabaseClass : &DatabaseType;
+    DatabaseObject *self = (DatabaseObject *)type->tp_alloc(type, 0);
     if (!self) {
         sm_db_free(db);
         return NULL;
@@ -108,9 +174,13 @@ static DatabaseObject *database_wrap(sm_db *db) {
 
 static void database_dealloc(DatabaseObject *self) {
     for (int i = 0; i < self->npool; i++) sm_scratch_free(self->pool[i]);
+    for (uint32_t i = 0; self->index_ints && i < self->info.pattern_count; i++) Py_XDECREF(self->index_ints[i]);
+    for (uint32_t i = 0; self->matched && i < 2 * self->info.pattern_count; i++) Py_XDECREF(self->matched[i]);
+    PyMem_Free(self->index_ints);
+    PyMem_Free(self->matched);
     if (self->db) sm_db_free(self->db);
     Py_XDECREF(self->names);
-    PyObject_Free(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* A scratch for one scan (taken and given back with the GIL held). */
@@ -126,18 +196,34 @@ static void scratch_give(DatabaseObject *self, sm_scratch *s) {
     else sm_scratch_free(s);
 }
 
-/* Hits collected without the GIL. */
+/* ------------------------------------------------------ collected hits */
+
+/* What a pass keeps of the hits it is given (without the GIL). */
+typedef struct {
+    char strand;              /* '+' or '-': only that strand's hits; 0: both */
+    uint64_t max_hits;        /* stop after this many (UINT64_MAX: no limit) */
+    uint64_t taken;           /* hits kept so far */
+    uint64_t limit;           /* circular scan: hits starting here or later are dropped */
+} hit_filter;
+
+/* 0: drop the hit, 1: keep it, -1: keep nothing more (max_hits reached). */
+static int hit_filter_take(hit_filter *f, const sm_hit *h) {
+    if (h->start >= f->limit || (f->strand && h->strand != f->strand)) return 0;
+    if (f->taken >= f->max_hits) return -1;
+    f->taken++;
+    return 1;
+}
+
+/* Hits as sm_hit, with copies of their texts when asked. */
 typedef struct {
     sm_hit *hits;
     size_t n, cap;
-    char *text;               /* copies of the hits' texts (search) */
+    char *text;               /* copies of the hits' texts (runner passes) */
     size_t text_len, text_cap;
-    uint64_t limit;           /* circular scan: hits starting here or later are dropped */
     int failed;
 } hit_buffer;
 
 static int hit_buffer_push(hit_buffer *b, const sm_hit *h, int copy_text) {
-    if (h->start >= b->limit) return 0;
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
         sm_hit *p = realloc(b->hits, cap * sizeof *p);
@@ -165,7 +251,7 @@ static int hit_buffer_push(hit_buffer *b, const sm_hit *h, int copy_text) {
             b->text_cap = cap;
         }
         memcpy(b->text + b->text_len, h->text, len);
-        /* an offset until the buffer stops moving (text_of) */
+        /* an offset until the buffer stops moving */
         dst->text = (const char *)(uintptr_t)b->text_len;
         b->text_len += len;
     }
@@ -178,26 +264,126 @@ static void hit_buffer_free(hit_buffer *b) {
     memset(b, 0, sizeof *b);
 }
 
-static int collect_scan(const sm_hit *h, void *ctx) { return hit_buffer_push(ctx, h, 0); }
+/* Hits as columns (the columnar results): one array per field. */
+typedef struct {
+    int32_t *pattern;
+    int8_t *strand;           /* +1 or -1 */
+    int64_t *start, *end;
+    int32_t *errors;
+    int64_t *record;          /* index into the names of the records with hits */
+    int32_t *file;            /* index of the target */
+    size_t n, cap;
+    int failed;
+} hit_columns;
+
+#define COLUMN_FIELDS(X) X(pattern) X(strand) X(start) X(end) X(errors) X(record) X(file)
+
+static int hit_columns_push(hit_columns *c, const sm_hit *h, int64_t record, int32_t file) {
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 1024;
+#define GROW(f)                                                         \
+        {                                                               \
+            void *p = realloc(c->f, cap * sizeof *c->f);                \
+            if (!p) {                                                   \
+                c->failed = 1;                                          \
+                return 1;                                               \
+            }                                                           \
+            c->f = p;                                                   \
+        }
+        COLUMN_FIELDS(GROW)
+#undef GROW
+        c->cap = cap;
+    }
+    size_t i = c->n++;
+    c->pattern[i] = (int32_t)h->pattern;
+    c->strand[i] = h->strand == '-' ? -1 : 1;
+    c->start[i] = (int64_t)h->start;
+    c->end[i] = (int64_t)h->end;
+    c->errors[i] = (int32_t)h->errors;
+    c->record[i] = record;
+    c->file[i] = file;
+    return 0;
+}
+
+static void hit_columns_free(hit_columns *c) {
+#define FREE(f) free(c->f);
+    COLUMN_FIELDS(FREE)
+#undef FREE
+    memset(c, 0, sizeof *c);
+}
+
+/* The columns as {name: bytearray} (native byte order; the Python layer
+   gives them their types). */
+static PyObject *hit_columns_dict(const hit_columns *c) {
+    PyObject *d = PyDict_New();
+#define PUT(f)                                                                                         \
+    if (d) {                                                                                           \
+        PyObject *b = PyByteArray_FromStringAndSize((const char *)c->f, (Py_ssize_t)(c->n * sizeof *c->f)); \
+        if (!b || PyDict_SetItemString(d, #f, b) != 0) Py_CLEAR(d);                                    \
+        Py_XDECREF(b);                                                                                 \
+    }
+    COLUMN_FIELDS(PUT)
+#undef PUT
+    return d;
+}
+
+/* A pattern's index as an int, shared by its hits where the cache is. */
+static PyObject *index_object(DatabaseObject *db, uint32_t pattern) {
+    if (pattern >= db->info.pattern_count || db->info.pattern_count > HIT_CACHE_PATTERNS)
+        return PyLong_FromUnsignedLong(pattern);
+    if (!db->index_ints && !(db->index_ints = PyMem_Calloc(db->info.pattern_count, sizeof(PyObject *))))
+        return PyErr_NoMemory();
+    PyObject **slot = &db->index_ints[pattern];
+    if (!*slot && !(*slot = PyLong_FromUnsignedLong(pattern))) return NULL;
+    Py_INCREF(*slot);
+    return *slot;
+}
+
+/* A hit's text as a str: the one the pattern's last hit on that strand
+   made when the bytes are the same. */
+static PyObject *matched_object(DatabaseObject *db, const sm_hit *h, const char *text) {
+    Py_ssize_t len = (Py_ssize_t)(h->end - h->start);
+    if (h->pattern >= db->info.pattern_count || db->info.pattern_count > HIT_CACHE_PATTERNS)
+        return PyUnicode_DecodeLatin1(text, len, NULL);
+    if (!db->matched && !(db->matched = PyMem_Calloc(2 * (size_t)db->info.pattern_count, sizeof(PyObject *))))
+        return PyErr_NoMemory();
+    PyObject **slot = &db->matched[2 * (size_t)h->pattern + (h->strand == '-')];
+    /* Latin-1 text of one byte per character: the str's bytes are the text's */
+    if (*slot && PyUnicode_GET_LENGTH(*slot) == len && PyUnicode_KIND(*slot) == PyUnicode_1BYTE_KIND &&
+        memcmp(PyUnicode_DATA(*slot), text, (size_t)len) == 0) {
+        Py_INCREF(*slot);
+        return *slot;
+    }
+    PyObject *s = PyUnicode_DecodeLatin1(text, len, NULL);
+    if (s) {
+        Py_INCREF(s);
+        Py_XSETREF(*slot, s);
+    }
+    return s;
+}
 
 /* A Hit from a collected hit; text is its matched bytes. */
-static PyObject *make_hit(DatabaseObject *db, const sm_hit *h, const char *text, PyObject *record, int cigar) {
-    PyObject *hit = PyStructSequence_New(HitType);
+static PyObject *make_hit(DatabaseObject *db, const sm_hit *h, const char *text, PyObject *record, PyObject *file,
+                          int cigar) {
+    PyObject *hit = new_tuple_of(HitType, HIT_FIELDS);
     if (!hit) return NULL;
     PyObject *name = h->pattern < db->info.pattern_count ? PyList_GET_ITEM(db->names, h->pattern) : Py_None;
     Py_INCREF(name);
-    PyStructSequence_SET_ITEM(hit, 0, name);
+    PyTuple_SET_ITEM(hit, 0, name);
     PyObject *strand = h->strand == '-' ? minus_strand : plus_strand;
     Py_INCREF(strand);
-    PyStructSequence_SET_ITEM(hit, 1, strand);
-    PyStructSequence_SET_ITEM(hit, 2, PyLong_FromUnsignedLongLong(h->start));
-    PyStructSequence_SET_ITEM(hit, 3, PyLong_FromUnsignedLongLong(h->end));
-    PyStructSequence_SET_ITEM(hit, 4, PyLong_FromUnsignedLong(h->errors));
-    PyStructSequence_SET_ITEM(hit, 5, PyUnicode_DecodeLatin1(text, (Py_ssize_t)(h->end - h->start), NULL));
+    PyTuple_SET_ITEM(hit, 1, strand);
+    PyTuple_SET_ITEM(hit, 2, PyLong_FromUnsignedLongLong(h->start));
+    PyTuple_SET_ITEM(hit, 3, PyLong_FromUnsignedLongLong(h->end));
+    PyTuple_SET_ITEM(hit, 4, PyLong_FromUnsignedLong(h->errors));
+    PyTuple_SET_ITEM(hit, 5, matched_object(db, h, text));
     if (!record) record = Py_None;
     Py_INCREF(record);
-    PyStructSequence_SET_ITEM(hit, 6, record);
-    PyStructSequence_SET_ITEM(hit, 7, PyLong_FromUnsignedLong(h->pattern));
+    PyTuple_SET_ITEM(hit, 6, record);
+    if (!file) file = Py_None;
+    Py_INCREF(file);
+    PyTuple_SET_ITEM(hit, 7, file);
+    PyTuple_SET_ITEM(hit, 8, index_object(db, h->pattern));
     PyObject *c = Py_None;
     if (cigar) {
         char small[256];
@@ -213,39 +399,80 @@ static PyObject *make_hit(DatabaseObject *db, const sm_hit *h, const char *text,
                 c = PyUnicode_FromStringAndSize(big, (Py_ssize_t)len);
             free(big);
         }
-        if (!c) {
-            Py_DECREF(hit);
-            return NULL;
-        }
+        if (!c && !PyErr_Occurred()) raise_status(rc, NULL);
     } else {
         Py_INCREF(c);
     }
-    PyStructSequence_SET_ITEM(hit, 8, c);
-    for (int i = 0; i < 9; i++)
-        if (!PyStructSequence_GET_ITEM(hit, i)) {
+    PyTuple_SET_ITEM(hit, 9, c);
+    for (int i = 0; i < HIT_FIELDS; i++)
+        if (!PyTuple_GET_ITEM(hit, i)) {
             Py_DECREF(hit);
             return NULL;
         }
+    /* str, int and None only: a hit is in no cycle, and hundreds of
+       thousands of them need not be walked by every garbage collection */
+    PyObject_GC_UnTrack(hit);
     return hit;
 }
 
-/* The bytes of a sequence argument: bytes-like, or str (UTF-8). */
-static int sequence_bytes(PyObject *obj, Py_buffer *view, const char **data, Py_ssize_t *len) {
-    view->obj = NULL;
+/* ------------------------------------------------ a sequence's bytes */
+
+/* The bytes of a sequence argument: str (as UTF-8) or any object with the
+   buffer protocol, its bytes as they lie in memory; a non-contiguous one
+   (a strided memoryview, a numpy slice with a step) is copied. */
+typedef struct {
+    Py_buffer view;
+    int has_view;
+    char *copy;
+    const char *data;
+    Py_ssize_t len;
+} seq_bytes;
+
+static int seq_bytes_get(PyObject *obj, seq_bytes *s, const char *what) {
+    memset(s, 0, sizeof *s);
     if (PyUnicode_Check(obj)) {
-        *data = PyUnicode_AsUTF8AndSize(obj, len);
-        return *data ? 0 : -1;
+        s->data = PyUnicode_AsUTF8AndSize(obj, &s->len);
+        return s->data ? 0 : -1;
     }
-    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) != 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "a sequence must be str, bytes or a bytes-like object, not %.80s",
+    if (!PyObject_CheckBuffer(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be str or a bytes-like object, not %.80s", what,
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
-    *data = view->buf;
-    *len = view->len;
+    if (PyObject_GetBuffer(obj, &s->view, PyBUF_SIMPLE) == 0) {
+        s->has_view = 1;
+        s->data = s->view.buf;
+        s->len = s->view.len;
+        return 0;
+    }
+    PyErr_Clear();
+    Py_buffer strided;
+    if (PyObject_GetBuffer(obj, &strided, PyBUF_FULL_RO) != 0) return -1;
+    s->copy = PyMem_Malloc(strided.len ? (size_t)strided.len : 1);
+    if (!s->copy) {
+        PyBuffer_Release(&strided);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = PyBuffer_ToContiguous(s->copy, &strided, strided.len, 'C');
+    s->len = strided.len;
+    PyBuffer_Release(&strided);
+    if (rc != 0) {
+        PyMem_Free(s->copy);
+        s->copy = NULL;
+        return -1;
+    }
+    s->data = s->copy;
     return 0;
 }
+
+static void seq_bytes_release(seq_bytes *s) {
+    if (s->has_view) PyBuffer_Release(&s->view);
+    PyMem_Free(s->copy);
+    memset(s, 0, sizeof *s);
+}
+
+/* -------------------------------------------------- scan, in memory */
 
 /* Bytes a circular record's head is read again: longest site - 1 (+ k for edits). */
 static size_t circular_reach(const sm_db_info *info) {
@@ -254,327 +481,996 @@ static size_t circular_reach(const sm_db_info *info) {
     return reach;
 }
 
-static PyObject *database_scan(DatabaseObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"sequence", "circular", "cigar", NULL};
-    PyObject *seq_obj;
-    int circular = 0, cigar = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|pp:scan", keywords, &seq_obj, &circular, &cigar)) return NULL;
-    Py_buffer view;
-    const char *data;
-    Py_ssize_t len;
-    if (sequence_bytes(seq_obj, &view, &data, &len) != 0) return NULL;
+typedef struct {
+    hit_filter filter;
+    hit_buffer hits;
+    hit_columns columns;
+    int arrays;
+} scan_sink;
+
+static int collect_scan(const sm_hit *h, void *ctx) {
+    scan_sink *s = ctx;
+    int take = hit_filter_take(&s->filter, h);
+    if (take < 0) return 1;
+    if (take == 0) return 0;
+    int failed = s->arrays ? hit_columns_push(&s->columns, h, 0, 0) : hit_buffer_push(&s->hits, h, 0);
+    return failed || s->filter.taken >= s->filter.max_hits;
+}
+
+/* Sequences shorter than this are scanned holding the GIL: releasing and
+   taking it back costs more than their scan (docs/benchmarks.md, "Python:
+   the cost of a call"). */
+#define GIL_RELEASE_BYTES 4096
+
+/* Every hit in one sequence in memory: a list of Hit, or with arrays the
+   columns {name: bytearray}. strand: '+' or '-' for one strand's hits, 0
+   for both; max_hits: UINT64_MAX for no limit. */
+static PyObject *scan_core(DatabaseObject *self, PyObject *sequence, int circular, int cigar, char strand,
+                           uint64_t max_hits, int arrays) {
+    scan_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.arrays = arrays;
+    sink.filter.limit = UINT64_MAX;
+    sink.filter.max_hits = max_hits;
+    sink.filter.strand = strand;
+    seq_bytes seq;
+    if (seq_bytes_get(sequence, &seq, "sequence") != 0) return NULL;
     sm_scratch *scratch = scratch_take(self);
     if (!scratch) {
-        if (view.obj) PyBuffer_Release(&view);
+        seq_bytes_release(&seq);
         return PyErr_NoMemory();
     }
-    hit_buffer b;
-    memset(&b, 0, sizeof b);
-    b.limit = UINT64_MAX;
     char *joined = NULL;
-    const char *text = data;
-    size_t text_len = (size_t)len;
+    const char *text = seq.data;
+    size_t len = (size_t)seq.len, text_len = len;
     int status = SM_OK;
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState *released = len >= GIL_RELEASE_BYTES ? PyEval_SaveThread() : NULL;
     if (circular && len > 0) {
         /* the record followed by its head again; hits that start in it */
         size_t w = circular_reach(&self->info);
-        if (w > (size_t)len - 1) w = (size_t)len - 1;
-        joined = malloc((size_t)len + w + 1);
+        if (w > len - 1) w = len - 1;
+        joined = malloc(len + w + 1);
         if (joined) {
-            memcpy(joined, data, (size_t)len);
-            memcpy(joined + len, data, w);
+            memcpy(joined, text, len);
+            memcpy(joined + len, text, w);
             text = joined;
-            text_len = (size_t)len + w;
-            b.limit = (uint64_t)len;
+            text_len = len + w;
+            sink.filter.limit = (uint64_t)len;
         } else {
             status = SM_ERR_NOMEM;
         }
     }
-    if (status == SM_OK) status = sm_scan(self->db, scratch, text, text_len, collect_scan, &b);
-    Py_END_ALLOW_THREADS
+    if (status == SM_OK && sink.filter.max_hits > 0)
+        status = sm_scan(self->db, scratch, text, text_len, collect_scan, &sink);
+    if (status == SM_ERR_TERMINATED && !sink.hits.failed && !sink.columns.failed) status = SM_OK;
+    if (released) PyEval_RestoreThread(released);
     scratch_give(self, scratch);
-    PyObject *list = NULL;
-    if (status != SM_OK || b.failed) {
-        raise_status(b.failed ? SM_ERR_NOMEM : status, NULL);
-    } else if ((list = PyList_New((Py_ssize_t)b.n))) {
-        for (size_t i = 0; i < b.n; i++) {
-            PyObject *hit = make_hit(self, &b.hits[i], b.hits[i].text, NULL, cigar);
+    PyObject *out = NULL;
+    if (status != SM_OK || sink.hits.failed || sink.columns.failed) {
+        raise_status(status == SM_OK || status == SM_ERR_TERMINATED ? SM_ERR_NOMEM : status, NULL);
+    } else if (arrays) {
+        out = hit_columns_dict(&sink.columns);
+    } else if ((out = PyList_New((Py_ssize_t)sink.hits.n))) {
+        for (size_t i = 0; i < sink.hits.n; i++) {
+            const sm_hit *h = &sink.hits.hits[i];
+            PyObject *hit = make_hit(self, h, h->text, NULL, NULL, cigar);
             if (!hit) {
-                Py_CLEAR(list);
+                Py_CLEAR(out);
                 break;
             }
-            PyList_SET_ITEM(list, (Py_ssize_t)i, hit);
+            PyList_SET_ITEM(out, (Py_ssize_t)i, hit);
         }
     }
     free(joined);
-    hit_buffer_free(&b);
-    if (view.obj) PyBuffer_Release(&view);
-    return list;
+    hit_buffer_free(&sink.hits);
+    hit_columns_free(&sink.columns);
+    seq_bytes_release(&seq);
+    return out;
 }
 
-/* ---------------------------------------------------------- file scans */
+/* _scan(sequence, circular, cigar, strand, max_hits, arrays), for the
+   Python layer's checked options: strand "" for both, "+" or "-";
+   max_hits None or a count. */
+static PyObject *database_scan_checked(DatabaseObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "_scan takes 6 arguments");
+        return NULL;
+    }
+    int circular = PyObject_IsTrue(args[1]), cigar = PyObject_IsTrue(args[2]), arrays = PyObject_IsTrue(args[5]);
+    if (circular < 0 || cigar < 0 || arrays < 0) return NULL;
+    char strand = 0;
+    if (PyUnicode_Check(args[3]) && PyUnicode_GET_LENGTH(args[3]) == 1) strand = (char)PyUnicode_READ_CHAR(args[3], 0);
+    uint64_t max_hits = UINT64_MAX;
+    if (args[4] != Py_None) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(args[4]);
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+        max_hits = m;
+    }
+    return scan_core(self, args[0], circular, cigar, strand, max_hits, arrays);
+}
 
-/* A reader feeding a runner, for search and count. */
+PyDoc_STRVAR(scan_doc,
+"scan($self, sequence, /, *, circular=False, cigar=False, strand=None, anchor=None, max_hits=None, arrays=False)\n"
+"--\n"
+"\n"
+"Every hit in one sequence, as a list of Hit (or with arrays=True as\n"
+"HitColumns).\n"
+"\n"
+"sequence: a str (scanned as its UTF-8 bytes: coordinates count bytes),\n"
+"    bytes, or any object with the buffer protocol (bytearray, memoryview,\n"
+"    mmap, a numpy array: its bytes as they lie in memory; a strided one is\n"
+"    copied first).\n"
+"circular: the sequence is circular; hits over its end are reported too\n"
+"    (start below its length, end past it).\n"
+"cigar: fill Hit.cigar with the alignment: '=' match, 'X' mismatch, 'I' a\n"
+"    pattern symbol missing from the text, 'D' a text symbol missing from\n"
+"    the pattern; the pattern 5'->3' against the text, for '-' hits against\n"
+"    its reverse complement.\n"
+"strand: None (every strand the database has), \"+\" or \"-\": only the hits\n"
+"    on that strand (compiling with strands= instead scans less).\n"
+"anchor: None, \"start\" or \"end\": only the hits at the sequence's start or\n"
+"    end; with edits the alignment itself is anchored (as the command's\n"
+"    --anchor).\n"
+"max_hits: stop after this many hits (in output order).\n"
+"arrays: the hits as HitColumns, without a Python object per hit.\n"
+"\n"
+"Sequences of 4 KiB or more are scanned with the GIL released; shorter ones\n"
+"holding it (releasing it would cost more than their scan).");
+
+static PyObject *kw_circular, *kw_cigar, *kw_strand, *kw_anchor, *kw_max_hits, *kw_arrays;
+
+static int keyword_is(PyObject *name, PyObject *interned) {
+    return name == interned || PyUnicode_Compare(name, interned) == 0;
+}
+
+/* Database.scan: the common call (a sequence, circular, cigar, the other
+   options left as they are) goes straight to the scan, without a Python
+   frame: it is what a short scan pays before its first byte. Any other
+   call goes to the Python layer's _scan_options, which checks and
+   documents every option. */
+static PyObject *database_scan(DatabaseObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int circular = 0, cigar = 0, fast = nargs == 1;
+    for (Py_ssize_t i = 0; fast && i < nk; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        if (keyword_is(k, kw_circular) && (v == Py_True || v == Py_False)) circular = v == Py_True;
+        else if (keyword_is(k, kw_cigar) && (v == Py_True || v == Py_False)) cigar = v == Py_True;
+        else if ((keyword_is(k, kw_strand) || keyword_is(k, kw_anchor) || keyword_is(k, kw_max_hits)) && v == Py_None)
+            continue;
+        else if (keyword_is(k, kw_arrays) && v == Py_False) continue;
+        else fast = 0;
+    }
+    if (fast) return scan_core(self, args[0], circular, cigar, 0, UINT64_MAX, 0);
+    PyObject *method = PyObject_GetAttrString((PyObject *)self, "_scan_options");
+    if (!method) return NULL;
+    PyObject *positional = PyTuple_New(nargs), *keywords = nk ? PyDict_New() : NULL, *out = NULL;
+    int ok = positional && (!nk || keywords);
+    for (Py_ssize_t i = 0; ok && i < nargs; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SET_ITEM(positional, i, args[i]);
+    }
+    for (Py_ssize_t i = 0; ok && i < nk; i++)
+        ok = PyDict_SetItem(keywords, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) == 0;
+    if (ok) out = PyObject_Call(method, positional, keywords);
+    Py_XDECREF(positional);
+    Py_XDECREF(keywords);
+    Py_DECREF(method);
+    return out;
+}
+
+/* ----------------------------------------------------------------- Run */
+
+/* One pass over targets through a runner. Targets come from the Python
+   layer as (kind, object, shown) triples: a path (bytes), a file object,
+   or an iterator of records (name, sequence, ...). */
+enum { TARGET_PATH = 0, TARGET_FILE = 1, TARGET_RECORDS = 2 };
+enum { MODE_HITS = 0, MODE_COUNT = 1, MODE_ARRAYS = 2, MODE_FILTER = 3, MODE_DEMUX = 4 };
+
+/* A record in flight: fed to the runner, not yet handed out. */
 typedef struct {
-    sm_reader *reader;
-    sm_runner *runner;
-    hit_buffer hits;          /* delivered, not yet handed out */
-    size_t next;              /* the next of them to hand out */
-    char **names;             /* record names, from record first_name on */
-    size_t nnames, names_cap;
-    uint64_t first_name;
-    uint64_t done_below;      /* records below this are done */
-    int in_record;            /* a record is being fed */
-    int finished;             /* the file is read and the runner flushed */
-    sm_error err;
-} file_scan;
+    char *name;               /* NULL: None (a record given without a name) */
+    int32_t target;
+    PyObject *item;           /* filter/demux of records: the item as given */
+    char *raw;                /* filter/demux of files: the record as read */
+    size_t raw_len;
+    char *seq;                /* filter/demux of files: its sequence */
+    size_t seq_len, seq_cap;
+    uint64_t hits;
+    uint32_t best_errors;
+    uint32_t choice;          /* demux: the barcode of the best hit */
+    int tie;                  /* demux: two barcodes equally close */
+    int done;
+} record_info;
 
-static int collect_search(const sm_hit *h, void *ctx) {
-    file_scan *f = ctx;
-    return hit_buffer_push(&f->hits, h, 1);
-}
-
-static void record_done(uint64_t record, void *ctx) {
-    file_scan *f = ctx;
-    if (record + 1 > f->done_below) f->done_below = record + 1;
-}
-
-static void file_scan_close(file_scan *f) {
-    if (f->runner) sm_runner_free(f->runner);
-    if (f->reader) sm_reader_close(f->reader);
-    for (size_t i = 0; i < f->nnames; i++) free(f->names[i]);
-    free(f->names);
-    hit_buffer_free(&f->hits);
-    memset(f, 0, sizeof *f);
-}
-
-static int file_scan_open(file_scan *f, const sm_db *db, const char *path, unsigned threads, int circular,
-                          int count_only) {
-    memset(f, 0, sizeof *f);
-    f->hits.limit = UINT64_MAX;
-    sm_db_info info;
-    sm_db_get_info(db, &info);
-    sm_input_format format = info.alphabet == SM_ALPHABET_TEXT ? SM_INPUT_TEXT : SM_INPUT_AUTO;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned reader_threads = threads ? threads : cores > 0 ? (unsigned)cores : 1;
-    int rc = sm_reader_open_threads(path, format, reader_threads, &f->reader, &f->err);
-    if (rc != SM_OK) return rc;
-    sm_runner_options o;
-    sm_runner_options_init(&o);
-    o.threads = threads;
-    o.count_only = count_only;
-    o.circular = circular;
-    o.on_hit = collect_search;
-    o.on_record_done = record_done;
-    o.ctx = f;
-    return sm_runner_create(db, &o, &f->runner, &f->err);
-}
-
-static int remember_name(file_scan *f, uint64_t record, const char *name) {
-    if (f->nnames == 0) f->first_name = record;
-    if (f->nnames == f->names_cap) {
-        size_t cap = f->names_cap ? f->names_cap * 2 : 64;
-        char **p = realloc(f->names, cap * sizeof *p);
-        if (!p) return SM_ERR_NOMEM;
-        f->names = p;
-        f->names_cap = cap;
-    }
-    f->names[f->nnames] = strdup(name ? name : "");
-    if (!f->names[f->nnames]) return SM_ERR_NOMEM;
-    f->nnames++;
-    return SM_OK;
-}
-
-/* Drops the names of done records once their hits are handed out. */
-static void forget_names(file_scan *f) {
-    size_t drop = 0;
-    while (drop < f->nnames && f->first_name + drop < f->done_below) free(f->names[drop++]);
-    if (drop == 0) return;
-    memmove(f->names, f->names + drop, (f->nnames - drop) * sizeof *f->names);
-    f->nnames -= drop;
-    f->first_name += drop;
-}
-
-/* Reads and feeds (GIL released) until hits are waiting or the file is
-   done (stop_for_hits), or to the end. Returns an sm_status; err filled. */
-static int file_scan_advance(file_scan *f, int stop_for_hits) {
-    int status = SM_OK;
-    while (!f->finished && status == SM_OK && !(stop_for_hits && f->hits.n > 0)) {
-        if (!f->in_record) {
-            const char *name = NULL;
-            int more = sm_reader_next_record(f->reader, &name, &f->err);
-            if (more < 0) return f->err.code ? f->err.code : SM_ERR_IO;
-            if (more == 0) {
-                status = sm_runner_flush(f->runner);
-                f->finished = 1;
-                break;
-            }
-            uint64_t record = sm_runner_begin_record(f->runner);
-            if ((status = remember_name(f, record, name)) != SM_OK) break;
-            f->in_record = 1;
-        }
-        void *dst;
-        size_t room, len = 0;
-        status = sm_runner_feed_buffer(f->runner, (size_t)4 << 20, &dst, &room);
-        if (status != SM_OK) break;
-        int piece = sm_reader_read_into(f->reader, dst, room, &len, &f->err);
-        if (piece < 0) return f->err.code ? f->err.code : SM_ERR_IO;
-        if (piece == 1) {
-            status = sm_runner_feed_commit(f->runner, len);
-        } else {
-            f->in_record = 0;
-            status = sm_runner_end_record(f->runner);
-        }
-    }
-    if (f->hits.failed) return SM_ERR_NOMEM;
-    return status;
-}
-
-static const char *file_scan_record_name(const file_scan *f, uint64_t record) {
-    if (record < f->first_name || record - f->first_name >= f->nnames) return "";
-    return f->names[record - f->first_name];
-}
-
-/* Path argument: str or os.PathLike, as a filesystem-encoded bytes object. */
-static int path_argument(PyObject *obj, PyObject **out) { return PyUnicode_FSConverter(obj, out); }
-
-/* --------------------------------------------------------------- Search */
+/* Bytes of a record asked of the reader at a time: large enough that the
+   calls cost nothing, small enough that a stop is seen soon. */
+#define FEED_PIECE ((size_t)4 << 20)
 
 typedef struct {
     PyObject_HEAD
     DatabaseObject *db;
-    file_scan scan;
-    PyObject *path;           /* bytes */
-    PyObject *record;         /* the name object of the record of the last hit */
-    uint64_t record_id;
-    int cigar;
-    int busy;                 /* __next__ running on another thread */
-    int done;
-} SearchObject;
+    PyObject *targets;        /* list of (kind, object, shown) */
+    PyObject *shown;          /* list: the targets' names for Hit.file (None for records) */
+    Py_ssize_t next_target;   /* the next target to open */
+    int mode, cigar, invert;
+    int format;               /* sm_input_format for files */
+    unsigned threads;
+    int per_file;             /* count: a block of counts per target */
 
-static PyTypeObject SearchType;
+    /* the current target */
+    int kind;                 /* -1: none open */
+    int32_t target;
+    sm_reader *reader;
+    PyObject *iter;           /* records */
+    PyObject *file;           /* a file object being read */
+    PyObject *file_error;     /* an exception its read raised (type, value, traceback) */
+    PyObject *file_error_value, *file_error_tb;
+    PyObject *pending;        /* bytes a file object's read gave beyond what was asked */
+    Py_ssize_t pending_at;
+    int in_record;            /* a record of the reader is being fed */
+    int target_end;           /* the current target has no more records */
+    uint64_t record;          /* the number of the record being fed */
 
-static void search_dealloc(SearchObject *self) {
-    file_scan_close(&self->scan);
+    sm_runner *runner;
+    hit_filter filter;
+    hit_buffer hits;          /* hits mode: delivered, not yet handed out */
+    size_t next_hit;
+    hit_columns columns;      /* arrays mode */
+    char **column_names;      /* arrays mode: names of the records with hits */
+    size_t ncolumn_names, column_names_cap;
+    int64_t column_record;    /* the column index of the last record with a hit */
+    uint64_t column_record_number;
+    uint64_t *counts;         /* counted here when the runner cannot (strand, max_hits) */
+    int own_counts;
+    PyObject *file_counts;    /* per_file: a list of count lists, one per target */
+    uint64_t *counts_before;  /* per_file: the counts at the end of the previous target */
+    const uint32_t *barcode_of; /* demux: the barcode (distinct name) of each pattern */
+
+    record_info *records;     /* ring: records first_record, first_record + 1, ... */
+    size_t head, count, cap;
+    uint64_t first_record;
+
+    PyObject *record_name;    /* the name object of the record of the last hit handed out */
+    uint64_t record_name_of;
+    int started;              /* the runner exists */
+    int finished;             /* every target read and the runner flushed */
+    int stopped;              /* max_hits reached, or a stop: no more input */
+    int done;                 /* the iterator is over */
+    int busy;                 /* a thread is advancing it */
+    int failed;               /* the C side ran out of memory */
+    sm_error err;
+} RunObject;
+
+static PyTypeObject RunType;
+
+static record_info *record_at(RunObject *r, size_t i) { return &r->records[(r->head + i) % r->cap]; }
+
+static record_info *record_of(RunObject *r, uint64_t number) {
+    if (number < r->first_record || number - r->first_record >= r->count) return NULL;
+    return record_at(r, (size_t)(number - r->first_record));
+}
+
+static void record_clear(record_info *e) {
+    free(e->name);
+    free(e->raw);
+    free(e->seq);
+    Py_CLEAR(e->item); /* with the GIL: records are dropped with it held */
+    memset(e, 0, sizeof *e);
+}
+
+/* A new record at the end (its number is first_record + count - 1). */
+static record_info *record_push(RunObject *r) {
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 256;
+        record_info *q = malloc(cap * sizeof *q);
+        if (!q) return NULL;
+        for (size_t i = 0; i < r->count; i++) q[i] = *record_at(r, i);
+        free(r->records);
+        r->records = q;
+        r->head = 0;
+        r->cap = cap;
+    }
+    record_info *e = record_at(r, r->count++);
+    memset(e, 0, sizeof *e);
+    e->best_errors = UINT32_MAX;
+    return e;
+}
+
+static void record_pop(RunObject *r) {
+    record_clear(record_at(r, 0));
+    r->head = (r->head + 1) % r->cap;
+    r->count--;
+    r->first_record++;
+}
+
+/* The record's name as the runner's callbacks see it (NULL for None). */
+static const char *record_name(RunObject *r, uint64_t number) {
+    record_info *e = record_of(r, number);
+    return e ? e->name : NULL;
+}
+
+static int run_on_hit(const sm_hit *h, void *ctx) {
+    RunObject *r = ctx;
+    int take = hit_filter_take(&r->filter, h);
+    if (take < 0) return 1;
+    if (take == 0) return 0;
+    int failed = 0;
+    switch (r->mode) {
+    case MODE_HITS: failed = hit_buffer_push(&r->hits, h, 1); break;
+    case MODE_COUNT:
+        if (r->own_counts && h->pattern < r->db->info.pattern_count) r->counts[h->pattern]++;
+        break;
+    case MODE_ARRAYS: {
+        if (r->column_record < 0 || h->record != r->column_record_number) {
+            if (r->ncolumn_names == r->column_names_cap) {
+                size_t cap = r->column_names_cap ? r->column_names_cap * 2 : 256;
+                char **p = realloc(r->column_names, cap * sizeof *p);
+                if (!p) {
+                    r->failed = 1;
+                    return 1;
+                }
+                r->column_names = p;
+                r->column_names_cap = cap;
+            }
+            const char *name = record_name(r, h->record);
+            char *copy = name ? strdup(name) : NULL;
+            if (name && !copy) {
+                r->failed = 1;
+                return 1;
+            }
+            r->column_names[r->ncolumn_names++] = copy;
+            r->column_record++;
+            r->column_record_number = h->record;
+        }
+        record_info *e = record_of(r, h->record);
+        failed = hit_columns_push(&r->columns, h, r->column_record, e ? e->target : -1);
+        break;
+    }
+    default: {
+        record_info *e = record_of(r, h->record);
+        if (!e) break;
+        e->hits++;
+        uint32_t b = r->barcode_of ? r->barcode_of[h->pattern] : h->pattern;
+        if (h->errors < e->best_errors) {
+            e->best_errors = h->errors;
+            e->choice = b;
+            e->tie = 0;
+        } else if (h->errors == e->best_errors && b != e->choice) {
+            e->tie = 1;
+        }
+        break;
+    }
+    }
+    if (failed) {
+        r->failed = 1;
+        return 1;
+    }
+    return r->filter.taken >= r->filter.max_hits;
+}
+
+static void run_on_record_done(uint64_t number, void *ctx) {
+    RunObject *r = ctx;
+    record_info *e = record_of(r, number);
+    if (e) e->done = 1;
+}
+
+/* Drops the records that are done and need nothing more: hits mode, those
+   before the first hit not yet handed out; count and arrays, every done
+   one (arrays copy a record's name with its first hit). Filter and demux
+   drop theirs as they hand them out (run_ready). Called without the GIL
+   for file targets, whose records hold no Python object. */
+static void run_forget_records(RunObject *r) {
+    if (r->mode == MODE_FILTER || r->mode == MODE_DEMUX) return;
+    uint64_t keep_from = r->mode == MODE_HITS && r->next_hit < r->hits.n ? r->hits.hits[r->next_hit].record : UINT64_MAX;
+    while (r->count > 0 && record_at(r, 0)->done && r->first_record < keep_from) record_pop(r);
+}
+
+/* Whether something can be handed out (an iterator's next item). */
+static int run_ready(RunObject *r) {
+    if (r->mode == MODE_HITS) return r->next_hit < r->hits.n;
+    if (r->mode == MODE_FILTER || r->mode == MODE_DEMUX) {
+        /* the oldest decided record that is to be handed out */
+        while (r->count > 0 && record_at(r, 0)->done) {
+            record_info *e = record_at(r, 0);
+            if (r->mode == MODE_DEMUX || (e->hits > 0) != r->invert) return 1;
+            record_pop(r);
+        }
+    }
+    return 0;
+}
+
+/* A file object's read, for the reader (called without the GIL). */
+static long file_read(void *ctx, void *buf, size_t cap, sm_error *err) {
+    RunObject *r = ctx;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    long got = -1;
+    PyObject *data = NULL;
+    if (r->pending) {
+        data = r->pending;
+        r->pending = NULL;
+    } else {
+        /* a text stream gives str: at most 4 bytes a character in UTF-8 */
+        data = PyObject_CallMethod(r->file, "read", "n", (Py_ssize_t)(cap / 4 ? cap / 4 : 1));
+        r->pending_at = 0;
+        if (data && PyUnicode_Check(data)) Py_SETREF(data, PyUnicode_AsUTF8String(data));
+    }
+    if (data) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) == 0) {
+            size_t left = (size_t)(view.len - r->pending_at);
+            size_t n = left < cap ? left : cap;
+            memcpy(buf, (const char *)view.buf + r->pending_at, n);
+            PyBuffer_Release(&view);
+            got = (long)n;
+            if (n < left) {
+                r->pending = data;
+                r->pending_at += (Py_ssize_t)n;
+                data = NULL;
+            }
+        } else {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%.200s: read() returned %.80s, not bytes or str",
+                         PyUnicode_AsUTF8(PyList_GET_ITEM(r->shown, r->target)), Py_TYPE(data)->tp_name);
+        }
+        Py_XDECREF(data);
+    }
+    if (got < 0) {
+        /* keep the exception for the caller to raise as it is */
+        PyErr_Fetch(&r->file_error, &r->file_error_value, &r->file_error_tb);
+        if (err) {
+            err->code = SM_ERR_IO;
+            snprintf(err->message, sizeof err->message, "read error");
+        }
+    }
+    PyGILState_Release(gil);
+    return got;
+}
+
+static void run_close_target(RunObject *r) {
+    if (r->reader) {
+        sm_reader_close(r->reader);
+        r->reader = NULL;
+    }
+    Py_CLEAR(r->iter);
+    Py_CLEAR(r->file);
+    Py_CLEAR(r->pending);
+    r->kind = -1;
+    r->in_record = 0;
+    r->target_end = 0;
+}
+
+/* A record of the current target: its name and where it is kept. */
+static record_info *run_begin_record(RunObject *r, const char *name, size_t name_len) {
+    record_info *e = record_push(r);
+    if (!e) return NULL;
+    e->target = r->target;
+    if (name) {
+        if (!(e->name = malloc(name_len + 1))) return NULL;
+        memcpy(e->name, name, name_len);
+        e->name[name_len] = '\0';
+    }
+    r->record = sm_runner_begin_record(r->runner);
+    if (r->count == 1) r->first_record = r->record;
+    return e;
+}
+
+/* Per-file counts: the counts of the target just read. */
+static int run_file_counts(RunObject *r) {
+    int status = sm_runner_flush(r->runner);
+    if (status != SM_OK) return status;
+    const uint64_t *now = r->own_counts ? r->counts : sm_runner_counts(r->runner);
+    uint32_t n = r->db->info.pattern_count;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *list = PyList_New(n);
+    for (uint32_t p = 0; list && p < n; p++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(now[p] - r->counts_before[p]);
+        if (!v) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, p, v);
+        r->counts_before[p] = now[p];
+    }
+    int ok = list && PyList_Append(r->file_counts, list) == 0;
+    Py_XDECREF(list);
+    if (!ok) PyErr_Clear();
+    PyGILState_Release(gil);
+    return ok ? SM_OK : SM_ERR_NOMEM;
+}
+
+/* Reads the current file target and feeds it (without the GIL) until
+   something is ready (stop_when_ready) or the target ends (target_end
+   set); returns an sm_status. */
+static int run_read_file(RunObject *r, int stop_when_ready) {
+    int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX;
+    while (!(stop_when_ready && run_ready(r))) {
+        if (!r->in_record) {
+            const char *name = NULL;
+            int more = sm_reader_next_record(r->reader, &name, &r->err);
+            if (more < 0) return r->err.code ? r->err.code : SM_ERR_IO;
+            if (more == 0) {
+                r->target_end = 1;
+                return SM_OK;
+            }
+            run_forget_records(r);
+            if (!run_begin_record(r, name ? name : "", name ? strlen(name) : 0)) return SM_ERR_NOMEM;
+            r->in_record = 1;
+        }
+        void *dst;
+        size_t room, len = 0;
+        int status = sm_runner_feed_buffer(r->runner, FEED_PIECE, &dst, &room);
+        if (status != SM_OK) return status;
+        int piece = sm_reader_read_into(r->reader, dst, room, &len, &r->err);
+        if (piece < 0) return r->err.code ? r->err.code : SM_ERR_IO;
+        if (piece == 1) {
+            if (keep) {
+                /* the sequence, for the Record handed out */
+                record_info *e = record_of(r, r->record);
+                if (e->seq_len + len > e->seq_cap) {
+                    size_t cap = e->seq_cap ? e->seq_cap : 256;
+                    while (cap < e->seq_len + len) cap *= 2;
+                    char *p = realloc(e->seq, cap);
+                    if (!p) return SM_ERR_NOMEM;
+                    e->seq = p;
+                    e->seq_cap = cap;
+                }
+                memcpy(e->seq + e->seq_len, dst, len);
+                e->seq_len += len;
+            }
+            status = sm_runner_feed_commit(r->runner, len);
+            if (status != SM_OK) return status;
+            continue;
+        }
+        r->in_record = 0;
+        if (keep) {
+            const uint8_t *raw;
+            size_t raw_len;
+            if (sm_reader_record_raw(r->reader, &raw, &raw_len, NULL, &r->err) < 0)
+                return r->err.code ? r->err.code : SM_ERR_IO;
+            record_info *e = record_of(r, r->record);
+            if (!(e->raw = malloc(raw_len ? raw_len : 1))) return SM_ERR_NOMEM;
+            memcpy(e->raw, raw, raw_len);
+            e->raw_len = raw_len;
+        }
+        status = sm_runner_end_record(r->runner);
+        if (status != SM_OK) return status;
+    }
+    return SM_OK;
+}
+
+/* The name of a record item (str, bytes or None) as UTF-8; -1 with an
+   exception for anything else. */
+static int item_name(PyObject *name, const char **out, Py_ssize_t *len) {
+    if (name == Py_None) {
+        *out = NULL;
+        *len = 0;
+        return 0;
+    }
+    if (PyUnicode_Check(name)) {
+        *out = PyUnicode_AsUTF8AndSize(name, len);
+        return *out ? 0 : -1;
+    }
+    if (PyBytes_Check(name)) {
+        *out = PyBytes_AS_STRING(name);
+        *len = PyBytes_GET_SIZE(name);
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "a record's name must be str, bytes or None, not %.80s", Py_TYPE(name)->tp_name);
+    return -1;
+}
+
+/* Feeds the next item of the current records target (with the GIL,
+   released around the runner). Returns 1 when one was fed, 0 at the end
+   of the target, -1 with a Python exception, or -2 with an sm_status in
+   *status. */
+static int run_feed_item(RunObject *r, int *status) {
+    PyObject *item = PyIter_Next(r->iter);
+    if (!item) return PyErr_Occurred() ? -1 : 0;
+    run_forget_records(r);
+    PyObject *name = NULL, *seq_obj = NULL;
+    int rc = -1;
+    seq_bytes seq;
+    memset(&seq, 0, sizeof seq);
+    if (PyUnicode_Check(item) || PyBytes_Check(item) || !PySequence_Check(item) || PySequence_Size(item) < 2) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "records must be (name, sequence) pairs (more items after them are kept), not %.80s",
+                     Py_TYPE(item)->tp_name);
+        goto out;
+    }
+    if (!(name = PySequence_GetItem(item, 0)) || !(seq_obj = PySequence_GetItem(item, 1))) goto out;
+    const char *name_bytes;
+    Py_ssize_t name_len;
+    if (item_name(name, &name_bytes, &name_len) != 0) goto out;
+    if (seq_bytes_get(seq_obj, &seq, "a record's sequence") != 0) goto out;
+    record_info *e = run_begin_record(r, name_bytes, (size_t)name_len);
+    if (!e) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (r->mode == MODE_FILTER || r->mode == MODE_DEMUX) {
+        Py_INCREF(item);
+        e->item = item;
+    }
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sm_runner_feed(r->runner, seq.data, (size_t)seq.len);
+    if (st == SM_OK) st = sm_runner_end_record(r->runner);
+    Py_END_ALLOW_THREADS
+    if (st != SM_OK) {
+        *status = st;
+        rc = -2;
+    } else {
+        rc = 1;
+    }
+out:
+    seq_bytes_release(&seq);
+    Py_XDECREF(name);
+    Py_XDECREF(seq_obj);
+    Py_DECREF(item);
+    return rc;
+}
+
+/* Opens target r->next_target (with the GIL). Returns an sm_status, or
+   -1 with a Python exception. */
+static int run_open_target(RunObject *r) {
+    PyObject *t = PyList_GET_ITEM(r->targets, r->next_target);
+    long kind = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+    PyObject *obj = PyTuple_GET_ITEM(t, 1);
+    r->target = (int32_t)r->next_target++;
+    r->kind = (int)kind;
+    if (kind == TARGET_RECORDS) {
+        r->iter = PyObject_GetIter(obj);
+        return r->iter ? SM_OK : -1;
+    }
+    int status;
+    if (kind == TARGET_PATH) {
+        const char *path = PyBytes_AS_STRING(obj);
+        unsigned threads = r->threads;
+        if (!threads) {
+            long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            threads = cores > 0 ? (unsigned)cores : 1;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        status = sm_reader_open_threads(path, (sm_input_format)r->format, threads, &r->reader, &r->err);
+        Py_END_ALLOW_THREADS
+    } else {
+        Py_INCREF(obj);
+        r->file = obj;
+        const char *shown = PyUnicode_AsUTF8(PyList_GET_ITEM(r->shown, r->target));
+        if (!shown) return -1;
+        Py_BEGIN_ALLOW_THREADS
+        status = sm_reader_open_fn(shown, (sm_input_format)r->format, file_read, r, &r->reader, &r->err);
+        Py_END_ALLOW_THREADS
+    }
+    if (status == SM_OK && (r->mode == MODE_FILTER || r->mode == MODE_DEMUX)) sm_reader_keep_raw(r->reader);
+    return status;
+}
+
+/* Raises the error that stopped the pass: a file object's own exception
+   as it was, else the library's status. */
+static void run_raise(RunObject *r, int status) {
+    if (r->file_error) {
+        PyErr_Restore(r->file_error, r->file_error_value, r->file_error_tb);
+        r->file_error = r->file_error_value = r->file_error_tb = NULL;
+    } else if (!PyErr_Occurred()) {
+        raise_status(r->failed ? SM_ERR_NOMEM : status, r->err.message);
+    }
+}
+
+/* Moves the pass on until something is ready (stop_when_ready) or to its
+   end. Returns 0, or -1 with a Python exception (the pass is then over). */
+static int run_advance(RunObject *r, int stop_when_ready) {
+    while (!r->finished) {
+        if (stop_when_ready && run_ready(r)) return 0;
+        int status = SM_OK;
+        if (r->stopped) {
+            r->finished = 1;
+            break;
+        }
+        if (r->kind < 0) {
+            if (r->next_target == PyList_GET_SIZE(r->targets)) {
+                Py_BEGIN_ALLOW_THREADS
+                status = sm_runner_flush(r->runner);
+                Py_END_ALLOW_THREADS
+                if (status == SM_OK) r->finished = 1;
+            } else {
+                status = run_open_target(r);
+                if (status < 0) return -1;
+            }
+        } else if (r->kind == TARGET_RECORDS) {
+            int fed = run_feed_item(r, &status);
+            if (fed == -1) return -1;
+            if (fed == 0) status = -3; /* the target's end */
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            status = run_read_file(r, stop_when_ready);
+            Py_END_ALLOW_THREADS
+            if (status == SM_OK && r->target_end) status = -3;
+        }
+        if (status == -3) {
+            /* the current target is read */
+            run_close_target(r);
+            status = SM_OK;
+            if (r->per_file) {
+                Py_BEGIN_ALLOW_THREADS
+                status = run_file_counts(r);
+                Py_END_ALLOW_THREADS
+            }
+        }
+        if (status == SM_ERR_TERMINATED && !r->failed && !r->file_error) {
+            /* max_hits reached: what was delivered stands, nothing more is read */
+            r->stopped = 1;
+            status = SM_OK;
+        }
+        if (r->failed && status == SM_OK) status = SM_ERR_NOMEM;
+        if (status != SM_OK) {
+            run_raise(r, status);
+            r->finished = 1;
+            r->done = 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void run_dealloc(RunObject *self) {
+    if (self->runner) sm_runner_free(self->runner);
+    if (self->reader) sm_reader_close(self->reader);
+    Py_XDECREF(self->iter);
+    Py_XDECREF(self->file);
+    Py_XDECREF(self->pending);
+    Py_XDECREF(self->file_error);
+    Py_XDECREF(self->file_error_value);
+    Py_XDECREF(self->file_error_tb);
+    while (self->count > 0) record_pop(self);
+    free(self->records);
+    hit_buffer_free(&self->hits);
+    hit_columns_free(&self->columns);
+    for (size_t i = 0; i < self->ncolumn_names; i++) free(self->column_names[i]);
+    free(self->column_names);
+    free(self->counts);
+    free(self->counts_before);
+    free((void *)self->barcode_of);
+    Py_XDECREF(self->file_counts);
+    Py_XDECREF(self->record_name);
+    Py_XDECREF(self->targets);
+    Py_XDECREF(self->shown);
     Py_XDECREF(self->db);
-    Py_XDECREF(self->path);
-    Py_XDECREF(self->record);
     PyObject_Free(self);
 }
 
-static PyObject *search_next(SearchObject *self) {
-    if (self->done) return NULL;
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "this search is being read by another thread");
-        return NULL;
-    }
-    file_scan *f = &self->scan;
-    if (f->next >= f->hits.n) {
+
+/* A str for a record's name (None for none). */
+static PyObject *name_object(const char *name) {
+    if (!name) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(name, (Py_ssize_t)strlen(name), "replace");
+}
+
+static PyObject *run_next_hit(RunObject *r) {
+    if (r->next_hit >= r->hits.n) {
         /* all handed out: start the buffer again, read on */
-        f->hits.n = f->next = 0;
-        f->hits.text_len = 0;
-        forget_names(f);
-        self->busy = 1;
-        int status;
-        Py_BEGIN_ALLOW_THREADS
-        status = file_scan_advance(f, 1);
-        Py_END_ALLOW_THREADS
-        self->busy = 0;
-        if (status != SM_OK) {
-            self->done = 1;
-            raise_status(status, f->err.message);
-            file_scan_close(f);
-            return NULL;
-        }
-        if (f->hits.n == 0) {
-            self->done = 1;
-            file_scan_close(f);
+        r->hits.n = r->next_hit = 0;
+        r->hits.text_len = 0;
+        run_forget_records(r);
+        if (run_advance(r, 1) != 0) return NULL;
+        if (r->next_hit >= r->hits.n) {
+            r->done = 1;
             return NULL; /* StopIteration */
         }
     }
-    sm_hit *h = &f->hits.hits[f->next++];
-    if (!self->record || h->record != self->record_id) {
-        const char *name = file_scan_record_name(f, h->record);
-        PyObject *s = PyUnicode_DecodeUTF8(name, (Py_ssize_t)strlen(name), "replace");
+    sm_hit *h = &r->hits.hits[r->next_hit++];
+    record_info *e = record_of(r, h->record);
+    if (!r->record_name || h->record != r->record_name_of) {
+        PyObject *s = name_object(e ? e->name : NULL);
         if (!s) return NULL;
-        Py_XSETREF(self->record, s);
-        self->record_id = h->record;
+        Py_XSETREF(r->record_name, s);
+        r->record_name_of = h->record;
     }
-    const char *text = f->hits.text + (uintptr_t)h->text;
-    return make_hit(self->db, h, text, self->record, self->cigar);
+    PyObject *file = e ? PyList_GET_ITEM(r->shown, e->target) : Py_None;
+    return make_hit(r->db, h, r->hits.text + (uintptr_t)h->text, r->record_name, file, r->cigar);
 }
 
-static PyObject *database_search(DatabaseObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"path", "threads", "circular", "cigar", NULL};
-    PyObject *path = NULL;
-    unsigned int threads = 0;
-    int circular = 0, cigar = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|Ipp:search", keywords, path_argument, &path, &threads,
-                                     &circular, &cigar))
-        return NULL;
-    SearchObject *it = PyObject_New(SearchObject, &SearchType);
-    if (!it) {
-        Py_DECREF(path);
+/* The next Record (files) or item (records) of filter, or (barcode or
+   None, that) of demux. */
+static PyObject *run_next_record(RunObject *r) {
+    if (run_advance(r, 1) != 0) return NULL;
+    if (!run_ready(r)) {
+        r->done = 1;
         return NULL;
     }
-    memset(&it->scan, 0, sizeof it->scan);
+    record_info *e = record_at(r, 0);
+    PyObject *out;
+    if (e->item) {
+        out = e->item;
+        Py_INCREF(out);
+    } else {
+        out = new_tuple_of(RecordType, RECORD_FIELDS);
+        if (!out) return NULL;
+        PyTuple_SET_ITEM(out, 0, name_object(e->name));
+        PyTuple_SET_ITEM(out, 1, PyUnicode_DecodeLatin1(e->seq ? e->seq : "", (Py_ssize_t)e->seq_len, NULL));
+        PyTuple_SET_ITEM(out, 2, PyBytes_FromStringAndSize(e->raw ? e->raw : "", (Py_ssize_t)e->raw_len));
+        for (int i = 0; i < RECORD_FIELDS; i++)
+            if (!PyTuple_GET_ITEM(out, i)) {
+                Py_DECREF(out);
+                return NULL;
+            }
+    }
+    if (r->mode == MODE_DEMUX) {
+        PyObject *barcode = Py_None;
+        if (e->hits > 0 && !e->tie) barcode = PyList_GET_ITEM(r->db->names, e->choice);
+        PyObject *pair = PyTuple_Pack(2, barcode, out);
+        Py_DECREF(out);
+        out = pair;
+    }
+    record_pop(r);
+    return out;
+}
+
+static PyObject *run_next(RunObject *r) {
+    if (r->done) return NULL;
+    if (r->mode == MODE_COUNT || r->mode == MODE_ARRAYS) {
+        PyErr_SetString(PyExc_TypeError, "this pass is not an iterator");
+        return NULL;
+    }
+    if (r->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this iterator is being read by another thread");
+        return NULL;
+    }
+    r->busy = 1;
+    PyObject *out = r->mode == MODE_HITS ? run_next_hit(r) : run_next_record(r);
+    r->busy = 0;
+    return out;
+}
+
+/* _finish(): runs a count or arrays pass to its end. count: a list of
+   counts per pattern (per_file: a list of such lists, one per target);
+   arrays: (columns, record names). */
+static PyObject *run_finish(RunObject *r, PyObject *unused) {
+    (void)unused;
+    if (r->mode != MODE_COUNT && r->mode != MODE_ARRAYS) {
+        PyErr_SetString(PyExc_TypeError, "only count and arrays passes finish");
+        return NULL;
+    }
+    if (r->busy || r->done) {
+        PyErr_SetString(PyExc_RuntimeError, "this pass is running or over");
+        return NULL;
+    }
+    r->busy = 1;
+    int rc = run_advance(r, 0);
+    r->busy = 0;
+    r->done = 1;
+    if (rc != 0) return NULL;
+    if (r->mode == MODE_COUNT) {
+        if (r->per_file) {
+            Py_INCREF(r->file_counts);
+            return r->file_counts;
+        }
+        const uint64_t *counts = r->own_counts ? r->counts : sm_runner_counts(r->runner);
+        PyObject *list = PyList_New(r->db->info.pattern_count);
+        for (uint32_t p = 0; list && p < r->db->info.pattern_count; p++) {
+            PyObject *v = PyLong_FromUnsignedLongLong(counts[p]);
+            if (!v) Py_CLEAR(list);
+            else PyList_SET_ITEM(list, p, v);
+        }
+        return list;
+    }
+    PyObject *names = PyList_New((Py_ssize_t)r->ncolumn_names);
+    for (size_t i = 0; names && i < r->ncolumn_names; i++) {
+        PyObject *s = name_object(r->column_names[i]);
+        if (!s) Py_CLEAR(names);
+        else PyList_SET_ITEM(names, (Py_ssize_t)i, s);
+    }
+    PyObject *columns = names ? hit_columns_dict(&r->columns) : NULL;
+    PyObject *out = columns ? PyTuple_Pack(2, columns, names) : NULL;
+    Py_XDECREF(columns);
+    Py_XDECREF(names);
+    return out;
+}
+
+/* Demux: patterns of one name are one barcode. */
+static const uint32_t *barcodes_of(DatabaseObject *db) {
+    uint32_t n = db->info.pattern_count;
+    uint32_t *of = malloc((n ? n : 1) * sizeof *of);
+    if (!of) return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        of[i] = i;
+        for (uint32_t j = 0; j < i; j++)
+            if (PyUnicode_Compare(PyList_GET_ITEM(db->names, i), PyList_GET_ITEM(db->names, j)) == 0) {
+                of[i] = of[j];
+                break;
+            }
+    }
+    return of;
+}
+
+/* _run_pass(targets, mode, threads, format, circular, cigar, strand, anchor,
+   max_hits, invert, per_file): a pass over targets, a list of (kind,
+   object, shown). strand "" / "+" / "-"; anchor 0 none, 1 start, 2 end;
+   max_hits None or a count. */
+static PyObject *database_run(DatabaseObject *self, PyObject *args) {
+    PyObject *targets, *strand, *max_hits;
+    int mode, format, circular, cigar, anchor, invert, per_file;
+    unsigned int threads;
+    if (!PyArg_ParseTuple(args, "O!iIippUiOpp:_run_pass", &PyList_Type, &targets, &mode, &threads, &format, &circular,
+                          &cigar, &strand, &anchor, &max_hits, &invert, &per_file))
+        return NULL;
+    if (mode < MODE_HITS || mode > MODE_DEMUX || format < SM_INPUT_AUTO || format > SM_INPUT_LINES) {
+        PyErr_SetString(PyExc_ValueError, "_run: bad mode or format");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(targets);
+    PyObject *shown = PyList_New(n);
+    if (!shown) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(targets, i);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 || !PyLong_Check(PyTuple_GET_ITEM(t, 0)) ||
+            (PyLong_AsLong(PyTuple_GET_ITEM(t, 0)) == TARGET_PATH && !PyBytes_Check(PyTuple_GET_ITEM(t, 1)))) {
+            Py_DECREF(shown);
+            PyErr_SetString(PyExc_TypeError, "_run: targets are (kind, object, shown) triples");
+            return NULL;
+        }
+        PyObject *s = PyTuple_GET_ITEM(t, 2);
+        Py_INCREF(s);
+        PyList_SET_ITEM(shown, i, s);
+    }
+    RunObject *r = PyObject_New(RunObject, &RunType);
+    if (!r) {
+        Py_DECREF(shown);
+        return NULL;
+    }
+    memset((char *)r + sizeof(PyObject), 0, sizeof *r - sizeof(PyObject));
     Py_INCREF(self);
-    it->db = self;
-    it->path = path;
-    it->record = NULL;
-    it->record_id = 0;
-    it->cigar = cigar;
-    it->busy = 0;
-    it->done = 0;
+    r->db = self;
+    Py_INCREF(targets);
+    r->targets = targets;
+    r->shown = shown;
+    r->mode = mode;
+    r->cigar = cigar;
+    r->invert = invert;
+    r->format = format;
+    r->threads = threads;
+    r->per_file = per_file && mode == MODE_COUNT;
+    r->kind = -1;
+    r->column_record = -1;
+    r->filter.limit = UINT64_MAX;
+    r->filter.max_hits = UINT64_MAX;
+    if (PyUnicode_GET_LENGTH(strand) == 1) r->filter.strand = (char)PyUnicode_READ_CHAR(strand, 0);
+    if (max_hits != Py_None) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(max_hits);
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        r->filter.max_hits = m;
+        if (m == 0) r->stopped = 1;
+    }
+    uint32_t patterns = self->info.pattern_count;
+    /* the runner counts every hit of both strands; a strand or a limit is counted here */
+    r->own_counts = mode == MODE_COUNT && (r->filter.strand || max_hits != Py_None);
+    if ((r->own_counts && !(r->counts = calloc(patterns ? patterns : 1, sizeof *r->counts))) ||
+        (r->per_file && (!(r->counts_before = calloc(patterns ? patterns : 1, sizeof *r->counts_before)) ||
+                         !(r->file_counts = PyList_New(0)))) ||
+        (mode == MODE_DEMUX && !(r->barcode_of = barcodes_of(self)))) {
+        Py_DECREF(r);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    sm_runner_options o;
+    sm_runner_options_init(&o);
+    o.threads = threads;
+    o.count_only = mode == MODE_COUNT && !r->own_counts;
+    o.circular = circular;
+    o.anchor = (sm_anchor)anchor;
+    o.on_hit = run_on_hit;
+    o.on_record_done = run_on_record_done;
+    o.ctx = r;
     int status;
-    const char *p = PyBytes_AS_STRING(path);
     Py_BEGIN_ALLOW_THREADS
-    status = file_scan_open(&it->scan, self->db, p, threads, circular, 0);
+    status = sm_runner_create(self->db, &o, &r->runner, &r->err);
     Py_END_ALLOW_THREADS
     if (status != SM_OK) {
-        raise_status(status, it->scan.err.message);
-        Py_DECREF(it);
+        raise_status(status, r->err.message);
+        Py_DECREF(r);
         return NULL;
     }
-    return (PyObject *)it;
-}
-
-static PyObject *database_count(DatabaseObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"path", "threads", "circular", NULL};
-    PyObject *path = NULL;
-    unsigned int threads = 0;
-    int circular = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|Ip:count", keywords, path_argument, &path, &threads,
-                                     &circular))
-        return NULL;
-    file_scan f;
-    int status;
-    const char *p = PyBytes_AS_STRING(path);
-    Py_BEGIN_ALLOW_THREADS
-    status = file_scan_open(&f, self->db, p, threads, circular, 1);
-    if (status == SM_OK) status = file_scan_advance(&f, 0);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(path);
-    if (status != SM_OK) {
-        raise_status(status, f.err.message);
-        file_scan_close(&f);
-        return NULL;
-    }
-    const uint64_t *counts = sm_runner_counts(f.runner);
-    PyObject *dict = PyDict_New();
-    for (uint32_t i = 0; dict && i < self->info.pattern_count; i++) {
-        PyObject *name = PyList_GET_ITEM(self->names, i);
-        PyObject *have = PyDict_GetItemWithError(dict, name);
-        unsigned long long sum = counts[i];
-        if (have) sum += PyLong_AsUnsignedLongLong(have);
-        else if (PyErr_Occurred()) Py_CLEAR(dict);
-        PyObject *value = dict ? PyLong_FromUnsignedLongLong(sum) : NULL;
-        if (!value || PyDict_SetItem(dict, name, value) != 0) Py_CLEAR(dict);
-        Py_XDECREF(value);
-    }
-    file_scan_close(&f);
-    return dict;
+    return (PyObject *)r;
 }
 
 /* ------------------------------------------------ compile, load, bytes */
@@ -628,6 +1524,9 @@ static PyObject *seqmatch_compile(PyObject *module, PyObject *args) {
     return (PyObject *)database_wrap(db);
 }
 
+/* Path argument: str or os.PathLike, as a filesystem-encoded bytes object. */
+static int path_argument(PyObject *obj, PyObject **out) { return PyUnicode_FSConverter(obj, out); }
+
 static PyObject *seqmatch_load(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *path = NULL;
@@ -647,15 +1546,54 @@ static PyObject *seqmatch_load(PyObject *module, PyObject *args) {
 
 static PyObject *seqmatch_from_bytes(PyObject *module, PyObject *args) {
     (void)module;
-    Py_buffer view;
-    if (!PyArg_ParseTuple(args, "y*:from_bytes", &view)) return NULL;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "O:from_bytes", &obj)) return NULL;
+    seq_bytes data;
+    if (seq_bytes_get(obj, &data, "data") != 0) return NULL;
     sm_db *db = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
-    int status = sm_db_from_bytes(view.buf, (size_t)view.len, &db, &err);
-    PyBuffer_Release(&view);
+    int status = sm_db_from_bytes(data.data, (size_t)data.len, &db, &err);
+    seq_bytes_release(&data);
     if (status != SM_OK) return raise_status(status, err.message);
     return (PyObject *)database_wrap(db);
+}
+
+/* _read_patterns(path): the patterns of a file as the command reads -p
+   files, a list of (name, sequence) str pairs. */
+static PyObject *seqmatch_read_patterns(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *path = NULL;
+    if (!PyArg_ParseTuple(args, "O&:read_patterns", path_argument, &path)) return NULL;
+    sm_pattern_list list;
+    memset(&list, 0, sizeof list);
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status;
+    const char *p = PyBytes_AS_STRING(path);
+    Py_BEGIN_ALLOW_THREADS
+    status = sm_pattern_list_read(&list, p, &err);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    PyObject *out = NULL;
+    if (status != SM_OK) {
+        raise_status(status, err.message);
+    } else if ((out = PyList_New((Py_ssize_t)list.count))) {
+        for (size_t i = 0; i < list.count; i++) {
+            const sm_pattern *q = &list.items[i];
+            PyObject *pair = Py_BuildValue("(NN)",
+                                           q->name ? PyUnicode_DecodeUTF8(q->name, (Py_ssize_t)strlen(q->name), "replace")
+                                                   : PyUnicode_DecodeLatin1(q->seq, (Py_ssize_t)q->len, NULL),
+                                           PyUnicode_DecodeLatin1(q->seq, (Py_ssize_t)q->len, NULL));
+            if (!pair) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, (Py_ssize_t)i, pair);
+        }
+    }
+    sm_pattern_list_free(&list);
+    return out;
 }
 
 static PyObject *database_save(DatabaseObject *self, PyObject *args) {
@@ -724,16 +1662,28 @@ static PyObject *database_sequences(DatabaseObject *self, void *closure) {
 }
 
 static PyMethodDef database_methods[] = {
-    {"_scan", (PyCFunction)(void (*)(void))database_scan, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"_search", (PyCFunction)(void (*)(void))database_search, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"_count", (PyCFunction)(void (*)(void))database_count, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"scan", (PyCFunction)(void (*)(void))database_scan, METH_FASTCALL | METH_KEYWORDS, scan_doc},
+    {"_scan", (PyCFunction)(void (*)(void))database_scan_checked, METH_FASTCALL, NULL},
+    {"_run_pass", (PyCFunction)database_run, METH_VARARGS, NULL},
     {"_save", (PyCFunction)database_save, METH_VARARGS, NULL},
     {"_to_bytes", (PyCFunction)database_to_bytes, METH_NOARGS, NULL},
     {"_info", (PyCFunction)database_info, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *database_alphabet(DatabaseObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong((long)self->info.alphabet);
+}
+
+static PyObject *database_strands(DatabaseObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong((long)self->info.strands);
+}
+
 static PyGetSetDef database_getset[] = {
+    {"_alphabet", (getter)database_alphabet, NULL, NULL, NULL},
+    {"_strands", (getter)database_strands, NULL, NULL, NULL},
     {"_names", (getter)database_names, NULL, NULL, NULL},
     {"_sequences", (getter)database_sequences, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -755,15 +1705,22 @@ static PyTypeObject DatabaseType = {
     .tp_as_sequence = &database_as_sequence,
 };
 
-static PyTypeObject SearchType = {
+static PyMethodDef run_methods[] = {
+    {"_finish", (PyCFunction)run_finish, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject RunType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "seqmatch._seqmatch.Search",
-    .tp_basicsize = sizeof(SearchObject),
-    .tp_dealloc = (destructor)search_dealloc,
+    .tp_name = "seqmatch._seqmatch._Run",
+    .tp_basicsize = sizeof(RunObject),
+    .tp_dealloc = (destructor)run_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "The hits of Database.search, read from the file as they are asked for.",
+    .tp_doc = "One pass over targets: the hits of Database.search, the records of filter and demux, read as "
+              "they are asked for.",
     .tp_iter = PyObject_SelfIter,
-    .tp_iternext = (iternextfunc)search_next,
+    .tp_iternext = (iternextfunc)run_next,
+    .tp_methods = run_methods,
 };
 
 static PyObject *seqmatch_version(PyObject *module, PyObject *unused) {
@@ -775,6 +1732,8 @@ static PyMethodDef module_methods[] = {
     {"_compile", seqmatch_compile, METH_VARARGS, NULL},
     {"_load", seqmatch_load, METH_VARARGS, NULL},
     {"_from_bytes", seqmatch_from_bytes, METH_VARARGS, NULL},
+    {"_read_patterns", seqmatch_read_patterns, METH_VARARGS, NULL},
+    {"_set_types", set_types, METH_VARARGS, NULL},
     {"_library_version", seqmatch_version, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
@@ -785,17 +1744,24 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__seqmatch(void) {
-    if (PyType_Ready(&DatabaseType) < 0 || PyType_Ready(&SearchType) < 0) return NULL;
-    HitType = PyStructSequence_NewType(&hit_desc);
+    if (PyType_Ready(&DatabaseType) < 0 || PyType_Ready(&RunType) < 0) return NULL;
     plus_strand = PyUnicode_InternFromString("+");
     minus_strand = PyUnicode_InternFromString("-");
-    if (!HitType || !plus_strand || !minus_strand) return NULL;
+    kw_circular = PyUnicode_InternFromString("circular");
+    kw_cigar = PyUnicode_InternFromString("cigar");
+    kw_strand = PyUnicode_InternFromString("strand");
+    kw_anchor = PyUnicode_InternFromString("anchor");
+    kw_max_hits = PyUnicode_InternFromString("max_hits");
+    kw_arrays = PyUnicode_InternFromString("arrays");
+    if (!plus_strand || !minus_strand || !kw_circular || !kw_cigar || !kw_strand || !kw_anchor || !kw_max_hits ||
+        !kw_arrays)
+        return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&DatabaseType);
-    Py_INCREF(HitType);
+    Py_INCREF(&RunType);
     if (PyModule_AddObject(m, "_Database", (PyObject *)&DatabaseType) != 0 ||
-        PyModule_AddObject(m, "Hit", (PyObject *)HitType) != 0) {
+        PyModule_AddObject(m, "_Run", (PyObject *)&RunType) != 0) {
         Py_DECREF(m);
         return NULL;
     }

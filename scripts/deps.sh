@@ -2,7 +2,9 @@
 # Installs the Debian packages seqmatch needs to build and test, when missing
 # (zlib, and ISA-L and libzstd for the reader: without them it falls back to
 # zlib alone and reads no zstd; Python's headers, setuptools, wheel, pip and
-# pytest for the Python package and its tests; Open MPI for mpirun -np N
+# pytest for the Python package and its tests, with numpy for its columnar
+# results (the tests check them with and without it) and mypy for its type
+# information; Open MPI for mpirun -np N
 # seqmatch, without which the build has no MPI; bgzip from tabix for the
 # tests' BGZF inputs).
 # clang (with libFuzzer's runtime) is optional: it builds the fuzz targets,
@@ -12,7 +14,8 @@ set -euo pipefail
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 need=() optional=()
 for pkg in build-essential cmake zlib1g-dev libisal-dev libzstd-dev pkg-config libopenmpi-dev openmpi-bin tabix \
-           python3-dev python3-pip python3-setuptools python3-wheel python3-pytest; do
+           python3-dev python3-pip python3-setuptools python3-wheel python3-pytest python3-numpy \
+           python3-mypy; do
   installed "$pkg" || need+=("$pkg")
 done
 for pkg in clang libclang-rt-dev samtools; do

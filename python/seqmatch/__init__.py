@@ -25,20 +25,197 @@ Semantics (as the command's):
   (``report="best"``, the default), or every end (``report="ends"``); the
   start is the largest one giving that distance.
 
+Where the hits come from:
+
+* ``Database.scan(sequence)``: one sequence in memory (str, bytes or any
+  object with the buffer protocol).
+* ``Database.search(target)``, ``count``, ``filter``, ``demux``: a target is
+  a path (FASTA/FASTQ, plain, gzip, BGZF or zstd; ``"-"`` is standard
+  input), a binary or text file object (``sys.stdin.buffer``,
+  ``gzip.open(...)``, ``io.BytesIO``), a list or tuple of those (searched
+  one after the other; every hit names its file), or any other iterable of
+  records: ``(name, sequence)`` pairs, or longer tuples whose first two
+  items are those (``(name, sequence, quality)``).
+
+Many hits: ``search(..., arrays=True)`` and ``scan(..., arrays=True)`` give
+the hits as columns (``HitColumns``: numpy arrays when numpy is installed,
+else ``array.array``) without a Python object per hit.
+
 Scans release the GIL: several threads can scan with one database at once.
 """
 
+from __future__ import annotations
+
+import array as _array
+import errno as _errno
+import importlib as _importlib
 import os as _os
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    cast as _cast,
+    overload,
+)
 
 from . import _seqmatch
 
-Hit = _seqmatch.Hit
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
-__all__ = ["compile", "load", "from_bytes", "Database", "Hit", "library_version"]
+    #: A sequence: a str (its UTF-8 bytes) or any object with the buffer protocol.
+    SequenceLike = Union[str, ReadableBuffer]
+else:
+    SequenceLike = Union[str, bytes, bytearray, memoryview]
+
+__all__ = [
+    "compile", "load", "from_bytes", "read_patterns", "Database", "Hit", "Record", "HitColumns",
+    "library_version",
+]
 __version__ = "0.1.0"
+
+PathLike = Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"]
+PatternItem = Union[SequenceLike, Tuple[Union[str, bytes], SequenceLike]]
+#: What compile takes: one pattern (a str or bytes-like sequence), an
+#: iterable of sequences or (name, sequence) pairs, or a {name: sequence} map.
+Patterns = Union[SequenceLike, Mapping[str, SequenceLike], Iterable[PatternItem]]
+#: A record given to search, count, filter or demux: (name, sequence, ...).
+RecordItem = Sequence[Any]
+#: A search target: a path, a file object, a list of those, or records.
+Target = Union[PathLike, Any, Sequence[Union[PathLike, Any]], Iterable[RecordItem]]
+
+
+class Hit(NamedTuple):
+    """One hit. Coordinates are 0-based and half-open, on the forward
+    strand, whatever the strand. A named tuple: ``hit._asdict()``,
+    ``hit._replace(...)``, ``Hit._fields``; ``pandas.DataFrame(hits)`` names
+    its columns after the fields."""
+
+    pattern: str
+    strand: str
+    start: int
+    end: int
+    errors: int
+    matched: str
+    record: Optional[str]
+    file: Optional[str]
+    index: int  # type: ignore[assignment]  # (a field named as tuple.index, as before)
+    cigar: Optional[str]
+
+
+class Record(NamedTuple):
+    """A record of a file, as filter and demux hand it out."""
+
+    name: str
+    sequence: str
+    raw: bytes
+
+
+def _document(cls: Any, docs: Dict[str, str]) -> None:
+    for field, doc in docs.items():
+        getattr(cls, field).__doc__ = doc
+
+
+_document(Hit, {
+    "pattern": "the pattern's name",
+    "strand": "'+' or '-' (a '-' hit is one of the pattern's reverse complement)",
+    "start": "0-based start on the forward strand (BED-style)",
+    "end": "end, exclusive; past the record's length for a circular hit over its end",
+    "errors": "mismatches or edits (0 for exact hits)",
+    "matched": "the text of the hit, forward strand, as in the input (bytes as Latin-1)",
+    "record": "the record's name (search), or None (scan, or a record given without one)",
+    "file": "the target the record came from (a path, 'stdin' or a file object's name), or None (scan, records "
+            "given as Python objects)",
+    "index": "the pattern's index in the compiled set",
+    "cigar": "the alignment (=, X, I, D) when asked for with cigar=True, else None",
+})
+_document(Record, {
+    "name": "the header's first word",
+    "sequence": "the sequence, line breaks removed, bytes as in the file (as Latin-1)",
+    "raw": "the record exactly as read (header, sequence lines, FASTQ '+' and quality lines, line ends): "
+           "writing it reproduces the input's bytes",
+})
+
+# Columns of the columnar results: name, array.array type code, numpy type.
+_COLUMNS = (
+    ("pattern", "i", "int32"),
+    ("strand", "b", "int8"),
+    ("start", "q", "int64"),
+    ("end", "q", "int64"),
+    ("errors", "i", "int32"),
+    ("record", "q", "int64"),
+    ("file", "i", "int32"),
+)
+
+_numpy: Any
+try:  # numpy is optional: without it the columns are array.array
+    _numpy = _importlib.import_module("numpy")
+except ImportError:  # pragma: no cover - depends on the environment
+    _numpy = None
+
+
+class HitColumns(Dict[str, Any]):
+    """Hits as columns, one array per field (a dict: ``cols["start"]``;
+    ``pandas.DataFrame(cols)`` makes a table of it):
+
+    * ``pattern``: the pattern's index (``.patterns`` names it), int32
+    * ``strand``: +1 or -1, int8
+    * ``start``, ``end``: int64, as Hit's
+    * ``errors``: int32
+    * ``record``: index into ``.records``, the names of the records with
+      hits in their order (None for scan), int64
+    * ``file``: index into ``.files``, the targets' names, int32
+
+    Each column is a numpy array when numpy is installed, else an
+    ``array.array`` of the same type (``numpy.asarray`` takes it later
+    without a copy). ``len(cols)`` is the number of columns; ``cols.rows``
+    the number of hits.
+    """
+
+    patterns: List[str]
+    records: List[Optional[str]]
+    files: List[Optional[str]]
+
+    @property
+    def rows(self) -> int:
+        """The number of hits."""
+        return len(self["start"])
+
+    def __repr__(self) -> str:
+        return f"<seqmatch.HitColumns of {self.rows} hits>"
+
+
+def _columns(raw: Dict[str, bytearray], patterns: List[str], records: List[Optional[str]],
+             files: List[Optional[str]]) -> HitColumns:
+    out = HitColumns()
+    for name, code, dtype in _COLUMNS:
+        data = raw[name]
+        if _numpy is not None:
+            out[name] = _numpy.frombuffer(data, dtype=dtype)
+        else:
+            column = _array.array(code)
+            column.frombytes(data)
+            out[name] = column
+    out.patterns = patterns
+    out.records = records
+    out.files = files
+    return out
+
 
 _ALPHABETS = {"dna": 0, "text": 1}
 _STRANDS = {"both": 0, "+": 1, "forward": 1, "-": 2, "reverse": 2}
+_SCAN_STRANDS = {None: "", "both": "", "+": "+", "forward": "+", "-": "-", "reverse": "-"}
+_ANCHORS = {None: 0, "any": 0, "start": 1, "end": 2}
 _REPORTS = {"best": 0, "ends": 1}
 _ENGINES = {
     "auto": 0, "automaton": 1, "shiftand": 2, "mismatch": 3, "myers": 4,
@@ -46,36 +223,95 @@ _ENGINES = {
 }
 _FLAG_IGNORE_CASE = 1
 _FLAG_TEXT_IUPAC = 2
+_INPUT_AUTO, _INPUT_TEXT, _INPUT_LINES = 0, 3, 4
+_MODE_HITS, _MODE_COUNT, _MODE_ARRAYS, _MODE_FILTER, _MODE_DEMUX = range(5)
+_TARGET_PATH, _TARGET_FILE, _TARGET_RECORDS = range(3)
 
 
-def library_version():
+def library_version() -> str:
     """The version of the C library compiled into this package."""
     return _seqmatch._library_version()
 
 
-def _as_bytes(value, what):
+def _as_bytes(value: object, what: str) -> bytes:
     if isinstance(value, str):
         return value.encode("utf-8")
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    raise TypeError(f"{what} must be str or bytes, not {type(value).__name__}")
+    try:
+        return memoryview(value).tobytes()  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{what} must be str or a bytes-like object, not {type(value).__name__}") from None
 
 
-def _choice(table, value, what):
+def _choice(table: Mapping[Any, Any], value: object, what: str) -> Any:
     try:
         return table[value]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown {what} {value!r}; use one of {', '.join(map(repr, table))}") from None
+        shown = ", ".join(repr(k) for k in table)
+        raise ValueError(f"{what}={value!r} is not one of {shown}") from None
 
 
-def compile(patterns, alphabet="dna", strands="both", mismatches=0, edits=0, *,
-            pam=None, report="best", ignore_case=False, text_iupac=False, engine="auto"):
+def _count_argument(value: object, what: str, none: bool = True) -> None:
+    if value is None and none:
+        return
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{what} must be an int{' or None' if none else ''}, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{what} must be 0 or more, not {value}")
+
+
+def _is_sequence_like(value: object) -> bool:
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return True
+    try:
+        memoryview(value)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
+
+
+def _pattern_items(patterns: object) -> List[Tuple[Optional[bytes], bytes]]:
+    """(name or None, sequence) pairs of compile's patterns argument."""
+    if _is_sequence_like(patterns):
+        # a str (or bytes) is one pattern, never a list of one-letter patterns
+        return [(None, _as_bytes(patterns, "patterns"))]
+    if isinstance(patterns, _os.PathLike):
+        raise TypeError("patterns is a path: read the file with seqmatch.read_patterns(path) and compile that")
+    if isinstance(patterns, Mapping):
+        pairs: Iterable[object] = list(patterns.items())
+    else:
+        try:
+            pairs = iter(patterns)  # type: ignore[call-overload]
+        except TypeError:
+            raise TypeError("patterns must be a str, a bytes-like object, a {name: sequence} mapping or an "
+                            f"iterable of patterns, not {type(patterns).__name__}") from None
+    items: List[Tuple[Optional[bytes], bytes]] = []
+    for p in pairs:
+        if isinstance(p, tuple):
+            if len(p) != 2:
+                raise ValueError(f"a (name, sequence) pair has 2 items, not {len(p)}")
+            name, seq = _as_bytes(p[0], "a pattern's name"), _as_bytes(p[1], "a pattern")
+            if b"\0" in name:
+                raise ValueError(f"pattern name {p[0]!r} holds a NUL byte")
+            items.append((name, seq))
+        else:
+            items.append((None, _as_bytes(p, "a pattern")))
+    return items
+
+
+def compile(patterns: Patterns, alphabet: str = "dna", strands: str = "both", mismatches: int = 0,
+            edits: int = 0, *, pam: Optional[Union[str, bytes]] = None, report: str = "best",
+            ignore_case: bool = False, text_iupac: bool = False, engine: str = "auto") -> Database:
     """Compiles patterns into a Database.
 
-    patterns: a list (any iterable) of sequences (str or bytes; the sequence
-        is also the name) or of (name, sequence) pairs, in any mix. Duplicate
-        patterns are distinct patterns; an empty one is an error.
-    alphabet: "dna" (default) or "text" (raw bytes, one strand).
+    patterns: one pattern (a str, or bytes or another bytes-like object: the
+        sequence is also its name), a {name: sequence} mapping, or an
+        iterable (list, tuple, generator) of sequences and (name, sequence)
+        pairs in any mix. ``compile("GAATTC")`` is one pattern;
+        ``compile(["GAATTC", "GGATCC"])`` two. Duplicate patterns are
+        distinct patterns; an empty one is an error. A pattern file:
+        ``compile(read_patterns("primers.fa"))``.
+    alphabet: "dna" (default) or "text" (raw bytes, one strand: words,
+        protein, anything that is not DNA).
     strands: "both" (default), "+" or "-" (dna).
     mismatches: allow up to k mismatches (Hamming distance), or
     edits: allow up to k edits (Levenshtein distance); not both. k must be
@@ -88,26 +324,33 @@ def compile(patterns, alphabet="dna", strands="both", mismatches=0, edits=0, *,
     engine: force an engine ("auto" lets the planner choose; every engine
         gives the same hits).
 
-    Raises ValueError for a bad pattern or option, with the C library's
-    message. The GIL is released while the database is built.
+    Raises ValueError for a bad pattern or option, TypeError for an
+    argument of the wrong type; messages name the arguments. The GIL is
+    released while the database is built.
     """
-    if mismatches and edits:
-        raise ValueError("mismatches and edits cannot be combined")
     for what, k in (("mismatches", mismatches), ("edits", edits)):
-        if not isinstance(k, int) or isinstance(k, bool) or k < 0 or k > 65535:
-            raise ValueError(f"{what} must be an int from 0 to 65535, not {k!r}")
+        _count_argument(k, what, none=False)
+        if k > 65535:
+            raise ValueError(f"{what} must be at most 65535, not {k}")
+    if mismatches and edits:
+        raise ValueError("mismatches and edits cannot be combined: give one of them")
+    alphabet_id = _choice(_ALPHABETS, alphabet, "alphabet")
+    strands_id = _choice(_STRANDS, strands, "strands")
+    report_id = _choice(_REPORTS, report, "report")
+    engine_id = _choice(_ENGINES, engine, "engine")
+    if report != "best" and not edits:
+        raise ValueError(f"report={report!r} applies to edits only")
+    if alphabet == "text":
+        if strands != "both" and strands_id != 1:
+            raise ValueError('strands="-" applies to alphabet="dna" only (text has one strand)')
+        if pam is not None:
+            raise ValueError('pam applies to alphabet="dna" only')
+        if text_iupac:
+            raise ValueError('text_iupac=True applies to alphabet="dna" only')
+    elif ignore_case:
+        raise ValueError('ignore_case=True applies to alphabet="text" only (dna is always case-insensitive)')
     match, k = (1, mismatches) if mismatches else (2, edits) if edits else (0, 0)
-    items = []
-    for p in patterns:
-        if isinstance(p, tuple):
-            if len(p) != 2:
-                raise ValueError(f"a (name, sequence) pair has 2 items, not {len(p)}")
-            name, seq = _as_bytes(p[0], "a pattern's name"), _as_bytes(p[1], "a pattern")
-            if b"\0" in name:
-                raise ValueError(f"pattern name {p[0]!r} holds a NUL byte")
-        else:
-            name, seq = None, _as_bytes(p, "a pattern")
-        items.append((name, seq))
+    items = _pattern_items(patterns)
     if not items:
         raise ValueError("no patterns given")
     if k:
@@ -119,110 +362,324 @@ def compile(patterns, alphabet="dna", strands="both", mismatches=0, edits=0, *,
                                  f"more: every {'window' if match == 1 else 'position'} would be a hit; "
                                  f"use {kind}={len(seq) - 1} or less")
     flags = (_FLAG_IGNORE_CASE if ignore_case else 0) | (_FLAG_TEXT_IUPAC if text_iupac else 0)
+    pam_text = None
     if pam is not None:
-        pam = _as_bytes(pam, "pam").decode("ascii")
-        if not pam:
-            raise ValueError("empty PAM")
-    raw = _seqmatch._compile(items, _choice(_ALPHABETS, alphabet, "alphabet"),
-                             _choice(_STRANDS, strands, "strands"), match, k,
-                             _choice(_REPORTS, report, "report"), flags,
-                             _choice(_ENGINES, engine, "engine"), pam)
-    return Database(raw)
+        pam_text = _as_bytes(pam, "pam").decode("ascii", "replace")
+        if not pam_text:
+            raise ValueError("pam is empty")
+    try:
+        raw = _seqmatch._compile(items, alphabet_id, strands_id, match, k, report_id, flags, engine_id, pam_text)
+    except ValueError as e:
+        if alphabet == "dna" and "is not a DNA or IUPAC symbol" in str(e) and "PAM" not in str(e):
+            raise ValueError(f'{e}; for words, protein or other text compile with alphabet="text"') from None
+        raise
+    return _cast(Database, raw)
 
 
-def load(path):
+def load(path: PathLike) -> Database:
     """Loads a database saved by Database.save or `seqmatch compile -o`."""
-    return Database(_seqmatch._load(_os.fspath(path)))
+    return _cast(Database, _seqmatch._load(_os.fspath(path)))
 
 
-def from_bytes(data):
+def from_bytes(data: SequenceLike) -> Database:
     """A database from the bytes of Database.to_bytes (checked as a file is)."""
-    return Database(_seqmatch._from_bytes(data))
+    return _cast(Database, _seqmatch._from_bytes(data))
 
 
-class Database:
+def read_patterns(path: PathLike) -> List[Tuple[str, str]]:
+    """The patterns of a file, read as ``seqmatch search -p`` reads them,
+    as (name, sequence) pairs for compile: FASTA (name = the header's first
+    word), or one pattern per line (the line is its name); gzip allowed.
+    Errors name the file and line."""
+    return _seqmatch._read_patterns(_os.fspath(path))
+
+
+def _target_name(obj: object) -> str:
+    name = getattr(obj, "name", None)
+    if isinstance(name, str):
+        return name
+    if isinstance(name, bytes):
+        return _os.fsdecode(name)
+    return f"<{type(obj).__name__}>"
+
+
+def _one_file(obj: object) -> Optional[Tuple[int, object, Optional[str]]]:
+    """A path or file object as a target triple, else None."""
+    if isinstance(obj, (str, bytes, _os.PathLike)):
+        path = _os.fsencode(obj)
+        if not path:
+            raise ValueError("an empty path is not a target")
+        if path != b"-":
+            # as the command does: a target that cannot be read fails before any is
+            _os.stat(path)
+            if _os.path.isdir(path):
+                raise IsADirectoryError(_errno.EISDIR, _os.strerror(_errno.EISDIR), _os.fsdecode(path))
+        return (_TARGET_PATH, path, "stdin" if path == b"-" else _os.fsdecode(path))
+    if hasattr(obj, "read") and not isinstance(obj, (list, tuple)):
+        return (_TARGET_FILE, obj, _target_name(obj))
+    return None
+
+
+def _targets(target: object) -> List[Tuple[int, object, Optional[str]]]:
+    """The (kind, object, shown name) triples of a target argument."""
+    one = _one_file(target)
+    if one is not None:
+        return [one]
+    if isinstance(target, (bytearray, memoryview)):
+        raise TypeError("a target is a path, a file object or records; scan a sequence in memory with "
+                        "Database.scan")
+    if isinstance(target, (list, tuple)):
+        if not target:
+            raise ValueError("the list of targets is empty")
+        files = [_one_file(t) for t in target]
+        if all(f is not None for f in files):
+            return files  # type: ignore[return-value]
+        if any(f is not None for f in files):
+            raise TypeError("a list of targets holds paths and file objects, or records (name, sequence), "
+                            "not both")
+        return [(_TARGET_RECORDS, target, None)]
+    try:
+        iter(target)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError("target must be a path, a file object, a list of those, or an iterable of "
+                        f"(name, sequence) records, not {type(target).__name__}") from None
+    return [(_TARGET_RECORDS, target, None)]
+
+
+class Database(_seqmatch._Database):
     """A compiled, immutable pattern database (seqmatch.compile, seqmatch.load).
 
     One database may be used by any number of threads at once.
     """
 
-    __slots__ = ("_db",)
+    __slots__ = ()
 
-    def __init__(self, raw):
-        if not isinstance(raw, _seqmatch._Database):
-            raise TypeError("use seqmatch.compile, seqmatch.load or seqmatch.from_bytes")
-        self._db = raw
+    def __new__(cls, *args: Any, **kwargs: Any) -> Database:
+        raise TypeError("use seqmatch.compile, seqmatch.load or seqmatch.from_bytes")
 
-    def __len__(self):
-        """The number of patterns."""
-        return len(self._db)
-
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<seqmatch.Database of {len(self)} patterns>"
 
     @property
-    def patterns(self):
+    def patterns(self) -> List[str]:
         """The patterns' names, in index order."""
-        return self._db._names
+        return self._names
 
     @property
-    def sequences(self):
+    def sequences(self) -> List[str]:
         """The patterns as compiled (dna: upper case, U as T; with their PAM)."""
-        return self._db._sequences
+        return self._sequences
 
     @property
-    def info(self):
+    def info(self) -> Dict[str, Any]:
         """What the database holds: alphabet, strands, match kind and errors,
         pattern lengths, size in bytes and engines as (name, patterns, bytes)."""
-        i = self._db._info()
+        i: Dict[str, Any] = self._info()
         i["alphabet"] = {v: k for k, v in _ALPHABETS.items()}[i["alphabet"]]
         i["strands"] = ("both", "+", "-")[i["strands"]]
         i["match"] = ("exact", "mismatches", "edits")[i["match"]]
         i["report"] = ("best", "ends")[i["report"]]
         return i
 
-    def scan(self, sequence, *, circular=False, cigar=False):
-        """Every hit in one sequence (str or bytes-like), as a list of Hit.
+    def _strand(self, strand: Optional[str]) -> str:
+        want = _choice(_SCAN_STRANDS, strand, "strand")
+        if want:
+            have = self._strands
+            if have != 0 and "+-"[have - 1] != want:
+                compiled = "+" if have == 1 else "-"
+                raise ValueError(f"strand={strand!r}: the database was compiled with strands={compiled!r}; "
+                                 "it has no hits on the other strand")
+        return want  # type: ignore[no-any-return]
 
-        A str is scanned as its UTF-8 bytes (coordinates count bytes; .matched
-        holds the bytes as Latin-1 characters, the same for ASCII).
+    def _pass_options(self, circular: bool, anchor: Optional[str], max_hits: Optional[int], threads: int,
+                      lines: bool) -> Tuple[int, int]:
+        """Checks a pass's options; (anchor id, input format)."""
+        anchor_id = _choice(_ANCHORS, anchor, "anchor")
+        if circular and anchor_id:
+            raise ValueError(f"circular=True and anchor={anchor!r} cannot be used together (a circular record "
+                             "has no start or end to anchor at)")
+        _count_argument(max_hits, "max_hits")
+        _count_argument(threads, "threads", none=False)
+        text = self._alphabet == 1
+        if lines and not text:
+            raise ValueError('lines=True reads each line of a text file as a record: it needs a database '
+                             'compiled with alphabet="text"')
+        return anchor_id, (_INPUT_LINES if lines else _INPUT_TEXT) if text else _INPUT_AUTO
 
-        Each hit has .pattern (name), .strand, .start, .end, .errors,
-        .matched, .index (the pattern's index) and .record (None here).
-        circular: the sequence is circular; hits over its end are reported
-            too (start below its length, end past it).
-        cigar: fill .cigar with the alignment: '=' match, 'X' mismatch, 'I'
-            a pattern symbol missing from the text, 'D' a text symbol missing
-            from the pattern; the pattern 5'->3' against the text, for '-'
-            hits against its reverse complement.
-        The GIL is released while scanning.
+    if TYPE_CHECKING:
+        # Database.scan is the extension's (_seqmatch._Database.scan, for the
+        # cost of a call); these are its types. Its documentation:
+        # help(seqmatch.Database.scan).
+        @overload
+        def scan(self, sequence: SequenceLike, *, circular: bool = ..., cigar: bool = ...,
+                 strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
+                 arrays: Literal[False] = ...) -> List[Hit]: ...
+
+        @overload
+        def scan(self, sequence: SequenceLike, *, circular: bool = ..., cigar: bool = ...,
+                 strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
+                 arrays: Literal[True]) -> HitColumns: ...
+
+        @overload
+        def scan(self, sequence: SequenceLike, *, circular: bool = ..., cigar: bool = ...,
+                 strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
+                 arrays: bool = ...) -> Union[List[Hit], HitColumns]: ...
+
+        def scan(self, sequence: SequenceLike, *, circular: bool = False, cigar: bool = False,
+                 strand: Optional[str] = None, anchor: Optional[str] = None, max_hits: Optional[int] = None,
+                 arrays: bool = False) -> Union[List[Hit], HitColumns]: ...
+
+    def _scan_options(self, sequence: SequenceLike, *, circular: bool = False, cigar: bool = False,
+                      strand: Optional[str] = None, anchor: Optional[str] = None, max_hits: Optional[int] = None,
+                      arrays: bool = False) -> Union[List[Hit], HitColumns]:
+        """Database.scan with any option (the extension's scan hands every
+        call but the plainest to this)."""
+        strand_filter = self._strand(strand)
+        anchor_id, _ = self._pass_options(circular, anchor, max_hits, 0, False)
+        if anchor_id:
+            records = [(None, sequence)]
+            run = self._run_pass([(_TARGET_RECORDS, records, None)], _MODE_ARRAYS if arrays else _MODE_HITS, 1,
+                                 _INPUT_AUTO, False, cigar, strand_filter, anchor_id, max_hits, False, False)
+            if arrays:
+                raw, records_with_hits = run._finish()
+                return _columns(raw, self.patterns, records_with_hits, [None])
+            return list(run)
+        out = self._scan(sequence, circular, cigar, strand_filter, max_hits, arrays)
+        if arrays:
+            return _columns(out, self.patterns, [None] if out["start"] else [], [None])
+        return out  # type: ignore[no-any-return]
+
+    def _pass(self, target: Target, mode: int, threads: int, circular: bool, cigar: bool, strand: Optional[str],
+              anchor: Optional[str], max_hits: Optional[int], lines: bool, invert: bool = False,
+              per_file: bool = False) -> Tuple[Any, List[Optional[str]]]:
+        anchor_id, input_format = self._pass_options(circular, anchor, max_hits, threads, lines)
+        strand_filter = self._strand(strand)
+        targets = _targets(target)
+        run = self._run_pass(targets, mode, threads, input_format, circular, cigar, strand_filter, anchor_id,
+                            max_hits, invert, per_file)
+        return run, [t[2] for t in targets]
+
+    @overload
+    def search(self, target: Target, *, threads: int = ..., circular: bool = ..., cigar: bool = ...,
+               strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
+               lines: bool = ..., arrays: Literal[False] = ...) -> Iterator[Hit]: ...
+
+    @overload
+    def search(self, target: Target, *, threads: int = ..., circular: bool = ..., cigar: bool = ...,
+               strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
+               lines: bool = ..., arrays: Literal[True]) -> HitColumns: ...
+
+    @overload
+    def search(self, target: Target, *, threads: int = ..., circular: bool = ..., cigar: bool = ...,
+               strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
+               lines: bool = ..., arrays: bool = ...) -> Union[Iterator[Hit], HitColumns]: ...
+
+    def search(self, target: Target, *, threads: int = 0, circular: bool = False, cigar: bool = False,
+               strand: Optional[str] = None, anchor: Optional[str] = None, max_hits: Optional[int] = None,
+               lines: bool = False, arrays: bool = False) -> Union[Iterator[Hit], HitColumns]:
+        """The hits in a target, as an iterator of Hit with .record (and
+        .file) set, or with arrays=True as HitColumns.
+
+        target: a path (FASTA/FASTQ, plain, gzip, BGZF or zstd; text files
+            with alphabet="text"; "-" is standard input), a binary or text
+            file object, a list or tuple of paths and file objects (searched
+            in turn, as one search: records are numbered on, every hit names
+            its file), or an iterable of records: (name, sequence) pairs or
+            longer tuples starting with those (a name may be None).
+        threads: scanning threads (0: every core).
+        circular, cigar, strand, anchor and max_hits as for scan
+            (max_hits counts over all the targets).
+        lines: alphabet="text": each line of a file is a record (named
+            PATH:LINE), as the command's --lines.
+        arrays: the hits as HitColumns (the whole target is read first).
+        The target is read as the hits are asked for, with the GIL released;
+        a bad file raises ValueError or OSError naming the file, record and
+        line; a file object's own exceptions come through as they are.
         """
-        return self._db._scan(sequence, circular, cigar)
+        mode = _MODE_ARRAYS if arrays else _MODE_HITS
+        run, files = self._pass(target, mode, threads, circular, cigar, strand, anchor, max_hits, lines)
+        if arrays:
+            raw, records = run._finish()
+            return _columns(raw, self.patterns, records, files)
+        return run  # type: ignore[no-any-return]
 
-    def search(self, path, *, threads=0, circular=False, cigar=False):
-        """The hits in a FASTA/FASTQ file (plain, gzip, BGZF or zstd; text
-        files with alphabet="text"), as an iterator of Hit with .record set.
+    @overload
+    def count(self, target: Target, *, threads: int = ..., circular: bool = ..., strand: Optional[str] = ...,
+              anchor: Optional[str] = ..., max_hits: Optional[int] = ..., lines: bool = ...,
+              per_file: Literal[False] = ...) -> Dict[str, int]: ...
 
-        threads: scanning threads (0: every core). circular and cigar as
-        for scan. The file is read as the hits are asked for, with the GIL
-        released; a bad file raises ValueError or OSError naming the file,
-        record and line.
+    @overload
+    def count(self, target: Target, *, threads: int = ..., circular: bool = ..., strand: Optional[str] = ...,
+              anchor: Optional[str] = ..., max_hits: Optional[int] = ..., lines: bool = ...,
+              per_file: Literal[True]) -> List[Tuple[Optional[str], Dict[str, int]]]: ...
+
+    @overload
+    def count(self, target: Target, *, threads: int = ..., circular: bool = ..., strand: Optional[str] = ...,
+              anchor: Optional[str] = ..., max_hits: Optional[int] = ..., lines: bool = ...,
+              per_file: bool = ...) -> Union[Dict[str, int], List[Tuple[Optional[str], Dict[str, int]]]]: ...
+
+    def count(self, target: Target, *, threads: int = 0, circular: bool = False, strand: Optional[str] = None,
+              anchor: Optional[str] = None, max_hits: Optional[int] = None, lines: bool = False,
+              per_file: bool = False) -> Union[Dict[str, int], List[Tuple[Optional[str], Dict[str, int]]]]:
+        """The number of hits of each pattern in a target (as for search),
+        as {name: count} in pattern order (patterns of the same name add
+        up), over all of the target's files; with per_file=True, a list of
+        (file, {name: count}), one per target in order (file None for
+        records given as Python objects). strand, anchor and max_hits
+        as for scan (max_hits: only the first hits are counted). The whole
+        scan runs with the GIL released."""
+        run, files = self._pass(target, _MODE_COUNT, threads, circular, False, strand, anchor, max_hits, lines,
+                               per_file=per_file)
+        counts = run._finish()
+        names = self.patterns
+
+        def by_name(values: List[int]) -> Dict[str, int]:
+            out: Dict[str, int] = {}
+            for name, n in zip(names, values):
+                out[name] = out.get(name, 0) + n
+            return out
+
+        if per_file:
+            return [(f, by_name(c)) for f, c in zip(files, counts)]
+        return by_name(counts)
+
+    def filter(self, target: Target, *, invert: bool = False, threads: int = 0, circular: bool = False,
+               strand: Optional[str] = None, anchor: Optional[str] = None, lines: bool = False) -> Iterator[Any]:
+        """The records of a target that hold a hit (with invert=True, those
+        that hold none), in order, as the command's filter keeps them.
+
+        Records of a file come as Record(name, sequence, raw), raw being the
+        record's bytes exactly as read (write them to keep a subset of the
+        file); records given as Python objects come back as they were given.
+        target, threads, circular, strand, anchor and lines as for search.
         """
-        return self._db._search(path, threads, circular, cigar)
+        run, _ = self._pass(target, _MODE_FILTER, threads, circular, False, strand, anchor, None, lines,
+                           invert=invert)
+        return run  # type: ignore[no-any-return]
 
-    def count(self, path, *, threads=0, circular=False):
-        """The number of hits of each pattern in a file, as {name: count} in
-        pattern order (patterns of the same name add up). The whole scan
-        runs with the GIL released."""
-        return self._db._count(path, threads, circular)
+    def demux(self, target: Target, *, anchor: Optional[str] = "start", strand: Optional[str] = "+",
+              threads: int = 0, lines: bool = False) -> Iterator[Tuple[Optional[str], Any]]:
+        """Each record of a target with the barcode it carries, as
+        (barcode name or None, record), in order, as the command's demux
+        assigns them: the barcode (the patterns of one name) whose hit has
+        the fewest errors; None when two barcodes are equally close or none
+        is found. By default the barcode is looked for at the record's start
+        (anchor="start"; "end", or None for anywhere) on the read's own
+        strand (strand="+"; None for both). Records as filter gives them.
+        """
+        run, _ = self._pass(target, _MODE_DEMUX, threads, False, False, strand, anchor, None, lines)
+        return run  # type: ignore[no-any-return]
 
-    def save(self, path):
+    def save(self, path: PathLike) -> None:
         """Saves the database (a file `seqmatch search -d` reads too)."""
-        self._db._save(_os.fspath(path))
+        self._save(_os.fspath(path))
 
-    def to_bytes(self):
+    def to_bytes(self) -> bytes:
         """The database as bytes (the file's bytes); see from_bytes."""
-        return self._db._to_bytes()
+        return self._to_bytes()
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
         return (from_bytes, (self.to_bytes(),))
+
+
+_seqmatch._set_types(Hit, Record, Database)

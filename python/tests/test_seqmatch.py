@@ -1,6 +1,8 @@
 """The Python package against the seqmatch command on the same inputs: the
 same hits (scan, search), counts, circular hits and CIGARs; databases saved
 by one and read by the other; errors; the GIL released while scanning.
+test_api.py has the rest of the API (targets, scan-time options, columns,
+filter and demux, argument errors).
 
 The command is $SEQMATCH_CLI (tests/python/run.sh sets it), else
 build/seqmatch in the repository.
@@ -174,7 +176,7 @@ def test_hits_and_sequence_types():
         (h,) = db.scan(seq, cigar=True)
         assert (h.pattern, h.strand, h.start, h.end, h.errors, h.matched, h.record, h.index, h.cigar) == \
             ("ACGTTGCA", "+", 2, 11, 1, "ACGTATGCA", None, 0, "4=1D4=")
-    assert tuple(h) == ("ACGTTGCA", "+", 2, 11, 1, "ACGTATGCA", None)
+    assert tuple(h) == ("ACGTTGCA", "+", 2, 11, 1, "ACGTATGCA", None, None, 0, "4=1D4=")
     assert db.scan("")[:] == []
     assert db.scan("acgttgca")[0].matched == "acgttgca"  # case as in the input
     with pytest.raises(TypeError):
@@ -206,7 +208,7 @@ def test_errors(tmp_path):
         seqmatch.compile(["GAATTC", "GA"], edits=2)
     with pytest.raises(ValueError, match="cannot be combined"):
         seqmatch.compile(["GAATTC"], mismatches=1, edits=1)
-    with pytest.raises(ValueError, match="unknown alphabet"):
+    with pytest.raises(ValueError, match="alphabet=.protein. is not one of"):
         seqmatch.compile(["GAATTC"], alphabet="protein")
     with pytest.raises(ValueError, match="no patterns"):
         seqmatch.compile([])
@@ -215,6 +217,11 @@ def test_errors(tmp_path):
     db = seqmatch.compile(["GAATTC"])
     with pytest.raises(OSError):
         list(db.search(tmp_path / "missing.fa"))
+    # before any target is read
+    with pytest.raises(FileNotFoundError, match="missing.fa"):
+        db.search([EXCERPT, tmp_path / "missing.fa"])
+    with pytest.raises(IsADirectoryError):
+        db.count(tmp_path)
     bad = tmp_path / "bad.fa"
     bad.write_bytes(b">a\nACGT\x01ACGT\n")
     with pytest.raises(ValueError, match="bad.fa: line 2, column 5 .record 'a'.: unexpected byte 0x01"):

@@ -1120,14 +1120,10 @@ static int start_of_file(sm_reader *r, sm_input_format format) {
     return SM_OK;
 }
 
-int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
-                           sm_error *err) {
-    if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
-    *reader = NULL;
-    if (!path || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
-        return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
-    sm_source *src;
-    int rc = sm_io_source_open(path, threads, &src, err);
+/* A reader on src (NULL: open path), at its first record. */
+static int reader_open(const char *path, sm_source *src, sm_input_format format, unsigned threads,
+                       sm_reader **reader, sm_error *err) {
+    int rc = src ? SM_OK : sm_io_source_open(path, threads, &src, err);
     if (rc != SM_OK) return rc;
     sm_reader *r = reader_new(src, format, threads, 1, path, err);
     if (!r) return err ? err->code : SM_ERR_NOMEM;
@@ -1141,6 +1137,26 @@ int sm_reader_open_threads(const char *path, sm_input_format format, unsigned th
     }
     *reader = r;
     return SM_OK;
+}
+
+int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
+                           sm_error *err) {
+    if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
+    *reader = NULL;
+    if (!path || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
+        return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open");
+    return reader_open(path, NULL, format, threads, reader, err);
+}
+
+int sm_reader_open_fn(const char *name, sm_input_format format, long (*read)(void *ctx, void *buf, size_t cap, sm_error *err),
+                      void *ctx, sm_reader **reader, sm_error *err) {
+    if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open_fn");
+    *reader = NULL;
+    if (!name || !read || format < SM_INPUT_AUTO || format > SM_INPUT_LINES)
+        return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open_fn");
+    sm_source *src;
+    int rc = sm_io_source_open_fn(name, read, ctx, &src, err);
+    return rc != SM_OK ? rc : reader_open(name, src, format, 1, reader, err);
 }
 
 /* ------------------------------------------------------------ byte ranges */

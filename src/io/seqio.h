@@ -38,6 +38,13 @@ int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader,
 int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
                            sm_error *err);
 
+/* The same over a caller's byte stream instead of a file: read(ctx, buf,
+   cap, err) writes up to cap bytes and returns how many (> 0), 0 at the
+   end, or -1 with err filled; it is called on the caller's thread only.
+   name stands for the path in messages (and names a text record). */
+int sm_reader_open_fn(const char *name, sm_input_format format, long (*read)(void *ctx, void *buf, size_t cap, sm_error *err),
+                      void *ctx, sm_reader **reader, sm_error *err);
+
 /* Moves to the next record. Returns 1 and sets *name (the header's first
    word, NUL-terminated, valid until the next call), 0 when there are no more
    records, or a negative value with err filled. */

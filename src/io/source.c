@@ -65,7 +65,9 @@ typedef struct {
 
 struct sm_source {
     char *name;
-    int fd;
+    int fd;                   /* -1 for a caller's read function */
+    sm_io_read_fn read_fn;
+    void *read_ctx;
     int kind;
     uint64_t total;           /* file size, 0 when not a regular file */
     _Atomic uint64_t done;    /* raw bytes consumed (progress) */
@@ -144,8 +146,11 @@ static int raw_peek(sm_source *s, size_t want, const uint8_t **p, size_t *n, sm_
             s->rbuf = q;
             s->rcap = cap;
         }
-        ssize_t got = read(s->fd, s->rbuf + s->rlen, s->rcap - s->rlen);
-        if (got < 0) {
+        ssize_t got;
+        if (s->read_fn) {
+            got = s->read_fn(s->read_ctx, s->rbuf + s->rlen, s->rcap - s->rlen, err);
+            if (got < 0) return -1;
+        } else if ((got = read(s->fd, s->rbuf + s->rlen, s->rcap - s->rlen)) < 0) {
             if (errno == EINTR) continue;
             return sm_io_error(err, SM_ERR_IO, "%s: read error: %s", s->name, strerror(errno)), -1;
         }
@@ -543,6 +548,45 @@ static int start_threads(sm_source *s, void *(*fn)(void *), unsigned n, sm_error
     return SM_OK;
 }
 
+/* What the data is, from its first bytes, and the threads that decode it.
+   Takes s (closed on failure). */
+static int source_start(sm_source *s, sm_source **source, sm_error *err) {
+    const uint8_t *p;
+    size_t n;
+    int rc = raw_peek(s, 18, &p, &n, err) < 0 ? err->code : SM_OK;
+    s->kind = SRC_PLAIN;
+    if (rc == SM_OK && n >= 2 && p[0] == 0x1f && p[1] == 0x8b) s->kind = bgzf_block_size(p, n) ? SRC_BGZF : SRC_GZIP;
+    else if (rc == SM_OK && n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0 && sm_inflater_has(SM_INFLATE_ZSTD))
+        s->kind = SRC_ZSTD;
+    if (rc == SM_OK && s->kind != SRC_PLAIN) {
+        s->inf = sm_inflater_new(s->kind == SRC_ZSTD ? SM_INFLATE_ZSTD : SM_INFLATE_GZIP);
+        if (!s->inf) rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name);
+    }
+    int threaded = s->kind == SRC_BGZF ? s->threads > 1 : s->kind != SRC_PLAIN && s->threads > 1;
+    if (rc == SM_OK && s->kind == SRC_BGZF && !threaded) s->kind = SRC_GZIP; /* inline: blocks are members */
+    if (rc == SM_OK && threaded) {
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_cond_init(&s->cond, NULL);
+        s->sync_init = 1;
+        if (s->kind == SRC_BGZF) {
+            s->njobs = 2 * s->threads + 2;
+            s->jobs = calloc(s->njobs, sizeof *s->jobs);
+            rc = s->jobs ? start_threads(s, bgzf_worker, s->threads, err)
+                         : sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name);
+        } else {
+            for (unsigned i = 0; i < RING_SLOTS && rc == SM_OK; i++)
+                if (!(s->ring[i].data = malloc(RING_BYTES))) rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name);
+            if (rc == SM_OK) rc = start_threads(s, producer_main, 1, err);
+        }
+    }
+    if (rc != SM_OK) {
+        sm_io_source_close(s);
+        return rc;
+    }
+    *source = s;
+    return SM_OK;
+}
+
 int sm_io_source_open(const char *path, unsigned threads, sm_source **source, sm_error *err) {
     *source = NULL;
     int from_stdin = strcmp(path, "-") == 0;
@@ -581,41 +625,23 @@ int sm_io_source_open(const char *path, unsigned threads, sm_source **source, sm
         else (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     }
-    /* What the data is, from its first bytes. */
-    const uint8_t *p;
-    size_t n;
-    int rc = raw_peek(s, 18, &p, &n, err) < 0 ? err->code : SM_OK;
-    s->kind = SRC_PLAIN;
-    if (rc == SM_OK && n >= 2 && p[0] == 0x1f && p[1] == 0x8b) s->kind = bgzf_block_size(p, n) ? SRC_BGZF : SRC_GZIP;
-    else if (rc == SM_OK && n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0 && sm_inflater_has(SM_INFLATE_ZSTD))
-        s->kind = SRC_ZSTD;
-    if (rc == SM_OK && s->kind != SRC_PLAIN) {
-        s->inf = sm_inflater_new(s->kind == SRC_ZSTD ? SM_INFLATE_ZSTD : SM_INFLATE_GZIP);
-        if (!s->inf) rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
+    return source_start(s, source, err);
+}
+
+int sm_io_source_open_fn(const char *name, sm_io_read_fn fn, void *ctx, sm_source **source, sm_error *err) {
+    *source = NULL;
+    sm_source *s = calloc(1, sizeof *s);
+    if (s) s->name = malloc(strlen(name) + 1);
+    if (!s || !s->name) {
+        free(s);
+        return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", name);
     }
-    int threaded = s->kind == SRC_BGZF ? s->threads > 1 : s->kind != SRC_PLAIN && s->threads > 1;
-    if (rc == SM_OK && s->kind == SRC_BGZF && !threaded) s->kind = SRC_GZIP; /* inline: blocks are members */
-    if (rc == SM_OK && threaded) {
-        pthread_mutex_init(&s->lock, NULL);
-        pthread_cond_init(&s->cond, NULL);
-        s->sync_init = 1;
-        if (s->kind == SRC_BGZF) {
-            s->njobs = 2 * s->threads + 2;
-            s->jobs = calloc(s->njobs, sizeof *s->jobs);
-            rc = s->jobs ? start_threads(s, bgzf_worker, s->threads, err)
-                         : sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
-        } else {
-            for (unsigned i = 0; i < RING_SLOTS && rc == SM_OK; i++)
-                if (!(s->ring[i].data = malloc(RING_BYTES))) rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
-            if (rc == SM_OK) rc = start_threads(s, producer_main, 1, err);
-        }
-    }
-    if (rc != SM_OK) {
-        sm_io_source_close(s);
-        return rc;
-    }
-    *source = s;
-    return SM_OK;
+    strcpy(s->name, name);
+    s->fd = -1;
+    s->read_fn = fn;
+    s->read_ctx = ctx;
+    s->threads = 1;
+    return source_start(s, source, err);
 }
 
 long sm_io_source_read(sm_source *s, void *buf, size_t cap, sm_error *err) {
@@ -677,7 +703,7 @@ void sm_io_source_close(sm_source *s) {
     sm_inflater_free(s->inf);
     if (s->map) munmap((void *)s->map, s->map_size);
     free(s->rbuf);
-    close(s->fd);
+    if (s->fd >= 0) close(s->fd);
     free(s->name);
     free(s);
 }

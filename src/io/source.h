@@ -21,6 +21,14 @@ typedef struct sm_source sm_source;
    reason"). */
 int sm_io_source_open(const char *path, unsigned threads, sm_source **source, sm_error *err);
 
+/* A source over a caller's byte stream (the Python package's file
+   objects): fn(ctx, buf, cap, err) writes up to cap bytes to buf and
+   returns how many (> 0), 0 at the end, or -1 with err filled. Compressed
+   data is detected and decoded as from a file, on the calling thread.
+   name is used in messages. */
+typedef long (*sm_io_read_fn)(void *ctx, void *buf, size_t cap, sm_error *err);
+int sm_io_source_open_fn(const char *name, sm_io_read_fn fn, void *ctx, sm_source **source, sm_error *err);
+
 /* A plain regular file not read from yet: the whole file, mapped, with at
    least 64 zero bytes readable after it (*len bytes of data); returns 1,
    or 0 when the source is anything else. The reader then works on the

@@ -860,6 +860,118 @@ static void test_pattern_files_hostile(void) {
     unlink(p);
 }
 
+/* ------------------------------------------------- a caller's stream */
+
+/* The bytes of a stream handed out in pieces of 1 to max_piece bytes; an
+   error after fail_at bytes when fail_at is not SIZE_MAX. */
+typedef struct {
+    const uint8_t *data;
+    size_t len, at, max_piece, fail_at;
+} stream_bytes;
+
+static long stream_read(void *ctx, void *buf, size_t cap, sm_error *err) {
+    stream_bytes *s = ctx;
+    if (s->at >= s->fail_at) return sm_io_error(err, SM_ERR_IO, "stream: broken"), -1;
+    size_t n = 1 + (size_t)(rng() % s->max_piece);
+    if (n > cap) n = cap;
+    if (n > s->len - s->at) n = s->len - s->at;
+    if (s->fail_at != SIZE_MAX && n > s->fail_at - s->at) n = s->fail_at - s->at;
+    memcpy(buf, s->data + s->at, n);
+    s->at += n;
+    return (long)n;
+}
+
+static uint8_t *read_whole(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *data = malloc(n > 0 ? (size_t)n : 1);
+    *len = 0;
+    if (data) *len = fread(data, 1, (size_t)n, f);
+    fclose(f);
+    return data;
+}
+
+/* The records of a reader over a stream, as collect gives those of a path. */
+static void collect_stream(stream_bytes *s, sm_input_format format, collected *c) {
+    memset(c, 0, sizeof *c);
+    sm_reader *r;
+    int rc = sm_reader_open_fn("stream", format, stream_read, s, &r, &c->err);
+    if (rc != SM_OK) {
+        c->rc = rc;
+        return;
+    }
+    const char *name;
+    while ((rc = sm_reader_next_record(r, &name, &c->err)) > 0) {
+        size_t at = strlen(c->text);
+        snprintf(c->text + at, sizeof c->text - at, "%s=", name);
+        size_t shown = 0;
+        const uint8_t *d;
+        size_t l;
+        while ((rc = sm_reader_read(r, &d, &l, &c->err)) > 0) {
+            size_t take = shown < 64 ? 64 - shown : 0;
+            if (take > l) take = l;
+            at = strlen(c->text);
+            if (at + take + 2 < sizeof c->text) {
+                memcpy(c->text + at, d, take);
+                c->text[at + take] = '\0';
+            }
+            shown += take;
+        }
+        if (rc < 0) break;
+        at = strlen(c->text);
+        snprintf(c->text + at, sizeof c->text - at, "|");
+        c->records++;
+    }
+    c->rc = rc < 0 ? -1 : 0;
+    sm_reader_close(r);
+}
+
+/* sm_reader_open_fn: the records of a stream handed out in pieces of any
+   size, plain and gzip, are those of the same bytes read as a file; the
+   stream's error is the reader's. */
+static void test_read_fn(void) {
+    const char *files[] = {"data/io/multi.fa", "data/io/badqual.fq"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        size_t len;
+        uint8_t *data = read_whole(files[f], &len);
+        CHECK(data != NULL);
+        if (!data) continue;
+        collected want, got;
+        collect(files[f], SM_INPUT_AUTO, &want, NULL, NULL);
+        const char *gz = temp_path();
+        write_gzip_member(gz, "wb", data, len);
+        size_t gz_len = 0;
+        uint8_t *gz_data = read_whole(gz, &gz_len);
+        for (size_t max_piece = 1; max_piece <= 4096; max_piece *= 8) {
+            stream_bytes s = {data, len, 0, max_piece, SIZE_MAX};
+            collect_stream(&s, SM_INPUT_AUTO, &got);
+            CHECK(got.rc == want.rc);
+            CHECK_STR(got.text, want.text);
+            stream_bytes z = {gz_data, gz_len, 0, max_piece, SIZE_MAX};
+            collect_stream(&z, SM_INPUT_AUTO, &got);
+            CHECK(got.rc == want.rc);
+            CHECK_STR(got.text, want.text);
+        }
+        stream_bytes broken = {data, len, 0, 7, len / 2};
+        collect_stream(&broken, SM_INPUT_AUTO, &got);
+        CHECK(got.rc != 0 && got.err.code == SM_ERR_IO);
+        CHECK_STR(got.err.message, "stream: broken");
+        unlink(gz);
+        free(gz_data);
+        free(data);
+    }
+    /* a text stream is one record named after the stream */
+    const char text[] = "any bytes\n\x01 at all";
+    stream_bytes t = {(const uint8_t *)text, sizeof text - 1, 0, 3, SIZE_MAX};
+    collected got;
+    collect_stream(&t, SM_INPUT_TEXT, &got);
+    CHECK(got.rc == 0 && got.records == 1);
+    CHECK(strncmp(got.text, "stream=any bytes\n\x01 at all|", sizeof got.text) == 0);
+}
+
 int main(void) {
     test_fasta_small();
     test_fasta_errors();
@@ -874,6 +986,7 @@ int main(void) {
     test_fastq_multiline();
     test_bom_and_compression();
     test_pattern_files_hostile();
+    test_read_fn();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

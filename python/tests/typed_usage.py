@@ -1,0 +1,45 @@
+"""A program using the package as its users do, checked by mypy --strict
+through the installed package (py.typed, the stubs) and run by
+test_typing.py: the types it states are the ones the package gives."""
+import io
+import sys
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import seqmatch
+
+
+def main(path: str) -> None:
+    db: seqmatch.Database = seqmatch.compile([("EcoRI", "GAATTC"), ("BamHI", "GGATCC")], mismatches=1)
+    one = seqmatch.compile("GAATTC", edits=1, report="ends")
+    hits: List[seqmatch.Hit] = db.scan(b"TTGAATTCAA", cigar=True, strand="+", max_hits=10)
+    for hit in hits:
+        start: int = hit.start
+        index: int = hit.index
+        cigar: Optional[str] = hit.cigar
+        fields: Dict[str, object] = hit._asdict()
+        assert start >= 0 and index == 0 and cigar and fields["pattern"] == "EcoRI"
+    columns: seqmatch.HitColumns = one.scan(memoryview(b"GAATTC"), arrays=True)
+    assert columns.rows > 0 and columns.patterns == ["GAATTC"]
+    found: Iterator[seqmatch.Hit] = db.search([path, path], threads=1, anchor=None)
+    files = {h.file for h in found}
+    assert files == {path}
+    records: List[Tuple[str, str]] = [("r1", "GAATTCGGATCC"), ("r2", "TTTT")]
+    counts: Dict[str, int] = db.count(records)
+    per_file: List[Tuple[Optional[str], Dict[str, int]]] = db.count([path, io.BytesIO(b">r\nGAATTC\n")],
+                                                                  per_file=True)
+    assert counts["EcoRI"] == 2 and len(per_file) == 2
+    table: seqmatch.HitColumns = db.search(path, arrays=True)
+    assert table.files == [path]
+    for barcode, record in db.demux(records):
+        name: Optional[str] = barcode
+        assert name in ("EcoRI", None) and record
+    kept = [r for r in db.filter(records, invert=True)]
+    assert kept == [("r2", "TTTT")]
+    patterns: List[Tuple[str, str]] = seqmatch.read_patterns(path)
+    assert patterns and seqmatch.library_version()
+    again: seqmatch.Database = seqmatch.from_bytes(db.to_bytes())
+    assert again.patterns == db.patterns and len(again) == 2
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
