@@ -41,6 +41,7 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "core/internal.h"
+#include "engines/automaton/automaton_gpu.h"
 #include "engines/engine.h"
 #include "seqmatch.h"
 
@@ -137,8 +138,10 @@ static void plain_lines(const sm_pattern *pats, size_t n, const sm_compile_optio
     const sm_db_section *e = &sm_db_sections(db)[0];
     sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
     sm_gpu_view v;
-    sm_engine_for_kind(e->kind)->gpu_view(&sec, &v);
-    const sm_gpu_automaton *a = &v.u.automaton;
+    char why[256];
+    sm_gpu_db gdb = {0};
+    sm_engine_for_kind(e->kind)->gpu->view(&sec, &gdb, &v, why);
+    const sm_gpu_automaton *a = SM_GPU_VIEW(&v, const sm_gpu_automaton);
     const uint32_t *out_index = (const uint32_t *)(sec.bytes + a->out_index_off);
     uint32_t *outputs = malloc((size_t)a->states * sizeof *outputs);
     for (uint32_t q = 0; q < a->states; q++) outputs[q] = out_index[q + 1] - out_index[q];

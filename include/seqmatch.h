@@ -221,8 +221,8 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info);
 const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes);
 /* What the CUDA backend runs for section index (< section_count): its
    kernel and where its tables sit on a Hopper GPU, written to buf (size
-   bytes); NULL for a section no GPU kernel scans (the approximate engines)
-   or an index out of range. */
+   bytes); NULL for a section the GPU cannot scan (buf then says why, or is
+   empty) or an index out of range. */
 const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t size);
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index);
 /* The pattern as given (dna: upper case, U as T), with its PAM when the

@@ -163,6 +163,8 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
         const char *name = sm_db_section_name(db, i, NULL, NULL);
         if (sm_db_section_gpu(db, i, gpu, sizeof gpu))
             fprintf(out, "gpu              %s\n", gpu);
+        else if (gpu[0])
+            fprintf(out, "gpu              none: %s\n", gpu);
         else
             fprintf(out, "gpu              none: %s runs on the CPU only\n", name ? name : "this engine");
     }
