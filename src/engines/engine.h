@@ -94,6 +94,10 @@ typedef struct sm_gpu_part {
     int (*view)(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *view, char *why);
     /* What the GPU runs for that view, in words (--explain). */
     void (*describe)(const sm_gpu_view *view, char *buf, size_t size);
+    /* Bytes the kernel reads beside the section (sm_gpu_scan_args.extra),
+       made on the host: their size (buf NULL), or written to buf. NULL:
+       none. */
+    size_t (*extra)(const sm_section *s, const sm_gpu_view *view, void *buf);
     /* The CPU stand-in for the kernel (tests/emulated): what its launch
        makes beside the section (NULL: nothing; may be NULL), then the scan
        of a batch (a->prepared set) by the kernel's own per-item code, item

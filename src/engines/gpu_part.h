@@ -134,8 +134,9 @@ typedef struct {
     uint32_t tail;                /* longest pattern - 1 */
     uint32_t reach;               /* k edits: longest pattern + k (what a chunk reads before c0) */
     uint32_t parts;               /* kernels of a chunk per thread: each chunk cut into this many */
-    uint32_t pad;
+    uint32_t chunk_max;           /* the longest chunk's owned bytes (c1 - c0) */
     const void *prepared;         /* what the engine made of its section beside it (device or stand-in), or NULL */
+    const void *extra;            /* the bytes its GPU part's extra operation gave, on the device, or NULL */
     sm_gpu_view view;
 } sm_gpu_scan_args;
 

@@ -23,6 +23,7 @@ typedef struct {
     const sm_gpu_part *part;
     uint8_t *bytes; /* a copy, as the device has one */
     size_t size;
+    void *extra;    /* and of the extra bytes */
     void *prepared;
 } emu_section;
 
@@ -58,6 +59,7 @@ void sm_cuda_tables_close(sm_cuda_tables *t) {
         emu_section *s = &t->sections[i];
         if (s->prepared && s->part->emulate_release) s->part->emulate_release(s->prepared);
         free(s->bytes);
+        free(s->extra);
     }
     free(t->sections);
     free(t->lengths);
@@ -98,6 +100,13 @@ int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cuda_tables *
             return snprintf(msg, 256, "out of memory"), -1;
         }
         memcpy(s->bytes, db->sections[i].bytes, s->size);
+        if (db->sections[i].extra_size) {
+            if (!(s->extra = malloc(db->sections[i].extra_size))) {
+                sm_cuda_tables_close(t);
+                return snprintf(msg, 256, "out of memory"), -1;
+            }
+            memcpy(s->extra, db->sections[i].extra, db->sections[i].extra_size);
+        }
         if (s->part->emulate_prepare && !(s->prepared = s->part->emulate_prepare(&s->view, s->bytes))) {
             sm_cuda_tables_close(t);
             return snprintf(msg, 256, "out of memory"), -1;
@@ -154,12 +163,13 @@ static int scan(sm_cuda_slot *s) {
     const sm_cuda_tables *t = s->t;
     s->nhits = 0;
     memset(s->counts, 0, (t->pattern_count + 1) * sizeof *s->counts);
-    size_t longest_chunk = 0;
+    size_t longest_chunk = 0, chunk_max = 0;
     for (size_t c = 0; c < s->nchunks; c++) {
         const sm_gpu_chunk ch = s->chunks[c];
         /* the runner's side of the contract */
         if (ch.from > ch.c0 || ch.c0 > ch.c1 || ch.c1 > ch.end || ch.end > s->len) return -1;
         if (c < 64 && ch.c1 - ch.c0 > longest_chunk) longest_chunk = ch.c1 - ch.c0;
+        if (ch.c1 - ch.c0 > chunk_max) chunk_max = ch.c1 - ch.c0;
     }
     uint32_t parts = sm_gpu_parts(THREADS, t->warp_chunks, s->text_cap, t->tail, longest_chunk);
     for (uint32_t i = 0; i < t->nsections; i++) {
@@ -181,7 +191,9 @@ static int scan(sm_cuda_slot *s) {
         a.tail = t->tail;
         a.reach = t->reach;
         a.parts = sec->view.flags & SM_GPU_WARP_CHUNKS ? 1 : parts;
+        a.chunk_max = (uint32_t)chunk_max;
         a.prepared = sec->prepared;
+        a.extra = sec->extra;
         a.view = sec->view;
         if (a.visits) memset(a.visits, 0, sec->view.visits * sizeof *a.visits);
         sec->part->emulate(&a, THREADS);

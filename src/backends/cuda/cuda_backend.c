@@ -97,8 +97,21 @@ static int gpu_views(const sm_db *db, sm_cuda_section *sections, sm_error *err) 
             return sm_set_error(err, SM_ERR_INVALID, "--gpu: %s (search without --gpu)", why);
         sections[i].bytes = sec.bytes;
         sections[i].size = (size_t)sec.size;
+        if (ops->gpu->extra) {
+            size_t n = ops->gpu->extra(&sec, &sections[i].view, NULL);
+            void *p = n ? malloc(n) : NULL;
+            if (n && !p) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+            if (p) ops->gpu->extra(&sec, &sections[i].view, p);
+            sections[i].extra = p;
+            sections[i].extra_size = n;
+        }
     }
     return SM_OK;
+}
+
+static void free_sections(sm_cuda_section *sections, uint32_t n) {
+    for (uint32_t i = 0; sections && i < n; i++) free((void *)sections[i].extra);
+    free(sections);
 }
 
 static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error *err) {
@@ -110,20 +123,20 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     if (!sections) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     int rc = gpu_views(db, sections, err);
     if (rc != SM_OK) {
-        free(sections);
+        free_sections(sections, nsec);
         return rc;
     }
     int ndev = sm_cuda_device_count();
     if (ndev <= 0) {
         const char *missing = sm_cuda_missing();
-        free(sections);
+        free_sections(sections, nsec);
         return sm_set_error(err, SM_ERR_DEVICE, "%s", missing ? missing : "no usable GPU: the CUDA runtime sees no device");
     }
     int first = 0;
     if (r->opt.gpu_device > 0) {
         /* one GPU of those visible (an MPI rank's) */
         if (r->opt.gpu_device > ndev) {
-            free(sections);
+            free_sections(sections, nsec);
             return sm_set_error(err, SM_ERR_DEVICE, "GPU %d asked for, but the CUDA runtime sees %d",
                                 r->opt.gpu_device - 1, ndev);
         }
@@ -132,7 +145,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     }
     sm_cuda *g = calloc(1, sizeof *g);
     if (!g) {
-        free(sections);
+        free_sections(sections, nsec);
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     g->runner = r;
@@ -175,7 +188,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         if (sm_cuda_tables_open(first + d, &cdb, &g->tables[d], msg) != 0)
             rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", first + d, msg);
     free(lengths);
-    free(sections);
+    free_sections(sections, nsec);
     if (rc == SM_OK) {
         g->chunk_len = sm_cuda_tables_chunk(g->tables[0], g->text_cap, g->tail);
         if (g->chunk_len < 16) g->chunk_len = 16;

@@ -116,6 +116,7 @@ extern "C" void sm_cuda_tables_close(sm_cuda_tables *t) {
     for (uint32_t i = 0; i < t->nsections; i++) {
         if (t->engines && t->engines[i] && t->engines[i]->release) t->engines[i]->release(&t->sections[i]);
         cudaFree(t->sections[i].dev);
+        cudaFree(t->sections[i].extra);
     }
     cudaFree(t->lengths);
     free(t->sections);
@@ -166,6 +167,8 @@ extern "C" int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cu
         s->size = h->size;
         e = cudaMalloc(&s->dev, h->size ? h->size : 1);
         if (e == cudaSuccess) e = cudaMemcpy(s->dev, h->bytes, h->size, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess && h->extra_size) e = cudaMalloc(&s->extra, h->extra_size);
+        if (e == cudaSuccess && h->extra_size) e = cudaMemcpy(s->extra, h->extra, h->extra_size, cudaMemcpyHostToDevice);
         if (e != cudaSuccess) {
             sm_cuda_tables_close(t);
             return sm_cuda_fail(msg, "copying a section to the device", e);
@@ -281,10 +284,11 @@ static int queue_kernels(sm_cuda_slot *s, char *msg) {
     if (!s->nchunks) return 0;
     /* Kernels of a chunk per thread cut each chunk into parts of about a
        thread's chunk, so that mixed databases keep every thread busy. */
-    size_t longest_chunk = 0;
-    for (size_t i = 0; i < s->nchunks && i < 64; i++) {
+    size_t longest_chunk = 0, chunk_max = 0;
+    for (size_t i = 0; i < s->nchunks; i++) {
         size_t l = s->host_chunks[i].c1 - s->host_chunks[i].c0;
-        if (l > longest_chunk) longest_chunk = l;
+        if (i < 64 && l > longest_chunk) longest_chunk = l;
+        if (l > chunk_max) chunk_max = l;
     }
     uint32_t parts = sm_gpu_parts(resident_threads(t), t->warp_chunks, s->text_cap, t->tail, longest_chunk);
     for (uint32_t i = 0; i < t->nsections; i++) {
@@ -305,7 +309,9 @@ static int queue_kernels(sm_cuda_slot *s, char *msg) {
         l.args.visits = s->dev_visits[i];
         l.args.tail = t->tail;
         l.args.reach = t->reach;
+        l.args.extra = sec->extra;
         l.args.parts = sec->view.flags & SM_GPU_WARP_CHUNKS ? 1 : parts;
+        l.args.chunk_max = (uint32_t)chunk_max;
         l.args.view = sec->view;
         l.section = sec;
         l.sms = t->sms;

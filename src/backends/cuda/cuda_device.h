@@ -37,6 +37,8 @@ typedef struct {
     sm_gpu_view view;
     const uint8_t *bytes;
     size_t size;
+    const void *extra;       /* what the engine's GPU part made beside it (extra_size bytes), or NULL */
+    size_t extra_size;
 } sm_cuda_section;
 
 typedef struct {

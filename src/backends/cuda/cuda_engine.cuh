@@ -21,6 +21,7 @@ struct sm_cuda_gpu_section {
     uint32_t index;          /* in the database's directory */
     uint8_t *dev;            /* the section's bytes on the device */
     size_t size;
+    void *extra;             /* the extra bytes on the device, or NULL */
     void *prepared;          /* what the engine made of it (NULL: nothing) */
 };
 

@@ -1,0 +1,389 @@
+/* The pigeonhole filter on the GPU: the view of a pigeonhole section and the
+ * work of one thread, in the C that both the kernel (pigeonhole_cuda.cu)
+ * and the CPU stand-in (pigeonhole_gpu.c) compile (engines/gpu_part.h).
+ *
+ * A thread takes a slice of a chunk and finds the pieces in it as the CPU
+ * scan does, through the exact engines' tables the section holds: the
+ * k-mer engine's direct tables over the pieces (a rolling code of the last
+ * bases, the bitmap of codes some piece ends with, then the combined table
+ * whose entries name each piece's place in its key, or the table of each
+ * piece length after a non-base), or the dictionary automaton over the
+ * pieces. Each piece hit is verified on the spot with the CPU's code:
+ *  - k mismatches: the window it implies, compared symbol by symbol
+ *    through the key's match rows, reported by its first exact piece only;
+ *    a slice owns the windows that start in it and reads on to the chunk's
+ *    end;
+ *  - k edits: the anchored DPs on both sides of the piece (Myers' step with
+ *    Ukkonen's cut-off for keys of one word, a band of 2k + 1 cells for
+ *    longer ones), every end of an alignment through the anchor reported as
+ *    an end event with its cost; a slice owns the ends in it and reads from
+ *    longest pattern + k before it, which holds every anchor of an
+ *    alignment ending there (and a cost over k for any that starts
+ *    earlier). An end found through several anchors comes several times;
+ *    the runner keeps its least cost, which is D(end).
+ */
+#ifndef SM_PIGEONHOLE_GPU_H
+#define SM_PIGEONHOLE_GPU_H
+
+#include "engines/automaton/automaton_gpu.h"
+#include "engines/gpu_part.h"
+#include "engines/kmer/kmer_gpu.h"
+
+/* Longest piece of the seed tables (pigeonhole.h: SM_PH_SEED_MAX). */
+#define SM_PH_GPU_SEED_MAX 10
+/* k edits through the band DP: the band's cells per row kept in registers. */
+#define SM_PH_GPU_BAND_K 15
+
+typedef struct {
+    uint32_t match;          /* sm_match: 1 mismatches, 2 edits */
+    uint32_t k, nkeys, npieces, rows, max_key;
+    uint32_t seeds;          /* 1: seed tables, 0: the automaton */
+    uint32_t seed_max;
+    uint32_t has_all;        /* the combined table is there */
+    uint32_t alive_columns;  /* death tables (0: none) */
+    uint32_t slice;          /* owned bytes of a thread */
+    uint32_t edits;
+    uint64_t keys_off, pieces_off, lengths_off, peq_off, class_of_off, seed_any_off, seed_list_off, alive_off;
+} sm_gpu_pigeonhole;
+
+/* The section's records (pigeonhole.h), as the kernel reads them;
+   pigeonhole_gpu.c checks that they agree. */
+typedef struct {
+    uint32_t output, length, blocks, first_piece;
+    uint64_t peq_at;
+    uint64_t code, care, lanes;
+    uint32_t packed, reserved;
+} sm_ph_gpu_key;
+typedef struct {
+    uint32_t key, offset, length, index;
+} sm_ph_gpu_piece;
+typedef struct {
+    uint32_t key, offset, piece;
+    uint16_t length, index;
+} sm_ph_gpu_seed;
+
+/* What the kernel gets besides the section: the views of the tables it
+   embeds (offsets in them from the section's start). */
+typedef struct {
+    sm_gpu_kmer len[SM_PH_GPU_SEED_MAX + 1]; /* k = 0: no piece of that length */
+    sm_gpu_kmer all;
+    sm_gpu_automaton ac;
+} sm_ph_gpu_tables;
+
+/* Slices a chunk is cut into (every chunk alike, from the longest). */
+SM_GPU_HOSTDEV uint32_t sm_ph_gpu_slices(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v) {
+    uint32_t n = (a->chunk_max + v->slice - 1) / v->slice;
+    return n ? n : 1;
+}
+
+/* 2-bit code of a base (A C G T: 0 1 2 3), 4 for anything else (sm_nt_set
+   of one base), from the peq class map's dna sets. */
+SM_GPU_FN uint32_t sm_ph_gpu_code(uint32_t byte) {
+    uint32_t u = byte & 0xdfu;
+    return u == 'A' ? 0u : u == 'C' ? 1u : u == 'G' ? 2u : (u == 'T' || u == 'U') ? 3u : 4u;
+}
+
+SM_GPU_FN uint64_t sm_ph_gpu_peq(const uint8_t *section, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
+                                 uint32_t byte, uint32_t word) {
+    const uint16_t *class_of = (const uint16_t *)(section + v->class_of_off);
+    const uint64_t *peq = (const uint64_t *)(section + v->peq_off) + SM_GPU_LDG(&key->peq_at);
+    return SM_GPU_LDG(&peq[(size_t)SM_GPU_LDG(&class_of[byte]) * SM_GPU_LDG(&key->blocks) + word]);
+}
+
+/* ------------------------------------------------------- k mismatches */
+
+/* The window at x of the key, found through piece `piece` (exact): its
+   mismatches, unless an earlier piece is exact too (that one reports it)
+   or they pass k (ph_verify_window). */
+SM_GPU_FN void sm_ph_gpu_window(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
+                                uint32_t piece, uint32_t x) {
+    const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + SM_GPU_LDG(&key->first_piece);
+    const uint32_t k = v->k;
+    uint32_t mism = 0;
+    for (uint32_t p = 0; p <= k; p++) {
+        if (p == piece) continue;
+        uint32_t before = mism;
+        const uint32_t off = SM_GPU_LDG(&pc[p].offset), end = off + SM_GPU_LDG(&pc[p].length);
+        for (uint32_t i = off; i < end; i++) {
+            uint64_t word = sm_ph_gpu_peq(a->section, v, key, SM_GPU_LDG(&a->text[x + i]), i / 64);
+            if (!((word >> (i % 64)) & 1u) && ++mism > k) return;
+        }
+        if (p < piece && mism == before) return;
+    }
+    sm_gpu_emit(a, x + SM_GPU_LDG(&key->length), SM_GPU_LDG(&key->output), mism, SM_GPU_HIT_OUTPUT);
+}
+
+/* ------------------------------------------------------------ k edits */
+
+/* Anchored Myers for a piece of a one-word key (pigeonhole_private.h:
+   ph_alive_step): rows = key symbols lo .. lo + rows - 1 in the word's order,
+   columns = text bytes from the anchor, forwards (dir 1: text[at + t - 1])
+   or backwards (text[at - t]), at most avail of them. Forwards, every column
+   t whose last row is at most kk is an end (at + t) of cost base + that,
+   reported when owned; returns the least value of the last row (kk + 1:
+   none). */
+SM_GPU_FN uint32_t sm_ph_gpu_anchored(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
+                                      const uint64_t *peq_base, uint32_t lo, int dir, uint32_t rows, uint32_t at,
+                                      uint32_t avail, uint32_t kk, uint32_t base, sm_gpu_chunk ch, int report) {
+    const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
+    const uint64_t mask = rows == 64 ? ~0ull : ((1ull << rows) - 1);
+    const uint32_t columns = rows + kk < avail ? rows + kk : avail;
+    /* the state before any column: D(i, 0) = i, rows up to kk active */
+    uint64_t pv = ~0ull, mv = 0;
+    uint32_t y = rows < kk ? rows : kk, score_y = y, least = rows <= kk ? rows : kk + 1;
+    const uint32_t output = report ? SM_GPU_LDG(&key->output) : 0;
+    if (report && rows <= kk && at - 1 >= ch.c0 && at - 1 < ch.c1 && at > 0)
+        sm_gpu_emit(a, at, output, base + rows, SM_GPU_HIT_END);
+    for (uint32_t t = 1; t <= columns; t++) {
+        const uint32_t byte = SM_GPU_LDG(&a->text[dir > 0 ? at + t - 1 : at - t]);
+        const uint64_t eq = (SM_GPU_LDG(&peq_base[SM_GPU_LDG(&class_of[byte])]) >> lo) & mask;
+        /* Myers' step in anchored form: row 0 grows by one per column */
+        const uint64_t Xv = eq | mv;
+        const uint64_t Xh = (((eq & pv) + pv) ^ pv) | eq;
+        uint64_t ph = mv | ~(Xh | pv), mh = pv & Xh;
+        ph = (ph << 1) | 1u;
+        mh <<= 1;
+        pv = mh | ~(Xv | ph);
+        mv = ph & Xv;
+        const uint64_t ybit = 1ull << y;
+        score_y += (uint32_t)((ph & ybit) != 0) - (uint32_t)((mh & ybit) != 0);
+        if (y < rows) {
+            uint32_t next = score_y + (uint32_t)((pv & ybit) != 0) - (uint32_t)((mv & ybit) != 0);
+            if (next <= kk) {
+                y++;
+                score_y = next;
+            }
+        }
+        while (score_y > kk) {
+            if (y == 0) return least;
+            y--;
+            score_y -= (uint32_t)((pv >> y) & 1u) - (uint32_t)((mv >> y) & 1u);
+        }
+        if (y == rows) {
+            if (score_y < least) least = score_y;
+            uint32_t end = at + t;
+            if (report && end - 1 >= ch.c0 && end - 1 < ch.c1) sm_gpu_emit(a, end, output, base + score_y, SM_GPU_HIT_END);
+        }
+    }
+    return least;
+}
+
+/* The band DP of pigeonhole_verify.c (band_dp) for keys of several words:
+   rows i = key symbols from first, forwards or backwards; columns t = text
+   from the anchor; values above kk kept as kk + 1. Leaves the last row in
+   row[d] (t = rows - kk + d) and returns its least value. */
+SM_GPU_FN uint32_t sm_ph_gpu_band(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
+                                  uint32_t first, int dir, uint32_t rows, uint32_t at, uint32_t avail, uint32_t kk,
+                                  uint32_t *row) {
+    const uint32_t width = 2 * kk + 1, dead = kk + 1;
+    uint32_t prev[2 * SM_PH_GPU_BAND_K + 1], cur[2 * SM_PH_GPU_BAND_K + 1];
+    uint32_t least = dead;
+    for (uint32_t d = 0; d < width; d++) {
+        int64_t t = (int64_t)d - kk;
+        prev[d] = t >= 0 && (uint64_t)t <= avail ? (uint32_t)t : dead;
+        if (prev[d] < least) least = prev[d];
+    }
+    for (uint32_t i = 1; i <= rows; i++) {
+        uint32_t j = dir > 0 ? first + i - 1 : first - (i - 1);
+        least = dead;
+        for (uint32_t d = 0; d < width; d++) {
+            int64_t t = (int64_t)i + d - kk;
+            if (t < 0 || (uint64_t)t > avail) {
+                cur[d] = dead;
+                continue;
+            }
+            uint32_t val = d + 1 < width ? prev[d + 1] + 1 : dead;
+            if (d > 0 && cur[d - 1] + 1 < val) val = cur[d - 1] + 1;
+            if (t >= 1) {
+                uint32_t byte = SM_GPU_LDG(&a->text[dir > 0 ? at + (uint32_t)t - 1 : at - (uint32_t)t]);
+                uint64_t word = sm_ph_gpu_peq(a->section, v, key, byte, j / 64);
+                uint32_t diag = prev[d] + (uint32_t)(((word >> (j % 64)) & 1u) ^ 1u);
+                if (diag < val) val = diag;
+            }
+            if (val > dead) val = dead;
+            cur[d] = val;
+            if (val < least) least = val;
+        }
+        if (least > kk) return dead;
+        for (uint32_t d = 0; d < width; d++) prev[d] = cur[d];
+    }
+    for (uint32_t d = 0; d < width; d++) row[d] = prev[d];
+    return least;
+}
+
+/* The anchor of piece `piece` (of key `key_index`) at q: the DPs on both
+   sides (ph_verify_anchor), text from ch.from (look-back) to ch.c1. */
+SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, uint32_t key_index,
+                                uint32_t piece, uint32_t q, sm_gpu_chunk ch) {
+    const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
+    const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
+    const uint64_t *peq = (const uint64_t *)(a->section + v->peq_off) + SM_GPU_LDG(&key->peq_at);
+    const uint32_t k = v->k, length = SM_GPU_LDG(&key->length), blocks = SM_GPU_LDG(&key->blocks);
+    const uint32_t offset = SM_GPU_LDG(&pc->offset), plen = SM_GPU_LDG(&pc->length);
+    const uint32_t rest = length - offset - plen, floor = ch.from, limit = ch.c1;
+    const int fast = blocks == 1 && k <= 255;
+    if (v->alive_columns) {
+        /* most anchors die within a few symbols on either side */
+        const uint32_t c = v->alive_columns;
+        const uint64_t words = (1ull << (2 * c)) / 64;
+        const uint64_t *alive = (const uint64_t *)(a->section + v->alive_off) + (uint64_t)piece * 2 * words;
+        if (offset > 0 && q - floor >= c) {
+            uint32_t code = 0, bad = 0;
+            for (uint32_t j = 0; j < c; j++) {
+                uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q - 1 - j]));
+                bad |= x;
+                code |= (x & 3u) << (2 * j);
+            }
+            if (bad < 4 && !((SM_GPU_LDG(&alive[code / 64]) >> (code % 64)) & 1u)) return;
+        }
+        if (rest > 0 && q + plen + c <= limit) {
+            uint32_t code = 0, bad = 0;
+            for (uint32_t j = 0; j < c; j++) {
+                uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q + plen + j]));
+                bad |= x;
+                code |= (x & 3u) << (2 * j);
+            }
+            if (bad < 4 && !((SM_GPU_LDG(&alive[words + code / 64]) >> (code % 64)) & 1u)) return;
+        }
+    }
+    uint32_t before = 0, row[2 * SM_PH_GPU_BAND_K + 1];
+    if (offset > 0) {
+        if (fast) /* backwards: the reversed rows (peq + rows), key symbols offset - 1 down to 0 */
+            before = sm_ph_gpu_anchored(a, v, key, peq + v->rows, length - offset, -1, offset, q, q - floor, k, 0, ch, 0);
+        else
+            before = sm_ph_gpu_band(a, v, key, offset - 1, -1, offset, q, q - floor, k, row);
+        if (before > k) return;
+    }
+    const uint32_t after = q + plen;
+    if (after > limit) return;
+    const uint32_t kk = k - before;
+    if (fast && rest > 0) {
+        sm_ph_gpu_anchored(a, v, key, peq, offset + plen, 1, rest, after, limit - after, kk, before, ch, 1);
+        return;
+    }
+    if (sm_ph_gpu_band(a, v, key, offset + plen, 1, rest, after, limit - after, kk, row) > kk) return;
+    const uint32_t output = SM_GPU_LDG(&key->output);
+    for (uint32_t d = 0; d <= 2 * kk; d++) {
+        int64_t t = (int64_t)rest + d - kk;
+        if (t < 0 || row[d] > kk) continue;
+        uint32_t end = after + (uint32_t)t;
+        if (end - 1 >= ch.c0 && end - 1 < ch.c1) sm_gpu_emit(a, end, output, before + row[d], SM_GPU_HIT_END);
+    }
+}
+
+/* ---------------------------------------------------------- the scan */
+
+/* A piece of key_index at place `offset` (its index among the key's
+   pieces `index`, number `piece` in the section) found at q. */
+SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch, uint32_t q,
+                             uint32_t key_index, uint32_t offset, uint32_t piece, uint32_t index) {
+    if (!v->edits) {
+        if (q < ch.c0 + offset) return; /* the window starts before the slice: another thread's */
+        const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
+        uint32_t x = q - offset;
+        if (x >= ch.c1 || x + SM_GPU_LDG(&key->length) > ch.end) return;
+        sm_ph_gpu_window(a, v, key, index, x);
+        return;
+    }
+    sm_ph_gpu_anchor(a, v, key_index, piece, q, ch);
+}
+
+/* Every piece ending just past batch offset i (the base at i, the rolling
+   code of the last `run` bases in roll, newest lowest). */
+SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
+                                  const uint32_t *any, sm_gpu_chunk ch, uint64_t roll, uint32_t run, uint32_t i) {
+    const uint32_t max = v->seed_max;
+    if (run >= max) {
+        uint32_t code = (uint32_t)(roll & ((1ull << (2 * max)) - 1));
+        if (!((any[code >> 5] >> (code & 31)) & 1u)) return;
+        if (v->has_all) {
+            const sm_gpu_kmer *t = &tb->all;
+            const uint8_t *base = a->section;
+            uint32_t slot = sm_kt_gpu_slot((const uint32_t *)(base + t->bits_off), (const uint32_t *)(base + t->rank_off), code);
+            const uint32_t *out_index = (const uint32_t *)(base + t->out_index_off);
+            const sm_ph_gpu_seed *list = (const sm_ph_gpu_seed *)(base + v->seed_list_off);
+            for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++) {
+                const sm_ph_gpu_seed *x = &list[e];
+                const uint32_t len = SM_GPU_LDG(&x->length);
+                sm_ph_gpu_hit(a, v, ch, i + 1 - len, SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset), SM_GPU_LDG(&x->piece),
+                              SM_GPU_LDG(&x->index));
+            }
+            return;
+        }
+    }
+    const sm_ph_gpu_piece *pieces = (const sm_ph_gpu_piece *)(a->section + v->pieces_off);
+    for (uint32_t L = 1; L <= max; L++) {
+        const sm_gpu_kmer *t = &tb->len[L];
+        if (!t->k || run < L) continue;
+        const uint8_t *base = a->section;
+        uint32_t code = (uint32_t)(roll & ((1ull << (2 * L)) - 1));
+        const uint32_t *bits = (const uint32_t *)(base + t->bits_off);
+        if (!sm_kt_gpu_test(bits, code)) continue;
+        uint32_t slot = sm_kt_gpu_slot(bits, (const uint32_t *)(base + t->rank_off), code);
+        const uint32_t *out_index = (const uint32_t *)(base + t->out_index_off);
+        const uint32_t *out_list = (const uint32_t *)(base + t->out_list_off);
+        for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++) {
+            uint32_t piece = SM_GPU_LDG(&out_list[e]) >> 1;
+            const sm_ph_gpu_piece *pc = &pieces[piece];
+            sm_ph_gpu_hit(a, v, ch, i + 1 - L, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
+                          SM_GPU_LDG(&pc->index));
+        }
+    }
+}
+
+/* A thread's slice: the text from where its hits' pieces may start to
+   where they may end, through the seed tables or the automaton. */
+SM_GPU_FN void sm_ph_gpu_slice(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
+                               const uint32_t *any, sm_gpu_chunk ch) {
+    /* Mismatches: pieces of windows starting in [c0, c1) lie in
+       [c0, c1 + longest - 1); edits: anchors of ends in [c0, c1) in [from, c1). */
+    const uint32_t lo = v->edits ? ch.from : ch.c0;
+    uint32_t hi = v->edits ? ch.c1 : ch.c1 + v->max_key - 1;
+    if (hi > ch.end && !v->edits) hi = ch.end;
+    if (v->seeds) {
+        uint64_t roll = 0;
+        uint32_t run = 0;
+        for (uint32_t at = lo & ~15u; at < hi; at += 16) {
+            uint32_t w[4];
+            sm_gpu_load16(a->text + at, w);
+            for (uint32_t j = 0; j < 16; j++) {
+                uint32_t i = at + j;
+                if (i < lo || i >= hi) continue;
+                uint32_t c = sm_ph_gpu_code((w[j >> 2] >> (8 * (j & 3))) & 0xffu);
+                if (c > 3) {
+                    run = 0;
+                    continue;
+                }
+                roll = roll << 2 | c;
+                run += run < 32;
+                sm_ph_gpu_position(a, v, tb, any, ch, roll, run, i);
+            }
+        }
+        return;
+    }
+    /* the automaton over the pieces (output id piece * 2), from its root at lo */
+    const sm_gpu_automaton *ac = &tb->ac;
+    const uint32_t *delta = (const uint32_t *)(a->section + ac->delta_off);
+    const uint32_t *out_index = (const uint32_t *)(a->section + ac->out_index_off);
+    const uint32_t *out_list = (const uint32_t *)(a->section + ac->out_list_off);
+    const uint16_t *class_of = (const uint16_t *)(a->section + ac->class_of_off);
+    const uint32_t *lengths = (const uint32_t *)(a->section + v->lengths_off); /* sm_db_pattern: 6 words each */
+    const sm_ph_gpu_piece *pieces = (const sm_ph_gpu_piece *)(a->section + v->pieces_off);
+    uint32_t s = 0;
+    for (uint32_t i = lo; i < hi; i++) {
+        uint32_t e = SM_GPU_LDG(&delta[s + SM_GPU_LDG(&class_of[SM_GPU_LDG(&a->text[i])])]);
+        s = e & ~SM_GPU_DFA_FLAG;
+        if (!(e & SM_GPU_DFA_FLAG)) continue;
+        uint32_t state = s / ac->columns;
+        for (uint32_t o = SM_GPU_LDG(&out_index[state]), end = SM_GPU_LDG(&out_index[state + 1]); o < end; o++) {
+            uint32_t piece = SM_GPU_LDG(&out_list[o]) >> 1;
+            uint32_t len = SM_GPU_LDG(&lengths[6 * piece + 4]);
+            if (len > i + 1 - lo) continue; /* begins before the slice's text: never from the root at lo */
+            const sm_ph_gpu_piece *pc = &pieces[piece];
+            sm_ph_gpu_hit(a, v, ch, i + 1 - len, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
+                          SM_GPU_LDG(&pc->index));
+        }
+    }
+}
+
+#endif /* SM_PIGEONHOLE_GPU_H */
