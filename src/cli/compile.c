@@ -145,6 +145,11 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
                                              : "");
         fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
                 info.approx_patterns == 1 ? "" : "s");
+        if (gpu && !forced)
+            fputs("planned for      the GPU (--gpu): the pigeonhole filter when its scan and the verification of its\n"
+                  "                 expected piece hits cost the GPU less than the direct engine (Myers' lanes, or\n"
+                  "                 the mismatch counters), else the direct engine\n",
+                  out);
     } else {
         fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u, wu-manber %u\n",
                 info.automaton_patterns, info.kmer_patterns, info.shiftand_patterns, info.wumanber_patterns);
