@@ -48,6 +48,9 @@ static int ph_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *vi
     v->seed_any_off = h->seed_any_off;
     v->seed_list_off = h->seed_list_off;
     v->alive_off = h->alive_off;
+    v->packed = !v->edits && v->seeds && v->has_all && v->max_key <= 32;
+    const sm_ph_key *keys = (const sm_ph_key *)(s->bytes + h->keys_off);
+    for (uint32_t i = 0; v->packed && i < h->nkeys; i++) v->packed = keys[i].packed != 0;
     if (v->edits && v->k > SM_PH_GPU_BAND_K) {
         snprintf(why, 256, "engine pigeonhole takes at most %u edits on the GPU (use --engine myers)", SM_PH_GPU_BAND_K);
         return -1;
@@ -58,7 +61,24 @@ static int ph_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *vi
 /* The views of the embedded tables, offsets from the section's start. */
 static void ph_gpu_tables(const sm_gpu_view *view, const uint8_t *section, sm_ph_gpu_tables *t) {
     const sm_ph_header *h = (const sm_ph_header *)section;
+    const sm_gpu_pigeonhole *v = SM_GPU_VIEW(view, const sm_gpu_pigeonhole);
     memset(t, 0, sizeof *t);
+    if (v->packed) {
+        /* every key read from its end */
+        t->rkeys_off = sizeof *t;
+        sm_ph_gpu_rkey *r = (sm_ph_gpu_rkey *)(t + 1);
+        const sm_ph_key *keys = (const sm_ph_key *)(section + h->keys_off);
+        for (uint32_t i = 0; i < h->nkeys; i++) {
+            uint32_t m = keys[i].length;
+            r[i].code = r[i].care = r[i].lanes = 0;
+            for (uint32_t j = 0; j < m; j++) {
+                uint32_t to = 2 * (m - 1 - j);
+                r[i].code |= ((keys[i].code >> (2 * j)) & 3u) << to;
+                r[i].care |= ((keys[i].care >> (2 * j)) & 3u) << to;
+                r[i].lanes |= ((keys[i].lanes >> (2 * j)) & 3u) << to;
+            }
+        }
+    }
     if (h->seeds) {
         for (uint32_t L = 1; L <= h->seed_max && L <= SM_PH_SEED_MAX; L++) {
             if (!h->seed_off[L]) continue;
@@ -81,7 +101,6 @@ static void ph_gpu_tables(const sm_gpu_view *view, const uint8_t *section, sm_ph
     sm_gpu_view ac;
     char why[256];
     sm_gpu_db none = {0};
-    (void)view;
     sm_engine_automaton.gpu->view(&sub, &none, &ac, why);
     t->ac = *SM_GPU_VIEW(&ac, sm_gpu_automaton);
     t->ac.delta_off += h->ac_off;
@@ -100,13 +119,14 @@ static void ph_gpu_describe(const sm_gpu_view *view, char *buf, size_t size) {
              "pigeonhole filter: %u keys cut into %u exact pieces, found by %s%s, slices of %u bytes a thread; %s "
              "verified on the GPU%s",
              v->nkeys, v->k + 1, seeds, max, v->slice,
-             v->edits ? "anchors (Myers' step, or a band of 2k + 1 cells)" : "windows",
+             v->edits ? "anchors (Myers' step, or a band of 2k + 1 cells)" : v->packed ? "packed windows" : "windows",
              v->alive_columns ? " after the death tables" : "");
 }
 
 static size_t ph_gpu_extra(const sm_section *s, const sm_gpu_view *view, void *buf) {
+    const sm_gpu_pigeonhole *v = SM_GPU_VIEW(view, const sm_gpu_pigeonhole);
     if (buf) ph_gpu_tables(view, s->bytes, buf);
-    return sizeof(sm_ph_gpu_tables);
+    return sizeof(sm_ph_gpu_tables) + (v->packed ? (size_t)v->nkeys * sizeof(sm_ph_gpu_rkey) : 0);
 }
 
 static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {

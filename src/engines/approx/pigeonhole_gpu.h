@@ -43,6 +43,8 @@ typedef struct {
     uint32_t alive_columns;  /* death tables (0: none) */
     uint32_t slice;          /* owned bytes of a thread */
     uint32_t edits;
+    uint32_t packed;         /* k mismatches, every key packed (<= 32 symbols, bases or N): windows compared packed */
+    uint32_t pad;
     uint64_t keys_off, pieces_off, lengths_off, peq_off, class_of_off, seed_any_off, seed_list_off, alive_off;
 } sm_gpu_pigeonhole;
 
@@ -62,12 +64,20 @@ typedef struct {
     uint16_t length, index;
 } sm_ph_gpu_seed;
 
+/* A packed key read from its end: symbol m - 1 - j at bits 2j (the order
+   of a rolling code, newest lowest), as sm_ph_key.code, care and lanes. */
+typedef struct {
+    uint64_t code, care, lanes;
+} sm_ph_gpu_rkey;
+
 /* What the kernel gets besides the section: the views of the tables it
-   embeds (offsets in them from the section's start). */
+   embeds (offsets in them from the section's start), then (packed) every
+   key reversed. */
 typedef struct {
     sm_gpu_kmer len[SM_PH_GPU_SEED_MAX + 1]; /* k = 0: no piece of that length */
     sm_gpu_kmer all;
     sm_gpu_automaton ac;
+    uint64_t rkeys_off;      /* sm_ph_gpu_rkey[nkeys] from the start of these tables (0: none) */
 } sm_ph_gpu_tables;
 
 /* Slices a chunk is cut into (every chunk alike, from the longest). */
@@ -111,6 +121,31 @@ SM_GPU_FN void sm_ph_gpu_window(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         if (p < piece && mism == before) return;
     }
     sm_gpu_emit(a, x + SM_GPU_LDG(&key->length), SM_GPU_LDG(&key->output), mism, SM_GPU_HIT_OUTPUT);
+}
+
+/* The same for packed keys, from the last 64 symbols read (lo: the newest
+   32, two bits each, newest lowest; bad: 01 where a symbol is no base):
+   the window ends d symbols before the newest. */
+SM_GPU_FN void sm_ph_gpu_window_packed(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
+                                       const sm_ph_gpu_rkey *rkey, uint32_t piece, uint32_t x, uint64_t lo, uint64_t hi,
+                                       uint64_t bad_lo, uint64_t bad_hi, uint32_t d) {
+    const uint32_t m = SM_GPU_LDG(&key->length);
+    uint64_t text = lo, bad = bad_lo;
+    if (d) {
+        text = (lo >> (2 * d)) | (hi << (64 - 2 * d));
+        bad = (bad_lo >> (2 * d)) | (bad_hi << (64 - 2 * d));
+    }
+    const uint64_t diff = text ^ SM_GPU_LDG(&rkey->code);
+    const uint64_t mism = ((diff | (diff >> 1)) & SM_GPU_LDG(&rkey->care)) | (bad & SM_GPU_LDG(&rkey->lanes));
+    const uint32_t count = (uint32_t)SM_GPU_POPC64(mism);
+    if (count > v->k) return;
+    const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + SM_GPU_LDG(&key->first_piece);
+    for (uint32_t p = 0; p < piece; p++) {
+        const uint32_t off = SM_GPU_LDG(&pc[p].offset), len = SM_GPU_LDG(&pc[p].length);
+        const uint64_t lanes = (len == 32 ? ~0ull : ((1ull << (2 * len)) - 1)) << (2 * (m - off - len));
+        if (!(mism & lanes)) return; /* piece p reports this window */
+    }
+    sm_gpu_emit(a, x + m, SM_GPU_LDG(&key->output), count, SM_GPU_HIT_OUTPUT);
 }
 
 /* ------------------------------------------------------------ k edits */
@@ -331,12 +366,103 @@ SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeon
     }
 }
 
+/* k mismatches with packed keys: the symbols are read max_key - 1 ahead of
+   the pieces' ends, so that every window a piece implies is among the last
+   64 symbols read and is compared in a few word operations. Symbols past
+   the chunk's bytes are no bases. */
+SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v,
+                                      const sm_ph_gpu_tables *tb, const uint32_t *any, sm_gpu_chunk ch) {
+    const uint32_t lo = ch.c0, D = v->max_key - 1, max = v->seed_max;
+    uint32_t hi = ch.c1 + v->max_key - 1;
+    if (hi > ch.end) hi = ch.end;
+    const sm_ph_gpu_rkey *rkeys = (const sm_ph_gpu_rkey *)((const uint8_t *)tb + tb->rkeys_off);
+    const sm_ph_gpu_key *keys = (const sm_ph_gpu_key *)(a->section + v->keys_off);
+    const sm_ph_gpu_seed *list = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off);
+    const sm_gpu_kmer *t = &tb->all;
+    const uint32_t *bits = (const uint32_t *)(a->section + t->bits_off);
+    const uint32_t *rank = (const uint32_t *)(a->section + t->rank_off);
+    const uint32_t *out_index = (const uint32_t *)(a->section + t->out_index_off);
+    const uint64_t piece_mask = (1ull << (2 * max)) - 1;
+    uint64_t c_lo = 0, c_hi = 0, b_lo = 0x5555555555555555ull, b_hi = 0x5555555555555555ull;
+    for (uint32_t at = lo & ~15u; at < hi + D; at += 16) {
+        uint32_t w[4] = {0, 0, 0, 0};
+        if (at < ch.end) sm_gpu_load16(a->text + at, w);
+        for (uint32_t j = 0; j < 16; j++) {
+            const uint32_t i = at + j;
+            if (i < lo) continue;
+            if (i >= hi + D) break;
+            uint32_t c = i < ch.end ? sm_ph_gpu_code((w[j >> 2] >> (8 * (j & 3))) & 0xffu) : 4u;
+            c_hi = (c_hi << 2) | (c_lo >> 62);
+            c_lo = (c_lo << 2) | (c & 3u);
+            b_hi = (b_hi << 2) | (b_lo >> 62);
+            b_lo = (b_lo << 2) | (uint64_t)(c > 3);
+            if (i < lo + D) continue;
+            /* the piece ends at e = i - D: its bases at lanes D .. D + L - 1 */
+            const uint32_t e = i - D;
+            if (e >= hi) continue;
+            const uint64_t code_w = D ? (c_lo >> (2 * D)) | (c_hi << (64 - 2 * D)) : c_lo;
+            const uint64_t bad_w = D ? (b_lo >> (2 * D)) | (b_hi << (64 - 2 * D)) : b_lo;
+            if (bad_w & piece_mask) continue; /* fewer than max bases: the per-length tables */
+            const uint32_t code = (uint32_t)(code_w & piece_mask);
+            if (!((any[code >> 5] >> (code & 31)) & 1u)) continue;
+            const uint32_t slot = sm_kt_gpu_slot(bits, rank, code);
+            for (uint32_t x = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); x < end; x++) {
+                const sm_ph_gpu_seed *sd = &list[x];
+                const uint32_t key = SM_GPU_LDG(&sd->key), offset = SM_GPU_LDG(&sd->offset);
+                const uint32_t len = SM_GPU_LDG(&sd->length);
+                const uint32_t q = e + 1 - len;
+                if (q < ch.c0 + offset) continue;
+                const uint32_t start = q - offset, m = SM_GPU_LDG(&keys[key].length);
+                if (start >= ch.c1 || start + m > ch.end) continue;
+                /* the window's last symbol is start + m - 1, i - (start + m - 1) symbols back */
+                sm_ph_gpu_window_packed(a, v, &keys[key], &rkeys[key], SM_GPU_LDG(&sd->index), start, c_lo, c_hi, b_lo,
+                                        b_hi, i - (start + m - 1));
+            }
+        }
+    }
+    /* Those shorter pieces, in a second pass over the few positions after a non-base. */
+    uint64_t roll = 0;
+    uint32_t run = 0;
+    for (uint32_t i = lo; i < hi; i++) {
+        uint32_t c = sm_ph_gpu_code(SM_GPU_LDG(&a->text[i]));
+        if (c > 3) {
+            run = 0;
+            continue;
+        }
+        roll = roll << 2 | c;
+        run += run < 32;
+        if (run >= max) continue;
+        /* fewer than max bases end here: every piece of length <= run */
+        const sm_ph_gpu_piece *pieces = (const sm_ph_gpu_piece *)(a->section + v->pieces_off);
+        for (uint32_t L = 1; L <= run; L++) {
+            const sm_gpu_kmer *lt = &tb->len[L];
+            if (!lt->k) continue;
+            uint32_t lc = (uint32_t)(roll & ((1ull << (2 * L)) - 1));
+            const uint32_t *lbits = (const uint32_t *)(a->section + lt->bits_off);
+            if (!sm_kt_gpu_test(lbits, lc)) continue;
+            uint32_t slot = sm_kt_gpu_slot(lbits, (const uint32_t *)(a->section + lt->rank_off), lc);
+            const uint32_t *oi = (const uint32_t *)(a->section + lt->out_index_off);
+            const uint32_t *ol = (const uint32_t *)(a->section + lt->out_list_off);
+            for (uint32_t x = SM_GPU_LDG(&oi[slot]), end = SM_GPU_LDG(&oi[slot + 1]); x < end; x++) {
+                uint32_t piece = SM_GPU_LDG(&ol[x]) >> 1;
+                const sm_ph_gpu_piece *pc = &pieces[piece];
+                sm_ph_gpu_hit(a, v, ch, i + 1 - L, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
+                              SM_GPU_LDG(&pc->index));
+            }
+        }
+    }
+}
+
 /* A thread's slice: the text from where its hits' pieces may start to
    where they may end, through the seed tables or the automaton. */
 SM_GPU_FN void sm_ph_gpu_slice(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
                                const uint32_t *any, sm_gpu_chunk ch) {
     /* Mismatches: pieces of windows starting in [c0, c1) lie in
        [c0, c1 + longest - 1); edits: anchors of ends in [c0, c1) in [from, c1). */
+    if (v->packed) {
+        sm_ph_gpu_slice_packed(a, v, tb, any, ch);
+        return;
+    }
     const uint32_t lo = v->edits ? ch.from : ch.c0;
     uint32_t hi = v->edits ? ch.c1 : ch.c1 + v->max_key - 1;
     if (hi > ch.end && !v->edits) hi = ch.end;
