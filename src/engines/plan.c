@@ -444,16 +444,49 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
     return status;
 }
 
+/* On the GPU, a set of which only some patterns have selective pieces is
+   split: those go to the pigeonhole filter when it pays for them, the rest
+   to the direct engine (two sections, each run by its kernel). Moves the
+   pigeonhole's keys to the front of keys; returns how many (0: no split). */
+static size_t gpu_split_pigeonhole(sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
+    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
+    size_t front = 0;
+    for (size_t i = 0; i < nk; i++) {
+        /* a pattern's keys (its strands) stay together: judged by the first */
+        size_t j = i;
+        while (j + 1 < nk && keys[j + 1].output >> 1 == keys[i].output >> 1) j++;
+        if (sm_ph_min_piece_bits(&keys[i], j - i + 1, o->alphabet, o->max_errors, 0) >= PIGEONHOLE_MIN_PIECE_BITS)
+            for (size_t x = i; x <= j; x++) {
+                sm_ac_key t = keys[front];
+                keys[front++] = keys[x];
+                keys[x] = t;
+            }
+        i = j;
+    }
+    if (front == 0 || front == nk || !gpu_use_pigeonhole(keys, front, o, flags)) return 0;
+    return front;
+}
+
 static int plan_approx(planned *pl, size_t n, key_set *ks, const sm_compile_options *o, unsigned flags,
                        const sm_build_tuning *tuning, sm_plan *plan, sm_error *err) {
     sm_ac_key *keys = key_set_resolve(ks);
     size_t nk = key_set_count(ks);
     if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     uint32_t kind = pl[0].kind;
-    int pigeonhole = o->backend == SM_BACKEND_CUDA ? gpu_use_pigeonhole(keys, nk, o, flags) : use_pigeonhole(keys, nk, o, flags);
+    int gpu = o->backend == SM_BACKEND_CUDA;
+    int pigeonhole = gpu ? gpu_use_pigeonhole(keys, nk, o, flags) : use_pigeonhole(keys, nk, o, flags);
+    size_t split = gpu && !pigeonhole ? gpu_split_pigeonhole(keys, nk, o, flags) : 0;
+    int status = SM_OK;
+    if (split) {
+        status = build(SM_SECTION_PIGEONHOLE, keys, split, o, flags, NULL, tuning, plan, err);
+        for (size_t i = 0; i < split; i++) pl[keys[i].output >> 1].kind = SM_SECTION_PIGEONHOLE;
+        if (status == SM_OK) status = build(kind, keys + split, nk - split, o, flags, NULL, tuning, plan, err);
+        free(keys);
+        return status;
+    }
     if (pigeonhole) kind = SM_SECTION_PIGEONHOLE;
     for (size_t i = 0; i < n; i++) pl[i].kind = kind;
-    int status = build(kind, keys, nk, o, flags, NULL, tuning, plan, err);
+    status = build(kind, keys, nk, o, flags, NULL, tuning, plan, err);
     free(keys);
     return status;
 }

@@ -145,10 +145,11 @@ SM_GPU_FN void sm_km_gpu_windows(const sm_gpu_scan_args *a, const sm_gpu_mismatc
             uint32_t carry = ~sm_km_gpu_match(planes, words, SM_GPU_LDG(&d[p]), s - t0 + p);
             SM_GPU_UNROLL
             for (uint32_t b = 0; b < 16; b++) {
-                if (b >= B) break;
-                uint32_t next = c[b] & carry;
-                c[b] ^= carry;
-                carry = next;
+                if (b < B) {
+                    uint32_t next = c[b] & carry;
+                    c[b] ^= carry;
+                    carry = next;
+                }
             }
             over |= carry;
         }
