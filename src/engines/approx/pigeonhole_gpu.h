@@ -127,16 +127,15 @@ SM_GPU_FN void sm_ph_gpu_window(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
    32, two bits each, newest lowest; bad: 01 where a symbol is no base):
    the window ends d symbols before the newest. */
 SM_GPU_FN void sm_ph_gpu_window_packed(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
-                                       const sm_ph_gpu_rkey *rkey, uint32_t piece, uint32_t x, uint64_t lo, uint64_t hi,
-                                       uint64_t bad_lo, uint64_t bad_hi, uint32_t d) {
-    const uint32_t m = SM_GPU_LDG(&key->length);
+                                       const sm_ph_gpu_rkey *rkey, uint32_t m, uint32_t piece, uint32_t x, uint64_t lo,
+                                       uint64_t hi, uint64_t bad_lo, uint64_t bad_hi, uint32_t d) {
     uint64_t text = lo, bad = bad_lo;
     if (d) {
         text = (lo >> (2 * d)) | (hi << (64 - 2 * d));
         bad = (bad_lo >> (2 * d)) | (bad_hi << (64 - 2 * d));
     }
-    const uint64_t diff = text ^ SM_GPU_LDG(&rkey->code);
-    const uint64_t mism = ((diff | (diff >> 1)) & SM_GPU_LDG(&rkey->care)) | (bad & SM_GPU_LDG(&rkey->lanes));
+    const uint64_t diff = text ^ rkey->code;
+    const uint64_t mism = ((diff | (diff >> 1)) & rkey->care) | (bad & rkey->lanes);
     const uint32_t count = (uint32_t)SM_GPU_POPC64(mism);
     if (count > v->k) return;
     const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + SM_GPU_LDG(&key->first_piece);
@@ -323,10 +322,62 @@ SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole 
     sm_ph_gpu_anchor(a, v, key_index, piece, q, ch);
 }
 
+/* A piece found at q, to verify: the seed list entry that named it (or
+   the piece, with SM_PH_GPU_PIECE), and the work item (slice) it belongs to. */
+#define SM_PH_GPU_PIECE 0x80000000u
+typedef struct {
+    uint32_t q, entry, item;
+} sm_ph_gpu_cand;
+
+/* Where a thread puts what it finds: a block's queue in shared memory, so
+   that the block then verifies the candidates a thread each (a long chain
+   of dependent loads per candidate no longer holds up the other threads of
+   a warp); NULL, or a full queue: verified on the spot. */
+typedef struct {
+    sm_ph_gpu_cand *slots;
+    uint32_t *count;
+    uint32_t cap;
+} sm_ph_gpu_queue;
+
+/* Verifies a candidate of slice ch. */
+SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch,
+                                sm_ph_gpu_cand c) {
+    if (c.entry & SM_PH_GPU_PIECE) {
+        const uint32_t piece = c.entry & ~SM_PH_GPU_PIECE;
+        const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
+        sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece, SM_GPU_LDG(&pc->index));
+        return;
+    }
+    const sm_ph_gpu_seed *x = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off) + c.entry;
+    sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset), SM_GPU_LDG(&x->piece),
+                  SM_GPU_LDG(&x->index));
+}
+
+SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch,
+                               const sm_ph_gpu_queue *queue, uint32_t q, uint32_t entry, uint32_t item) {
+    sm_ph_gpu_cand c;
+    c.q = q;
+    c.entry = entry;
+    c.item = item;
+    if (queue) {
+#ifdef __CUDACC__
+        uint32_t at = atomicAdd(queue->count, 1u);
+#else
+        uint32_t at = (*queue->count)++;
+#endif
+        if (at < queue->cap) {
+            queue->slots[at] = c;
+            return;
+        }
+    }
+    sm_ph_gpu_verify(a, v, ch, c);
+}
+
 /* Every piece ending just past batch offset i (the base at i, the rolling
    code of the last `run` bases in roll, newest lowest). */
 SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
-                                  const uint32_t *any, sm_gpu_chunk ch, uint64_t roll, uint32_t run, uint32_t i) {
+                                  const uint32_t *any, sm_gpu_chunk ch, const sm_ph_gpu_queue *queue, uint32_t item,
+                                  uint64_t roll, uint32_t run, uint32_t i) {
     const uint32_t max = v->seed_max;
     if (run >= max) {
         uint32_t code = (uint32_t)(roll & ((1ull << (2 * max)) - 1));
@@ -337,16 +388,11 @@ SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeon
             uint32_t slot = sm_kt_gpu_slot((const uint32_t *)(base + t->bits_off), (const uint32_t *)(base + t->rank_off), code);
             const uint32_t *out_index = (const uint32_t *)(base + t->out_index_off);
             const sm_ph_gpu_seed *list = (const sm_ph_gpu_seed *)(base + v->seed_list_off);
-            for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++) {
-                const sm_ph_gpu_seed *x = &list[e];
-                const uint32_t len = SM_GPU_LDG(&x->length);
-                sm_ph_gpu_hit(a, v, ch, i + 1 - len, SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset), SM_GPU_LDG(&x->piece),
-                              SM_GPU_LDG(&x->index));
-            }
+            for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++)
+                sm_ph_gpu_found(a, v, ch, queue, i + 1 - SM_GPU_LDG(&list[e].length), e, item);
             return;
         }
     }
-    const sm_ph_gpu_piece *pieces = (const sm_ph_gpu_piece *)(a->section + v->pieces_off);
     for (uint32_t L = 1; L <= max; L++) {
         const sm_gpu_kmer *t = &tb->len[L];
         if (!t->k || run < L) continue;
@@ -357,12 +403,8 @@ SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeon
         uint32_t slot = sm_kt_gpu_slot(bits, (const uint32_t *)(base + t->rank_off), code);
         const uint32_t *out_index = (const uint32_t *)(base + t->out_index_off);
         const uint32_t *out_list = (const uint32_t *)(base + t->out_list_off);
-        for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++) {
-            uint32_t piece = SM_GPU_LDG(&out_list[e]) >> 1;
-            const sm_ph_gpu_piece *pc = &pieces[piece];
-            sm_ph_gpu_hit(a, v, ch, i + 1 - L, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
-                          SM_GPU_LDG(&pc->index));
-        }
+        for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++)
+            sm_ph_gpu_found(a, v, ch, queue, i + 1 - L, SM_PH_GPU_PIECE | (SM_GPU_LDG(&out_list[e]) >> 1), item);
     }
 }
 
@@ -371,11 +413,11 @@ SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeon
    64 symbols read and is compared in a few word operations. Symbols past
    the chunk's bytes are no bases. */
 SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v,
-                                      const sm_ph_gpu_tables *tb, const uint32_t *any, sm_gpu_chunk ch) {
+                                      const sm_ph_gpu_tables *tb, const sm_ph_gpu_rkey *rkeys, const uint32_t *any,
+                                      sm_gpu_chunk ch) {
     const uint32_t lo = ch.c0, D = v->max_key - 1, max = v->seed_max;
     uint32_t hi = ch.c1 + v->max_key - 1;
     if (hi > ch.end) hi = ch.end;
-    const sm_ph_gpu_rkey *rkeys = (const sm_ph_gpu_rkey *)((const uint8_t *)tb + tb->rkeys_off);
     const sm_ph_gpu_key *keys = (const sm_ph_gpu_key *)(a->section + v->keys_off);
     const sm_ph_gpu_seed *list = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off);
     const sm_gpu_kmer *t = &tb->all;
@@ -412,11 +454,12 @@ SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pi
                 const uint32_t len = SM_GPU_LDG(&sd->length);
                 const uint32_t q = e + 1 - len;
                 if (q < ch.c0 + offset) continue;
-                const uint32_t start = q - offset, m = SM_GPU_LDG(&keys[key].length);
+                const sm_ph_gpu_rkey *rk = &rkeys[key];
+                const uint32_t start = q - offset, m = (uint32_t)SM_GPU_POPC64(rk->lanes);
                 if (start >= ch.c1 || start + m > ch.end) continue;
                 /* the window's last symbol is start + m - 1, i - (start + m - 1) symbols back */
-                sm_ph_gpu_window_packed(a, v, &keys[key], &rkeys[key], SM_GPU_LDG(&sd->index), start, c_lo, c_hi, b_lo,
-                                        b_hi, i - (start + m - 1));
+                sm_ph_gpu_window_packed(a, v, &keys[key], rk, m, SM_GPU_LDG(&sd->index), start, c_lo, c_hi, b_lo, b_hi,
+                                        i - (start + m - 1));
             }
         }
     }
@@ -453,28 +496,40 @@ SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pi
     }
 }
 
-/* A thread's slice: the text from where its hits' pieces may start to
-   where they may end, through the seed tables or the automaton. */
-SM_GPU_FN void sm_ph_gpu_slice(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
-                               const uint32_t *any, sm_gpu_chunk ch) {
-    /* Mismatches: pieces of windows starting in [c0, c1) lie in
-       [c0, c1 + longest - 1); edits: anchors of ends in [c0, c1) in [from, c1). */
-    if (v->packed) {
-        sm_ph_gpu_slice_packed(a, v, tb, any, ch);
-        return;
-    }
-    const uint32_t lo = v->edits ? ch.from : ch.c0;
-    uint32_t hi = v->edits ? ch.c1 : ch.c1 + v->max_key - 1;
-    if (hi > ch.end && !v->edits) hi = ch.end;
+/* Where a thread's slice is read: from where its hits' pieces may start
+   to where they may end. Mismatches: pieces of windows starting in
+   [c0, c1) lie in [c0, c1 + longest - 1); edits: anchors of ends in
+   [c0, c1) in [from, c1). */
+SM_GPU_FN void sm_ph_gpu_span(const sm_gpu_pigeonhole *v, sm_gpu_chunk ch, uint32_t *lo, uint32_t *hi) {
+    *lo = v->edits ? ch.from : ch.c0;
+    *hi = v->edits ? ch.c1 : ch.c1 + v->max_key - 1;
+    if (*hi > ch.end && !v->edits) *hi = ch.end;
+}
+
+/* Bytes of a slice read between two verifications of the block's queue. */
+#define SM_PH_GPU_EPOCH 64u
+
+/* The scan's state between pieces of a slice read in turn. */
+typedef struct {
+    uint64_t roll;           /* seed tables: the codes of the last bases */
+    uint32_t run;
+    uint32_t state;          /* the automaton: its state (a row offset) */
+} sm_ph_gpu_scan_state;
+
+/* Text [from, to) of slice ch (within its span; from the span's start with
+   a zero state), through the seed tables or the automaton. */
+SM_GPU_FN void sm_ph_gpu_scan(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
+                              const uint32_t *any, sm_gpu_chunk ch, const sm_ph_gpu_queue *queue, uint32_t item,
+                              sm_ph_gpu_scan_state *st, uint32_t from, uint32_t to) {
     if (v->seeds) {
-        uint64_t roll = 0;
-        uint32_t run = 0;
-        for (uint32_t at = lo & ~15u; at < hi; at += 16) {
+        uint64_t roll = st->roll;
+        uint32_t run = st->run;
+        for (uint32_t at = from & ~15u; at < to; at += 16) {
             uint32_t w[4];
             sm_gpu_load16(a->text + at, w);
             for (uint32_t j = 0; j < 16; j++) {
                 uint32_t i = at + j;
-                if (i < lo || i >= hi) continue;
+                if (i < from || i >= to) continue;
                 uint32_t c = sm_ph_gpu_code((w[j >> 2] >> (8 * (j & 3))) & 0xffu);
                 if (c > 3) {
                     run = 0;
@@ -482,21 +537,22 @@ SM_GPU_FN void sm_ph_gpu_slice(const sm_gpu_scan_args *a, const sm_gpu_pigeonhol
                 }
                 roll = roll << 2 | c;
                 run += run < 32;
-                sm_ph_gpu_position(a, v, tb, any, ch, roll, run, i);
+                sm_ph_gpu_position(a, v, tb, any, ch, queue, item, roll, run, i);
             }
         }
+        st->roll = roll;
+        st->run = run;
         return;
     }
-    /* the automaton over the pieces (output id piece * 2), from its root at lo */
+    /* the automaton over the pieces (output id piece * 2), from its root at the span's start */
     const sm_gpu_automaton *ac = &tb->ac;
     const uint32_t *delta = (const uint32_t *)(a->section + ac->delta_off);
     const uint32_t *out_index = (const uint32_t *)(a->section + ac->out_index_off);
     const uint32_t *out_list = (const uint32_t *)(a->section + ac->out_list_off);
     const uint16_t *class_of = (const uint16_t *)(a->section + ac->class_of_off);
     const uint32_t *lengths = (const uint32_t *)(a->section + v->lengths_off); /* sm_db_pattern: 6 words each */
-    const sm_ph_gpu_piece *pieces = (const sm_ph_gpu_piece *)(a->section + v->pieces_off);
-    uint32_t s = 0;
-    for (uint32_t i = lo; i < hi; i++) {
+    uint32_t s = st->state;
+    for (uint32_t i = from; i < to; i++) {
         uint32_t e = SM_GPU_LDG(&delta[s + SM_GPU_LDG(&class_of[SM_GPU_LDG(&a->text[i])])]);
         s = e & ~SM_GPU_DFA_FLAG;
         if (!(e & SM_GPU_DFA_FLAG)) continue;
@@ -504,12 +560,10 @@ SM_GPU_FN void sm_ph_gpu_slice(const sm_gpu_scan_args *a, const sm_gpu_pigeonhol
         for (uint32_t o = SM_GPU_LDG(&out_index[state]), end = SM_GPU_LDG(&out_index[state + 1]); o < end; o++) {
             uint32_t piece = SM_GPU_LDG(&out_list[o]) >> 1;
             uint32_t len = SM_GPU_LDG(&lengths[6 * piece + 4]);
-            if (len > i + 1 - lo) continue; /* begins before the slice's text: never from the root at lo */
-            const sm_ph_gpu_piece *pc = &pieces[piece];
-            sm_ph_gpu_hit(a, v, ch, i + 1 - len, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
-                          SM_GPU_LDG(&pc->index));
+            sm_ph_gpu_found(a, v, ch, queue, i + 1 - len, SM_PH_GPU_PIECE | piece, item);
         }
     }
+    st->state = s;
 }
 
 #endif /* SM_PIGEONHOLE_GPU_H */
