@@ -21,7 +21,8 @@
 # guides mixed, "" for none), BIG_COPIES (100: the primers' whole command over
 # 11.2 GB), GUIDE_COPIES (28: the guides' 3.1 Gbp), GUIDE_CPU (1: the CPU runs
 # the guides over the same 3.1 Gbp for the hit comparison; 0: over one copy),
-# SASSY (a Python with sassy-rs importable: Sassy on the primer cases).
+# SASSY (a command running a Python that imports sassy-rs, e.g. "env
+# PYTHONPATH=DIR python3": Sassy on the primer cases).
 # The k-mer kernels' variants (SEQMATCH_CUDA_KMER=table|nopre) run beside
 # their defaults on the 8-mer and 31-mer sets.
 set -u
@@ -92,6 +93,7 @@ done
 # Whole commands on the text as one FASTA record (reading, start-up and
 # all): --gpu against every CPU core, the same counts or hits.
 { echo ">panel_x$COPIES"; cat "$tmp/panel.seq"; echo; } > "$tmp/panel.fa"
+: > "$out/gpu-cli.txt"
 [ -z "$CASES" ] || {
   for s in k8_1000 k300_3000 k20_10 primers100; do
     format=count opts=
@@ -157,7 +159,8 @@ grep -v '^>' "$sets/primers100.fa" > "$tmp/primers100.txt"
         whole "primers -k 2 (panel x $COPIES, hits)" 1 -k 2 -p "$sets/primers100.fa" "$tmp/panel.fa"
         rm -f "$tmp/big.fa"
         if [ -n "$SASSY" ]; then
-          "$SASSY" "$(dirname "$0")/sassy_search.py" -k 2 -p "$sets/primers100.fa" "$data/panel.seq"
+          # shellcheck disable=SC2086
+          $SASSY "$(dirname "$0")/sassy_search.py" -k 2 -p "$sets/primers100.fa" "$data/panel.seq"
         fi
         ;;
       guides)
