@@ -133,7 +133,7 @@ static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     (void)threads;
     const sm_gpu_pigeonhole *v = SM_GPU_VIEW(&a->view, const sm_gpu_pigeonhole);
     const sm_ph_gpu_tables *tb = a->extra;
-    const uint32_t *any = (const uint32_t *)(a->section + v->seed_any_off);
+    const sm_ph_gpu_combined cb = sm_ph_gpu_combined_of(a->section, v, tb);
     const sm_ph_gpu_rkey *rkeys = (const sm_ph_gpu_rkey *)((const uint8_t *)tb + tb->rkeys_off);
     uint32_t slices = sm_ph_gpu_slices(a, v);
     for (uint32_t c = 0; c < a->nchunks; c++)
@@ -141,7 +141,7 @@ static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
             sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[c], q, slices, a->tail, a->reach);
             if (ch.c0 >= ch.c1) continue;
             if (v->packed) {
-                sm_ph_gpu_slice_packed(a, v, tb, rkeys, any, ch);
+                sm_ph_gpu_slice_packed(a, v, tb, rkeys, &cb, ch);
                 continue;
             }
             /* as the kernel, in pieces of the span; candidates verified at once */
@@ -149,7 +149,7 @@ static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
             sm_ph_gpu_span(v, ch, &lo, &hi);
             sm_ph_gpu_scan_state st = {0, 0, 0};
             for (uint32_t at = lo; at < hi; at += SM_PH_GPU_EPOCH)
-                sm_ph_gpu_scan(a, v, tb, any, ch, NULL, 0, &st, at, hi - at < SM_PH_GPU_EPOCH ? hi : at + SM_PH_GPU_EPOCH);
+                sm_ph_gpu_scan(a, v, tb, &cb, ch, NULL, 0, &st, at, hi - at < SM_PH_GPU_EPOCH ? hi : at + SM_PH_GPU_EPOCH);
         }
 }
 

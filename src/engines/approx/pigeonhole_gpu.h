@@ -80,6 +80,24 @@ typedef struct {
     uint64_t rkeys_off;      /* sm_ph_gpu_rkey[nkeys] from the start of these tables (0: none) */
 } sm_ph_gpu_tables;
 
+/* The combined table as a thread reads it (shared memory or the
+   section): the bitmap of the codes some piece ends with, the table's own
+   bitmap and rank, and its output index (entry for entry beside the seed
+   list). */
+typedef struct {
+    const uint32_t *any, *bits, *rank, *out_index;
+} sm_ph_gpu_combined;
+
+SM_GPU_HOSTDEV sm_ph_gpu_combined sm_ph_gpu_combined_of(const uint8_t *section, const sm_gpu_pigeonhole *v,
+                                                        const sm_ph_gpu_tables *tb) {
+    sm_ph_gpu_combined c;
+    c.any = (const uint32_t *)(section + v->seed_any_off);
+    c.bits = (const uint32_t *)(section + tb->all.bits_off);
+    c.rank = (const uint32_t *)(section + tb->all.rank_off);
+    c.out_index = (const uint32_t *)(section + tb->all.out_index_off);
+    return c;
+}
+
 /* Slices a chunk is cut into (every chunk alike, from the longest). */
 SM_GPU_HOSTDEV uint32_t sm_ph_gpu_slices(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v) {
     uint32_t n = (a->chunk_max + v->slice - 1) / v->slice;
@@ -323,8 +341,11 @@ SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole 
 }
 
 /* A piece found at q, to verify: the seed list entry that named it (or
-   the piece, with SM_PH_GPU_PIECE), and the work item (slice) it belongs to. */
+   the piece, with SM_PH_GPU_PIECE; or with SM_PH_GPU_CODE, the code of the
+   max bases ending at q, whose pieces the combined table lists), and the
+   work item (slice) it belongs to. */
 #define SM_PH_GPU_PIECE 0x80000000u
+#define SM_PH_GPU_CODE 0x40000000u
 typedef struct {
     uint32_t q, entry, item;
 } sm_ph_gpu_cand;
@@ -340,8 +361,20 @@ typedef struct {
 } sm_ph_gpu_queue;
 
 /* Verifies a candidate of slice ch. */
-SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch,
-                                sm_ph_gpu_cand c) {
+SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
+                                sm_gpu_chunk ch, sm_ph_gpu_cand c) {
+    if (c.entry & SM_PH_GPU_CODE) {
+        /* every piece ending at c.q that the combined table lists under the code */
+        const uint32_t code = c.entry & ~SM_PH_GPU_CODE;
+        const uint32_t slot = sm_kt_gpu_slot(cb->bits, cb->rank, code);
+        const sm_ph_gpu_seed *list = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off);
+        for (uint32_t e = cb->out_index[slot], end = cb->out_index[slot + 1]; e < end; e++) {
+            const sm_ph_gpu_seed *x = &list[e];
+            sm_ph_gpu_hit(a, v, ch, c.q - SM_GPU_LDG(&x->length), SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset),
+                          SM_GPU_LDG(&x->piece), SM_GPU_LDG(&x->index));
+        }
+        return;
+    }
     if (c.entry & SM_PH_GPU_PIECE) {
         const uint32_t piece = c.entry & ~SM_PH_GPU_PIECE;
         const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
@@ -353,8 +386,9 @@ SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
                   SM_GPU_LDG(&x->index));
 }
 
-SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch,
-                               const sm_ph_gpu_queue *queue, uint32_t q, uint32_t entry, uint32_t item) {
+SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
+                               sm_gpu_chunk ch, const sm_ph_gpu_queue *queue, uint32_t q, uint32_t entry,
+                               uint32_t item) {
     sm_ph_gpu_cand c;
     c.q = q;
     c.entry = entry;
@@ -370,26 +404,21 @@ SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhol
             return;
         }
     }
-    sm_ph_gpu_verify(a, v, ch, c);
+    sm_ph_gpu_verify(a, v, cb, ch, c);
 }
 
 /* Every piece ending just past batch offset i (the base at i, the rolling
    code of the last `run` bases in roll, newest lowest). */
 SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
-                                  const uint32_t *any, sm_gpu_chunk ch, const sm_ph_gpu_queue *queue, uint32_t item,
-                                  uint64_t roll, uint32_t run, uint32_t i) {
+                                  const sm_ph_gpu_combined *cb, sm_gpu_chunk ch, const sm_ph_gpu_queue *queue,
+                                  uint32_t item, uint64_t roll, uint32_t run, uint32_t i) {
     const uint32_t max = v->seed_max;
     if (run >= max) {
         uint32_t code = (uint32_t)(roll & ((1ull << (2 * max)) - 1));
-        if (!((any[code >> 5] >> (code & 31)) & 1u)) return;
+        if (!((cb->any[code >> 5] >> (code & 31)) & 1u)) return;
         if (v->has_all) {
-            const sm_gpu_kmer *t = &tb->all;
-            const uint8_t *base = a->section;
-            uint32_t slot = sm_kt_gpu_slot((const uint32_t *)(base + t->bits_off), (const uint32_t *)(base + t->rank_off), code);
-            const uint32_t *out_index = (const uint32_t *)(base + t->out_index_off);
-            const sm_ph_gpu_seed *list = (const sm_ph_gpu_seed *)(base + v->seed_list_off);
-            for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++)
-                sm_ph_gpu_found(a, v, ch, queue, i + 1 - SM_GPU_LDG(&list[e].length), e, item);
+            /* the table is read when the candidate is verified */
+            sm_ph_gpu_found(a, v, cb, ch, queue, i + 1, SM_PH_GPU_CODE | code, item);
             return;
         }
     }
@@ -404,7 +433,7 @@ SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeon
         const uint32_t *out_index = (const uint32_t *)(base + t->out_index_off);
         const uint32_t *out_list = (const uint32_t *)(base + t->out_list_off);
         for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++)
-            sm_ph_gpu_found(a, v, ch, queue, i + 1 - L, SM_PH_GPU_PIECE | (SM_GPU_LDG(&out_list[e]) >> 1), item);
+            sm_ph_gpu_found(a, v, cb, ch, queue, i + 1 - L, SM_PH_GPU_PIECE | (SM_GPU_LDG(&out_list[e]) >> 1), item);
     }
 }
 
@@ -413,17 +442,14 @@ SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeon
    64 symbols read and is compared in a few word operations. Symbols past
    the chunk's bytes are no bases. */
 SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v,
-                                      const sm_ph_gpu_tables *tb, const sm_ph_gpu_rkey *rkeys, const uint32_t *any,
-                                      sm_gpu_chunk ch) {
+                                      const sm_ph_gpu_tables *tb, const sm_ph_gpu_rkey *rkeys,
+                                      const sm_ph_gpu_combined *cb, sm_gpu_chunk ch) {
     const uint32_t lo = ch.c0, D = v->max_key - 1, max = v->seed_max;
     uint32_t hi = ch.c1 + v->max_key - 1;
     if (hi > ch.end) hi = ch.end;
     const sm_ph_gpu_key *keys = (const sm_ph_gpu_key *)(a->section + v->keys_off);
     const sm_ph_gpu_seed *list = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off);
-    const sm_gpu_kmer *t = &tb->all;
-    const uint32_t *bits = (const uint32_t *)(a->section + t->bits_off);
-    const uint32_t *rank = (const uint32_t *)(a->section + t->rank_off);
-    const uint32_t *out_index = (const uint32_t *)(a->section + t->out_index_off);
+    const uint32_t *any = cb->any, *bits = cb->bits, *rank = cb->rank, *out_index = cb->out_index;
     const uint64_t piece_mask = (1ull << (2 * max)) - 1;
     uint64_t c_lo = 0, c_hi = 0, b_lo = 0x5555555555555555ull, b_hi = 0x5555555555555555ull;
     for (uint32_t at = lo & ~15u; at < hi + D; at += 16) {
@@ -448,7 +474,7 @@ SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pi
             const uint32_t code = (uint32_t)(code_w & piece_mask);
             if (!((any[code >> 5] >> (code & 31)) & 1u)) continue;
             const uint32_t slot = sm_kt_gpu_slot(bits, rank, code);
-            for (uint32_t x = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); x < end; x++) {
+            for (uint32_t x = out_index[slot], end = out_index[slot + 1]; x < end; x++) {
                 const sm_ph_gpu_seed *sd = &list[x];
                 const uint32_t key = SM_GPU_LDG(&sd->key), offset = SM_GPU_LDG(&sd->offset);
                 const uint32_t len = SM_GPU_LDG(&sd->length);
@@ -519,8 +545,8 @@ typedef struct {
 /* Text [from, to) of slice ch (within its span; from the span's start with
    a zero state), through the seed tables or the automaton. */
 SM_GPU_FN void sm_ph_gpu_scan(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
-                              const uint32_t *any, sm_gpu_chunk ch, const sm_ph_gpu_queue *queue, uint32_t item,
-                              sm_ph_gpu_scan_state *st, uint32_t from, uint32_t to) {
+                              const sm_ph_gpu_combined *cb, sm_gpu_chunk ch, const sm_ph_gpu_queue *queue,
+                              uint32_t item, sm_ph_gpu_scan_state *st, uint32_t from, uint32_t to) {
     if (v->seeds) {
         uint64_t roll = st->roll;
         uint32_t run = st->run;
@@ -537,7 +563,7 @@ SM_GPU_FN void sm_ph_gpu_scan(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole
                 }
                 roll = roll << 2 | c;
                 run += run < 32;
-                sm_ph_gpu_position(a, v, tb, any, ch, queue, item, roll, run, i);
+                sm_ph_gpu_position(a, v, tb, cb, ch, queue, item, roll, run, i);
             }
         }
         st->roll = roll;
@@ -560,7 +586,7 @@ SM_GPU_FN void sm_ph_gpu_scan(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole
         for (uint32_t o = SM_GPU_LDG(&out_index[state]), end = SM_GPU_LDG(&out_index[state + 1]); o < end; o++) {
             uint32_t piece = SM_GPU_LDG(&out_list[o]) >> 1;
             uint32_t len = SM_GPU_LDG(&lengths[6 * piece + 4]);
-            sm_ph_gpu_found(a, v, ch, queue, i + 1 - len, SM_PH_GPU_PIECE | piece, item);
+            sm_ph_gpu_found(a, v, cb, ch, queue, i + 1 - len, SM_PH_GPU_PIECE | piece, item);
         }
     }
     st->state = s;
