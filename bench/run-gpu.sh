@@ -35,7 +35,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 for i in $(seq "$COPIES"); do cat "$data/panel.seq"; done > "$tmp/panel.seq"
-for i in $(seq "$BIBLE_COPIES"); do cat "$data/kjv.txt"; done > "$tmp/kjv.txt"
+case " $CASES " in *" kjv_"*) for i in $(seq "$BIBLE_COPIES"); do cat "$data/kjv.txt"; done > "$tmp/kjv.txt" ;; esac
 {
   echo "date=$(date -u +%Y-%m-%d)"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu=/'
