@@ -2,12 +2,16 @@
  * against the CPU and timed three ways, beside seed 002's plain GPU
  * automaton and the device's memory read rate.
  *
- * usage: gpu_rate [-r REPEATS] [-a dna|text] [-s both|+] [-b BATCH_MB] [-e ENGINE] [-P] PATTERNS TARGET
+ * usage: gpu_rate [-r REPEATS] [-a dna|text] [-s both|+] [-b BATCH_MB] [-e ENGINE] [-m K | -k K] [-R ends]
+ *                 [-q PAM] [-P] PATTERNS TARGET
  *
  * PATTERNS: one pattern per line.
  * TARGET:   any file, read whole into memory and scanned as one sequence.
  * ENGINE:   gpu (default: the planner's choice for the GPU), auto (its choice
- *           for the CPU), automaton, kmer, wumanber or shiftand.
+ *           for the CPU), automaton, kmer, wumanber, shiftand, mismatch, myers
+ *           or pigeonhole.
+ * -m K, -k K: up to K mismatches or edits; -R ends: every end (k edits);
+ *           -q PAM: the PAM after every pattern (--pam).
  * -P:       also seed 002's plain kernel (bench/plain_gpu.cu) on the
  *           automaton of the set, at several bytes per thread.
  *
@@ -28,6 +32,8 @@
  *                                buffers, transfers, kernels, counts or hits back and
  *                                delivered in order; median of REPEATS
  *   plain ...                    the plain kernel's rate at each chunk, its best and count
+ *   cells=... resident_TCUPS=... the DP cells (pattern symbols x text bytes x strands)
+ *                                per second of the resident kernels (k edits)
  * Exit status 2 when the counts differ.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -41,6 +47,7 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "core/internal.h"
+#include "engines/automaton/automaton_gpu.h"
 #include "engines/engine.h"
 #include "seqmatch.h"
 
@@ -137,8 +144,10 @@ static void plain_lines(const sm_pattern *pats, size_t n, const sm_compile_optio
     const sm_db_section *e = &sm_db_sections(db)[0];
     sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
     sm_gpu_view v;
-    sm_engine_for_kind(e->kind)->gpu_view(&sec, &v);
-    const sm_gpu_automaton *a = &v.u.automaton;
+    char why[256];
+    sm_gpu_db gdb = {0};
+    sm_engine_for_kind(e->kind)->gpu->view(&sec, &gdb, &v, why);
+    const sm_gpu_automaton *a = SM_GPU_VIEW(&v, const sm_gpu_automaton);
     const uint32_t *out_index = (const uint32_t *)(sec.bytes + a->out_index_off);
     uint32_t *outputs = malloc((size_t)a->states * sizeof *outputs);
     for (uint32_t q = 0; q < a->states; q++) outputs[q] = out_index[q + 1] - out_index[q];
@@ -201,7 +210,9 @@ static int engine_named(const char *v, sm_compile_options *co) {
         sm_backend backend;
     } names[] = {{"gpu", SM_ENGINE_AUTO, SM_BACKEND_CUDA},         {"auto", SM_ENGINE_AUTO, SM_BACKEND_CPU},
                  {"automaton", SM_ENGINE_AUTOMATON, SM_BACKEND_CPU}, {"kmer", SM_ENGINE_KMER, SM_BACKEND_CPU},
-                 {"wumanber", SM_ENGINE_WUMANBER, SM_BACKEND_CPU},   {"shiftand", SM_ENGINE_SHIFTAND, SM_BACKEND_CPU}};
+                 {"wumanber", SM_ENGINE_WUMANBER, SM_BACKEND_CPU},   {"shiftand", SM_ENGINE_SHIFTAND, SM_BACKEND_CPU},
+                 {"mismatch", SM_ENGINE_MISMATCH, SM_BACKEND_CPU},   {"myers", SM_ENGINE_MYERS, SM_BACKEND_CPU},
+                 {"pigeonhole", SM_ENGINE_PIGEONHOLE, SM_BACKEND_CPU}};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(v, names[i].name) == 0) {
             co->engine = names[i].engine;
@@ -233,14 +244,19 @@ int main(int argc, char **argv) {
         else if (opt == 'a') co.alphabet = strcmp(v, "text") == 0 ? SM_ALPHABET_TEXT : SM_ALPHABET_DNA;
         else if (opt == 's') co.strands = strcmp(v, "+") == 0 ? SM_STRAND_FORWARD : SM_STRAND_BOTH;
         else if (opt == 'b') batch = (size_t)atol(v) << 20;
+        else if (opt == 'm' || opt == 'k') {
+            co.match = opt == 'm' ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
+            co.max_errors = (uint32_t)atoi(v);
+        } else if (opt == 'R') co.report = strcmp(v, "ends") == 0 ? SM_REPORT_ENDS : SM_REPORT_BEST;
+        else if (opt == 'q') co.pam = v;
         else if (opt == 'e') {
             if (engine_named(v, &co) != 0) die(v, "unknown engine");
         } else die(argv[argi], "unknown option");
         argi += 2;
     }
     if (argc - argi != 2) {
-        fprintf(stderr, "usage: gpu_rate [-r REPEATS] [-a dna|text] [-s both|+] [-b BATCH_MB] [-e ENGINE] [-P] "
-                        "PATTERNS TARGET\n");
+        fprintf(stderr, "usage: gpu_rate [-r REPEATS] [-a dna|text] [-s both|+] [-b BATCH_MB] [-e ENGINE] [-m K | -k K] "
+                        "[-R ends] [-q PAM] [-P] PATTERNS TARGET\n");
         return 2;
     }
     if (repeats < 1) repeats = 1;
@@ -318,6 +334,12 @@ int main(int argc, char **argv) {
         size_t bytes;
         if (sm_cuda_time_last_batch(g, repeats, &ms, &bytes) != SM_OK) die("CUDA runner", "timing failed");
         printf("resident_GBps=%.1f kernel_ms=%.2f batch_bytes=%zu\n", bytes / (ms * 1e-3) / 1e9, ms, bytes);
+        if (co.match == SM_MATCH_EDITS) {
+            double symbols = 0;
+            for (size_t i = 0; i < n; i++) symbols += (double)pats[i].len;
+            double cells = symbols * (double)bytes * (co.strands == SM_STRAND_FORWARD ? 1 : 2);
+            printf("cells=%.4g resident_TCUPS=%.2f\n", cells, cells / (ms * 1e-3) / 1e12);
+        }
         sm_runner_free(g);
     }
 

@@ -221,8 +221,8 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info);
 const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes);
 /* What the CUDA backend runs for section index (< section_count): its
    kernel and where its tables sit on a Hopper GPU, written to buf (size
-   bytes); NULL for a section no GPU kernel scans (the approximate engines)
-   or an index out of range. */
+   bytes); NULL for a section the GPU cannot scan (buf then says why, or is
+   empty) or an index out of range. */
 const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t size);
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index);
 /* The pattern as given (dna: upper case, U as T), with its PAM when the
@@ -403,15 +403,15 @@ int sm_runner_feed(sm_runner *runner, const void *data, size_t len);
    callbacks, as sm_runner_feed does. */
 int sm_runner_feed_buffer(sm_runner *runner, size_t want, void **dst, size_t *avail);
 int sm_runner_feed_commit(sm_runner *runner, size_t len);
-/* Runs job(arg, i) for every i in [0, n) on the runner's scan threads and
-   the caller's, before any scan work they have left, and returns when all
-   have run. A feeder that prepares text on several threads (stripping line
-   breaks, decompressing) shares the scan's threads this way instead of
-   starting as many again. A runner without host scan threads (the CUDA
-   backend) runs the jobs on the caller, in turn; say so to the feeder with
-   sm_runner_scan_threads. Jobs must not call the runner. */
+/* Runs job(arg, i) for every i in [0, n) on the runner's host threads (its
+   one thread team: the CPU backend scans on it, every backend turns raw
+   results into hits on it) and the caller's, before any scan work they have
+   left, and returns when all have run. A feeder that prepares text on
+   several threads (stripping line breaks, decompressing) shares the
+   runner's threads this way instead of starting as many again. Jobs must
+   not call the runner. */
 int sm_runner_parallel_for(sm_runner *runner, size_t n, void (*job)(void *arg, size_t i), void *arg);
-/* The host threads that scan (0 when the scan runs elsewhere, as on a GPU). */
+/* The runner's host threads (sm_runner_options.threads, or every core). */
 unsigned sm_runner_scan_threads(const sm_runner *runner);
 int sm_runner_end_record(sm_runner *runner);
 /* Scans everything pending and delivers all its hits and record-done calls. */

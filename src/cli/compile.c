@@ -143,8 +143,23 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
                 info.match == SM_MATCH_MISMATCHES ? "mismatches" : "edits",
                 info.match == SM_MATCH_EDITS ? (info.report == SM_REPORT_ENDS ? ", every end" : ", best per run")
                                              : "");
-        fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
-                info.approx_patterns == 1 ? "" : "s");
+        if (info.section_count > 1) {
+            /* the GPU's plan may split the patterns between two engines */
+            for (uint32_t i = 0; i < info.section_count; i++) {
+                uint32_t patterns = 0;
+                const char *name = sm_db_section_name(db, i, &patterns, NULL);
+                fprintf(out, "%s %s for %u pattern%s\n", i ? "                " : "engines         ", name ? name : "?",
+                        patterns, patterns == 1 ? "" : "s");
+            }
+        } else {
+            fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
+                    info.approx_patterns == 1 ? "" : "s");
+        }
+        if (gpu && !forced)
+            fputs("planned for      the GPU (--gpu): the pigeonhole filter when its scan and the verification of its\n"
+                  "                 expected piece hits cost the GPU less than the direct engine (Myers' lanes, or\n"
+                  "                 the mismatch counters), else the direct engine\n",
+                  out);
     } else {
         fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u, wu-manber %u\n",
                 info.automaton_patterns, info.kmer_patterns, info.shiftand_patterns, info.wumanber_patterns);
@@ -163,6 +178,8 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
         const char *name = sm_db_section_name(db, i, NULL, NULL);
         if (sm_db_section_gpu(db, i, gpu, sizeof gpu))
             fprintf(out, "gpu              %s\n", gpu);
+        else if (gpu[0])
+            fprintf(out, "gpu              none: %s\n", gpu);
         else
             fprintf(out, "gpu              none: %s runs on the CPU only\n", name ? name : "this engine");
     }

@@ -7,7 +7,6 @@ static void free_slots(sm_engine_set *set) {
     for (uint32_t i = 0; i < set->count; i++) {
         sm_engine_slot *sl = &set->slots[i];
         if (sl->state) sl->ops->state_free(sl->state);
-        if (sl->results) sl->ops->results_free(sl->results);
         free(sl->visits);
     }
     free(set->slots);
@@ -50,21 +49,102 @@ int sm_engine_set_init(sm_engine_set *set, const sm_db *db, const sm_variant *va
 
 void sm_engine_set_free(sm_engine_set *set) {
     free_slots(set);
+    sm_results_free(&set->results);
+}
+
+void sm_results_free(sm_results *res) {
+    for (uint32_t i = 0; i < res->count; i++)
+        if (res->tables[i]) res->frees[i](res->tables[i]);
+    free(res->tables);
+    free(res->frees);
+    memset(res, 0, sizeof *res);
+}
+
+/* The tables of the first section whose engine resolves edit ends (made now). */
+static int resolver(sm_results *res, const sm_db *db, const sm_engine_ops **ops, void **table) {
+    if (res->db != db || res->checksum != sm_db_head(db)->checksum || res->count != sm_db_head(db)->section_count) {
+        sm_results_free(res);
+        uint32_t n = sm_db_head(db)->section_count;
+        res->tables = calloc(n ? n : 1, sizeof *res->tables);
+        res->frees = calloc(n ? n : 1, sizeof *res->frees);
+        if (!res->tables || !res->frees) {
+            sm_results_free(res);
+            return SM_ERR_NOMEM;
+        }
+        res->db = db;
+        res->checksum = sm_db_head(db)->checksum;
+        res->count = n;
+    }
+    *ops = NULL;
+    for (uint32_t i = 0; i < res->count; i++) {
+        const sm_engine_ops *e = sm_engine_for_kind(sm_db_sections(db)[i].kind);
+        if (!e->resolve) continue;
+        if (!res->tables[i] && !(res->tables[i] = e->results_new())) return SM_ERR_NOMEM;
+        res->frees[i] = e->results_free;
+        *ops = e;
+        *table = res->tables[i];
+        return SM_OK;
+    }
+    return SM_OK;
+}
+
+static int event_before(const void *pa, const void *pb) {
+    const sm_rawhit *a = pa, *b = pb;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
+    if (a->reverse != b->reverse) return (int)a->reverse - (int)b->reverse;
+    if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    return (int)a->errors - (int)b->errors;
+}
+
+int sm_results_settle(sm_results *res, const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                      uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
+    const sm_db_header *h = sm_db_head(db);
+    if (sink->n <= from) return SM_OK;
+    sm_rawhit *x = sink->hits;
+    if (h->match == SM_MATCH_EDITS) {
+        /* Hits with a start first (exact sections), then the end events. */
+        size_t mid = from;
+        for (size_t i = from; i < sink->n; i++)
+            if (x[i].start != SM_START_UNKNOWN) {
+                sm_rawhit t = x[mid];
+                x[mid++] = x[i];
+                x[i] = t;
+            }
+        if (sink->n > mid) {
+            /* An end found through several anchors keeps its least distance. */
+            qsort(x + mid, sink->n - mid, sizeof *x, event_before);
+            size_t out = mid;
+            for (size_t i = mid; i < sink->n; i++)
+                if (out == mid || x[i].end != x[out - 1].end || x[i].pattern != x[out - 1].pattern ||
+                    x[i].reverse != x[out - 1].reverse)
+                    x[out++] = x[i];
+            sink->n = out;
+            const sm_engine_ops *ops;
+            void *table = NULL;
+            if (resolver(res, db, &ops, &table) != SM_OK) return SM_ERR_NOMEM;
+            if (ops) {
+                int rc = ops->resolve(db, table, sink, mid, text, len, pos0, first_end, last_end, borders);
+                if (rc != SM_OK) return rc;
+            } else {
+                sink->n = mid; /* no engine to resolve them: only a crafted database */
+            }
+        }
+    } else if (sm_db_filters_pam(h)) {
+        for (uint32_t i = 0; i < h->section_count; i++) {
+            const sm_engine_ops *ops = sm_engine_for_kind(sm_db_sections(db)[i].kind);
+            if (ops->filter) {
+                ops->filter(db, sink, from, text, len, pos0);
+                break;
+            }
+        }
+    }
+    if (sink->n > from) sm_sort_hits(sink->hits + from, sink->n - from);
+    return SM_OK;
 }
 
 int sm_engine_set_hits(sm_engine_set *set, const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text,
                        size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders) {
-    const sm_db_header *h = sm_db_head(db);
-    for (uint32_t i = 0; i < set->count; i++) {
-        sm_engine_slot *sl = &set->slots[i];
-        if (h->match == SM_MATCH_EDITS && sl->ops->resolve) {
-            if (!sl->results && !(sl->results = sl->ops->results_new())) return SM_ERR_NOMEM;
-            return sl->ops->resolve(db, sl->results, sink, from, text, len, pos0, first_end, last_end, borders);
-        }
-        if (sm_db_filters_pam(h) && sl->ops->filter) sl->ops->filter(db, sink, from, text, len, pos0);
-    }
-    if (sink->n > from) sm_sort_hits(sink->hits + from, sink->n - from);
-    return SM_OK;
+    return sm_results_settle(&set->results, db, sink, from, text, len, pos0, first_end, last_end, borders);
 }
 
 int sm_engine_set_bind(sm_engine_set *set, const sm_db *db) {

@@ -14,13 +14,36 @@ typedef struct {
     void *state;
     uint32_t *visits;      /* count mode: the engine's counters (sm_engine_set_counting) */
     size_t nvisits;
-    void *results;         /* approximate engines: their per-thread results tables, made on first use */
 } sm_engine_slot;
+
+/* What turns a scanned stretch's raw results into hits, for one thread:
+   the approximate engines' per-thread tables (start recovery), made on
+   first use for the database given. Block scans keep one in their engine
+   set; a runner keeps one per thread of its team (src/runner/settle.c). */
+typedef struct {
+    const sm_db *db;       /* what the tables were made for (compared, never read: it may be gone) */
+    uint32_t checksum;     /* and its checksum, should another database come at the same address */
+    void **tables;         /* per section: its engine's results_new(), or NULL */
+    void (**frees)(void *);/* and the engine's results_free */
+    uint32_t count;
+} sm_results;
+
+void sm_results_free(sm_results *res);
+/* The hits of a scanned stretch, from the raw results in
+   sink->hits[from, sink->n): k-edit end events (start SM_START_UNKNOWN;
+   several events of one end keep the least distance) resolved into hits,
+   runs touching first_end or last_end going to borders; k-mismatch windows
+   filtered for a PAM; hits whose start is known kept; then sorted. Through
+   the approximate engines' operations (resolve, filter). text[0, len) at
+   pos0 is the stretch. SM_OK or SM_ERR_NOMEM. */
+int sm_results_settle(sm_results *res, const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text, size_t len,
+                      uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
 
 typedef struct {
     sm_engine_slot *slots;
     uint32_t count;
     sm_variant variant;    /* the loops asked for (zero: the CPU's best) */
+    sm_results results;    /* block scans: their raw results settled (sm_engine_set_hits) */
 } sm_engine_set;
 
 /* Makes a state for every section of db. variant may be NULL. Returns SM_OK
@@ -38,12 +61,7 @@ int sm_engine_set_counting(sm_engine_set *set);
 /* Adds the visit counters to counts (per pattern) and zeroes them. */
 void sm_engine_set_fold(sm_engine_set *set, uint64_t *counts);
 
-/* The hits of a scanned stretch, from the raw results in
-   sink->hits[from, sink->n): k-edit end events resolved into hits (runs
-   touching first_end or last_end to borders), k-mismatch windows filtered
-   for a PAM, then sorted; through the approximate engine's operations
-   (resolve, filter). text[0, len) at pos0 is the stretch. SM_OK or
-   SM_ERR_NOMEM. */
+/* sm_results_settle with the set's own tables. */
 int sm_engine_set_hits(sm_engine_set *set, const sm_db *db, sm_sink *sink, size_t from, const uint8_t *text,
                        size_t len, uint64_t pos0, uint64_t first_end, uint64_t last_end, sm_run_list *borders);
 

@@ -131,6 +131,9 @@ typedef struct {
 
 int sm_sink_grow(sm_sink *sink);  /* doubles capacity; sets failed on error */
 
+/* The start of a k-edit end event: not known yet (resolved into a hit later). */
+#define SM_START_UNKNOWN UINT64_MAX
+
 static inline void sm_sink_add(sm_sink *sink, uint64_t start, uint64_t end, uint32_t pattern,
                                int reverse, unsigned errors) {
     if (start < sink->own_lo || start >= sink->own_hi) return;

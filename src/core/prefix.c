@@ -1,8 +1,7 @@
-/* Parallel prefix scan and a minimal parallel-for on pthreads. */
+/* Parallel prefix scan, and a parallel-for on the process-wide thread team. */
 #include "core/prefix.h"
+#include "core/team.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,42 +11,24 @@
 /* ------------------------------------------------------------ parallel for */
 
 typedef struct {
-    atomic_size_t next;
-    size_t tasks;
     void (*task)(size_t, void *);
     void *ctx;
-} for_shared;
+} for_job;
 
-static void *for_worker(void *arg) {
-    for_shared *sh = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed);
-        if (i >= sh->tasks) break;
-        sh->task(i, sh->ctx);
-    }
-    return NULL;
+static void for_task(void *arg, size_t i, unsigned tid) {
+    (void)tid;
+    const for_job *j = arg;
+    j->task(i, j->ctx);
 }
 
+/* On the process-wide team (core/team.h), at most `threads` of its threads. */
 int sm_parallel_for(size_t tasks, unsigned threads, void (*task)(size_t, void *), void *ctx) {
     if (tasks == 0) return SM_OK;
     if (threads > tasks) threads = (unsigned)tasks;
-    if (threads <= 1) {
-        for (size_t i = 0; i < tasks; i++) task(i, ctx);
-        return SM_OK;
-    }
-    for_shared sh;
-    atomic_init(&sh.next, 0);
-    sh.tasks = tasks;
-    sh.task = task;
-    sh.ctx = ctx;
-    pthread_t *ids = malloc((threads - 1) * sizeof *ids);
-    unsigned started = 0;
-    if (ids)
-        while (started < threads - 1 && pthread_create(&ids[started], NULL, for_worker, &sh) == 0) started++;
-    for_worker(&sh); /* whatever could not be started, the caller covers */
-    for (unsigned t = 0; t < started; t++) pthread_join(ids[t], NULL);
-    free(ids);
-    return SM_OK;
+    for_job j = {task, ctx};
+    sm_team *team = threads > 1 ? sm_team_shared(threads) : NULL;
+    sm_team_for(team, tasks, for_task, &j, threads);
+    return team || threads <= 1 ? SM_OK : SM_ERR_NOMEM;
 }
 
 /* ------------------------------------------------------------------ scan */

@@ -18,20 +18,8 @@
 
 #include "core/cpu.h"
 #include "core/internal.h"
-#include "engines/gpu_view.h"
-
-/* Section kinds, as stored in the database's section directory
-   (docs/format.md). The numbers are part of the file format. */
-enum {
-    SM_SECTION_AUTOMATON = 1,
-    SM_SECTION_SHIFTAND = 2,
-    SM_SECTION_MISMATCH = 3,
-    SM_SECTION_MYERS = 4,
-    SM_SECTION_WAVEFRONT = 5,
-    SM_SECTION_KMER = 6,
-    SM_SECTION_PIGEONHOLE = 7,
-    SM_SECTION_WUMANBER = 8
-};
+#include "engines/gpu_part.h"
+#include "engines/section_kinds.h"
 
 /* Build tuning that tests ask for (sm_compile_tuned); zero: none. */
 typedef struct {
@@ -96,6 +84,28 @@ typedef struct {
     uint32_t states, columns;
     uint64_t delta_off, out_index_off, out_list_off, class_of_off;
 } sm_dfa_tables;
+
+/* An engine's GPU part: the host side of its kernel (engines/gpu_part.h
+   says what its folder holds). The kernel itself is found by the GPU
+   module under the engine's section kind. */
+typedef struct sm_gpu_part {
+    /* The view of a section for the kernel; returns 0, or -1 with a
+       one-line reason in why[256] when this section cannot run there. */
+    int (*view)(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *view, char *why);
+    /* What the GPU runs for that view, in words (--explain). */
+    void (*describe)(const sm_gpu_view *view, char *buf, size_t size);
+    /* Bytes the kernel reads beside the section (sm_gpu_scan_args.extra),
+       made on the host: their size (buf NULL), or written to buf. NULL:
+       none. */
+    size_t (*extra)(const sm_section *s, const sm_gpu_view *view, void *buf);
+    /* The CPU stand-in for the kernel (tests/emulated): what its launch
+       makes beside the section (NULL: nothing; may be NULL), then the scan
+       of a batch (a->prepared set) by the kernel's own per-item code, item
+       after item, as a device of `threads` resident threads would cut it. */
+    void *(*emulate_prepare)(const sm_gpu_view *view, const uint8_t *section);
+    void (*emulate_release)(void *prepared);
+    void (*emulate)(const sm_gpu_scan_args *a, uint32_t threads);
+} sm_gpu_part;
 
 typedef struct sm_engine_ops {
     uint32_t kind;             /* SM_SECTION_* */
@@ -165,12 +175,9 @@ typedef struct sm_engine_ops {
     int (*chunk_states)(void *chunker, uint32_t first, const uint8_t *text, const size_t *cuts, size_t chunks,
                         unsigned threads, uint32_t *states, sm_error *err);
 
-    /* Engines with a GPU kernel (the exact ones): their section as the
-       kernel reads it (src/engines/gpu_view.h); the kernel itself lives in
-       the engine's folder (*_cuda.cu). NULL: the GPU does not run it. */
-    void (*gpu_view)(const sm_section *s, sm_gpu_view *view);
-    /* What the GPU runs for that view, in words (--explain). */
-    void (*gpu_describe)(const sm_gpu_view *view, char *buf, size_t size);
+    /* The engine's GPU part (its kernel's host side), or NULL: the GPU does
+       not run it. */
+    const sm_gpu_part *gpu;
 } sm_engine_ops;
 
 /* The registry (src/engines/registry.c): the engine of a section kind, or

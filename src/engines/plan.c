@@ -223,6 +223,48 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
     return PIGEONHOLE_SCAN_COST + verify < direct;
 }
 
+/* On the GPU (docs/architecture.md, "The planner on the GPU", has the
+   measurements): work per text position in thread instructions. Myers: a
+   lane step per byte for every lane of short keys, a block step (both
+   outcomes of the carry, the shuffle scan) per 64-bit block of a longer
+   key; the mismatch counters: a key symbol per 32 windows for the symbols
+   a key reads before all 32 windows pass k (about 1.5 (k + 1) + 6 on DNA);
+   the pigeonhole filter: its scan per byte, and the verified symbols of
+   each expected piece hit. The GPU's band DP takes at most
+   GPU_PIGEONHOLE_MAX_EDITS edits. */
+#define GPU_MYERS_LANE_COST 40.0
+#define GPU_MYERS_BLOCK_COST 120.0
+#define GPU_MISMATCH_SYMBOL_COST 12.0
+#define GPU_PIGEONHOLE_SCAN_COST 20.0
+#define GPU_PIGEONHOLE_VERIFY_COST 6.0
+#define GPU_PIGEONHOLE_MAX_EDITS 15u
+
+static int gpu_use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
+    if (o->engine == SM_ENGINE_PIGEONHOLE) return 1;
+    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
+    uint32_t k = o->max_errors;
+    if (o->match == SM_MATCH_EDITS && k > GPU_PIGEONHOLE_MAX_EDITS) return 0;
+    if (sm_ph_min_piece_bits(keys, nk, o->alphabet, k, 0) < PIGEONHOLE_MIN_PIECE_BITS) return 0;
+    double direct = 0, verify = 0;
+    for (size_t i = 0; i < nk; i++) {
+        uint32_t m = keys[i].len;
+        if (o->match == SM_MATCH_MISMATCHES) {
+            double read = 1.5 * (k + 1) + 6;
+            direct += (read < m ? read : m) * GPU_MISMATCH_SYMBOL_COST / 32;
+        } else if (m <= 64) {
+            uint32_t width = m < 3 ? 3 : m;
+            direct += GPU_MYERS_LANE_COST / (double)(64 / width);
+        } else {
+            uint32_t blocks = (m + 63) / 64, group = 1;
+            while (group < blocks) group *= 2;
+            direct += GPU_MYERS_BLOCK_COST * group;
+        }
+        verify += (double)m + 2.0 * k;
+    }
+    double rate = sm_ph_hit_rate(keys, nk, o->alphabet, k);
+    return GPU_PIGEONHOLE_SCAN_COST + rate * verify / (double)nk * GPU_PIGEONHOLE_VERIFY_COST < direct;
+}
+
 /* The Wu-Manber rule: keys of at least WUMANBER_MIN_LENGTH symbols whose
    SHIFT table moves the window by WUMANBER_MIN_SHIFT or more on average
    (below that the automaton is faster); a few keys with the SIMD prefilter
@@ -402,15 +444,49 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
     return status;
 }
 
+/* On the GPU, a set of which only some patterns have selective pieces is
+   split: those go to the pigeonhole filter when it pays for them, the rest
+   to the direct engine (two sections, each run by its kernel). Moves the
+   pigeonhole's keys to the front of keys; returns how many (0: no split). */
+static size_t gpu_split_pigeonhole(sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
+    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
+    size_t front = 0;
+    for (size_t i = 0; i < nk; i++) {
+        /* a pattern's keys (its strands) stay together: judged by the first */
+        size_t j = i;
+        while (j + 1 < nk && keys[j + 1].output >> 1 == keys[i].output >> 1) j++;
+        if (sm_ph_min_piece_bits(&keys[i], j - i + 1, o->alphabet, o->max_errors, 0) >= PIGEONHOLE_MIN_PIECE_BITS)
+            for (size_t x = i; x <= j; x++) {
+                sm_ac_key t = keys[front];
+                keys[front++] = keys[x];
+                keys[x] = t;
+            }
+        i = j;
+    }
+    if (front == 0 || front == nk || !gpu_use_pigeonhole(keys, front, o, flags)) return 0;
+    return front;
+}
+
 static int plan_approx(planned *pl, size_t n, key_set *ks, const sm_compile_options *o, unsigned flags,
                        const sm_build_tuning *tuning, sm_plan *plan, sm_error *err) {
     sm_ac_key *keys = key_set_resolve(ks);
     size_t nk = key_set_count(ks);
     if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     uint32_t kind = pl[0].kind;
-    if (use_pigeonhole(keys, nk, o, flags)) kind = SM_SECTION_PIGEONHOLE;
+    int gpu = o->backend == SM_BACKEND_CUDA;
+    int pigeonhole = gpu ? gpu_use_pigeonhole(keys, nk, o, flags) : use_pigeonhole(keys, nk, o, flags);
+    size_t split = gpu && !pigeonhole ? gpu_split_pigeonhole(keys, nk, o, flags) : 0;
+    int status = SM_OK;
+    if (split) {
+        status = build(SM_SECTION_PIGEONHOLE, keys, split, o, flags, NULL, tuning, plan, err);
+        for (size_t i = 0; i < split; i++) pl[keys[i].output >> 1].kind = SM_SECTION_PIGEONHOLE;
+        if (status == SM_OK) status = build(kind, keys + split, nk - split, o, flags, NULL, tuning, plan, err);
+        free(keys);
+        return status;
+    }
+    if (pigeonhole) kind = SM_SECTION_PIGEONHOLE;
     for (size_t i = 0; i < n; i++) pl[i].kind = kind;
-    int status = build(kind, keys, nk, o, flags, NULL, tuning, plan, err);
+    status = build(kind, keys, nk, o, flags, NULL, tuning, plan, err);
     free(keys);
     return status;
 }

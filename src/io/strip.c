@@ -6,10 +6,10 @@
  * bytes at its offset, the prefix sum of the counts before it. */
 #include "io/strip.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/team.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -28,16 +28,11 @@ typedef struct {
 } block;
 
 struct sm_strip_pool {
-    unsigned threads;     /* workers besides the caller */
-    pthread_t *tid;
-    pthread_mutex_t lock;
-    pthread_cond_t go, done;
-    unsigned generation, busy;
-    int stop;
+    unsigned threads;     /* threads besides the caller */
     /* the job */
     int phase;            /* 1 count, 2 write, 3 copy */
     int compress;         /* the CPU has VBMI2's byte compress */
-    sm_parallel_for_fn shared; /* another team's threads run the blocks (no workers here) */
+    sm_parallel_for_fn shared; /* a runner's team runs the blocks, else the process-wide team */
     void *shared_ctx;
     const uint8_t *p;
     uint8_t *out;
@@ -45,7 +40,6 @@ struct sm_strip_pool {
     int line_start;
     block *blocks;
     size_t nblocks;
-    _Atomic size_t next;
 };
 
 #ifdef STRIP_X86
@@ -160,48 +154,16 @@ static void run_block(void *arg, size_t k) {
 #endif
 }
 
-static void run_phase(sm_strip_pool *pool) {
-    for (;;) {
-        size_t k = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
-        if (k >= pool->nblocks) return;
-        run_block(pool, k);
-    }
+static void run_team_block(void *arg, size_t k, unsigned tid) {
+    (void)tid;
+    run_block(arg, k);
 }
 
-static void *worker(void *arg) {
-    sm_strip_pool *pool = arg;
-    unsigned seen = 0;
-    pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        while (!pool->stop && pool->generation == seen) pthread_cond_wait(&pool->go, &pool->lock);
-        if (pool->stop) break;
-        seen = pool->generation;
-        pthread_mutex_unlock(&pool->lock);
-        run_phase(pool);
-        pthread_mutex_lock(&pool->lock);
-        if (--pool->busy == 0) pthread_cond_signal(&pool->done);
-    }
-    pthread_mutex_unlock(&pool->lock);
-    return NULL;
-}
-
-/* Runs a phase on the workers and the caller; returns when every block is done. */
+/* Runs a phase on the team and the caller; returns when every block is done. */
 static void phase(sm_strip_pool *pool, int which) {
     pool->phase = which;
-    if (pool->shared) {
-        pool->shared(pool->shared_ctx, pool->nblocks, run_block, pool);
-        return;
-    }
-    atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
-    pthread_mutex_lock(&pool->lock);
-    pool->busy = pool->threads;
-    pool->generation++;
-    pthread_cond_broadcast(&pool->go);
-    pthread_mutex_unlock(&pool->lock);
-    run_phase(pool);
-    pthread_mutex_lock(&pool->lock);
-    while (pool->busy) pthread_cond_wait(&pool->done, &pool->lock);
-    pthread_mutex_unlock(&pool->lock);
+    if (pool->shared) pool->shared(pool->shared_ctx, pool->nblocks, run_block, pool);
+    else sm_team_for(sm_team_shared(pool->threads + 1), pool->nblocks, run_team_block, pool, pool->threads + 1);
 }
 
 int sm_strip_available(void) {
@@ -213,35 +175,10 @@ int sm_strip_available(void) {
 #endif
 }
 
-sm_strip_pool *sm_strip_pool_new(unsigned threads) {
-    if (threads < 2) return NULL;
-    sm_strip_pool *pool = calloc(1, sizeof *pool);
-    if (!pool) return NULL;
-    pool->blocks = calloc(STRIP_BLOCKS, sizeof *pool->blocks);
-#ifdef STRIP_X86
-    pool->compress = sm_cpu()->avx512vbmi2;
-#endif
-    pool->tid = calloc(threads - 1, sizeof *pool->tid);
-    pthread_mutex_init(&pool->lock, NULL);
-    pthread_cond_init(&pool->go, NULL);
-    pthread_cond_init(&pool->done, NULL);
-    if (!pool->blocks || !pool->tid) {
-        sm_strip_pool_free(pool);
-        return NULL;
-    }
-    for (unsigned t = 0; t + 1 < threads; t++) {
-        if (pthread_create(&pool->tid[t], NULL, worker, pool) != 0) break;
-        pool->threads++;
-    }
-    if (pool->threads == 0) {
-        sm_strip_pool_free(pool);
-        return NULL;
-    }
-    return pool;
-}
+sm_strip_pool *sm_strip_pool_new(unsigned threads) { return sm_strip_pool_shared(threads, NULL, NULL); }
 
 sm_strip_pool *sm_strip_pool_shared(unsigned threads, sm_parallel_for_fn run, void *ctx) {
-    if (threads < 2 || !run) return NULL;
+    if (threads < 2) return NULL;
     sm_strip_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pool->blocks = calloc(STRIP_BLOCKS, sizeof *pool->blocks);
@@ -260,20 +197,6 @@ sm_strip_pool *sm_strip_pool_shared(unsigned threads, sm_parallel_for_fn run, vo
 
 void sm_strip_pool_free(sm_strip_pool *pool) {
     if (!pool) return;
-    if (pool->shared) {
-        free(pool->blocks);
-        free(pool);
-        return;
-    }
-    pthread_mutex_lock(&pool->lock);
-    pool->stop = 1;
-    pthread_cond_broadcast(&pool->go);
-    pthread_mutex_unlock(&pool->lock);
-    for (unsigned t = 0; t < pool->threads; t++) pthread_join(pool->tid[t], NULL);
-    pthread_mutex_destroy(&pool->lock);
-    pthread_cond_destroy(&pool->go);
-    pthread_cond_destroy(&pool->done);
-    free(pool->tid);
     free(pool->blocks);
     free(pool);
 }

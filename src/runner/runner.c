@@ -9,7 +9,10 @@
 #include <immintrin.h>
 #endif
 
+#include <unistd.h>
+
 #include "core/engine_set.h"
+#include "core/team.h"
 #include "runner/runner_internal.h"
 #include "runner/runner_part.h"
 
@@ -210,6 +213,8 @@ void sm_runner_free(sm_runner *r) {
         }
     }
     if (r->bd) r->backend->close(r->bd);
+    sm_settle_close(r);
+    sm_team_free(r->team);
     sm_anchor_close(r);
     if (r->batches)
         for (unsigned k = 0; k < r->geo.batches; k++) free(r->batches[k].segs);
@@ -282,6 +287,14 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
             sm_runner_free(r);
             return arc;
         }
+    }
+    /* One team for everything the runner does on host threads. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = opts->threads ? opts->threads : cores > 0 ? (unsigned)cores : 1;
+    r->team = sm_team_new(threads);
+    if (!r->team || sm_settle_open(r) != SM_OK) {
+        sm_runner_free(r);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     int rc = backend->open(r, &r->geo, &r->bd, err);
     if (rc != SM_OK) {
@@ -483,17 +496,25 @@ int sm_runner_feed_commit(sm_runner *r, size_t len) {
     return r->status;
 }
 
+typedef struct {
+    void (*job)(void *arg, size_t i);
+    void *arg;
+} feeder_job;
+
+static void run_feeder_job(void *arg, size_t i, unsigned tid) {
+    (void)tid;
+    const feeder_job *f = arg;
+    f->job(f->arg, i);
+}
+
 int sm_runner_parallel_for(sm_runner *r, size_t n, void (*job)(void *arg, size_t i), void *arg) {
     if (!r || (n && !job)) return SM_ERR_INVALID;
-    if (r->backend->parallel_for && r->geo.host_threads > 1) {
-        r->backend->parallel_for(r->bd, n, job, arg);
-    } else {
-        for (size_t i = 0; i < n; i++) job(arg, i);
-    }
+    feeder_job f = {job, arg};
+    sm_team_for(r->team, n, run_feeder_job, &f, 0);
     return SM_OK;
 }
 
-unsigned sm_runner_scan_threads(const sm_runner *r) { return r ? r->geo.host_threads : 0; }
+unsigned sm_runner_scan_threads(const sm_runner *r) { return r ? sm_team_threads(r->team) : 0; }
 
 int sm_runner_flush(sm_runner *r) {
     if (!r) return SM_ERR_INVALID;

@@ -69,6 +69,8 @@ typedef struct {
     unsigned host_threads;   /* host threads that scan (0: the scan runs elsewhere) */
 } sm_backend_geometry;
 
+struct sm_team;
+
 /* Bytes writable past a buffer's capacity: direct writers store whole vectors. */
 #define SM_WRITE_SLACK 64
 
@@ -92,10 +94,6 @@ typedef struct sm_backend_ops {
     /* 1 when the backend has nothing to do, so a batch may leave before it
        is full (see geometry.early_len); NULL: never. */
     int (*idle)(void *backend);
-    /* Runs job(arg, i) for every i in [0, n) on the backend's host threads
-       and the caller, first among their work; returns when all have run.
-       NULL: the backend has no host threads (the runner runs them in turn). */
-    void (*parallel_for)(void *backend, size_t n, void (*job)(void *arg, size_t i), void *arg);
 } sm_backend_ops;
 
 extern const sm_backend_ops sm_backend_cpu;
@@ -108,6 +106,11 @@ struct sm_runner {
     const sm_backend_ops *backend;
     void *bd;                /* the backend's own state */
     sm_backend_geometry geo;
+    /* The runner's thread team (core/team.h), made before the backend opens:
+       the CPU backend scans on it, every backend settles raw results on it
+       (settle.c), and feeders' jobs run on it (sm_runner_parallel_for). */
+    struct sm_team *team;
+    struct sm_settle *settle;
     uint32_t pattern_count;
     int edits;               /* k edits: end ownership, look-back, run joining */
     size_t overlap;          /* longest pattern - 1: bytes a segment reads past its end */
@@ -176,6 +179,28 @@ int sm_anchor_end_record(sm_runner *r);
 int sm_anchor_take(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text);
 /* That record's last segment has been delivered: emits its held anchored hits. */
 int sm_anchor_record_done(sm_runner *r, uint64_t record);
+
+/* settle.c: raw results (k-edit end events, k-mismatch windows to filter
+   for a PAM, hits) into the hits a segment owns, sorted, with the runs
+   that touch its borders, for every backend, on the runner's threads.
+   sink->hits[from, sink->n) are segment s's results in record coordinates
+   and text its scanned bytes (b->buf + s->buf_off); tid is the team
+   thread's index (core/team.h). SM_OK or SM_ERR_NOMEM. */
+int sm_settle_open(sm_runner *r);
+void sm_settle_close(sm_runner *r);
+int sm_runner_settle(sm_runner *r, unsigned tid, const sm_segment *s, const uint8_t *text, sm_sink *sink, size_t from,
+                     sm_run_list *borders);
+/* A landed batch's raw results of segment i: hits[0, n) in record
+   coordinates, settled in place (settling only drops and rewrites), and its
+   border runs. */
+typedef struct {
+    sm_rawhit *hits;
+    size_t n;
+    sm_run_list runs;
+} sm_settle_piece;
+/* Settles every segment of b from pieces[i] on the team and leaves the
+   results in the segments (hits, nhits, runs, nruns). */
+int sm_runner_settle_batch(sm_runner *r, sm_batch *b, sm_settle_piece *pieces);
 
 /* deliver.c: the delivery of landed batches, in order. */
 int sm_delivery_open(sm_runner *r);

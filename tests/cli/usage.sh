@@ -64,7 +64,9 @@ else
     fail "--explain names the GPU's kernels"
 fi
 run compile -e GAATTCAA -m 1 --explain
-if grep -q '^gpu  *none: .* CPU only' "$TMP/out"; then pass; else fail "--explain: no GPU kernel for mismatches"; fi
+if grep -q '^gpu  *bit-sliced mismatch counters' "$TMP/out"; then pass; else fail "--explain names the GPU's mismatch kernel"; fi
+run compile -e GAATTCAA -k 1 --engine wavefront --explain
+if grep -q '^gpu  *none: wavefront runs on the CPU only' "$TMP/out"; then pass; else fail "--explain: no GPU kernel for the wavefront DP"; fi
 # compile --gpu plans for the GPU: 200 distinct 8-mers go to the k-mer table
 # there (the CPU keeps the automaton for so few) and the search finds the same.
 awk 'BEGIN { split("A C G T", b, " "); for (i = 0; i < 200; i++) { s = ""; x = i * 37 + 11;

@@ -71,7 +71,8 @@ static run_result run(const sm_db *db, sm_backend backend, int count_only, size_
     sm_runner_options o;
     sm_runner_options_init(&o);
     o.backend = backend;
-    o.threads = 1;
+    /* the GPU's results are settled on the runner's team: 1 to 3 threads */
+    o.threads = backend == SM_BACKEND_CUDA ? 1 + (unsigned)(feed_seed % 3) : 1;
     o.count_only = count_only;
     o.chunk_size = backend == SM_BACKEND_CUDA ? batch : 0;
     o.on_hit = collect;
@@ -312,6 +313,108 @@ static void random_rounds(tu_rng *rng) {
     }
 }
 
+/* Approximate patterns: pieces of the records (so that most occur), with a
+   few substitutions, insertions and deletions; 1 to 300 symbols, mostly
+   primer-sized, some longer than a 64-bit word; DNA ones with an IUPAC code
+   now and then. */
+static sm_pattern *approx_patterns(tu_rng *rng, const records *recs, size_t n, int dna, char **store) {
+    sm_pattern *p = calloc(n, sizeof *p);
+    *store = malloc(n * 320);
+    for (size_t i = 0; i < n; i++) {
+        char *s = *store + i * 320;
+        uint32_t pick = tu_rng_below(rng, 100);
+        size_t len = pick < 5 ? 1 + tu_rng_below(rng, 4) : pick < 75 ? 5 + tu_rng_below(rng, 26)
+                   : pick < 90 ? 31 + tu_rng_below(rng, 34) : 65 + tu_rng_below(rng, 236);
+        const char *src = NULL;
+        for (int tries = 0; tries < 4 && !src; tries++) {
+            size_t k = tu_rng_below(rng, (uint32_t)recs->n);
+            if (recs->len[k] >= len) src = recs->data[k] + tu_rng_below(rng, (uint32_t)(recs->len[k] - len + 1));
+        }
+        if (src && tu_rng_chance(rng, 85)) memcpy(s, src, len);
+        else if (dna) tu_random_dna(rng, s, len);
+        else tu_random_from(rng, s, len, "abAB c");
+        for (int e = tu_rng_below(rng, 3); e > 0 && len > 2; e--) {
+            size_t at = tu_rng_below(rng, (uint32_t)len);
+            uint32_t kind = tu_rng_below(rng, 3);
+            if (kind == 0) s[at] = dna ? "ACGT"[tu_rng_below(rng, 4)] : "abc"[tu_rng_below(rng, 3)];
+            else if (kind == 1 && len < 300) memmove(s + at + 1, s + at, len - at), len++; /* a base inserted (doubled) */
+            else memmove(s + at, s + at + 1, len - at - 1), len--;
+        }
+        for (size_t j = 0; j < len; j++) {
+            if (dna && (!s[j] || !strchr("ACGTacgt", s[j]))) s[j] = "ACGT"[tu_rng_below(rng, 4)];
+            if (!dna && s[j] == 0) s[j] = 'a';
+        }
+        if (dna && tu_rng_chance(rng, 10)) s[tu_rng_below(rng, (uint32_t)len)] = "RYSWKMN"[tu_rng_below(rng, 7)];
+        p[i].seq = s;
+        p[i].len = len;
+    }
+    return p;
+}
+
+/* Every approximate engine the planners choose (for the CPU or the GPU) or
+   that is forced, against the CPU runner: k 0..5 mismatches or edits,
+   --report best and ends, a PAM, --text-iupac, both strands, text, small
+   batches (runs of ends cut at batch and chunk borders), stops, circular
+   records, and the stand-in's small hit buffer overflowing. */
+static void approx_rounds(tu_rng *rng) {
+    static const size_t batches[] = {64, 300, 1000, 4096, 65536, 0};
+    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTO, SM_ENGINE_MYERS, SM_ENGINE_MISMATCH,
+                                        SM_ENGINE_PIGEONHOLE};
+    unsigned rounds = tu_scaled(40);
+    for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
+        int dna = tu_rng_chance(rng, 75);
+        records recs;
+        random_records(rng, &recs, dna, tu_rng_chance(rng, 40) ? 400 : 12000);
+        size_t n = 1 + tu_rng_below(rng, tu_rng_chance(rng, 20) ? 150 : 12);
+        char *store;
+        sm_pattern *pats = approx_patterns(rng, &recs, n, dna, &store);
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        o.alphabet = dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
+        o.strands = dna ? (sm_strands)tu_rng_below(rng, 3) : SM_STRAND_FORWARD;
+        o.match = tu_rng_chance(rng, 50) ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
+        o.max_errors = tu_rng_below(rng, 6);
+        o.report = tu_rng_chance(rng, 50) ? SM_REPORT_BEST : SM_REPORT_ENDS;
+        o.engine = engines[tu_rng_below(rng, 5)];
+        if (o.engine == SM_ENGINE_MYERS && o.match == SM_MATCH_MISMATCHES) o.engine = SM_ENGINE_MISMATCH;
+        if (o.engine == SM_ENGINE_MISMATCH && o.match == SM_MATCH_EDITS) o.engine = SM_ENGINE_MYERS;
+        if (round % 2) o.backend = SM_BACKEND_CUDA; /* the GPU's plan */
+        if (!dna && tu_rng_chance(rng, 50)) o.flags |= SM_FLAG_IGNORE_CASE;
+        if (dna && tu_rng_chance(rng, 15)) o.flags |= SM_FLAG_TEXT_IUPAC;
+        if (dna && tu_rng_chance(rng, 15)) o.pam = "NGG";
+        sm_db *db = NULL;
+        sm_error err;
+        int rc = sm_compile(pats, n, &o, &db, &err);
+        /* a forced engine may refuse the set (pigeonhole: pieces of patterns not longer than k) */
+        tu_check(rc == SM_OK || o.engine != SM_ENGINE_AUTO, "approx round %u: compile: %s", round, err.message);
+        if (db) {
+            char what[200], names[64];
+            snprintf(what, sizeof what, "approx round %u (%s%s, %zu patterns, %s %u%s%s, %s, %zu records)", round,
+                     dna ? "dna" : "text", o.flags & SM_FLAG_TEXT_IUPAC ? " text-iupac" : "", n,
+                     o.match == SM_MATCH_MISMATCHES ? "-m" : "-k", o.max_errors,
+                     o.match == SM_MATCH_EDITS ? (o.report == SM_REPORT_ENDS ? " ends" : " best") : "",
+                     o.pam ? " pam" : "", engines_of(db, names, sizeof names), recs.n);
+            size_t batch = batches[tu_rng_below(rng, 6)];
+            uint64_t feed_seed = tu_rng_next(rng);
+            compare(db, &recs, batch, 0, 0, feed_seed, what);
+            compare(db, &recs, batch, 1, 0, feed_seed, what);
+            if (round % 5 == 0) compare(db, &recs, batch, 0, 1 + tu_rng_below(rng, 50), feed_seed, what);
+            if (round % 4 == 0) {
+                char circ[sizeof what + 16];
+                snprintf(circ, sizeof circ, "%s circular", what);
+                circular_runs = 1;
+                compare(db, &recs, batch, 0, 0, feed_seed, circ);
+                compare(db, &recs, batch, 1, 0, feed_seed, circ);
+                circular_runs = 0;
+            }
+            sm_db_free(db);
+        }
+        free(pats);
+        free(store);
+        free_records(&recs);
+    }
+}
+
 /* Records of DNA for the large sets. */
 static void long_records(tu_rng *rng, records *recs) {
     recs->n = 3;
@@ -437,6 +540,27 @@ static void large_sets(tu_rng *rng) {
     }
     free(pats);
     free(store);
+    /* k-edit end events denser than the device's first buffer: short keys,
+       every end (--report ends), then the best of each run. */
+    pats = distinct_kmers(rng, 64, 8, &store);
+    for (int report = 0; report < 2; report++) {
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        o.match = SM_MATCH_EDITS;
+        o.max_errors = 2;
+        o.report = report ? SM_REPORT_BEST : SM_REPORT_ENDS;
+        o.backend = SM_BACKEND_CUDA;
+        sm_error err;
+        if (sm_compile(pats, 64, &o, &db, &err) == SM_OK) {
+            compare(db, &dense, 8u << 20, 0, 0, 10, report ? "dense 8-mers -k 2, best" : "dense 8-mers -k 2, every end");
+            compare(db, &dense, 8u << 20, 1, 0, 10, report ? "dense 8-mers -k 2, best" : "dense 8-mers -k 2, every end");
+            sm_db_free(db);
+        } else {
+            tu_check(0, "compile dense 8-mers -k 2: %s", err.message);
+        }
+    }
+    free(pats);
+    free(store);
     free_records(&dense);
 }
 
@@ -449,24 +573,38 @@ static void refusals(void) {
     o.count_only = 1;
     sm_runner *r = NULL;
     sm_error err;
-    /* Approximate databases are refused before any device is touched. */
+    /* A database the GPU cannot run is refused in one line naming the
+       engine, before any device is touched: the wavefront DP (forced). */
     sm_compile_options co;
     sm_compile_options_init(&co);
-    co.match = SM_MATCH_MISMATCHES;
+    co.match = SM_MATCH_EDITS;
     co.max_errors = 1;
-    sm_db *mm = NULL;
-    if (sm_compile(pats, 2, &co, &mm, &err) == SM_OK) {
-        int rc = sm_runner_create(mm, &o, &r, &err);
-        tu_check(rc == SM_ERR_INVALID && r == NULL, "k-mismatch database on the CUDA backend: status %d", rc);
-        tu_check(strstr(err.message, "k mismatches") != NULL, "refusal names the matching: %s", err.message);
-        sm_db_free(mm);
+    co.engine = SM_ENGINE_WAVEFRONT;
+    sm_db *wf = NULL;
+    if (sm_compile(pats, 2, &co, &wf, &err) == SM_OK) {
+        int rc = sm_runner_create(wf, &o, &r, &err);
+        tu_check(rc == SM_ERR_INVALID && r == NULL, "wavefront database on the CUDA backend: status %d", rc);
+        tu_check(strstr(err.message, "wavefront") != NULL && !strchr(err.message, '\n'),
+                 "refusal names the engine in one line: %s", err.message);
+        sm_db_free(wf);
     } else {
-        tu_check(0, "compile -m 1: %s", err.message);
+        tu_check(0, "compile --engine wavefront -k 1: %s", err.message);
     }
-    /* Every exact engine is taken. */
-    static const sm_engine exact[] = {SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_WUMANBER, SM_ENGINE_AUTO};
+    /* Every other engine is taken: the exact ones and the approximate ones. */
+    static const sm_engine exact[] = {SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_WUMANBER, SM_ENGINE_AUTO,
+                                      SM_ENGINE_MISMATCH, SM_ENGINE_MYERS, SM_ENGINE_PIGEONHOLE};
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
-        sm_db *db = compile_set(pats, 2, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, exact[i]);
+        sm_compile_options_init(&co);
+        co.engine = exact[i];
+        co.match = exact[i] == SM_ENGINE_MISMATCH ? SM_MATCH_MISMATCHES
+                   : exact[i] == SM_ENGINE_MYERS || exact[i] == SM_ENGINE_PIGEONHOLE ? SM_MATCH_EDITS
+                                                                                     : SM_MATCH_EXACT;
+        co.max_errors = co.match == SM_MATCH_EXACT ? 0 : 1;
+        sm_db *db = NULL;
+        if (sm_compile(pats, 2, &co, &db, &err) != SM_OK) {
+            tu_check(0, "compile engine %d: %s", (int)exact[i], err.message);
+            continue;
+        }
         if (!db) continue;
         o.backend = SM_BACKEND_CUDA;
         int rc = sm_runner_create(db, &o, &r, &err);
@@ -502,6 +640,7 @@ int main(void) {
     }
     printf(TEST_NAME ": %d CUDA device(s)\n", devices);
     random_rounds(&rng);
+    approx_rounds(&rng);
     large_sets(&rng);
     return tu_summary(TEST_NAME);
 }

@@ -1,6 +1,6 @@
-/* The CPU backend: a team of threads scans the segments of launched batches
- * (src/runner/runner_internal.h has the shared layer that cuts and delivers
- * them).
+/* The CPU backend: the runner's thread team (core/team.h) scans the
+ * segments of launched batches (src/runner/runner_internal.h has the shared
+ * layer that cuts and delivers them), as the team's standing work.
  *
  * Consecutive segments are grouped into work items of about one chunk; the
  * worker threads take the items of the older launched batch first, then of
@@ -10,8 +10,11 @@
  * the ring has one buffer and the caller scans each batch when it lands.
  *
  * A feeder's jobs (the reader stripping line breaks, sm_runner_parallel_for)
- * run on the same threads, taken before any item: the text the workers will
+ * run on the same team, taken before any item: the text the workers will
  * scan next is ready sooner, and no second team competes for the cores.
+ * Each segment's raw results are settled into hits (edit ends resolved,
+ * PAM windows filtered) by the runner's settle step on the thread that
+ * scanned it.
  *
  * Counting: each thread counts into its own counters per ring buffer, and
  * its automaton or k-mer visits are folded into them whenever it moves to
@@ -25,10 +28,10 @@
  * state afterwards (speculation). */
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "backends/cpu/cpu_backend.h"
 #include "core/engine_set.h"
+#include "core/team.h"
 
 #define DEFAULT_CHUNK (1u << 20)
 #define ITEMS_PER_THREAD 4
@@ -40,11 +43,6 @@
 #define COUNT_CHUNK_MAX (8u << 20)
 /* A batch with this many segments (many small records) leaves. */
 #define MAX_SEGMENTS 65536
-
-static unsigned online_cores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
-}
 
 /* Scans one item: every segment from its start state, resolving edit ends. */
 static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w, cpu_item *it) {
@@ -73,8 +71,7 @@ static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w,
         /* Stored results become hits (edit ends resolved, PAM windows
            filtered, sorted); counted ones are final. */
         if (!sink->counts && !sink->failed && sink->n > x->hit_lo &&
-            sm_engine_set_hits(&w->engines, r->db, sink, x->hit_lo, text, s->scan_len, s->pos0, s->own_lo + 1,
-                               s->pos0 + s->scan_len, &it->borders) != SM_OK)
+            sm_runner_settle(r, w->tid, s, text, sink, x->hit_lo, &it->borders) != SM_OK)
             it->failed = 1;
         x->hit_hi = sink->n;
         x->run_hi = it->borders.n;
@@ -120,31 +117,20 @@ static void run_item(cpu_backend *c, cpu_worker *w, cpu_batch *b, size_t i) {
     if (++b->items_done == b->nitems && batch_done(b)) pthread_cond_broadcast(&c->work_done);
 }
 
-/* Runs one of the feeder's jobs if any is left (lock held on entry and exit). */
-static int run_job(cpu_backend *c) {
-    if (c->jobs_taken == c->jobs) return 0;
-    size_t i = c->jobs_taken++;
-    pthread_mutex_unlock(&c->lock);
-    c->job(c->job_arg, i);
+/* The team's standing work: one item, or a fold of held visits; 0 when
+   there is nothing to do. */
+static int cpu_serve(void *arg, unsigned tid) {
+    cpu_backend *c = arg;
+    cpu_worker *w = &c->workers[tid < c->threads ? tid : 0];
+    int did = 1;
     pthread_mutex_lock(&c->lock);
-    if (++c->jobs_done == c->jobs) pthread_cond_broadcast(&c->jobs_finished);
-    return 1;
-}
-
-static void *worker_main(void *arg) {
-    cpu_worker *w = arg;
-    cpu_backend *c = w->cpu;
-    pthread_mutex_lock(&c->lock);
-    while (!c->shutting_down) {
-        if (run_job(c)) continue;
-        size_t i;
-        cpu_batch *b = take_item(c, &i);
-        if (b) run_item(c, w, b, i);
-        else if (w->holding) fold_held(c, w); /* before sleeping: its batch may be waited for */
-        else pthread_cond_wait(&c->work_ready, &c->lock);
-    }
+    size_t i;
+    cpu_batch *b = take_item(c, &i);
+    if (b) run_item(c, w, b, i);
+    else if (w->holding) fold_held(c, w); /* before sleeping: its batch may be waited for */
+    else did = 0;
     pthread_mutex_unlock(&c->lock);
-    return NULL;
+    return did;
 }
 
 static int group_items(cpu_backend *c, cpu_batch *cb) {
@@ -194,8 +180,8 @@ static int cpu_launch(void *backend, sm_batch *b) {
     cb->holders = 0;
     if (c->flight) c->queued = cb;
     else c->flight = cb;
-    pthread_cond_broadcast(&c->work_ready);
     pthread_mutex_unlock(&c->lock);
+    sm_team_wake(c->runner->team);
     return SM_OK;
 }
 
@@ -266,24 +252,6 @@ static int cpu_idle(void *backend) {
     return idle;
 }
 
-static void cpu_parallel_for(void *backend, size_t n, void (*job)(void *arg, size_t i), void *arg) {
-    cpu_backend *c = backend;
-    if (n == 0) return;
-    pthread_mutex_lock(&c->lock);
-    c->job = job;
-    c->job_arg = arg;
-    c->jobs = n;
-    c->jobs_taken = c->jobs_done = 0;
-    if (c->threads > 1) pthread_cond_broadcast(&c->work_ready);
-    while (run_job(c)) {
-    }
-    while (c->jobs_done < c->jobs) pthread_cond_wait(&c->jobs_finished, &c->lock);
-    c->jobs = c->jobs_taken = c->jobs_done = 0;
-    c->job = NULL;
-    c->job_arg = NULL;
-    pthread_mutex_unlock(&c->lock);
-}
-
 static uint8_t *cpu_buffer(void *backend, unsigned index, size_t bytes) {
     cpu_backend *c = backend;
     uint8_t *p = realloc(c->batches[index].buf, bytes + SM_WRITE_SLACK);
@@ -294,13 +262,8 @@ static uint8_t *cpu_buffer(void *backend, unsigned index, size_t bytes) {
 static void cpu_close(void *backend) {
     cpu_backend *c = backend;
     if (!c) return;
-    if (c->threads_started) {
-        pthread_mutex_lock(&c->lock);
-        c->shutting_down = 1;
-        pthread_cond_broadcast(&c->work_ready);
-        pthread_mutex_unlock(&c->lock);
-        for (unsigned t = 1; t < c->threads_started; t++) pthread_join(c->workers[t].thread, NULL);
-    }
+    /* no worker of the team scans for it from here on */
+    sm_team_serve(c->runner->team, NULL, NULL);
     if (c->workers) {
         for (unsigned t = 0; t < c->threads; t++) {
             sm_engine_set_free(&c->workers[t].engines);
@@ -321,9 +284,7 @@ static void cpu_close(void *backend) {
     sm_cpu_overlap_free_close(c);
     free(c->workers);
     pthread_mutex_destroy(&c->lock);
-    pthread_cond_destroy(&c->work_ready);
     pthread_cond_destroy(&c->work_done);
-    pthread_cond_destroy(&c->jobs_finished);
     free(c);
 }
 
@@ -332,15 +293,12 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     cpu_backend *c = calloc(1, sizeof *c);
     if (!c) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->work_ready, NULL);
     pthread_cond_init(&c->work_done, NULL);
-    pthread_cond_init(&c->jobs_finished, NULL);
     c->runner = r;
     const sm_db *db = r->db;
     const sm_runner_options *opts = &r->opt;
     const sm_db_header *h = sm_db_head(db);
-    c->threads = opts->threads ? opts->threads : online_cores();
-    if (c->threads > 1024) c->threads = 1024;
+    c->threads = sm_team_threads(r->team);
     c->chunk = opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK;
     if (!opts->chunk_size && opts->count_only && !r->edits) {
         uint64_t want = (uint64_t)r->pattern_count * COUNT_CHUNK_PER_PATTERN;
@@ -371,23 +329,18 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     for (unsigned t = 0; rc == SM_OK && t < c->threads; t++) {
         cpu_worker *w = &c->workers[t];
         w->cpu = c;
+        w->tid = t;
         if (sm_engine_set_init(&w->engines, db, opts->variant) != SM_OK ||
             (c->tally && sm_engine_set_counting(&w->engines) != SM_OK) ||
             !(w->counts[0] = calloc(r->pattern_count, sizeof *w->counts[0])) ||
             (c->threads > 1 && !(w->counts[1] = calloc(r->pattern_count, sizeof *w->counts[1]))))
             rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
-    c->threads_started = 1;
-    for (unsigned t = 1; rc == SM_OK && t < c->threads; t++) {
-        if (pthread_create(&c->workers[t].thread, NULL, worker_main, &c->workers[t]) != 0)
-            rc = sm_set_error(err, SM_ERR_NOMEM, "cannot start thread %u", t);
-        else
-            c->threads_started = t + 1;
-    }
     if (rc != SM_OK) {
         cpu_close(c);
         return rc;
     }
+    if (c->threads > 1) sm_team_serve(r->team, cpu_serve, c);
     *out = c;
     return SM_OK;
 }
@@ -400,5 +353,4 @@ const sm_backend_ops sm_backend_cpu = {
     .launch = cpu_launch,
     .land = cpu_land,
     .idle = cpu_idle,
-    .parallel_for = cpu_parallel_for,
 };

@@ -1,5 +1,5 @@
-/* The CPU backend's state, shared by its files: the thread team and work
- * items (cpu_backend.c) and the overlap-free modes (overlap_free.c). */
+/* The CPU backend's state, shared by its files: its workers on the runner's
+ * thread team and work items (cpu_backend.c) and the overlap-free modes (overlap_free.c). */
 #ifndef SM_CPU_BACKEND_H
 #define SM_CPU_BACKEND_H
 
@@ -40,7 +40,7 @@ typedef struct cpu_backend cpu_backend;
 
 typedef struct {
     cpu_backend *cpu;
-    pthread_t thread;
+    unsigned tid;           /* its thread in the runner's team (0: the calling thread) */
     sm_engine_set engines;
     uint64_t *counts[2];    /* count mode: per pattern, per ring buffer */
     cpu_batch *holding;     /* count mode: the batch its unfolded visits belong to (under lock) */
@@ -55,16 +55,9 @@ struct cpu_backend {
     cpu_batch batches[2];
     cpu_batch *flight;      /* the older batch launched and not yet landed (under lock) */
     cpu_batch *queued;      /* launched behind it (under lock) */
-    cpu_worker *workers;    /* workers[0] is the calling thread */
+    cpu_worker *workers;    /* one per thread of the runner's team; workers[0] is the calling thread */
     pthread_mutex_t lock;
-    pthread_cond_t work_ready, work_done;
-    int shutting_down;
-    unsigned threads_started;
-    /* A feeder's jobs (parallel_for), taken before any item (under lock). */
-    void (*job)(void *arg, size_t i);
-    void *job_arg;
-    size_t jobs, jobs_taken, jobs_done;
-    pthread_cond_t jobs_finished;
+    pthread_cond_t work_done;
 
     /* Overlap-free (overlap_free.c). */
     void *chunker;          /* prefix mode: the DFA engine's chunk composer */

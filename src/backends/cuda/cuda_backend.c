@@ -11,22 +11,23 @@
  * that a full batch keeps every GPU thread busy; the hits come back in
  * batch offsets and are handed to the segments in record coordinates.
  *
- * The GPU runs every exact engine: each section of the database is copied
- * to each GPU as it is, with its engine's view of it (gpu_view), and its
- * kernel (in the engine's folder) scans every batch. */
+ * Each section of the database is copied to each GPU as it is, with its
+ * engine's view of it (the engine's GPU part, engines/engine.h), and its
+ * kernel (in the engine's folder) scans every batch. Exact and k-mismatch
+ * hits are owned by their start; k-edit end events by their last byte,
+ * each chunk reading from the longest pattern + k bytes before it. What
+ * comes back (hits, automaton states, end events) is expanded, handed to
+ * the segments in record coordinates and settled into hits by the runner
+ * on its thread team (settle.c: end events resolved, PAM windows
+ * filtered), as the CPU backend's are. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_scan.h"
 #include "core/engine_set.h"
 #include "runner/runner_internal.h"
-
-_Static_assert(SM_GPU_KIND_AUTOMATON == SM_SECTION_AUTOMATON && SM_GPU_KIND_SHIFTAND == SM_SECTION_SHIFTAND &&
-                   SM_GPU_KIND_KMER == SM_SECTION_KMER && SM_GPU_KIND_WUMANBER == SM_SECTION_WUMANBER,
-               "the GPU's section kinds are the file format's");
 
 #define DEFAULT_BATCH ((size_t)64 << 20)
 #define MAX_BATCH ((size_t)1 << 31) /* batch offsets are 32-bit */
@@ -35,16 +36,21 @@ _Static_assert(SM_GPU_KIND_AUTOMATON == SM_SECTION_AUTOMATON && SM_GPU_KIND_SHIF
 typedef struct {
     sm_cuda_slot *dev;
     uint8_t *text;
-    sm_cuda_chunk *chunks;
+    sm_gpu_chunk *chunks;
     sm_rawhit *hits;
     size_t hits_cap;
+    sm_settle_piece *pieces;   /* per segment: its results, settled */
+    size_t pieces_cap;
 } slot;
 
 typedef struct {
     sm_runner *runner;
-    const sm_engine_ops *ops;  /* the automaton, when the database has one: its states come back as hits */
-    sm_section section;
+    sm_section *sections;      /* the database's, for the outputs of automaton states */
+    const sm_engine_ops **ops;
+    uint32_t nsections;
+    int device_counts;         /* count mode: the GPU counts every hit itself */
     size_t tail;               /* longest pattern - 1 */
+    size_t reach;              /* k edits: what a chunk reads before its first owned end */
     int ndev;
     sm_cuda_tables **tables;
     slot *slots;
@@ -61,6 +67,8 @@ static void cuda_close(void *backend) {
         for (unsigned i = 0; i < g->nslots; i++) {
             sm_cuda_slot_close(g->slots[i].dev);
             free(g->slots[i].hits);
+            for (size_t k = 0; k < g->slots[i].pieces_cap; k++) free(g->slots[i].pieces[k].runs.runs);
+            free(g->slots[i].pieces);
         }
     }
     if (g->tables)
@@ -68,52 +76,91 @@ static void cuda_close(void *backend) {
     free(g->tables);
     free(g->slots);
     free(g->counts);
+    free(g->sections);
+    free(g->ops);
     free(g);
 }
 
-/* Refuses databases with a section no GPU kernel scans (the approximate
-   engines), naming the engine. */
-static int gpu_scans(const sm_db *db, sm_error *err) {
+/* The views of every section, or a one-line refusal naming the engine and why. */
+static int gpu_views(const sm_db *db, sm_cuda_section *sections, sm_error *err) {
     const sm_db_header *h = sm_db_head(db);
+    sm_gpu_db gdb = {h->match, h->max_errors, h->max_length, h->pam_length, h->alphabet, h->flags};
     for (uint32_t i = 0; i < h->section_count; i++) {
-        const sm_engine_ops *ops = sm_engine_for_kind(sm_db_sections(db)[i].kind);
-        if (!ops || !ops->gpu_view)
-            return sm_set_error(err, SM_ERR_INVALID,
-                                "the CUDA backend scans exact databases; engine %s (%s) runs on the CPU only "
-                                "(search without --gpu)",
-                                ops ? ops->name : "unknown",
-                                h->match == SM_MATCH_MISMATCHES ? "k mismatches"
-                                : h->match == SM_MATCH_EDITS    ? "k edits"
-                                                                : "exact");
+        const sm_db_section *e = &sm_db_sections(db)[i];
+        const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
+        sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
+        char why[256] = "";
+        if (!ops || !ops->gpu)
+            return sm_set_error(err, SM_ERR_INVALID, "--gpu: engine %s has no GPU kernel (search without --gpu)",
+                                ops ? ops->name : "unknown");
+        if (ops->gpu->view(&sec, &gdb, &sections[i].view, why) != 0)
+            return sm_set_error(err, SM_ERR_INVALID, "--gpu: %s (search without --gpu)", why);
+        sections[i].bytes = sec.bytes;
+        sections[i].size = (size_t)sec.size;
+        if (ops->gpu->extra) {
+            size_t n = ops->gpu->extra(&sec, &sections[i].view, NULL);
+            void *p = n ? malloc(n) : NULL;
+            if (n && !p) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+            if (p) ops->gpu->extra(&sec, &sections[i].view, p);
+            sections[i].extra = p;
+            sections[i].extra_size = n;
+        }
     }
     return SM_OK;
+}
+
+static void free_sections(sm_cuda_section *sections, uint32_t n) {
+    for (uint32_t i = 0; sections && i < n; i++) free((void *)sections[i].extra);
+    free(sections);
 }
 
 static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error *err) {
     *out = NULL;
     const sm_db *db = r->db;
     const sm_db_header *h = sm_db_head(db);
-    int rc = gpu_scans(db, err);
-    if (rc != SM_OK) return rc;
+    uint32_t nsec = h->section_count;
+    sm_cuda_section *sections = calloc(nsec ? nsec : 1, sizeof *sections);
+    if (!sections) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    int rc = gpu_views(db, sections, err);
+    if (rc != SM_OK) {
+        free_sections(sections, nsec);
+        return rc;
+    }
     int ndev = sm_cuda_device_count();
     if (ndev <= 0) {
         const char *missing = sm_cuda_missing();
+        free_sections(sections, nsec);
         return sm_set_error(err, SM_ERR_DEVICE, "%s", missing ? missing : "no usable GPU: the CUDA runtime sees no device");
     }
     int first = 0;
     if (r->opt.gpu_device > 0) {
         /* one GPU of those visible (an MPI rank's) */
-        if (r->opt.gpu_device > ndev)
+        if (r->opt.gpu_device > ndev) {
+            free_sections(sections, nsec);
             return sm_set_error(err, SM_ERR_DEVICE, "GPU %d asked for, but the CUDA runtime sees %d",
                                 r->opt.gpu_device - 1, ndev);
+        }
         first = r->opt.gpu_device - 1;
         ndev = 1;
     }
     sm_cuda *g = calloc(1, sizeof *g);
-    if (!g) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    if (!g) {
+        free_sections(sections, nsec);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    }
     g->runner = r;
     g->last_launched = -1;
     g->tail = h->max_length ? h->max_length - 1 : 0;
+    g->reach = r->edits ? r->lookback : 0;
+    g->nsections = nsec;
+    /* The GPU counts only hits that are final as found: not end events to
+       join into runs, repeated ends, PAM windows to filter, or a circular
+       record's edit hits (kept by their start, known on delivery). */
+    g->device_counts = r->opt.count_only && !sm_db_filters_pam(h) && !(r->opt.circular && r->edits);
+    for (uint32_t i = 0; i < nsec; i++)
+        if (sections[i].view.results == SM_GPU_RESULTS_ENDS_REPEATED ||
+            (sections[i].view.results == SM_GPU_RESULTS_ENDS && h->report != SM_REPORT_ENDS))
+            g->device_counts = 0;
     g->ndev = ndev;
     g->nslots = 2u * (unsigned)ndev;
     size_t cap = r->opt.chunk_size ? r->opt.chunk_size : DEFAULT_BATCH;
@@ -121,33 +168,27 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     if (cap > MAX_BATCH - 64) cap = MAX_BATCH - 64;
     g->text_cap = cap;
     g->piece_cap = cap / 8 < 64 ? 64 : cap / 8 > MAX_PIECES ? MAX_PIECES : cap / 8;
-    uint32_t nsec = h->section_count;
     uint32_t *lengths = malloc((r->pattern_count ? r->pattern_count : 1) * sizeof *lengths);
-    sm_cuda_section *sections = calloc(nsec ? nsec : 1, sizeof *sections);
     g->tables = calloc((size_t)ndev, sizeof *g->tables);
     g->slots = calloc(g->nslots, sizeof *g->slots);
     g->counts = calloc(r->pattern_count ? r->pattern_count : 1, sizeof *g->counts);
-    if (!lengths || !sections || !g->tables || !g->slots || !g->counts) rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    g->sections = calloc(nsec ? nsec : 1, sizeof *g->sections);
+    g->ops = calloc(nsec ? nsec : 1, sizeof *g->ops);
+    if (!lengths || !g->tables || !g->slots || !g->counts || !g->sections || !g->ops)
+        rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     char msg[256];
     for (uint32_t p = 0; rc == SM_OK && p < r->pattern_count; p++) lengths[p] = sm_db_patterns(db)[p].length;
     for (uint32_t i = 0; rc == SM_OK && i < nsec; i++) {
         const sm_db_section *e = &sm_db_sections(db)[i];
-        const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
-        sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
-        ops->gpu_view(&sec, &sections[i].view);
-        sections[i].bytes = sec.bytes;
-        sections[i].size = (size_t)sec.size;
-        if (ops->dfa_outputs) {
-            g->ops = ops;
-            g->section = sec;
-        }
+        g->ops[i] = sm_engine_for_kind(e->kind);
+        g->sections[i] = (sm_section){db->bytes + e->offset, e->size, sm_db_patterns(db)};
     }
-    sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, h->max_length};
+    sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, h->max_length, (uint32_t)g->reach};
     for (int d = 0; d < ndev && rc == SM_OK; d++)
         if (sm_cuda_tables_open(first + d, &cdb, &g->tables[d], msg) != 0)
             rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", first + d, msg);
     free(lengths);
-    free(sections);
+    free_sections(sections, nsec);
     if (rc == SM_OK) {
         g->chunk_len = sm_cuda_tables_chunk(g->tables[0], g->text_cap, g->tail);
         if (g->chunk_len < 16) g->chunk_len = 16;
@@ -157,7 +198,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         slot *s = &g->slots[i];
         unsigned d = i % (unsigned)ndev;
         /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
-        if (sm_cuda_slot_open(g->tables[d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap, r->opt.count_only, &s->dev,
+        if (sm_cuda_slot_open(g->tables[d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap, g->device_counts, &s->dev,
                               msg) != 0) {
             rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %u: %s", (unsigned)first + d, msg);
             break;
@@ -192,7 +233,9 @@ static void owned(const sm_segment *s, size_t *lo, size_t *hi) {
     *hi = s->own_hi - s->pos0 > s->scan_len ? s->buf_off + s->scan_len : s->buf_off + (size_t)(s->own_hi - s->pos0);
 }
 
-/* Cuts the segments' owned ranges into chunks and launches the batch. */
+/* Cuts the segments' owned ranges into chunks and launches the batch. A
+   chunk reads from `from` (end events: up to reach bytes back, within its
+   segment) to `end` (hits: up to tail bytes on, within its segment). */
 static int cuda_launch(void *backend, sm_batch *b) {
     sm_cuda *g = backend;
     slot *s = &g->slots[b->index];
@@ -204,7 +247,8 @@ static int cuda_launch(void *backend, sm_batch *b) {
         for (size_t c0 = lo; c0 < hi; c0 += g->chunk_len) {
             size_t c1 = hi - c0 > g->chunk_len ? c0 + g->chunk_len : hi;
             size_t end = c1 + g->tail;
-            sm_cuda_chunk *c = &s->chunks[nchunks++];
+            sm_gpu_chunk *c = &s->chunks[nchunks++];
+            c->from = (uint32_t)(c0 - seg->buf_off > g->reach ? c0 - g->reach : seg->buf_off);
             c->c0 = (uint32_t)c0;
             c->c1 = (uint32_t)c1;
             c->end = (uint32_t)(end < stop ? end : stop);
@@ -216,27 +260,36 @@ static int cuda_launch(void *backend, sm_batch *b) {
     return SM_OK;
 }
 
-/* Hit mode: the hits (one output, or an automaton state and all its
-   outputs) expanded in batch offsets, sorted (segments lie in record
-   order, so batch order is delivery order) and handed to the segments in
-   record coordinates. */
-static uint32_t outputs_of(const sm_cuda *g, uint32_t code, uint32_t *one, const uint32_t **ids) {
-    if (code & SM_CUDA_ONE_OUTPUT) {
-        *one = code & ~SM_CUDA_ONE_OUTPUT;
+/* The outputs a record stands for: itself, or every output of an automaton state. */
+static uint32_t outputs_of(const sm_cuda *g, const sm_gpu_hit *x, uint32_t *one, const uint32_t **ids) {
+    if (x->kind != SM_GPU_HIT_STATE) {
+        *one = x->code;
         *ids = one;
         return 1;
     }
-    if (!g->ops) return 0; /* a state without an automaton: cannot happen */
-    return g->ops->dfa_outputs(&g->section, code, ids);
+    if (x->section >= g->nsections || !g->ops[x->section]->dfa_outputs) return 0; /* cannot happen */
+    return g->ops[x->section]->dfa_outputs(&g->sections[x->section], x->code, ids);
 }
 
+/* Where a hit is owned: its start, or an end event's last byte. */
+static uint64_t owner(const sm_rawhit *x) { return x->start != SM_START_UNKNOWN ? x->start : x->end - 1; }
+
+static int by_owner(const void *pa, const void *pb) {
+    uint64_t a = owner(pa), b = owner(pb);
+    return (a > b) - (a < b);
+}
+
+/* Hit mode: the records expanded in batch offsets, laid out by where they
+   are owned (segments lie in record order, so batch order is delivery
+   order), handed to the segments in record coordinates and settled into
+   hits on the runner's team. */
 static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res) {
     const sm_db_pattern *patterns = sm_db_patterns(g->runner->db);
     size_t need = 0;
     for (size_t i = 0; i < res->nhits; i++) {
         uint32_t one;
         const uint32_t *ids;
-        need += outputs_of(g, res->hits[i].code, &one, &ids);
+        need += outputs_of(g, &res->hits[i], &one, &ids);
     }
     if (need > s->hits_cap) {
         sm_rawhit *p = realloc(s->hits, need * sizeof *p);
@@ -244,41 +297,50 @@ static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res)
         s->hits = p;
         s->hits_cap = need;
     }
+    if (b->nsegs > s->pieces_cap) {
+        sm_settle_piece *p = realloc(s->pieces, b->nsegs * sizeof *p);
+        if (!p) return SM_ERR_NOMEM;
+        memset(p + s->pieces_cap, 0, (b->nsegs - s->pieces_cap) * sizeof *p);
+        s->pieces = p;
+        s->pieces_cap = b->nsegs;
+    }
     size_t n = 0;
     for (size_t i = 0; i < res->nhits; i++) {
-        uint32_t end = res->hits[i].end, one;
+        const sm_gpu_hit *r = &res->hits[i];
+        uint32_t one;
         const uint32_t *ids;
-        uint32_t count = outputs_of(g, res->hits[i].code, &one, &ids);
+        uint32_t count = outputs_of(g, r, &one, &ids);
         for (uint32_t o = 0; o < count; o++) {
             uint32_t id = ids[o];
+            if (id >> 1 >= g->runner->pattern_count || r->end == 0) continue; /* only a crafted database gets here */
             uint32_t len = patterns[id >> 1].length;
-            if (len > end) continue; /* only a crafted database gets here */
+            if (r->kind != SM_GPU_HIT_END && len > r->end) continue;
             sm_rawhit *h = &s->hits[n++];
-            h->start = end - len;
-            h->end = end;
+            h->start = r->kind == SM_GPU_HIT_END ? SM_START_UNKNOWN : r->end - len;
+            h->end = r->end;
             h->pattern = id >> 1;
-            h->errors = 0;
+            h->errors = r->errors;
             h->reverse = (uint8_t)(id & 1);
             h->pad = 0;
         }
     }
-    sm_sort_hits(s->hits, n);
+    if (n > 1) qsort(s->hits, n, sizeof *s->hits, by_owner);
     size_t next = 0;
     for (size_t i = 0; i < b->nsegs; i++) {
         sm_segment *seg = &b->segs[i];
         size_t lo, hi;
         owned(seg, &lo, &hi);
-        while (next < n && s->hits[next].start < lo) next++; /* outside every owned range: cannot happen */
+        while (next < n && owner(&s->hits[next]) < lo) next++; /* outside every owned range: cannot happen */
         size_t first = next;
-        for (; next < n && s->hits[next].start < hi; next++) {
+        for (; next < n && owner(&s->hits[next]) < hi; next++) {
             sm_rawhit *x = &s->hits[next];
-            x->start = seg->pos0 + (x->start - seg->buf_off);
+            if (x->start != SM_START_UNKNOWN) x->start = seg->pos0 + (x->start - seg->buf_off);
             x->end = seg->pos0 + (x->end - seg->buf_off);
         }
-        seg->hits = s->hits + first;
-        seg->nhits = next - first;
+        s->pieces[i].hits = s->hits + first;
+        s->pieces[i].n = next - first;
     }
-    return SM_OK;
+    return sm_runner_settle_batch(g->runner, b, s->pieces);
 }
 
 static int cuda_land(void *backend, sm_batch *b) {
@@ -289,10 +351,10 @@ static int cuda_land(void *backend, sm_batch *b) {
     char msg[256];
     if (sm_cuda_slot_wait(s->dev, &res, msg) != 0) return SM_ERR_DEVICE;
     if (r->status != SM_OK) return r->status; /* stopped: drain without delivering */
-    if (r->opt.count_only) {
+    if (g->device_counts) {
         for (uint32_t p = 0; p < r->pattern_count; p++) g->counts[p] = (uint64_t)res.counts[p];
         sm_runner_add_counts(r, g->counts);
-        for (size_t i = 0; i < b->nsegs; i++) b->segs[i].nhits = 0;
+        for (size_t i = 0; i < b->nsegs; i++) b->segs[i].nhits = 0, b->segs[i].nruns = 0;
         return SM_OK;
     }
     return hand_out(g, s, b, &res);
@@ -320,12 +382,19 @@ const sm_backend_ops sm_backend_cuda = {
 
 const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t size) {
     if (!db || !buf || size == 0 || index >= sm_db_head(db)->section_count) return NULL;
+    buf[0] = 0;
+    const sm_db_header *h = sm_db_head(db);
     const sm_db_section *e = &sm_db_sections(db)[index];
     const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
-    if (!ops || !ops->gpu_view || !ops->gpu_describe) return NULL;
+    if (!ops || !ops->gpu) return NULL;
     sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
+    sm_gpu_db gdb = {h->match, h->max_errors, h->max_length, h->pam_length, h->alphabet, h->flags};
     sm_gpu_view v;
-    ops->gpu_view(&sec, &v);
-    ops->gpu_describe(&v, buf, size);
+    char why[256] = "";
+    if (ops->gpu->view(&sec, &gdb, &v, why) != 0) {
+        snprintf(buf, size, "%s", why);
+        return NULL;
+    }
+    ops->gpu->describe(&v, buf, size);
     return buf;
 }

@@ -1,6 +1,6 @@
 /* The CUDA side of the GPU runner: a database's sections on a device, the
  * batch buffers and streams, and the launch of every section's kernel (in
- * its engine's folder, through sm_cuda_engine) over a batch. Count mode
+ * its engine's folder, registered under its section kind) over a batch. Count mode
  * folds each engine's visit counters into per-pattern counts on the device,
  * so a batch returns one count per pattern; hit mode returns hits, and a hit
  * buffer that overflows is grown and the batch, still on the device,
@@ -19,7 +19,7 @@ struct sm_cuda_tables {
     int sms;
     size_t shared_limit;     /* bytes of shared memory one block may have */
     uint32_t *lengths;       /* pattern lengths */
-    uint32_t pattern_count, tail;
+    uint32_t pattern_count, tail, reach;
     sm_cuda_gpu_section *sections;
     const sm_cuda_engine **engines;
     uint32_t nsections;
@@ -32,8 +32,8 @@ struct sm_cuda_slot {
     int count_only;
     size_t text_cap, chunk_cap, hit_cap;
     uint8_t *host_text, *dev_text;
-    sm_cuda_chunk *host_chunks, *dev_chunks;
-    sm_cuda_hit *host_hits, *dev_hits;
+    sm_gpu_chunk *host_chunks, *dev_chunks;
+    sm_gpu_hit *host_hits, *dev_hits;
     unsigned long long *host_nhits, *dev_nhits;
     unsigned long long *host_counts, *dev_counts; /* count mode: per pattern */
     uint32_t **dev_visits;   /* count mode: per section, or NULL */
@@ -76,11 +76,17 @@ __global__ void fold_kernel(const uint32_t *visits, uint32_t n, const uint32_t *
     }
 }
 
+/* The kernels of the module, registered by their files as it loads. */
+static sm_cuda_engine *registry;
+
+void sm_cuda_register(sm_cuda_engine *e) {
+    e->next = registry;
+    registry = e;
+}
+
 static const sm_cuda_engine *engine_for(uint32_t kind) {
-    static const sm_cuda_engine *const all[] = {&sm_cuda_engine_automaton, &sm_cuda_engine_kmer,
-                                                &sm_cuda_engine_wumanber, &sm_cuda_engine_shiftand};
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        if (all[i]->kind == kind) return all[i];
+    for (const sm_cuda_engine *e = registry; e; e = e->next)
+        if (e->kind == kind) return e;
     return NULL;
 }
 
@@ -110,6 +116,7 @@ extern "C" void sm_cuda_tables_close(sm_cuda_tables *t) {
     for (uint32_t i = 0; i < t->nsections; i++) {
         if (t->engines && t->engines[i] && t->engines[i]->release) t->engines[i]->release(&t->sections[i]);
         cudaFree(t->sections[i].dev);
+        cudaFree(t->sections[i].extra);
     }
     cudaFree(t->lengths);
     free(t->sections);
@@ -136,6 +143,7 @@ extern "C" int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cu
     t->shared_limit = p.sharedMemPerBlockOptin;
     t->pattern_count = db->pattern_count;
     t->tail = db->longest ? db->longest - 1 : 0;
+    t->reach = db->reach;
     t->nsections = db->nsections;
     size_t npat = db->pattern_count ? db->pattern_count : 1;
     cudaError_t e = cudaMalloc(&t->lengths, npat * sizeof(uint32_t));
@@ -155,9 +163,12 @@ extern "C" int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cu
         }
         sm_cuda_gpu_section *s = &t->sections[i];
         s->view = h->view;
+        s->index = i;
         s->size = h->size;
         e = cudaMalloc(&s->dev, h->size ? h->size : 1);
         if (e == cudaSuccess) e = cudaMemcpy(s->dev, h->bytes, h->size, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess && h->extra_size) e = cudaMalloc(&s->extra, h->extra_size);
+        if (e == cudaSuccess && h->extra_size) e = cudaMemcpy(s->extra, h->extra, h->extra_size, cudaMemcpyHostToDevice);
         if (e != cudaSuccess) {
             sm_cuda_tables_close(t);
             return sm_cuda_fail(msg, "copying a section to the device", e);
@@ -167,7 +178,7 @@ extern "C" int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cu
             return -1;
         }
         t->engines[i] = eng;
-        t->warp_chunks |= eng->warp_chunks;
+        t->warp_chunks |= (h->view.flags & SM_GPU_WARP_CHUNKS) != 0;
     }
     /* The copies above ran on the legacy stream, which the slots' non-blocking
        streams do not wait for: a busy GPU (another process on it) could start
@@ -184,7 +195,7 @@ extern "C" int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cu
 static size_t resident_threads(const sm_cuda_tables *t) { return (size_t)t->sms * 2048u; }
 
 extern "C" size_t sm_cuda_tables_chunk(const sm_cuda_tables *t, size_t text_cap, size_t tail) {
-    return sm_cuda_chunk_for(resident_threads(t), t->warp_chunks, text_cap, tail);
+    return sm_gpu_chunk_for(resident_threads(t), t->warp_chunks, text_cap, tail);
 }
 
 /* Hit buffers start at this many entries and double when a batch overflows. */
@@ -234,18 +245,19 @@ extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chun
     cudaError_t e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaMallocHost(&s->host_text, text_bytes);
     if (e == cudaSuccess) e = cudaMalloc(&s->dev_text, text_bytes);
-    if (e == cudaSuccess) e = cudaMallocHost(&s->host_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_cuda_chunk));
-    if (e == cudaSuccess) e = cudaMalloc(&s->dev_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_cuda_chunk));
+    if (e == cudaSuccess) e = cudaMallocHost(&s->host_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk));
+    if (e == cudaSuccess) e = cudaMalloc(&s->dev_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk));
     if (e == cudaSuccess) e = cudaMallocHost(&s->host_nhits, sizeof(unsigned long long));
     if (e == cudaSuccess) e = cudaMalloc(&s->dev_nhits, sizeof(unsigned long long));
     if (count_only) {
         if (e == cudaSuccess) e = cudaMallocHost(&s->host_counts, npat * sizeof(unsigned long long));
         if (e == cudaSuccess) e = cudaMalloc(&s->dev_counts, npat * sizeof(unsigned long long));
         for (uint32_t i = 0; i < t->nsections && e == cudaSuccess; i++)
-            if (t->sections[i].visits) e = cudaMalloc(&s->dev_visits[i], t->sections[i].visits * sizeof(uint32_t));
+            if (t->sections[i].view.visits)
+                e = cudaMalloc(&s->dev_visits[i], t->sections[i].view.visits * sizeof(uint32_t));
     } else {
-        if (e == cudaSuccess) e = cudaMallocHost(&s->host_hits, s->hit_cap * sizeof(sm_cuda_hit));
-        if (e == cudaSuccess) e = cudaMalloc(&s->dev_hits, s->hit_cap * sizeof(sm_cuda_hit));
+        if (e == cudaSuccess) e = cudaMallocHost(&s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
+        if (e == cudaSuccess) e = cudaMalloc(&s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
     }
     /* on the slot's own stream, then waited for: a memset on the legacy
        stream is not ordered before the slot's first copy of text (under load
@@ -263,7 +275,7 @@ extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chun
 }
 
 extern "C" uint8_t *sm_cuda_slot_text(sm_cuda_slot *s) { return s->host_text; }
-extern "C" sm_cuda_chunk *sm_cuda_slot_chunks(sm_cuda_slot *s) { return s->host_chunks; }
+extern "C" sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *s) { return s->host_chunks; }
 
 /* Queues every section's kernel for the slot's current batch, and in count
    mode the folds of their visit counters. */
@@ -272,12 +284,13 @@ static int queue_kernels(sm_cuda_slot *s, char *msg) {
     if (!s->nchunks) return 0;
     /* Kernels of a chunk per thread cut each chunk into parts of about a
        thread's chunk, so that mixed databases keep every thread busy. */
-    size_t longest_chunk = 0;
-    for (size_t i = 0; i < s->nchunks && i < 64; i++) {
+    size_t longest_chunk = 0, chunk_max = 0;
+    for (size_t i = 0; i < s->nchunks; i++) {
         size_t l = s->host_chunks[i].c1 - s->host_chunks[i].c0;
-        if (l > longest_chunk) longest_chunk = l;
+        if (i < 64 && l > longest_chunk) longest_chunk = l;
+        if (l > chunk_max) chunk_max = l;
     }
-    uint32_t parts = sm_cuda_parts(resident_threads(t), t->warp_chunks, s->text_cap, t->tail, longest_chunk);
+    uint32_t parts = sm_gpu_parts(resident_threads(t), t->warp_chunks, s->text_cap, t->tail, longest_chunk);
     for (uint32_t i = 0; i < t->nsections; i++) {
         const sm_cuda_gpu_section *sec = &t->sections[i];
         sm_cuda_launch l;
@@ -285,6 +298,7 @@ static int queue_kernels(sm_cuda_slot *s, char *msg) {
         l.args.text = s->dev_text;
         l.args.chunks = s->dev_chunks;
         l.args.nchunks = (uint32_t)s->nchunks;
+        l.args.section_index = sec->index;
         l.args.section = sec->dev;
         l.args.lengths = t->lengths;
         l.args.count_only = s->count_only;
@@ -294,7 +308,10 @@ static int queue_kernels(sm_cuda_slot *s, char *msg) {
         l.args.counts = s->dev_counts;
         l.args.visits = s->dev_visits[i];
         l.args.tail = t->tail;
-        l.args.parts = t->engines[i]->warp_chunks ? 1 : parts;
+        l.args.reach = t->reach;
+        l.args.extra = sec->extra;
+        l.args.parts = sec->view.flags & SM_GPU_WARP_CHUNKS ? 1 : parts;
+        l.args.chunk_max = (uint32_t)chunk_max;
         l.args.view = sec->view;
         l.section = sec;
         l.sms = t->sms;
@@ -302,12 +319,13 @@ static int queue_kernels(sm_cuda_slot *s, char *msg) {
         l.stream = s->stream;
         if (t->engines[i]->launch(&l, msg) != 0) return -1;
         CHECK(cudaGetLastError(), "starting a kernel");
-        if (s->count_only && sec->visits) {
-            unsigned blocks = (unsigned)((sec->visits + 255) / 256);
+        if (s->count_only && sec->view.visits) {
+            unsigned blocks = (unsigned)((sec->view.visits + 255) / 256);
             if (blocks > (unsigned)t->sms * 8u) blocks = (unsigned)t->sms * 8u;
-            fold_kernel<<<blocks, 256, 0, s->stream>>>(s->dev_visits[i], sec->visits,
-                                                      (const uint32_t *)(sec->dev + sec->fold_index_off),
-                                                      (const uint32_t *)(sec->dev + sec->fold_list_off), s->dev_counts);
+            fold_kernel<<<blocks, 256, 0, s->stream>>>(s->dev_visits[i], sec->view.visits,
+                                                      (const uint32_t *)(sec->dev + sec->view.fold_index_off),
+                                                      (const uint32_t *)(sec->dev + sec->view.fold_list_off),
+                                                      s->dev_counts);
             CHECK(cudaGetLastError(), "starting the fold");
         }
     }
@@ -322,8 +340,8 @@ static int clear_results(sm_cuda_slot *s, char *msg) {
     CHECK(cudaMemsetAsync(s->dev_counts, 0, (t->pattern_count ? t->pattern_count : 1) * 8, s->stream),
           "clearing counts");
     for (uint32_t i = 0; i < t->nsections; i++)
-        if (t->sections[i].visits)
-            CHECK(cudaMemsetAsync(s->dev_visits[i], 0, t->sections[i].visits * sizeof(uint32_t), s->stream),
+        if (t->sections[i].view.visits)
+            CHECK(cudaMemsetAsync(s->dev_visits[i], 0, t->sections[i].view.visits * sizeof(uint32_t), s->stream),
                   "clearing visit counters");
     return 0;
 }
@@ -336,7 +354,7 @@ extern "C" int sm_cuda_slot_launch(sm_cuda_slot *s, size_t len, size_t nchunks, 
     /* Whole 16-byte words, so that the kernels' last reads see copied bytes. */
     size_t copy = (len + 15) / 16 * 16;
     CHECK(cudaMemcpyAsync(s->dev_text, s->host_text, copy, cudaMemcpyHostToDevice, st), "copying text");
-    CHECK(cudaMemcpyAsync(s->dev_chunks, s->host_chunks, nchunks * sizeof(sm_cuda_chunk), cudaMemcpyHostToDevice,
+    CHECK(cudaMemcpyAsync(s->dev_chunks, s->host_chunks, nchunks * sizeof(sm_gpu_chunk), cudaMemcpyHostToDevice,
                           st),
           "copying chunks");
     if (clear_results(s, msg) != 0 || queue_kernels(s, msg) != 0) return -1;
@@ -369,8 +387,8 @@ extern "C" int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) 
         s->host_hits = NULL;
         s->dev_hits = NULL;
         s->hit_cap = 0;
-        CHECK(cudaMallocHost(&s->host_hits, cap * sizeof(sm_cuda_hit)), "growing the hit buffer");
-        CHECK(cudaMalloc(&s->dev_hits, cap * sizeof(sm_cuda_hit)), "growing the hit buffer");
+        CHECK(cudaMallocHost(&s->host_hits, cap * sizeof(sm_gpu_hit)), "growing the hit buffer");
+        CHECK(cudaMalloc(&s->dev_hits, cap * sizeof(sm_gpu_hit)), "growing the hit buffer");
         s->hit_cap = cap;
         if (clear_results(s, msg) != 0 || queue_kernels(s, msg) != 0) return -1;
         CHECK(cudaMemcpyAsync(s->host_nhits, s->dev_nhits, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
@@ -384,7 +402,7 @@ extern "C" int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) 
         }
     }
     if (n) {
-        CHECK(cudaMemcpyAsync(s->host_hits, s->dev_hits, n * sizeof(sm_cuda_hit), cudaMemcpyDeviceToHost, s->stream),
+        CHECK(cudaMemcpyAsync(s->host_hits, s->dev_hits, n * sizeof(sm_gpu_hit), cudaMemcpyDeviceToHost, s->stream),
               "copying hits back");
         CHECK(cudaStreamSynchronize(s->stream), "copying hits back");
     }

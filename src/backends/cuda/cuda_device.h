@@ -3,13 +3,12 @@
  * kernels in the GPU module, reached through the loader (cuda_loader.c,
  * cuda_module.h), or cuda_none.c in a build without CUDA.
  *
- * The GPU holds a copy of every section of an exact database and runs each
- * section's kernel (in the engine's folder) over a batch. One batch is a run
- * of text bytes and a table of chunks. A chunk owns the hits that start in
- * [c0, c1) (batch offsets) and is scanned from its engine's start state at
- * c0 up to `end` (at most c1 + longest pattern - 1, never past its record's
- * bytes in the batch): from the start state at c0 an engine sees exactly
- * the hits that start at or after c0, and keeps those that start before c1.
+ * The GPU holds a copy of every section of a database and runs each
+ * section's kernel (in the engine's folder, engines/gpu_part.h) over a
+ * batch. One batch is a run of text bytes and a table of chunks
+ * (sm_gpu_chunk): a chunk owns the hits that start in [c0, c1) (batch
+ * offsets) and is scanned from its engine's start state at c0 up to `end`;
+ * k-edit end events are owned by their last byte and read from `from`.
  */
 #ifndef SM_CUDA_DEVICE_H
 #define SM_CUDA_DEVICE_H
@@ -17,30 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engines/gpu_view.h"
+#include "engines/gpu_part.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct {
-    uint32_t c0, c1, end;
-} sm_cuda_chunk;
-
-/* A hit as a kernel reports it: `end` is the batch offset just past its last
-   byte; code is, with SM_CUDA_ONE_OUTPUT set, one output id (pattern * 2 +
-   reverse), else a state of the database's automaton (every output of it is
-   a hit). */
-#define SM_CUDA_ONE_OUTPUT 0x80000000u
-typedef struct {
-    uint32_t end, code;
-} sm_cuda_hit;
-
 /* What a finished batch left on the host (pinned memory, valid until the
    slot is launched again): count mode, the per-pattern counts (folded on the
    device); hit mode, the hits, in no order. */
 typedef struct {
-    const sm_cuda_hit *hits;
+    const sm_gpu_hit *hits;
     size_t nhits;
     const unsigned long long *counts;
 } sm_cuda_result;
@@ -51,6 +37,8 @@ typedef struct {
     sm_gpu_view view;
     const uint8_t *bytes;
     size_t size;
+    const void *extra;       /* what the engine's GPU part made beside it (extra_size bytes), or NULL */
+    size_t extra_size;
 } sm_cuda_section;
 
 typedef struct {
@@ -59,6 +47,7 @@ typedef struct {
     const uint32_t *lengths; /* pattern lengths */
     uint32_t pattern_count;
     uint32_t longest;        /* longest pattern */
+    uint32_t reach;          /* k edits: longest pattern + k (0 otherwise) */
 } sm_cuda_database;
 
 typedef struct sm_cuda_tables sm_cuda_tables; /* a database on one GPU */
@@ -74,7 +63,7 @@ void sm_cuda_device_name(int device, char *name, size_t size);
 /* Every function below returns 0 or -1 with a message in msg[256]. */
 
 /* Copies the sections and the pattern lengths to the device; refuses a
-   section kind no kernel scans. */
+   section kind no kernel of the module scans. */
 int sm_cuda_tables_open(int device, const sm_cuda_database *db, sm_cuda_tables **out, char *msg);
 void sm_cuda_tables_close(sm_cuda_tables *tables);
 /* The chunk length the kernels want for batches of text_cap bytes: every
@@ -88,7 +77,7 @@ int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap,
 void sm_cuda_slot_close(sm_cuda_slot *slot);
 /* Host (pinned) arrays the caller fills before a launch. */
 uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot);
-sm_cuda_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot);
+sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot);
 /* Starts copying and scanning text[0, len) with chunks[0, nchunks); returns at once. */
 int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg);
 /* Waits for the batch and fills *result. */

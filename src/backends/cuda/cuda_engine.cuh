@@ -1,30 +1,33 @@
 /* The CUDA side of an engine: what the runtime (cuda_device.cu) asks of
- * each engine's kernel file (src/engines/<engine>/<engine>_cuda.cu). One
- * table per section kind, found by the runtime when it opens a database. */
+ * each engine's kernel file (src/engines/<engine>/<engine>_cuda.cu). Each
+ * kernel file registers its table under its engine's section kind with
+ * SM_CUDA_ENGINE when the GPU module is loaded; the runtime finds a
+ * section's kernel there, so no list of engines is kept anywhere. */
 #ifndef SM_CUDA_ENGINE_CUH
 #define SM_CUDA_ENGINE_CUH
 
 #include <cuda_runtime.h>
 
-#include "backends/cuda/cuda_scan.h"
+#include "backends/cuda/cuda_device.h"
+#include "engines/gpu_part.h"
+#include "engines/section_kinds.h"
 
-/* Threads per block of every scan kernel. */
+/* Threads per block of every scan kernel (unless a kernel says otherwise). */
 #define SM_CUDA_BLOCK 512
 
 /* A section on one device. */
 struct sm_cuda_gpu_section {
     sm_gpu_view view;
+    uint32_t index;          /* in the database's directory */
     uint8_t *dev;            /* the section's bytes on the device */
     size_t size;
+    void *extra;             /* the extra bytes on the device, or NULL */
     void *prepared;          /* what the engine made of it (NULL: nothing) */
-    uint32_t visits;         /* count mode: visit counters it adds to (0: counts per pattern) */
-    uint64_t fold_index_off; /* and the code -> outputs index they fold through */
-    uint64_t fold_list_off;
 };
 
 /* One launch of a section's kernel over a batch. */
 struct sm_cuda_launch {
-    sm_cuda_scan_args args;  /* section, view and visits already pointing at this section */
+    sm_gpu_scan_args args;   /* section, view and visits already pointing at this section */
     const sm_cuda_gpu_section *section;
     int sms;                 /* multiprocessors of the device */
     size_t shared_limit;     /* shared memory a block may have */
@@ -32,19 +35,20 @@ struct sm_cuda_launch {
 };
 
 struct sm_cuda_engine {
-    uint32_t kind;           /* SM_GPU_KIND_* */
-    int warp_chunks;         /* 1: a chunk per warp, else a part of a chunk per thread */
-    /* Fills visits and the fold offsets, and makes what the kernel needs
-       besides the section (may be NULL). */
+    uint32_t kind;           /* the engine's section kind (SM_SECTION_*) */
+    /* Makes what the kernel needs besides the section (may be NULL). */
     int (*prepare)(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg);
     void (*release)(sm_cuda_gpu_section *s);
     int (*launch)(const sm_cuda_launch *l, char *msg);
+    sm_cuda_engine *next;    /* the registry's chain */
 };
 
-extern const sm_cuda_engine sm_cuda_engine_automaton;
-extern const sm_cuda_engine sm_cuda_engine_kmer;
-extern const sm_cuda_engine sm_cuda_engine_wumanber;
-extern const sm_cuda_engine sm_cuda_engine_shiftand;
+/* Adds an engine's kernel to the runtime's registry (at the module's load). */
+void sm_cuda_register(sm_cuda_engine *engine);
+
+#define SM_CUDA_ENGINE(name, kind, prepare, release, launch)                            \
+    static sm_cuda_engine name = {kind, prepare, release, launch, NULL};             \
+    __attribute__((constructor)) static void name##_register(void) { sm_cuda_register(&name); }
 
 /* The grid for a kernel of `items` work items of `per_item` threads: as many
    blocks as fit on the device at once, no more than the work needs. */

@@ -125,7 +125,7 @@ void sm_cuda_slot_close(sm_cuda_slot *slot) {
 
 uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot) { return gpu() ? module->slot_text(slot) : NULL; }
 
-sm_cuda_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { return gpu() ? module->slot_chunks(slot) : NULL; }
+sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { return gpu() ? module->slot_chunks(slot) : NULL; }
 
 int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg) {
     return gpu() ? module->slot_launch(slot, len, nchunks, msg) : unavailable(msg);

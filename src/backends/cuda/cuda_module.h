@@ -33,7 +33,7 @@ typedef struct {
                      char *msg);
     void (*slot_close)(sm_cuda_slot *slot);
     uint8_t *(*slot_text)(sm_cuda_slot *slot);
-    sm_cuda_chunk *(*slot_chunks)(sm_cuda_slot *slot);
+    sm_gpu_chunk *(*slot_chunks)(sm_cuda_slot *slot);
     int (*slot_launch)(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg);
     int (*slot_wait)(sm_cuda_slot *slot, sm_cuda_result *result, char *msg);
     int (*slot_time_scan)(sm_cuda_slot *slot, int repeats, double *ms, char *msg);

@@ -48,7 +48,7 @@ int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap,
 
 void sm_cuda_slot_close(sm_cuda_slot *slot) { (void)slot; }
 uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot) { (void)slot; return NULL; }
-sm_cuda_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { (void)slot; return NULL; }
+sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { (void)slot; return NULL; }
 
 int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg) {
     (void)slot, (void)len, (void)nchunks;

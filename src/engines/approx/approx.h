@@ -37,9 +37,6 @@
 
 /* --------------------------------------------------------------- end events */
 
-/* The start of an end event: not known yet. */
-#define SM_START_UNKNOWN UINT64_MAX
-
 /* Records an end event of (pattern, strand) at absolute end with distance.
    An end event is owned by the chunk whose [own_lo, own_hi) holds its last
    byte (end - 1), the end-based counterpart of the sink's start ownership.

@@ -6,6 +6,11 @@
 #include "engines/approx/pigeonhole.h"
 #include "engines/engine.h"
 
+/* The GPU parts (*_gpu.c). */
+extern const sm_gpu_part sm_my_gpu_part;
+extern const sm_gpu_part sm_km_gpu_part;
+extern const sm_gpu_part sm_ph_gpu_part;
+
 /* Results: the start recovery tables of a thread, for every engine that
    reports edit ends, and the PAM filter of k-mismatch windows. */
 static void *results_new(void) { return sm_edit_cache_new(); }
@@ -56,6 +61,7 @@ const sm_engine_ops sm_engine_mismatch = {
     .state_fits = km_state_fits,
     .scan = km_scan,
     .filter = sm_pam_filter_windows,
+    .gpu = &sm_km_gpu_part,
 };
 
 /* ---------------------------------------------------------------- Myers */
@@ -95,6 +101,7 @@ const sm_engine_ops sm_engine_myers = {
     .results_new = results_new,
     .results_free = results_free,
     .resolve = resolve,
+    .gpu = &sm_my_gpu_part,
 };
 
 /* ------------------------------------------------------------- wavefront */
@@ -180,4 +187,5 @@ const sm_engine_ops sm_engine_pigeonhole = {
     .results_free = results_free,
     .resolve = resolve,
     .filter = sm_pam_filter_windows,
+    .gpu = &sm_ph_gpu_part,
 };

@@ -12,14 +12,15 @@
  *
  * Count mode adds one to a per-state visit counter for every flagged
  * transition (folded into per-pattern counts on the device); hit mode
- * appends (end, state) pairs, which the host expands. Past a chunk's c1 the
- * kernel checks each output's start itself (see cuda_device.h).
+ * appends (end, state) records, which the host expands. Past a chunk's c1
+ * the kernel checks each output's start itself (automaton_gpu.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/cuda/cuda_engine.cuh"
+#include "engines/automaton/automaton_gpu.h"
 
 #define TARGET_MASK 0x7fffffffu
 
@@ -31,52 +32,29 @@ struct ac_prepared {
     int prefer_wide;         /* SEQMATCH_CUDA_TABLE=32: the 32-bit shared table whenever it fits */
 };
 
-template <bool kCount>
-__device__ __forceinline__ void report(const sm_cuda_scan_args &a, uint32_t state, uint32_t pos, uint32_t c1) {
-    const sm_gpu_automaton &v = a.view.u.automaton;
-    if (pos <= c1) {
-        if (kCount) {
-            atomicAdd(&a.visits[state], 1u);
-        } else {
-            unsigned long long i = atomicAdd(a.nhits, 1ull);
-            if (i < a.hit_cap) a.hits[i] = sm_cuda_hit{pos, state};
-        }
-        return;
-    }
-    /* Past c1: only the outputs that start before c1 belong to this chunk. */
-    const uint32_t *out_index = (const uint32_t *)(a.section + v.out_index_off);
-    const uint32_t *out_list = (const uint32_t *)(a.section + v.out_list_off);
-    uint32_t from = __ldg(&out_index[state]), to = __ldg(&out_index[state + 1]);
-    for (uint32_t o = from; o < to; o++) {
-        uint32_t id = __ldg(&out_list[o]);
-        uint32_t len = __ldg(&a.lengths[id >> 1]);
-        if (len > pos || pos - len >= c1) continue;
-        sm_cuda_output(&a, pos, id);
-    }
-}
-
 /* One byte of class c: the next state, and a report when it is flagged. In
    the 32-bit tables an entry is the target's row offset (state * columns);
    in the 16-bit one the target's state index. */
 template <int kTable, bool kCount>
-__device__ __forceinline__ void step(const sm_cuda_scan_args &a, const uint32_t *delta, const uint16_t *compact,
+__device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *delta, const uint16_t *compact,
                                      uint32_t columns, uint32_t &s, uint32_t c, uint32_t pos, uint32_t c1) {
+    const sm_gpu_automaton *v = SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
     if (kTable == TABLE_SHARED16) {
         uint32_t e = compact[s * columns + c];
         s = e & 0x7fffu;
-        if (e & 0x8000u) report<kCount>(a, s, pos, c1);
+        if (e & 0x8000u) sm_ac_gpu_report(&a, v, s, pos, c1, kCount);
     } else {
         uint32_t e = delta[s + c];
         s = e & TARGET_MASK;
-        if (e & SM_GPU_DFA_FLAG) report<kCount>(a, s / columns, pos, c1);
+        if (e & SM_GPU_DFA_FLAG) sm_ac_gpu_report(&a, v, s / columns, pos, c1, kCount);
     }
 }
 
 template <int kTable, bool kCount>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_cuda_scan_args a, const uint16_t *compact_global) {
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global) {
     extern __shared__ uint32_t shared_table[];
     __shared__ uint32_t class_of[256];
-    const sm_gpu_automaton &v = a.view.u.automaton;
+    const sm_gpu_automaton &v = *SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
     const uint16_t *class_of_global = (const uint16_t *)(a.section + v.class_of_off);
     for (uint32_t i = threadIdx.x; i < 256; i += blockDim.x) class_of[i] = class_of_global[i];
     const uint32_t words = v.states * v.columns, columns = v.columns;
@@ -92,7 +70,7 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_cuda_scan_args a, 
     __syncthreads();
     const uint32_t items = a.nchunks * a.parts;
     for (uint32_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
-        const sm_cuda_chunk ch = sm_cuda_part(a.chunks[item / a.parts], item % a.parts, a.parts, a.tail);
+        const sm_gpu_chunk ch = sm_gpu_chunk_part(a.chunks[item / a.parts], item % a.parts, a.parts, a.tail, 0);
         if (ch.c0 >= ch.c1) continue;
         uint32_t s = 0;
         uint32_t i = ch.c0;
@@ -120,10 +98,7 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_cuda_scan_args a, 
 }
 
 static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
-    const sm_gpu_automaton &v = s->view.u.automaton;
-    s->visits = v.states;
-    s->fold_index_off = v.out_index_off;
-    s->fold_list_off = v.out_list_off;
+    const sm_gpu_automaton &v = *SM_GPU_VIEW(&s->view, sm_gpu_automaton);
     ac_prepared *p = (ac_prepared *)calloc(1, sizeof *p);
     if (!p) {
         snprintf(msg, 256, "out of memory");
@@ -156,10 +131,10 @@ static void ac_release(sm_cuda_gpu_section *s) {
 }
 
 static int ac_launch(const sm_cuda_launch *l, char *msg) {
-    const sm_gpu_automaton &v = l->args.view.u.automaton;
+    const sm_gpu_automaton &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_automaton);
     const ac_prepared *p = (const ac_prepared *)l->section->prepared;
     size_t words = (size_t)v.states * v.columns, wide = words * 4, narrow = words * 2 + 2;
-    void (*kernel)(sm_cuda_scan_args, const uint16_t *);
+    void (*kernel)(sm_gpu_scan_args, const uint16_t *);
     size_t shared = 0;
     bool count = l->args.count_only;
     if (p->compact && narrow <= l->shared_limit && !(p->prefer_wide && wide <= l->shared_limit)) {
@@ -178,4 +153,4 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     return 0;
 }
 
-const sm_cuda_engine sm_cuda_engine_automaton = {SM_GPU_KIND_AUTOMATON, 0, ac_prepare, ac_release, ac_launch};
+SM_CUDA_ENGINE(automaton_engine, SM_SECTION_AUTOMATON, ac_prepare, ac_release, ac_launch)

@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "engines/automaton/automaton.h"
-#include "backends/cuda/cuda_scan.h" /* the GPU's shared-memory limits, for gpu_describe */
 #include "engines/dfa/dfa_internal.h"
 #include "engines/engine.h"
+
+extern const sm_gpu_part sm_ac_gpu_part; /* automaton_gpu.c */
 
 typedef struct {
     uint32_t state; /* the DFA state (0 = root) */
@@ -60,30 +61,6 @@ static void ac_dfa_tables(const sm_section *s, sm_dfa_tables *l) {
     l->out_index_off = h->out_index_off;
     l->out_list_off = h->out_list_off;
     l->class_of_off = offsetof(sm_ac_header, class_of);
-}
-
-static void ac_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
-    const sm_gpu_automaton *x = &v->u.automaton;
-    uint64_t words = (uint64_t)x->states * x->columns;
-    int narrow = x->states < 0x8000u && words * 2 + 2 <= SM_CUDA_HOPPER_SHARED;
-    int wide = words * 4 <= SM_CUDA_HOPPER_SHARED;
-    char a[32];
-    sm_gpu_size_text(narrow ? words * 2 : words * 4, a, sizeof a);
-    snprintf(buf, size, "automaton, a thread per chunk; transition table %s (%s entries) %s", a,
-             narrow ? "16-bit" : "32-bit", narrow || wide ? "in shared memory" : "read through L2");
-}
-
-static void ac_gpu_view(const sm_section *s, sm_gpu_view *v) {
-    sm_dfa_tables l;
-    ac_dfa_tables(s, &l);
-    memset(v, 0, sizeof *v);
-    v->kind = SM_SECTION_AUTOMATON;
-    v->u.automaton.states = l.states;
-    v->u.automaton.columns = l.columns;
-    v->u.automaton.delta_off = l.delta_off;
-    v->u.automaton.out_index_off = l.out_index_off;
-    v->u.automaton.out_list_off = l.out_list_off;
-    v->u.automaton.class_of_off = l.class_of_off;
 }
 
 static uint32_t ac_dfa_outputs(const sm_section *s, uint32_t q, const uint32_t **ids) {
@@ -154,6 +131,5 @@ const sm_engine_ops sm_engine_automaton = {
     .chunker_new = ac_chunker_new,
     .chunker_free = ac_chunker_free,
     .chunk_states = ac_chunk_states,
-    .gpu_view = ac_gpu_view,
-    .gpu_describe = ac_gpu_describe,
+    .gpu = &sm_ac_gpu_part,
 };

@@ -3,7 +3,8 @@
 
 #include "engines/bitparallel/shiftand.h"
 #include "engines/engine.h"
-#include "backends/cuda/cuda_scan.h" /* the GPU's shared-memory limits, for gpu_describe */
+
+extern const sm_gpu_part sm_sa_gpu_part; /* shiftand_gpu.c */
 
 static int sa_build(const sm_build_input *in, sm_buf *section, sm_error *err) {
     return sm_sa_build(in->keys, in->nkeys, in->alphabet, in->flags, in->max_bytes, section, err);
@@ -32,38 +33,6 @@ static void sa_scan(const sm_section *s, void *state, const uint8_t *text, size_
     sm_sa_scan(s->bytes, s->patterns, st->words, text, len, pos0, sink, st->choice);
 }
 
-static void sa_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
-    const sm_gpu_shiftand *x = &v->u.shiftand;
-    uint64_t masks = (uint64_t)x->rows * (x->levels_layout ? 8u * x->group_words : 1u) * 8;
-    const char *where = 512 + masks <= SM_CUDA_SA_MASKS_SHARED_MAX ? "in shared memory" : "read through L2";
-    if (x->levels_layout)
-        snprintf(buf, size, "shift-and, %u groups of 64 keys, a thread per chunk and group; first 8 levels %s, "
-                 "longer keys compared after them", x->group_words, where);
-    else
-        snprintf(buf, size, "shift-and, one 64-bit word, a thread per chunk; masks %s", where);
-}
-
-static void sa_gpu_view(const sm_section *s, sm_gpu_view *v) {
-    const sm_sa_header *h = (const sm_sa_header *)s->bytes;
-    memset(v, 0, sizeof *v);
-    v->kind = SM_SECTION_SHIFTAND;
-    sm_gpu_shiftand *a = &v->u.shiftand;
-    a->levels_layout = h->layout == SM_SA_LEVELS;
-    a->rows = h->rows;
-    a->row_stride = h->row_stride;
-    a->group_words = h->layout == SM_SA_LEVELS ? h->group_words : 1;
-    a->final_count = h->final_count;
-    a->levels = h->levels;
-    a->first_final = h->first_final;
-    a->masks_off = h->masks_off;
-    a->starts_off = h->starts_off;
-    a->finals_off = h->finals_off;
-    a->final_base_off = h->final_base_off;
-    a->out_index_off = h->out_index_off;
-    a->out_list_off = h->out_list_off;
-    a->class_of_off = offsetof(sm_sa_header, class_of);
-}
-
 const sm_engine_ops sm_engine_shiftand = {
     .kind = SM_SECTION_SHIFTAND,
     .name = "shiftand",
@@ -76,6 +45,5 @@ const sm_engine_ops sm_engine_shiftand = {
     .state_free = sm_word_state_free,
     .state_fits = sa_state_fits,
     .scan = sa_scan,
-    .gpu_view = sa_gpu_view,
-    .gpu_describe = sa_gpu_describe,
+    .gpu = &sm_sa_gpu_part,
 };

@@ -10,9 +10,9 @@
 
 /* Shared memory: class_of (128 words), then the mask words. */
 template <bool kLevels, bool kMasksShared>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK) sa_kernel(sm_cuda_scan_args a) {
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) sa_kernel(sm_gpu_scan_args a) {
     extern __shared__ uint32_t shm[];
-    const sm_gpu_shiftand &v = a.view.u.shiftand;
+    const sm_gpu_shiftand &v = *SM_GPU_VIEW(&a.view, const sm_gpu_shiftand);
     const uint32_t *cls = (const uint32_t *)(a.section + v.class_of_off);
     for (uint32_t i = threadIdx.x; i < 128; i += blockDim.x) shm[i] = __ldg(&cls[i]);
     const uint16_t *class_of = reinterpret_cast<const uint16_t *>(shm);
@@ -32,27 +32,21 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) sa_kernel(sm_cuda_scan_args a) 
     const uint64_t items = (uint64_t)a.nchunks * a.parts * groups;
     for (uint64_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
         uint32_t g = (uint32_t)(item % groups), c = (uint32_t)(item / groups);
-        const sm_cuda_chunk ch = sm_cuda_part(a.chunks[c / a.parts], c % a.parts, a.parts, a.tail);
+        const sm_gpu_chunk ch = sm_gpu_chunk_part(a.chunks[c / a.parts], c % a.parts, a.parts, a.tail, 0);
         if (ch.c0 >= ch.c1) continue;
         if (kLevels) sm_sa_gpu_group(&a, masks, stride, class_of, ch, g);
         else sm_sa_gpu_dense(&a, masks, stride, class_of, ch);
     }
 }
 
-static int sa_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
-    (void)host, (void)msg;
-    s->visits = 0;
-    return 0;
-}
-
 static int sa_launch(const sm_cuda_launch *l, char *msg) {
-    const sm_gpu_shiftand &v = l->args.view.u.shiftand;
+    const sm_gpu_shiftand &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_shiftand);
     bool levels = v.levels_layout;
     size_t per_row = levels ? SM_SA_GPU_WINDOW * v.group_words : 1;
     size_t masks = (size_t)v.rows * per_row * 8;
-    bool shared_masks = 512 + masks <= SM_CUDA_SA_MASKS_SHARED_MAX;
+    bool shared_masks = 512 + masks <= SM_SA_GPU_MASKS_SHARED_MAX;
     size_t shared = 512 + (shared_masks ? masks : 0);
-    void (*kernel)(sm_cuda_scan_args) = levels ? (shared_masks ? sa_kernel<true, true> : sa_kernel<true, false>)
+    void (*kernel)(sm_gpu_scan_args) = levels ? (shared_masks ? sa_kernel<true, true> : sa_kernel<true, false>)
                                                : (shared_masks ? sa_kernel<false, true> : sa_kernel<false, false>);
     unsigned blocks;
     size_t items = (size_t)l->args.nchunks * l->args.parts * (levels ? v.group_words : 1);
@@ -61,4 +55,4 @@ static int sa_launch(const sm_cuda_launch *l, char *msg) {
     return 0;
 }
 
-const sm_cuda_engine sm_cuda_engine_shiftand = {SM_GPU_KIND_SHIFTAND, 0, sa_prepare, NULL, sa_launch};
+SM_CUDA_ENGINE(shiftand_engine, SM_SECTION_SHIFTAND, NULL, NULL, sa_launch)

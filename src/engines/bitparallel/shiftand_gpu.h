@@ -1,7 +1,7 @@
 /* Shift-And on the GPU: the scan of one chunk (dense layout) or of one
  * group of 64 keys over one chunk (levels layout) by one thread, in the C
  * that both the kernel (shiftand_cuda.cu) and the CPU stand-in for the
- * kernels (tests/emulated) compile (src/backends/cuda/cuda_scan.h says why).
+ * kernels (shiftand_gpu.c) compile (engines/gpu_part.h says why).
  *
  * Both start from the empty state at c0, so they see exactly the keys that
  * start at or after c0, and keep those that start before c1. Levels: the
@@ -14,26 +14,43 @@
 #ifndef SM_SHIFTAND_GPU_H
 #define SM_SHIFTAND_GPU_H
 
-#include "backends/cuda/cuda_scan.h"
+#include "engines/gpu_part.h"
+
+/* Shift-And (shiftand.h has the two layouts): dense, one 64-bit word;
+   levels, level j of group g in word j * group_words + g of a mask row. */
+typedef struct {
+    uint32_t levels_layout;  /* 0 dense, 1 levels */
+    uint32_t rows, row_stride, group_words;
+    uint32_t final_count, levels, first_final, pad;
+    uint64_t masks_off;      /* uint64[rows * row_stride], row 0 all zero */
+    uint64_t starts_off;     /* dense: uint64 */
+    uint64_t finals_off;     /* uint64[row_stride] */
+    uint64_t final_base_off; /* dense: uint32 */
+    uint64_t out_index_off, out_list_off;
+    uint64_t class_of_off;   /* uint16[256]: byte -> mask row */
+} sm_gpu_shiftand;
+
+/* The mask rows sit in a block's shared memory up to this size. */
+#define SM_SA_GPU_MASKS_SHARED_MAX (96u * 1024u)
 
 #define SM_SA_GPU_WINDOW 8u
 
 /* Every output of key r, for a hit ending at end (batch offset). */
-SM_GPU_FN void sm_sa_gpu_report(const sm_cuda_scan_args *a, const uint32_t *out_index, const uint32_t *out_list,
+SM_GPU_FN void sm_sa_gpu_report(const sm_gpu_scan_args *a, const uint32_t *out_index, const uint32_t *out_list,
                                 uint32_t r, uint32_t end, uint32_t c1) {
     uint32_t last = SM_GPU_LDG(&out_index[r + 1]);
     for (uint32_t o = SM_GPU_LDG(&out_index[r]); o < last; o++) {
         uint32_t id = SM_GPU_LDG(&out_list[o]);
         uint32_t len = SM_GPU_LDG(&a->lengths[id >> 1]);
         if (len > end || end - len >= c1) continue;
-        sm_cuda_output(a, end, id);
+        sm_gpu_output(a, end, id);
     }
 }
 
 /* Dense: masks[row * stride] are the rows' only words. */
-SM_GPU_FN void sm_sa_gpu_dense(const sm_cuda_scan_args *a, const uint64_t *masks, uint32_t stride,
-                               const uint16_t *class_of, sm_cuda_chunk ch) {
-    const sm_gpu_shiftand *v = &a->view.u.shiftand;
+SM_GPU_FN void sm_sa_gpu_dense(const sm_gpu_scan_args *a, const uint64_t *masks, uint32_t stride,
+                               const uint16_t *class_of, sm_gpu_chunk ch) {
+    const sm_gpu_shiftand *v = SM_GPU_VIEW(&a->view, const sm_gpu_shiftand);
     const uint8_t *sec = a->section;
     const uint64_t starts = *(const uint64_t *)(sec + v->starts_off);
     const uint64_t finals = *(const uint64_t *)(sec + v->finals_off);
@@ -63,9 +80,9 @@ SM_GPU_FN void sm_sa_gpu_dense(const sm_cuda_scan_args *a, const uint64_t *masks
 
 /* Levels, group g: win[row * win_stride + j * G + g] is level j < 8 of a
    row (a copy, or the section's rows with win_stride = row_stride). */
-SM_GPU_FN void sm_sa_gpu_group(const sm_cuda_scan_args *a, const uint64_t *win, uint32_t win_stride,
-                               const uint16_t *class_of, sm_cuda_chunk ch, uint32_t g) {
-    const sm_gpu_shiftand *v = &a->view.u.shiftand;
+SM_GPU_FN void sm_sa_gpu_group(const sm_gpu_scan_args *a, const uint64_t *win, uint32_t win_stride,
+                               const uint16_t *class_of, sm_gpu_chunk ch, uint32_t g) {
+    const sm_gpu_shiftand *v = SM_GPU_VIEW(&a->view, const sm_gpu_shiftand);
     const uint8_t *sec = a->section;
     const uint32_t G = v->group_words, stride = v->row_stride;
     const uint64_t *masks = (const uint64_t *)(sec + v->masks_off);

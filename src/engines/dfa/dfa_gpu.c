@@ -16,11 +16,11 @@
  * The plan depends on the data, never on timings, so results and chunk
  * cuts repeat exactly.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/prefix.h"
 #include "engines/dfa/dfa_gpu_device.h"
 #include "engines/dfa/dfa_internal.h"
 
@@ -513,13 +513,13 @@ typedef struct {
     size_t len;
 } copy_piece;
 
-static void *copy_task(void *arg) {
-    copy_piece *c = arg;
+static void copy_task(size_t i, void *arg) {
+    const copy_piece *c = (const copy_piece *)arg + i;
     memcpy(c->dst, c->src, c->len);
-    return NULL;
 }
 
-/* Large pieces are copied into the pinned buffer on several threads. */
+/* Large pieces are copied into the pinned buffer on several threads of the
+   process-wide team (sm_parallel_for). */
 static void copy_in(const sm_dfa_gpu *g, uint8_t *dst, const uint8_t *src, size_t len) {
     unsigned threads = g->copy_threads;
     if (len < PARALLEL_COPY_BYTES || threads < 2) {
@@ -528,20 +528,13 @@ static void copy_in(const sm_dfa_gpu *g, uint8_t *dst, const uint8_t *src, size_
     }
     if (threads > 64) threads = 64;
     copy_piece pieces[64];
-    pthread_t tid[64];
-    int started[64] = {0};
     size_t part = ceil_div(len, threads);
     for (unsigned i = 0; i < threads; i++) {
         size_t at = part * i < len ? part * i : len;
         size_t n = len - at < part ? len - at : part;
         pieces[i] = (copy_piece){dst + at, src + at, n};
-        if (i > 0) started[i] = pthread_create(&tid[i], NULL, copy_task, &pieces[i]) == 0;
     }
-    copy_task(&pieces[0]);
-    for (unsigned i = 1; i < threads; i++) {
-        if (started[i]) pthread_join(tid[i], NULL);
-        else copy_task(&pieces[i]);
-    }
+    sm_parallel_for(threads, threads, copy_task, pieces);
 }
 
 int sm_dfa_gpu_feed(sm_dfa_gpu *g, const void *data, size_t len, sm_error *err) {

@@ -32,20 +32,20 @@ __device__ __forceinline__ sm_kt_piece shfl_lane(sm_kt_piece p, int lane) {
 }
 
 /* The outputs of a slot, for a hit ending at end. */
-__device__ __forceinline__ void report_slot(const sm_cuda_scan_args &a, uint32_t slot, uint32_t end) {
-    const sm_gpu_kmer &v = a.view.u.kmer;
+__device__ __forceinline__ void report_slot(const sm_gpu_scan_args &a, uint32_t slot, uint32_t end) {
+    const sm_gpu_kmer &v = *SM_GPU_VIEW(&a.view, const sm_gpu_kmer);
     const uint32_t *out_index = (const uint32_t *)(a.section + v.out_index_off);
     const uint32_t *out_list = (const uint32_t *)(a.section + v.out_list_off);
     uint32_t last = __ldg(&out_index[slot + 1]);
-    for (uint32_t o = __ldg(&out_index[slot]); o < last; o++) sm_cuda_output(&a, end, __ldg(&out_list[o]));
+    for (uint32_t o = __ldg(&out_index[slot]); o < last; o++) sm_gpu_output(&a, end, __ldg(&out_list[o]));
 }
 
 /* Shared memory of a direct-layout block: the byte map, then the bitmap
    (kBitsShared), then the rank table and the slot counters (kCountShared). */
 template <bool kDna, bool kCount, bool kBitsShared, bool kCountShared>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_cuda_scan_args a) {
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_gpu_scan_args a) {
     extern __shared__ uint32_t shm[];
-    const sm_gpu_kmer &v = a.view.u.kmer;
+    const sm_gpu_kmer &v = *SM_GPU_VIEW(&a.view, const sm_gpu_kmer);
     const uint32_t k = v.k, mask = (uint32_t)v.mask;
     const uint32_t words32 = (uint32_t)v.words * 2, slots = (uint32_t)v.slots;
     uint8_t *code_of = reinterpret_cast<uint8_t *>(shm);
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_cuda_scan_a
     const uint32_t lane = threadIdx.x & 31;
     const uint32_t warps = gridDim.x * (blockDim.x / 32);
     for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
-        const sm_cuda_chunk ch = a.chunks[c];
+        const sm_gpu_chunk ch = a.chunks[c];
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
             const uint32_t p = tile + 16 * lane;
@@ -121,10 +121,10 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_cuda_scan_a
 enum { FILTER_GLOBAL = 0, FILTER_SHARED = 1, FILTER_PRE = 2 };
 
 template <bool kDna, bool kCount, int kWhere, int kThreads>
-__global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_cuda_scan_args a, const uint32_t *pre_global,
+__global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, const uint32_t *pre_global,
                                                            uint32_t pre_bits) {
     extern __shared__ uint32_t shm[];
-    const sm_gpu_kmer &v = a.view.u.kmer;
+    const sm_gpu_kmer &v = *SM_GPU_VIEW(&a.view, const sm_gpu_kmer);
     const uint32_t k = v.k;
     uint8_t *code_of = reinterpret_cast<uint8_t *>(shm);
     const uint64_t *filter = (const uint64_t *)(a.section + v.filter_off);
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_cuda_scan_args a, 
     const uint32_t lane = threadIdx.x & 31;
     const uint32_t warps = gridDim.x * (blockDim.x / 32);
     for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
-        const sm_cuda_chunk ch = a.chunks[c];
+        const sm_gpu_chunk ch = a.chunks[c];
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
             const uint32_t p = tile + 16 * lane;
@@ -192,14 +192,11 @@ struct kt_prepared {
 };
 
 static int kt_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
-    sm_gpu_kmer &v = s->view.u.kmer;
-    s->visits = (uint32_t)v.slots;
-    s->fold_index_off = v.out_index_off;
-    s->fold_list_off = v.out_list_off;
+    sm_gpu_kmer &v = *SM_GPU_VIEW(&s->view, sm_gpu_kmer);
     /* SEQMATCH_CUDA_KMER=table: the byte map's lookups even for DNA (benchmarks) */
     const char *way = getenv("SEQMATCH_CUDA_KMER");
     if (way && strcmp(way, "table") == 0) v.dna_codes = 0;
-    if (!v.hashed || 256 + ((size_t)8 << v.filter_log2) <= SM_CUDA_KMER_SHARED_MAX) return 0;
+    if (!v.hashed || 256 + ((size_t)8 << v.filter_log2) <= SM_KT_GPU_SHARED_MAX) return 0;
     if (way && strcmp(way, "nopre") == 0) return 0;
     int device = 0, optin = 0;
     cudaGetDevice(&device);
@@ -231,16 +228,16 @@ static void kt_release(sm_cuda_gpu_section *s) {
     s->prepared = NULL;
 }
 
-typedef void (*kt_kernel_fn)(sm_cuda_scan_args);
+typedef void (*kt_kernel_fn)(sm_gpu_scan_args);
 
 static int kt_launch(const sm_cuda_launch *l, char *msg) {
-    const sm_gpu_kmer &v = l->args.view.u.kmer;
+    const sm_gpu_kmer &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_kmer);
     bool dna = v.dna_codes, count = l->args.count_only;
     kt_kernel_fn kernel;
     size_t shared = 256;
     if (!v.hashed) {
         size_t bits = (size_t)v.words * 8, rank = (size_t)v.words * 4, counters = (size_t)v.slots * 4;
-        bool bits_shared = shared + bits <= SM_CUDA_KMER_SHARED_MAX;
+        bool bits_shared = shared + bits <= SM_KT_GPU_SHARED_MAX;
         bool count_shared = count && bits_shared && shared + bits + rank + counters <= l->shared_limit;
         if (bits_shared) shared += bits;
         if (count_shared) shared += rank + counters;
@@ -264,8 +261,8 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
     } else {
         const kt_prepared *pre = (const kt_prepared *)l->section->prepared;
         size_t filter = (size_t)8 << v.filter_log2;
-        bool filter_shared = shared + filter <= SM_CUDA_KMER_SHARED_MAX;
-        void (*hk)(sm_cuda_scan_args, const uint32_t *, uint32_t);
+        bool filter_shared = shared + filter <= SM_KT_GPU_SHARED_MAX;
+        void (*hk)(sm_gpu_scan_args, const uint32_t *, uint32_t);
         unsigned threads = SM_CUDA_BLOCK;
         if (filter_shared) {
             shared += filter;
@@ -297,4 +294,4 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
     return 0;
 }
 
-const sm_cuda_engine sm_cuda_engine_kmer = {SM_GPU_KIND_KMER, 1, kt_prepare, kt_release, kt_launch};
+SM_CUDA_ENGINE(kmer_engine, SM_SECTION_KMER, kt_prepare, kt_release, kt_launch)

@@ -1,6 +1,6 @@
 /* The k-mer table on the GPU: the scan of one chunk by one warp, in the C
  * that both the kernel (kmer_cuda.cu) and the CPU stand-in for the kernels
- * (tests/emulated) compile (src/backends/cuda/cuda_scan.h says why).
+ * (kmer_gpu.c) compile (engines/gpu_part.h says why).
  *
  * A warp takes a chunk in tiles of 512 bytes: lane l reads the 16 bytes at
  * tile + 16 l with one coalesced load and turns them into a piece: the 2-bit
@@ -17,7 +17,43 @@
 #ifndef SM_KMER_GPU_H
 #define SM_KMER_GPU_H
 
-#include "backends/cuda/cuda_scan.h"
+#include "engines/gpu_part.h"
+
+/* K-mer table. Direct layout (hashed == 0): bit c of the bitmap is set when
+   k-mer code c is a key; its slot is rank[c / 64] + the set bits below it in
+   its 64-bit word. Hash layout (hashed == 1): a filter word per position
+   (two bits per key) in front of an open-addressing table of
+   {uint64 code, uint32 slot, uint32 0} entries. Both: a slot's outputs are
+   out_list[out_index[slot] .. out_index[slot + 1]). */
+#define SM_GPU_KMER_BREAK 0xffu  /* code_of[] of a byte that is no key symbol */
+#define SM_GPU_KMER_EMPTY 0xffffffffu
+typedef struct {
+    uint32_t k, hashed;
+    uint64_t mask;           /* 4^k - 1 (all ones for k = 32) */
+    uint64_t slots;
+    uint64_t code_of_off;    /* uint8[256]: byte -> code 0..3, or SM_GPU_KMER_BREAK */
+    uint64_t bits_off;       /* direct: uint64[words] */
+    uint64_t rank_off;       /* direct: uint32[words] */
+    uint64_t words;          /* direct: 64-bit words of the bitmap */
+    uint64_t filter_off;     /* hash: uint64[1 << filter_log2] */
+    uint64_t table_off;      /* hash: entries[1 << cap_log2] */
+    uint64_t hash_mul, filter_mul;
+    uint32_t filter_log2, cap_log2;
+    uint64_t out_index_off, out_list_off;
+    uint32_t dna_codes;      /* 1: code_of is A/a 0, C/c 1, G/g 2, T/t/U/u 3, every other byte a break */
+    uint32_t pad;
+} sm_gpu_kmer;
+
+/* Where the kernels keep their tables: in a block's shared memory up to
+   this size (room left for a second block on a multiprocessor), else read
+   through the caches. */
+#define SM_KT_GPU_SHARED_MAX (96u * 1024u)
+
+#ifndef __CUDACC__
+/* The view of a k-mer table section (kmer_gpu.c), also of the tables that
+   other engines embed (the pigeonhole filter's seed tables). */
+void sm_kt_gpu_view(const uint8_t *section, sm_gpu_kmer *view);
+#endif
 
 #define SM_KT_GPU_LANES 32u
 #define SM_KT_GPU_PIECE 16u

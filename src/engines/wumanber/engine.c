@@ -3,9 +3,8 @@
 
 #include "engines/engine.h"
 #include "engines/wumanber/wm_private.h"
-#include "backends/cuda/cuda_scan.h" /* the GPU's shared-memory limits, for gpu_describe */
 
-
+extern const sm_gpu_part sm_wm_gpu_part; /* wm_gpu.c */
 
 static int wm_build(const sm_build_input *in, sm_buf *section, sm_error *err) {
     return sm_wm_build(in->keys, in->nkeys, in->fold, NULL, in->max_bytes, section, err);
@@ -30,36 +29,6 @@ static void wm_scan(const sm_section *s, void *state, const uint8_t *text, size_
     sm_wm_scan(s->bytes, st->words, text, len, pos0, sink, simd, st->choice);
 }
 
-static void wm_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
-    const sm_gpu_wumanber *x = &v->u.wumanber;
-    uint64_t shift = (uint64_t)1 << x->hash_bits;
-    char a[32];
-    sm_gpu_size_text(shift, a, sizeof a);
-    snprintf(buf, size, "wu-manber (window %u, block %u), a thread per chunk; SHIFT table %s %s", x->shortest, x->block,
-             a, 512 + shift <= SM_CUDA_WM_SHIFT_SHARED_MAX ? "in shared memory" : "read through L2");
-}
-
-static void wm_gpu_view(const sm_section *s, sm_gpu_view *v) {
-    const sm_wm_header *h = (const sm_wm_header *)s->bytes;
-    memset(v, 0, sizeof *v);
-    v->kind = SM_SECTION_WUMANBER;
-    sm_gpu_wumanber *w = &v->u.wumanber;
-    w->block = h->block;
-    w->bits = h->bits;
-    w->hash_bits = h->hash_bits;
-    w->direct = h->direct;
-    w->shortest = h->shortest;
-    w->longest = h->longest;
-    w->prefix = h->prefix;
-    w->nkeys = h->nkeys;
-    w->shift_off = h->shift_off;
-    w->bucket_off = h->bucket_off;
-    w->entry_off = h->entry_off;
-    w->keys_off = h->keys_off;
-    w->code_off = offsetof(sm_wm_header, code);
-    w->fold_off = offsetof(sm_wm_header, fold);
-}
-
 const sm_engine_ops sm_engine_wumanber = {
     .kind = SM_SECTION_WUMANBER,
     .name = "wumanber",
@@ -72,6 +41,5 @@ const sm_engine_ops sm_engine_wumanber = {
     .state_free = sm_word_state_free,
     .state_fits = wm_state_fits,
     .scan = wm_scan,
-    .gpu_view = wm_gpu_view,
-    .gpu_describe = wm_gpu_describe,
+    .gpu = &sm_wm_gpu_part,
 };

@@ -8,9 +8,9 @@
 #include "engines/wumanber/wm_gpu.h"
 
 template <bool kShiftShared>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK) wm_kernel(sm_cuda_scan_args a) {
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) wm_kernel(sm_gpu_scan_args a) {
     extern __shared__ uint32_t shm[];
-    const sm_gpu_wumanber &v = a.view.u.wumanber;
+    const sm_gpu_wumanber &v = *SM_GPU_VIEW(&a.view, const sm_gpu_wumanber);
     const uint32_t *code = (const uint32_t *)(a.section + v.code_off);
     const uint32_t *fold = (const uint32_t *)(a.section + v.fold_off);
     for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x) {
@@ -33,23 +33,17 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) wm_kernel(sm_cuda_scan_args a) 
     __syncthreads();
     const uint32_t items = a.nchunks * a.parts;
     for (uint32_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
-        const sm_cuda_chunk ch = sm_cuda_part(a.chunks[item / a.parts], item % a.parts, a.parts, a.tail);
+        const sm_gpu_chunk ch = sm_gpu_chunk_part(a.chunks[item / a.parts], item % a.parts, a.parts, a.tail, 0);
         if (ch.c0 < ch.c1) sm_wm_gpu_chunk(&a, &t, ch);
     }
 }
 
-static int wm_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
-    (void)host, (void)msg;
-    s->visits = 0;
-    return 0;
-}
-
 static int wm_launch(const sm_cuda_launch *l, char *msg) {
-    const sm_gpu_wumanber &v = l->args.view.u.wumanber;
+    const sm_gpu_wumanber &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_wumanber);
     size_t shift = ((size_t)1 << v.hash_bits) + 3 & ~(size_t)3;
-    bool shared_shift = 512 + shift <= SM_CUDA_WM_SHIFT_SHARED_MAX;
+    bool shared_shift = 512 + shift <= SM_WM_GPU_SHIFT_SHARED_MAX;
     size_t shared = 512 + (shared_shift ? shift : 0);
-    void (*kernel)(sm_cuda_scan_args) = shared_shift ? wm_kernel<true> : wm_kernel<false>;
+    void (*kernel)(sm_gpu_scan_args) = shared_shift ? wm_kernel<true> : wm_kernel<false>;
     unsigned blocks;
     if (sm_cuda_grid((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, l->sms, &blocks, msg) != 0)
         return -1;
@@ -57,4 +51,4 @@ static int wm_launch(const sm_cuda_launch *l, char *msg) {
     return 0;
 }
 
-const sm_cuda_engine sm_cuda_engine_wumanber = {SM_GPU_KIND_WUMANBER, 0, wm_prepare, NULL, wm_launch};
+SM_CUDA_ENGINE(wumanber_engine, SM_SECTION_WUMANBER, NULL, NULL, wm_launch)

@@ -1,6 +1,6 @@
 /* Wu-Manber on the GPU: the scan of one chunk by one thread, in the C that
  * both the kernel (wm_cuda.cu) and the CPU stand-in for the kernels
- * (tests/emulated) compile (src/backends/cuda/cuda_scan.h says why).
+ * (wm_gpu.c) compile (engines/gpu_part.h says why).
  *
  * The window of m = shortest key bytes starts at c0 and moves by the SHIFT
  * of its last B bytes, as on the CPU; a zero shift compares the keys of the
@@ -12,7 +12,27 @@
 #ifndef SM_WM_GPU_H
 #define SM_WM_GPU_H
 
-#include "backends/cuda/cuda_scan.h"
+#include "engines/gpu_part.h"
+
+/* Wu-Manber: a window of `shortest` bytes; its last `block` bytes, through
+   code[] (bits each), index shift[] (directly, or by the multiplicative
+   hash of the section); a zero shift lists the entries of bucket
+   [bucket[slot], bucket[slot + 1]), each compared byte by byte through
+   fold[] with the window's start. */
+typedef struct {
+    uint32_t block, bits, hash_bits, direct;
+    uint32_t shortest, longest, prefix, pad;
+    uint64_t nkeys;
+    uint64_t shift_off;      /* uint8[1 << hash_bits] */
+    uint64_t bucket_off;     /* uint32[(1 << hash_bits) + 1] */
+    uint64_t entry_off;      /* {uint32 prefix, len, output, key_off}[nkeys] */
+    uint64_t keys_off;       /* key bytes */
+    uint64_t code_off;       /* uint8[256] */
+    uint64_t fold_off;       /* uint8[256] */
+} sm_gpu_wumanber;
+
+/* The SHIFT table sits in a block's shared memory up to this size. */
+#define SM_WM_GPU_SHIFT_SHARED_MAX (128u * 1024u)
 
 typedef struct {
     uint32_t prefix, len, output, key_off;
@@ -25,8 +45,8 @@ typedef struct {
     const sm_wm_gpu_entry *entry;
 } sm_wm_gpu_tables;
 
-SM_GPU_FN void sm_wm_gpu_chunk(const sm_cuda_scan_args *a, const sm_wm_gpu_tables *t, sm_cuda_chunk ch) {
-    const sm_gpu_wumanber *v = &a->view.u.wumanber;
+SM_GPU_FN void sm_wm_gpu_chunk(const sm_gpu_scan_args *a, const sm_wm_gpu_tables *t, sm_gpu_chunk ch) {
+    const sm_gpu_wumanber *v = SM_GPU_VIEW(&a->view, const sm_gpu_wumanber);
     const uint8_t *text = a->text;
     const uint32_t m = v->shortest, B = v->block, bits = v->bits;
     if (ch.end < ch.c0 + m) return;
@@ -50,7 +70,7 @@ SM_GPU_FN void sm_wm_gpu_chunk(const sm_cuda_scan_args *a, const sm_wm_gpu_table
             if (x.prefix != pre || x.len > ch.end - s) continue;
             uint32_t j = v->prefix;
             while (j < x.len && t->fold[SM_GPU_LDG(&text[s + j])] == SM_GPU_LDG(&t->keys[x.key_off + j])) j++;
-            if (j == x.len) sm_cuda_output(a, s + x.len, x.output);
+            if (j == x.len) sm_gpu_output(a, s + x.len, x.output);
         }
         i++;
     }

@@ -1,0 +1,161 @@
+/* The pigeonhole filter on the GPU (pigeonhole_gpu.h has the scheme): a
+ * thread per slice of a chunk finds the pieces through the k-mer engine's
+ * tables (the combined table in shared memory when it fits) or the
+ * automaton. Candidates (a code with pieces, found from the bitmap alone)
+ * go to a queue in the block's shared memory and are verified a thread each
+ * after every stretch of the slices; packed k-mismatch windows are compared
+ * on the spot, the keys read from their end in shared memory. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backends/cuda/cuda_engine.cuh"
+#include "engines/approx/pigeonhole_gpu.h"
+
+#define PH_BLOCK 256
+#define PH_QUEUE 2048
+/* The combined table (the bitmap of piece-ending codes, the table's bitmap,
+   rank and output index) goes to shared memory up to this size: 7 bases
+   take 5 KiB and 4 bytes per slot. */
+#define PH_TABLES_SHARED_MAX (64u * 1024u)
+/* And the packed keys read from their end up to this size. */
+#define PH_RKEYS_SHARED_MAX (64u * 1024u)
+
+/* 32-bit words of the combined table's four arrays. */
+static __host__ __device__ uint32_t ph_table_words(const sm_gpu_pigeonhole &v, const sm_ph_gpu_tables *tb_host_or_dev,
+                                                   uint64_t slots) {
+    (void)tb_host_or_dev;
+    uint64_t codes = 1ull << (2 * v.seed_max);
+    return (uint32_t)(codes / 32 + codes / 32 + codes / 64 + slots + 1);
+}
+
+/* The combined table where the thread reads it: copied to shm (kShared), or the section. */
+template <bool kShared>
+__device__ __forceinline__ sm_ph_gpu_combined ph_tables(const sm_gpu_scan_args &a, const sm_gpu_pigeonhole &v,
+                                                       const sm_ph_gpu_tables *tb, uint32_t *shm) {
+    sm_ph_gpu_combined c = sm_ph_gpu_combined_of(a.section, &v, tb);
+    if (!kShared) return c;
+    const uint32_t codes32 = (uint32_t)((1ull << (2 * v.seed_max)) / 32);
+    const uint32_t *src[4] = {c.any, c.bits, c.rank, c.out_index};
+    const uint32_t n[4] = {codes32, codes32, codes32 / 2, (uint32_t)tb->all.slots + 1};
+    const uint32_t **dst[4] = {&c.any, &c.bits, &c.rank, &c.out_index};
+    uint32_t at = 0;
+    for (int t = 0; t < 4; t++) {
+        for (uint32_t i = threadIdx.x; i < n[t]; i += blockDim.x) shm[at + i] = __ldg(&src[t][i]);
+        *dst[t] = shm + at;
+        at += n[t];
+    }
+    return c;
+}
+
+template <bool kShared>
+__global__ void __launch_bounds__(PH_BLOCK) ph_queue_kernel(sm_gpu_scan_args a) {
+    extern __shared__ uint32_t shm[];
+    __shared__ sm_ph_gpu_cand cands[PH_QUEUE];
+    __shared__ uint32_t count;
+    const sm_gpu_pigeonhole &v = *SM_GPU_VIEW(&a.view, const sm_gpu_pigeonhole);
+    const sm_ph_gpu_tables *tables = (const sm_ph_gpu_tables *)a.extra;
+    const sm_ph_gpu_combined cb = ph_tables<kShared>(a, v, tables, shm);
+    const uint32_t slices = sm_ph_gpu_slices(&a, &v);
+    const uint32_t items = a.nchunks * slices;
+    const uint32_t span_max = v.slice + (v.edits ? a.reach : v.max_key) + 16;
+    sm_ph_gpu_queue queue = {cands, &count, PH_QUEUE};
+    for (uint32_t base = blockIdx.x * blockDim.x; base < items; base += gridDim.x * blockDim.x) {
+        const uint32_t item = base + threadIdx.x;
+        sm_gpu_chunk ch = {0, 0, 0, 0};
+        if (item < items) ch = sm_gpu_chunk_part(a.chunks[item / slices], item % slices, slices, a.tail, a.reach);
+        uint32_t lo = 0, hi = 0;
+        if (ch.c0 < ch.c1) sm_ph_gpu_span(&v, ch, &lo, &hi);
+        sm_ph_gpu_scan_state st = {0, 0, 0};
+        if (threadIdx.x == 0) count = 0;
+        __syncthreads();
+        for (uint32_t at = 0; at < span_max; at += SM_PH_GPU_EPOCH) {
+            if (lo + at < hi) {
+                uint32_t to = hi - (lo + at) < SM_PH_GPU_EPOCH ? hi : lo + at + SM_PH_GPU_EPOCH;
+                sm_ph_gpu_scan(&a, &v, tables, &cb, ch, &queue, item, &st, lo + at, to);
+            }
+            __syncthreads();
+            const uint32_t n = count < PH_QUEUE ? count : PH_QUEUE;
+            for (uint32_t c = threadIdx.x; c < n; c += blockDim.x) {
+                const sm_ph_gpu_cand x = cands[c];
+                const sm_gpu_chunk xc =
+                    sm_gpu_chunk_part(a.chunks[x.item / slices], x.item % slices, slices, a.tail, a.reach);
+                sm_ph_gpu_verify(&a, &v, &cb, xc, x);
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) count = 0;
+            __syncthreads();
+        }
+    }
+}
+
+template <bool kShared, bool kKeysShared>
+__global__ void __launch_bounds__(PH_BLOCK) ph_packed_kernel(sm_gpu_scan_args a, uint32_t table_words) {
+    extern __shared__ uint32_t shm[];
+    const sm_gpu_pigeonhole &v = *SM_GPU_VIEW(&a.view, const sm_gpu_pigeonhole);
+    const sm_ph_gpu_tables *tables = (const sm_ph_gpu_tables *)a.extra;
+    const sm_ph_gpu_combined cb = ph_tables<kShared>(a, v, tables, shm);
+    const sm_ph_gpu_rkey *rkeys = (const sm_ph_gpu_rkey *)((const uint8_t *)tables + tables->rkeys_off);
+    if (kKeysShared) {
+        uint64_t *dst = reinterpret_cast<uint64_t *>(shm + (kShared ? (table_words + 1) & ~1u : 0));
+        const uint64_t *src = (const uint64_t *)rkeys;
+        for (uint32_t i = threadIdx.x; i < 3 * v.nkeys; i += blockDim.x) dst[i] = __ldg(&src[i]);
+        rkeys = reinterpret_cast<const sm_ph_gpu_rkey *>(dst);
+    }
+    __syncthreads();
+    const uint32_t slices = sm_ph_gpu_slices(&a, &v);
+    const uint64_t items = (uint64_t)a.nchunks * slices;
+    for (uint64_t item = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; item < items;
+         item += (uint64_t)gridDim.x * blockDim.x) {
+        const sm_gpu_chunk ch =
+            sm_gpu_chunk_part(a.chunks[item / slices], (uint32_t)(item % slices), slices, a.tail, a.reach);
+        if (ch.c0 < ch.c1) sm_ph_gpu_slice_packed(&a, &v, tables, rkeys, &cb, ch);
+    }
+}
+
+/* What the launch needs of the extra tables on the host: the combined table's slots. */
+struct ph_prepared {
+    uint64_t slots;
+};
+
+static int ph_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
+    ph_prepared *p = (ph_prepared *)calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(msg, 256, "out of memory");
+        return -1;
+    }
+    p->slots = host->extra ? ((const sm_ph_gpu_tables *)host->extra)->all.slots : 0;
+    s->prepared = p;
+    return 0;
+}
+
+static void ph_release(sm_cuda_gpu_section *s) {
+    free(s->prepared);
+    s->prepared = NULL;
+}
+
+static int ph_launch(const sm_cuda_launch *l, char *msg) {
+    const sm_gpu_pigeonhole &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_pigeonhole);
+    const ph_prepared *p = (const ph_prepared *)l->section->prepared;
+    uint32_t words = v.seeds && v.has_all ? ph_table_words(v, NULL, p->slots) : 0;
+    bool tables_shared = words && (size_t)words * 4 <= PH_TABLES_SHARED_MAX;
+    size_t shared = tables_shared ? (size_t)words * 4 : 0;
+    size_t items = (size_t)l->args.nchunks * sm_ph_gpu_slices(&l->args, &v);
+    unsigned blocks;
+    if (v.packed) {
+        size_t keys = (size_t)v.nkeys * sizeof(sm_ph_gpu_rkey);
+        bool keys_shared = keys <= PH_RKEYS_SHARED_MAX;
+        if (keys_shared) shared = (shared + 7) / 8 * 8 + keys;
+        void (*kernel)(sm_gpu_scan_args, uint32_t) =
+            tables_shared ? (keys_shared ? ph_packed_kernel<true, true> : ph_packed_kernel<true, false>)
+                          : (keys_shared ? ph_packed_kernel<false, true> : ph_packed_kernel<false, false>);
+        if (sm_cuda_grid_threads((const void *)kernel, shared, items, 1, PH_BLOCK, l->sms, &blocks, msg) != 0) return -1;
+        kernel<<<blocks, PH_BLOCK, shared, l->stream>>>(l->args, words);
+        return 0;
+    }
+    void (*kernel)(sm_gpu_scan_args) = tables_shared ? ph_queue_kernel<true> : ph_queue_kernel<false>;
+    if (sm_cuda_grid_threads((const void *)kernel, shared, items, 1, PH_BLOCK, l->sms, &blocks, msg) != 0) return -1;
+    kernel<<<blocks, PH_BLOCK, shared, l->stream>>>(l->args);
+    return 0;
+}
+
+SM_CUDA_ENGINE(pigeonhole_engine, SM_SECTION_PIGEONHOLE, ph_prepare, ph_release, ph_launch)

@@ -1,0 +1,63 @@
+/* The automaton's GPU part, host side (engines/gpu_part.h): its view, its
+ * description, and the CPU stand-in for its kernel (automaton_cuda.cu). */
+#include <stddef.h>
+
+#include "engines/automaton/automaton.h"
+#include "engines/automaton/automaton_gpu.h"
+#include "engines/engine.h"
+
+_Static_assert(SM_GPU_VIEW_FITS(sm_gpu_automaton), "the automaton's view fits a GPU view");
+
+static int ac_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *v, char *why) {
+    (void)db, (void)why;
+    const sm_ac_header *h = (const sm_ac_header *)s->bytes;
+    memset(v, 0, sizeof *v);
+    v->kind = SM_SECTION_AUTOMATON;
+    v->results = SM_GPU_RESULTS_HITS;
+    v->visits = h->states;
+    v->fold_index_off = h->out_index_off;
+    v->fold_list_off = h->out_list_off;
+    sm_gpu_automaton *a = SM_GPU_VIEW(v, sm_gpu_automaton);
+    a->states = h->states;
+    a->columns = h->columns;
+    a->delta_off = h->delta_off;
+    a->out_index_off = h->out_index_off;
+    a->out_list_off = h->out_list_off;
+    a->class_of_off = offsetof(sm_ac_header, class_of);
+    return 0;
+}
+
+static void ac_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
+    const sm_gpu_automaton *x = SM_GPU_VIEW(v, const sm_gpu_automaton);
+    uint64_t words = (uint64_t)x->states * x->columns;
+    int narrow = x->states < 0x8000u && words * 2 + 2 <= SM_GPU_SHARED_MAX;
+    int wide = words * 4 <= SM_GPU_SHARED_MAX;
+    char a[32];
+    sm_gpu_size_text(narrow ? words * 2 : words * 4, a, sizeof a);
+    snprintf(buf, size, "automaton, a thread per chunk; transition table %s (%s entries) %s", a,
+             narrow ? "16-bit" : "32-bit", narrow || wide ? "in shared memory" : "read through L2");
+}
+
+/* The kernel's loop for one part of a chunk, a byte at a time. */
+static void ac_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
+    (void)threads;
+    const sm_gpu_automaton *v = SM_GPU_VIEW(&a->view, const sm_gpu_automaton);
+    const uint32_t *delta = (const uint32_t *)(a->section + v->delta_off);
+    const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
+    for (uint32_t item = 0; item < a->nchunks * a->parts; item++) {
+        sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[item / a->parts], item % a->parts, a->parts, a->tail, 0);
+        if (ch.c0 >= ch.c1) continue;
+        uint32_t at = 0;
+        for (uint32_t i = ch.c0; i < ch.end; i++) {
+            uint32_t e = delta[at + class_of[a->text[i]]];
+            at = e & ~SM_GPU_DFA_FLAG;
+            if (e & SM_GPU_DFA_FLAG) sm_ac_gpu_report(a, v, at / v->columns, i + 1, ch.c1, a->count_only);
+        }
+    }
+}
+
+const sm_gpu_part sm_ac_gpu_part = {
+    .view = ac_gpu_view,
+    .describe = ac_gpu_describe,
+    .emulate = ac_gpu_emulate,
+};
