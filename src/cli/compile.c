@@ -104,7 +104,9 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
               "                 64 KiB (k <= 8), 256 KiB (k <= 12, direct table) or 8 MiB (k > 12, hash set)\n", out);
     if (info->wumanber_patterns)
         fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16, or at most 16\n"
-              "                 keys of 3 or more symbols, not all A/C/G/T (SIMD prefilter on their first bytes)\n",
+              "                 keys of 3 or more symbols, not all A/C/G/T (SIMD prefilter on their first bytes),\n"
+              "                 or keys of more than about 27 million symbols (the automaton would take tens of\n"
+              "                 seconds and gigabytes to build)\n",
               out);
     if (info->automaton_patterns)
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);
