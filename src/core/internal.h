@@ -26,7 +26,7 @@
 #include "seqmatch.h"
 
 #define SM_DB_MAGIC "SEQMATCH"
-#define SM_DB_FORMAT_VERSION 3u /* 3: the section directory */
+#define SM_DB_FORMAT_VERSION 4u /* 3: the section directory; 4: pigeonhole pieces of up to 12 bases, with probes */
 #define SM_DB_BYTE_ORDER_MARK 0x01020304u
 #define SM_DB_ALIGN 64u
 /* A database lists at most this many sections (a sanity bound for loading). */

@@ -861,8 +861,8 @@ static int load_changed(const void *bytes, size_t size, void (*change)(uint8_t *
     return rc;
 }
 
-static void to_version_2(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->version = 2; }
-static void to_version_4(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->version = 4; }
+static void to_version_3(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->version = 3; }
+static void to_version_5(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->version = 5; }
 static void reserved_set(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->reserved[17] = 1; }
 static sm_db_section *entry0(uint8_t *b) { return (sm_db_section *)(b + ((sm_db_header *)b)->directory_off); }
 static void unknown_kind(uint8_t *b, size_t n) { (void)n, entry0(b)->kind = 200; }
@@ -900,14 +900,14 @@ static void test_format(void) {
     size_t size = 0;
     const void *bytes = sm_db_bytes(db, &size);
     const sm_db_header *h = bytes;
-    tu_check(h->version == 3 && h->section_count >= 1 && h->directory_off >= 256, "format: header of a new database");
+    tu_check(h->version == 4 && h->section_count >= 1 && h->directory_off >= 256, "format: header of a new database");
     static const struct {
         void (*change)(uint8_t *, size_t);
         int rc;
         const char *says;
     } cases[] = {
-        {to_version_2, SM_ERR_VERSION, "recompile this database"},
-        {to_version_4, SM_ERR_VERSION, "format version 4"},
+        {to_version_3, SM_ERR_VERSION, "recompile this database"},
+        {to_version_5, SM_ERR_VERSION, "format version 5"},
         {reserved_set, SM_ERR_FORMAT, "reserved"},
         {unknown_kind, SM_ERR_VERSION, "kind 200"},
         {entry_reserved, SM_ERR_FORMAT, "reserved"},
