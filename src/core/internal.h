@@ -121,7 +121,12 @@ typedef struct {
     size_t n, cap;
     uint64_t *counts;    /* per pattern, or NULL to store hits */
     uint64_t own_lo, own_hi;
-    int failed;          /* allocation failed while storing */
+    int failed;          /* allocation failed while storing: nothing more is stored */
+    /* Most hits to store (0: no bound). A sink at its bound stores no more
+       and says so in overflow; its owner scans the text again in smaller
+       pieces (the runner's dense segments, src/runner/dense.c). */
+    size_t limit;
+    int overflow;
     /* Count mode, optional: the counters of the engine being run (per
        automaton state, per k-mer code or slot), cheaper than per-pattern
        counting for dense hits; the owner folds them into counts through the
@@ -129,7 +134,10 @@ typedef struct {
     uint32_t *visits;
 } sm_sink;
 
-int sm_sink_grow(sm_sink *sink);  /* doubles capacity; sets failed on error */
+/* Doubles the capacity, up to limit; -1 once failed or overflow is set
+   (at once, so that a scan that goes on after a failure costs no more
+   allocation attempts). */
+int sm_sink_grow(sm_sink *sink);
 
 static inline void sm_sink_add(sm_sink *sink, uint64_t start, uint64_t end, uint32_t pattern,
                                int reverse, unsigned errors) {

@@ -775,12 +775,12 @@ else
     run_limited 50000 search --chunk-size 1G -t 1 -e GAATTC "$TMP/ten.fa"
 fi
 check_status "--chunk-size 1G, no memory for the first buffer (exit)" 2
-check_stderr "--chunk-size 1G, no memory for the first buffer" "seqmatch: out of memory for a batch buffer of 67108864 bytes (the batch buffers grow to 8 x --chunk-size per thread; a smaller --chunk-size or fewer threads (-t) need less)"
+check_stderr "--chunk-size 1G, no memory for the first buffer" "seqmatch: out of memory for a batch buffer of 67108864 bytes (the batch buffers grow to 8 x --chunk-size per thread, the hits they hold to 3 x; a smaller --chunk-size or fewer threads (-t) need less)"
 # Out of memory while the buffer grows: the message names --chunk-size.
 if [ $sanitized -eq 0 ]; then
     run_limited $((192 << 10)) search --alphabet text -e x --chunk-size 1G -t 1 --no-header - < <(head -c $((300 << 20)) /dev/zero)
     check_status "--chunk-size 1G out of memory (exit)" 2
-    check_stderr "--chunk-size 1G out of memory" "seqmatch: stdin: out of memory while scanning (the batch buffers grow to 8 x --chunk-size per thread; a smaller --chunk-size or fewer threads (-t) need less)"
+    check_stderr "--chunk-size 1G out of memory" "seqmatch: stdin: out of memory while scanning (the batch buffers grow to 8 x --chunk-size per thread, the hits they hold to 3 x; a smaller --chunk-size or fewer threads (-t) need less)"
 fi
 
 # ---------------------------------------------------- broken output

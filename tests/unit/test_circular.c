@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "approx_oracle.h"
+#include "engines/engine.h"
 #include "oracle.h"
 #include "testutil.h"
 
@@ -229,6 +230,12 @@ static void check_case(const ccase *c) {
                 ro.circular = 1;
                 ro.on_hit = collect;
                 ro.ctx = &col;
+                /* now and then a bound of a few stored hits per work item:
+                   dense segments, delivered in pieces */
+                sm_variant tight;
+                memset(&tight, 0, sizeof tight);
+                tight.item_hits = 1 + tu_rng_below(&rng, 6);
+                if (tu_rng_chance(&rng, 30)) ro.variant = &tight;
                 sm_runner *runner = NULL;
                 if (tu_rng_chance(&rng, 30)) {
                     /* refused, never ignored */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "engines/engine.h"
 #include "oracle.h"
 #include "seqmatch.h"
 #include "testutil.h"
@@ -357,14 +358,22 @@ static void check_runner(const dcase *c, const sm_db *db, const expected *e, con
     ro.threads = tu_rng_range(&rng, 1, 8);
     ro.chunk_size = chunks[tu_rng_below(&rng, 7)];
     ro.count_only = count_only;
+    /* A third of the runs bound the hits a work item stores to a few, so
+       that segments come back dense and are delivered in pieces. */
+    sm_variant tight;
+    memset(&tight, 0, sizeof tight);
+    if (tu_rng_below(&rng, 3) == 0) {
+        tight.item_hits = 1 + tu_rng_below(&rng, 12);
+        ro.variant = &tight;
+    }
     collector col;
     collector_init(&col, c);
     ro.on_hit = collect;
     ro.ctx = &col;
     ro.on_record_done = record_done;
     char label[200];
-    snprintf(label, sizeof label, "%s runner threads %u chunk %zu%s", how, ro.threads, ro.chunk_size,
-             count_only ? " count-only" : "");
+    snprintf(label, sizeof label, "%s runner threads %u chunk %zu%s item hits %zu", how, ro.threads, ro.chunk_size,
+             count_only ? " count-only" : "", tight.item_hits);
     sm_runner *run = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
