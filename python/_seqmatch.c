@@ -277,13 +277,12 @@ static PyObject *database_scan(DatabaseObject *self, PyObject *args, PyObject *k
     int status = SM_OK;
     Py_BEGIN_ALLOW_THREADS
     if (circular && len > 0) {
-        /* the record followed by its head again; hits that start in it */
+        /* the record read round and round for len + w bytes (any number of
+           turns round a record shorter than w); hits that start in it */
         size_t w = circular_reach(&self->info);
-        if (w > (size_t)len - 1) w = (size_t)len - 1;
         joined = malloc((size_t)len + w + 1);
         if (joined) {
-            memcpy(joined, data, (size_t)len);
-            memcpy(joined + len, data, w);
+            for (size_t i = 0; i < (size_t)len + w; i++) joined[i] = data[i % (size_t)len];
             text = joined;
             text_len = (size_t)len + w;
             b.limit = (uint64_t)len;

@@ -334,16 +334,22 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     return SM_OK;
 }
 
-/* A circular record's end: its head fed again, the segments cut from here on
-   owning nothing past the record's length. */
+/* A circular record's end: the circ_reach bytes that follow it round the
+   circle fed again (its head, or for a record shorter than that the whole
+   record as many turns as it takes), the segments cut from here on owning
+   nothing past the record's length. */
 static int append_head(sm_runner *r) {
     uint64_t n = r->record_len;
-    size_t w = r->head_len;
     if (n == 0) return SM_OK;
-    if (w > n - 1) w = (size_t)(n - 1);
     r->circ_limit = n;
     r->appending = 1;
-    int rc = sm_runner_feed(r, r->head, w);
+    /* head holds min(n, circ_reach) bytes: the whole record when shorter */
+    int rc = SM_OK;
+    for (size_t left = r->circ_reach; left > 0 && rc == SM_OK;) {
+        size_t part = left < r->head_len ? left : r->head_len;
+        rc = sm_runner_feed(r, r->head, part);
+        left -= part;
+    }
     r->appending = 0;
     return rc;
 }
