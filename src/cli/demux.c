@@ -87,6 +87,7 @@ typedef struct {
     size_t index;     /* its temporary file's number (cli_tempdir) */
     int fd;           /* -1 when closed */
     int created;      /* truncated once; appended to since */
+    int owes_newline; /* its last record ended without a line end: the next needs one */
     uint64_t last_use;
     uint8_t *buf;
     size_t len;
@@ -244,7 +245,10 @@ static int flush_file(demux_state *d, dm_barcode *b, unsigned m) {
 
 static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
     dm_file *f = &b->file[m];
-    int newline = n > 0 && p[n - 1] != '\n' && p[n - 1] != '\r';
+    /* The last record of an input may end without a line end: a file keeps
+       it so (the input's bytes exactly) unless a record follows it there. */
+    int newline = f->owes_newline && n > 0;
+    if (n > 0) f->owes_newline = p[n - 1] != '\n' && p[n - 1] != '\r';
     if (!f->buf && !(f->buf = malloc(d->buf_cap))) {
         d->error = ENOMEM;
         d->failed_path = b->name;
@@ -252,16 +256,17 @@ static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size
     }
     while (n + newline > 0) {
         if (f->len == d->buf_cap && flush_file(d, b, m) != 0) return -1;
+        if (newline) {
+            f->buf[f->len++] = '\n';
+            newline = 0;
+            continue;
+        }
         size_t room = d->buf_cap - f->len;
         size_t take = n < room ? n : room;
         memcpy(f->buf + f->len, p, take);
         f->len += take;
         p += take;
         n -= take;
-        if (n == 0 && newline && f->len < d->buf_cap) {
-            f->buf[f->len++] = '\n';
-            newline = 0;
-        }
     }
     return 0;
 }
