@@ -124,7 +124,7 @@ static reference_list read_with_reference(const uint8_t *p, size_t n) {
                 else reference_add(&r, name_len ? name : seq, name_len ? name_len : seq_len, seq, seq_len);
             }
             size_t a = lead + 1, b = a;
-            while (b < len && s[b] > ' ') b++;
+            while (b < len && !sm_name_end((unsigned char)s[b])) b++;
             memcpy(name, s + a, b - a);
             name_len = b - a;
             seq_len = 0;

@@ -115,7 +115,7 @@ static outcome read_with_library(const char *path, sm_input_format format, raw_c
         if (fasta_like) {
             FUZZ_CHECK(name_len <= READER_NAME_MAX, "name of %zu bytes", name_len);
             for (size_t i = 0; i < name_len; i++)
-                FUZZ_CHECK((uint8_t)name[i] > ' ', "name byte 0x%02X", (unsigned)(uint8_t)name[i]);
+                FUZZ_CHECK(!sm_name_end((uint8_t)name[i]), "name byte 0x%02X", (unsigned)(uint8_t)name[i]);
             out.digest = fuzz_hash(out.digest, name, name_len + 1);
         } else {
             /* text and lines records are named after the path */
@@ -191,7 +191,7 @@ static size_t after_line(bytes in, size_t i) {
    or (size_t)-1 on error. */
 static size_t reference_header(bytes in, size_t i, uint64_t *digest, int *open) {
     size_t a = i + 1, b = a;
-    while (b < in.n && in.p[b] > ' ') b++;
+    while (b < in.n && !sm_name_end(in.p[b])) b++;
     if (b - a > READER_NAME_MAX) return (size_t)-1;
     if (b < in.n && in.p[b] == 0) return (size_t)-1;
     *digest = fuzz_hash(*digest, in.p + a, b - a);

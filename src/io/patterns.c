@@ -275,7 +275,7 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
             rc = fasta_flush(&fp, list, shown, err);
             if (rc != SM_OK) goto done;
             size_t a = i + 1, b = a;
-            while (b < n && (unsigned char)s[b] > ' ') b++;
+            while (b < n && !sm_name_end((unsigned char)s[b])) b++;
             if (grow(&fp.name, &fp.name_cap, b - a + 1) < 0) {
                 rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
                 goto done;

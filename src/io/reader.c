@@ -19,8 +19,8 @@
  *     they hold as many bytes as the sequence (counted, since a quality line
  *     may start with '@' as a header does). Quality bytes must lie in
  *     '!'..'~'.
- *   - A record's name ends at the first byte <= ' ' (space, tab, \r, control
- *     bytes); a NUL there is an error. A name longer than READER_NAME_MAX is an
+ *   - A record's name ends at the first white space (space, \t, \n, \v, \f,
+ *     \r); other control bytes belong to it; a NUL there is an error. A name longer than READER_NAME_MAX is an
  *     error rather than a silent truncation, so two distinct long names
  *     can never be reported as one.
  *   - A header marker must start its line; blank lines (and blank bytes)
@@ -389,7 +389,7 @@ static int parse_header(sm_reader *r) {
         }
         const uint8_t *p = r->buf + r->pos;
         size_t avail = r->end - r->pos, i = 0;
-        while (i < avail && p[i] > ' ') i++;
+        while (i < avail && !sm_name_end(p[i])) i++;
         if (r->name_len + i > READER_NAME_MAX)
             return fail_at(r, header_line, 0, 0, "record name longer than %u bytes",
                            READER_NAME_MAX);

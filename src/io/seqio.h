@@ -18,6 +18,11 @@
 
 #include "seqmatch.h"
 
+/* A record's name (and a FASTA pattern's) is its header's first word: it
+   ends at white space (space, \t, \n, \v, \f, \r) or a NUL byte; every other
+   byte, control bytes included, belongs to it. */
+static inline int sm_name_end(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || c == 0; }
+
 typedef enum {
     SM_INPUT_AUTO = 0,  /* FASTA if the first non-blank byte is '>', FASTQ if '@', else an error */
     SM_INPUT_FASTA,

@@ -314,6 +314,15 @@ run search -e GAATTC --strand + --format jsonl $H/utf8_header.fa $H/latin1_heade
 check_output_text "non-ASCII record names in jsonl" "{\"file\":\"$H/utf8_header.fa\",\"record\":\"r$(printf '\303\251')c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
 {\"file\":\"$H/latin1_header.fa\",\"record\":\"r\\u00e9c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
 "
+# A name is the header's first word: it ends at white space only, so a
+# control byte belongs to it (it cut '>a\x01b' to 'a'), in records and in
+# FASTA pattern files.
+printf '>a\001b c\nGAATTC\n>x\vy\nGAATTC\n' >"$TMP/ctl.fa"
+printf '>p\001q\nGAATTC\n' >"$TMP/ctl_patterns.fa"
+run search -p "$TMP/ctl_patterns.fa" --strand + --format jsonl "$TMP/ctl.fa"
+check_output_text "control bytes in names" "{\"record\":\"a\\u0001b\",\"pattern\":\"p\\u0001q\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+{\"record\":\"x\",\"pattern\":\"p\\u0001q\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+"
 # Control bytes in a pattern or a file name never break the one-line message.
 expect_error "line break and escape in a pattern" \
     "pattern 1 ('AC\\nGT\\x1B[31m'): byte 0x0A at position 3 is not a DNA or IUPAC symbol" \
