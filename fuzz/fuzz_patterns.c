@@ -205,7 +205,7 @@ static void read_and_check(const uint8_t *file_bytes, size_t file_size, const ui
         FUZZ_CHECK(got.count == want.count && got.len == want.len && (got.len == 0 || memcmp(got.bytes, want.bytes, got.len) == 0),
                    "reader and reference differ: %zu and %zu patterns", got.count, want.count);
         free(got.bytes);
-        sm_pattern_list tail = {list.items + 1, list.count - 1, list.count - 1};
+        sm_pattern_list tail = {list.items + 1, list.count - 1, list.count - 1, NULL, NULL, NULL, 0};
         compile_and_scan(&tail, content, content_size);
     }
     free(want.bytes);

@@ -13,6 +13,25 @@ static void report_library_error(const sm_error *err, int status) {
     else cli_error("%s", sm_strerror(status));
 }
 
+const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap) {
+    if (i >= list->count || !list->file || !list->file[i]) return "";
+    snprintf(buf, cap, "%.500s: line %llu: ", list->file[i], (unsigned long long)list->line[i]);
+    return buf;
+}
+
+/* A compile error about pattern N (the library's messages start "pattern N
+   (") names the file and line the pattern came from. */
+static void report_compile_error(const sm_pattern_list *list, const sm_error *err, int status) {
+    unsigned long long n = 0;
+    int used = 0;
+    if (sscanf(err->message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list->count) {
+        char where[600];
+        cli_error("%s%s", cli_pattern_where(list, (size_t)n - 1, where, sizeof where), err->message);
+        return;
+    }
+    report_library_error(err, status);
+}
+
 static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
     for (size_t i = 0; i < opts->source_count; i++) {
         const cli_pattern_source *source = &opts->sources[i];
@@ -62,9 +81,9 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         return CLI_EXIT_ERROR;
     }
     int status = sm_compile(list.items, list.count, &opts->compile, db, &err);
+    if (status != SM_OK) report_compile_error(&list, &err, status);
     sm_pattern_list_free(&list);
     if (status != SM_OK) {
-        report_library_error(&err, status);
         *db = NULL;
         return CLI_EXIT_ERROR;
     }

@@ -272,8 +272,20 @@ expect_error "NUL in a quality line" \
     search -e ACGT $H/nul_quality.fq
 # A DNA pattern file line with a NUL: the name shows it as \0 (not cut short).
 expect_error "NUL in a DNA pattern" \
-    "pattern 1 ('AC\\0GT'): byte 0x00 at position 3 is not a DNA or IUPAC symbol" \
+    "$H/nul_dna_patterns.txt: line 1: pattern 1 ('AC\\0GT'): byte 0x00 at position 3 is not a DNA or IUPAC symbol" \
     search -p $H/nul_dna_patterns.txt $H/crlf.fa
+# A pattern refused by the compiler is named with its file and line.
+printf 'ACGT\nGGCC\nACXT\n' >"$TMP/bad_symbol.txt"
+printf '>a\nACGT\n\n>b second\nAC\nGJ\n' >"$TMP/bad_symbol.fa"
+expect_error "bad symbol in a pattern list: file and line" \
+    "$TMP/bad_symbol.txt: line 3: pattern 3 ('ACXT'): 'X' at position 3 is not a DNA or IUPAC symbol" \
+    search -p "$TMP/bad_symbol.txt" $H/crlf.fa
+expect_error "bad symbol in a FASTA pattern file: file and header line" \
+    "$TMP/bad_symbol.fa: line 4: pattern 3 ('b'): 'J' at position 4 is not a DNA or IUPAC symbol" \
+    search -e ACGT -p "$TMP/bad_symbol.fa" $H/crlf.fa
+expect_error "-m at a pattern's length: file and line" \
+    "$TMP/bad_symbol.fa: line 1: pattern 'a' has 4 symbols, and -m 4 allows that many mismatches or more: every window of its length would be a hit; use -m 3 or less" \
+    search -m 4 -p "$TMP/bad_symbol.fa" $H/crlf.fa
 # Text mode searches NUL bytes like any other; jsonl escapes them.
 run search --alphabet text -p $H/nul_text_patterns.txt --format jsonl $H/nul.txt
 check_status "NUL in text (exit)" 0
