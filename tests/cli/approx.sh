@@ -116,6 +116,15 @@ run search -e ACGT --pam NGG --pam NAG "$TMP/pam.fa"
 check_stderr "two PAMs" "--pam: only one PAM can be given"
 run search --alphabet text -e ACGT --pam NGG "$TMP/pam.fa"
 check_stderr "PAM on text" "--pam is for --alphabet dna"
+# --report chooses among k-edit ends: without -k it is refused, not ignored.
+run search --report ends -e ACGT "$TMP/pam.fa"
+check_status "--report without -k (exit)" 2
+check_stderr "--report without -k" "--report is for -k/--edits"
+run compile --report best -m 1 -e ACGT -o "$TMP/r.smdb"
+check_status "--report with -m (exit)" 2
+check_stderr "--report with -m" "-m reports every window"
+run search --report ends -k 1 -e ACGT --format count "$TMP/pam.fa"
+if [ "$status" -le 1 ] && [ ! -s "$TMP/err" ]; then pass; else fail "--report with -k: exit $status"; fi
 
 # Usage errors.
 run search -e ACGT -m 1 -k 1 "$TMP/dna.fa"
