@@ -237,6 +237,17 @@ expect_error "FASTQ quality longer than the sequence" \
     search -e ACGT $H/long_quality.fq
 # Sequence lines go on up to a '+' line (multi-line FASTQ): without one the
 # quality is read as more sequence, up to the end of the file.
+# A '+' line that names a read names this one (its first word equal to the
+# header's); another name means reads and qualities are out of step.
+printf '@r1 one\nACGT\n+r2\nIIII\n' >"$TMP/plus_other.fq"
+expect_error "FASTQ '+' line naming another read" \
+    "$TMP/plus_other.fq: line 3 (record 'r1'): the '+' line names read 'r2', not this one" \
+    search -e ACGT "$TMP/plus_other.fq"
+printf '@r1 one\nACGT\n+r1 two\nIIII\n@r2\nACGT\n+\nIIII\n@r3\nACGT\n+ comment\r\nIIII\n' >"$TMP/plus_same.fq"
+run search -e ACGT --strand + --format count "$TMP/plus_same.fq"
+check_output_text "FASTQ '+' lines naming the read, or none" "ACGT${T}3
+total${T}3
+"
 expect_error "FASTQ without '+' line" \
     "$H/no_plus.fq: line 4 (record 'r1'): unexpected end of file (missing '+' line)" \
     search -e ACGT $H/no_plus.fq
