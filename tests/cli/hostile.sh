@@ -235,8 +235,6 @@ r1${T}0${T}6${T}GAATTC${T}0${T}-
 expect_error "FASTQ quality longer than the sequence" \
     "$H/long_quality.fq: line 4 (record 'r1'): quality length 5 differs from sequence length 4" \
     search -e ACGT $H/long_quality.fq
-# Sequence lines go on up to a '+' line (multi-line FASTQ): without one the
-# quality is read as more sequence, up to the end of the file.
 # A '+' line that names a read names this one (its first word equal to the
 # header's); another name means reads and qualities are out of step.
 printf '@r1 one\nACGT\n+r2\nIIII\n' >"$TMP/plus_other.fq"
@@ -248,6 +246,8 @@ run search -e ACGT --strand + --format count "$TMP/plus_same.fq"
 check_output_text "FASTQ '+' lines naming the read, or none" "ACGT${T}3
 total${T}3
 "
+# Sequence lines go on up to a '+' line (multi-line FASTQ): without one the
+# quality is read as more sequence, up to the end of the file.
 expect_error "FASTQ without '+' line" \
     "$H/no_plus.fq: line 4 (record 'r1'): unexpected end of file (missing '+' line)" \
     search -e ACGT $H/no_plus.fq
