@@ -236,12 +236,27 @@ static int sequence_bytes(PyObject *obj, Py_buffer *view, const char **data, Py_
         *data = PyUnicode_AsUTF8AndSize(obj, len);
         return *data ? 0 : -1;
     }
-    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) != 0) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) == 0) {
+        *data = view->buf;
+        *len = view->len;
+        return 0;
+    }
+    PyErr_Clear();
+    /* Any other buffer (a strided or non-contiguous memoryview, an array of
+       another layout): its bytes in order, copied into one block. */
+    Py_buffer full;
+    if (PyObject_GetBuffer(obj, &full, PyBUF_FULL_RO) != 0) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "a sequence must be str, bytes or a bytes-like object, not %.80s",
+        PyErr_Format(PyExc_TypeError, "a sequence must be str, bytes or an object with the buffer protocol, not %.80s",
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
+    PyObject *copy = PyBytes_FromStringAndSize(NULL, full.len);
+    int rc = copy ? PyBuffer_ToContiguous(PyBytes_AS_STRING(copy), &full, full.len, 'C') : -1;
+    PyBuffer_Release(&full);
+    if (rc == 0) rc = PyObject_GetBuffer(copy, view, PyBUF_SIMPLE);
+    Py_XDECREF(copy); /* the view holds its own reference */
+    if (rc != 0) return -1;
     *data = view->buf;
     *len = view->len;
     return 0;

@@ -175,6 +175,12 @@ def test_hits_and_sequence_types():
         assert (h.pattern, h.strand, h.start, h.end, h.errors, h.matched, h.record, h.index, h.cigar) == \
             ("ACGTTGCA", "+", 2, 11, 1, "ACGTATGCA", None, 0, "4=1D4=")
     assert tuple(h) == ("ACGTTGCA", "+", 2, 11, 1, "ACGTATGCA", None)
+    # any buffer: a strided memoryview is read as its bytes in order
+    spaced = memoryview(b"G-G-A-C-G-T-A-T-G-C-A-G-G-")[::2]
+    assert not spaced.contiguous
+    (h,) = db.scan(spaced)
+    assert (h.start, h.end, h.matched) == (2, 11, "ACGTATGCA")
+    assert db.scan(memoryview(bytearray(b"xxACGTTGCAxx"))[2:10])[0].matched == "ACGTTGCA"
     assert db.scan("")[:] == []
     assert db.scan("acgttgca")[0].matched == "acgttgca"  # case as in the input
     with pytest.raises(TypeError):
