@@ -182,7 +182,9 @@ class Database:
         return i
 
     def scan(self, sequence, *, circular=False, cigar=False):
-        """Every hit in one sequence (str, or any object with the buffer protocol: bytes, bytearray, a memoryview, strided ones copied), as a list of Hit.
+        """Every hit in one sequence, as a list of Hit. The sequence is a str or any
+        object with the buffer protocol (bytes, bytearray, a memoryview; a strided
+        one is copied first).
 
         A str is scanned as its UTF-8 bytes (coordinates count bytes; .matched
         holds the bytes as Latin-1 characters, the same for ASCII).
