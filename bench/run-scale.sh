@@ -46,7 +46,11 @@ for ((r = 1; r <= rounds; r++)); do
 done | tee "$work/runs.tsv"
 for s in "${sets[@]}"; do
   name=${s%%|*}
-  awk -F'\t' -v n="$name" '$1 == n { w[++k] = $3; if ($5 > m) m = $5 } END {
-    asort(w); printf "%s: median wall %.2f s over %d rounds, peak RSS %d MB\n", n, w[int((k + 1) / 2)], k, m }' "$work/runs.tsv"
+  walls=$(awk -F'\t' -v n="$name" '$1 == n { print $3 }' "$work/runs.tsv" | sort -g)
+  cpus=$(awk -F'\t' -v n="$name" '$1 == n { print $4 }' "$work/runs.tsv" | sort -g)
+  k=$(echo "$walls" | wc -l)
+  peak=$(awk -F'\t' -v n="$name" '$1 == n && $5 > m { m = $5 } END { print m }' "$work/runs.tsv")
+  printf '%s: median wall %s s, median CPU %s s over %d rounds, peak RSS %s MB\n' "$name" \
+    "$(echo "$walls" | sed -n "$(((k + 1) / 2))p")" "$(echo "$cpus" | sed -n "$(((k + 1) / 2))p")" "$k" "$peak"
 done
 [ $bad -eq 0 ] || { echo "rounds counted differently" >&2; exit 2; }
