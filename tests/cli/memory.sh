@@ -49,7 +49,7 @@ check_rss() {
 # (unbounded, 24 bytes each and as many again to sort them: 430 MB for
 # 150 kbp).
 n=150000
-[ $sanitized -eq 1 ] && n=20000
+[ $sanitized -eq 1 ] && n=10000
 for i in $(seq 60); do echo A; done >"$TMP/a60.txt"
 { printf '>polyA\n'; head -c $n /dev/zero | tr '\0' A; printf '\n'; } >"$TMP/polyA.fa"
 hits=$((60 * n))
@@ -82,7 +82,7 @@ done
 # --report best must join runs of ends before counting (hits stored: 125 MB
 # for 300 kbp, unbounded).
 m=300000
-[ $sanitized -eq 1 ] && m=30000
+[ $sanitized -eq 1 ] && m=20000
 awk -v n=$m 'BEGIN { srand(7); printf ">g\n"; for (i = 0; i < n; i++) printf "%s", substr("ACGT", int(rand() * 4) + 1, 1); printf "\n" }' >"$TMP/g.fa"
 printf 'ACGTA\nTTGCA\nGGATC\nCATGT\nAAGCT\n' >"$TMP/five.txt"
 "$SEQMATCH" search -t 1 -k 3 -p "$TMP/five.txt" --format count --chunk-size 4096 "$TMP/g.fa" >"$TMP/count1" 2>"$TMP/err"

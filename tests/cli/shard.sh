@@ -102,7 +102,7 @@ check_stderr "--shard 3/3" "is not a share"
 # damages of 1 to 3 bytes to shards of every format (and a dfa shard):
 # none is accepted with another output. SM_SHARD_DAMAGES sets the rounds per
 # format (bench/shard-damage.sh runs 1000 each under the sanitizers).
-rounds=${SM_SHARD_DAMAGES:-$((2000 / ${SM_TEST_SCALE:-100}))}
+rounds=${SM_SHARD_DAMAGES:-$((20 * ${SM_TEST_SCALE:-100} / 100))}
 [ "$rounds" -lt 4 ] && rounds=4
 # damage FILE: 1 to 3 random bytes of FILE replaced by random values
 damage() {
