@@ -153,6 +153,7 @@ for fmt in tsv bed jsonl count edits dfa; do
         fi
     done
     [ $wrong -eq 0 ] && pass
+    echo "damaged $fmt shards: $rounds rounds, $refused refused, $((rounds - refused)) merged to the same output"
     [ $refused -gt 0 ] && damaged_formats=$((damaged_formats + 1))
 done
 if [ $damaged_formats -eq 6 ]; then pass; else fail "damaged shards: only $damaged_formats formats saw a refusal"; fi
