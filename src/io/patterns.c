@@ -260,8 +260,13 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
     char *file = files ? strdup(shown) : NULL;
     if (files) list->files = files;
     if (!file) {
+        rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
+        if (list->nfiles == 0) {
+            free(list->files);
+            list->files = NULL;
+        }
         sm_io_source_close(in.src);
-        return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
+        return rc;
     }
     list->files[list->nfiles++] = file;
     fasta_pattern fp = {0};
@@ -337,8 +342,15 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
     }
     rc = fasta_flush(&fp, list, shown, file, err);
 done:
-    if (rc != SM_OK)
+    if (rc != SM_OK) {
         while (list->count > first) free((void *)list->items[--list->count].seq);
+        /* nothing of the file stays: neither its patterns nor its name */
+        free(list->files[--list->nfiles]);
+        if (list->nfiles == 0) {
+            free(list->files);
+            list->files = NULL;
+        }
+    }
     free(fp.name);
     free(fp.seq);
     free(in.line);
