@@ -124,7 +124,7 @@ static reference_list read_with_reference(const uint8_t *p, size_t n) {
                 else reference_add(&r, name_len ? name : seq, name_len ? name_len : seq_len, seq, seq_len);
             }
             size_t a = lead + 1, b = a;
-            while (b < len && s[b] > ' ') b++;
+            while (b < len && !sm_name_end((unsigned char)s[b])) b++;
             memcpy(name, s + a, b - a);
             name_len = b - a;
             seq_len = 0;
@@ -205,7 +205,7 @@ static void read_and_check(const uint8_t *file_bytes, size_t file_size, const ui
         FUZZ_CHECK(got.count == want.count && got.len == want.len && (got.len == 0 || memcmp(got.bytes, want.bytes, got.len) == 0),
                    "reader and reference differ: %zu and %zu patterns", got.count, want.count);
         free(got.bytes);
-        sm_pattern_list tail = {list.items + 1, list.count - 1, list.count - 1};
+        sm_pattern_list tail = {list.items + 1, list.count - 1, list.count - 1, NULL, NULL, NULL, 0};
         compile_and_scan(&tail, content, content_size);
     }
     free(want.bytes);

@@ -115,7 +115,7 @@ static outcome read_with_library(const char *path, sm_input_format format, raw_c
         if (fasta_like) {
             FUZZ_CHECK(name_len <= READER_NAME_MAX, "name of %zu bytes", name_len);
             for (size_t i = 0; i < name_len; i++)
-                FUZZ_CHECK((uint8_t)name[i] > ' ', "name byte 0x%02X", (unsigned)(uint8_t)name[i]);
+                FUZZ_CHECK(!sm_name_end((uint8_t)name[i]), "name byte 0x%02X", (unsigned)(uint8_t)name[i]);
             out.digest = fuzz_hash(out.digest, name, name_len + 1);
         } else {
             /* text and lines records are named after the path */
@@ -188,10 +188,13 @@ static size_t after_line(bytes in, size_t i) {
 
 /* The header at in.p[i] (its marker): hashes the name, returns the offset
    after the header line (in.n when it has no line end, and then sets *open),
-   or (size_t)-1 on error. */
-static size_t reference_header(bytes in, size_t i, uint64_t *digest, int *open) {
+   or (size_t)-1 on error. The name is at in.p[*name, *name + *name_len). */
+static size_t reference_header_named(bytes in, size_t i, uint64_t *digest, int *open, size_t *name,
+                                     size_t *name_len) {
     size_t a = i + 1, b = a;
-    while (b < in.n && in.p[b] > ' ') b++;
+    while (b < in.n && !sm_name_end(in.p[b])) b++;
+    *name = a;
+    *name_len = b - a;
     if (b - a > READER_NAME_MAX) return (size_t)-1;
     if (b < in.n && in.p[b] == 0) return (size_t)-1;
     *digest = fuzz_hash(*digest, in.p + a, b - a);
@@ -199,6 +202,11 @@ static size_t reference_header(bytes in, size_t i, uint64_t *digest, int *open) 
     size_t next = after_line(in, b);
     *open = next == in.n && (next == b || !is_line_end(in.p[next - 1]));
     return next;
+}
+
+static size_t reference_header(bytes in, size_t i, uint64_t *digest, int *open) {
+    size_t name, name_len;
+    return reference_header_named(in, i, digest, open, &name, &name_len);
 }
 
 static outcome reference_fasta(bytes in) {
@@ -239,7 +247,8 @@ static outcome reference_fastq(bytes in) {
         if (i == in.n) break;
         if (in.p[i] != '@' || !at_line_start(in, i)) return out;
         int open;
-        i = reference_header(in, i, &out.digest, &open);
+        size_t name, name_len;
+        i = reference_header_named(in, i, &out.digest, &open, &name, &name_len);
         if (i == (size_t)-1 || open) return out; /* no sequence line */
         /* sequence lines up to a '+' starting a line; the input may not end first */
         uint64_t length = 0;
@@ -257,6 +266,10 @@ static outcome reference_fastq(bytes in) {
         }
         /* the '+' line, then quality lines until they hold length bytes (one
            line, maybe empty, for an empty sequence) */
+        /* a name after the '+' is the record's own */
+        size_t pn = i + 1;
+        while (pn < in.n && !sm_name_end(in.p[pn])) pn++;
+        if (pn > i + 1 && (pn - i - 1 != name_len || memcmp(in.p + i + 1, in.p + name, name_len) != 0)) return out;
         size_t plus_end = after_line(in, i);
         int has_quality_lines = plus_end > i && is_line_end(in.p[plus_end - 1]);
         i = plus_end;

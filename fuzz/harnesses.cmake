@@ -1,7 +1,7 @@
 # The fuzz harnesses, shared by the libFuzzer build (fuzz/CMakeLists.txt)
 # and the corpus replay of the test suite (tests/CMakeLists.txt), which
 # link the same harness sources against different libraries.
-set(SM_FUZZ_TARGETS patterns reader dfa regex database differential range)
+set(SM_FUZZ_TARGETS patterns reader dfa regex database differential range shard dense demux)
 set(SM_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 # The reader and range harnesses run over a reader with tiny buffers, so that
@@ -14,6 +14,9 @@ set(SM_FUZZ_READER_CAPS READER_RAW_CAP=61 READER_PIECE_CAP=37 READER_NAME_MAX=40
 #   DRIVER   extra source with main() (empty for libFuzzer's own)
 #   CORE, IO, IO_SMALL, TESTCOMMON: the libraries to link (IO_SMALL: the
 #   reader with SM_FUZZ_READER_CAPS)
+# The shard target links SM_FUZZ_DIST (src/dist) and the demux target
+# SM_FUZZ_CLI (the command's sources, main() renamed) besides, set by the
+# caller.
 function(sm_fuzz_harness exe target driver core io io_small testcommon)
   set(sources ${SM_FUZZ_DIR}/fuzz_${target}.c ${SM_FUZZ_DIR}/fuzz_support.c ${driver})
   set(libs ${core})
@@ -29,6 +32,10 @@ function(sm_fuzz_harness exe target driver core io io_small testcommon)
     set(libs ${testcommon} ${io_small} ${core})
   elseif(target STREQUAL "differential")
     set(libs ${testcommon} ${core})
+  elseif(target STREQUAL "shard")
+    set(libs ${SM_FUZZ_DIST} ${io} ${core})
+  elseif(target STREQUAL "demux")
+    set(libs ${SM_FUZZ_CLI} ${SM_FUZZ_DIST} ${io} ${core})
   endif()
   add_executable(${exe} ${sources})
   target_include_directories(${exe} PRIVATE ${SM_FUZZ_DIR} ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src

@@ -365,12 +365,13 @@ typedef struct {
        the CPU runs). */
     const struct sm_variant *variant;
     /* Circular records (plasmids, bacterial chromosomes): a record of n bytes
-       is searched as if its first w bytes followed it again, w = min(n - 1,
-       longest pattern - 1 + k) (k for edits, else 0), and the hits that start
-       in it (start < n) are reported: the linear ones and those that run
-       over its end, whose end is then past n (end - n bytes from the
-       record's start; at most one turn). Exact, mismatches and edits, every
-       backend; refused with overlap_free. */
+       is a circle, searched as the text of its bytes read round and round
+       for n + w bytes, w = longest pattern - 1 + k (k for edits, else 0),
+       and the hits that start in it (start < n) are reported: the linear
+       ones and those that run over its end, whose end is then past n (end =
+       start + the hit's length; a hit may wrap any number of turns round a
+       record shorter than it, e.g. CAC at [1, 4) in the record AC). Exact,
+       mismatches and edits, every backend; refused with overlap_free. */
     int circular;
     /* Only the hits anchored at each record's start or end. Exact and
        k-mismatch hits: those that start at 0 (SM_ANCHOR_START) or end at

@@ -526,13 +526,12 @@ static PyObject *scan_core(DatabaseObject *self, PyObject *sequence, int circula
     int status = SM_OK;
     PyThreadState *released = len >= GIL_RELEASE_BYTES ? PyEval_SaveThread() : NULL;
     if (circular && len > 0) {
-        /* the record followed by its head again; hits that start in it */
+        /* the record read round and round for len + w bytes (any number of
+           turns round a record shorter than w); hits that start in it */
         size_t w = circular_reach(&self->info);
-        if (w > len - 1) w = len - 1;
         joined = malloc(len + w + 1);
         if (joined) {
-            memcpy(joined, text, len);
-            memcpy(joined + len, text, w);
+            for (size_t i = 0; i < len + w; i++) joined[i] = text[i % len];
             text = joined;
             text_len = len + w;
             sink.filter.limit = (uint64_t)len;

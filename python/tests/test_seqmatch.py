@@ -151,6 +151,17 @@ def test_circular_and_cigar_equal_the_command(genome, options, flags):
     assert sum(db.count(genome["fasta"], circular=True).values()) == len(want)
 
 
+def test_circular_record_shorter_than_a_hit():
+    # the record is read round as many turns as a hit needs (MISSION.md)
+    def spans(pattern, record):
+        db = seqmatch.compile([pattern], strands="+")
+        return [(h.start, h.end) for h in db.scan(record, circular=True)]
+    assert spans("CAC", "AC") == [(1, 4)]
+    assert spans("ACA", "AC") == [(0, 3)]
+    assert spans("TT", "T") == [(0, 2)]
+    assert spans("AAAAA", "AAA") == [(0, 5), (1, 6), (2, 7)]
+
+
 def test_bundled_example():
     db = seqmatch.compile([("EcoRI", "GAATTC"), ("BamHI", "GGATCC"), ("HincII", "GTYRAC")])
     want = cli_rows("-e", "GAATTC", "-e", "GGATCC", "-e", "GTYRAC", EXCERPT)

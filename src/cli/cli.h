@@ -174,6 +174,27 @@ int cli_outfile_open(cli_outfile *o, const char *path);
    failed write, close or rename (nothing printed). */
 int cli_outfile_close(cli_outfile *o, int keep);
 
+/* Many output files in one folder (demux): written as files named 0, 1, ...
+   in a temporary folder inside it, and moved to their names only when the
+   command succeeds (cli_tempdir_commit, then cli_tempdir_close with keep);
+   otherwise, or on SIGINT, SIGTERM or SIGHUP, removed with the folder. */
+typedef struct {
+    char *path;        /* the temporary folder */
+    size_t files;      /* files 0 .. files - 1 may be there */
+    int open;
+} cli_tempdir;
+
+/* Makes the temporary folder in dir for up to files files. Returns 0, or
+   prints a message and returns -1. */
+int cli_tempdir_open(cli_tempdir *t, const char *dir, size_t files);
+/* The temporary name of file i (malloc'd), or NULL. */
+char *cli_tempdir_name(const cli_tempdir *t, size_t i);
+/* Moves file i over final (a symbolic link there is replaced; an existing
+   file's permissions are kept). Returns 0 or an errno (nothing printed). */
+int cli_tempdir_commit(cli_tempdir *t, size_t i, const char *final);
+/* Removes what is left (every file without keep) and the folder. */
+void cli_tempdir_close(cli_tempdir *t);
+
 /* A large output buffer written with one fwrite per MiB. After the first
    failed write every later write is dropped; error keeps its errno. */
 typedef struct {
@@ -280,6 +301,9 @@ void cli_note_stdin_terminal(void);
 int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len);
 /* Refuses (message printed, -1) -m or -k at least a pattern's length, for
    which every window or position would be a hit. */
+/* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
+   or "" for one given on the command line; buf holds at least 600 bytes. */
+const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);
 int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o);
 
 /* --------------------------------------------------- records of reads */

@@ -13,6 +13,25 @@ static void report_library_error(const sm_error *err, int status) {
     else cli_error("%s", sm_strerror(status));
 }
 
+const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap) {
+    if (i >= list->count || !list->file || !list->file[i]) return "";
+    snprintf(buf, cap, "%.500s: line %llu: ", list->file[i], (unsigned long long)list->line[i]);
+    return buf;
+}
+
+/* A compile error about pattern N (the library's messages start "pattern N
+   (") names the file and line the pattern came from. */
+static void report_compile_error(const sm_pattern_list *list, const sm_error *err, int status) {
+    unsigned long long n = 0;
+    int used = 0;
+    if (sscanf(err->message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list->count) {
+        char where[600];
+        cli_error("%s%s", cli_pattern_where(list, (size_t)n - 1, where, sizeof where), err->message);
+        return;
+    }
+    report_library_error(err, status);
+}
+
 static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
     for (size_t i = 0; i < opts->source_count; i++) {
         const cli_pattern_source *source = &opts->sources[i];
@@ -62,9 +81,9 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         return CLI_EXIT_ERROR;
     }
     int status = sm_compile(list.items, list.count, &opts->compile, db, &err);
+    if (status != SM_OK) report_compile_error(&list, &err, status);
     sm_pattern_list_free(&list);
     if (status != SM_OK) {
-        report_library_error(&err, status);
         *db = NULL;
         return CLI_EXIT_ERROR;
     }
@@ -104,7 +123,9 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
               "                 64 KiB (k <= 8), 256 KiB (k <= 12, direct table) or 8 MiB (k > 12, hash set)\n", out);
     if (info->wumanber_patterns)
         fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16, or at most 16\n"
-              "                 keys of 3 or more symbols, not all A/C/G/T (SIMD prefilter on their first bytes)\n",
+              "                 keys of 3 or more symbols, not all A/C/G/T (SIMD prefilter on their first bytes),\n"
+              "                 or keys of more than about 27 million symbols (the automaton would take tens of\n"
+              "                 seconds and gigabytes to build)\n",
               out);
     if (info->automaton_patterns)
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);

@@ -47,7 +47,9 @@ void cli_print_demux_help(FILE *out) {
         "\n"
         "Output:\n"
         "  -o, --output DIR      the folder (made when missing); existing files of the\n"
-        "                        same names are replaced\n"
+        "                        same names are replaced when the run succeeds (the\n"
+        "                        files are written in a temporary folder inside DIR\n"
+        "                        first; a refused or failed run leaves DIR as it was)\n"
         "  --gzip                write NAME.fastq.gz (and unassigned.fastq.gz)\n"
         "  --summary FILE        the table to FILE instead of standard error\n"
         "  --buffer-size SIZE    bytes held per file before they are appended to it\n"
@@ -81,9 +83,11 @@ void cli_print_demux_help(FILE *out) {
 #define BUFFER_MAX ((size_t)1 << 20)
 
 typedef struct {
-    char *path;       /* made on first use */
+    char *path;       /* its name, made when the input's format is known */
+    size_t index;     /* its temporary file's number (cli_tempdir) */
     int fd;           /* -1 when closed */
     int created;      /* truncated once; appended to since */
+    int owes_newline; /* its last record ended without a line end: the next needs one */
     uint64_t last_use;
     uint8_t *buf;
     size_t len;
@@ -115,26 +119,51 @@ typedef struct {
     const cli_reads_job *job;
     const char **inputs;     /* to refuse an output that is an input */
     size_t ninputs;
+    cli_tempdir temp;        /* every file is written there, moved on success */
 } demux_state;
 
 static const char UNASSIGNED[] = "unassigned";
 
 /* ------------------------------------------------------------- files */
 
+/* The name of barcode b's file for mate m, for FASTQ records or not. */
+static char *output_name(const demux_state *d, const dm_barcode *b, unsigned m, int fastq) {
+    const char *mate = d->mates == 2 ? (m == 0 ? "_R1" : "_R2") : "";
+    size_t n = strlen(d->dir) + strlen(b->name) + 32;
+    char *path = malloc(n);
+    if (path) snprintf(path, n, "%s/%s%s.%s%s", d->dir, b->name, mate, fastq ? "fastq" : "fasta", d->gzip ? ".gz" : "");
+    return path;
+}
+
+/* Before anything is read or written: no file demux may write (with either
+   extension, the input's format being unknown yet) is an input or a folder
+   or other file that is not a regular one. Returns 0, or -1 (printed). */
+static int check_outputs(const demux_state *d) {
+    for (size_t i = 0; i <= d->nbc; i++)
+        for (unsigned m = 0; m < d->mates; m++)
+            for (int fastq = 0; fastq <= 1; fastq++) {
+                char *path = output_name(d, &d->bc[i], m, fastq);
+                if (!path) {
+                    cli_error("out of memory");
+                    return -1;
+                }
+                struct stat st;
+                int bad = cli_check_output(path, d->inputs, d->ninputs) != 0;
+                if (!bad && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+                    cli_error("%s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+                    bad = 1;
+                }
+                free(path);
+                if (bad) return -1;
+            }
+    return 0;
+}
+
 static int make_path(demux_state *d, dm_barcode *b, unsigned m) {
     dm_file *f = &b->file[m];
     if (f->path) return 0;
-    const char *ext = d->job->format == SM_INPUT_FASTQ ? "fastq" : "fasta";
-    const char *mate = d->mates == 2 ? (m == 0 ? "_R1" : "_R2") : "";
-    size_t n = strlen(d->dir) + strlen(b->name) + 32;
-    f->path = malloc(n);
-    if (!f->path) return -1;
-    snprintf(f->path, n, "%s/%s%s.%s%s", d->dir, b->name, mate, ext, d->gzip ? ".gz" : "");
-    if (cli_check_output(f->path, d->inputs, d->ninputs) != 0) {
-        d->error = -1; /* the message is out */
-        return -1;
-    }
-    return 0;
+    f->path = output_name(d, b, m, d->job->format == SM_INPUT_FASTQ);
+    return f->path ? 0 : -1;
 }
 
 static void close_lru(demux_state *d) {
@@ -153,18 +182,31 @@ static void close_lru(demux_state *d) {
     d->open_files--;
 }
 
-/* Appends bytes to a file, opening it (the first time: truncating). */
+/* Appends bytes to a file's temporary file, opening it (the first time:
+   creating it). */
 static int append(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
     dm_file *f = &b->file[m];
     if (d->error) return -1;
-    if (make_path(d, b, m) != 0) return -1;
+    if (make_path(d, b, m) != 0) {
+        d->error = ENOMEM;
+        d->failed_path = d->dir;
+        return -1;
+    }
     f->last_use = ++d->tick;
     if (f->fd < 0) {
         while (d->open_files >= d->max_open) close_lru(d);
+        char *temp = cli_tempdir_name(&d->temp, f->index);
+        if (!temp) {
+            d->error = ENOMEM;
+            d->failed_path = d->dir;
+            return -1;
+        }
         int flags = O_WRONLY | O_CREAT | (f->created ? O_APPEND : O_TRUNC);
-        f->fd = open(f->path, flags, 0666);
+        f->fd = open(temp, flags, 0666);
+        int e = errno;
+        free(temp);
         if (f->fd < 0) {
-            d->error = errno;
+            d->error = e;
             d->failed_path = f->path;
             return -1;
         }
@@ -203,7 +245,10 @@ static int flush_file(demux_state *d, dm_barcode *b, unsigned m) {
 
 static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
     dm_file *f = &b->file[m];
-    int newline = n > 0 && p[n - 1] != '\n' && p[n - 1] != '\r';
+    /* The last record of an input may end without a line end: a file keeps
+       it so (the input's bytes exactly) unless a record follows it there. */
+    int newline = f->owes_newline && n > 0;
+    if (n > 0) f->owes_newline = p[n - 1] != '\n' && p[n - 1] != '\r';
     if (!f->buf && !(f->buf = malloc(d->buf_cap))) {
         d->error = ENOMEM;
         d->failed_path = b->name;
@@ -211,16 +256,17 @@ static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size
     }
     while (n + newline > 0) {
         if (f->len == d->buf_cap && flush_file(d, b, m) != 0) return -1;
+        if (newline) {
+            f->buf[f->len++] = '\n';
+            newline = 0;
+            continue;
+        }
         size_t room = d->buf_cap - f->len;
         size_t take = n < room ? n : room;
         memcpy(f->buf + f->len, p, take);
         f->len += take;
         p += take;
         n -= take;
-        if (n == 0 && newline && f->len < d->buf_cap) {
-            f->buf[f->len++] = '\n';
-            newline = 0;
-        }
     }
     return 0;
 }
@@ -420,7 +466,12 @@ int cli_demux_main(int argc, char **argv) {
         goto cleanup;
     }
     if (make_barcodes(&d, db) != 0) goto cleanup;
+    /* Every check that can refuse the run before any file is made. */
+    if (check_outputs(&d) != 0) goto cleanup;
     if (make_dir(d.dir) != 0) goto cleanup;
+    for (size_t i = 0; i <= d.nbc; i++)
+        for (unsigned m = 0; m < 2; m++) d.bc[i].file[m].index = i * 2 + m;
+    if (cli_tempdir_open(&d.temp, d.dir, (d.nbc + 1) * 2) != 0) goto cleanup;
     size_t files = (d.nbc + 1) * d.mates;
     d.buf_cap = BUFFER_BUDGET / files;
     if (d.buf_cap < BUFFER_MIN) d.buf_cap = BUFFER_MIN;
@@ -475,15 +526,42 @@ int cli_demux_main(int argc, char **argv) {
             }
     if (d.error > 0) cli_error("%s: %s", d.failed_path ? d.failed_path : d.dir, strerror(d.error));
     if (rc != 0 || d.error) goto cleanup;
+    for (size_t i = 0; i <= d.nbc; i++)
+        for (unsigned m = 0; m < d.mates; m++)
+            if (make_path(&d, &d.bc[i], m) != 0) {
+                cli_error("out of memory");
+                goto cleanup;
+            }
 
+    /* The run succeeded: the summary is written to its temporary file, every
+       barcode's file moved to its name, then the summary to its own. */
+    cli_outfile sf;
+    int summary_open = 0;
     if (opts.summary_path) {
-        cli_outfile sf;
         if (cli_outfile_open(&sf, opts.summary_path) != 0) goto cleanup;
+        summary_open = 1;
         print_summary(&d, sf.file);
-        int e = ferror(sf.file) ? EIO : 0;
-        int ce = cli_outfile_close(&sf, !e);
-        if (e || ce) {
-            cli_error("%s: %s", opts.summary_path, strerror(e ? e : ce));
+        if (ferror(sf.file) || fflush(sf.file) != 0) {
+            cli_error("%s: %s", opts.summary_path, strerror(EIO));
+            cli_outfile_close(&sf, 0);
+            goto cleanup;
+        }
+    }
+    for (size_t i = 0; i <= d.nbc; i++)
+        for (unsigned m = 0; m < d.mates; m++) {
+            dm_file *f = &d.bc[i].file[m];
+            int e = cli_tempdir_commit(&d.temp, f->index, f->path);
+            if (e) {
+                cli_error("%s: %s", f->path, strerror(e));
+                if (summary_open) cli_outfile_close(&sf, 0);
+                goto cleanup;
+            }
+        }
+    cli_tempdir_close(&d.temp);
+    if (summary_open) {
+        int e = cli_outfile_close(&sf, 1);
+        if (e) {
+            cli_error("%s: %s", opts.summary_path, strerror(e));
             goto cleanup;
         }
     } else {
@@ -504,6 +582,7 @@ cleanup:
         }
     free(d.bc);
     free(d.barcode_of);
+    cli_tempdir_close(&d.temp);
     sm_deflater_free(d.deflater);
     free(d.packed);
     if (db) sm_db_free(db);

@@ -291,6 +291,16 @@ static int load_dfa(const dfa_options *o, sm_dfa **dfa) {
             rc = sm_compile(list.items, list.count, &co, &db, &err);
             if (rc == SM_OK) rc = sm_dfa_from_db(db, o->match, &raw, &err);
             sm_db_free(db);
+            unsigned long long n = 0;
+            int used = 0;
+            if (rc != SM_OK && sscanf(err.message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 &&
+                n <= list.count) {
+                /* a pattern refused by the compiler: its file and line */
+                char where[600];
+                cli_error("%s%s", cli_pattern_where(&list, (size_t)n - 1, where, sizeof where), err.message);
+                sm_pattern_list_free(&list);
+                return CLI_EXIT_ERROR;
+            }
         }
         sm_pattern_list_free(&list);
         if (rc != SM_OK && !strstr(err.message, o->patterns_path)) {

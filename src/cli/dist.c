@@ -171,14 +171,20 @@ static int open_sink(const sm_dist_settings *set, cli_writer *w, cli_formatter *
 
 typedef struct {
     cli_writer *writer;      /* shard: the file */
+    sm_shard_writer shard;   /* its frames' checksums */
+    int framed;              /* the shard file's magic is written: frames follow */
     sm_dist_merge *merge;    /* MPI rank 0: its own stream merged as it comes */
     sm_dist_share *share;
     sm_error err;
     int failed;
 } stream_ctx;
 
+/* A shard file: each flush of the stream one frame with its checksum. */
 static int to_writer(void *ctx, const uint8_t *data, size_t len) {
     stream_ctx *s = ctx;
+    uint8_t head[SM_SHARD_FRAME_HEAD];
+    sm_shard_frame_head(&s->shard, data, len, head);
+    cli_writer_write(s->writer, head, sizeof head);
     cli_writer_write(s->writer, data, len);
     return s->writer->error ? -1 : 0;
 }
@@ -324,6 +330,12 @@ static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
     d->stream.writer = &d->writer;
     if (shard_file) {
         d->out.flush = no_output ? NULL : to_writer;
+        if (!no_output) {
+            uint8_t magic[8];
+            sm_shard_writer_init(&d->stream.shard, magic);
+            cli_writer_write(&d->writer, magic, sizeof magic);
+            d->stream.framed = 1;
+        }
         if (sm_dist_settings_write(&d->out, &d->set) != SM_OK) {
             cli_error("out of memory");
             return -1;
@@ -373,6 +385,11 @@ static int end_share(dist_run *d, int rank0, int shard_status) {
         status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
         /* what waits for a successful end (the tsv header when no hit came) */
         if (d->formatter && cli_formatter_end(d->formatter) != 0) return -1;
+    } else if (d->stream.framed) {
+        /* a shard file's end frame: a file without it is refused as unfinished */
+        uint8_t head[SM_SHARD_FRAME_HEAD];
+        sm_shard_frame_head(&d->stream.shard, NULL, 0, head);
+        cli_writer_write(&d->writer, head, sizeof head);
     }
     if (d->writer_open) {
         d->writer_open = 0;
@@ -606,47 +623,62 @@ static void print_merge_help(FILE *out) {
 
 typedef struct {
     const char *path;
-    FILE *file;
+    sm_shard_reader reader;
+    int open;
     sm_dist_settings set;
-    long header_len;
+    size_t header_len;       /* bytes of the settings at the start of the frames' bytes */
 } shard_file;
 
-/* Reads a shard file's settings (its header). Returns 0, or -1 (printed). */
+/* Opens a shard file and reads its settings (checked frames). Returns 0,
+   or -1 (printed). */
 static int read_shard_header(shard_file *f) {
-    f->file = fopen(f->path, "rb");
-    if (!f->file) {
-        cli_error("%s: %s", f->path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
+    if (sm_shard_open(&f->reader, f->path, &err) != 0) {
+        cli_error("%s: %s", f->path, err.message);
+        return -1;
+    }
+    f->open = 1;
+    uint8_t *buf = NULL;
+    size_t len = 0;
     for (;;) {
-        uint8_t *p = realloc(buf, cap);
+        const uint8_t *data;
+        size_t n;
+        int rc = sm_shard_next(&f->reader, &data, &n, &err);
+        if (rc < 0 || rc == 0) {
+            free(buf);
+            cli_error("%s: %s", f->path, rc < 0 ? err.message : "damaged shard file: it ends before its settings");
+            return -1;
+        }
+        uint8_t *p = realloc(buf, len + n);
         if (!p) {
             free(buf);
             cli_error("out of memory");
             return -1;
         }
         buf = p;
-        len += fread(buf + len, 1, cap - len, f->file);
+        memcpy(buf + len, data, n);
+        len += n;
         long used = sm_dist_settings_read(buf, len, &f->set, &err);
         if (used > 0) {
-            f->header_len = used;
+            f->header_len = (size_t)used;
             break;
         }
-        if (used < 0 || len < cap) {
+        if (used < 0) {
             free(buf);
-            cli_error("%s: %s", f->path,
-                      used < 0 ? err.message : "not a complete shard file (written by 'seqmatch search --shard')");
+            cli_error("%s: damaged shard file: %s", f->path, err.message);
             return -1;
         }
-        cap *= 2;
     }
     free(buf);
-    if (fseek(f->file, f->header_len, SEEK_SET) != 0) {
-        cli_error("%s: %s", f->path, strerror(errno));
+    /* the formats a shard can be written in */
+    const sm_dist_settings *s = &f->set;
+    if (s->command == SM_DIST_SEARCH &&
+        ((s->format != CLI_FORMAT_TSV && s->format != CLI_FORMAT_BED && s->format != CLI_FORMAT_JSONL &&
+          s->format != CLI_FORMAT_COUNT) ||
+         s->count_format != (s->format == CLI_FORMAT_COUNT) ||
+         (s->texts && (s->format != CLI_FORMAT_TSV && s->format != CLI_FORMAT_JSONL)))) {
+        cli_error("%s: damaged shard file: an output format it cannot have", f->path);
         return -1;
     }
     return 0;
@@ -668,6 +700,42 @@ static int same_job(const sm_dist_settings *a, const sm_dist_settings *b) {
     sm_dist_out_free(&x);
     sm_dist_out_free(&y);
     return same;
+}
+
+/* One pass over the shards in order into merge: every frame checked (to
+   the end, also once the merge needs no more), the stream after the
+   settings fed. Returns 0, or -1 (printed; a damaged file named). */
+static int merge_pass(shard_file **order, unsigned shards, sm_dist_merge *merge) {
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    for (unsigned i = 0; i < shards; i++) {
+        shard_file *f = order[i];
+        if (sm_shard_rewind(&f->reader, &err) != 0) {
+            cli_error("%s: %s", f->path, err.message);
+            return -1;
+        }
+        size_t skip = f->header_len;
+        int rc;
+        const uint8_t *data;
+        size_t n;
+        while ((rc = sm_shard_next(&f->reader, &data, &n, &err)) > 0) {
+            size_t s = skip < n ? skip : n;
+            skip -= s;
+            if (n > s && !sm_dist_merge_done(merge) && sm_dist_merge_feed(merge, data + s, n - s, &err) != 0) {
+                cli_error("%s: damaged shard file: %s", f->path, err.message);
+                return -1;
+            }
+        }
+        if (rc < 0) {
+            cli_error("%s: %s", f->path, err.message);
+            return -1;
+        }
+        if (!sm_dist_merge_done(merge) && sm_dist_merge_share_end(merge, &err) != 0) {
+            cli_error("%s: damaged shard file: %s", f->path, err.message);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int cli_merge_main(int argc, char **argv) {
@@ -711,7 +779,6 @@ int cli_merge_main(int argc, char **argv) {
     int writer_open = 0;
     cli_formatter *formatter = NULL;
     sm_dist_merge *merge = NULL;
-    uint8_t *buf = NULL;
     if (n == 0) {
         cli_error("no shard files given (try 'seqmatch merge --help')");
         goto out;
@@ -744,34 +811,37 @@ int cli_merge_main(int argc, char **argv) {
             cli_error("shard %u/%u is missing (give all %u shard files)", i, shards, shards);
             goto out;
         }
+    const sm_dist_settings *set = &files[0].set;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    /* A first pass with no output checks every frame and every message of
+       every shard: a damaged or disagreeing shard is refused before the
+       output is opened, never printed from. */
+    {
+        sm_dist_sink none;
+        memset(&none, 0, sizeof none);
+        sm_dist_merge *dry = NULL;
+        if (sm_dist_merge_new(set, &none, &dry) != SM_OK) {
+            cli_error("out of memory");
+            goto out;
+        }
+        int rc = merge_pass(order, shards, dry);
+        if (rc == 0 && sm_dist_merge_finish(dry, &err) < 0) {
+            cli_error("%s", err.message);
+            rc = -1;
+        }
+        sm_dist_merge_free(dry);
+        if (rc != 0) goto out;
+    }
     if (open_output(output, &writer) != 0) goto out;
     writer_open = 1;
     sink_ctx sctx;
     sm_dist_sink sink;
-    const sm_dist_settings *set = &files[0].set;
-    if (open_sink(set, &writer, &formatter, &sctx, &sink) != 0 || sm_dist_merge_new(set, &sink, &merge) != SM_OK ||
-        !(buf = malloc(STREAM_BUFFER))) {
+    if (open_sink(set, &writer, &formatter, &sctx, &sink) != 0 || sm_dist_merge_new(set, &sink, &merge) != SM_OK) {
         cli_error("out of memory");
         goto out;
     }
-    sm_error err;
-    memset(&err, 0, sizeof err);
-    for (unsigned i = 0; i < shards; i++) {
-        shard_file *f = order[i];
-        size_t got;
-        int rc = 0;
-        while (rc == 0 && !sm_dist_merge_done(merge) && (got = fread(buf, 1, STREAM_BUFFER, f->file)) > 0)
-            rc = sm_dist_merge_feed(merge, buf, got, &err);
-        if (rc == 0 && ferror(f->file)) {
-            cli_error("%s: %s", f->path, strerror(errno));
-            goto out;
-        }
-        if (rc == 0 && !sm_dist_merge_done(merge)) rc = sm_dist_merge_share_end(merge, &err);
-        if (rc != 0) {
-            cli_error("%s: %s", f->path, err.message);
-            goto out;
-        }
-    }
+    if (merge_pass(order, shards, merge) != 0) goto out;
     int found = sm_dist_merge_finish(merge, &err);
     if (found < 0) {
         cli_error("%s", err.message);
@@ -789,11 +859,10 @@ int cli_merge_main(int argc, char **argv) {
     }
 out:
     if (writer_open) cli_writer_close(&writer, 0);
-    free(buf);
     sm_dist_merge_free(merge);
     cli_formatter_free(formatter);
     for (size_t i = 0; i < n; i++) {
-        if (files[i].file) fclose(files[i].file);
+        if (files[i].open) sm_shard_close(&files[i].reader);
         sm_dist_settings_free(&files[i].set);
     }
     free(order);

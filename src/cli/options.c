@@ -183,6 +183,7 @@ typedef struct {
     int strand_given;
     int ignore_case;
     int text_iupac;
+    int report;      /* --report given */
 } seen_options;
 
 /* Options of search about hit output, which filter and demux do not print. */
@@ -283,6 +284,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         return CLI_PARSE_OK;
     }
     case OPT_REPORT:
+        seen->report = 1;
         if (strcmp(value, "best") == 0) opts->compile.report = SM_REPORT_BEST;
         else if (strcmp(value, "ends") == 0) opts->compile.report = SM_REPORT_ENDS;
         else {
@@ -544,6 +546,13 @@ static int check_options(cli_options *opts, const seen_options *seen) {
         }
         if (opts->compile.alphabet == SM_ALPHABET_TEXT)
             opts->compile.strands = SM_STRAND_FORWARD;
+        /* best and ends are the two ways of reporting k-edit ends: without
+           -k there is nothing to choose, and silence would hide a typo */
+        if (seen->report && opts->compile.match != SM_MATCH_EDITS) {
+            cli_usage_error(cmd, "--report is for -k/--edits (which ends of a run of edit ends are reported)%s",
+                            opts->compile.match == SM_MATCH_MISMATCHES ? "; -m reports every window" : "");
+            return CLI_PARSE_ERROR;
+        }
         if (!opts->build_threads_given)
             opts->compile.build_threads = opts->threads > 0 ? opts->threads : cli_online_cores();
         /* --gpu: the planner chooses the engines the GPU scans fastest. */
@@ -580,7 +589,7 @@ int cli_parse_options(cli_command command, int argc, char **argv, cli_options *o
     opts->header = 1;
     opts->progress = CLI_PROGRESS_AUTO;
 
-    seen_options seen = {0, 0, 0};
+    seen_options seen = {0, 0, 0, 0};
     int only_targets = 0;
     for (int i = 1; i < argc; i++) {
         char *arg = argv[i];

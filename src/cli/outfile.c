@@ -49,10 +49,39 @@ static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static struct sigaction saved_actions[3];
 static int handlers_installed;
 
+/* A temporary folder of numbered files (cli_tempdir), at most one. */
+static char pending_dir[PATH_MAX + 64];
+static volatile sig_atomic_t dir_pending;
+static volatile size_t pending_dir_files;
+
+/* Removes pending_dir's files 0 .. pending_dir_files - 1 and the folder,
+   with async-signal-safe calls only. */
+static void remove_pending_dir(void) {
+    if (!dir_pending) return;
+    size_t n = strlen(pending_dir);
+    char name[PATH_MAX + 96];
+    memcpy(name, pending_dir, n);
+    name[n] = '/';
+    for (size_t i = 0; i < pending_dir_files; i++) {
+        char digits[24];
+        size_t d = 0, v = i;
+        do {
+            digits[d++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        for (size_t k = 0; k < d; k++) name[n + 1 + k] = digits[d - 1 - k];
+        name[n + 1 + d] = 0;
+        unlink(name);
+    }
+    rmdir(pending_dir);
+    dir_pending = 0;
+}
+
 static void remove_temp_and_die(int sig) {
     for (int i = 0; i < PENDING_MAX; i++)
         if (temp_pending[i]) unlink(pending_temp[i]);
     for (int i = 0; i < PENDING_MAX; i++) temp_pending[i] = 0;
+    remove_pending_dir();
     /* SA_RESETHAND put the default action back: the signal ends the process
        once the handler returns */
     raise(sig);
@@ -139,7 +168,7 @@ int cli_outfile_open(cli_outfile *o, const char *path) {
     if (fd < 0 && errno == EACCES && exists) {
         /* a file that may be written in a folder that may not: in place, as
            before, without the guarantee against half-written files */
-        if (pending_count == 0) restore_handlers();
+        if (pending_count == 0 && !dir_pending) restore_handlers();
         free(final);
         o->file = fopen(path, "wb");
         if (!o->file) {
@@ -157,7 +186,7 @@ int cli_outfile_open(cli_outfile *o, const char *path) {
             pending_count--;
             o->temp_slot = -1;
         }
-        if (pending_count == 0) restore_handlers();
+        if (pending_count == 0 && !dir_pending) restore_handlers();
         cli_error("%s: %s", path, strerror(e));
         free(final);
         return -1;
@@ -177,8 +206,69 @@ int cli_outfile_close(cli_outfile *o, int keep) {
     if (!keep || e) unlink(pending_temp[slot]);
     temp_pending[slot] = 0;
     o->temp_slot = -1;
-    if (--pending_count == 0) restore_handlers();
+    if (--pending_count == 0 && !dir_pending) restore_handlers();
     free(o->final);
     o->final = NULL;
     return e;
+}
+
+/* ------------------------------------------------ many files (demux) */
+
+int cli_tempdir_open(cli_tempdir *t, const char *dir, size_t files) {
+    memset(t, 0, sizeof t[0]);
+    if (dir_pending) {
+        cli_error("%s: a temporary folder is open already", dir);
+        return -1;
+    }
+    if (strlen(dir) + 40 > sizeof pending_dir) {
+        cli_error("%s: %s", dir, strerror(ENAMETOOLONG));
+        return -1;
+    }
+    snprintf(pending_dir, sizeof pending_dir, "%s/.seqmatch-tmp-XXXXXX", dir);
+    install_handlers();
+    if (!mkdtemp(pending_dir)) {
+        int e = errno;
+        if (pending_count == 0 && !dir_pending) restore_handlers();
+        cli_error("%s: %s", dir, strerror(e));
+        return -1;
+    }
+    t->path = strdup(pending_dir);
+    if (!t->path) {
+        rmdir(pending_dir);
+        if (pending_count == 0 && !dir_pending) restore_handlers();
+        cli_error("out of memory");
+        return -1;
+    }
+    t->files = files;
+    t->open = 1;
+    pending_dir_files = files;
+    dir_pending = 1;
+    return 0;
+}
+
+char *cli_tempdir_name(const cli_tempdir *t, size_t i) {
+    size_t n = strlen(t->path) + 24;
+    char *name = malloc(n);
+    if (name) snprintf(name, n, "%s/%zu", t->path, i);
+    return name;
+}
+
+int cli_tempdir_commit(cli_tempdir *t, size_t i, const char *final) {
+    char *name = cli_tempdir_name(t, i);
+    if (!name) return ENOMEM;
+    struct stat st;
+    int e = 0;
+    /* an existing file keeps its permissions, as one truncated in place would */
+    if (lstat(final, &st) == 0 && S_ISREG(st.st_mode) && chmod(name, st.st_mode & 07777) != 0) e = errno;
+    if (!e && rename(name, final) != 0) e = errno;
+    free(name);
+    return e;
+}
+
+void cli_tempdir_close(cli_tempdir *t) {
+    if (!t->open) return;
+    remove_pending_dir();
+    if (pending_count == 0 && !dir_pending) restore_handlers();
+    free(t->path);
+    memset(t, 0, sizeof t[0]);
 }

@@ -19,6 +19,7 @@ struct cli_recout {
     uint8_t *packed;  /* a compressed member */
     size_t packed_cap;
     int failed;       /* compression failed (out of memory) */
+    int owes_newline; /* the last record ended without a line end: the next needs one */
     uint64_t records;
 };
 
@@ -83,9 +84,11 @@ static void put_bytes(cli_recout *o, const uint8_t *p, size_t len) {
 void cli_recout_put(cli_recout *o, const void *data, size_t len) {
     const uint8_t *p = data;
     o->records++;
+    /* The last record of a file may end without a line end: the output
+       keeps it so (the input's bytes exactly) unless a record follows. */
+    if (o->owes_newline && len > 0) put_bytes(o, (const uint8_t *)"\n", 1);
     put_bytes(o, p, len);
-    /* the last record of a file may end without one; the next needs it */
-    if (len > 0 && p[len - 1] != '\n' && p[len - 1] != '\r') put_bytes(o, (const uint8_t *)"\n", 1);
+    if (len > 0) o->owes_newline = p[len - 1] != '\n' && p[len - 1] != '\r';
 }
 
 int cli_recout_failed(const cli_recout *o) { return o->failed || o->w.error != 0; }

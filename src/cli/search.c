@@ -66,7 +66,7 @@ static int check_targets(char *const *targets, size_t count) {
 
 /* The scan's memory is mostly its batch buffers, which --chunk-size and the
    thread count size: an out-of-memory message says so. */
-static const char NOMEM_HINT[] = "the batch buffers grow to 8 x --chunk-size per thread; "
+static const char NOMEM_HINT[] = "the batch buffers grow to 8 x --chunk-size per thread, the hits they hold to 3 x; "
                                  "a smaller --chunk-size or fewer threads (-t) need less";
 
 /* -o must not name an input: a target, a pattern file or the database. */

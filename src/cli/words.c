@@ -62,15 +62,17 @@ int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options 
         size_t name_len = p->name ? strlen(p->name) : p->len;
         snprintf(shown, sizeof shown, "%.*s%s", (int)(name_len > 40 ? 40 : name_len), name,
                  name_len > 40 ? "..." : "");
+        char where[600];
+        const char *at = cli_pattern_where(list, i, where, sizeof where);
         if (o->match == SM_MATCH_MISMATCHES)
-            cli_error("pattern '%s' has %zu symbol%s, and -m %u allows that many mismatches or more: every window "
+            cli_error("%spattern '%s' has %zu symbol%s, and -m %u allows that many mismatches or more: every window "
                       "of its length would be a hit; use -m %zu or less%s",
-                      shown, p->len, p->len == 1 ? "" : "s", o->max_errors, p->len - 1,
+                      at, shown, p->len, p->len == 1 ? "" : "s", o->max_errors, p->len - 1,
                       o->pam ? " (errors count in the guide, not the PAM)" : "");
         else
-            cli_error("pattern '%s' has %zu symbol%s, and -k %u allows that many edits or more: deleting the "
+            cli_error("%spattern '%s' has %zu symbol%s, and -k %u allows that many edits or more: deleting the "
                       "whole pattern would make every position a hit; use -k %zu or less%s",
-                      shown, p->len, p->len == 1 ? "" : "s", o->max_errors, p->len - 1,
+                      at, shown, p->len, p->len == 1 ? "" : "s", o->max_errors, p->len - 1,
                       o->pam ? " (errors count in the guide, not the PAM)" : "");
         return -1;
     }

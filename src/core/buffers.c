@@ -62,7 +62,17 @@ void sm_buf_free(sm_buf *b) {
 }
 
 int sm_sink_grow(sm_sink *sink) {
+    if (sink->failed || sink->overflow) return -1;
+    if (sink->limit && sink->cap >= sink->limit) {
+        sink->overflow = 1;
+        return -1;
+    }
     size_t cap = sink->cap ? sink->cap * 2 : 1024;
+    if (sink->limit && cap > sink->limit) cap = sink->limit;
+    if (cap > SIZE_MAX / sizeof(sm_rawhit)) {
+        sink->failed = 1;
+        return -1;
+    }
     sm_rawhit *p = realloc(sink->hits, cap * sizeof *p);
     if (!p) {
         sink->failed = 1;

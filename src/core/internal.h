@@ -26,7 +26,7 @@
 #include "seqmatch.h"
 
 #define SM_DB_MAGIC "SEQMATCH"
-#define SM_DB_FORMAT_VERSION 3u /* 3: the section directory */
+#define SM_DB_FORMAT_VERSION 4u /* 3: the section directory; 4: pigeonhole pieces of up to 12 bases, with probes */
 #define SM_DB_BYTE_ORDER_MARK 0x01020304u
 #define SM_DB_ALIGN 64u
 /* A database lists at most this many sections (a sanity bound for loading). */
@@ -121,7 +121,12 @@ typedef struct {
     size_t n, cap;
     uint64_t *counts;    /* per pattern, or NULL to store hits */
     uint64_t own_lo, own_hi;
-    int failed;          /* allocation failed while storing */
+    int failed;          /* allocation failed while storing: nothing more is stored */
+    /* Most hits to store (0: no bound). A sink at its bound stores no more
+       and says so in overflow; its owner scans the text again in smaller
+       pieces (the runner's dense segments, src/runner/dense.c). */
+    size_t limit;
+    int overflow;
     /* Count mode, optional: the counters of the engine being run (per
        automaton state, per k-mer code or slot), cheaper than per-pattern
        counting for dense hits; the owner folds them into counts through the
@@ -129,7 +134,10 @@ typedef struct {
     uint32_t *visits;
 } sm_sink;
 
-int sm_sink_grow(sm_sink *sink);  /* doubles capacity; sets failed on error */
+/* Doubles the capacity, up to limit; -1 once failed or overflow is set
+   (at once, so that a scan that goes on after a failure costs no more
+   allocation attempts). */
+int sm_sink_grow(sm_sink *sink);
 
 /* The start of a k-edit end event: not known yet (resolved into a hit later). */
 #define SM_START_UNKNOWN UINT64_MAX

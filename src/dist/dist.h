@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "seqmatch.h"
 #include "io/seqio.h"
@@ -102,6 +103,49 @@ int sm_dist_settings_write(sm_dist_out *o, const sm_dist_settings *s);
 /* Returns bytes used from data, 0 when more bytes are needed, -1 when
    they are not settings (err filled). */
 long sm_dist_settings_read(const uint8_t *data, size_t len, sm_dist_settings *s, sm_error *err);
+
+/* ---------------------------------------------------------- shard files */
+
+/* A shard file (docs/architecture.md, "Shard files"): SM_SHARD_FILE_MAGIC, then
+   frames, each a 4-byte length n (little-endian), a 4-byte CRC-32 and n
+   bytes, the CRC chained from the one before (the first from the magic's)
+   over the length and the bytes; a frame of length 0 ends the file. The
+   frames' bytes are the settings (sm_dist_settings_write) and the result
+   stream. */
+#define SM_SHARD_FILE_MAGIC "SMSHARD2"
+#define SM_SHARD_FRAME_HEAD 8
+
+typedef struct {
+    uint32_t crc;            /* of everything written so far */
+    uint64_t written;
+} sm_shard_writer;
+
+/* The magic (8 bytes to write first). */
+void sm_shard_writer_init(sm_shard_writer *w, uint8_t magic[8]);
+/* The head of the frame of data[0, len) (len 0: the end frame). */
+void sm_shard_frame_head(sm_shard_writer *w, const uint8_t *data, size_t len, uint8_t head[SM_SHARD_FRAME_HEAD]);
+
+/* Reading one: frames checked before their bytes are handed out. */
+typedef struct {
+    FILE *file;
+    const char *path;
+    uint64_t size;           /* the file's size when known (a regular file), else UINT64_MAX */
+    uint64_t at;             /* bytes read */
+    uint32_t crc;
+    uint8_t *buf;
+    size_t cap;
+    int ended;
+} sm_shard_reader;
+
+/* Opens path and checks its magic. Returns 0, or -1 (err: the message,
+   without the path). */
+int sm_shard_open(sm_shard_reader *r, const char *path, sm_error *err);
+/* Back to the first frame (for another pass). */
+int sm_shard_rewind(sm_shard_reader *r, sm_error *err);
+/* The next frame's bytes, checked: 1 (data, len), 0 after the end frame
+   (nothing follows it), -1 (err: damaged, cut short or unreadable). */
+int sm_shard_next(sm_shard_reader *r, const uint8_t **data, size_t *len, sm_error *err);
+void sm_shard_close(sm_shard_reader *r);
 
 /* ------------------------------------------------------- the share's side */
 

@@ -316,8 +316,8 @@ static void enter_target(sm_dist_merge *m, size_t t) {
 static int on_unit(sm_dist_merge *m, wire_in *in) {
     uint64_t target = wire_get_num(in), whole = wire_get_num(in);
     uint64_t begin = wire_get_num(in), end = wire_get_num(in);
-    if (in->bad || target >= m->set->target_count || target < m->cur)
-        return merge_fail(m, "a share's units are out of order");
+    if (in->bad || whole > 1 || begin > end) return merge_fail(m, "a damaged result stream (a unit)");
+    if (target >= m->set->target_count || target < m->cur) return merge_fail(m, "a share's units are out of order");
     if (target != m->cur || !m->cur_started) enter_target(m, (size_t)target);
     m->in_unit = 1;
     m->unit_target = (size_t)target;
@@ -331,7 +331,8 @@ static int on_unit_end(sm_dist_merge *m, wire_in *in) {
     uint64_t empty = wire_get_num(in), start_kind = wire_get_num(in), end_kind = wire_get_num(in);
     uint64_t first_record = wire_get_num(in), next_record = wire_get_num(in), lines = wire_get_num(in);
     uint64_t found = wire_get_num(in);
-    if (in->bad) return merge_fail(m, "a damaged result stream");
+    if (in->bad || empty > 1 || found > 1 || next_record > UINT64_MAX - 1 || !m->in_unit)
+        return merge_fail(m, "a damaged result stream (a unit's end)");
     if (found && m->set->quiet) {
         m->found = 1;
         m->done = 1;
@@ -359,6 +360,8 @@ static int on_unit_end(sm_dist_merge *m, wire_in *in) {
 
 static int on_record(sm_dist_merge *m, wire_in *in) {
     uint64_t flags = wire_get_num(in);
+    if (in->bad || flags > (RECORD_CONTINUED | RECORD_LINE) || flags == (RECORD_CONTINUED | RECORD_LINE))
+        return merge_fail(m, "a damaged result stream (a record)");
     int continued = (flags & RECORD_CONTINUED) != 0;
     char *name = NULL;
     if (flags & RECORD_LINE) {
@@ -430,13 +433,17 @@ static int check_orphan(sm_dist_merge *m) {
 static int on_hit(sm_dist_merge *m, wire_in *in) {
     mhit x;
     uint64_t start = wire_get_num(in), len = wire_get_num(in);
-    x.pattern = (uint32_t)wire_get_num(in);
-    x.errors = (uint32_t)wire_get_num(in);
-    x.reverse = (uint8_t)wire_get_num(in);
+    uint64_t pattern = wire_get_num(in), errors = wire_get_num(in), reverse = wire_get_num(in);
     size_t tl = 0;
     const uint8_t *text = m->set->texts ? wire_get_bytes(in, &tl) : NULL;
-    if (in->bad || x.pattern >= m->set->pattern_count || !m->part_active)
-        return merge_fail(m, "a damaged result stream");
+    /* every field in range: a hit's text is exactly its bytes, its end past its start */
+    if (in->bad || pattern >= m->set->pattern_count || errors > UINT16_MAX || reverse > 1 || !m->part_active ||
+        in->p != in->end || start > UINT64_MAX - m->base || len > UINT64_MAX - (m->base + start) ||
+        (m->set->texts && tl != len) || (len == 0 && !m->set->edits))
+        return merge_fail(m, "a damaged result stream (a hit)");
+    x.pattern = (uint32_t)pattern;
+    x.errors = (uint32_t)errors;
+    x.reverse = (uint8_t)reverse;
     if (check_orphan(m) != 0) return -1;
     m->part_has_items = 1;
     x.start = m->base + start;
@@ -461,18 +468,25 @@ static int on_hit(sm_dist_merge *m, wire_in *in) {
 static int on_run(sm_dist_merge *m, wire_in *in) {
     mrun r;
     memset(&r, 0, sizeof r);
-    r.side = (unsigned)wire_get_num(in);
-    r.first_end = m->base + wire_get_num(in);
-    r.last_end = m->base + wire_get_num(in);
-    r.best_end = m->base + wire_get_num(in);
-    r.best_start = m->base + wire_get_num(in);
-    r.pattern = (uint32_t)wire_get_num(in);
-    r.distance = (uint32_t)wire_get_num(in);
-    r.reverse = (uint8_t)wire_get_num(in);
+    uint64_t side = wire_get_num(in), first_end = wire_get_num(in), last_end = wire_get_num(in);
+    uint64_t best_end = wire_get_num(in), best_start = wire_get_num(in), pattern = wire_get_num(in);
+    uint64_t distance = wire_get_num(in), reverse = wire_get_num(in);
     size_t tl = 0;
     const uint8_t *text = m->set->texts ? wire_get_bytes(in, &tl) : NULL;
-    if (in->bad || r.pattern >= m->set->pattern_count || !m->part_active || !m->set->edits)
-        return merge_fail(m, "a damaged result stream");
+    /* every field in range: ends in order, the best hit inside the run, its text exactly its bytes */
+    if (in->bad || side > 3 || pattern >= m->set->pattern_count || distance > UINT16_MAX || reverse > 1 ||
+        !m->part_active || !m->set->edits || in->p != in->end || last_end > UINT64_MAX - m->base ||
+        first_end > best_end || best_end > last_end || best_start > best_end ||
+        (m->set->texts && tl != best_end - best_start))
+        return merge_fail(m, "a damaged result stream (a run of ends)");
+    r.side = (unsigned)side;
+    r.first_end = m->base + first_end;
+    r.last_end = m->base + last_end;
+    r.best_end = m->base + best_end;
+    r.best_start = m->base + best_start;
+    r.pattern = (uint32_t)pattern;
+    r.distance = (uint32_t)distance;
+    r.reverse = (uint8_t)reverse;
     if (check_orphan(m) != 0) return -1;
     m->part_has_items = 1;
     m->found = 1;
@@ -568,7 +582,8 @@ static int part_end(sm_dist_merge *m, uint64_t nominal, int cut) {
 
 static int on_part_end(sm_dist_merge *m, wire_in *in) {
     uint64_t nominal = wire_get_num(in), cut = wire_get_num(in);
-    if (in->bad || !m->part_active) return merge_fail(m, "a damaged result stream");
+    if (in->bad || cut > 1 || !m->part_active || nominal > UINT64_MAX / 2 - m->base)
+        return merge_fail(m, "a damaged result stream (a part's end)");
     if (m->set->command == SM_DIST_DFA) {
         m->part_active = 0;
         if (!cut && m->dfa_have && m->dfa_label) {
@@ -585,10 +600,14 @@ static int on_part_end(sm_dist_merge *m, wire_in *in) {
 static int on_counts(sm_dist_merge *m, wire_in *in) {
     uint64_t n = wire_get_num(in);
     uint64_t p = 0;
+    if (n > (uint64_t)(in->end - in->p)) in->bad = 1;
     for (uint64_t i = 0; i < n && !in->bad; i++) {
-        p += wire_get_num(in);
+        uint64_t step = wire_get_num(in);
         uint64_t c = wire_get_num(in);
-        if (p >= m->set->pattern_count) in->bad = 1;
+        /* pattern steps: the first from 0, then at least 1 */
+        if ((i > 0 && step == 0) || step >= m->set->pattern_count || p + step >= m->set->pattern_count) in->bad = 1;
+        p += step;
+        if (in->bad) break;
         else if (!m->done) {
             m->counts[p] += c;
             m->total += c;
@@ -597,14 +616,15 @@ static int on_counts(sm_dist_merge *m, wire_in *in) {
             if (c) m->found = 1;
         }
     }
-    if (in->bad) return merge_fail(m, "a damaged result stream");
+    if (in->bad || in->p != in->end) return merge_fail(m, "a damaged result stream (counts)");
     if (m->found && m->set->quiet) m->done = 1;
     return 0;
 }
 
 static int on_truncated(sm_dist_merge *m, wire_in *in) {
     uint64_t known = wire_get_num(in), nominal = wire_get_num(in), cut = wire_get_num(in);
-    if (in->bad || !m->have_last_hit) return merge_fail(m, "a damaged result stream");
+    if (in->bad || known > 1 || cut > 1 || !m->have_last_hit || nominal > UINT64_MAX / 2 - m->base)
+        return merge_fail(m, "a damaged result stream (a stop at --max-hits)");
     /* nothing after the share's last hit may go out: the hits up to it are enough */
     if (!m->truncated || hit_before(&m->last_hit, &m->cutoff)) m->cutoff = m->last_hit;
     m->truncated = 1;

@@ -63,10 +63,6 @@ int sm_dist_settings_write(sm_dist_out *o, const sm_dist_settings *s) {
     size_t words = s->dfa_accept ? (s->dfa_states + 63) / 64 : 0;
     wire_num(&m, words);
     for (size_t i = 0; i < words; i++) wire_num(&m, s->dfa_accept[i]);
-    if (wire_reserve(o, 8) == 0) {
-        memcpy(o->buf + o->len, SM_SHARD_MAGIC, 8);
-        o->len += 8;
-    }
     wire_bytes(o, m.buf, m.len);
     int failed = m.failed || o->failed;
     sm_dist_out_free(&m);
@@ -84,21 +80,21 @@ static char *dup_bytes(const uint8_t *p, size_t n) {
 
 long sm_dist_settings_read(const uint8_t *data, size_t len, sm_dist_settings *s, sm_error *err) {
     memset(s, 0, sizeof *s);
-    if (len < 8) return memcmp(data, SM_SHARD_MAGIC, len) == 0 ? 0 : -1;
-    if (memcmp(data, SM_SHARD_MAGIC, 8) != 0) {
-        if (err) snprintf(err->message, sizeof err->message, "not a seqmatch shard file (written by 'seqmatch search --shard')"), err->code = SM_ERR_FORMAT;
-        return -1;
-    }
-    wire_in outer = {data + 8, data + len, 0};
+    wire_in outer = {data, data + len, 0};
     size_t n;
     const uint8_t *body = wire_get_bytes(&outer, &n);
     if (outer.bad) return 0; /* not all there yet */
     wire_in in = {body, body + n, 0};
     uint64_t nf = wire_get_num(&in), f[18] = {0};
-    for (uint64_t i = 0; i < nf && !in.bad; i++) {
-        uint64_t v = wire_get_num(&in);
-        if (i < 18) f[i] = v;
-    }
+    if (nf != 18) in.bad = 1;
+    for (uint64_t i = 0; i < nf && !in.bad; i++) f[i] = wire_get_num(&in);
+    /* every field in its range before anything trusts it */
+    uint64_t flags = f[4] | f[5] | f[6] | f[7] | f[8] | f[9] | f[10] | f[13] | f[14] | f[17];
+    if (flags > 1 || (f[0] != SM_DIST_SEARCH && f[0] != SM_DIST_DFA) || f[2] == 0 || f[2] > 1u << 20 ||
+        f[1] >= f[2] || f[3] > 255 || f[15] > UINT32_MAX || f[16] > UINT32_MAX ||
+        (f[0] == SM_DIST_DFA && (f[15] == 0 || f[16] >= f[15])) || (f[0] == SM_DIST_SEARCH && (f[15] || f[16])) ||
+        (f[10] && f[11] == 0))
+        in.bad = 1;
     s->command = (sm_dist_command)f[0];
     s->shard = (unsigned)f[1];
     s->shards = (unsigned)f[2];
@@ -149,6 +145,11 @@ long sm_dist_settings_read(const uint8_t *data, size_t len, sm_dist_settings *s,
     int missing = !s->pattern_names || !s->target_names || (words && !s->dfa_accept);
     for (uint32_t i = 0; !missing && i < s->pattern_count; i++) missing = !s->pattern_names[i];
     for (size_t i = 0; !missing && i < s->target_count; i++) missing = !s->target_names[i];
+    /* a search has patterns and no DFA; a dfa run a DFA; every job a target; nothing after them */
+    if (!in.bad && (s->target_count == 0 || in.p != in.end ||
+                    (s->command == SM_DIST_SEARCH ? s->pattern_count == 0 || words
+                                                  : words != ((uint64_t)s->dfa_states + 63) / 64)))
+        in.bad = 1;
     if (in.bad || missing || (words && words != ((uint64_t)s->dfa_states + 63) / 64)) {
         sm_dist_settings_free(s);
         if (err) snprintf(err->message, sizeof err->message, "a damaged shard file header"), err->code = SM_ERR_FORMAT;

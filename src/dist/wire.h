@@ -28,9 +28,6 @@ enum {
 
 enum { RECORD_CONTINUED = 1, RECORD_LINE = 2 };
 
-/* Shard files: this magic, then the settings, then the stream. */
-#define SM_SHARD_MAGIC "SMSHARD1"
-
 static inline int wire_reserve(sm_dist_out *o, size_t n) {
     if (o->failed) return -1;
     if (o->cap - o->len >= n) return 0;

@@ -66,6 +66,7 @@ typedef struct sm_variant {
     sm_simd_level max_level;   /* highest SIMD level to use (SM_SIMD_AUTO: the CPU's) */
     int kmer_way;              /* k-mer direct table: 0 auto, 1 byte loads, 2 AVX2 gathers, 3 AVX-512 */
     int no_prefilter;          /* Wu-Manber: 1 scans with the SHIFT loop even where a prefilter exists */
+    size_t item_hits;          /* runner, CPU threads: the bound on a work item's stored hits (0: chunk / 64) */
 } sm_variant;
 
 /* A fresh state for a variant. */

@@ -98,6 +98,13 @@ static int add_expansions(key_set *ks, const uint8_t *seq, uint32_t len, uint32_
     }
 }
 
+/* Whether every symbol is one of A, C, G, T (the normalised upper case). */
+static int concrete_bases(const uint8_t *seq, uint32_t len) {
+    for (uint32_t i = 0; i < len; i++)
+        if (seq[i] != 'A' && seq[i] != 'C' && seq[i] != 'G' && seq[i] != 'T') return 0;
+    return 1;
+}
+
 static void reverse_complement(const uint8_t *seq, uint32_t len, uint8_t *out) {
     for (uint32_t i = 0; i < len; i++) out[i] = sm_nt_complement[seq[len - 1 - i]];
 }
@@ -184,7 +191,9 @@ static int collect_keys(const planned *pl, size_t n, int dna, sm_strands strands
                 seq = rc;
             }
             uint32_t out = sm_output_id((uint32_t)i, reverse);
-            if (pl[i].kind == SM_SECTION_AUTOMATON) status = add_expansions(ks, seq, p->len, out, work);
+            /* a pattern of bases only is its one string: no odometer walk */
+            if (pl[i].kind == SM_SECTION_AUTOMATON && !concrete_bases(seq, p->len))
+                status = add_expansions(ks, seq, p->len, out, work);
             else status = key_set_add(ks, seq, p->len, out);
         }
     }
@@ -319,6 +328,13 @@ static uint64_t trie_bytes_bound(const sm_ac_key *keys, size_t nk) {
     return bytes;
 }
 
+/* Past this many bytes of trie bound (about 27 million key symbols) the
+   automaton's build takes tens of seconds and gigabytes (10^6 random keys
+   of 10-60 nt: 50 million states, 35 s, 2.7 GB), more than Wu-Manber's
+   slower scan costs on texts up to about 100 MB, so Wu-Manber takes the
+   keys (docs/architecture.md, "Wu-Manber"). */
+#define AUTOMATON_HUGE_BYTES ((uint64_t)512 << 20)
+
 static uint64_t kmer_threshold(uint32_t k) {
     if (k > SM_KT_DIRECT_MAX_K) return 8u << 20;
     return k <= SM_KT_CODE_VISITS_MAX_K ? 64u << 10 : 256u << 10;
@@ -422,7 +438,9 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
     if (status != SM_OK || nrest == 0)
         ; /* the k-mer group failed, or took every key */
     else if (o->engine == SM_ENGINE_WUMANBER ||
-             (o->engine == SM_ENGINE_AUTO && !kmer && wumanber_pays(rest, nrest, fold, o->max_memory, gpu, &wm))) {
+             (o->engine == SM_ENGINE_AUTO && !kmer &&
+              ((!gpu && trie_bytes_bound(rest, nrest) > AUTOMATON_HUGE_BYTES) ||
+               wumanber_pays(rest, nrest, fold, o->max_memory, gpu, &wm)))) {
         kind = SM_SECTION_WUMANBER;
         if (wm.len) status = add_section(plan, kind, &wm) == SM_OK ? SM_OK : sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         else status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);

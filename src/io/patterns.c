@@ -48,8 +48,16 @@ int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq
         sm_pattern *items = realloc(list->items, cap * sizeof *items);
         if (!items) return SM_ERR_NOMEM;
         list->items = items;
+        const char **file = realloc(list->file, cap * sizeof *file);
+        if (!file) return SM_ERR_NOMEM;
+        list->file = file;
+        uint64_t *line = realloc(list->line, cap * sizeof *line);
+        if (!line) return SM_ERR_NOMEM;
+        list->line = line;
         list->cap = cap;
     }
+    list->file[list->count] = NULL;
+    list->line[list->count] = 0;
     size_t name_len = name ? strlen(name) : len;
     if (len > SIZE_MAX / 2 - name_len - 2) return SM_ERR_NOMEM;
     /* one block: sequence, NUL, name, NUL; freed through .seq */
@@ -69,9 +77,16 @@ int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq
 void sm_pattern_list_free(sm_pattern_list *list) {
     if (!list) return;
     for (size_t i = 0; i < list->count; i++) free((void *)list->items[i].seq);
+    for (size_t i = 0; i < list->nfiles; i++) free(list->files[i]);
     free(list->items);
+    free(list->file);
+    free(list->line);
+    free(list->files);
     list->items = NULL;
-    list->count = list->cap = 0;
+    list->file = NULL;
+    list->line = NULL;
+    list->files = NULL;
+    list->count = list->cap = list->nfiles = 0;
 }
 
 /* ------------------------------------------------------------ line input */
@@ -217,7 +232,7 @@ typedef struct {
     int open;
 } fasta_pattern;
 
-static int fasta_flush(fasta_pattern *fp, sm_pattern_list *list, const char *shown,
+static int fasta_flush(fasta_pattern *fp, sm_pattern_list *list, const char *shown, const char *file,
                        sm_error *err) {
     if (!fp->open) return SM_OK;
     fp->open = 0;
@@ -226,6 +241,8 @@ static int fasta_flush(fasta_pattern *fp, sm_pattern_list *list, const char *sho
                            (unsigned long long)fp->header_line, fp->name);
     int rc = sm_pattern_list_add(list, fp->name[0] ? fp->name : NULL, fp->seq, fp->seq_len);
     if (rc != SM_OK) return sm_io_error(err, rc, "%s: out of memory", shown);
+    list->file[list->count - 1] = file;
+    list->line[list->count - 1] = fp->header_line;
     return SM_OK;
 }
 
@@ -238,6 +255,20 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
     if (rc != SM_OK) return rc;
     const char *shown = sm_io_source_name(in.src);
     size_t first = list->count;
+    /* the file's name, for the messages about its patterns */
+    char **files = realloc(list->files, (list->nfiles + 1) * sizeof *files);
+    char *file = files ? strdup(shown) : NULL;
+    if (files) list->files = files;
+    if (!file) {
+        rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
+        if (list->nfiles == 0) {
+            free(list->files);
+            list->files = NULL;
+        }
+        sm_io_source_close(in.src);
+        return rc;
+    }
+    list->files[list->nfiles++] = file;
     fasta_pattern fp = {0};
     int fasta = -1; /* undecided until the first non-blank line */
     in.buf = malloc(PATTERN_READ_CAP);
@@ -267,15 +298,17 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
                 sm_io_error(err, rc, "%s: out of memory", shown);
                 goto done;
             }
+            list->file[list->count - 1] = file;
+            list->line[list->count - 1] = in.number;
             continue;
         }
         size_t i = 0;
         while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
         if (i < n && s[i] == '>') {
-            rc = fasta_flush(&fp, list, shown, err);
+            rc = fasta_flush(&fp, list, shown, file, err);
             if (rc != SM_OK) goto done;
             size_t a = i + 1, b = a;
-            while (b < n && (unsigned char)s[b] > ' ') b++;
+            while (b < n && !sm_name_end((unsigned char)s[b])) b++;
             if (grow(&fp.name, &fp.name_cap, b - a + 1) < 0) {
                 rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
                 goto done;
@@ -307,10 +340,17 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
             fp.seq_len += c != ' ' && c != '\t';
         }
     }
-    rc = fasta_flush(&fp, list, shown, err);
+    rc = fasta_flush(&fp, list, shown, file, err);
 done:
-    if (rc != SM_OK)
+    if (rc != SM_OK) {
         while (list->count > first) free((void *)list->items[--list->count].seq);
+        /* nothing of the file stays: neither its patterns nor its name */
+        free(list->files[--list->nfiles]);
+        if (list->nfiles == 0) {
+            free(list->files);
+            list->files = NULL;
+        }
+    }
     free(fp.name);
     free(fp.seq);
     free(in.line);

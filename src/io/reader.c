@@ -15,12 +15,13 @@
  *   - FASTA sequence bytes are ASCII letters, '-', '.', '*'; spaces and tabs
  *     are dropped; any other byte is an error naming line and column.
  *   - FASTQ: the sequence may be wrapped over several lines, up to a line
- *     that starts with '+'; the quality lines that follow are read until
+ *     that starts with '+' (a name after the '+' must be the record's own:
+ *     its first word equal to the header's); the quality lines that follow are read until
  *     they hold as many bytes as the sequence (counted, since a quality line
  *     may start with '@' as a header does). Quality bytes must lie in
  *     '!'..'~'.
- *   - A record's name ends at the first byte <= ' ' (space, tab, \r, control
- *     bytes); a NUL there is an error. A name longer than READER_NAME_MAX is an
+ *   - A record's name ends at the first white space (space, \t, \n, \v, \f,
+ *     \r); other control bytes belong to it; a NUL there is an error. A name longer than READER_NAME_MAX is an
  *     error rather than a silent truncation, so two distinct long names
  *     can never be reported as one.
  *   - A header marker must start its line; blank lines (and blank bytes)
@@ -389,7 +390,7 @@ static int parse_header(sm_reader *r) {
         }
         const uint8_t *p = r->buf + r->pos;
         size_t avail = r->end - r->pos, i = 0;
-        while (i < avail && p[i] > ' ') i++;
+        while (i < avail && !sm_name_end(p[i])) i++;
         if (r->name_len + i > READER_NAME_MAX)
             return fail_at(r, header_line, 0, 0, "record name longer than %u bytes",
                            READER_NAME_MAX);
@@ -733,9 +734,42 @@ static int quality_line(sm_reader *r, uint64_t *count, int *first) {
     }
 }
 
-/* At the '+' line: skips it, then reads quality lines until they hold as
-   many bytes as the sequence (one line, maybe empty, for an empty one). */
+/* At the '+' line (buf[pos] is the '+'): a name after it (its first word)
+   must be the record's own, or the reads are out of step with their
+   qualities. Leaves pos after the name. Returns 0 or -1. */
+static int check_plus_name(sm_reader *r) {
+    uint64_t plus_line = r->line;
+    char shown[64];
+    size_t seen = 0;
+    int differs = 0;
+    r->pos++;
+    for (;;) {
+        if (r->pos == r->end) {
+            int f = refill(r);
+            if (f < 0) return -1;
+            if (f == 0) break;
+        }
+        const uint8_t *p = r->buf + r->pos;
+        size_t avail = r->end - r->pos, i = 0;
+        for (; i < avail && !sm_name_end(p[i]); i++, seen++) {
+            if (seen < sizeof shown - 1) shown[seen] = (char)p[i];
+            if (seen >= r->name_len || (char)p[i] != r->name[seen]) differs = 1;
+        }
+        r->pos += i;
+        if (i < avail) break;
+    }
+    if (seen == 0 || (!differs && seen == r->name_len)) return 0;
+    shown[seen < sizeof shown - 1 ? seen : sizeof shown - 1] = 0;
+    return fail_at(r, plus_line, 0, 1, "the '+' line names read '%s%s', not this one", shown,
+                   seen >= sizeof shown - 1 ? "..." : "");
+}
+
+/* At the '+' line: checks and skips it, then reads quality lines until
+   they hold as many bytes as the sequence (one line, maybe empty, for an
+   empty one). */
 static int fastq_finish(sm_reader *r) {
+    if (r->pos < r->end && r->buf[r->pos] == '+' && !(r->ranged && r->continued) && check_plus_name(r) < 0)
+        return -1;
     int s = skip_line(r);
     if (s < 0) return -1;
     uint64_t qual_line = s ? r->line : r->line + 1;

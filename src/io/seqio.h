@@ -18,6 +18,11 @@
 
 #include "seqmatch.h"
 
+/* A record's name (and a FASTA pattern's) is its header's first word: it
+   ends at white space (space, \t, \n, \v, \f, \r) or a NUL byte; every other
+   byte, control bytes included, belongs to it. */
+static inline int sm_name_end(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || c == 0; }
+
 typedef enum {
     SM_INPUT_AUTO = 0,  /* FASTA if the first non-blank byte is '>', FASTQ if '@', else an error */
     SM_INPUT_FASTA,
@@ -148,10 +153,16 @@ void sm_reader_share_threads(sm_reader *reader, unsigned threads,
 
 void sm_reader_close(sm_reader *reader);
 
-/* A pattern set read from files or the command line; owns its strings. */
+/* A pattern set read from files or the command line; owns its strings.
+   Each pattern's origin, for messages: the file it was read from (NULL:
+   given on the command line) and the line it starts on. */
 typedef struct {
     sm_pattern *items;
     size_t count, cap;
+    const char **file;    /* [count]: an entry of files, or NULL */
+    uint64_t *line;       /* [count] */
+    char **files;         /* the names of the files read, owned */
+    size_t nfiles;
 } sm_pattern_list;
 
 /* Appends one pattern (copies name and seq). name NULL: the sequence is the name. */

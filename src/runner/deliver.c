@@ -271,30 +271,37 @@ static int keep_held_texts(sm_delivery *d) {
     return SM_OK;
 }
 
+/* One segment's hits (or a piece of a dense one's), then its record's end. */
+static int deliver_segment(sm_runner *r, const sm_batch *b, const sm_segment *s) {
+    /* Edit hits are stored even when only counted: runs must be joined first. */
+    if (r->edits || (r->held_delivery && !r->opt.count_only)) {
+        int rc = deliver_held(r, b, s);
+        if (rc != SM_OK) return rc;
+    } else {
+        if (r->held_delivery)
+            for (size_t j = 0; j < s->nfixes; j++) {
+                r->counts[s->fixes[j].pattern]++;
+                r->total++;
+            }
+        for (size_t j = 0; j < s->nhits; j++) {
+            const sm_rawhit *x = &s->hits[j];
+            int rc = emit(r, s, x, b->buf + s->buf_off + (x->start - s->pos0));
+            if (rc != SM_OK) return rc;
+        }
+    }
+    if (s->last_of_record && r->anchor) {
+        int rc = sm_anchor_record_done(r, s->record);
+        if (rc != SM_OK) return rc;
+    }
+    if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);
+    return SM_OK;
+}
+
 int sm_deliver_batch(sm_runner *r, const sm_batch *b) {
     for (size_t i = 0; i < b->nsegs; i++) {
         const sm_segment *s = &b->segs[i];
-        /* Edit hits are stored even when only counted: runs must be joined first. */
-        if (r->edits || (r->held_delivery && !r->opt.count_only)) {
-            int rc = deliver_held(r, b, s);
-            if (rc != SM_OK) return rc;
-        } else {
-            if (r->held_delivery)
-                for (size_t j = 0; j < s->nfixes; j++) {
-                    r->counts[s->fixes[j].pattern]++;
-                    r->total++;
-                }
-            for (size_t j = 0; j < s->nhits; j++) {
-                const sm_rawhit *x = &s->hits[j];
-                int rc = emit(r, s, x, b->buf + s->buf_off + (x->start - s->pos0));
-                if (rc != SM_OK) return rc;
-            }
-        }
-        if (s->last_of_record && r->anchor) {
-            int rc = sm_anchor_record_done(r, s->record);
-            if (rc != SM_OK) return rc;
-        }
-        if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);
+        int rc = s->dense ? sm_deliver_dense(r, b, s, deliver_segment) : deliver_segment(r, b, s);
+        if (rc != SM_OK) return rc;
     }
     if (r->held_delivery && (r->delivery->nheld || r->delivery->nopen)) return keep_held_texts(r->delivery);
     return SM_OK;

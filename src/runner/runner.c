@@ -94,7 +94,7 @@ static size_t read_ahead(const sm_runner *r) { return r->edits || r->geo.overlap
 static int cut_segments(sm_runner *r, int record_ends, int full) {
     size_t ahead = read_ahead(r);
     size_t avail = r->batches[r->fill].len - r->open_off;
-    size_t chunk = r->geo.chunk;
+    size_t chunk = r->chunk_now;
     int cut = 0;
     while (avail >= chunk + ahead && !(record_ends && avail <= chunk)) {
         if (cut_one(r, chunk, ahead, 0) != SM_OK) return SM_ERR_NOMEM;
@@ -199,6 +199,27 @@ static int submit(sm_runner *r, int wait) {
     return r->status;
 }
 
+/* The least chunk: a segment reads its reach around what it owns, so a
+   smaller one would read mostly bytes it does not own. */
+#define CHUNK_MIN ((size_t)256)
+
+void sm_runner_set_chunk(sm_runner *r, size_t chunk) {
+    if (!r->geo.items_per_batch) return;
+    size_t least = CHUNK_MIN;
+    if (r->overlap + r->lookback > least) least = r->overlap + r->lookback;
+    if (chunk < least) chunk = least;
+    if (chunk > r->geo.chunk) chunk = r->geo.chunk;
+    r->chunk_now = chunk;
+    if (chunk == r->geo.chunk) {
+        r->fill_limit = r->geo.buf_cap;
+        return;
+    }
+    /* the geometry's own rule (a batch of items_per_batch chunks and the
+       bytes around them), for the smaller chunk */
+    size_t limit = chunk * r->geo.items_per_batch + r->overlap + r->keep_back + 1;
+    r->fill_limit = limit < r->geo.buf_cap ? limit : r->geo.buf_cap;
+}
+
 void sm_runner_free(sm_runner *r) {
     if (!r) return;
     if (r->batches) {
@@ -216,6 +237,7 @@ void sm_runner_free(sm_runner *r) {
     sm_settle_close(r);
     sm_team_free(r->team);
     sm_anchor_close(r);
+    sm_dense_close(r);
     if (r->batches)
         for (unsigned k = 0; k < r->geo.batches; k++) free(r->batches[k].segs);
     free(r->batches);
@@ -304,6 +326,8 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     }
     r->held_delivery = r->edits || r->geo.overlap_free;
     r->keep_back = r->geo.overlap_free ? h->max_length : r->lookback;
+    r->chunk_now = r->geo.chunk;
+    r->fill_limit = r->geo.buf_cap;
     r->batches = calloc(r->geo.batches, sizeof *r->batches);
     if (!r->batches || sm_delivery_open(r) != SM_OK) {
         sm_runner_free(r);
@@ -323,16 +347,22 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     return SM_OK;
 }
 
-/* A circular record's end: its head fed again, the segments cut from here on
-   owning nothing past the record's length. */
+/* A circular record's end: the circ_reach bytes that follow it round the
+   circle fed again (its head, or for a record shorter than that the whole
+   record as many turns as it takes), the segments cut from here on owning
+   nothing past the record's length. */
 static int append_head(sm_runner *r) {
     uint64_t n = r->record_len;
-    size_t w = r->head_len;
     if (n == 0) return SM_OK;
-    if (w > n - 1) w = (size_t)(n - 1);
     r->circ_limit = n;
     r->appending = 1;
-    int rc = sm_runner_feed(r, r->head, w);
+    /* head holds min(n, circ_reach) bytes: the whole record when shorter */
+    int rc = SM_OK;
+    for (size_t left = r->circ_reach; left > 0 && rc == SM_OK;) {
+        size_t part = left < r->head_len ? left : r->head_len;
+        rc = sm_runner_feed(r, r->head, part);
+        left -= part;
+    }
     r->appending = 0;
     return rc;
 }
@@ -408,8 +438,9 @@ static void copy_streaming(uint8_t *dst, const uint8_t *src, size_t n) {
    enough, with something to cut. */
 static int leave_early(sm_runner *r) {
     const sm_batch *b = &r->batches[r->fill];
-    if (!r->geo.early_len || !r->backend->idle || b->len < r->geo.early_len) return 0;
-    if (b->nsegs == 0 && b->len - r->open_off < r->geo.chunk + read_ahead(r)) return 0;
+    size_t early = r->geo.early_len < r->fill_limit ? r->geo.early_len : r->fill_limit;
+    if (!r->geo.early_len || !r->backend->idle || b->len < early) return 0;
+    if (b->nsegs == 0 && b->len - r->open_off < r->chunk_now + read_ahead(r)) return 0;
     return r->backend->idle(r->bd);
 }
 
@@ -439,7 +470,7 @@ int sm_runner_feed_direct(sm_runner *r, const void *data, size_t len) {
     if (r->status != SM_OK) return r->status;
     while (len > 0) {
         sm_batch *b = &r->batches[r->fill];
-        int full = b->len == r->geo.buf_cap;
+        int full = b->len >= r->fill_limit;
         if (full || leave_early(r)) {
             if (cut_segments(r, 0, full) != SM_OK) return r->status = SM_ERR_NOMEM;
             int rc = submit(r, 0);
@@ -447,7 +478,7 @@ int sm_runner_feed_direct(sm_runner *r, const void *data, size_t len) {
             continue;
         }
         if (b->len == b->cap && grow_buffer(r, b, b->len + len) != SM_OK) return r->status = SM_ERR_NOMEM;
-        size_t n = b->cap - b->len;
+        size_t n = (b->cap < r->fill_limit ? b->cap : r->fill_limit) - b->len;
         if (n > len) n = len;
         if (r->geo.batches > 1) copy_streaming(b->buf + b->len, p, n);
         else memcpy(b->buf + b->len, p, n);
@@ -470,7 +501,7 @@ int sm_runner_feed_buffer(sm_runner *r, size_t want, void **dst, size_t *avail) 
     }
     for (;;) {
         sm_batch *b = &r->batches[r->fill];
-        int full = b->len == r->geo.buf_cap;
+        int full = b->len >= r->fill_limit;
         if (full || leave_early(r)) {
             if (cut_segments(r, 0, full) != SM_OK) return r->status = SM_ERR_NOMEM;
             int rc = submit(r, 0);
@@ -479,7 +510,7 @@ int sm_runner_feed_buffer(sm_runner *r, size_t want, void **dst, size_t *avail) 
         }
         if (b->len == b->cap && grow_buffer(r, b, b->len + want) != SM_OK) return r->status = SM_ERR_NOMEM;
         /* every buffer has SM_WRITE_SLACK writable bytes past its capacity */
-        size_t room = b->cap - b->len;
+        size_t room = (b->cap < r->fill_limit ? b->cap : r->fill_limit) - b->len;
         *dst = b->buf + b->len;
         *avail = room < want ? room : want;
         return SM_OK;

@@ -39,6 +39,9 @@ typedef struct {
     uint8_t part_left_first; /* the first segment of a part whose left is open: reports the keys of its runs there */
     uint8_t part_right_open; /* the last segment of a part whose right is open */
     uint32_t start_state;    /* overlap-free: the DFA state at buf_off (backend) */
+    /* Its hits passed the backend's bound (geometry.item_hits): it returns
+       none, and delivery scans it again in pieces (dense.c). */
+    uint8_t dense;
     /* Results, valid from landing until the batch is refilled. */
     const sm_rawhit *hits;   /* owned hits, sorted, record coordinates */
     size_t nhits;
@@ -67,6 +70,13 @@ typedef struct {
     size_t early_len;        /* a batch this long may leave early when the backend is idle (0: never) */
     int overlap_free;        /* segments read nothing past their end (see above) */
     unsigned host_threads;   /* host threads that scan (0: the scan runs elsewhere) */
+    /* Bounded hits (0, 0: the backend stores what it finds): a work item
+       stores at most item_hits hits, and a batch holds items_per_batch items
+       of one chunk. The shared layer then shrinks the chunk where hits are
+       dense (sm_runner_set_chunk) so that items fit, and scans a segment
+       that did not fit again in pieces on delivery (dense.c). */
+    size_t item_hits;
+    size_t items_per_batch;
 } sm_backend_geometry;
 
 struct sm_team;
@@ -120,6 +130,10 @@ struct sm_runner {
 
     sm_batch *batches;       /* the ring */
     unsigned fill;           /* the batch taking fed bytes */
+    /* The chunk segments are cut at, and the bytes a batch is launched at:
+       geo.chunk and geo.buf_cap, smaller where hits are dense. */
+    size_t chunk_now, fill_limit;
+    struct sm_dense *dense;  /* dense.c: the caller's engines for dense segments */
 
     /* The open record: its bytes from own_from on are at fill->buf[open_off ...],
        and up to keep_back bytes before them from fill->buf[open_base] on. */
@@ -201,6 +215,18 @@ typedef struct {
 /* Settles every segment of b from pieces[i] on the team and leaves the
    results in the segments (hits, nhits, runs, nruns). */
 int sm_runner_settle_batch(sm_runner *r, sm_batch *b, sm_settle_piece *pieces);
+
+/* Sets the chunk the next segments are cut at (clamped to [the least the
+   backend's reach allows, geo.chunk]) and the batch length that goes with
+   it; the backend calls it while landing, on the calling thread. */
+void sm_runner_set_chunk(sm_runner *r, size_t chunk);
+
+/* dense.c: a dense segment's hits, scanned again in pieces that fit
+   geo.item_hits on the calling thread, each piece delivered as a segment
+   of its own through deliver. */
+int sm_deliver_dense(sm_runner *r, const sm_batch *b, const sm_segment *s,
+                     int (*deliver)(sm_runner *r, const sm_batch *b, const sm_segment *s));
+void sm_dense_close(sm_runner *r);
 
 /* deliver.c: the delivery of landed batches, in order. */
 int sm_delivery_open(sm_runner *r);

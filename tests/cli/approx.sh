@@ -116,6 +116,27 @@ run search -e ACGT --pam NGG --pam NAG "$TMP/pam.fa"
 check_stderr "two PAMs" "--pam: only one PAM can be given"
 run search --alphabet text -e ACGT --pam NGG "$TMP/pam.fa"
 check_stderr "PAM on text" "--pam is for --alphabet dna"
+# -m 0 and -k 0 are exact searches: every occurrence, overlapping ones too
+# (AA four times in AAAAA), and --help says so.
+printf '>r\nAAAAACGT\n' >"$TMP/aa.fa"
+run search -e AA --no-header "$TMP/aa.fa"
+cp "$TMP/out" "$TMP/exact.out"
+for e in "-m 0" "-k 0" "-k 0 --report ends"; do
+    # shellcheck disable=SC2086
+    run search $e -e AA --no-header "$TMP/aa.fa"
+    if cmp -s "$TMP/out" "$TMP/exact.out" && [ "$(wc -l <"$TMP/out")" -eq 4 ]; then pass; else fail "$e: not the exact hits"; fi
+done
+run search --help
+grep -qF -- "-m 0 and -k 0 are exact searches" "$TMP/out" && pass || fail "--help: -m 0 and -k 0"
+# --report chooses among k-edit ends: without -k it is refused, not ignored.
+run search --report ends -e ACGT "$TMP/pam.fa"
+check_status "--report without -k (exit)" 2
+check_stderr "--report without -k" "--report is for -k/--edits"
+run compile --report best -m 1 -e ACGT -o "$TMP/r.smdb"
+check_status "--report with -m (exit)" 2
+check_stderr "--report with -m" "-m reports every window"
+run search --report ends -k 1 -e ACGT --format count "$TMP/pam.fa"
+if [ "$status" -le 1 ] && [ ! -s "$TMP/err" ]; then pass; else fail "--report with -k: exit $status"; fi
 
 # Usage errors.
 run search -e ACGT -m 1 -k 1 "$TMP/dna.fa"

@@ -104,6 +104,26 @@ else
     echo "circular.sh: seqkit not installed: the comparison with seqkit locate -c is skipped"
 fi
 
+# Records shorter than a hit: a hit wraps as many turns as it takes (the
+# record AC read round: ACACA...; only one turn past the end was read).
+printf '>s\nAC\n>t\nT\n>u\nAAA\n' >"$TMP/short.fa"
+run search -e CAC --circular --strand + --no-header "$TMP/short.fa"
+check_output_text "CAC round the record AC" "s${T}CAC${T}+${T}1${T}4${T}0${T}CAC
+"
+run search -e TT --circular --strand + --no-header "$TMP/short.fa"
+check_output_text "TT round the record T" "t${T}TT${T}+${T}0${T}2${T}0${T}TT
+"
+run search -e AAAAA --circular --strand + --no-header --format bed "$TMP/short.fa"
+check_output_text "AAAAA round the record AAA" "u${T}0${T}5${T}AAAAA${T}0${T}+
+u${T}1${T}6${T}AAAAA${T}0${T}+
+u${T}2${T}7${T}AAAAA${T}0${T}+
+"
+run search -e GTGTGTGTG -k 1 --circular --strand - --report ends --no-header "$TMP/short.fa"
+check_output_text "-k 1 --report ends round the record AC" "s${T}GTGTGTGTG${T}-${T}0${T}8${T}1${T}ACACACAC
+s${T}GTGTGTGTG${T}-${T}1${T}9${T}1${T}CACACACA
+s${T}GTGTGTGTG${T}-${T}1${T}10${T}0${T}CACACACAC
+"
+
 # --help and the man page teach it.
 run search --help
 if grep -qF -- '-c, --circular' "$TMP/out" && grep -qF 'over a' "$TMP/out"; then pass; else fail "--help: --circular"; fi

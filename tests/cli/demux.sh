@@ -181,6 +181,57 @@ run demux --alphabet text -e abc -o "$TMP/dm" "$TMP/reads.fq"
 check_status "text patterns" 2
 check_stderr "text patterns" "DNA records"
 
+# A refused or failed demux leaves every earlier file as it was: the files
+# are written in a temporary folder inside DIR and moved to their names
+# only when the run succeeds (one that is also an input was refused only
+# once an earlier file had been replaced by a 1 MiB partial file).
+mkdir -p "$TMP/keep"
+awk 'BEGIN { for (i = 0; i < 40000; i++) printf ">r%d\nACGTACGTTTTTGGGGCCCCAAAACCCC\n", i }' >"$TMP/keep/p1.fasta"
+printf '>p1\nGGGGGGGG\n>p2\nACGTACGT\n' >"$TMP/keep/bc.fa"
+echo old >"$TMP/keep/unassigned.fasta"
+echo old >"$TMP/keep/p2.fasta"
+run demux --buffer-size 64K -p "$TMP/keep/bc.fa" -o "$TMP/keep" "$TMP/keep/p1.fasta"
+check_status "an output that is an input, among others (exit)" 2
+check_stderr "an output that is an input, among others" "output $TMP/keep/p1.fasta is also an input"
+[ "$(cat "$TMP/keep/unassigned.fasta")" = old ] && [ "$(cat "$TMP/keep/p2.fasta")" = old ] && pass ||
+    fail "a refused demux replaced earlier files ($(wc -c <"$TMP/keep/unassigned.fasta") bytes in unassigned.fasta)"
+ls -A "$TMP/keep" | grep -q '^\.seqmatch-tmp' && fail "a refused demux left its temporary folder" || pass
+# A bad record after many: the run fails, the earlier files stay, no temporary folder is left.
+cp "$TMP/keep/p1.fasta" "$TMP/bad.fasta"
+printf '>bad\nAC>GT\n' >>"$TMP/bad.fasta"
+run demux --buffer-size 64K -p "$TMP/keep/bc.fa" -o "$TMP/keep" "$TMP/bad.fasta"
+check_status "demux of a bad input (exit)" 2
+[ "$(cat "$TMP/keep/unassigned.fasta")" = old ] && [ "$(cat "$TMP/keep/p2.fasta")" = old ] && pass ||
+    fail "a failed demux replaced earlier files"
+ls -A "$TMP/keep" | grep -q '^\.seqmatch-tmp' && fail "a failed demux left its temporary folder" || pass
+# Success replaces them; an existing file keeps its permissions.
+chmod 600 "$TMP/keep/p2.fasta"
+head -n 4 "$TMP/keep/p1.fasta" >"$TMP/bad.fasta.ok"
+run demux -p "$TMP/keep/bc.fa" -o "$TMP/keep" "$TMP/bad.fasta.ok"
+check_status "demux over earlier files (exit)" 0
+[ "$(grep -c '>' "$TMP/keep/p2.fasta")" = 2 ] && [ "$(stat -c %a "$TMP/keep/p2.fasta")" = 600 ] &&
+    [ ! -s "$TMP/keep/unassigned.fasta" ] && pass || fail "a successful demux replaces earlier files, keeping their modes"
+ls -A "$TMP/keep" | grep -q '^\.seqmatch-tmp' && fail "a demux left its temporary folder" || pass
+# A folder where a file would go is refused before anything is written.
+mkdir -p "$TMP/keep2/p1.fasta"
+run demux -p "$TMP/keep/bc.fa" -o "$TMP/keep2" "$TMP/bad.fasta.ok"
+check_status "a folder in place of an output (exit)" 2
+check_stderr "a folder in place of an output" "$TMP/keep2/p1.fasta: Is a directory"
+[ "$(ls -A "$TMP/keep2")" = p1.fasta ] && pass || fail "a refused demux wrote files: $(ls -A "$TMP/keep2")"
+# SIGTERM while writing: the process ends by the signal, its temporary folder goes.
+mkfifo "$TMP/slow.fa"
+"$SEQMATCH" demux -p "$TMP/keep/bc.fa" -o "$TMP/keep3" "$TMP/slow.fa" 2>/dev/null &
+pid=$!
+exec 7>"$TMP/slow.fa"
+cat "$TMP/keep/p1.fasta" >&7
+for _ in $(seq 50); do ls -A "$TMP/keep3" 2>/dev/null | grep -q '^\.seqmatch-tmp' && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid
+term_status=$?
+exec 7>&-
+[ $term_status -eq 143 ] && pass || fail "SIGTERM during demux: exit status $term_status, expected 143"
+[ -z "$(ls -A "$TMP/keep3" 2>/dev/null)" ] && pass || fail "SIGTERM during demux left: $(ls -A "$TMP/keep3")"
+
 run demux --help
 check_status "demux --help" 0
 for option in "--gzip" "--anchor" "--barcode-read" "--summary" "--buffer-size" "unassigned"; do

@@ -110,6 +110,19 @@ stderr_has "missing row message" "missing_row.dfa: state 1 has no row (1 rows mi
 # Usage errors.
 check "no automaton" "|2" "$(run "$tmp/acg")"
 check "two automata" "|2" "$(run --regex a --dfa $data/example.dfa "$tmp/acg")"
+# A dump ends with the CRC-32 of its lines; a dump changed afterwards is
+# refused with the line of the checksum, read as it is once the line goes.
+tail -n 1 "$tmp/ex.dfa" | grep -q '^# crc32 [0-9a-f]\{8\}$' && pass=$((pass + 1)) || {
+    fail=$((fail + 1))
+    echo "FAIL: a dump ends with its checksum line"
+}
+sed '$!s/^0 1 /0 2 /' "$tmp/ex.dfa" >"$tmp/changed.dfa"
+check "changed dump refused" "|2" "$(run --dfa "$tmp/changed.dfa" "$tmp/in1")"
+lines=$(wc -l <"$tmp/changed.dfa")
+check "changed dump: the message" "1" \
+    "$(grep -c "^seqmatch: $tmp/changed.dfa: line $lines: the checksum does not match the lines above it" "$tmp/err")"
+sed '$d' "$tmp/changed.dfa" >"$tmp/edited.dfa"
+check "changed dump without its checksum line" "0" "$("$bin" dfa --dfa "$tmp/edited.dfa" --dump >/dev/null 2>&1; echo $?)"
 check "missing input" "|2" "$(run --dfa $data/example.dfa "$tmp/nonexistent")"
 check "help" "0" "$("$bin" dfa --help >/dev/null 2>&1; echo $?)"
 

@@ -12,8 +12,8 @@ printf '>a first record\r\nACGTAC\r\nGGTT\r\n\r\n>b\r\nTTTTTTTTTT\r\n>c  tab\the
 
 run filter -e ACGTAC "$TMP/layout.fa"
 check_status "exit with a hit" 0
-printf '>a first record\r\nACGTAC\r\nGGTT\r\n\r\n>c  tab\there\r\nGGACGTACAA\n' >"$TMP/want"
-check_output "records as read (\\r\\n, comments, blank line; a line end after the last)" "$TMP/want"
+printf '>a first record\r\nACGTAC\r\nGGTT\r\n\r\n>c  tab\there\r\nGGACGTACAA' >"$TMP/want"
+check_output "records as read (\\r\\n, comments, blank line; no line end added after the last)" "$TMP/want"
 check_stderr_empty "no message"
 
 run filter -v -e ACGTAC "$TMP/layout.fa"
@@ -21,10 +21,14 @@ check_status "-v exit" 0
 printf '>b\r\nTTTTTTTTTT\r\n' >"$TMP/want"
 check_output "-v: the record without a hit" "$TMP/want"
 
-# A pattern in every record gives the file back.
+# A pattern in every record gives the file back, byte for byte (it added a
+# final line end the input did not have).
 run filter -e T "$TMP/layout.fa"
-printf '\n' | cat "$TMP/layout.fa" - >"$TMP/want"
-check_output "every record: the input itself" "$TMP/want"
+check_output "every record: the input itself" "$TMP/layout.fa"
+# Two inputs: the first one's last record gets the line end the next needs.
+run filter -e T "$TMP/layout.fa" "$TMP/layout.fa"
+{ cat "$TMP/layout.fa"; printf '\n'; cat "$TMP/layout.fa"; } >"$TMP/want"
+check_output "two inputs without final line ends" "$TMP/want"
 
 # A hit across a line break counts (GTACGG spans ACGTAC / GGTT).
 run filter --strand + -e TACGGT "$TMP/layout.fa"
@@ -101,7 +105,7 @@ check_stderr "mates out of step" "reads out of step: record 1 is 'short_read_1/1
 # --lines: a text filter, as grep -F.
 printf 'the timeout was hit\nall good\r\nanother Timeout\nno line end: timeout' >"$TMP/log.txt"
 run filter --lines -e timeout "$TMP/log.txt"
-printf 'the timeout was hit\nno line end: timeout\n' >"$TMP/want"
+printf 'the timeout was hit\nno line end: timeout' >"$TMP/want"
 check_output "--lines" "$TMP/want"
 run filter --lines -i -v -e timeout "$TMP/log.txt"
 printf 'all good\r\n' >"$TMP/want"

@@ -235,6 +235,17 @@ r1${T}0${T}6${T}GAATTC${T}0${T}-
 expect_error "FASTQ quality longer than the sequence" \
     "$H/long_quality.fq: line 4 (record 'r1'): quality length 5 differs from sequence length 4" \
     search -e ACGT $H/long_quality.fq
+# A '+' line that names a read names this one (its first word equal to the
+# header's); another name means reads and qualities are out of step.
+printf '@r1 one\nACGT\n+r2\nIIII\n' >"$TMP/plus_other.fq"
+expect_error "FASTQ '+' line naming another read" \
+    "$TMP/plus_other.fq: line 3 (record 'r1'): the '+' line names read 'r2', not this one" \
+    search -e ACGT "$TMP/plus_other.fq"
+printf '@r1 one\nACGT\n+r1 two\nIIII\n@r2\nACGT\n+\nIIII\n@r3\nACGT\n+ comment\r\nIIII\n' >"$TMP/plus_same.fq"
+run search -e ACGT --strand + --format count "$TMP/plus_same.fq"
+check_output_text "FASTQ '+' lines naming the read, or none" "ACGT${T}3
+total${T}3
+"
 # Sequence lines go on up to a '+' line (multi-line FASTQ): without one the
 # quality is read as more sequence, up to the end of the file.
 expect_error "FASTQ without '+' line" \
@@ -272,8 +283,20 @@ expect_error "NUL in a quality line" \
     search -e ACGT $H/nul_quality.fq
 # A DNA pattern file line with a NUL: the name shows it as \0 (not cut short).
 expect_error "NUL in a DNA pattern" \
-    "pattern 1 ('AC\\0GT'): byte 0x00 at position 3 is not a DNA or IUPAC symbol" \
+    "$H/nul_dna_patterns.txt: line 1: pattern 1 ('AC\\0GT'): byte 0x00 at position 3 is not a DNA or IUPAC symbol" \
     search -p $H/nul_dna_patterns.txt $H/crlf.fa
+# A pattern refused by the compiler is named with its file and line.
+printf 'ACGT\nGGCC\nACXT\n' >"$TMP/bad_symbol.txt"
+printf '>a\nACGT\n\n>b second\nAC\nGJ\n' >"$TMP/bad_symbol.fa"
+expect_error "bad symbol in a pattern list: file and line" \
+    "$TMP/bad_symbol.txt: line 3: pattern 3 ('ACXT'): 'X' at position 3 is not a DNA or IUPAC symbol" \
+    search -p "$TMP/bad_symbol.txt" $H/crlf.fa
+expect_error "bad symbol in a FASTA pattern file: file and header line" \
+    "$TMP/bad_symbol.fa: line 4: pattern 3 ('b'): 'J' at position 4 is not a DNA or IUPAC symbol" \
+    search -e ACGT -p "$TMP/bad_symbol.fa" $H/crlf.fa
+expect_error "-m at a pattern's length: file and line" \
+    "$TMP/bad_symbol.fa: line 1: pattern 'a' has 4 symbols, and -m 4 allows that many mismatches or more: every window of its length would be a hit; use -m 3 or less" \
+    search -m 4 -p "$TMP/bad_symbol.fa" $H/crlf.fa
 # Text mode searches NUL bytes like any other; jsonl escapes them.
 run search --alphabet text -p $H/nul_text_patterns.txt --format jsonl $H/nul.txt
 check_status "NUL in text (exit)" 0
@@ -313,6 +336,15 @@ expect_error "UTF-8 letter in a DNA pattern" \
 run search -e GAATTC --strand + --format jsonl $H/utf8_header.fa $H/latin1_header.fa
 check_output_text "non-ASCII record names in jsonl" "{\"file\":\"$H/utf8_header.fa\",\"record\":\"r$(printf '\303\251')c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
 {\"file\":\"$H/latin1_header.fa\",\"record\":\"r\\u00e9c\",\"pattern\":\"GAATTC\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+"
+# A name is the header's first word: it ends at white space only, so a
+# control byte belongs to it (it cut '>a\x01b' to 'a'), in records and in
+# FASTA pattern files.
+printf '>a\001b c\nGAATTC\n>x\vy\nGAATTC\n' >"$TMP/ctl.fa"
+printf '>p\001q\nGAATTC\n' >"$TMP/ctl_patterns.fa"
+run search -p "$TMP/ctl_patterns.fa" --strand + --format jsonl "$TMP/ctl.fa"
+check_output_text "control bytes in names" "{\"record\":\"a\\u0001b\",\"pattern\":\"p\\u0001q\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
+{\"record\":\"x\",\"pattern\":\"p\\u0001q\",\"strand\":\"+\",\"start\":0,\"end\":6,\"errors\":0,\"matched\":\"GAATTC\"}
 "
 # Control bytes in a pattern or a file name never break the one-line message.
 expect_error "line break and escape in a pattern" \
@@ -775,12 +807,12 @@ else
     run_limited 50000 search --chunk-size 1G -t 1 -e GAATTC "$TMP/ten.fa"
 fi
 check_status "--chunk-size 1G, no memory for the first buffer (exit)" 2
-check_stderr "--chunk-size 1G, no memory for the first buffer" "seqmatch: out of memory for a batch buffer of 67108864 bytes (the batch buffers grow to 8 x --chunk-size per thread; a smaller --chunk-size or fewer threads (-t) need less)"
+check_stderr "--chunk-size 1G, no memory for the first buffer" "seqmatch: out of memory for a batch buffer of 67108864 bytes (the batch buffers grow to 8 x --chunk-size per thread, the hits they hold to 3 x; a smaller --chunk-size or fewer threads (-t) need less)"
 # Out of memory while the buffer grows: the message names --chunk-size.
 if [ $sanitized -eq 0 ]; then
     run_limited $((192 << 10)) search --alphabet text -e x --chunk-size 1G -t 1 --no-header - < <(head -c $((300 << 20)) /dev/zero)
     check_status "--chunk-size 1G out of memory (exit)" 2
-    check_stderr "--chunk-size 1G out of memory" "seqmatch: stdin: out of memory while scanning (the batch buffers grow to 8 x --chunk-size per thread; a smaller --chunk-size or fewer threads (-t) need less)"
+    check_stderr "--chunk-size 1G out of memory" "seqmatch: stdin: out of memory while scanning (the batch buffers grow to 8 x --chunk-size per thread, the hits they hold to 3 x; a smaller --chunk-size or fewer threads (-t) need less)"
 fi
 
 # ---------------------------------------------------- broken output

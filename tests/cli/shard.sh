@@ -95,6 +95,87 @@ run search -p sites.fa --shard 3/3 huge.fa
 check_status "--shard 3/3" 2
 check_stderr "--shard 3/3" "is not a share"
 
+# Damaged shards: each frame of a shard file carries a CRC-32 chained from
+# the one before, and the merge checks every message field by field in a
+# first pass without output, so a damaged shard is refused with its name
+# before anything is printed, never merged into other output. Random
+# damages of 1 to 3 bytes to shards of every format (and a dfa shard):
+# none is accepted with another output. SM_SHARD_DAMAGES sets the rounds per
+# format (bench/shard-damage.sh runs 1000 each under the sanitizers).
+rounds=${SM_SHARD_DAMAGES:-$((20 * ${SM_TEST_SCALE:-100} / 100))}
+[ "$rounds" -lt 4 ] && rounds=4
+# damage FILE: 1 to 3 random bytes of FILE replaced by random values
+damage() {
+    local size n at
+    size=$(wc -c <"$1")
+    n=$((1 + RANDOM % 3))
+    for ((d = 0; d < n; d++)); do
+        at=$(((RANDOM * 32768 + RANDOM) % size))
+        printf "$(printf '\\%03o' $((RANDOM % 256)))" | dd of="$1" bs=1 seek=$at count=1 conv=notrunc status=none
+    done
+}
+RANDOM=27
+damaged_formats=0
+for fmt in tsv bed jsonl count edits dfa; do
+    case $fmt in
+    edits) set -- search -p sites.fa -k 2 --format tsv huge.fa mixed.fa ;;
+    dfa) set -- dfa --from-patterns sites.fa --alphabet dna --per-record tiny.fa huge.fa ;;
+    *) set -- search -p sites.fa -m 1 --format $fmt huge.fa mixed.fa ;;
+    esac
+    for i in 0 1; do "$SEQMATCH" "$@" --shard $i/2 -o d.$i; done
+    "$SEQMATCH" merge d.0 d.1 >d.want 2>/dev/null
+    wrong=0 refused=0
+    for ((round = 0; round < rounds; round++)); do
+        victim=d.$((RANDOM % 2))
+        cp d.0 e.0
+        cp d.1 e.1
+        damage "e.${victim#d.}"
+        "$SEQMATCH" merge e.0 e.1 >e.out 2>e.err
+        got=$?
+        if [ $got -eq 2 ]; then
+            if grep -q "^seqmatch: e\.${victim#d.}: " e.err && [ "$(wc -l <e.err)" -eq 1 ] && [ ! -s e.out ]; then
+                refused=$((refused + 1))
+            else
+                fail "$fmt: a damaged shard refused without its name, or with output: $(head -1 e.err)"
+                wrong=1
+                break
+            fi
+        elif ! cmp -s e.out d.want; then
+            fail "$fmt: a damaged shard accepted with another output (round $round)"
+            cp "e.${victim#d.}" "$TMP/../shard-damage-$fmt" 2>/dev/null
+            wrong=1
+            break
+        fi
+        if grep -q -e 'AddressSanitizer' -e 'runtime error' e.err; then
+            fail "$fmt: a sanitizer report: $(head -1 e.err)"
+            wrong=1
+            break
+        fi
+    done
+    [ $wrong -eq 0 ] && pass
+    echo "damaged $fmt shards: $rounds rounds, $refused refused, $((rounds - refused)) merged to the same output"
+    [ $refused -gt 0 ] && damaged_formats=$((damaged_formats + 1))
+done
+if [ $damaged_formats -eq 6 ]; then pass; else fail "damaged shards: only $damaged_formats formats saw a refusal"; fi
+
+# A damaged shard's message, exactly; and one of the format without checksums.
+cp d.0 e.0
+printf 'X' | dd of=e.0 bs=1 seek=20 count=1 conv=notrunc status=none
+run merge e.0 d.1
+check_status "merge: a damaged frame (exit)" 2
+check_stderr "merge: a damaged frame" "e.0: damaged shard file: checksum mismatch in the frame at byte 8"
+check_output_text "merge: a damaged frame prints nothing" ""
+{ printf 'SMSHARD1'; tail -c +9 d.0; } >e.old
+run merge e.old d.1
+check_status "merge: a shard of the older format (exit)" 2
+check_stderr "merge: a shard of the older format" "e.old: a shard file of an older seqmatch (without checksums)"
+{ cat d.0; printf 'x'; } >e.0
+run merge e.0 d.1
+check_status "merge: bytes after the end (exit)" 2
+check_stderr "merge: bytes after the end" "e.0: damaged shard file: bytes after its end"
+cat d.0 | "$SEQMATCH" merge - d.1 >e.out 2>e.err
+if [ $? -le 1 ] && cmp -s e.out d.want; then pass; else fail "merge: a shard from a pipe"; fi
+
 # What needs a whole record in one process is refused across shares, not
 # run on parts of records.
 for opt in --circular "--anchor start" --cigar "--format sam" "--format records"; do

@@ -244,12 +244,14 @@ static int read_file(const char *path, text *out) {
     return 0;
 }
 
-/* The record's bytes as the command writes them (a line end added to a
-   last record without one). */
+/* The record's bytes as the command writes them: as read, and a line end
+   before it when the record written before it (the last of an input)
+   ended without one; none added at the end. */
 static void add_record(text *out, const reads_file *f, size_t i) {
     size_t a = f->start[i], b = f->start[i + 1];
+    if (b > a && out->len > 0 && out->data[out->len - 1] != '\n' && out->data[out->len - 1] != '\r')
+        put(out, "\n", 1);
     put(out, f->file.data + a, b - a);
-    if (b > a && f->file.data[b - 1] != '\n' && f->file.data[b - 1] != '\r') put(out, "\n", 1);
 }
 
 static int run(const char *args, int *status) {

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "approx_oracle.h"
+#include "engines/engine.h"
 #include "oracle.h"
 #include "testutil.h"
 
@@ -243,6 +244,12 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
             ro.chunk_size = chunks[ci];
             ro.on_hit = collect;
             ro.ctx = &col;
+            /* every other chunk size with a bound of a few stored hits per
+               work item: dense segments, delivered in pieces */
+            sm_variant tight;
+            memset(&tight, 0, sizeof tight);
+            tight.item_hits = 1 + ci % 5;
+            if (ci % 2) ro.variant = &tight;
             col.record = 0;
             tu_hits_clear(&col.hits);
             sm_runner *runner = NULL;

@@ -1,7 +1,8 @@
 /* Circular records (sm_runner_options.circular) against the oracles: a
- * record S of n bytes is searched as the linear text S + S[0, w) with
- * w = min(n - 1, longest - 1 + k) (k for edits only), and its hits are those
- * of that text that start before n. Exact, k mismatches and k edits (best
+ * record S of n bytes is searched as the linear text of its first n + w
+ * bytes read round and round (S S S ..., any number of turns when n is
+ * shorter than w), w = longest - 1 + k (k for edits only), and its hits
+ * are those of that text that start before n. Exact, k mismatches and k edits (best
  * and ends), both strands, IUPAC codes, a PAM, text; records shorter than
  * the patterns, empty ones, and patterns planted across the end; the
  * runner on 1 and 3 threads with tiny chunks, bytes fed in pieces and
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "approx_oracle.h"
+#include "engines/engine.h"
 #include "oracle.h"
 #include "testutil.h"
 
@@ -118,15 +120,14 @@ static size_t reach_of(const ccase *c) {
     return longest - 1 + (c->opts.match == SM_MATCH_EDITS ? c->opts.max_errors : 0);
 }
 
-/* The oracle's circular hits of record r: S + S[0, w), starts before n. */
+/* The oracle's circular hits of record r: the first n + w bytes of S S S
+   ..., starts before n. */
 static void circular_hits(const ccase *c, size_t r, tu_hits *out) {
     size_t n = c->record_len[r];
     if (n == 0) return;
     size_t w = reach_of(c);
-    if (w > n - 1) w = n - 1;
     char *x = malloc(n + w + 1);
-    memcpy(x, c->records[r], n);
-    memcpy(x + n, c->records[r], w);
+    for (size_t i = 0; i < n + w; i++) x[i] = c->records[r][i % n];
     tu_hits all;
     tu_hits_init(&all);
     linear_hits(c, x, n + w, r, &all);
@@ -229,6 +230,12 @@ static void check_case(const ccase *c) {
                 ro.circular = 1;
                 ro.on_hit = collect;
                 ro.ctx = &col;
+                /* now and then a bound of a few stored hits per work item:
+                   dense segments, delivered in pieces */
+                sm_variant tight;
+                memset(&tight, 0, sizeof tight);
+                tight.item_hits = 1 + tu_rng_below(&rng, 6);
+                if (tu_rng_chance(&rng, 30)) ro.variant = &tight;
                 sm_runner *runner = NULL;
                 if (tu_rng_chance(&rng, 30)) {
                     /* refused, never ignored */

@@ -1,7 +1,8 @@
 /* The pigeonhole filter's section against damage: for each way it finds
  * its pieces (k-mer seed tables with and without slots and death tables,
  * pieces of several lengths, with and without the combined table, the
- * embedded automaton for long pieces and text), a fresh section validates, a short or mislabelled one is refused,
+ * embedded automaton for long pieces and text), a fresh section validates, a short or mislabelled one is refused
+ * (so is one whose probes disagree with its pieces or keys),
  * and a section with random bytes flipped anywhere is either refused or
  * scanned (with a sanitizer build, without reading outside it). */
 #include <stdio.h>
@@ -34,6 +35,12 @@ static const ph_case cases[] = {
     /* 1040 pieces of 4 bases under every code of 10: too many for the
        combined table, so the tables of each length serve. */
     {"dna mismatches, no combined table", SM_ALPHABET_DNA, SM_MATCH_MISMATCHES, 1, 521, 8, 0, 20, 0},
+    /* Pieces of 11 and 12 bases (the automaton before format 4). */
+    {"dna mismatches, pieces of 11 and 12 bases", SM_ALPHABET_DNA, SM_MATCH_MISMATCHES, 2, 40, 35, 0, 0, HAS_COMBINED},
+    {"dna edits, pieces of 12 bases", SM_ALPHABET_DNA, SM_MATCH_EDITS, 1, 40, 24, 0, 0, HAS_DEATH | HAS_COMBINED},
+    /* Many short keys beside long ones: the tables of each length with
+       their probes, up to 12 bases. */
+    {"dna mismatches, probes of 4 to 12 bases", SM_ALPHABET_DNA, SM_MATCH_MISMATCHES, 2, 1100, 12, 0, 36, 0},
 };
 
 static void scan_once(const uint8_t *section, const uint8_t *text, size_t n) {
@@ -79,6 +86,19 @@ static void test_case(tu_rng *rng, const ph_case *c) {
     tu_check(has == c->has, "%s: the section holds tables %#x, not %#x", c->what, has, c->has);
     tu_check(sm_ph_validate(sec.data, sec.len, n * 2 - 2, c->match, &err) != SM_OK,
              "%s: an output id past the patterns is accepted", c->what);
+    /* A probe that disagrees with its piece or key is refused. */
+    for (uint32_t L = 1; L <= SM_PH_SEED_MAX; L++) {
+        if (!h->seed_probe_off[L]) continue;
+        uint8_t *bad = sm_aligned_alloc(sec.len);
+        if (!bad) abort();
+        for (size_t field = 0; field < sizeof(sm_ph_probe); field += 4) {
+            memcpy(bad, sec.data, sec.len);
+            bad[h->seed_probe_off[L] + field] ^= 1;
+            tu_check(sm_ph_validate(bad, sec.len, n * 2, c->match, &err) != SM_OK,
+                     "%s: a probe of %u bases with byte %zu changed is accepted", c->what, L, field);
+        }
+        sm_aligned_free(bad);
+    }
     sm_match other = c->match == SM_MATCH_EDITS ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
     tu_check(sm_ph_validate(sec.data, sec.len, n * 2, other, &err) != SM_OK, "%s: the other match kind is accepted",
              c->what);

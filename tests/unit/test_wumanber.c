@@ -749,7 +749,7 @@ static void test_database(void) {
     const sm_db_section *dir = (const sm_db_section *)(bytes + h->directory_off);
     uint32_t wi = 0;
     while (wi < h->section_count && dir[wi].kind != SM_SECTION_WUMANBER) wi++;
-    tu_check(wi < h->section_count && dir[wi].size > 0 && dir[wi].patterns == ps->n && h->version == 3,
+    tu_check(wi < h->section_count && dir[wi].size > 0 && dir[wi].patterns == ps->n && h->version == 4,
              "header fields");
     if (wi == h->section_count) goto done;
     const size_t entry = h->directory_off + wi * sizeof(sm_db_section);

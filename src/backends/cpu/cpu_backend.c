@@ -43,6 +43,8 @@
 #define COUNT_CHUNK_MAX (8u << 20)
 /* A batch with this many segments (many small records) leaves. */
 #define MAX_SEGMENTS 65536
+/* The least bound on an item's stored hits (384 KiB). */
+#define ITEM_HITS_MIN ((size_t)16384)
 
 /* Scans one item: every segment from its start state, resolving edit ends. */
 static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w, cpu_item *it) {
@@ -50,8 +52,13 @@ static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w,
     sm_sink *sink = &it->sink;
     sink->n = 0;
     sink->failed = 0;
+    sink->overflow = 0;
+    sink->limit = c->item_hits;
     it->failed = 0;
     it->borders.n = 0;
+    it->bytes = 0;
+    it->most_hits = 0;
+    it->dense = 0;
     /* Threads count only where every hit found is a hit reported (c->tally). */
     sink->counts = c->tally ? w->counts[b->index] : NULL;
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
@@ -62,12 +69,32 @@ static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w,
         sink->own_hi = s->own_hi;
         x->hit_lo = sink->n;
         x->run_lo = it->borders.n;
+        x->dense = 0;
+        it->bytes += s->scan_len;
+        if (sink->failed) {
+            /* out of memory: the batch fails, the rest is not scanned */
+            x->hit_hi = sink->n;
+            x->run_hi = it->borders.n;
+            continue;
+        }
         sm_engine_set_reset(&w->engines);
         const sm_engine_slot *dfa = c->overlap_free ? sm_engine_set_dfa(&w->engines) : NULL;
         if (dfa) dfa->ops->set_dfa_state(dfa->state, s->start_state);
         sm_engine_set_scan(&w->engines, text, s->scan_len, s->pos0, sink);
         if (dfa) x->end_state = dfa->ops->dfa_state(dfa->state);
         sm_engine_set_finish(&w->engines, s->pos0 + s->scan_len, sink);
+        if (sink->overflow) {
+            /* Too many hits for the bound: none kept, delivery scans the
+               segment again in pieces (src/runner/dense.c). */
+            x->dense = 1;
+            it->dense = 1;
+            sink->n = x->hit_lo;
+            sink->overflow = 0;
+            x->hit_hi = sink->n;
+            x->run_hi = it->borders.n;
+            continue;
+        }
+        if (sink->n - x->hit_lo > it->most_hits) it->most_hits = sink->n - x->hit_lo;
         /* Stored results become hits (edit ends resolved, PAM windows
            filtered, sorted); counted ones are final. */
         if (!sink->counts && !sink->failed && sink->n > x->hit_lo &&
@@ -114,6 +141,11 @@ static void run_item(cpu_backend *c, cpu_worker *w, cpu_batch *b, size_t i) {
     pthread_mutex_unlock(&c->lock);
     scan_item(c, b, b->batch, w, &b->items[i]);
     pthread_mutex_lock(&c->lock);
+    if (b->items[i].sink.failed || b->items[i].failed) {
+        /* out of memory: the batch fails, its items not taken are skipped */
+        b->items_done += b->nitems - b->next_item;
+        b->next_item = b->nitems;
+    }
     if (++b->items_done == b->nitems && batch_done(b)) pthread_cond_broadcast(&c->work_done);
 }
 
@@ -158,7 +190,7 @@ static int group_items(cpu_backend *c, cpu_batch *cb) {
         do {
             bytes += b->segs[i].scan_len;
             i++;
-        } while (i < b->nsegs && bytes + b->segs[i].scan_len <= c->chunk);
+        } while (i < b->nsegs && bytes + b->segs[i].scan_len <= c->runner->chunk_now);
         it->seg_hi = i;
     }
     return SM_OK;
@@ -185,6 +217,28 @@ static int cpu_launch(void *backend, sm_batch *b) {
     return SM_OK;
 }
 
+/* Bounded hits: the chunk the next segments are cut at, from the densest
+   item of the batch just landed: about half the bound per item (an item
+   that passed it counts as 8 times the bound), growing back by doubling
+   where hits are few. */
+static void adapt_chunk(cpu_backend *c, const cpu_batch *cb) {
+    sm_runner *r = c->runner;
+    double density = 0; /* hits per byte */
+    for (size_t k = 0; k < cb->nitems; k++) {
+        const cpu_item *it = &cb->items[k];
+        if (!it->bytes) continue;
+        size_t hits = it->dense ? 8 * c->item_hits : it->most_hits;
+        double d = (double)hits / (double)it->bytes;
+        if (d > density) density = d;
+    }
+    size_t now = r->chunk_now, want = now;
+    if (density > 0 && (double)now * density > (double)c->item_hits / 2)
+        want = (size_t)((double)c->item_hits / 2 / density);
+    else if ((double)now * density < (double)c->item_hits / 8)
+        want = now * 2;
+    if (want != now) sm_runner_set_chunk(r, want);
+}
+
 /* Lays the scanned results of b into its segments for delivery. */
 static int publish(cpu_backend *c, cpu_batch *cb) {
     sm_batch *b = cb->batch;
@@ -198,8 +252,10 @@ static int publish(cpu_backend *c, cpu_batch *cb) {
             s->nhits = x->hit_hi - x->hit_lo;
             s->runs = it->borders.runs ? it->borders.runs + x->run_lo : NULL;
             s->nruns = x->run_hi - x->run_lo;
+            s->dense = (uint8_t)x->dense;
         }
     }
+    if (c->item_hits) adapt_chunk(c, cb);
     return c->speculate ? sm_cpu_verify_speculation(c, b) : SM_OK;
 }
 
@@ -323,6 +379,17 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     geo->early_len = c->threads > 1 ? batch / ITEMS_PER_THREAD / c->threads * (c->threads - 1) + r->overlap + keep_back : 0;
     geo->overlap_free = c->overlap_free;
     geo->host_threads = c->threads;
+    /* Stored hits are bounded (docs/architecture.md, "Memory"): an item
+       keeps at most chunk / 64 of them (24 bytes each: 3/8 of its text),
+       and at least ITEM_HITS_MIN. Threads that count store none, and
+       overlap-free segments own what they find before their start too,
+       which pieces cannot split. */
+    if (!c->tally && !c->overlap_free) {
+        c->item_hits = c->chunk / 64 > ITEM_HITS_MIN ? c->chunk / 64 : ITEM_HITS_MIN;
+        if (opts->variant && opts->variant->item_hits) c->item_hits = opts->variant->item_hits;
+        geo->item_hits = c->item_hits;
+        geo->items_per_batch = (size_t)ITEMS_PER_THREAD * c->threads;
+    }
     c->workers = calloc(c->threads, sizeof *c->workers);
     int rc = c->workers ? SM_OK : sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     if (rc == SM_OK && c->overlap_free) rc = sm_cpu_overlap_free_open(c, err);

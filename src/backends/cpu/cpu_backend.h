@@ -14,6 +14,7 @@ typedef struct {
     size_t run_lo, run_hi;  /* k edits: its border runs in the item's list */
     size_t fix_lo, fix_hi;  /* speculation: hits found by the re-scan */
     uint32_t end_state;     /* overlap-free: the state its scan ended in */
+    int dense;              /* its hits passed the item's bound: none kept */
 } cpu_seg;
 
 typedef struct {
@@ -21,6 +22,9 @@ typedef struct {
     sm_sink sink;
     sm_run_list borders;
     int failed;
+    size_t bytes;           /* scanned */
+    size_t most_hits;       /* the most hits one of its segments stored */
+    int dense;              /* one of its segments passed the bound */
 } cpu_item;
 
 /* The backend's side of one ring buffer. */
@@ -51,6 +55,7 @@ struct cpu_backend {
     unsigned threads;
     size_t chunk;
     int tally;              /* count mode: threads count into their own counters */
+    size_t item_hits;       /* most hits an item stores (0: no bound) */
     int overlap_free, speculate;
     cpu_batch batches[2];
     cpu_batch *flight;      /* the older batch launched and not yet landed (under lock) */

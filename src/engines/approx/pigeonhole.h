@@ -48,8 +48,9 @@
 
 #include "engines/approx/approx.h"
 
-/* Longest piece the seed tables take (a k-mer direct table of 4^10 codes: a 128 KiB bitmap). */
-#define SM_PH_SEED_MAX 10
+/* Longest piece the seed tables take (a k-mer direct table of 4^12 codes: a
+   2 MiB bitmap; keys of up to 36 bases cut for k = 2 have no longer piece). */
+#define SM_PH_SEED_MAX 12
 
 typedef struct {
     uint32_t output;      /* pattern * 2 + reverse */
@@ -78,6 +79,17 @@ typedef struct {
     uint32_t key, offset, piece;
     uint16_t length, index;
 } sm_ph_seed;
+
+/* A piece of a per-length seed table's output list with what its check
+   needs, entry for entry: the scan reads one list in order instead of the
+   piece and key tables at random (100,000 keys -m 2 list about 300 pieces
+   under each code of 4 bases). lanes is 0 when the key has no packed form. */
+typedef struct {
+    uint64_t code, care, lanes; /* the key's packed form (sm_ph_key) */
+    uint32_t key, piece, key_length, offset;
+    uint16_t length, index;
+    uint32_t reserved;
+} sm_ph_probe;
 
 #define SM_PH_SLOT_KEY_MAX 29
 #define SM_PH_SLOT_SEED_MAX 7
@@ -111,6 +123,9 @@ typedef struct {
        seed_off[L] = 0: no piece of length L. */
     uint64_t seed_off[SM_PH_SEED_MAX + 1];
     uint64_t seed_size[SM_PH_SEED_MAX + 1];
+    /* sm_ph_probe[] beside the output list of the table of L bases (0 with
+       seed_off[L] = 0). */
+    uint64_t seed_probe_off[SM_PH_SEED_MAX + 1];
     /* Bitmap over codes of seed_max bases: set when some suffix is a piece
        (the combined table's own bitmap when there is one). */
     uint64_t seed_any_off;

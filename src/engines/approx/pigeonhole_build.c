@@ -111,6 +111,24 @@ static void pack_key(const uint8_t *seq, uint32_t m, sm_ph_key *key) {
 
 /* ------------------------------------------------------------ seed tables */
 
+/* The probe of a piece (see sm_ph_probe); the validator checks every field
+   against the same rule. */
+void ph_probe_fill(sm_ph_probe *pr, const sm_ph_piece *pc, const sm_ph_key *keys, uint32_t piece) {
+    const sm_ph_key *key = &keys[pc->key];
+    memset(pr, 0, sizeof *pr);
+    if (key->packed) {
+        pr->code = key->code;
+        pr->care = key->care;
+        pr->lanes = key->lanes;
+    }
+    pr->key = pc->key;
+    pr->piece = piece;
+    pr->key_length = key->length;
+    pr->offset = pc->offset;
+    pr->length = (uint16_t)pc->length;
+    pr->index = (uint16_t)pc->index;
+}
+
 /* The seed tables before they are placed: k-mer direct tables one after
    another in buf, each 64-byte aligned, offsets from the start of buf. */
 typedef struct {
@@ -412,6 +430,15 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         pack_key(keys[i].seq, keys[i].len, &probe);
         slots = probe.packed && keys[i].len <= SM_PH_SLOT_KEY_MAX;
     }
+    /* One probe per entry of each per-length table's output list. */
+    uint64_t probe_off[SM_PH_SEED_MAX + 1] = {0};
+    for (uint32_t L = 1; use_seeds && L <= SM_PH_SEED_MAX; L++) {
+        if (!seeds.size[L]) continue;
+        sm_kt_view v;
+        sm_kt_view_of(seeds.buf.data + seeds.off[L], &v);
+        probe_off[L] = off;
+        off = apx_round_up(off + (uint64_t)v.out_index[v.slots] * sizeof(sm_ph_probe), APX_ALIGN);
+    }
     uint64_t list_off = 0;
     if (use_seeds && seeds.all_size) {
         sm_kt_view v;
@@ -469,10 +496,16 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     for (size_t p = 0; p < pl.n; p++) lengths[p].length = pl.pieces[p].length;
     if (use_seeds) {
         memcpy(base + finder_off, seeds.buf.data, seeds.buf.len);
+        const sm_ph_key *kt = (const sm_ph_key *)(base + keys_off);
         for (uint32_t L = 1; L <= SM_PH_SEED_MAX; L++) {
             if (!seeds.size[L]) continue;
             h->seed_off[L] = finder_off + seeds.off[L];
             h->seed_size[L] = seeds.size[L];
+            h->seed_probe_off[L] = probe_off[L];
+            sm_kt_view v;
+            sm_kt_view_of(base + h->seed_off[L], &v);
+            sm_ph_probe *probe = (sm_ph_probe *)(base + probe_off[L]);
+            for (uint32_t e = 0; e < v.out_index[v.slots]; e++) ph_probe_fill(&probe[e], &pl.pieces[v.out_list[e] >> 1], kt, v.out_list[e] >> 1);
         }
         h->seed_max = seeds.max;
         h->seed_any_off = finder_off + seeds.any_off;

@@ -30,50 +30,50 @@ static uint32_t pieces_at_least(const double *bits, uint32_t m, double t) {
 #define PH_EXACT_PLAN_MAX 128u
 
 /* The cuts that minimise the expected piece hits, sum of 2^-bits over the
-   pieces, by dynamic programming over cut points. Returns 0 on success. */
-static int plan_fewest_hits(const double *bits, uint32_t m, uint32_t parts, uint32_t *cut) {
+   pieces, by dynamic programming over cut points. A piece's 2^-bits is a
+   ratio of prefix weights (weight[i] = 2^-(bits of the first i symbols)),
+   so the inner loop has no exp2. work holds 3 (parts + 1)(m + 1) doubles. */
+static void plan_fewest_hits(const double *bits, uint32_t m, uint32_t parts, uint32_t *cut, double *work) {
     size_t cells = (size_t)(parts + 1) * (m + 1);
-    double *best = malloc(cells * sizeof *best), *prefix = malloc((m + 1) * sizeof *prefix);
-    uint32_t *from = malloc(cells * sizeof *from);
-    if (!best || !prefix || !from) {
-        free(best);
-        free(prefix);
-        free(from);
-        return -1;
+    double *best = work, *weight = work + cells;
+    uint32_t *from = (uint32_t *)(work + cells + m + 1);
+    double prefix = 0;
+    weight[0] = 1;
+    for (uint32_t i = 0; i < m; i++) {
+        prefix += bits[i];
+        weight[i + 1] = exp2(-prefix);
     }
-    prefix[0] = 0;
-    for (uint32_t i = 0; i < m; i++) prefix[i + 1] = prefix[i] + bits[i];
 #define CELL(p, i) ((size_t)(p) * (m + 1) + (i))
-    for (uint32_t i = 0; i <= m; i++) best[CELL(1, i)] = i ? exp2(-prefix[i]) : INFINITY;
+    for (uint32_t i = 0; i <= m; i++) best[CELL(1, i)] = i ? weight[i] : INFINITY;
     for (uint32_t p = 2; p <= parts; p++)
         for (uint32_t i = 0; i <= m; i++) {
-            best[CELL(p, i)] = INFINITY;
+            double b = INFINITY;
+            uint32_t at = 0;
             for (uint32_t j = p - 1; j < i; j++) {
-                double c = best[CELL(p - 1, j)] + exp2(-(prefix[i] - prefix[j]));
-                if (c < best[CELL(p, i)]) {
-                    best[CELL(p, i)] = c;
-                    from[CELL(p, i)] = j;
+                double c = best[CELL(p - 1, j)] + weight[i] / weight[j];
+                if (c < b) {
+                    b = c;
+                    at = j;
                 }
             }
+            best[CELL(p, i)] = b;
+            from[CELL(p, i)] = at;
         }
     cut[parts] = m;
     for (uint32_t p = parts; p > 1; p--) cut[p - 1] = from[CELL(p, cut[p])];
     cut[0] = 0;
 #undef CELL
-    free(best);
-    free(prefix);
-    free(from);
-    return 0;
 }
 
 /* Cuts key into parts contiguous pieces: the fewest expected hits for keys
    up to PH_EXACT_PLAN_MAX, else the greatest least piece (greedy). cut[p] =
    first position of piece p, cut[parts] = m. Returns the least piece's bits. */
 static double plan_pieces(const uint8_t *seq, uint32_t m, sm_alphabet alphabet, uint32_t parts, double *bits,
-                          uint32_t *cut) {
+                          uint32_t *cut, double *work) {
     double total = 0;
     for (uint32_t i = 0; i < m; i++) total += bits[i] = symbol_bits(seq[i], alphabet);
-    if (m <= PH_EXACT_PLAN_MAX && plan_fewest_hits(bits, m, parts, cut) == 0) {
+    if (m <= PH_EXACT_PLAN_MAX && work) {
+        plan_fewest_hits(bits, m, parts, cut, work);
         double least = INFINITY;
         for (uint32_t q = 0; q < parts; q++) {
             double b = 0;
@@ -125,15 +125,20 @@ double ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, 
         if (keys[i].len > max_len) max_len = keys[i].len;
     double *bits = malloc(((size_t)max_len + 1) * sizeof *bits);
     uint32_t *cut = malloc(((size_t)k + 2) * sizeof *cut);
-    if (!bits || !cut) {
+    /* the exact plan's tables, once for every key */
+    uint32_t exact_len = max_len < PH_EXACT_PLAN_MAX ? max_len : PH_EXACT_PLAN_MAX;
+    size_t cells = ((size_t)k + 2) * (exact_len + 1);
+    double *work = malloc((3 * cells + exact_len + 1) * sizeof *work);
+    if (!bits || !cut || !work) {
         free(bits);
         free(cut);
+        free(work);
         return -1;
     }
     double least = INFINITY;
     for (size_t i = 0; i < nkeys && least > 0; i++) {
         if (keys[i].len <= k) { least = 0; break; }
-        double l = plan_pieces(keys[i].seq, keys[i].len, alphabet, k + 1, bits, cut);
+        double l = plan_pieces(keys[i].seq, keys[i].len, alphabet, k + 1, bits, cut, work);
         if (l < least) least = l;
         for (uint32_t p = 0; p <= k; p++) {
             uint32_t len = cut[p + 1] - cut[p];
@@ -147,6 +152,7 @@ double ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, 
     }
     free(bits);
     free(cut);
+    free(work);
     return least == INFINITY ? 0 : least;
 }
 

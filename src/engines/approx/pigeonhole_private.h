@@ -136,6 +136,9 @@ struct sm_ph_state {
     sm_kt_variant kvar;      /* and the way they run on this CPU */
 };
 
+/* A piece's probe (the build writes it, the validator checks it). */
+void ph_probe_fill(sm_ph_probe *pr, const sm_ph_piece *pc, const sm_ph_key *keys, uint32_t piece);
+
 /* ----------------------------------------------------------- verification */
 
 /* k mismatches: the window at x of key, found through its piece; reported
@@ -230,6 +233,32 @@ static inline void ph_hit_at(const sm_ph_header *h, const uint8_t *section, sm_p
     uint64_t last = q + key->length - offset + h->k;
     if (last <= seen) ph_verify_anchor(h, section, st, key_index, piece, q, buf_pos0, seen, sink);
     else if (ph_push_cand(st, q, key_index, piece) != 0) sink->failed = 1;
+}
+
+/* A piece hit at q through its probe: a packed key's window is checked
+   from the probe alone while the text is here (k mismatches). */
+static inline void ph_probe_hit(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t buf_pos0,
+                                uint64_t seen, uint64_t q, const sm_ph_probe *pr, sm_sink *sink) {
+    if (h->match != SM_MATCH_MISMATCHES || !pr->lanes || q < st->seq_start + pr->offset ||
+        q - pr->offset + pr->key_length > seen) {
+        ph_hit_at(h, section, st, buf_pos0, seen, q, pr->key, pr->offset, pr->piece, pr->index, sink);
+        return;
+    }
+    uint64_t x = q - pr->offset;
+    size_t at = (size_t)(x - buf_pos0);
+    const uint8_t *cb = (const uint8_t *)st->codes + at / 4, *ib = (const uint8_t *)st->invalid + at / 4;
+    unsigned shift = (unsigned)(at % 4) * 2;
+    uint64_t text = ph_load_le64(cb) >> shift;
+    uint64_t bad = st->all_bases ? 0 : ph_load_le64(ib) >> shift;
+    if (pr->key_length > 29 && shift) {
+        text |= ph_load_le64(cb + 8) << (64 - shift);
+        if (!st->all_bases) bad |= ph_load_le64(ib + 8) << (64 - shift);
+    }
+    uint64_t diff = text ^ pr->code;
+    uint64_t mism = ((diff | (diff >> 1)) & pr->care) | (bad & pr->lanes);
+    if (ph_lane_count(mism, 0) > h->k) return;
+    const sm_ph_key *key = (const sm_ph_key *)(section + h->keys_off) + pr->key;
+    ph_verify_packed(h, section, st, key, pr->index, at, x, sink);
 }
 
 static inline void ph_piece_hit(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t buf_pos0,

@@ -96,6 +96,7 @@ typedef struct {
     sm_kt_view all;                  /* the combined table (bits NULL: none) */
     const sm_ph_seed *list;          /* beside the combined table's output list */
     sm_kt_view len[SM_PH_SEED_MAX + 1]; /* the table of each piece length (bits NULL: none) */
+    const sm_ph_probe *probe[SM_PH_SEED_MAX + 1]; /* beside each one's output list */
     const uint64_t *alive;           /* death tables, NULL when none */
     uint64_t alive_words;
     uint32_t alive_columns, max;
@@ -107,7 +108,10 @@ static void seeds_of(const sm_ph_header *h, const uint8_t *section, ph_seeds *sd
     if (h->seed_all_size) sm_kt_view_of(section + h->seed_all_off, &sd->all);
     sd->list = (const sm_ph_seed *)(section + h->seed_list_off);
     for (uint32_t L = 1; L <= h->seed_max; L++)
-        if (h->seed_off[L]) sm_kt_view_of(section + h->seed_off[L], &sd->len[L]);
+        if (h->seed_off[L]) {
+            sm_kt_view_of(section + h->seed_off[L], &sd->len[L]);
+            sd->probe[L] = (const sm_ph_probe *)(section + h->seed_probe_off[L]);
+        }
     /* alive_columns means nothing without the tables (a crafted header may hold anything) */
     if (h->alive_off) {
         sd->alive = (const uint64_t *)(section + h->alive_off);
@@ -149,9 +153,10 @@ static PH_ALWAYS_INLINE void position_hits_body(const sm_ph_header *h, const uin
         if (!sd->len[L].bits || run < L) continue;
         uint64_t code = roll & code_mask(L);
         if (!sm_kt_has(&sd->len[L], code)) continue;
-        const uint32_t *ids;
-        uint32_t n = sm_kt_outputs(&sd->len[L], code, &ids);
-        for (uint32_t e = 0; e < n; e++) ph_piece_hit(h, section, st, buf_pos0, seen, q_end - L, ids[e] >> 1, sink);
+        uint32_t slot = sm_kt_slot(&sd->len[L], code);
+        const sm_ph_probe *pr = sd->probe[L] + sd->len[L].out_index[slot];
+        const sm_ph_probe *end = sd->probe[L] + sd->len[L].out_index[slot + 1];
+        for (; pr < end; pr++) ph_probe_hit(h, section, st, buf_pos0, seen, q_end - L, pr, sink);
     }
 }
 

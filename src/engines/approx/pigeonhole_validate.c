@@ -77,7 +77,7 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
     if (!h->seeds) {
         uint64_t any = h->seed_any_off | h->seed_max | h->seed_all_off | h->seed_all_size | h->seed_list_off |
                        h->seed_slots_off;
-        for (uint32_t L = 0; L <= SM_PH_SEED_MAX; L++) any |= h->seed_off[L] | h->seed_size[L];
+        for (uint32_t L = 0; L <= SM_PH_SEED_MAX; L++) any |= h->seed_off[L] | h->seed_size[L] | h->seed_probe_off[L];
         if (any) return PH_BAD("seed tables in a section that scans with the automaton");
     } else {
         if (h->seed_max == 0 || h->seed_max > SM_PH_SEED_MAX || !h->seed_off[h->seed_max] || h->seed_off[0] ||
@@ -89,7 +89,25 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
             if (!h->seed_off[L] && h->seed_size[L]) return PH_BAD("bad seed table");
             if (h->seed_off[L] && seed_table_ok(section, size, h, pieces, h->seed_off[L], h->seed_size[L], L, 1, err) != SM_OK)
                 return err ? err->code : SM_ERR_FORMAT;
+            if (!h->seed_off[L]) {
+                if (h->seed_probe_off[L]) return PH_BAD("a probe list without its seed table");
+                continue;
+            }
+            /* The scan checks windows with the probes alone: each must be
+               what the piece and key tables say. */
+            sm_kt_view v;
+            sm_kt_view_of(section + h->seed_off[L], &v);
+            uint32_t total = v.out_index[v.slots];
+            if (!apx_table_fits(h->seed_probe_off[L], total, sizeof(sm_ph_probe), sizeof *h, size))
+                return PH_BAD("probe list out of bounds");
+            const sm_ph_probe *probe = (const sm_ph_probe *)(section + h->seed_probe_off[L]);
+            for (uint32_t e = 0; e < total; e++) {
+                sm_ph_probe want;
+                ph_probe_fill(&want, &pieces[v.out_list[e] >> 1], keys, v.out_list[e] >> 1);
+                if (memcmp(&want, &probe[e], sizeof want) != 0) return PH_BAD("bad probe");
+            }
         }
+        if (h->seed_probe_off[0]) return PH_BAD("bad probe list");
         if (h->seed_all_off || h->seed_all_size) {
             int same = h->seed_all_off == h->seed_off[h->seed_max] && h->seed_all_size == h->seed_size[h->seed_max];
             if (!same && seed_table_ok(section, size, h, pieces, h->seed_all_off, h->seed_all_size, h->seed_max, 0,

@@ -1,8 +1,10 @@
 /* DFA representation: building the flat block, access, checks, renumbering,
  * minimisation, the text dump and conversion of the dictionary automaton. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
@@ -302,6 +304,32 @@ done:
 
 /* ------------------------------------------------------------------ dump */
 
+/* The dump's text, with the CRC-32 of what was written so far: a file
+   seqmatch writes ends with a line "# crc32 XXXXXXXX" over the lines before
+   it, which the parser checks (a file written by hand has none). */
+typedef struct {
+    FILE *out;
+    uLong crc;
+} dump_out;
+
+static void dump_put(dump_out *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void dump_put(dump_out *d, const char *fmt, ...) {
+    char line[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    d->crc = crc32(d->crc, (const Bytef *)line, (uInt)len);
+    fwrite(line, 1, len, d->out);
+}
+
 int sm_dfa_dump(const sm_dfa *dfa, FILE *out, sm_error *err) {
     if (!dfa || !out) return sm_set_error(err, SM_ERR_INVALID, "dfa: dump needs a DFA and a stream");
     const uint32_t n = dfa->layout->states, C = dfa->layout->columns;
@@ -327,38 +355,40 @@ int sm_dfa_dump(const sm_dfa *dfa, FILE *out, sm_error *err) {
         return sm_set_error(err, SM_ERR_INVALID,
                             "dfa: cannot be written in the text format: some columns stand for several bytes or "
                             "none, and some bytes are outside the alphabet");
+    dump_out d = {out, crc32(0L, Z_NULL, 0)};
     uint32_t shown = compact ? C : 256;
-    fprintf(out, "# %u states, %u %s\n", n, shown, compact ? "symbols" : "byte values");
+    dump_put(&d, "# %u states, %u %s\n", n, shown, compact ? "symbols" : "byte values");
     if (compact) {
-        fputs("alphabet ", out);
-        for (uint32_t c = 0; c < C; c++) fputc(symbol[c], out);
-        fputc('\n', out);
+        dump_put(&d, "alphabet ");
+        for (uint32_t c = 0; c < C; c++) dump_put(&d, "%c", symbol[c]);
+        dump_put(&d, "\n");
     } else {
-        fputs("alphabet bytes\n", out);
+        dump_put(&d, "alphabet bytes\n");
     }
-    fprintf(out, "states %u\nstart %u\n", n, dfa->layout->start);
+    dump_put(&d, "states %u\nstart %u\n", n, dfa->layout->start);
     /* Accepting states, at most 16 a line (the line may repeat). */
     uint32_t on_line = 0, total = 0;
     for (uint32_t s = 0; s < n; s++) {
         if (!sm_dfa_bit(dfa->accept, s)) continue;
-        if (on_line == 0) fputs("accept", out);
-        fprintf(out, " %u", s);
+        if (on_line == 0) dump_put(&d, "accept");
+        dump_put(&d, " %u", s);
         total++;
         if (++on_line == 16) {
-            fputc('\n', out);
+            dump_put(&d, "\n");
             on_line = 0;
         }
     }
-    if (on_line) fputc('\n', out);
-    if (total == 0) fputs("accept\n", out);
+    if (on_line) dump_put(&d, "\n");
+    if (total == 0) dump_put(&d, "accept\n");
     for (uint32_t s = 0; s < n; s++) {
         const uint32_t *row = dfa->table + (size_t)s * C;
-        fprintf(out, "%u", s);
-        for (uint32_t k = 0; k < shown; k++) fprintf(out, " %u", row[compact ? k : dfa->column_of[k]]);
-        fputc('\n', out);
+        dump_put(&d, "%u", s);
+        for (uint32_t k = 0; k < shown; k++) dump_put(&d, " %u", row[compact ? k : dfa->column_of[k]]);
+        dump_put(&d, "\n");
         /* A reader that went away or a full disk stops a long dump now. */
         if ((s & 1023) == 1023 && ferror(out)) break;
     }
+    fprintf(out, "%s%08lx\n", SM_DFA_CHECKSUM_LINE, (unsigned long)d.crc);
     if (fflush(out) != 0 || ferror(out)) return sm_set_error(err, SM_ERR_IO, "dfa: write error");
     return SM_OK;
 }

@@ -10,6 +10,9 @@
 
 #define SM_DFA_BYTE_ORDER_MARK 0x01020304u
 #define SM_DFA_ALIGN 64u
+/* The last line of a dump: this, then the CRC-32 of the lines before it in
+   8 lower-case hex digits (docs/dfa.md); the parser checks it when present. */
+#define SM_DFA_CHECKSUM_LINE "# crc32 "
 
 struct sm_dfa {
     uint8_t *bytes;            /* the flat block, SM_DFA_ALIGN aligned */

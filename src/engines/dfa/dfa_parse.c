@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "engines/dfa/dfa_internal.h"
 
@@ -83,11 +84,47 @@ static void show_word(const word *w, char *buf, size_t size) {
 
 static int word_is(const word *w, const char *s) { return w->len == strlen(s) && memcmp(w->start, s, w->len) == 0; }
 
+/* A dump ends with its checksum line (SM_DFA_CHECKSUM_LINE): when the last
+   line is one, the lines before it must have that CRC-32. Returns SM_OK or
+   the error (the file was changed after seqmatch wrote it). */
+static int check_checksum_line(const char *text, size_t len, const char *source, sm_error *err) {
+    size_t end = len;
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r')) end--;
+    size_t start = end;
+    while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r') start--;
+    const size_t prefix = sizeof SM_DFA_CHECKSUM_LINE - 1;
+    if (end - start != prefix + 8 || memcmp(text + start, SM_DFA_CHECKSUM_LINE, prefix) != 0) return SM_OK;
+    uint32_t want = 0;
+    for (size_t i = start + prefix; i < end; i++) {
+        char c = text[i];
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0) return SM_OK; /* a comment of another kind */
+        want = want << 4 | (uint32_t)v;
+    }
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t at = 0; at < start;) {
+        uInt part = start - at > 0x40000000u ? 0x40000000u : (uInt)(start - at);
+        crc = crc32(crc, (const Bytef *)text + at, part);
+        at += part;
+    }
+    if ((uint32_t)crc == want) return SM_OK;
+    size_t line = 1;
+    for (size_t i = 0; i < start; i++) line += text[i] == '\n';
+    return sm_set_error(err, SM_ERR_FORMAT,
+                        "%s%sline %zu: the checksum does not match the lines above it (crc32 %08lx): the file was "
+                        "changed after seqmatch wrote it; remove that line to read it as it is",
+                        source ? source : "", source ? ": " : "", line, (unsigned long)crc);
+}
+
 int sm_dfa_parse(const char *text, size_t len, const char *source, sm_dfa **out, sm_error *err) {
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "dfa: no place to store the DFA");
     *out = NULL;
     if (!text && len) return sm_set_error(err, SM_ERR_INVALID, "dfa: no text given");
     if (!text) text = "";
+    {
+        int crc_rc = check_checksum_line(text, len, source, err);
+        if (crc_rc != SM_OK) return crc_rc;
+    }
     parse_ctx pc = {source, err, 0};
     uint16_t column_of[256];
     for (int b = 0; b < 256; b++) column_of[b] = SM_DFA_UNKNOWN;
