@@ -415,6 +415,85 @@ static void approx_rounds(tu_rng *rng) {
     }
 }
 
+/* The pigeonhole filter whose seed tables hold pieces of 11 and 12 bases
+   (the longest they take): keys of 22 to 24 bases cut for k = 1, of 33 to
+   36 for k = 2, pieces of the records with a substitution now and then.
+   Packed k-mismatch windows, windows of keys past 32 symbols or with an
+   IUPAC code, and anchors of k edits; the GPU's description of the section
+   must name the longest piece, so the rounds fail should the sets stop
+   reaching those tables. */
+static void long_piece_rounds(tu_rng *rng) {
+    static const struct {
+        sm_match match;
+        uint32_t k, shortest, longest;
+        int iupac;
+        const char *names; /* in the GPU's description ("" : not checked) */
+    } sets[] = {
+        {SM_MATCH_MISMATCHES, 1, 22, 24, 0, "pieces up to 12 bases"},
+        {SM_MATCH_MISMATCHES, 1, 22, 22, 0, "pieces up to 11 bases"},
+        {SM_MATCH_MISMATCHES, 2, 33, 36, 0, "pieces up to 12 bases"},
+        {SM_MATCH_MISMATCHES, 1, 22, 23, 1, ""},
+        {SM_MATCH_EDITS, 1, 22, 24, 0, "pieces up to 12 bases"},
+        {SM_MATCH_EDITS, 2, 33, 35, 0, "pieces up to 12 bases"},
+    };
+    static const size_t batches[] = {300, 4096, 65536, 0};
+    unsigned rounds = tu_scaled(2) + 1;
+    for (size_t set = 0; set < sizeof sets / sizeof *sets; set++) {
+        for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
+            records recs;
+            random_records(rng, &recs, 1, 12000);
+            size_t n = 1 + tu_rng_below(rng, round % 2 ? 300 : 40);
+            char *store = malloc(n * 40);
+            sm_pattern *pats = calloc(n, sizeof *pats);
+            for (size_t i = 0; i < n; i++) {
+                char *s = store + i * 40;
+                uint32_t len = sets[set].shortest + tu_rng_below(rng, sets[set].longest - sets[set].shortest + 1);
+                const char *src = NULL;
+                for (int tries = 0; tries < 4 && !src; tries++) {
+                    size_t r = tu_rng_below(rng, (uint32_t)recs.n);
+                    if (recs.len[r] >= len) src = recs.data[r] + tu_rng_below(rng, (uint32_t)(recs.len[r] - len + 1));
+                }
+                if (src && tu_rng_chance(rng, 85)) memcpy(s, src, len);
+                else tu_random_dna(rng, s, len);
+                for (uint32_t j = 0; j < len; j++)
+                    if (!s[j] || !strchr("ACGTacgt", s[j])) s[j] = "ACGT"[tu_rng_below(rng, 4)];
+                if (tu_rng_chance(rng, 30)) s[tu_rng_below(rng, len)] = "ACGT"[tu_rng_below(rng, 4)];
+                if (sets[set].iupac && tu_rng_chance(rng, 30)) s[tu_rng_below(rng, len)] = "RY"[tu_rng_below(rng, 2)];
+                pats[i].seq = s;
+                pats[i].len = len;
+            }
+            sm_compile_options o;
+            sm_compile_options_init(&o);
+            o.strands = (sm_strands)tu_rng_below(rng, 3);
+            o.match = sets[set].match;
+            o.max_errors = sets[set].k;
+            o.report = tu_rng_chance(rng, 50) ? SM_REPORT_BEST : SM_REPORT_ENDS;
+            o.engine = SM_ENGINE_PIGEONHOLE;
+            if (round % 2) o.backend = SM_BACKEND_CUDA;
+            sm_db *db = NULL;
+            sm_error err;
+            char what[200], gpu[512] = "";
+            snprintf(what, sizeof what, "long pieces, set %zu round %u (%zu patterns of %u-%u, %s %u%s)", set, round, n,
+                     sets[set].shortest, sets[set].longest, o.match == SM_MATCH_MISMATCHES ? "-m" : "-k", o.max_errors,
+                     o.match == SM_MATCH_EDITS ? (o.report == SM_REPORT_ENDS ? " ends" : " best") : "");
+            if (sm_compile(pats, n, &o, &db, &err) != SM_OK) {
+                tu_check(0, "%s: compile: %s", what, err.message);
+            } else {
+                sm_db_section_gpu(db, 0, gpu, sizeof gpu);
+                tu_check(!*sets[set].names || strstr(gpu, sets[set].names) != NULL, "%s: the GPU runs '%s'", what, gpu);
+                size_t batch = batches[tu_rng_below(rng, 4)];
+                uint64_t feed_seed = tu_rng_next(rng);
+                compare(db, &recs, batch, 0, 0, feed_seed, what);
+                compare(db, &recs, batch, 1, 0, feed_seed, what);
+                sm_db_free(db);
+            }
+            free(pats);
+            free(store);
+            free_records(&recs);
+        }
+    }
+}
+
 /* Records of DNA for the large sets. */
 static void long_records(tu_rng *rng, records *recs) {
     recs->n = 3;
@@ -641,6 +720,7 @@ int main(void) {
     printf(TEST_NAME ": %d CUDA device(s)\n", devices);
     random_rounds(&rng);
     approx_rounds(&rng);
+    long_piece_rounds(&rng);
     large_sets(&rng);
     return tu_summary(TEST_NAME);
 }

@@ -30,7 +30,7 @@
 #include "engines/kmer/kmer_gpu.h"
 
 /* Longest piece of the seed tables (pigeonhole.h: SM_PH_SEED_MAX). */
-#define SM_PH_GPU_SEED_MAX 10
+#define SM_PH_GPU_SEED_MAX 12
 /* k edits through the band DP: the band's cells per row kept in registers. */
 #define SM_PH_GPU_BAND_K 15
 
