@@ -10,8 +10,9 @@
 #include "seqmatch.h"
 #include "io/seqio.h"
 
-/* Exit status, as grep. */
-enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2 };
+/* Exit status: search and dfa as grep (0 some hit, 1 none); the read
+   commands (filter, demux) 0 whenever they ran; every command 2 on error. */
+enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2, CLI_EXIT_RAN = 0 };
 
 /* What a parse step asks the caller to do next. */
 enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
