@@ -132,35 +132,35 @@ expect_error "empty gzip pattern file" "$TMP/empty.fa.gz: no patterns in the fil
 
 # -------------------------------------------------- no final newline
 
-expect_bed "FASTA without final newline" "chr1${T}4${T}10${T}GAATTC${T}0${T}+
-chr1${T}4${T}10${T}GAATTC${T}0${T}-
+expect_bed "FASTA without final newline" "chr1${T}4${T}10${T}GAATTC${T}1000${T}+
+chr1${T}4${T}10${T}GAATTC${T}1000${T}-
 " -e GAATTC $H/no_final_newline.fa
-expect_bed "FASTQ without final newline" "r1${T}4${T}10${T}GAATTC${T}0${T}+
-r1${T}4${T}10${T}GAATTC${T}0${T}-
+expect_bed "FASTQ without final newline" "r1${T}4${T}10${T}GAATTC${T}1000${T}+
+r1${T}4${T}10${T}GAATTC${T}1000${T}-
 " -e GAATTC $H/no_final_newline.fq
-expect_bed "pattern list without final newline" "chr1${T}0${T}5${T}ACGTG${T}0${T}+
-chr1${T}4${T}10${T}GAATTC${T}0${T}+
-chr1${T}4${T}10${T}GAATTC${T}0${T}-
+expect_bed "pattern list without final newline" "chr1${T}0${T}5${T}ACGTG${T}1000${T}+
+chr1${T}4${T}10${T}GAATTC${T}1000${T}+
+chr1${T}4${T}10${T}GAATTC${T}1000${T}-
 " -p $H/no_final_newline_patterns.txt $H/no_final_newline.fa
-expect_bed "--lines without final newline" "$H/no_final_newline.txt:2${T}6${T}10${T}disk${T}0${T}+
+expect_bed "--lines without final newline" "$H/no_final_newline.txt:2${T}6${T}10${T}disk${T}1000${T}+
 " --lines -e disk $H/no_final_newline.txt
 
 # ------------------------------------------------------ line endings
 
 # CRLF everywhere: \r is never part of a name, a sequence or a pattern; a hit
 # spans a CRLF line break (errors.sh and formats.sh cover crlf.fa's second record).
-crlf_hits="chr1${T}0${T}5${T}thr${T}0${T}+
-chr1${T}4${T}10${T}EcoRI${T}0${T}+
-chr1${T}4${T}10${T}EcoRI${T}0${T}-
-chr2${T}2${T}8${T}EcoRI${T}0${T}+
-chr2${T}2${T}8${T}EcoRI${T}0${T}-
+crlf_hits="chr1${T}0${T}5${T}thr${T}1000${T}+
+chr1${T}4${T}10${T}EcoRI${T}1000${T}+
+chr1${T}4${T}10${T}EcoRI${T}1000${T}-
+chr2${T}2${T}8${T}EcoRI${T}1000${T}+
+chr2${T}2${T}8${T}EcoRI${T}1000${T}-
 "
 expect_bed "CRLF FASTA and CRLF FASTA patterns" "$crlf_hits" -p $H/crlf_patterns.fa $H/crlf.fa
-expect_bed "CRLF FASTQ" "r1${T}0${T}5${T}thr${T}0${T}+
-r1${T}4${T}10${T}EcoRI${T}0${T}+
-r1${T}4${T}10${T}EcoRI${T}0${T}-
-r2${T}0${T}6${T}EcoRI${T}0${T}+
-r2${T}0${T}6${T}EcoRI${T}0${T}-
+expect_bed "CRLF FASTQ" "r1${T}0${T}5${T}thr${T}1000${T}+
+r1${T}4${T}10${T}EcoRI${T}1000${T}+
+r1${T}4${T}10${T}EcoRI${T}1000${T}-
+r2${T}0${T}6${T}EcoRI${T}1000${T}+
+r2${T}0${T}6${T}EcoRI${T}1000${T}-
 " -p $H/crlf_patterns.fa $H/crlf.fq
 run search -p $H/crlf_patterns.txt --format count $H/crlf.fa
 check_output_text "CRLF pattern list (names without \\r)" "GAATTC${T}4
@@ -171,25 +171,25 @@ gzip -c $H/crlf.fa >"$TMP/crlf.fa.gz"
 expect_bed "CRLF FASTA, gzip" "$crlf_hits" -p $H/crlf_patterns.fa "$TMP/crlf.fa.gz"
 # A lone \r (classic Mac OS) ends a line: sequence lines are joined, so the
 # hit spans it.
-expect_bed "lone CR in a sequence" "chr1${T}4${T}10${T}GAATTC${T}0${T}+
-chr1${T}4${T}10${T}GAATTC${T}0${T}-
+expect_bed "lone CR in a sequence" "chr1${T}4${T}10${T}GAATTC${T}1000${T}+
+chr1${T}4${T}10${T}GAATTC${T}1000${T}-
 " -e GAATTC $H/lone_cr.fa
 # A whole file of \r line ends, and a \r-ended line before '>' in a mixed
 # file: the '>' starts a record (it once became one header and no sequence,
 # or swallowed the next record).
 printf '>m1 first\rACGTGA\rATTC\r>m2\rGAATTC\r' >"$TMP/mac.fa"
-expect_bed "classic Mac OS FASTA (\\r line ends)" "m1${T}4${T}10${T}GAATTC${T}0${T}+
-m1${T}4${T}10${T}GAATTC${T}0${T}-
-m2${T}0${T}6${T}GAATTC${T}0${T}+
-m2${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "classic Mac OS FASTA (\\r line ends)" "m1${T}4${T}10${T}GAATTC${T}1000${T}+
+m1${T}4${T}10${T}GAATTC${T}1000${T}-
+m2${T}0${T}6${T}GAATTC${T}1000${T}+
+m2${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC "$TMP/mac.fa"
 printf '>x\nACGT\r>y\nGAATTC\n' >"$TMP/mixed_cr.fa"
-expect_bed "\\r line end before '>' in a mixed file" "y${T}0${T}6${T}GAATTC${T}0${T}+
-y${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "\\r line end before '>' in a mixed file" "y${T}0${T}6${T}GAATTC${T}1000${T}+
+y${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC "$TMP/mixed_cr.fa"
 printf '@q1\rACGT\r+\rIIII\r@q2\rGAATTC\r+\rIIIIII\r' >"$TMP/mac.fq"
-expect_bed "classic Mac OS FASTQ" "q2${T}0${T}6${T}GAATTC${T}0${T}+
-q2${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "classic Mac OS FASTQ" "q2${T}0${T}6${T}GAATTC${T}1000${T}+
+q2${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC "$TMP/mac.fq"
 printf 'GAATTC\rACGT\r' >"$TMP/mac_patterns.txt"
 run search -p "$TMP/mac_patterns.txt" --format count "$TMP/mac.fa"
@@ -202,7 +202,7 @@ expect_error "line numbers count \\r line ends" \
     "$TMP/mac_bad.fa: line 3, column 2 (record 'a'): unexpected byte 0x31 ('1') in sequence" \
     search -e ACGT "$TMP/mac_bad.fa"
 printf 'one\rtwo disk\r\nthree\n' >"$TMP/mac.txt"
-expect_bed "--lines with \\r line ends" "$TMP/mac.txt:2${T}4${T}8${T}disk${T}0${T}+
+expect_bed "--lines with \\r line ends" "$TMP/mac.txt:2${T}4${T}8${T}disk${T}1000${T}+
 " --lines -e disk "$TMP/mac.txt"
 # Whole-file text keeps every byte, \r included (text.sh: --lines drops it).
 run search --alphabet text -e $'\r' --format count $H/crlf.fa
@@ -225,8 +225,8 @@ expect_error "'@' line where the FASTQ sequence belongs" \
     "$H/at_as_sequence.fq: line 2, column 1 (record 'r1'): unexpected byte 0x40 ('@') in sequence" \
     search -e ACGT $H/at_as_sequence.fq
 # A quality line may start with '@': it is still the quality line.
-expect_bed "quality line starting with '@'" "r1${T}0${T}6${T}GAATTC${T}0${T}+
-r1${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "quality line starting with '@'" "r1${T}0${T}6${T}GAATTC${T}1000${T}+
+r1${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC $H/at_quality.fq
 
 # ------------------------------------------------------- broken FASTQ
@@ -244,10 +244,10 @@ expect_error "FASTQ without '+' line" \
 # '+', then quality lines until they hold as many bytes, whatever they start
 # with ('@' included).
 printf '@w1 wrapped\nACGTGA\nATTCAC\n+\nIIIIII\n@IIIII\n@w2\nGAAT\nTC\n+w2\nIII\nIII\n' >"$TMP/wrapped.fq"
-expect_bed "multi-line FASTQ" "w1${T}4${T}10${T}GAATTC${T}0${T}+
-w1${T}4${T}10${T}GAATTC${T}0${T}-
-w2${T}0${T}6${T}GAATTC${T}0${T}+
-w2${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "multi-line FASTQ" "w1${T}4${T}10${T}GAATTC${T}1000${T}+
+w1${T}4${T}10${T}GAATTC${T}1000${T}-
+w2${T}0${T}6${T}GAATTC${T}1000${T}+
+w2${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC "$TMP/wrapped.fq"
 printf '@r1\nACGTAC\n+\nIIII\n@r2\nACGT\n+\nIIII\n' >"$TMP/short_quality.fq"
 expect_error "FASTQ quality short, next header counted" \
@@ -280,7 +280,7 @@ check_status "NUL in text (exit)" 0
 check_output_text "NUL in text" '{"record":"data/hostile/nul.txt","pattern":"b\\0c","strand":"+","start":1,"end":4,"errors":0,"matched":"b\u0000c"}
 '
 run search --lines -e d --format bed $H/nul.txt
-check_output_text "NUL in a --lines record" "$H/nul.txt:1${T}4${T}5${T}d${T}0${T}+
+check_output_text "NUL in a --lines record" "$H/nul.txt:1${T}4${T}5${T}d${T}1000${T}+
 "
 
 # ----------------------------------------------------- non-ASCII bytes
@@ -290,20 +290,20 @@ expect_error "UTF-8 letter in a sequence" \
     search -e ACGT $H/utf8_sequence.fa
 # A UTF-8 byte-order mark at the start of a target or a pattern file is
 # skipped (it once made the target "not FASTA" and stayed part of pattern 1).
-expect_bed "byte-order mark before '>'" "a${T}0${T}6${T}GAATTC${T}0${T}+
-a${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "byte-order mark before '>'" "a${T}0${T}6${T}GAATTC${T}1000${T}+
+a${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC $H/bom.fa
 printf '\357\273\277@r\nGAATTC\n+\nIIIIII\n' >"$TMP/bom.fq"
-expect_bed "byte-order mark before '@'" "r${T}0${T}6${T}GAATTC${T}0${T}+
-r${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "byte-order mark before '@'" "r${T}0${T}6${T}GAATTC${T}1000${T}+
+r${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC "$TMP/bom.fq"
 printf '\357\273\277GAATTC\n' >"$TMP/bom_patterns.txt"
-expect_bed "byte-order mark in a pattern list" "a${T}0${T}6${T}GAATTC${T}0${T}+
-a${T}0${T}6${T}GAATTC${T}0${T}-
+expect_bed "byte-order mark in a pattern list" "a${T}0${T}6${T}GAATTC${T}1000${T}+
+a${T}0${T}6${T}GAATTC${T}1000${T}-
 " -p "$TMP/bom_patterns.txt" $H/bom.fa
 printf '\357\273\277>EcoRI\nGAATTC\n' >"$TMP/bom_patterns.fa"
-expect_bed "byte-order mark in a FASTA pattern file" "a${T}0${T}6${T}EcoRI${T}0${T}+
-a${T}0${T}6${T}EcoRI${T}0${T}-
+expect_bed "byte-order mark in a FASTA pattern file" "a${T}0${T}6${T}EcoRI${T}1000${T}+
+a${T}0${T}6${T}EcoRI${T}1000${T}-
 " -p "$TMP/bom_patterns.fa" $H/bom.fa
 expect_error "UTF-8 letter in a DNA pattern" \
     "pattern 1 ('AC$(printf '\303\251')'): byte 0xC3 at position 3 is not a DNA or IUPAC symbol" \
@@ -339,7 +339,7 @@ big${T}ACGTACGT${T}-${T}$size${T}$((size + 8))${T}0${T}ACGTACGT
 "
 check_rss "one $((size >> 20)) MiB FASTA line" 64
 measure_rss search --lines -e needle -t 2 --format bed - < <(printf 'first\n'; poly $size z; printf 'needle\nlast\n')
-check_output_text "one $((size >> 20)) MiB text line from a pipe" "stdin:2${T}$size${T}$((size + 6))${T}needle${T}0${T}+
+check_output_text "one $((size >> 20)) MiB text line from a pipe" "stdin:2${T}$size${T}$((size + 6))${T}needle${T}1000${T}+
 "
 check_rss "one $((size >> 20)) MiB text line" 64
 
@@ -417,7 +417,7 @@ expect_error "zero padding then data after a gzip member" \
 # zstd (where the build has libzstd: `seqmatch --version` says): one frame
 # or several, read as one stream; a cut frame is a truncated stream.
 reads=$("$SEQMATCH" --version | sed -n 's/^reads \(.*\) (gzip through .*/\1/p')
-zst_hits=$'z1\t4\t10\tGAATTC\t0\t+\nz1\t12\t18\tGAATTC\t0\t+\nz2\t2\t8\tGAATTC\t0\t+\n'
+zst_hits=$'z1\t4\t10\tGAATTC\t1000\t+\nz1\t12\t18\tGAATTC\t1000\t+\nz2\t2\t8\tGAATTC\t1000\t+\n'
 if [[ "$reads" == *zstd* ]]; then
     expect_bed "zstd target" "$zst_hits" -e GAATTC --strand + $H/small.fa.zst
     expect_bed "zstd frames" "$zst_hits" -e GAATTC --strand + $H/frames.fa.zst
@@ -750,8 +750,8 @@ printf '>a\nGAATTCACGT\n' >"$TMP/ten.fa"
 for chunk in 10G 200G; do
     run_limited $((512 << 10)) search -e GAATTC --chunk-size $chunk -t 2 --format bed "$TMP/ten.fa"
     check_status "--chunk-size $chunk on 10 bytes (exit)" 0
-    check_output_text "--chunk-size $chunk on 10 bytes" "a${T}0${T}6${T}GAATTC${T}0${T}+
-a${T}0${T}6${T}GAATTC${T}0${T}-
+    check_output_text "--chunk-size $chunk on 10 bytes" "a${T}0${T}6${T}GAATTC${T}1000${T}+
+a${T}0${T}6${T}GAATTC${T}1000${T}-
 "
 done
 # A buffer that grows while a record streams in (9M x 4 x 2 threads: from 64
