@@ -105,6 +105,11 @@ void cli_usage_error(cli_command command, const char *fmt, ...)
 
 const char *cli_command_name(cli_command command);
 
+/* The command line as given (SAM's @PG CL:), arguments that need quoting in
+   single quotes, tabs and line breaks written as spaces. */
+void cli_set_command_line(int argc, char **argv);
+const char *cli_command_line(void);
+
 /* Flushes standard output (help, --explain, dumps). Returns 0, or prints
    "standard output: REASON" (nothing for a reader that went away) and
    returns CLI_EXIT_ERROR. */
