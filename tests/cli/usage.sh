@@ -25,6 +25,15 @@ for option in -p -e -d --alphabet --lines --strand --ignore-case --text-iupac --
               --no-header --progress --no-progress --version; do
     if grep -qF -- "$option" "$TMP/out"; then pass; else fail "search --help lists $option"; fi
 done
+# --help says that a palindrome counts once per strand, as the counts show it
+if grep -q 'palindrome' "$TMP/out" && grep -q 'counts twice' "$TMP/out"; then pass
+else fail "search --help: a palindrome's two strands"; fi
+printf '>s\nTTGAATTCTT\n' >"$TMP/site.fa"
+run search -e GAATTC --format count --no-header "$TMP/site.fa"
+twice=$(awk '$1 == "GAATTC" { print $2 }' "$TMP/out")
+run search -e GAATTC --format count --strand + "$TMP/site.fa"
+once=$(awk '$1 == "GAATTC" { print $2 }' "$TMP/out")
+if [ "$twice" = 2 ] && [ "$once" = 1 ]; then pass; else fail "palindrome counts: both strands $twice, + $once"; fi
 run help search
 if grep -q -- '--chunk-size' "$TMP/out"; then pass; else fail "help search"; fi
 run compile --help
