@@ -13,6 +13,23 @@ static void report_library_error(const sm_error *err, int status) {
     else cli_error("%s", sm_strerror(status));
 }
 
+/* Longer patterns than this are most likely a genome given to -p in place of
+   the target (-p genome.fa target.fa): compiling it takes seconds and
+   hundreds of MB, so it is named before that. */
+#define LONG_PATTERN 1000000u
+
+static void warn_long_pattern(const sm_pattern_list *list, size_t first, const char *path) {
+    for (size_t i = first; i < list->count; i++) {
+        const sm_pattern *p = &list->items[i];
+        if (p->len <= LONG_PATTERN) continue;
+        fprintf(stderr,
+                "seqmatch: warning: -p %s: pattern '%.60s' is %.1f Mbp long; -p takes the patterns and the targets "
+                "come last (seqmatch search -p PATTERNS TARGET): are the two swapped?\n",
+                strcmp(path, "-") == 0 ? "stdin" : path, p->name ? p->name : "", (double)p->len / 1e6);
+        return;
+    }
+}
+
 static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
     for (size_t i = 0; i < opts->source_count; i++) {
         const cli_pattern_source *source = &opts->sources[i];
@@ -20,7 +37,9 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
         memset(&err, 0, sizeof err);
         int status;
         if (source->is_file) {
+            size_t before = list->count;
             status = sm_pattern_list_read(list, source->text, &err);
+            if (status == SM_OK) warn_long_pattern(list, before, source->text);
         } else {
             status = sm_pattern_list_add(list, NULL, source->text, strlen(source->text));
             if (status != SM_OK && !err.message[0])
