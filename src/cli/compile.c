@@ -38,7 +38,7 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
         int status;
         if (source->is_file) {
             size_t before = list->count;
-            status = sm_pattern_list_read(list, source->text, &err);
+            status = sm_pattern_list_read_alphabet(list, source->text, opts->compile.alphabet, &err);
             if (status == SM_OK) warn_long_pattern(list, before, source->text);
         } else {
             status = sm_pattern_list_add(list, NULL, source->text, strlen(source->text));
@@ -62,6 +62,18 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
     return 0;
 }
 
+/* Whether some pattern holds a letter that is no DNA or IUPAC code (E F I L
+   P Q ...: protein, words). */
+static int has_non_dna_symbol(const sm_pattern_list *list) {
+    for (size_t i = 0; i < list->count; i++)
+        for (size_t j = 0; j < list->items[i].len; j++) {
+            char c = list->items[i].seq[j];
+            if (((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) && !strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c))
+                return 1;
+        }
+    return 0;
+}
+
 int cli_load_database(const cli_options *opts, sm_db **db) {
     sm_error err;
     memset(&err, 0, sizeof err);
@@ -81,7 +93,14 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         return CLI_EXIT_ERROR;
     }
     int status = sm_compile(list.items, list.count, &opts->compile, db, &err);
+    int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && has_non_dna_symbol(&list);
     sm_pattern_list_free(&list);
+    if (not_dna) {
+        /* protein, words, a table or reads not recognised: say how to read them */
+        cli_error("%s; for protein or other text patterns use --alphabet text", err.message);
+        *db = NULL;
+        return CLI_EXIT_ERROR;
+    }
     if (status != SM_OK) {
         report_library_error(&err, status);
         *db = NULL;
