@@ -134,6 +134,20 @@ if [ -f "$MAN" ]; then
                   --progress --no-progress --explain; do
         if grep -qF -- "${option//-/\\-}" "$MAN"; then pass; else fail "man page lists $option"; fi
     done
+    # every option once: an entry (.TP then the option) per option
+    for option in --format --strand --progress --explain --dump-dfa; do
+        n=$(grep -A1 '^\.TP' "$MAN" | sed -n 's/^\.B[IR]* //p' | awk -v o="${option//-/\\-}" '$1 == o' | wc -l)
+        if [ "$n" -eq 1 ]; then pass; else fail "man page: $n entries for $option"; fi
+    done
+    # sections in order, each once (no "continued")
+    grep '^\.S[HS]' "$MAN" | cut -d' ' -f2- >"$TMP/sections"
+    if [ "$(sort "$TMP/sections" | uniq -d)" = "" ] && ! grep -q continued "$TMP/sections" &&
+        [ "$(grep -n '^Compile only$' "$TMP/sections" | cut -d: -f1)" -lt "$(grep -n '^Other$' "$TMP/sections" | cut -d: -f1)" ]
+    then pass; else fail "man page sections: $(tr '\n' ',' <"$TMP/sections")"; fi
+    # zstd input is read where the build has libzstd (--version says so), not refused
+    if "$SEQMATCH" --version | grep -q zstd; then
+        if grep -q 'zstd files are refused' "$MAN"; then fail "man page: zstd refused"; else pass; fi
+    fi
 else
     fail "man page missing"
 fi
