@@ -2,13 +2,14 @@
  * libseqmatch-cuda.so the first time a GPU is asked for and forwards the
  * cuda_device.h and dfa_gpu_device.h calls to it.
  *
- * The module is looked for, in order: at $SEQMATCH_CUDA_MODULE (a path);
- * in the folder of the library or program this code is part of, and in
- * that folder's ../LIBDIR (the command in bin/, the module in lib/); in the
- * installed LIBDIR; by its name alone (the dynamic loader's search:
- * LD_LIBRARY_PATH, the system folders). A program's folder is that of its
- * real file (/proc/self/exe, symbolic links followed), not of argv[0],
- * which is a bare name when the program was found through PATH.
+ * The module is looked for (module_open.h), in order: at
+ * $SEQMATCH_CUDA_MODULE (a path); in the folder of the library or program
+ * this code is part of, and in that folder's ../LIBDIR (the command in bin/,
+ * the module in lib/); in the installed LIBDIR; by its name alone (the
+ * dynamic loader's search: LD_LIBRARY_PATH, the system folders). A
+ * program's folder is that of its real file (/proc/self/exe, symbolic links
+ * followed), not of argv[0], which is a bare name when the program was
+ * found through PATH.
  *
  * Only libseqmatch.so and the command have it: the static archive has
  * cuda_none.c in its place (see CMakeLists.txt). A build without nvcc has
@@ -17,17 +18,14 @@
  * elsewhere (or the tests' CPU stand-in) may be put. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <limits.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <unistd.h>
 
 #include "seqmatch.h" /* sm_cuda_device_count is public */
 #include "backends/cuda/cuda_module.h"
+#include "backends/module_open.h"
 
 #ifndef SM_CUDA_MODULE_FILE
 #define SM_CUDA_MODULE_FILE "libseqmatch-cuda.so"
@@ -46,64 +44,11 @@ static const sm_cuda_module *module;
 static char missing[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-/* Tries one path; keeps the first dlerror for the message. */
-static void *try_open(const char *path, char *first_error, size_t size) {
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle && !first_error[0]) {
-        const char *e = dlerror();
-        snprintf(first_error, size, "%.200s", e ? e : path);
-    }
-    return handle;
-}
-
-/* The folder of the file this code is in, without a final '/': a shared
-   library's as the dynamic loader opened it, the program's real one. Returns
-   0, or -1 when it cannot be told. */
-static int own_folder(char *dir, size_t size) {
-    Dl_info self;
-    struct link_map *map = NULL;
-    char path[PATH_MAX];
-    path[0] = '\0';
-    if (dladdr1((void *)own_folder, &self, (void **)&map, RTLD_DL_LINKMAP) && map && map->l_name &&
-        map->l_name[0]) {
-        snprintf(path, sizeof path, "%s", map->l_name); /* a shared library */
-    } else {
-        /* the program: its real file (dladdr would give argv[0]) */
-        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-        if (n > 0) {
-            path[n] = '\0';
-        } else {
-            /* no /proc: the name execve was given (PATH already searched), resolved */
-            const char *exec_name = (const char *)getauxval(AT_EXECFN);
-            if (!exec_name || !realpath(exec_name, path)) return -1;
-        }
-    }
-    const char *slash = strrchr(path, '/');
-    if (!slash) return snprintf(dir, size, ".") < (int)size ? 0 : -1;
-    int n = snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    return n > 0 && (size_t)n < size ? 0 : -1;
-}
-
 static void load_module(void) {
     char error[256] = "";
-    void *handle = NULL;
+    void *handle = sm_module_open(SM_CUDA_MODULE_FILE, "SEQMATCH_CUDA_MODULE", SM_INSTALL_LIBDIR,
+                                  SM_INSTALL_FULL_LIBDIR, SM_CUDA_BUILT, RTLD_NOW | RTLD_LOCAL, error, sizeof error);
     const char *env = getenv("SEQMATCH_CUDA_MODULE");
-    if (env && *env) {
-        handle = try_open(env, error, sizeof error);
-    } else {
-        char dir[PATH_MAX], path[PATH_MAX + 64];
-        if (own_folder(dir, sizeof dir) == 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, SM_CUDA_MODULE_FILE);
-            handle = try_open(path, error, sizeof error);
-            if (!handle) {
-                snprintf(path, sizeof path, "%s/../%s/%s", dir, SM_INSTALL_LIBDIR, SM_CUDA_MODULE_FILE);
-                handle = try_open(path, error, sizeof error);
-            }
-        }
-        if (SM_CUDA_BUILT && !handle)
-            handle = try_open(SM_INSTALL_FULL_LIBDIR "/" SM_CUDA_MODULE_FILE, error, sizeof error);
-        if (SM_CUDA_BUILT && !handle) handle = try_open(SM_CUDA_MODULE_FILE, error, sizeof error);
-    }
     if (!handle && !SM_CUDA_BUILT && !(env && *env)) {
         snprintf(missing, sizeof missing, "this seqmatch was built without CUDA (nvcc was not found)");
         return;
