@@ -8,7 +8,10 @@
 # refusal without the module is checked; a line with $SLURM_ARRAY_TASK_ID
 # runs as each of its array's tasks. A command naming a file this script
 # does not make fails: a new README command comes with its data here.
-# Run as: bash using_it.sh BUILD_DIR SOURCE_DIR.
+# Run as: bash using_it.sh BUILD_DIR SOURCE_DIR, or against an installed
+# seqmatch (after scripts/setup): bash using_it.sh --prefix /usr/local SOURCE_DIR.
+PREFIX=
+if [ "${1:-}" = --prefix ]; then PREFIX=${2:?usage: using_it.sh --prefix DIR SOURCE_DIR}; shift; fi
 BUILD=${1:?usage: using_it.sh BUILD_DIR SOURCE_DIR}
 SRC=${2:?}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/seqmatch-readme.XXXXXX")
@@ -23,8 +26,11 @@ awk '/^## Using it/ { section = 1; next } section && /^```sh$/ { on = 1; next }
      on && /^```$/ { exit } on && !/^[[:space:]]*(#|$)/' "$SRC/README.md" >"$TMP/commands"
 if [ "$(wc -l <"$TMP/commands")" -ge 15 ]; then pass; else fail "found $(wc -l <"$TMP/commands") commands in the README"; fi
 
-cmake --install "$BUILD" --prefix "$TMP/prefix" >"$TMP/install.log" 2>&1 || { fail "cmake --install"; tail -3 "$TMP/install.log"; }
-export PATH="$TMP/prefix/bin:$PATH"
+if [ -z "$PREFIX" ]; then
+    PREFIX=$TMP/prefix
+    cmake --install "$BUILD" --prefix "$PREFIX" >"$TMP/install.log" 2>&1 || { fail "cmake --install"; tail -3 "$TMP/install.log"; }
+fi
+export PATH="$PREFIX/bin:$PATH"
 W=$TMP/work
 mkdir -p "$W/genomes" && cd "$W" || exit 1
 
@@ -56,7 +62,7 @@ zcat reads.fastq.gz >reads.fq && bgz reads.fq >reads.fq.bgz
 gpu=0
 seqmatch search --gpu -e GAATTC genome.fa >/dev/null 2>"$TMP/gpu.err" && gpu=1
 mpi=0
-libdir=$(dirname "$(find "$TMP/prefix" -name libseqmatch.so | head -1)")
+libdir=$(dirname "$(find "$PREFIX/" -name libseqmatch.so | head -1)")
 if command -v mpirun >/dev/null && [ -f "$libdir/libseqmatch-mpi.so" ]; then mpi=1; fi
 # mpirun as root (CI) and with more ranks than cores
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
