@@ -1,8 +1,11 @@
 # The GPUs the CUDA module is built for, when CMAKE_CUDA_ARCHITECTURES is
-# not given: machine code for every architecture the installed nvcc knows
-# from sm_75 (Turing: T4, RTX 20; the oldest that CUDA 13 builds) on (A100,
-# A10, RTX 30, L4, L40S, RTX 40, H100, H200, B200, RTX 50, ...), and PTX of
-# the newest, which the driver compiles for GPUs newer than nvcc. Pass
+# not given: machine code for every GPU from sm_75 (Turing: T4, RTX 20; the
+# oldest that CUDA 13 builds) to the newest the installed nvcc knows, and PTX
+# of the newest, which the driver compiles for GPUs newer than nvcc. Machine
+# code for compute capability X.y runs on X.z for z >= y, so one target per
+# major version does it: with CUDA 13.0, sm_75, sm_80 (A100, and A10, RTX 30,
+# L4, L40S, RTX 40: 8.6 to 8.9), sm_90 (H100, H200), sm_100 (B200, GB300),
+# sm_110, sm_120 (RTX 50, and 12.1), PTX 12.1. Pass
 # -DCMAKE_CUDA_ARCHITECTURES=native (the GPUs of this machine), or a list
 # such as "80;90", for a shorter build.
 
@@ -30,9 +33,16 @@ function(sm_cuda_default_architectures nvcc out)
   list(REMOVE_DUPLICATES archs)
   list(SORT archs COMPARE NATURAL)
   list(GET archs -1 newest)
+  # the oldest of each major version: its code runs on the others
   set(result "")
+  set(major_seen "")
   foreach(a ${archs})
-    list(APPEND result "${a}-real")
+    math(EXPR major "${a} / 10")
+    list(FIND major_seen ${major} seen)
+    if(seen EQUAL -1)
+      list(APPEND major_seen ${major})
+      list(APPEND result "${a}-real")
+    endif()
   endforeach()
   list(APPEND result "${newest}-virtual")
   set(${out} "${result}" PARENT_SCOPE)

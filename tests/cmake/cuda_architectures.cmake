@@ -1,6 +1,7 @@
 # cmake -P: the default GPU architectures from what a (stand-in) nvcc lists:
-# every one from sm_75 as machine code, PTX of the newest; an nvcc that
-# cannot list them gives sm_75 with PTX. Run as:
+# from sm_75, machine code for the oldest of each major version (it runs on
+# the others), PTX of the newest; an nvcc that cannot list them gives sm_75
+# with PTX. Run as:
 #   cmake -DSOURCE=<source dir> -DWORK=<scratch dir> -P cuda_architectures.cmake
 include(${SOURCE}/cmake/SeqmatchCudaArchitectures.cmake)
 set(failures 0)
@@ -18,9 +19,9 @@ endfunction()
 file(MAKE_DIRECTORY ${WORK})
 # CUDA 13.0's list (in its own order: 110 before 103)
 expect(cuda13 "printf 'compute_75\\\\ncompute_80\\\\ncompute_86\\\\ncompute_87\\\\ncompute_88\\\\ncompute_89\\\\ncompute_90\\\\ncompute_100\\\\ncompute_110\\\\ncompute_103\\\\ncompute_120\\\\ncompute_121\\\\n'"
-       "75-real;80-real;86-real;87-real;88-real;89-real;90-real;100-real;103-real;110-real;120-real;121-real;121-virtual")
+       "75-real;80-real;90-real;100-real;110-real;120-real;121-virtual")
 # CUDA 12: older ones left out
 expect(cuda12 "printf 'compute_50\\\\ncompute_52\\\\ncompute_60\\\\ncompute_70\\\\ncompute_75\\\\ncompute_80\\\\ncompute_86\\\\ncompute_89\\\\ncompute_90\\\\n'"
-       "75-real;80-real;86-real;89-real;90-real;90-virtual")
+       "75-real;80-real;90-real;90-virtual")
 # an nvcc that does not know --list-gpu-arch
 expect(old "echo 'nvcc fatal: Unknown option' >&2; exit 1" "75-real;75-virtual")
