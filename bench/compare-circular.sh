@@ -4,7 +4,7 @@
 # 17, 11, 5) and three 12-mers from inside; both strands; BED columns 1-4
 # and 6 sorted and compared, exact and with mismatches.
 #   bench/compare-circular.sh GENOME.fa [SEQMATCH]
-# (docs/benchmarks.md, "Circular records, alignments, Python").
+# (bench/results/history.md, "Circular records, alignments, Python").
 set -euo pipefail
 genome=${1:?usage: compare-circular.sh GENOME.fa [SEQMATCH]}
 seqmatch=${2:-$(dirname "$0")/../build/seqmatch}

@@ -6,7 +6,7 @@
 #
 # usage: bench/compare-outputs.sh OLD_SEQMATCH NEW_SEQMATCH DATA_DIR SETS_DIR
 #   DATA_DIR holds panel.fa and kjv.txt (bench/fetch-data.sh)
-#   SETS_DIR holds the sets of docs/benchmarks.md ("Pattern sets"): k8_1000 k8_16000 k20_10
+#   SETS_DIR holds the sets of bench/results/history.md ("Pattern sets"): k8_1000 k8_16000 k20_10
 #     k32_1000 k300_3000 k31_100000 kjv_w10 kjv_w1000 (.txt), primers100.fa guides20.fa k64_64.fa
 # environment: HIT_BYTES (10000000) bytes of panel.fa (and of the Bible) searched for hits;
 #   counts run over the whole files.

@@ -1,6 +1,6 @@
 /* feed_rate: how fast the reader alone hands a file's sequence bytes over (line breaks removed,
  * decompressed), with no scan behind it: the feed's own ceiling, to set beside read_rate (the
- * machine's) and the whole command (docs/benchmarks.md, "The feed").
+ * machine's) and the whole command (bench/results/history.md, "The feed").
  *
  * usage: feed_rate [-r REPEATS] [-t THREADS...] FILE
  *

@@ -1,6 +1,6 @@
 /* inflate_bench: how fast each well-kept gzip library inflates a file, on one thread, in the
  * way seqmatch's reader would call it. The reader's choice of library comes from this
- * (docs/benchmarks.md, "Decompression").
+ * (bench/results/history.md, "The feed").
  *
  * usage: inflate_bench [-r REPEATS] FILE.gz
  *

@@ -1,5 +1,5 @@
 /* read_rate: how fast this machine can hand a page-cached file's bytes to a program, the ceiling
- * under any reader (docs/benchmarks.md, "The feed").
+ * under any reader (bench/results/history.md, "The feed").
  *
  * usage: read_rate [-r REPEATS] [-t THREADS...] FILE
  *

@@ -12,7 +12,7 @@
 #     median of 3 scans after a warm-up one, MB = 10^6 bytes)
 #   DATA_DIR holds panel.seq and kjv.txt (bench/fetch-data.sh)
 #   SETS_DIR holds k20_10 k32_1000 k8_1000 k8_8000 k8_16000 k31_1000000 k300_3000 kjv_w10
-#     kjv_w1000 (.txt), sampled as in docs/benchmarks.md ("Pattern sets")
+#     kjv_w1000 (.txt), sampled as in bench/results/history.md ("Pattern sets")
 # environment:
 #   ROUNDS (5)          rounds; seqmatch runs in every round
 #   CORE (0)            the core everything is pinned to (taskset)

@@ -5,7 +5,13 @@
  * first alignment, but a record's length is known only once it has been
  * read, after its hits may have gone out. So the alignments go to an
  * unlinked temporary file, and the header (the records with hits, in input
- * order) is written before them when the search ends. */
+ * order) is written before them when the search ends.
+ *
+ * Per pattern and record the hit with the fewest errors (the leftmost of
+ * those: hits come in position order) is the primary alignment, the others
+ * are secondary (flag 256). Which line is primary is known only at the
+ * record's end, so the lines are written with their plain flag and the
+ * primary lines' numbers kept; the copy at the end adds 256 to the others. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +67,16 @@ struct cli_sam {
     /* the references of the header, in input order */
     sam_reference *refs;
     size_t nrefs, refs_cap;
+    /* the best hit so far of each pattern in the record whose hits come now */
+    uint32_t patterns;
+    uint64_t hit_record;      /* that record + 1 (0: none yet) */
+    uint64_t lines;           /* alignment lines written */
+    uint32_t *best_errors;    /* per pattern */
+    uint64_t *best_line;      /* per pattern: its line, + 1 (0: no hit in the record) */
+    uint32_t *touched;        /* patterns with a hit in the record */
+    size_t ntouched;
+    uint64_t *primary;        /* the primary lines, ascending */
+    size_t nprimary, primary_cap;
     int failed;               /* out of memory */
 };
 
@@ -71,6 +87,20 @@ cli_sam *cli_sam_open(const sm_db *db) {
         return NULL;
     }
     s->db = db;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    uint32_t patterns = s->patterns = info.pattern_count;
+    s->best_errors = malloc(((size_t)patterns + 1) * sizeof *s->best_errors);
+    s->best_line = calloc((size_t)patterns + 1, sizeof *s->best_line);
+    s->touched = malloc(((size_t)patterns + 1) * sizeof *s->touched);
+    if (!s->best_errors || !s->best_line || !s->touched) {
+        cli_error("out of memory");
+        free(s->best_errors);
+        free(s->best_line);
+        free(s->touched);
+        free(s);
+        return NULL;
+    }
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
     size_t n = strlen(dir) + 32;
@@ -94,6 +124,9 @@ cli_sam *cli_sam_open(const sm_db *db) {
         if (s->body_file) fclose(s->body_file);
         else close(fd);
         free(s->body.buf);
+        free(s->best_errors);
+        free(s->best_line);
+        free(s->touched);
         free(s);
         cli_error("out of memory");
         return NULL;
@@ -114,6 +147,10 @@ void cli_sam_free(cli_sam *s) {
     if (s->body_file) fclose(s->body_file);
     free(s->cigar.data);
     free(s->seq);
+    free(s->best_errors);
+    free(s->best_line);
+    free(s->touched);
+    free(s->primary);
     free(s);
 }
 
@@ -220,10 +257,58 @@ static const char *pattern_for_sam(cli_sam *s, uint32_t pattern, int reverse, si
     return s->seq;
 }
 
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The record whose hits came last is complete: its primary lines, in order. */
+static void close_hit_record(cli_sam *s) {
+    if (s->ntouched == 0) return;
+    if (s->nprimary + s->ntouched > s->primary_cap) {
+        size_t cap = s->primary_cap ? s->primary_cap * 2 : 256;
+        while (cap < s->nprimary + s->ntouched) cap *= 2;
+        uint64_t *grown = realloc(s->primary, cap * sizeof *grown);
+        if (!grown) {
+            s->failed = 1;
+            return;
+        }
+        s->primary = grown;
+        s->primary_cap = cap;
+    }
+    uint64_t *at = s->primary + s->nprimary;
+    for (size_t i = 0; i < s->ntouched; i++) {
+        at[i] = s->best_line[s->touched[i]] - 1;
+        s->best_line[s->touched[i]] = 0;
+    }
+    qsort(at, s->ntouched, sizeof *at, compare_u64);
+    s->nprimary += s->ntouched;
+    s->ntouched = 0;
+}
+
+/* Hits come in (record, start, ...) order: the first with the fewest errors
+   of a pattern in a record is its leftmost best. */
+static void note_hit(cli_sam *s, const sm_hit *hit) {
+    if (hit->record + 1 != s->hit_record) {
+        close_hit_record(s);
+        s->hit_record = hit->record + 1;
+    }
+    uint32_t p = hit->pattern;
+    if (s->best_line[p] == 0) {
+        s->touched[s->ntouched++] = p;
+    } else if (hit->errors >= s->best_errors[p]) {
+        s->lines++;
+        return;
+    }
+    s->best_errors[p] = hit->errors;
+    s->best_line[p] = ++s->lines;
+}
+
 void cli_sam_hit(cli_sam *s, const char *pattern_name, size_t pattern_name_len, const sm_hit *hit) {
     sam_record *r = sam_record_of(s, hit->record);
-    if (!r) return;
+    if (!r || hit->pattern >= s->patterns) return;
     r->has_hits = 1;
+    note_hit(s, hit);
     cli_writer *w = &s->body;
     int reverse = hit->strand == '-';
     cli_writer_write(w, pattern_name, pattern_name_len);
@@ -246,7 +331,35 @@ void cli_sam_hit(cli_sam *s, const char *pattern_name, size_t pattern_name_len, 
     cli_writer_write(w, "\n", 1);
 }
 
+/* Copies the alignment lines to out, with 256 added to the flag of every
+   line that is not primary. Returns 0, or -1 on a read error. */
+static int copy_alignments(cli_sam *s, cli_writer *out) {
+    char *line = NULL;
+    size_t cap = 0, next = 0;
+    ssize_t n;
+    for (uint64_t i = 0; (n = getline(&line, &cap, s->body_file)) > 0; i++) {
+        while (next < s->nprimary && s->primary[next] < i) next++;
+        const char *tab = memchr(line, '\t', (size_t)n);
+        if ((next < s->nprimary && s->primary[next] == i) || !tab) {
+            cli_writer_write(out, line, (size_t)n);
+            continue;
+        }
+        /* QNAME, then the flag (0 or 16) */
+        const char *flag = tab + 1, *flag_end = memchr(flag, '\t', (size_t)(line + n - flag));
+        if (!flag_end) {
+            cli_writer_write(out, line, (size_t)n);
+            continue;
+        }
+        cli_writer_write(out, line, (size_t)(flag - line));
+        put_u64(out, strtoull(flag, NULL, 10) | 256u);
+        cli_writer_write(out, flag_end, (size_t)(line + n - flag_end));
+    }
+    free(line);
+    return ferror(s->body_file) ? -1 : 0;
+}
+
 int cli_sam_finish(cli_sam *s, cli_writer *out) {
+    close_hit_record(s);
     if (s->failed) {
         cli_error("out of memory");
         return -1;
@@ -264,12 +377,11 @@ int cli_sam_finish(cli_sam *s, cli_writer *out) {
         put_u64(out, s->refs[i].length ? s->refs[i].length : 1);
         cli_writer_write(out, "\n", 1);
     }
-    put_str(out, "@PG\tID:seqmatch\tPN:seqmatch\tVN:" SM_VERSION_STRING "\n");
+    put_str(out, "@PG\tID:seqmatch\tPN:seqmatch\tVN:" SM_VERSION_STRING "\tCL:");
+    put_str(out, cli_command_line());
+    cli_writer_write(out, "\n", 1);
     rewind(s->body_file);
-    char chunk[1 << 16];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, s->body_file)) > 0) cli_writer_write(out, chunk, n);
-    if (ferror(s->body_file)) {
+    if (copy_alignments(s, out) != 0) {
         cli_error("the temporary SAM file: %s", strerror(errno));
         return -1;
     }

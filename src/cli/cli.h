@@ -10,8 +10,9 @@
 #include "seqmatch.h"
 #include "io/seqio.h"
 
-/* Exit status, as grep. */
-enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2 };
+/* Exit status: search and dfa as grep (0 some hit, 1 none); the read
+   commands (filter, demux) 0 whenever they ran; every command 2 on error. */
+enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2, CLI_EXIT_RAN = 0 };
 
 /* What a parse step asks the caller to do next. */
 enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
@@ -103,6 +104,11 @@ void cli_usage_error(cli_command command, const char *fmt, ...)
     ;
 
 const char *cli_command_name(cli_command command);
+
+/* The command line as given (SAM's @PG CL:), arguments that need quoting in
+   single quotes, tabs and line breaks written as spaces. */
+void cli_set_command_line(int argc, char **argv);
+const char *cli_command_line(void);
 
 /* Flushes standard output (help, --explain, dumps). Returns 0, or prints
    "standard output: REASON" (nothing for a reader that went away) and
@@ -326,6 +332,8 @@ uint64_t cli_recout_records(const cli_recout *o);
 /* Whether the name ends in .gz. */
 int cli_gzip_name(const char *path);
 
+struct cli_progress;
+
 /* One record, or a pair of mates read in step, waiting for its hits. */
 typedef struct {
     uint64_t first_record;    /* runner record of the first scanned mate */
@@ -351,6 +359,9 @@ typedef struct {
     /* A record (pair) whose hits have all been seen; returns 0, or -1 to stop. */
     int (*on_done)(cli_read_entry *e, void *ctx);
     void *ctx;
+    /* At the end of a run that did not fail: the closing line (progress.c's
+       cli_progress_summary), or NULL. */
+    void (*summary)(struct cli_progress *progress, void *ctx);
     /* counts, for summaries */
     uint64_t entries;
 } cli_reads_job;
@@ -366,24 +377,45 @@ int cli_check_read_options(cli_options *opts);
 
 /* ------------------------------------------------------------- progress */
 
-typedef struct {
+typedef struct cli_progress {
     int enabled;
     int drawn;
     const char *name;
+    double start;             /* the command's start */
     double file_start;
     double last_draw;
     uint64_t bytes_scanned;   /* sequence bytes of the current file so far */
+    uint64_t total_scanned;   /* ... of every file so far */
+    uint64_t hits;            /* so far, as the caller last said */
+    unsigned file, files;     /* the current file (from 1) of how many */
+    uint64_t files_bytes;     /* the files' sizes together (0: some unknown) */
+    uint64_t done_bytes;      /* the sizes of the files before the current one */
     unsigned width;
 } cli_progress;
 
+/* A progress line on standard error while files are read (file, file N of
+   M, percent, MB/s, hits so far, time left), and a closing summary line:
+   both when enabled (standard error a terminal, or --progress). */
 void cli_progress_init(cli_progress *p, int enabled);
+/* The targets to come (their sizes, for the time left). */
+void cli_progress_set_files(cli_progress *p, char *const *paths, size_t count);
 void cli_progress_begin_file(cli_progress *p, const char *name);
-/* Adds bytes_scanned sequence bytes; redraws at most about five times a second. */
-void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_scanned);
+/* Adds bytes_scanned sequence bytes, with the hits so far; redraws at most
+   about five times a second. */
+void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits);
 /* Removes the bar from the terminal. */
 void cli_progress_clear(cli_progress *p);
 /* Writer hook: clears the bar before output reaches a shared terminal. */
 void cli_progress_before_write(void *ctx);
+/* The closing line, "seqmatch: " and what the caller says, then the
+   sequence read, the time and the speed; nothing when not enabled. */
+void cli_progress_summary(cli_progress *p, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* 1234567 as "1,234,567" in buf. */
+const char *cli_thousands(uint64_t value, char *buf, size_t size);
 
 /* Threads for a --threads value (0: every online core). */
 unsigned cli_threads(unsigned asked);

@@ -32,6 +32,23 @@ static void report_compile_error(const sm_pattern_list *list, const sm_error *er
     report_library_error(err, status);
 }
 
+/* Longer patterns than this are most likely a genome given to -p in place of
+   the target (-p genome.fa target.fa): compiling it takes seconds and
+   hundreds of MB, so it is named before that. */
+#define LONG_PATTERN 1000000u
+
+static void warn_long_pattern(const sm_pattern_list *list, size_t first, const char *path) {
+    for (size_t i = first; i < list->count; i++) {
+        const sm_pattern *p = &list->items[i];
+        if (p->len <= LONG_PATTERN) continue;
+        fprintf(stderr,
+                "seqmatch: warning: -p %s: pattern '%.60s' is %.1f Mbp long; -p takes the patterns and the targets "
+                "come last (seqmatch search -p PATTERNS TARGET): are the two swapped?\n",
+                strcmp(path, "-") == 0 ? "stdin" : path, p->name ? p->name : "", (double)p->len / 1e6);
+        return;
+    }
+}
+
 static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
     for (size_t i = 0; i < opts->source_count; i++) {
         const cli_pattern_source *source = &opts->sources[i];
@@ -39,7 +56,9 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
         memset(&err, 0, sizeof err);
         int status;
         if (source->is_file) {
-            status = sm_pattern_list_read(list, source->text, &err);
+            size_t before = list->count;
+            status = sm_pattern_list_read_alphabet(list, source->text, opts->compile.alphabet, &err);
+            if (status == SM_OK) warn_long_pattern(list, before, source->text);
         } else {
             status = sm_pattern_list_add(list, NULL, source->text, strlen(source->text));
             if (status != SM_OK && !err.message[0])
@@ -62,6 +81,18 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
     return 0;
 }
 
+/* Whether some pattern holds a letter that is no DNA or IUPAC code (E F I L
+   P Q ...: protein, words). */
+static int has_non_dna_symbol(const sm_pattern_list *list) {
+    for (size_t i = 0; i < list->count; i++)
+        for (size_t j = 0; j < list->items[i].len; j++) {
+            char c = list->items[i].seq[j];
+            if (((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) && !strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c))
+                return 1;
+        }
+    return 0;
+}
+
 int cli_load_database(const cli_options *opts, sm_db **db) {
     sm_error err;
     memset(&err, 0, sizeof err);
@@ -81,7 +112,18 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         return CLI_EXIT_ERROR;
     }
     int status = sm_compile(list.items, list.count, &opts->compile, db, &err);
-    if (status != SM_OK) report_compile_error(&list, &err, status);
+    int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && has_non_dna_symbol(&list);
+    if (not_dna) {
+        /* protein, words, a table or reads not recognised: say how to read them */
+        char where[600] = "";
+        unsigned long long n = 0;
+        int used = 0;
+        if (sscanf(err.message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list.count)
+            cli_pattern_where(&list, (size_t)n - 1, where, sizeof where);
+        cli_error("%s%s; for protein or other text patterns use --alphabet text", where, err.message);
+    } else if (status != SM_OK) {
+        report_compile_error(&list, &err, status);
+    }
     sm_pattern_list_free(&list);
     if (status != SM_OK) {
         *db = NULL;

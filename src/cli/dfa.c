@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "io/source.h"
 #include "seqmatch_dfa.h"
 
 
@@ -28,6 +30,7 @@ typedef struct {
     sm_dfa_match match;
     int match_given;
     sm_alphabet alphabet;
+    int alphabet_given;
     sm_strands strands;
     int ignore_case;
     uint32_t max_states;
@@ -65,13 +68,15 @@ static void print_help(FILE *out) {
           "  --dump                  write the DFA in the text format and exit\n"
           "\n"
           "Input:\n"
-          "  --alphabet text|dna     text (default): every file is one input of raw bytes;\n"
-          "                          dna: FASTA/FASTQ, the file's sequences joined are the\n"
-          "                          input (patterns and expressions are DNA too)\n"
+          "  --alphabet text|dna     dna: FASTA/FASTQ, the file's sequences joined are the\n"
+          "                          input (patterns and expressions are DNA too); text:\n"
+          "                          every file is one input of raw bytes. Default: dna\n"
+          "                          when the inputs are FASTA or FASTQ (as search reads\n"
+          "                          them), else text (also for standard input)\n"
           "  --per-record            one input per FASTA/FASTQ record\n"
           "  --skip-unknown          ignore input bytes outside the DFA's alphabet\n"
           "                          (otherwise they are an error naming the offset)\n"
-          "  --strand both|forward|reverse  dna patterns (default both)\n"
+          "  --strand both|+|-       dna patterns: strands (default both), as in search\n"
           "  -i, --ignore-case       text patterns match either case\n"
           "\n"
           "Running:\n"
@@ -105,6 +110,52 @@ static int parse_count(const char *text, unsigned long long max, unsigned long l
     unsigned long long v = strtoull(text, &end, 10);
     if (errno || *end || v > max) return -1;
     *out = v;
+    return 0;
+}
+
+/* The first byte of a file that is not white space (after a byte-order
+   mark), decompressed: '>' or '@' for FASTA or FASTQ. 0 when there is none
+   or the file cannot be read (the run says why). */
+static int first_byte(const char *path) {
+    /* a pipe or FIFO cannot be read twice: only regular files are looked at */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    sm_source *src = NULL;
+    sm_error err;
+    if (sm_io_source_open(path, 1, &src, &err) != SM_OK) return 0;
+    char buf[4096];
+    int c = 0;
+    long n = sm_io_source_read(src, buf, sizeof buf, &err);
+    for (long i = n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; i < n; i++)
+        if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') {
+            c = (unsigned char)buf[i];
+            break;
+        }
+    sm_io_source_close(src);
+    return c;
+}
+
+/* Without --alphabet the inputs say, as for search: FASTA or FASTQ files are
+   DNA, other files text; standard input and pipes (which cannot be looked
+   at twice) are text, or DNA with --per-record. Files of both kinds are
+   refused. */
+static int alphabet_of_inputs(dfa_options *o) {
+    const char *dna = NULL, *text = NULL;
+    for (size_t i = 0; i < o->input_count; i++) {
+        if (strcmp(o->inputs[i], "-") == 0) continue;
+        int c = first_byte(o->inputs[i]);
+        if (c == '>' || c == '@') {
+            if (!dna) dna = o->inputs[i];
+        } else if (c && !text) {
+            text = o->inputs[i];
+        }
+    }
+    if (dna && text) {
+        cli_error("%s is FASTA or FASTQ but %s is not; give --alphabet dna or --alphabet text (try 'seqmatch dfa "
+                  "--help')", dna, text);
+        return -1;
+    }
+    o->alphabet = dna || (!text && o->per_record) ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
     return 0;
 }
 
@@ -177,11 +228,13 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
             if (strcmp(value, "text") == 0) o->alphabet = SM_ALPHABET_TEXT;
             else if (strcmp(value, "dna") == 0) o->alphabet = SM_ALPHABET_DNA;
             else return usage_error("--alphabet takes text or dna, not '%s'", value);
+            o->alphabet_given = 1;
         } else if (IS("--strand")) {
+            /* as search: both, + or - (forward and reverse kept as other names) */
             if (strcmp(value, "both") == 0) o->strands = SM_STRAND_BOTH;
-            else if (strcmp(value, "forward") == 0) o->strands = SM_STRAND_FORWARD;
-            else if (strcmp(value, "reverse") == 0) o->strands = SM_STRAND_REVERSE;
-            else return usage_error("--strand takes both, forward or reverse, not '%s'", value);
+            else if (strcmp(value, "+") == 0 || strcmp(value, "forward") == 0) o->strands = SM_STRAND_FORWARD;
+            else if (strcmp(value, "-") == 0 || strcmp(value, "reverse") == 0) o->strands = SM_STRAND_REVERSE;
+            else return usage_error("--strand takes both, + or -, not '%s'", value);
         } else if (IS("-i") || IS("--ignore-case")) o->ignore_case = 1;
         else if (IS("--max-states")) {
             if (parse_count(value, SM_DFA_MAX_STATES, &n) || n == 0)
@@ -252,6 +305,7 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
         return CLI_PARSE_ERROR;
     }
     if (o->input_count == 0) o->inputs[o->input_count++] = "-";
+    if (!o->alphabet_given && !o->dump && alphabet_of_inputs(o) != 0) return CLI_PARSE_ERROR;
     if (o->dfa_path && strcmp(o->dfa_path, "-") == 0 && !o->dump)
         for (size_t i = 0; i < o->input_count; i++)
             if (strcmp(o->inputs[i], "-") == 0) {
@@ -279,7 +333,7 @@ static int load_dfa(const dfa_options *o, sm_dfa **dfa) {
         rc = sm_dfa_from_regex(o->regex, strlen(o->regex), &ro, &raw, &err);
     } else {
         sm_pattern_list list = {0};
-        rc = sm_pattern_list_read(&list, o->patterns_path, &err);
+        rc = sm_pattern_list_read_alphabet(&list, o->patterns_path, o->alphabet, &err);
         if (rc == SM_OK) {
             sm_compile_options co;
             sm_compile_options_init(&co);

@@ -39,6 +39,8 @@ void cli_print_filter_help(FILE *out) {
         "                        + k) bases are searched then\n"
         "\n"
         "Performance: -t, --threads N (default all cores), --chunk-size, --gpu.\n"
+        "--progress / --no-progress: a progress line and a closing summary (records\n"
+        "with a hit, time, speed) on standard error; by default on a terminal only.\n"
         "\n"
         "Examples:\n"
         "  # reads that carry an adapter, and the rest, split in one pass\n"
@@ -50,8 +52,8 @@ void cli_print_filter_help(FILE *out) {
         "  # lines of a log that mention a word (as grep -F)\n"
         "  seqmatch filter --lines -e timeout server.log\n"
         "\n"
-        "Exit status: 0 when a record was written to -o (or standard output; with only\n"
-        "--matched/--unmatched, when some record had a hit), 1 when none, 2 on error.\n",
+        "Exit status: 0 when it ran, whatever it kept (no record chosen is a result, as\n"
+        "for cutadapt, BBDuk and seqkit), 2 on error.\n",
         out);
 }
 
@@ -60,8 +62,8 @@ enum { OUT_CHOSEN, OUT_MATCHED, OUT_UNMATCHED, OUT_KINDS };
 
 typedef struct {
     cli_recout *out[OUT_KINDS][2];
-    int invert;
-    uint64_t chosen, matched;
+    int invert, pairs;
+    uint64_t chosen, matched, entries;
 } filter_state;
 
 static void filter_hit(cli_read_entry *e, const sm_hit *hit, void *ctx) {
@@ -73,6 +75,7 @@ static int filter_done(cli_read_entry *e, void *ctx) {
     filter_state *f = ctx;
     int hit = e->hits > 0;
     f->matched += hit;
+    f->entries++;
     int failed = 0;
     for (int kind = 0; kind < OUT_KINDS; kind++) {
         int wanted = kind == OUT_CHOSEN ? hit != f->invert : kind == OUT_MATCHED ? hit : !hit;
@@ -85,6 +88,14 @@ static int filter_done(cli_read_entry *e, void *ctx) {
     }
     /* a broken output ends the scan; the close says why */
     return failed ? -1 : 0;
+}
+
+static void filter_summary(cli_progress *progress, void *ctx) {
+    const filter_state *f = ctx;
+    char kept[32], all[32];
+    cli_progress_summary(progress, "%s of %s %s with a hit (%.1f %%)", cli_thousands(f->matched, kept, sizeof kept),
+                         cli_thousands(f->entries, all, sizeof all), f->pairs ? "pairs" : "records",
+                         f->entries ? 100.0 * (double)f->matched / (double)f->entries : 0.0);
 }
 
 /* NAME with its '#' replaced by the mate number; malloc'd. */
@@ -202,7 +213,9 @@ int cli_filter_main(int argc, char **argv) {
     job.opts = &opts;
     job.on_hit = filter_hit;
     job.on_done = filter_done;
+    job.summary = filter_summary;
     job.ctx = &f;
+    f.pairs = paired;
     int rc = cli_reads_run(&job, db);
     /* a broken output stopped the scan: its close reports it */
     int write_failed = 0;
@@ -213,8 +226,8 @@ int cli_filter_main(int argc, char **argv) {
             f.out[kind][m] = NULL;
         }
     if (rc != 0 || write_failed) goto cleanup;
-    uint64_t shown = opts.output_path || (!opts.matched_path && !opts.unmatched_path) ? f.chosen : f.matched;
-    exit_status = shown > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+    /* a read command succeeds whatever it kept, so that a clean sample passes set -e and workflow managers */
+    exit_status = CLI_EXIT_RAN;
 
 cleanup:
     for (int kind = 0; kind < OUT_KINDS; kind++)

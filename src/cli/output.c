@@ -82,6 +82,16 @@ void cli_writer_report(const cli_writer *w) {
 }
 
 /* Appends a number. */
+/* BED's score: 0 to 1000, higher for better hits (shaded darker by genome
+   browsers): 1000 x (length - errors) / length of the hit, rounded down, so
+   exact hits score 1000 and each error costs its share of the hit. */
+static inline uint64_t bed_score(const sm_hit *hit) {
+    uint64_t len = hit->end - hit->start;
+    if (hit->errors == 0) return 1000;
+    if (len <= hit->errors) return 0;
+    return 1000 * (len - hit->errors) / len;
+}
+
 static inline void write_u64(cli_writer *w, uint64_t value) {
     char digits[20];
     int n = 0;
@@ -545,7 +555,7 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         }
         cli_writer_write(w, pattern, pattern_len);
         write_char(w, '\t');
-        write_u64(w, hit->errors);
+        write_u64(w, bed_score(hit));
         write_char(w, '\t');
         write_char(w, hit->strand);
         write_char(w, '\n');
@@ -730,7 +740,7 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         }
         p = put_bytes(p, pattern, pattern_len);
         *p++ = '\t';
-        p = put_u64(p, hit->errors);
+        p = put_u64(p, bed_score(hit));
         *p++ = '\t';
         *p++ = hit->strand;
         *p++ = '\n';

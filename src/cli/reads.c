@@ -151,7 +151,7 @@ static int feed_record(reads_state *s, sm_reader *reader, const char *path) {
             report_runner(shown(path), status);
             return -1;
         }
-        cli_progress_update(&s->progress, reader, len);
+        cli_progress_update(&s->progress, reader, len, sm_runner_total(s->runner));
     }
 }
 
@@ -332,14 +332,19 @@ int cli_reads_run(cli_reads_job *job, const sm_db *db) {
         return -1;
     }
     int rc = 0;
+    char *stdin_target[] = {"-"};
     if (opts->read1) {
+        cli_progress_set_files(&s.progress, (char *const *)&opts->read1, 1);
         rc = run_input(&s, opts->read1, opts->read2);
     } else if (opts->target_count == 0) {
+        cli_progress_set_files(&s.progress, stdin_target, 1);
         rc = run_input(&s, "-", NULL);
     } else {
+        cli_progress_set_files(&s.progress, opts->targets, opts->target_count);
         for (size_t i = 0; i < opts->target_count && rc == 0; i++) rc = run_input(&s, opts->targets[i], NULL);
     }
     cli_progress_clear(&s.progress);
+    if (rc >= 0 && job->summary) job->summary(&s.progress, job->ctx);
     sm_runner_free(s.runner);
     free(s.queue);
     free(s.arena);

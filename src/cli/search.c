@@ -173,7 +173,7 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
                 result = SCAN_STOPPED_EARLY;
                 goto done;
             }
-            cli_progress_update(progress, reader, len);
+            cli_progress_update(progress, reader, len, sm_runner_total(runner));
         }
         if (piece < 0) {
             read_failed = 1;
@@ -347,6 +347,7 @@ int cli_search_main(int argc, char **argv) {
         int show = opts.progress == CLI_PROGRESS_ON ||
                    (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
         cli_progress_init(&progress, show);
+        cli_progress_set_files(&progress, targets, target_count);
         /* The bar only gets in the way of output to the same terminal. */
         if (show && isatty(fileno(writer.file))) {
             writer.before_write = cli_progress_before_write;
@@ -435,6 +436,12 @@ int cli_search_main(int argc, char **argv) {
     }
     if (failed) exit_status = CLI_EXIT_ERROR;
     else exit_status = total > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
+    if (!failed) {
+        char hits[32];
+        cli_progress_summary(&progress, "%s hit%s of %u pattern%s%s", cli_thousands(total, hits, sizeof hits),
+                             total == 1 ? "" : "s", info.pattern_count, info.pattern_count == 1 ? "" : "s",
+                             stopped_early ? " (stopped at --max-hits)" : "");
+    }
 
 cleanup:
     /* the CUDA runtime must not be torn down while it starts */

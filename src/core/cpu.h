@@ -26,7 +26,7 @@ typedef struct {
    SEQMATCH_SIMD=scalar|sse|avx2|avx512 in the environment, read at that
    probe, lowers the level (for comparisons and for clusters of mixed
    machines); SEQMATCH_KMER_GATHER=0|1|2 picks the k-mer table's bitmap test
-   (docs/benchmarks.md). */
+   (bench/results/history.md). */
 const sm_cpu_features *sm_cpu(void);
 
 /* The CPU's features with every level above max cleared (SM_SIMD_AUTO: as

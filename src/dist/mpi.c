@@ -1,4 +1,5 @@
-/* The MPI side of a distributed search (mpi.h), on any MPI library. */
+/* The MPI side of a distributed search (mpi.h), on any MPI library: the
+ * MPI module, libseqmatch-mpi.so (mpi_module.h). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +28,6 @@ struct sm_mpi {
     uint8_t *rbuf;        /* rank 0: a received chunk */
     int rcap;
 };
-
-int sm_mpi_built(void) { return 1; }
-
-unsigned sm_mpi_launched_size(void) {
-    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-    if (!v) v = getenv("PMI_SIZE");
-    if (v) return (unsigned)strtoul(v, NULL, 10);
-    return getenv("PMIX_RANK") ? 1u : 0u;
-}
 
 sm_mpi *sm_mpi_start(int *argc, char ***argv) {
     int provided = 0;

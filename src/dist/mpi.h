@@ -1,5 +1,7 @@
-/* The MPI side of a distributed search, behind a narrow interface so that a
- * build without MPI links mpi_none.c (no launcher support) instead.
+/* The MPI side of a distributed search, behind a narrow interface: mpi.c
+ * implements it on the MPI library in a module of its own
+ * (libseqmatch-mpi.so, mpi_module.h), and the command's mpi_loader.c loads
+ * that module when an MPI launcher started it.
  *
  * Rank 0 merges and writes; rank r > 0 sends its result stream to rank 0
  * in chunks, at most a window of them in flight (back-pressure: a rank whose
@@ -15,8 +17,10 @@
 
 typedef struct sm_mpi sm_mpi;
 
-/* 1 when this seqmatch was built with MPI. */
+/* 1 when the MPI module is there (loaded on the first call), else 0 with
+   the reason from sm_mpi_missing. */
 int sm_mpi_built(void);
+const char *sm_mpi_missing(void);
 /* Ranks the launcher says this process is one of (0: not started by an MPI
    launcher; read from the environment, before any MPI call). */
 unsigned sm_mpi_launched_size(void);

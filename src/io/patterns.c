@@ -10,6 +10,8 @@
  *     record whose sequence is empty is an error naming its header line.
  *   - Lines: the line without its line end is both name and sequence; lines
  *     of only spaces and tabs are skipped.
+ *   - Tables (seqio.h says when): name and sequence on each line, split by
+ *     a tab, a comma or a semicolon, fields possibly in double quotes.
  * An empty file adds nothing and is not an error.
  *
  * Absurd input is refused early, with memory kept small: a pattern (a line,
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "io/source.h"
 
@@ -246,10 +249,138 @@ static int fasta_flush(fasta_pattern *fp, sm_pattern_list *list, const char *sho
     return SM_OK;
 }
 
+/* ---------------------------------------------------------- tables */
+
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* The separator a file's name says (.tsv, .csv, also gzip'd), or 0. */
+static char table_by_name(const char *path) {
+    if (ends_with(path, ".tsv") || ends_with(path, ".tsv.gz") || ends_with(path, ".TSV")) return '\t';
+    if (ends_with(path, ".csv") || ends_with(path, ".csv.gz") || ends_with(path, ".CSV")) return ',';
+    return 0;
+}
+
+/* DNA: a first line with a tab, a comma or a semicolon is a table row. */
+static char table_by_content(const char *s, size_t n) {
+    if (memchr(s, '\t', n)) return '\t';
+    if (memchr(s, ',', n)) return ',';
+    if (memchr(s, ';', n)) return ';';
+    return 0;
+}
+
+static int is_iupac_letter(char c) {
+    return c && strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c) != NULL;
+}
+
+/* A table's first row is a header when its sequence is no pattern. */
+static int is_header(const char *seq, size_t n, int dna) {
+    if (dna) {
+        unsigned other = 0;
+        for (size_t i = 0; i < n; i++)
+            other += ((seq[i] >= 'A' && seq[i] <= 'Z') || (seq[i] >= 'a' && seq[i] <= 'z')) && !is_iupac_letter(seq[i]);
+        return other >= 2;
+    }
+    static const char *const names[] = {"sequence", "seq", "pattern"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == n && strncasecmp(seq, names[i], n) == 0) return 1;
+    return 0;
+}
+
+typedef struct {
+    char *text;   /* the fields, each NUL-terminated, one after the other */
+    size_t cap;
+    size_t start[3], len[3];
+    unsigned count;
+} table_row;
+
+/* Splits line s into at most three fields (a third means too many). Returns
+   SM_OK or an error naming the line. */
+static int split_row(table_row *row, const char *s, size_t n, char sep, const char *shown, uint64_t line,
+                     sm_error *err) {
+    if (grow(&row->text, &row->cap, n + 4) < 0) return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", shown);
+    size_t out = 0, i = 0;
+    row->count = 0;
+    for (;;) {
+        while (i < n && (s[i] == ' ' || (s[i] == '\t' && sep != '\t'))) i++;
+        size_t begin = out;
+        if (i < n && s[i] == '"') {
+            for (i++;; i++) {
+                if (i == n)
+                    return sm_io_error(err, SM_ERR_FORMAT, "%s: line %llu: a quoted field without its closing quote",
+                                       shown, (unsigned long long)line);
+                if (s[i] == '"') {
+                    if (i + 1 < n && s[i + 1] == '"') row->text[out++] = s[++i];
+                    else break;
+                } else {
+                    row->text[out++] = s[i];
+                }
+            }
+            i++;
+            while (i < n && (s[i] == ' ' || (s[i] == '\t' && sep != '\t'))) i++;
+            if (i < n && s[i] != sep)
+                return sm_io_error(err, SM_ERR_FORMAT, "%s: line %llu: text after a closing quote", shown,
+                                   (unsigned long long)line);
+        } else {
+            while (i < n && s[i] != sep) row->text[out++] = s[i++];
+            while (out > begin && (row->text[out - 1] == ' ' || row->text[out - 1] == '\t')) out--;
+        }
+        if (row->count < 3) {
+            row->start[row->count] = begin;
+            row->len[row->count] = out - begin;
+            row->count++;
+        }
+        row->text[out++] = '\0';
+        if (i >= n) break;
+        i++; /* the separator */
+    }
+    /* empty fields at the end (a spreadsheet's trailing separators) do not count */
+    while (row->count > 2 && row->len[row->count - 1] == 0) row->count--;
+    if (row->count > 2)
+        return sm_io_error(err, SM_ERR_FORMAT,
+                           "%s: line %llu: more than two columns; a pattern table has two, name and sequence "
+                           "(name%ssequence)",
+                           shown, (unsigned long long)line, sep == '\t' ? "<TAB>" : sep == ',' ? "," : ";");
+    return SM_OK;
+}
+
+/* One table row as a pattern; the first may be a header (skipped). */
+static int add_table_row(sm_pattern_list *list, table_row *row, int dna, int first, const char *shown,
+                         uint64_t line, sm_error *err) {
+    const char *name = row->text + row->start[0];
+    size_t name_len = row->len[0];
+    char *seq = row->text + row->start[row->count - 1];
+    size_t seq_len = row->len[row->count - 1];
+    if (first && row->count == 2 && is_header(seq, seq_len, dna)) return SM_OK;
+    if (dna) { /* spaces inside a sequence, as FASTA's sequence lines drop them */
+        size_t k = 0;
+        for (size_t j = 0; j < seq_len; j++)
+            if (seq[j] != ' ' && seq[j] != '\t') seq[k++] = seq[j];
+        seq_len = k;
+    }
+    if (seq_len == 0)
+        return sm_io_error(err, SM_ERR_PATTERN, "%s: line %llu: pattern '%.100s' has no sequence", shown,
+                           (unsigned long long)line, name);
+    int rc = sm_pattern_list_add(list, row->count == 2 && name_len > 0 ? name : NULL, seq, seq_len);
+    if (rc != SM_OK) return sm_io_error(err, rc, "%s: out of memory", shown);
+    return SM_OK;
+}
+
 int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err) {
+    return sm_pattern_list_read_alphabet(list, path, SM_ALPHABET_TEXT, err);
+}
+
+int sm_pattern_list_read_alphabet(sm_pattern_list *list, const char *path, sm_alphabet alphabet, sm_error *err) {
     sm_error local;
     if (!err) err = &local;
     if (!list || !path) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_pattern_list_read");
+    int dna = alphabet == SM_ALPHABET_DNA;
+    char sep = table_by_name(path);
+    table_row row = {0};
+    uint64_t first_line = 0; /* the first non-blank line's number */
+    int fastq_suspect = 0;
     line_input in = {0};
     int rc = sm_io_source_open(path, 1, &in.src, err);
     if (rc != SM_OK) return rc;
@@ -290,6 +421,29 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
             size_t i = 0;
             while (s[i] == ' ' || s[i] == '\t') i++;
             fasta = s[i] == '>';
+            first_line = in.number;
+            fastq_suspect = dna && s[i] == '@';
+            if (!fasta && !sep && dna) sep = table_by_content(s, n);
+        }
+        if (fastq_suspect && in.number == first_line + 2 && n > 0 && s[0] == '+') {
+            rc = sm_io_error(err, SM_ERR_FORMAT,
+                             "%s: this is FASTQ (reads: '@' header, sequence, '+', qualities), not a pattern file; "
+                             "patterns are FASTA, one per line, or a table of name and sequence (TSV or CSV); reads "
+                             "to search go after the options, as targets",
+                             shown);
+            goto done;
+        }
+        if (!fasta && sep) {
+            if (is_blank(s, n)) continue;
+            size_t rows_before = list->count;
+            rc = split_row(&row, s, n, sep, shown, in.number, err);
+            if (rc == SM_OK) rc = add_table_row(list, &row, dna, in.number == first_line, shown, in.number, err);
+            if (rc != SM_OK) goto done;
+            if (list->count > rows_before) { /* not the header row */
+                list->file[list->count - 1] = file;
+                list->line[list->count - 1] = in.number;
+            }
+            continue;
         }
         if (!fasta) {
             if (is_blank(s, n)) continue;
@@ -353,6 +507,7 @@ done:
     }
     free(fp.name);
     free(fp.seq);
+    free(row.text);
     free(in.line);
     free(in.buf);
     sm_io_source_close(in.src);

@@ -174,8 +174,26 @@ int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq
    blank lines skipped). Lines end with \n, \r\n or \r; a leading UTF-8
    byte-order mark is skipped. An empty FASTA record is an error naming file
    and line; so are a pattern over 16 MiB (SM_ERR_LIMIT), binary data in the
-   first 4 KiB and a compressed format the source does not read. */
+   first 4 KiB and a compressed format the source does not read.
+   Reads as sm_pattern_list_read_alphabet with SM_ALPHABET_TEXT. */
 int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err);
+
+/* As sm_pattern_list_read, and tables of two columns, name and sequence
+   (primer lists as spreadsheets write them):
+   - a file named *.tsv or *.csv (also .gz): columns split by tabs, or by
+     commas;
+   - for SM_ALPHABET_DNA, also a file whose first line holds a tab, or else
+     a comma or a semicolon (none of them a DNA symbol).
+   A field may be in double quotes ("" is a quote in it); spaces around
+   fields are dropped, and for DNA spaces inside the sequence. A first row
+   whose sequence is no pattern is a header, skipped: for DNA one with two or
+   more letters that are no IUPAC code ("sequence", "Seq"), for text one
+   whose sequence column is named sequence, seq or pattern. A row of one
+   field is a pattern named after itself; an empty sequence, or a third
+   column that is not empty, is an error naming file and line.
+   For SM_ALPHABET_DNA a FASTQ file (a first line starting with '@', a third
+   with '+') is refused with a message that says how patterns are given. */
+int sm_pattern_list_read_alphabet(sm_pattern_list *list, const char *path, sm_alphabet alphabet, sm_error *err);
 
 void sm_pattern_list_free(sm_pattern_list *list);
 

@@ -4,7 +4,7 @@
  * - A plain regular file is memory-mapped, with zero bytes readable past
  *   its end, and handed to the reader as it is (no read() copies).
  * - gzip is inflated by ISA-L (igzip; zlib where the build lacks it):
- *   about twice zlib's rate (docs/benchmarks.md, "Decompression"). With
+ *   about twice zlib's rate (bench/results/history.md, "The feed"). With
  *   threads >= 2 a thread of its own inflates ahead into a ring of buffers,
  *   so that inflating overlaps the scan.
  * - BGZF (the gzip members bgzip and samtools write, each saying its size)

@@ -103,13 +103,37 @@ if command -v samtools >/dev/null; then
     check_output_text "sam by hand" "@HD${T}VN:1.6${T}SO:coordinate
 @SQ${T}SN:a${T}LN:13
 @SQ${T}SN:b${T}LN:13
-@PG${T}ID:seqmatch${T}PN:seqmatch${T}VN:$("$SEQMATCH" --version | awk 'NR == 1 { print $2 }')
+@PG${T}ID:seqmatch${T}PN:seqmatch${T}VN:$("$SEQMATCH" --version | awk 'NR == 1 { print $2 }')${T}CL:seqmatch search -e ACGTTGCA -k 1 --format sam $TMP/t.fa
 ACGTTGCA${T}0${T}a${T}3${T}255${T}4=1D4=${T}*${T}0${T}0${T}ACGTTGCA${T}*${T}NM:i:1
 ACGTTGCA${T}16${T}b${T}3${T}255${T}4=1D4=${T}*${T}0${T}0${T}TGCAACGT${T}*${T}NM:i:1
 "
 else
     echo "alignments.sh: samtools not installed: the SAM read-back is skipped"
 fi
+# Per pattern and record the hit with the fewest errors, the leftmost of
+# those, is the primary alignment; every other hit is secondary (flag 256).
+# The flags worked out from the tsv hits (the same hits, in the same order).
+for how in "-m 2" "-k 2" "-k 1 --report ends"; do
+    # shellcheck disable=SC2086
+    run search -p "$TMP/pats.txt" $how --no-header "$TMP/genome.fa"
+    awk -F'\t' '{ key = $1 SUBSEP $2; line[NR] = key; err[NR] = $6; strand[NR] = $3
+                   if (!(key in best) || $6 < best[key]) { best[key] = $6; first[key] = NR } }
+                 END { for (i = 1; i <= NR; i++) print (strand[i] == "-" ? 16 : 0) + (first[line[i]] == i ? 0 : 256) }' \
+        "$TMP/out" >"$TMP/want_flags"
+    # shellcheck disable=SC2086
+    run search -p "$TMP/pats.txt" $how --format sam "$TMP/genome.fa"
+    grep -v '^@' "$TMP/out" | cut -f2 >"$TMP/flags"
+    primaries=$(grep -cx '0\|16' "$TMP/flags")
+    if [ -s "$TMP/flags" ] && cmp -s "$TMP/want_flags" "$TMP/flags"; then pass
+    else fail "sam $how: primary and secondary flags ($primaries primary of $(wc -l <"$TMP/flags"))"; fi
+    secondaries=$((${secondaries:-0} + $(wc -l <"$TMP/flags") - primaries))
+done
+if [ "$secondaries" -gt 0 ]; then pass; else fail "sam: no secondary alignment in the cases above"; fi
+# @PG names the command line, quoted where a shell would need it
+run search -e ACGTTGCA -k 1 --format sam --strand + -o "$TMP/a b.sam" "$TMP/t.fa"
+if grep -qxF "@PG${T}ID:seqmatch${T}PN:seqmatch${T}VN:$("$SEQMATCH" --version | awk 'NR == 1 { print $2 }')${T}CL:seqmatch search -e ACGTTGCA -k 1 --format sam --strand + -o '$TMP/a b.sam' $TMP/t.fa" "$TMP/a b.sam"
+then pass; else fail "sam: @PG with CL: $(grep '^@PG' "$TMP/a b.sam")"; fi
+
 # The SAM's '-' CIGAR is the tsv one read backwards.
 run search -e ACGTTGCA -k 1 --cigar --no-header <(printf '>x\nGGTGCACGTCC\n')
 tsv_cigar=$(cut -f8 "$TMP/out")

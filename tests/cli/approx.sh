@@ -33,11 +33,17 @@ check_output_text "dna mismatches both strands" "chr${T}ACGATAGC${T}+${T}4${T}12
 chr${T}ACGATAGC${T}-${T}21${T}29${T}1${T}GCTAACGT
 "
 run search -e ACGATAGC -m 1 --strand + --format bed "$TMP/dna.fa"
-check_output_text "dna bed forward" "chr${T}4${T}12${T}ACGATAGC${T}1${T}+
+# BED's score: higher for fewer errors, 1000 x (8 - 1) / 8 for one mismatch in 8
+check_output_text "dna bed forward" "chr${T}4${T}12${T}ACGATAGC${T}875${T}+
 "
 # ACGTAGC (7 nt) against ACGTTAGC: one inserted T.
 run search -e ACGTAGC -k 1 --strand + --no-header "$TMP/dna.fa"
 check_output_text "dna edit" "chr${T}ACGTAGC${T}+${T}4${T}12${T}1${T}ACGTTAGC
+"
+# an exact hit scores 1000, above it (the 8 bases of the edit hit, one error: 875)
+run search -e ACGTAGC -e TTTTACGTT -k 1 --strand + --format bed "$TMP/dna.fa"
+check_output_text "dna edit, bed scores" "chr${T}0${T}9${T}TTTTACGTT${T}1000${T}+
+chr${T}4${T}12${T}ACGTAGC${T}875${T}+
 "
 run search -e ACGATAGC -m 0 --strand + "$TMP/dna.fa"
 check_status "k=0 is exact: no hit" 1

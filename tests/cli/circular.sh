@@ -15,8 +15,8 @@ c${T}CGTTTTT${T}-${T}12${T}19${T}0${T}AAAAACG
 "
 check_status "exact over the end: status" 0
 run search -e AAAAACG -e CGTTTTT -c --format bed "$TMP/c.fa"
-check_output_text "-c, bed" "c${T}12${T}19${T}AAAAACG${T}0${T}+
-c${T}12${T}19${T}CGTTTTT${T}0${T}-
+check_output_text "-c, bed" "c${T}12${T}19${T}AAAAACG${T}1000${T}+
+c${T}12${T}19${T}CGTTTTT${T}1000${T}-
 "
 run search -e AAAAACG "$TMP/c.fa"
 check_status "linear: no hit over the end" 1

@@ -17,6 +17,10 @@ names() { awk 'NR % 4 == 1 { print $1 }' "$1" | tr '\n' ' '; }
 
 run demux -p "$TMP/bc.fa" -o "$TMP/dm" "$TMP/reads.fq"
 check_status "demux exit" 0
+# no record with a barcode: it ran, so 0 (a read command's exit is not grep's)
+"$SEQMATCH" demux -e GGGGGGGGGGGG -o "$TMP/dm_none" "$TMP/reads.fq" 2>/dev/null
+status=$?
+check_status "demux, nothing assigned: exit 0" 0
 if [ "$(names "$TMP/dm/bc1.fastq")" = "@s1 " ] && [ "$(names "$TMP/dm/bc2.fastq")" = "@s2 " ] &&
     [ ! -s "$TMP/dm/bc3.fastq" ] && [ -e "$TMP/dm/bc3.fastq" ] &&
     [ "$(names "$TMP/dm/unassigned.fastq")" = "@s3 @s4 @s5 @s6 " ]; then

@@ -107,6 +107,26 @@ stderr_has "duplicate symbol message" "duplicate_symbol.dfa: line 1: symbol 'a' 
 run --dfa $data/missing_row.dfa "$tmp/acg" >/dev/null
 stderr_has "missing row message" "missing_row.dfa: state 1 has no row (1 rows missing)"
 
+# --strand as search spells it (forward and reverse stay other names).
+check "--strand +" "$(run --from-patterns $data/patterns.txt --alphabet dna --strand forward --per-record $data/records.fa)" \
+    "$(run --from-patterns $data/patterns.txt --alphabet dna --strand + --per-record $data/records.fa)"
+check "--strand -" "$(run --from-patterns $data/patterns.txt --alphabet dna --strand reverse --per-record $data/records.fa)" \
+    "$(run --from-patterns $data/patterns.txt --alphabet dna --strand - --per-record $data/records.fa)"
+check "--strand x" "|2" "$(run --from-patterns $data/patterns.txt --strand x $data/records.fa)"
+# Without --alphabet the input says: FASTA is dna (its sequences, not its
+# header lines), other files text; gzip'd FASTA too; a mix is refused.
+check "FASTA without --alphabet" "$(run --regex '[ACGT]*' --alphabet dna --per-record $data/records.fa)" \
+    "$(run --regex '[ACGT]*' --per-record $data/records.fa)"
+gzip -c $data/records.fa >"$tmp/records.fa.gz"
+check "gzip'd FASTA without --alphabet" "$(run --regex '[ACGT]*' --alphabet dna $data/records.fa)" \
+    "$(run --regex '[ACGT]*' "$tmp/records.fa.gz")"
+printf 'ACGT' >"$tmp/plain"
+check "plain text without --alphabet" "accept${tab}0|0" "$(run --regex '[ACGT]*' "$tmp/plain")"
+check "FASTA and text together" "|2" "$(run --regex '[ACGT]*' $data/records.fa "$tmp/plain")"
+stderr_has "FASTA and text together: message" "give --alphabet dna or --alphabet text"
+# a pipe is not looked at first (it cannot be read twice): text, read once
+check "a pipe without --alphabet" "accept${tab}0|0" "$(run --regex '[ACGT]*' <(printf 'ACGT'))"
+
 # Usage errors.
 check "no automaton" "|2" "$(run "$tmp/acg")"
 check "two automata" "|2" "$(run --regex a --dfa $data/example.dfa "$tmp/acg")"

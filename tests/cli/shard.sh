@@ -72,6 +72,20 @@ agree "dfa, one input per file" "2 5" dfa --regex '(A|C|G|T|N|a|c|g|t|n)*' --alp
 agree "dfa --per-record" "3 8" dfa --from-patterns sites.fa --alphabet dna --per-record tiny.fa huge.fa reads.fq
 agree "dfa, text" "3" dfa --regex '[a-zA-Z \n]*' text.txt
 
+# A shard that ran exits 0 even when its share holds no hit (the merge
+# gives the verdict): a job array's task must not fail for that.
+printf '>a\nGAATTCAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n' >one_hit.fa
+for i in 0 1; do
+    run search -e GAATTC --shard "$i/2" -o "nohit.$i" one_hit.fa
+    check_status "a shard $i/2 (one of them without a hit)" 0
+done
+run merge nohit.0 nohit.1
+check_status "their merge: a hit" 0
+run search -e CCCCCCCC --shard 0/1 -o nohit.all one_hit.fa
+check_status "a shard without any hit" 0
+run merge nohit.all
+check_status "its merge: no hit" 1
+
 # The set of shard files must be whole.
 "$SEQMATCH" search -p sites.fa --shard 0/3 -o s.0 huge.fa
 "$SEQMATCH" search -p sites.fa --shard 1/3 -o s.1 huge.fa

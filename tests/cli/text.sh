@@ -31,8 +31,8 @@ data/cli/log.txt:1	INFO	+	0	4	0	INFO
 data/cli/log.txt:4	INFO	+	0	4	0	INFO
 "
 run search --alphabet text --lines -i --format bed -e error $DATA/log.txt
-check_output_text "--lines -i bed" "data/cli/log.txt:2	0	5	error	0	+
-data/cli/log.txt:3	9	14	error	0	+
+check_output_text "--lines -i bed" "data/cli/log.txt:2	0	5	error	1000	+
+data/cli/log.txt:3	9	14	error	1000	+
 "
 run search --lines -i --format count -e error -e info -e absent $DATA/log.txt
 check_output_text "--lines count" "error	2
@@ -44,8 +44,8 @@ total	4
 # --lines does not see the newline, and drops \r of CRLF lines.
 printf 'ab\r\ncd\r\n' >"$TMP/crlf.txt"
 run search --lines -e b -e c --format bed "$TMP/crlf.txt"
-check_output_text "--lines CRLF" "$TMP/crlf.txt:1	1	2	b	0	+
-$TMP/crlf.txt:2	0	1	c	0	+
+check_output_text "--lines CRLF" "$TMP/crlf.txt:1	1	2	b	1000	+
+$TMP/crlf.txt:2	0	1	c	1000	+
 "
 run search --lines -e "
 " "$TMP/crlf.txt"
@@ -91,15 +91,15 @@ total	2
 "
 gzip -c $DATA/log.txt >"$TMP/log.txt.gz"
 run search --alphabet text --format bed -e ERROR "$TMP/log.txt.gz"
-check_output_text "text gzip" "$TMP/log.txt.gz	11	16	ERROR	0	+
+check_output_text "text gzip" "$TMP/log.txt.gz	11	16	ERROR	1000	+
 "
 
 # A text database keeps its alphabet and case setting.
 run compile --alphabet text -i -e error -o "$TMP/text.smdb"
 check_status "text compile" 0
 run search -d "$TMP/text.smdb" --lines --format bed $DATA/log.txt
-check_output_text "text -d --lines" "data/cli/log.txt:2	0	5	error	0	+
-data/cli/log.txt:3	9	14	error	0	+
+check_output_text "text -d --lines" "data/cli/log.txt:2	0	5	error	1000	+
+data/cli/log.txt:3	9	14	error	1000	+
 "
 
 # An empty text file: one empty record, no hits.

@@ -162,18 +162,23 @@ check_output_text "polyA rows" "1999997
 "
 
 # A forced progress bar goes to stderr only, names the file and its speed,
-# and is cleared at the end. (A fast machine may finish before the first
-# redraw, hence the bar is only checked when it was drawn.)
+# and is cleared at the end, before the summary line. (A fast machine may
+# finish before the first redraw, hence the bar is only checked when it was
+# drawn.)
 "$SEQMATCH" search --progress -e AAAA -t 1 "$TMP/polyA.fa" >"$TMP/out" 2>"$TMP/err"
 status=$?
 check_status "--progress exit" 0
 if [ "$(wc -l <"$TMP/out")" -eq 1999998 ]; then pass; else fail "--progress changes stdout"; fi
-if [ ! -s "$TMP/err" ] || { grep -q 'polyA.fa' "$TMP/err" && grep -q 'MB/s' "$TMP/err" &&
-    [ "$(tail -c 4 "$TMP/err" | od -An -c | tr -d ' ')" = '\r033[K' ]; }; then
+tail -n 1 "$TMP/err" >"$TMP/summary"
+head -c -"$(wc -c <"$TMP/summary")" "$TMP/err" >"$TMP/bar"
+if [ ! -s "$TMP/bar" ] || { grep -q 'polyA.fa' "$TMP/bar" && grep -q 'MB/s' "$TMP/bar" &&
+    [ "$(tail -c 4 "$TMP/bar" | od -An -c | tr -d ' ')" = '\r033[K' ]; }; then
     pass
 else
     fail "--progress bar content"
 fi
+if grep -q '^seqmatch: 1,999,997 hits of 1 pattern; 2.0 MB of sequence in ' "$TMP/summary"; then pass
+else fail "--progress summary: $(cat "$TMP/summary")"; fi
 
 # -q stops early and succeeds.
 run search -q -e AAAA "$TMP/polyA.fa"

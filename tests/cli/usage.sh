@@ -25,6 +25,15 @@ for option in -p -e -d --alphabet --lines --strand --ignore-case --text-iupac --
               --no-header --progress --no-progress --version; do
     if grep -qF -- "$option" "$TMP/out"; then pass; else fail "search --help lists $option"; fi
 done
+# --help says that a palindrome counts once per strand, as the counts show it
+if grep -q 'palindrome' "$TMP/out" && grep -q 'counts twice' "$TMP/out"; then pass
+else fail "search --help: a palindrome's two strands"; fi
+printf '>s\nTTGAATTCTT\n' >"$TMP/site.fa"
+run search -e GAATTC --format count --no-header "$TMP/site.fa"
+twice=$(awk '$1 == "GAATTC" { print $2 }' "$TMP/out")
+run search -e GAATTC --format count --strand + "$TMP/site.fa"
+once=$(awk '$1 == "GAATTC" { print $2 }' "$TMP/out")
+if [ "$twice" = 2 ] && [ "$once" = 1 ]; then pass; else fail "palindrome counts: both strands $twice, + $once"; fi
 run help search
 if grep -q -- '--chunk-size' "$TMP/out"; then pass; else fail "help search"; fi
 run compile --help
@@ -127,6 +136,20 @@ if [ -f "$MAN" ]; then
                   --progress --no-progress --explain; do
         if grep -qF -- "${option//-/\\-}" "$MAN"; then pass; else fail "man page lists $option"; fi
     done
+    # every option once: an entry (.TP then the option) per option
+    for option in --format --strand --progress --explain --dump-dfa; do
+        n=$(grep -A1 '^\.TP' "$MAN" | sed -n 's/^\.B[IR]* //p' | awk -v o="${option//-/\\-}" '$1 == o' | wc -l)
+        if [ "$n" -eq 1 ]; then pass; else fail "man page: $n entries for $option"; fi
+    done
+    # sections in order, each once (no "continued")
+    grep '^\.S[HS]' "$MAN" | cut -d' ' -f2- >"$TMP/sections"
+    if [ "$(sort "$TMP/sections" | uniq -d)" = "" ] && ! grep -q continued "$TMP/sections" &&
+        [ "$(grep -n '^Compile only$' "$TMP/sections" | cut -d: -f1)" -lt "$(grep -n '^Other$' "$TMP/sections" | cut -d: -f1)" ]
+    then pass; else fail "man page sections: $(tr '\n' ',' <"$TMP/sections")"; fi
+    # zstd input is read where the build has libzstd (--version says so), not refused
+    if "$SEQMATCH" --version | grep -q zstd; then
+        if grep -q 'zstd files are refused' "$MAN"; then fail "man page: zstd refused"; else pass; fi
+    fi
 else
     fail "man page missing"
 fi

@@ -51,6 +51,20 @@ check_stderr "-m = the guide's length with a PAM" "errors count in the guide, no
 run search -e GAATTC -m 5 --format count "$TMP/dna.fa"
 check_status "-m below the length" 0
 
+# Arguments swapped (-p genome.fa reads.fa): a pattern over 1 Mbp is named
+# with -p before it is compiled; the search still runs.
+{ printf '>chrom\n'; head -c 1100000 /dev/zero | tr '\0' 'A'; printf '\n'; } >"$TMP/genome_as_patterns.fa"
+run search -p "$TMP/genome_as_patterns.fa" --format count "$TMP/dna.fa"
+check_status "a pattern over 1 Mbp: it runs" 1
+check_stderr "a pattern over 1 Mbp" "warning: -p $TMP/genome_as_patterns.fa: pattern 'chrom' is 1.1 Mbp long; -p takes the patterns and the targets come last (seqmatch search -p PATTERNS TARGET): are the two swapped?"
+printf "GAATTC\nGGATCC\n" >"$TMP/sites.txt"
+run search -p "$TMP/sites.txt" "$TMP/dna.fa"
+check_stderr_empty "short patterns: no warning"
+# A pattern of N (and not more other bases than -m) matches every window.
+run search -e NNNNNN "$TMP/dna.fa"
+check_status "all-N pattern" 2
+check_stderr "all-N pattern" "pattern 'NNNNNN' is all N, which matches every base: every window of its length would be a hit"
+
 # A database given to -p: say to use -d, print no binary.
 run compile -e GAATTC -o "$TMP/sites.smdb"
 run search -p "$TMP/sites.smdb" "$TMP/dna.fa"

@@ -44,6 +44,25 @@ else fail "shared link"; head -5 "$TMP/cc.err"; fi
 if [ "$(LD_LIBRARY_PATH=$libdir "$TMP/readme_shared" 2>&1)" = "$expected" ]; then pass; else fail "shared program's hits"; fi
 if LD_LIBRARY_PATH=$libdir ldd "$TMP/readme_shared" | grep -q "$libdir/libseqmatch.so"; then pass
 else fail "the shared program does not use the installed libseqmatch.so"; fi
+# The README's words on a --prefix install: without LD_LIBRARY_PATH the
+# program does not start (unless a libseqmatch.so.0 is installed in a system
+# folder, e.g. by scripts/setup), with the rpath the README gives it does,
+# on the prefix's library.
+if ldconfig -p 2>/dev/null | grep -q 'libseqmatch\.so\.0 '; then
+    pass
+elif env -u LD_LIBRARY_PATH "$TMP/readme_shared" 2>&1 | grep -q 'libseqmatch.so.0: cannot open shared object file'; then
+    pass
+else
+    fail "a shared program of a --prefix install started without LD_LIBRARY_PATH or an rpath"
+fi
+if grep -qF -- '-Wl,-rpath,$(pkg-config --variable=libdir seqmatch)' "$SRC/README.md"; then pass
+else fail "README: the rpath link line"; fi
+# shellcheck disable=SC2046
+$CC -std=c11 -o "$TMP/readme_rpath" "$SRC/examples/readme.c" $(pkg-config --cflags --libs seqmatch) \
+    -Wl,-rpath,"$(pkg-config --variable=libdir seqmatch)" 2>"$TMP/cc.err"
+if [ "$(env -u LD_LIBRARY_PATH "$TMP/readme_rpath" 2>&1)" = "$expected" ] &&
+    env -u LD_LIBRARY_PATH ldd "$TMP/readme_rpath" | grep -q "$libdir/libseqmatch.so"; then pass
+else fail "the README's rpath link: $(env -u LD_LIBRARY_PATH "$TMP/readme_rpath" 2>&1 | head -2)"; fi
 
 # Nothing of CUDA in either library's dependencies.
 if nm -u "$libdir/libseqmatch.a" 2>/dev/null | grep -Eq ' (__)?cuda|dlopen'; then fail "libseqmatch.a needs CUDA symbols or dlopen"; else pass; fi

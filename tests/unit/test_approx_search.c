@@ -779,8 +779,81 @@ static void test_pam(void) {
     tu_check(forced >= cases, "pam: only %u forced-engine runs in %u cases", forced, cases);
 }
 
+/* A degenerate pattern with -k 1 --report ends hits at every end: N^(m-1) A
+   at end j is exact when the base before j is A (start j - m), else one
+   deletion (start j - m + 1); its reverse complement T N^(m-1) likewise with
+   the base at j - m. Each start is recovered from per-thread tables of the
+   key (the bit-vector pass up to 64 symbols, a band of the DP past that,
+   none for an exact end), so 30 kbp take well under a second where they
+   took seconds per 10 kbp. (The command refuses such a pattern, whose one
+   base -k 1 may edit away; the library takes it.) */
+static void test_dense_ends(void) {
+    const size_t n = 30000;
+    char *text = malloc(n);
+    char *key = malloc(301);
+    if (!tu_check(text && key, "dense ends: out of memory")) goto done;
+    for (size_t i = 0; i < n; i++) text[i] = "ACGT"[tu_rng_below(&rng, 4)];
+    static const size_t lengths[] = {20, 300};
+    for (size_t li = 0; li < 2; li++) {
+        size_t m = lengths[li];
+        memset(key, 'N', m - 1);
+        key[m - 1] = 'A';
+        sm_pattern p = {"P", key, m};
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        o.match = SM_MATCH_EDITS;
+        o.max_errors = 1;
+        o.report = SM_REPORT_ENDS;
+        sm_db *db = NULL;
+        sm_error err;
+        if (!tu_check(sm_compile(&p, 1, &o, &db, &err) == SM_OK, "dense ends %zu: compile: %s", m, err.message))
+            continue;
+        tu_hits want;
+        tu_hits_init(&want);
+        for (size_t j = m - 1; j <= n; j++) {
+            int fa = j >= m && text[j - 1] == 'A', ft = j >= m && text[j - m] == 'T';
+            tu_hits_add(&want, 0, fa ? j - m : j - m + 1, j, 0, '+', fa ? 0 : 1);
+            tu_hits_add(&want, 0, ft ? j - m : j - m + 1, j, 0, '-', ft ? 0 : 1);
+        }
+        tu_hits_sort(&want);
+        for (int count = 0; count <= 1; count++) {
+            tu_hits got;
+            tu_hits_init(&got);
+            sm_runner_options ro;
+            sm_runner_options_init(&ro);
+            ro.threads = 2;
+            ro.chunk_size = 4096;
+            ro.count_only = count;
+            ro.on_hit = tu_hits_collect;
+            ro.ctx = &got;
+            sm_runner *runner = NULL;
+            if (tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "dense ends %zu: runner: %s", m,
+                         err.message)) {
+                sm_runner_begin_record(runner);
+                int rc = sm_runner_feed(runner, text, n);
+                if (rc == SM_OK) rc = sm_runner_end_record(runner);
+                if (rc == SM_OK) rc = sm_runner_flush(runner);
+                char what[64];
+                snprintf(what, sizeof what, "dense ends, %zu nt%s", m, count ? ", count" : "");
+                tu_check(rc == SM_OK, "%s: status %d", what, rc);
+                if (!count) tu_check(tu_hits_equal(&want, &got, what), "%s", what);
+                tu_check(sm_runner_total(runner) == want.n, "%s: %llu hits counted, want %zu", what,
+                         (unsigned long long)sm_runner_total(runner), want.n);
+                sm_runner_free(runner);
+            }
+            tu_hits_free(&got);
+        }
+        tu_hits_free(&want);
+        sm_db_free(db);
+    }
+done:
+    free(text);
+    free(key);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(77));
+    test_dense_ends();
     test_seed_example();
     test_guide_pam();
     test_scratch_reuse();

@@ -37,8 +37,8 @@
 #define ITEMS_PER_THREAD 4
 /* Counting: every batch ends with work over every pattern's counters, so
    with many patterns the default chunk grows to COUNT_CHUNK_PER_PATTERN
-   bytes per pattern, up to COUNT_CHUNK_MAX (docs/benchmarks.md, "Counting
-   with many patterns"). */
+   bytes per pattern, up to COUNT_CHUNK_MAX (bench/results/history.md,
+   "Throughput against the number of patterns"). */
 #define COUNT_CHUNK_PER_PATTERN 4u
 #define COUNT_CHUNK_MAX (8u << 20)
 /* A batch with this many segments (many small records) leaves. */

@@ -2,14 +2,20 @@
  * libseqmatch-cuda.so the first time a GPU is asked for and forwards the
  * cuda_device.h and dfa_gpu_device.h calls to it.
  *
- * The module is looked for, in order: at $SEQMATCH_CUDA_MODULE (a path);
- * in the folder of the library or program this code is part of, and in
- * that folder's ../LIBDIR (a program in bin/ linked with the static
- * library); in the installed LIBDIR; by its name alone (the dynamic
- * loader's search: LD_LIBRARY_PATH, the system folders).
+ * The module is looked for (module_open.h), in order: at
+ * $SEQMATCH_CUDA_MODULE (a path); in the folder of the library or program
+ * this code is part of, and in that folder's ../LIBDIR (the command in bin/,
+ * the module in lib/); in the installed LIBDIR; by its name alone (the
+ * dynamic loader's search: LD_LIBRARY_PATH, the system folders). A
+ * program's folder is that of its real file (/proc/self/exe, symbolic links
+ * followed), not of argv[0], which is a bare name when the program was
+ * found through PATH.
  *
  * Only libseqmatch.so and the command have it: the static archive has
- * cuda_none.c in its place (see CMakeLists.txt). */
+ * cuda_none.c in its place (see CMakeLists.txt). A build without nvcc has
+ * it too, with no module of its own (SM_CUDA_BUILT 0): it then looks only
+ * at $SEQMATCH_CUDA_MODULE and beside itself, where a module built
+ * elsewhere (or the tests' CPU stand-in) may be put. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,6 +25,7 @@
 
 #include "seqmatch.h" /* sm_cuda_device_count is public */
 #include "backends/cuda/cuda_module.h"
+#include "backends/module_open.h"
 
 #ifndef SM_CUDA_MODULE_FILE
 #define SM_CUDA_MODULE_FILE "libseqmatch-cuda.so"
@@ -29,43 +36,22 @@
 #ifndef SM_INSTALL_FULL_LIBDIR
 #define SM_INSTALL_FULL_LIBDIR "/usr/local/lib"
 #endif
+#ifndef SM_CUDA_BUILT
+#define SM_CUDA_BUILT 1
+#endif
 
 static const sm_cuda_module *module;
 static char missing[512];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-/* Tries one path; keeps the first dlerror for the message. */
-static void *try_open(const char *path, char *first_error, size_t size) {
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle && !first_error[0]) {
-        const char *e = dlerror();
-        snprintf(first_error, size, "%.200s", e ? e : path);
-    }
-    return handle;
-}
-
 static void load_module(void) {
     char error[256] = "";
-    void *handle = NULL;
+    void *handle = sm_module_open(SM_CUDA_MODULE_FILE, "SEQMATCH_CUDA_MODULE", SM_INSTALL_LIBDIR,
+                                  SM_INSTALL_FULL_LIBDIR, SM_CUDA_BUILT, RTLD_NOW | RTLD_LOCAL, error, sizeof error);
     const char *env = getenv("SEQMATCH_CUDA_MODULE");
-    if (env && *env) {
-        handle = try_open(env, error, sizeof error);
-    } else {
-        Dl_info self;
-        char path[4096];
-        if (dladdr((void *)load_module, &self) && self.dli_fname) {
-            const char *slash = strrchr(self.dli_fname, '/');
-            int dir = slash ? (int)(slash - self.dli_fname) : 1;
-            const char *base = slash ? self.dli_fname : ".";
-            snprintf(path, sizeof path, "%.*s/%s", dir, base, SM_CUDA_MODULE_FILE);
-            handle = try_open(path, error, sizeof error);
-            if (!handle) {
-                snprintf(path, sizeof path, "%.*s/../%s/%s", dir, base, SM_INSTALL_LIBDIR, SM_CUDA_MODULE_FILE);
-                handle = try_open(path, error, sizeof error);
-            }
-        }
-        if (!handle) handle = try_open(SM_INSTALL_FULL_LIBDIR "/" SM_CUDA_MODULE_FILE, error, sizeof error);
-        if (!handle) handle = try_open(SM_CUDA_MODULE_FILE, error, sizeof error);
+    if (!handle && !SM_CUDA_BUILT && !(env && *env)) {
+        snprintf(missing, sizeof missing, "this seqmatch was built without CUDA (nvcc was not found)");
+        return;
     }
     if (!handle) {
         snprintf(missing, sizeof missing, "the GPU module " SM_CUDA_MODULE_FILE " could not be loaded (%s)", error);

@@ -143,7 +143,7 @@ int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
        2 MiB down to 8 bits per key, then about 8 bits per key up to 4 MiB.
        Past the L2 cache a larger filter costs every position a slower load
        but spares false hits a probe of the table in DRAM; 2 MiB measured
-       best at 10^6 31-mers (docs/benchmarks.md). */
+       best at 10^6 31-mers (bench/results/history.md). */
     const uint64_t plateau = 1u << 18;
     uint64_t fwords = ((uint64_t)slots + 3) / 4;
     if (fwords > plateau) fwords = ((uint64_t)slots + 7) / 8 > plateau ? ((uint64_t)slots + 7) / 8 : plateau;

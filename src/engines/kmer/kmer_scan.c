@@ -560,7 +560,7 @@ __attribute__((target("avx2,popcnt,bmi,bmi2"))) static void find_blocks_avx2(con
 
 /* The way the AVX2 path tests the bitmap, for a CPU: the AVX-512 path
    where the CPU has it; AVX2 gathers on CPUs with AVX-512 F but not the
-   rest; byte loads elsewhere, where gathers lose (docs/benchmarks.md, "The
+   rest; byte loads elsewhere, where gathers lose (bench/results/history.md, "The
    k-mer engine with AVX-512"). */
 void sm_kt_choose(const sm_cpu_features *cpu, int forced_way, sm_kt_variant *var) {
     int avx512 = cpu->avx512f && cpu->avx512bw && cpu->avx512vbmi2;
