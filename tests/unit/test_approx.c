@@ -12,6 +12,7 @@
 
 #include "approx_oracle.h"
 #include "engines/approx/approx.h"
+#include "engines/approx/lanes.h"
 #include "oracle.h"
 #include "testutil.h"
 
@@ -158,10 +159,13 @@ static void engine_reset(int engine, const uint8_t *sec, uint64_t *st) {
     else sm_wf_state_reset(sec, st);
 }
 
+/* The text-lane mode of the Myers and k-mismatch scans (test_lanes). */
+static sm_lanes_mode lanes_mode = SM_LANES_AUTO;
+
 static void engine_scan(int engine, const uint8_t *sec, uint64_t *st, const uint8_t *text, size_t len, uint64_t pos0,
                         sm_sink *sink, sm_approx_path path) {
-    if (engine == ENGINE_KM) sm_km_scan_path(sec, st, text, len, pos0, sink, path);
-    else if (engine == ENGINE_MYERS) sm_my_scan_path(sec, st, text, len, pos0, sink, path);
+    if (engine == ENGINE_KM) sm_km_scan_mode(sec, st, text, len, pos0, sink, path, lanes_mode);
+    else if (engine == ENGINE_MYERS) sm_my_scan_mode(sec, st, text, len, pos0, sink, path, lanes_mode);
     else sm_wf_scan_path(sec, st, text, len, pos0, sink, path);
 }
 
@@ -177,6 +181,7 @@ static void engine_run(int engine, const uint8_t *sec, const char *text, size_t 
         engine_reset(engine, sec, st);
         size_t at = 0;
         int mode = (int)tu_rng_below(rng, 3);
+        if (lanes_mode == SM_LANES_ALWAYS && tu_rng_chance(rng, 50)) mode = 0; /* long pieces: lanes */
         while (at < n) {
             size_t piece = mode == 0 ? n - at : mode == 1 ? 1 + tu_rng_below(rng, 7) : 1 + tu_rng_below(rng, 700);
             if (piece > n - at) piece = n - at;
@@ -773,6 +778,154 @@ static void test_validation(tu_rng *rng) {
     keys_free(&ks);
 }
 
+/* Text lanes (src/engines/approx/lanes.h): few keys, the text cut into
+   slices side by side whenever it holds one per lane, scanned in random
+   pieces; the hits must be the one-stream scan's (the oracle's), across
+   lane borders, with slices as short as their warm-up and texts shorter
+   than a lane. */
+static void test_lanes(tu_rng *rng, int trials) {
+    size_t cases = 0, lane_scans = 0, events = 0;
+    for (int t = 0; t < trials; t++) {
+        int hamming = t % 2 == 0;
+        random_case c;
+        random_case_make(rng, &c, t % 4 == 0 ? 6000 : 2500, 64, hamming);
+        if (c.np > 8) {
+            case_free(&c);
+            continue;
+        }
+        key_set ks;
+        keys_make(c.pats, c.lens, c.np, c.alphabet, c.flags, c.strands, &ks);
+        uint64_t pos0 = tu_rng_chance(rng, 30) ? tu_rng_below(rng, 100000) : 0;
+        sm_sink expected;
+        sink_init(&expected);
+        if (hamming) expect_mismatches(&ks, c.text, c.n, pos0, c.alphabet, c.flags, c.k, &expected);
+        else expect_ends(&ks, c.text, c.n, pos0, c.alphabet, c.flags, c.k, &expected);
+        int engine = hamming ? ENGINE_KM : ENGINE_MYERS;
+        sm_buf sec;
+        if (engine_build(engine, &ks, c.alphabet, c.flags, c.k, &sec) == SM_OK) {
+            cases++;
+            events += expected.n;
+            static const sm_approx_path lane_paths[2] = {SM_APPROX_AVX2, SM_APPROX_AVX512};
+            for (int p = 0; p < 2; p++) {
+                if (!sm_approx_path_supported(lane_paths[p])) continue;
+                /* Did the whole text go through lanes? (coverage) */
+                size_t words = engine_state_words(engine, sec.data);
+                uint64_t *st = malloc(words * sizeof *st);
+                if (!st) abort();
+                engine_reset(engine, sec.data, st);
+                sm_sink probe;
+                sink_init(&probe);
+                size_t done = hamming ? sm_km_lanes_scan(sec.data, st, (const uint8_t *)c.text, c.n, pos0, &probe,
+                                                         lane_paths[p], SM_LANES_ALWAYS)
+                                      : sm_my_lanes_scan(sec.data, st, (const uint8_t *)c.text, c.n, pos0, &probe,
+                                                         lane_paths[p], SM_LANES_ALWAYS);
+                lane_scans += done > 0;
+                sink_free(&probe);
+                free(st);
+                lanes_mode = SM_LANES_ALWAYS;
+                sm_sink got, copy;
+                sink_init(&got);
+                sink_init(&copy);
+                engine_run(engine, sec.data, c.text, c.n, pos0, rng, lane_paths[p], &got);
+                lanes_mode = SM_LANES_AUTO;
+                for (size_t i = 0; i < expected.n; i++) {
+                    const sm_rawhit *h = &expected.hits[i];
+                    sink_push(&copy, h->start, h->end, h->pattern, h->reverse, h->errors);
+                }
+                char what[256];
+                describe(&c, engine, lane_paths[p], what, sizeof what);
+                strncat(what, " lanes", sizeof what - strlen(what) - 1);
+                hits_equal(&copy, &got, what);
+                sink_free(&copy);
+                sink_free(&got);
+            }
+        }
+        sm_buf_free(&sec);
+        sink_free(&expected);
+        keys_free(&ks);
+        case_free(&c);
+        if (tu_failures() > 20) break;
+    }
+    printf("lanes: %zu cases (%zu hits or ends), %zu whole texts through lanes\n", cases, events, lane_scans);
+}
+
+/* The tightest cases at every lane border: an occurrence whose first byte
+   is the first a slice reads (edits: k insertions inside the pattern, the
+   longest alignment of distance k; mismatches: a window of k substitutions),
+   ending at the first position the slice owns and one either side. */
+static void test_lane_borders(tu_rng *rng) {
+    static const sm_approx_path lane_paths[2] = {SM_APPROX_AVX2, SM_APPROX_AVX512};
+    size_t checked = 0;
+    for (int p = 0; p < 2; p++) {
+        if (!sm_approx_path_supported(lane_paths[p])) continue;
+        for (int hamming = 0; hamming <= 1; hamming++)
+            for (int both = 0; both <= 1; both++)
+                for (uint32_t m = 20; m <= 40; m += 20) {
+                    const uint32_t k = 3;
+                    const size_t n = 3000;
+                    char *pat = malloc(m), *text = malloc(n);
+                    if (!pat || !text) abort();
+                    tu_random_from(rng, pat, m, "ACGT");
+                    key_set ks;
+                    keys_make(&pat, &m, 1, SM_ALPHABET_DNA, 0, both ? SM_STRAND_BOTH : SM_STRAND_FORWARD, &ks);
+                    int engine = hamming ? ENGINE_KM : ENGINE_MYERS;
+                    sm_buf sec;
+                    if (engine_build(engine, &ks, SM_ALPHABET_DNA, 0, k, &sec) != SM_OK) abort();
+                    apx_lanes g;
+                    size_t warm = hamming ? m - 1 : m + k - 1;
+                    size_t P = apx_lanes_begin(&g, apx_lanes_isa_for(lane_paths[p]), (unsigned)ks.n, m)
+                                   ? apx_lanes_stride(&g, n, warm, SM_LANES_ALWAYS)
+                                   : 0;
+                    tu_check(P > 0, "lanes for m=%u, %zu keys", m, ks.n);
+                    for (unsigned s = 1; P && s < g.slices; s += g.slices / 3 ? g.slices / 3 : 1)
+                        for (int d = -1; d <= 1; d++) {
+                            size_t last = s * P + (size_t)(ptrdiff_t)d; /* the occurrence's last byte */
+                            tu_random_from(rng, text, n, "ACGT");
+                            if (hamming) {
+                                size_t at = last + 1 - m;
+                                memcpy(text + at, pat, m);
+                                for (uint32_t e = 0; e < k; e++) {
+                                    size_t i = at + 2 + e * (m / k);
+                                    text[i] = text[i] == 'A' ? 'C' : 'A';
+                                }
+                            } else {
+                                size_t at = last + 1 - (m + k), o = at;
+                                for (uint32_t i = 0; i < m; i++) {
+                                    if (i > 0 && i % (m / (k + 1)) == 0 && o - at < i + k) text[o++] = 'N';
+                                    text[o++] = pat[i];
+                                }
+                            }
+                            sm_sink expected, got;
+                            sink_init(&expected);
+                            sink_init(&got);
+                            if (hamming) expect_mismatches(&ks, text, n, 0, SM_ALPHABET_DNA, 0, k, &expected);
+                            else expect_ends(&ks, text, n, 0, SM_ALPHABET_DNA, 0, k, &expected);
+                            size_t words = engine_state_words(engine, sec.data);
+                            uint64_t *st = malloc(words * sizeof *st);
+                            if (!st) abort();
+                            engine_reset(engine, sec.data, st);
+                            lanes_mode = SM_LANES_ALWAYS;
+                            engine_scan(engine, sec.data, st, (const uint8_t *)text, n, 0, &got, lane_paths[p]);
+                            lanes_mode = SM_LANES_AUTO;
+                            free(st);
+                            char what[160];
+                            snprintf(what, sizeof what, "%s/%s border %u%+d m=%u both=%d", engine_name[engine],
+                                     p ? "avx512" : "avx2", s, d, m, both);
+                            tu_check(expected.n > 0, "%s: the planted occurrence is a hit", what);
+                            hits_equal(&expected, &got, what);
+                            sink_free(&expected);
+                            sink_free(&got);
+                            checked++;
+                        }
+                    sm_buf_free(&sec);
+                    keys_free(&ks);
+                    free(pat);
+                    free(text);
+                }
+    }
+    printf("lane borders: %zu planted occurrences\n", checked);
+}
+
 int main(void) {
     uint64_t seed = tu_seed_from_env(20240601);
     tu_rng rng;
@@ -785,5 +938,7 @@ int main(void) {
     test_validation(&rng);
     test_large_k(&rng);
     test_random(&rng, 180);
+    test_lanes(&rng, (int)tu_scaled(300));
+    test_lane_borders(&rng);
     return tu_summary("test_approx");
 }
