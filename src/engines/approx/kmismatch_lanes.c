@@ -57,7 +57,9 @@ static void km_lanes_report(const km_lanes *L, unsigned r, size_t i, unsigned hi
 #define KL_V __m512i
 #define KL_LOAD(p) _mm512_load_si512((const void *)(p))
 #define KL_STORE(p, v) _mm512_storeu_si512((void *)(p), v)
-#define KL_PREPARE(i0) apx_lanes_prepare512(g, text, i0, idx)
+#define KL_FETCH_STEPS APX_LANES_BLOCK
+#define KL_FETCH(i0) apx_lanes_block512(g, text, i0, Z)
+#define KL_LAYOUT(i0) apx_lanes_layout512(g, Z[(i0) / 8 % 8], Z[8 + (i0) / 8 % 8], idx)
 #define KM_PLANE(sh, f, x) _mm512_ternarylogic_epi64(sh, f, x, 0x56) /* (a | b) ^ c */
 #define KM_CARRY(sh, f, x) _mm512_ternarylogic_epi64(sh, f, x, 0xa8) /* (a | b) & c */
 #define KM_OR _mm512_or_si512
@@ -69,7 +71,8 @@ static void km_lanes_report(const km_lanes *L, unsigned r, size_t i, unsigned hi
 #define KM_CLEAR(O, F) ((unsigned)_mm512_testn_epi32_mask(O, F))
 #define KL_TABLES                                                                                      \
     const __m512i T0 = _mm512_load_si512((const void *)L->tab32), T1 = _mm512_load_si512((const void *)(L->tab32 + 16)); \
-    uint8_t idx[2 * APX_LANES_GROUP * 16] __attribute__((aligned(64)));
+    uint8_t idx[2 * APX_LANES_GROUP * 16] __attribute__((aligned(64)));                       \
+    __m512i Z[16];
 #define KL_EQ(r, t)                                                                                    \
     _mm512_permutex2var_epi32(                                                                         \
         T0, _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(idx + ((r) * APX_LANES_GROUP + (t)) * 16))), T1)
@@ -91,7 +94,8 @@ static void km_lanes_report(const km_lanes *L, unsigned r, size_t i, unsigned hi
 #define KM_CLEAR(O, F) ((unsigned)_mm512_testn_epi64_mask(O, F))
 #define KL_TABLES                                                                                      \
     const __m512i T0 = _mm512_load_si512((const void *)L->tab64), T1 = _mm512_load_si512((const void *)(L->tab64 + 8)); \
-    uint8_t idx[2 * APX_LANES_GROUP * 8] __attribute__((aligned(64)));
+    uint8_t idx[2 * APX_LANES_GROUP * 8] __attribute__((aligned(64)));                        \
+    __m512i Z[16];
 #define KL_EQ(r, t)                                                                                    \
     _mm512_permutex2var_epi64(                                                                         \
         T0, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(idx + ((r) * APX_LANES_GROUP + (t)) * 8))), T1)
@@ -110,7 +114,9 @@ static void km_lanes_report(const km_lanes *L, unsigned r, size_t i, unsigned hi
 #undef KL_V
 #undef KL_LOAD
 #undef KL_STORE
-#undef KL_PREPARE
+#undef KL_FETCH
+#undef KL_FETCH_STEPS
+#undef KL_LAYOUT
 #undef KM_PLANE
 #undef KM_CARRY
 #undef KM_OR
@@ -129,7 +135,9 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i km_lanes_eq
 #define KL_V __m256i
 #define KL_LOAD(p) _mm256_load_si256((const __m256i *)(p))
 #define KL_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), v)
-#define KL_PREPARE(i0) apx_lanes_classes(g, text, i0, cls)
+#define KL_FETCH_STEPS APX_LANES_GROUP
+#define KL_FETCH(i0) ((void)0)
+#define KL_LAYOUT(i0) apx_lanes_classes(g, text, i0, cls)
 #define KL_EQ(r, t)                                                                                    \
     km_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
                    T0, T1)
@@ -187,7 +195,9 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i km_lanes_eq
 #undef KL_V
 #undef KL_LOAD
 #undef KL_STORE
-#undef KL_PREPARE
+#undef KL_FETCH
+#undef KL_FETCH_STEPS
+#undef KL_LAYOUT
 #undef KM_PLANE
 #undef KM_CARRY
 #undef KM_OR

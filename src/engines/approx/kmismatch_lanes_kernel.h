@@ -2,7 +2,7 @@
  * through kmismatch_lanes_set.h once per instruction set, element width,
  * register count KM_NR and counter plane count KM_NP). Besides the names
  * below it uses the includer's vector macros (KL_V, KL_LOAD, KL_STORE,
- * KL_PREPARE, KL_EQ, KL_TABLES, KL_ELEM, KL_STATE) and:
+ * KL_FETCH, KL_LAYOUT, KL_EQ, KL_TABLES, KL_ELEM, KL_STATE) and:
  *   KM_SHL1(x)          every element shifted up by one bit
  *   KM_SET_BIT0(b)      a vector with bit 0 of every element = b
  *   KM_PLANE(sh, f, x)  (sh | f) ^ x, and KM_CARRY(sh, f, x) = (sh | f) & x
@@ -22,7 +22,8 @@ KL_TARGET static void KM_NAME(km_lanes *L, const uint8_t *text) {
     const unsigned valid = L->valid;
     KL_TABLES
     for (size_t i0 = 0; i0 < g->steps; i0 += APX_LANES_GROUP) {
-        KL_PREPARE(i0);
+        if (i0 % KL_FETCH_STEPS == 0) KL_FETCH(i0);
+        KL_LAYOUT(i0);
         for (unsigned t = 0; t < APX_LANES_GROUP; t++) {
             unsigned hits[KM_NR], any = 0;
             for (unsigned r = 0; r < KM_NR; r++) {

@@ -111,16 +111,62 @@ size_t sm_km_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
 #ifdef APX_HAVE_AVX2
 #include <immintrin.h>
 
-/* AVX-512: the index bytes of steps i0 .. i0 + 7 of every register into
+#define APX_LANES_BLOCK 64u  /* steps read at once (AVX-512) */
+
+/* AVX-512: steps i0 .. i0 + 63 of every slice, 64 bytes loaded per slice
+   and transposed as 8 x 8 quadwords: z[k] holds steps i0 + 8k .. i0 + 8k + 7
+   of slices 0..7 (byte s * 8 + t), z[8 + k] those of slices 8..15. The last
+   block of a cut may be short: its bytes are copied out first (no read past
+   the slices), the rest zero. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+apx_lanes_block512(const apx_lanes *g, const uint8_t *text, size_t i0, __m512i *z) {
+    static const int64_t l1[2][8] = {{0, 8, 1, 9, 2, 10, 3, 11}, {4, 12, 5, 13, 6, 14, 7, 15}};
+    static const int64_t l2[2][8] = {{0, 1, 8, 9, 2, 3, 10, 11}, {4, 5, 12, 13, 6, 7, 14, 15}};
+    static const int64_t l3[2][8] = {{0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}};
+    const __m512i p1a = _mm512_loadu_si512((const void *)l1[0]), p1b = _mm512_loadu_si512((const void *)l1[1]);
+    const __m512i p2a = _mm512_loadu_si512((const void *)l2[0]), p2b = _mm512_loadu_si512((const void *)l2[1]);
+    const __m512i p3a = _mm512_loadu_si512((const void *)l3[0]), p3b = _mm512_loadu_si512((const void *)l3[1]);
+    const size_t have = g->steps - i0;
+    uint8_t pad[APX_LANES_MAX_SLICES][APX_LANES_BLOCK];
+    for (unsigned half = 0; half * 8 < g->slices; half++) {
+        __m512i a[8], b[8], c[8];
+        for (unsigned s = 0; s < 8; s++) {
+            unsigned slice = half * 8 + s < g->slices ? half * 8 + s : 0;
+            const uint8_t *at = text + g->base[slice] + i0;
+            if (have < APX_LANES_BLOCK) {
+                memset(pad[s], 0, APX_LANES_BLOCK);
+                memcpy(pad[s], at, have);
+                at = pad[s];
+            } else {
+                _mm_prefetch((const char *)at + 4 * APX_LANES_BLOCK, _MM_HINT_T0);
+            }
+            a[s] = _mm512_loadu_si512((const void *)at);
+        }
+        for (unsigned i = 0; i < 4; i++) {
+            b[2 * i] = _mm512_permutex2var_epi64(a[2 * i], p1a, a[2 * i + 1]);
+            b[2 * i + 1] = _mm512_permutex2var_epi64(a[2 * i], p1b, a[2 * i + 1]);
+        }
+        for (unsigned q = 0; q < 2; q++)
+            for (unsigned h = 0; h < 2; h++) {
+                c[q * 4 + 2 * h] = _mm512_permutex2var_epi64(b[4 * q + h], p2a, b[4 * q + 2 + h]);
+                c[q * 4 + 2 * h + 1] = _mm512_permutex2var_epi64(b[4 * q + h], p2b, b[4 * q + 2 + h]);
+            }
+        for (unsigned j = 0; j < 4; j++) {
+            z[half * 8 + 2 * j] = _mm512_permutex2var_epi64(c[j], p3a, c[4 + j]);
+            z[half * 8 + 2 * j + 1] = _mm512_permutex2var_epi64(c[j], p3b, c[4 + j]);
+        }
+    }
+    if (g->slices <= 8)
+        for (unsigned k = 0; k < 8; k++) z[8 + k] = z[k];
+}
+
+/* AVX-512: the index bytes of a group of eight steps (z0: slices 0..7, z1:
+   8..15) for every register into
    idx (regs * 8 * ibytes bytes: register r, step t at (r * 8 + t) * ibytes). */
 __attribute__((target("avx512f,avx512bw,avx512vbmi"), always_inline)) static inline void
-apx_lanes_prepare512(const apx_lanes *g, const uint8_t *text, size_t i0, uint8_t *idx) {
-    const __m512i off0 = _mm512_loadu_si512((const void *)g->base);
+apx_lanes_layout512(const apx_lanes *g, __m512i z0, __m512i z1, uint8_t *idx) {
     const __m512i lo0 = _mm512_loadu_si512((const void *)(g->cmap)), lo1 = _mm512_loadu_si512((const void *)(g->cmap + 64));
     const __m512i hi0 = _mm512_loadu_si512((const void *)(g->cmap + 128)), hi1 = _mm512_loadu_si512((const void *)(g->cmap + 192));
-    const void *at = text + i0;
-    __m512i z0 = _mm512_i64gather_epi64(off0, at, 1), z1 = z0;
-    if (g->slices > 8) z1 = _mm512_i64gather_epi64(_mm512_loadu_si512((const void *)(g->base + 8)), at, 1);
 #define APX_CLASSIFY(z)                                                                                \
     _mm512_mask_blend_epi8(_mm512_movepi8_mask(z), _mm512_permutex2var_epi8(lo0, z, lo1),                \
                            _mm512_permutex2var_epi8(hi0, z, hi1))

@@ -65,7 +65,9 @@ static void my_lanes_report(const my_lanes *L, unsigned r, size_t i, unsigned hi
 #define KL_V __m512i
 #define KL_LOAD(p) _mm512_load_si512((const void *)(p))
 #define KL_STORE(p, v) _mm512_storeu_si512((void *)(p), v)
-#define KL_PREPARE(i0) apx_lanes_prepare512(g, text, i0, idx)
+#define KL_FETCH_STEPS APX_LANES_BLOCK
+#define KL_FETCH(i0) apx_lanes_block512(g, text, i0, Z)
+#define KL_LAYOUT(i0) apx_lanes_layout512(g, Z[(i0) / 8 % 8], Z[8 + (i0) / 8 % 8], idx)
 
 #define KL_ELEM uint32_t
 #define KL_STATE e32
@@ -77,7 +79,8 @@ static void my_lanes_report(const my_lanes *L, unsigned r, size_t i, unsigned hi
 #define KL_HITS(SC, K) ((unsigned)_mm512_cmple_epu32_mask(SC, K))
 #define KL_TABLES                                                                                      \
     const __m512i T0 = _mm512_load_si512((const void *)L->tab32), T1 = _mm512_load_si512((const void *)(L->tab32 + 16)); \
-    uint8_t idx[2 * APX_LANES_GROUP * 16] __attribute__((aligned(64)));
+    uint8_t idx[2 * APX_LANES_GROUP * 16] __attribute__((aligned(64)));                       \
+    __m512i Z[16];
 #define KL_EQ(r, t)                                                                                    \
     _mm512_permutex2var_epi32(                                                                         \
         T0, _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(idx + ((r) * APX_LANES_GROUP + (t)) * 16))), T1)
@@ -112,7 +115,8 @@ static void my_lanes_report(const my_lanes *L, unsigned r, size_t i, unsigned hi
 #define KL_HITS(SC, K) ((unsigned)_mm512_cmple_epu64_mask(SC, K))
 #define KL_TABLES                                                                                      \
     const __m512i T0 = _mm512_load_si512((const void *)L->tab64), T1 = _mm512_load_si512((const void *)(L->tab64 + 8)); \
-    uint8_t idx[2 * APX_LANES_GROUP * 8] __attribute__((aligned(64)));
+    uint8_t idx[2 * APX_LANES_GROUP * 8] __attribute__((aligned(64)));                        \
+    __m512i Z[16];
 #define KL_EQ(r, t)                                                                                    \
     _mm512_permutex2var_epi64(                                                                         \
         T0, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(idx + ((r) * APX_LANES_GROUP + (t)) * 8))), T1)
@@ -141,7 +145,9 @@ static void my_lanes_report(const my_lanes *L, unsigned r, size_t i, unsigned hi
 #undef KL_V
 #undef KL_LOAD
 #undef KL_STORE
-#undef KL_PREPARE
+#undef KL_FETCH
+#undef KL_FETCH_STEPS
+#undef KL_LAYOUT
 
 /* ---------------------------------------------------------------- AVX2 */
 
@@ -171,7 +177,9 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq
 #define KL_V __m256i
 #define KL_LOAD(p) _mm256_load_si256((const __m256i *)(p))
 #define KL_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), v)
-#define KL_PREPARE(i0) apx_lanes_classes(g, text, i0, cls)
+#define KL_FETCH_STEPS APX_LANES_GROUP
+#define KL_FETCH(i0) ((void)0)
+#define KL_LAYOUT(i0) apx_lanes_classes(g, text, i0, cls)
 #define KL_EQ(r, t)                                                                                    \
     my_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
                    T0, T1)
@@ -248,7 +256,9 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq
 #undef KL_V
 #undef KL_LOAD
 #undef KL_STORE
-#undef KL_PREPARE
+#undef KL_FETCH
+#undef KL_FETCH_STEPS
+#undef KL_LAYOUT
 
 #endif /* APX_HAVE_AVX2 */
 

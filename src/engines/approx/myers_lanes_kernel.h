@@ -8,7 +8,8 @@
  *   KL_STEP(Eq, Pv, Mv, Ph, Mh)  the searching step on whole elements
  *   KL_ADD, KL_SUB, KL_SRLTOP    score arithmetic
  *   KL_HITS(SC, K)       bit e set when element e's score is <= K
- *   KL_PREPARE(i0)       the index bytes (or classes) of steps i0 .. i0 + 7
+ *   KL_FETCH(i0)         read steps i0 .. i0 + KL_FETCH_STEPS - 1 of every slice
+ *   KL_LAYOUT(i0)        the index bytes (or classes) of steps i0 .. i0 + 7
  *   KL_EQ(r, t)          the match words of register r at step t of the group
  *   KL_TABLES            declarations the two macros above use
  */
@@ -24,7 +25,8 @@ KL_TARGET static void KL_NAME(my_lanes *L, const uint8_t *text) {
     const unsigned valid = L->valid;
     KL_TABLES
     for (size_t i0 = 0; i0 < g->steps; i0 += APX_LANES_GROUP) {
-        KL_PREPARE(i0);
+        if (i0 % KL_FETCH_STEPS == 0) KL_FETCH(i0);
+        KL_LAYOUT(i0);
         for (unsigned t = 0; t < APX_LANES_GROUP; t++) {
             unsigned hits[KL_NR], any = 0;
             for (unsigned r = 0; r < KL_NR; r++) {
