@@ -784,12 +784,12 @@ static void test_validation(tu_rng *rng) {
    lane borders, with slices as short as their warm-up and texts shorter
    than a lane. */
 static void test_lanes(tu_rng *rng, int trials) {
-    size_t cases = 0, lane_scans = 0, events = 0;
+    size_t cases = 0, lane_scans = 0, long_scans = 0, events = 0;
     for (int t = 0; t < trials; t++) {
-        int hamming = t % 2 == 0;
+        int hamming = t % 2 == 0, long_keys = !hamming && t % 4 == 1; /* edits: keys past 64, block-wise */
         random_case c;
-        random_case_make(rng, &c, t % 4 == 0 ? 6000 : 2500, 64, hamming);
-        if (c.np > 8) {
+        random_case_make(rng, &c, long_keys ? 12000 : t % 4 == 0 ? 6000 : 2500, long_keys ? 300 : 64, hamming);
+        if (c.np > (long_keys ? 3u : 8u)) {
             case_free(&c);
             continue;
         }
@@ -820,6 +820,13 @@ static void test_lanes(tu_rng *rng, int trials) {
                                       : sm_my_lanes_scan(sec.data, st, (const uint8_t *)c.text, c.n, pos0, &probe,
                                                          lane_paths[p], SM_LANES_ALWAYS);
                 lane_scans += done > 0;
+                if (!hamming) {
+                    const sm_my_header *mh = (const sm_my_header *)sec.data;
+                    const sm_my_long *lk = (const sm_my_long *)(sec.data + mh->long_off);
+                    for (uint32_t i = 0; i < mh->long_keys; i++)
+                        long_scans += sm_my_long_lanes_scan(sec.data, i, st + lk[i].state_at, (const uint8_t *)c.text,
+                                                            c.n, pos0, &probe, lane_paths[p], SM_LANES_ALWAYS) > 0;
+                }
                 sink_free(&probe);
                 free(st);
                 lanes_mode = SM_LANES_ALWAYS;
@@ -846,7 +853,8 @@ static void test_lanes(tu_rng *rng, int trials) {
         case_free(&c);
         if (tu_failures() > 20) break;
     }
-    printf("lanes: %zu cases (%zu hits or ends), %zu whole texts through lanes\n", cases, events, lane_scans);
+    printf("lanes: %zu cases (%zu hits or ends), %zu whole texts through lanes, %zu keys over 64 block-wise\n",
+           cases, events, lane_scans, long_scans);
 }
 
 /* The tightest cases at every lane border: an occurrence whose first byte
@@ -860,7 +868,8 @@ static void test_lane_borders(tu_rng *rng) {
         if (!sm_approx_path_supported(lane_paths[p])) continue;
         for (int hamming = 0; hamming <= 1; hamming++)
             for (int both = 0; both <= 1; both++)
-                for (uint32_t m = 20; m <= 40; m += 20) {
+                for (uint32_t m = 20; m <= 100; m = m == 20 ? 40 : m == 40 ? 100 : 101) {
+                    if (hamming && m > 64) continue; /* the mismatch lanes take keys up to 64 */
                     const uint32_t k = 3;
                     const size_t n = 3000;
                     char *pat = malloc(m), *text = malloc(n);
@@ -873,7 +882,9 @@ static void test_lane_borders(tu_rng *rng) {
                     if (engine_build(engine, &ks, SM_ALPHABET_DNA, 0, k, &sec) != SM_OK) abort();
                     apx_lanes g;
                     size_t warm = hamming ? m - 1 : m + k - 1;
-                    size_t P = apx_lanes_begin(&g, apx_lanes_isa_for(lane_paths[p]), (unsigned)ks.n, m)
+                    /* keys over 64: one key per pass, block-wise in 64-bit elements */
+                    size_t P = apx_lanes_begin(&g, apx_lanes_isa_for(lane_paths[p]), m > 64 ? 1 : (unsigned)ks.n,
+                                               m > 64 ? 64 : m)
                                    ? apx_lanes_stride(&g, n, warm, SM_LANES_ALWAYS)
                                    : 0;
                     tu_check(P > 0, "lanes for m=%u, %zu keys", m, ks.n);

@@ -105,6 +105,10 @@ static inline int apx_lanes_owns(const apx_lanes *g, unsigned s, size_t i) {
    lanes), the carried state moved to the end of that. */
 size_t sm_my_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
                         sm_sink *sink, sm_approx_path path, sm_lanes_mode mode);
+/* A key longer than 64 symbols (long key key_index of a Myers section, its
+   state st) block-wise in lanes. */
+size_t sm_my_long_lanes_scan(const uint8_t *section, uint32_t key_index, uint64_t *st, const uint8_t *text,
+                             size_t len, uint64_t pos0, sm_sink *sink, sm_approx_path path, sm_lanes_mode mode);
 size_t sm_km_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
                         sm_sink *sink, sm_approx_path path, sm_lanes_mode mode);
 

@@ -564,6 +564,7 @@ void sm_my_scan_mode(const uint8_t *section, uint64_t *state, const uint8_t *tex
     const sm_my_header *h = (const sm_my_header *)section;
     /* The short keys over the text in lanes first (when that pays), then
        over what the lanes left with the carried state. */
+    const sm_approx_path lane_path = path;
     const size_t done = h->lanes ? sm_my_lanes_scan(section, state, text, len, pos0, sink, path, lanes) : 0;
     const uint8_t *rest = text + done;
     const size_t nrest = len - done;
@@ -597,8 +598,11 @@ void sm_my_scan_mode(const uint8_t *section, uint64_t *state, const uint8_t *tex
     }
     const sm_my_long *lk = (const sm_my_long *)(section + h->long_off);
     const uint64_t *lpeq = (const uint64_t *)(section + h->long_peq_off);
-    for (uint32_t i = 0; i < h->long_keys; i++)
-        my_long_scan(&lk[i], lpeq + lk[i].peq_at, h->class_of, state + lk[i].state_at, text, len, pos0, sink);
+    for (uint32_t i = 0; i < h->long_keys; i++) {
+        uint64_t *st = state + lk[i].state_at;
+        const size_t ldone = sm_my_long_lanes_scan(section, i, st, text, len, pos0, sink, lane_path, lanes);
+        my_long_scan(&lk[i], lpeq + lk[i].peq_at, h->class_of, st, text + ldone, len - ldone, pos0 + ldone, sink);
+    }
 }
 
 void sm_my_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,

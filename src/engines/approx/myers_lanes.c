@@ -45,6 +45,34 @@ static void my_lanes_report(const my_lanes *L, unsigned r, size_t i, unsigned hi
     }
 }
 
+/* A key longer than 64 symbols in lanes: one element per slice in each of
+   its blocks' registers (two registers), columns in memory. */
+typedef struct {
+    apx_lanes g;
+    uint32_t k, blocks, top_last, y;
+    int64_t h_last;      /* rows in the last block */
+    unsigned valid;
+    uint32_t output;
+    uint64_t pos0;
+    sm_sink *sink;
+    void *P, *M, *SC;    /* [block * 2 + register] vectors */
+    uint64_t *tab;       /* match words: [block * APX_LONG_TAB + class] */
+} my_long_lanes;
+
+#define APX_LONG_TAB 16u
+
+static void my_lanes_report_long(const my_long_lanes *L, unsigned r, size_t i, unsigned hits, const uint64_t *d) {
+    const apx_lanes *g = &L->g;
+    while (hits) {
+        unsigned e = APX_CTZ(hits);
+        hits &= hits - 1;
+        unsigned s = apx_lanes_slice(g, r, e);
+        if (s >= g->slices || !apx_lanes_owns(g, s, i)) continue;
+        sm_approx_emit_end(L->sink, L->output >> 1, (int)(L->output & 1u), L->pos0 + (uint64_t)g->base[s] + i + 1,
+                           (unsigned)d[e]);
+    }
+}
+
 #ifdef APX_HAVE_AVX2
 
 /* ------------------------------------------------------------- AVX-512 */
@@ -130,6 +158,35 @@ static void my_lanes_report(const my_lanes *L, unsigned r, size_t i, unsigned hi
 #include "engines/approx/myers_lanes_kernel.h"
 #undef KL_NR
 #undef KL_NAME
+#undef KL_TABLES
+#define KL_TABLES                                                                                      \
+    uint8_t idx[2 * APX_LANES_GROUP * 8] __attribute__((aligned(64)));                                 \
+    __m512i Z[16];
+#define KLL_EQ(b, r, t)                                                                                \
+    _mm512_permutex2var_epi64(                                                                         \
+        _mm512_load_si512((const void *)(L->tab + (size_t)(b) * APX_LONG_TAB)),                         \
+        _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(idx + ((r) * APX_LANES_GROUP + (t)) * 8))), \
+        _mm512_load_si512((const void *)(L->tab + (size_t)(b) * APX_LONG_TAB + 8)))
+#define KLL_AND _mm512_and_si512
+#define KLL_OR _mm512_or_si512
+#define KLL_XOR _mm512_xor_si512
+#define KLL_NOT(x) _mm512_ternarylogic_epi64(x, x, x, 0x55)
+#define KLL_SHL1(x) _mm512_slli_epi64(x, 1)
+#define KLL_SRL(x, n) _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(n)))
+#define KLL_LE(a, K) ((unsigned)_mm512_cmple_epi64_mask(a, K))
+#define KLL_ONE _mm512_set1_epi64(1)
+#define KLL_NAME my_long_lanes512
+#include "engines/approx/myers_lanes_long_kernel.h"
+#undef KLL_NAME
+#undef KLL_EQ
+#undef KLL_AND
+#undef KLL_OR
+#undef KLL_XOR
+#undef KLL_NOT
+#undef KLL_SHL1
+#undef KLL_SRL
+#undef KLL_LE
+#undef KLL_ONE
 #undef KL_ELEM
 #undef KL_STATE
 #undef KL_SET1
@@ -242,6 +299,35 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq
 #include "engines/approx/myers_lanes_kernel.h"
 #undef KL_NR
 #undef KL_NAME
+#undef KL_TABLES
+#define KL_TABLES                                                                                      \
+    const __m128i SH[2] = {_mm_load_si128((const __m128i *)g->shuf[0]), _mm_load_si128((const __m128i *)g->shuf[1])}; \
+    const __m128i SP[2] = {_mm_load_si128((const __m128i *)g->spat[0]), _mm_load_si128((const __m128i *)g->spat[1])}; \
+    uint8_t cls[APX_LANES_GROUP * 16] __attribute__((aligned(16)));
+#define KLL_EQ(b, r, t)                                                                                \
+    my_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
+                   _mm256_load_si256((const __m256i *)(L->tab + (size_t)(b) * APX_LONG_TAB)),                   \
+                   _mm256_load_si256((const __m256i *)(L->tab + (size_t)(b) * APX_LONG_TAB + 4)))
+#define KLL_AND _mm256_and_si256
+#define KLL_OR _mm256_or_si256
+#define KLL_XOR _mm256_xor_si256
+#define KLL_NOT(x) _mm256_xor_si256(x, _mm256_set1_epi64x(-1))
+#define KLL_SHL1(x) _mm256_slli_epi64(x, 1)
+#define KLL_SRL(x, n) _mm256_srl_epi64(x, _mm_cvtsi32_si128((int)(n)))
+#define KLL_LE(a, K) (~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, K))) & 0xfu)
+#define KLL_ONE _mm256_set1_epi64x(1)
+#define KLL_NAME my_long_lanes256
+#include "engines/approx/myers_lanes_long_kernel.h"
+#undef KLL_NAME
+#undef KLL_EQ
+#undef KLL_AND
+#undef KLL_OR
+#undef KLL_XOR
+#undef KLL_NOT
+#undef KLL_SHL1
+#undef KLL_SRL
+#undef KLL_LE
+#undef KLL_ONE
 #undef KL_ELEM
 #undef KL_STATE
 #undef KL_SET1
@@ -387,5 +473,103 @@ size_t sm_my_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
         state[lanes + a->lane] = (state[lanes + a->lane] & ~field) | (mv << shift);
         state[2 * (size_t)lanes + a->lane] = (state[2 * (size_t)lanes + a->lane] & ~field) | ((a->bias + sc) << a->base);
     }
+    return (size_t)L.g.slices * L.g.stride;
+}
+
+/* ---------------------------------------------------------- long keys */
+
+#include <stdlib.h>
+
+size_t sm_my_long_lanes_scan(const uint8_t *section, uint32_t key_index, uint64_t *st, const uint8_t *text,
+                             size_t len, uint64_t pos0, sm_sink *sink, sm_approx_path path, sm_lanes_mode mode) {
+    const sm_my_header *h = (const sm_my_header *)section;
+    const sm_my_long *key = (const sm_my_long *)(section + h->long_off) + key_index;
+    if (mode == SM_LANES_OFF) return 0;
+    const apx_lanes_isa isa = apx_lanes_isa_for(path);
+    const uint32_t m = key->length, nb = key->blocks, last = nb - 1;
+    const size_t warm = (size_t)m + key->k - 1;
+    if (isa == APX_LANES_NONE || len < 2 * warm || (mode == SM_LANES_AUTO && len < 4096)) return 0;
+    my_long_lanes L;
+    memset(&L, 0, sizeof L);
+    if (!apx_lanes_begin(&L.g, isa, 1, 64)) return 0;
+    if (len / L.g.slices < (mode == SM_LANES_AUTO ? 4 * warm : warm)) return 0;
+    /* Classes: rows whose match words agree in every block. */
+    const uint64_t *peq = (const uint64_t *)(section + h->long_peq_off) + key->peq_at;
+    const unsigned cap = isa == APX_LANES_AVX512 ? 16 : 8;
+    uint32_t rep[16];
+    for (uint32_t row = 0; row < h->rows; row++) {
+        unsigned c = 0;
+        while (c < L.g.classes && memcmp(peq + (size_t)row * nb, peq + (size_t)rep[c] * nb, nb * sizeof *peq) != 0) c++;
+        if (c == L.g.classes) {
+            if (c == cap) return 0;
+            rep[L.g.classes++] = row;
+        }
+        L.g.row_class[row] = (uint16_t)c;
+    }
+    if (!apx_lanes_cut(&L.g, h->class_of, len, warm, mode)) return 0;
+
+    const size_t vs = (size_t)L.g.elems * 8; /* bytes of a vector */
+    const size_t cells = (size_t)nb * 2 * vs;
+    uint8_t *mem = aligned_alloc(64, 3 * cells + (size_t)nb * APX_LONG_TAB * 8);
+    if (!mem) return 0;
+    L.P = mem;
+    L.M = mem + cells;
+    L.SC = mem + 2 * cells;
+    L.tab = (uint64_t *)(mem + 3 * cells);
+    for (uint32_t b = 0; b < nb; b++)
+        for (unsigned c = 0; c < APX_LONG_TAB; c++)
+            L.tab[(size_t)b * APX_LONG_TAB + c] = c < L.g.classes ? peq[(size_t)rep[c] * nb + b] : 0;
+    L.k = key->k;
+    L.blocks = nb;
+    L.top_last = (m - 1) % 64;
+    L.h_last = (int64_t)m - (int64_t)last * 64;
+    L.valid = (unsigned)((1u << L.g.per_reg) - 1);
+    L.output = key->output;
+    L.pos0 = pos0;
+    L.sink = sink;
+    /* Columns: slice 0 from the carried state (blocks past its cut-off as a
+       fresh block would be: an upper bound), the others as after a reset. */
+    const uint64_t *sP = st + 1, *sM = sP + nb;
+    const int64_t *sS = (const int64_t *)(sM + nb);
+    uint32_t y_fresh = key->k == 0 ? 0 : (key->k - 1) / 64;
+    if (y_fresh > last) y_fresh = last;
+    uint32_t y_carried = (uint32_t)st[0];
+    L.y = y_carried > y_fresh ? y_carried : y_fresh;
+    for (unsigned r = 0; r < 2; r++)
+        for (unsigned e = 0; e < L.g.elems; e++) {
+            unsigned s = apx_lanes_slice(&L.g, r, e);
+            int carried = s == 0;
+            int64_t below = 0;
+            for (uint32_t b = 0; b < nb; b++) {
+                uint64_t pv = ~0ull, mv = 0;
+                int64_t sc = below + (b == last ? L.h_last : 64);
+                if (carried && b <= y_carried) {
+                    pv = sP[b];
+                    mv = sM[b];
+                    sc = sS[b];
+                }
+                size_t at = (size_t)(2 * b + r) * vs + (size_t)e * 8;
+                memcpy((uint8_t *)L.P + at, &pv, 8);
+                memcpy((uint8_t *)L.M + at, &mv, 8);
+                memcpy((uint8_t *)L.SC + at, &sc, 8);
+                below = sc;
+            }
+        }
+#ifdef APX_HAVE_AVX2
+    if (isa == APX_LANES_AVX512) my_long_lanes512(&L, text);
+    else my_long_lanes256(&L, text);
+#endif
+    /* The last slice's column goes on in the carried state. */
+    const unsigned lastslice = L.g.slices - 1, r = lastslice / L.g.per_reg, e = lastslice % L.g.per_reg;
+    uint64_t *dP = st + 1, *dM = dP + nb;
+    int64_t *dS = (int64_t *)(dM + nb);
+    st[0] = L.y;
+    for (uint32_t b = 0; b < nb; b++) {
+        size_t at = (size_t)(2 * b + r) * vs + (size_t)e * 8;
+        memcpy(&dP[b], (uint8_t *)L.P + at, 8);
+        memcpy(&dM[b], (uint8_t *)L.M + at, 8);
+        memcpy(&dS[b], (uint8_t *)L.SC + at, 8);
+    }
+    free(mem);
     return (size_t)L.g.slices * L.g.stride;
 }
