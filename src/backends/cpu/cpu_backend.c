@@ -178,6 +178,20 @@ static int group_items(cpu_backend *c, cpu_batch *cb) {
     return SM_OK;
 }
 
+/* The worker threads start with the first batch of several items or the
+   first feeder jobs (caller's thread, lock not held): a short scan, one
+   chunk of work, never pays for starting threads (docs/architecture.md,
+   "Small inputs"). A thread that cannot start leaves its share to the
+   others and the caller. */
+static void start_team(cpu_backend *c) {
+    if (c->team_asked) return;
+    c->team_asked = 1;
+    for (unsigned t = 1; t < c->threads; t++) {
+        if (pthread_create(&c->workers[t].thread, NULL, worker_main, &c->workers[t]) != 0) break;
+        c->threads_started = t + 1;
+    }
+}
+
 /* Hands batch b to the workers, behind the batch in flight if there is one;
    it stays in flight until it lands. Prefix-mode start states need the
    previous batch's end state, which sm_cpu_start_states carries forward, so
@@ -188,6 +202,7 @@ static int cpu_launch(void *backend, sm_batch *b) {
     cb->batch = b;
     if (c->overlap_free && !c->speculate && sm_cpu_start_states(c, b) != SM_OK) return SM_ERR_NOMEM;
     if (group_items(c, cb) != SM_OK) return SM_ERR_NOMEM;
+    if (c->threads > 1 && (cb->nitems > 1 || c->flight)) start_team(c);
     pthread_mutex_lock(&c->lock);
     cb->next_item = 0;
     cb->items_done = 0;
@@ -269,6 +284,7 @@ static int cpu_idle(void *backend) {
 static void cpu_parallel_for(void *backend, size_t n, void (*job)(void *arg, size_t i), void *arg) {
     cpu_backend *c = backend;
     if (n == 0) return;
+    if (c->threads > 1 && n > 1) start_team(c);
     pthread_mutex_lock(&c->lock);
     c->job = job;
     c->job_arg = arg;
@@ -377,13 +393,7 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
             (c->threads > 1 && !(w->counts[1] = calloc(r->pattern_count, sizeof *w->counts[1]))))
             rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
-    c->threads_started = 1;
-    for (unsigned t = 1; rc == SM_OK && t < c->threads; t++) {
-        if (pthread_create(&c->workers[t].thread, NULL, worker_main, &c->workers[t]) != 0)
-            rc = sm_set_error(err, SM_ERR_NOMEM, "cannot start thread %u", t);
-        else
-            c->threads_started = t + 1;
-    }
+    c->threads_started = 1; /* the caller; the workers start with the work (start_team) */
     if (rc != SM_OK) {
         cpu_close(c);
         return rc;

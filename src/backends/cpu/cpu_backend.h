@@ -60,6 +60,7 @@ struct cpu_backend {
     pthread_cond_t work_ready, work_done;
     int shutting_down;
     unsigned threads_started;
+    int team_asked;          /* the worker threads were started (or tried): see start_team */
     /* A feeder's jobs (parallel_for), taken before any item (under lock). */
     void (*job)(void *arg, size_t i);
     void *job_arg;
