@@ -237,10 +237,10 @@ size_t sm_km_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
     if (isa == APX_LANES_NONE) return 0;
     const uint32_t Q = h->nkeys;
     const size_t warm = h->max_key - 1;
-    if (len < (size_t)2 * warm + 2 || (mode == SM_LANES_AUTO && len < 4096)) return 0;
+    if (len < (size_t)2 * warm + 2 || (mode == SM_LANES_AUTO && len < 16 * APX_LANES_AUTO_LEAST)) return 0;
     km_lanes L;
     if (!apx_lanes_begin(&L.g, isa, Q, h->max_key)) return 0;
-    if (len / L.g.slices < (mode == SM_LANES_AUTO ? 4 * warm : warm)) return 0;
+    if (len / L.g.slices < (mode == SM_LANES_AUTO ? 2 * warm : warm)) return 0;
 
     const sm_km_key *info = (const sm_km_key *)(section + h->keys_off);
     const uint64_t *mism = (const uint64_t *)(section + h->mismatch_off);

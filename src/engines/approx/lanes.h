@@ -36,6 +36,7 @@
 #define APX_LANES_MAX_SLICES 16u
 #define APX_LANES_GROUP 8u       /* steps prepared at once */
 #define APX_LANES_MAX_TABLE 32u  /* match words a permute can pick from */
+#define APX_LANES_AUTO_LEAST 48u /* AUTO: the least stride, whatever the warm-up */
 
 typedef enum { APX_LANES_NONE = 0, APX_LANES_AVX2 = 1, APX_LANES_AVX512 = 2 } apx_lanes_isa;
 
@@ -84,8 +85,8 @@ int apx_lanes_class(apx_lanes *g, unsigned row, const uint64_t *words, uint64_t 
 
 /* Sets the byte map from the engine's byte -> row map, and cuts a text of
    len bytes with warm-up w: 0 when it is too short for lanes under mode
-   (AUTO: each slice at least four warm-ups and 512 bytes long; ALWAYS:
-   whenever every slice holds w bytes). */
+   (AUTO: each slice at least two warm-ups and APX_LANES_AUTO_LEAST bytes
+   long; ALWAYS: whenever every slice holds w bytes). */
 int apx_lanes_cut(apx_lanes *g, const uint16_t *class_of, size_t len, size_t warm, sm_lanes_mode mode);
 /* The stride P that apx_lanes_cut would choose (0: no lanes). */
 size_t apx_lanes_stride(const apx_lanes *g, size_t len, size_t warm, sm_lanes_mode mode);

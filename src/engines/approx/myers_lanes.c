@@ -377,10 +377,10 @@ size_t sm_my_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
         if (w > warm) warm = w;
     }
     /* Cheap refusals before any table is built. */
-    if (max_len > 64 || len < (size_t)2 * warm || (mode == SM_LANES_AUTO && len < 4096)) return 0;
+    if (max_len > 64 || len < (size_t)2 * warm || (mode == SM_LANES_AUTO && len < 16 * APX_LANES_AUTO_LEAST)) return 0;
     my_lanes L;
     if (!apx_lanes_begin(&L.g, isa, Q, max_len)) return 0;
-    if (len / L.g.slices < (mode == SM_LANES_AUTO ? 4 * warm : warm)) return 0;
+    if (len / L.g.slices < (mode == SM_LANES_AUTO ? 2 * warm : warm)) return 0;
 
     my_field_at at[16];
     for (uint32_t l = 0, q = 0; l < lanes && q < Q; l++)
@@ -488,11 +488,11 @@ size_t sm_my_long_lanes_scan(const uint8_t *section, uint32_t key_index, uint64_
     const apx_lanes_isa isa = apx_lanes_isa_for(path);
     const uint32_t m = key->length, nb = key->blocks, last = nb - 1;
     const size_t warm = (size_t)m + key->k - 1;
-    if (isa == APX_LANES_NONE || len < 2 * warm || (mode == SM_LANES_AUTO && len < 4096)) return 0;
+    if (isa == APX_LANES_NONE || len < 2 * warm || (mode == SM_LANES_AUTO && len < 16 * APX_LANES_AUTO_LEAST)) return 0;
     my_long_lanes L;
     memset(&L, 0, sizeof L);
     if (!apx_lanes_begin(&L.g, isa, 1, 64)) return 0;
-    if (len / L.g.slices < (mode == SM_LANES_AUTO ? 4 * warm : warm)) return 0;
+    if (len / L.g.slices < (mode == SM_LANES_AUTO ? 2 * warm : warm)) return 0;
     /* Classes: rows whose match words agree in every block. */
     const uint64_t *peq = (const uint64_t *)(section + h->long_peq_off) + key->peq_at;
     const unsigned cap = isa == APX_LANES_AVX512 ? 16 : 8;
