@@ -244,6 +244,29 @@ int sm_db_save(const sm_db *db, const char *path, sm_error *err);
    size the header gives. Checks as sm_db_from_bytes; messages name path. */
 int sm_db_load(const char *path, sm_db **db, sm_error *err);
 
+/* ------------------------------------------------- approximate planning */
+
+/* What the planner estimates for one approximate engine: the scan's time
+   per text byte on one thread of the CPU it runs on, from a cost model
+   fitted to benchmark runs (docs/architecture.md, "Choosing an approximate
+   engine"). */
+typedef struct {
+    int usable;          /* 0: the engine cannot take these patterns */
+    double ns_per_byte;  /* the estimate */
+    double terms[8];     /* the model's inputs, as the documentation lists them */
+    char basis[120];     /* what the estimate counts, in words */
+} sm_engine_estimate;
+
+typedef struct {
+    sm_engine choice;    /* what --engine auto takes (never the wavefront DP) */
+    sm_engine_estimate mismatch, myers, wavefront, pigeonhole;
+} sm_approx_estimates;
+
+/* The estimates for the patterns of a k-mismatch or k-edit database (its
+   k, strands, alphabet and flags; whichever engine it holds). Returns
+   SM_OK, or SM_ERR_INVALID for exact matching; SM_ERR_NOMEM. */
+int sm_db_approx_estimates(const sm_db *db, sm_approx_estimates *est);
+
 /* -------------------------------------------------------------------- hits */
 
 typedef struct {

@@ -43,6 +43,45 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
     return 0;
 }
 
+static int db_is_edits(const sm_db *db) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    return info.match == SM_MATCH_EDITS;
+}
+
+/* An approximate engine forced where the planner estimates it this many
+   times slower than the best one is reported (it still runs). */
+#define HOPELESS_RATIO 10.0
+
+static const sm_engine_estimate *estimate_of(const sm_approx_estimates *est, sm_engine engine) {
+    switch (engine) {
+    case SM_ENGINE_MISMATCH: return &est->mismatch;
+    case SM_ENGINE_MYERS: return &est->myers;
+    case SM_ENGINE_WAVEFRONT: return &est->wavefront;
+    case SM_ENGINE_PIGEONHOLE: return &est->pigeonhole;
+    default: return NULL;
+    }
+}
+
+static const char *estimate_name(sm_engine engine) {
+    return engine == SM_ENGINE_MISMATCH ? "mismatch" : engine == SM_ENGINE_MYERS ? "myers"
+           : engine == SM_ENGINE_WAVEFRONT ? "wavefront" : "pigeonhole";
+}
+
+static void warn_hopeless_engine(const sm_db *db, sm_engine forced) {
+    sm_approx_estimates est;
+    if (sm_db_approx_estimates(db, &est) != SM_OK) return;
+    const sm_engine_estimate *mine = estimate_of(&est, forced), *best = estimate_of(&est, est.choice);
+    if (!mine || !best || !mine->usable || forced == est.choice || best->ns_per_byte <= 0) return;
+    double ratio = mine->ns_per_byte / best->ns_per_byte;
+    if (ratio < HOPELESS_RATIO) return;
+    fprintf(stderr,
+            "seqmatch: warning: --engine %s is hopeless here: about %.3g ns per text byte (%s), %.0f times the "
+            "estimate for %s (%.3g), which --engine auto takes\n",
+            estimate_name(forced), mine->ns_per_byte, mine->basis, ratio, estimate_name(est.choice),
+            best->ns_per_byte);
+}
+
 int cli_load_database(const cli_options *opts, sm_db **db) {
     sm_error err;
     memset(&err, 0, sizeof err);
@@ -68,6 +107,8 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         *db = NULL;
         return CLI_EXIT_ERROR;
     }
+    if (opts->compile.engine != SM_ENGINE_AUTO && opts->compile.match != SM_MATCH_EXACT && !cli_errors_muted)
+        warn_hopeless_engine(*db, opts->compile.engine);
     return 0;
 }
 
@@ -110,6 +151,25 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);
 }
 
+/* The planner's cost estimates for the approximate engines (one thread of
+   this CPU), the cheapest marked as auto's choice. */
+static void explain_estimates(FILE *out, const sm_db *db, int forced) {
+    sm_approx_estimates est;
+    if (sm_db_approx_estimates(db, &est) != SM_OK) return;
+    static const sm_engine order[4] = {SM_ENGINE_MISMATCH, SM_ENGINE_MYERS, SM_ENGINE_PIGEONHOLE, SM_ENGINE_WAVEFRONT};
+    for (int i = 0; i < 4; i++) {
+        const sm_engine_estimate *e = estimate_of(&est, order[i]);
+        if (order[i] == SM_ENGINE_MISMATCH ? !est.mismatch.usable && db_is_edits(db)
+                                           : order[i] != SM_ENGINE_PIGEONHOLE && !e->usable && !db_is_edits(db))
+            continue; /* engines of the other kind of matching */
+        if (!e->usable)
+            fprintf(out, "estimate         %-10s %s\n", estimate_name(order[i]), e->basis);
+        else
+            fprintf(out, "estimate         %-10s %8.3g ns/byte  %s%s\n", estimate_name(order[i]), e->ns_per_byte,
+                    e->basis, order[i] == est.choice ? (forced ? " (auto's choice)" : " (chosen)") : "");
+    }
+}
+
 static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
     sm_db_info info;
     sm_db_get_info(db, &info);
@@ -145,6 +205,7 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
                                              : "");
         fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
                 info.approx_patterns == 1 ? "" : "s");
+        explain_estimates(out, db, forced);
     } else {
         fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u, wu-manber %u\n",
                 info.automaton_patterns, info.kmer_patterns, info.shiftand_patterns, info.wumanber_patterns);

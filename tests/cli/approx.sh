@@ -117,6 +117,27 @@ check_stderr "two PAMs" "--pam: only one PAM can be given"
 run search --alphabet text -e ACGT --pam NGG "$TMP/pam.fa"
 check_stderr "PAM on text" "--pam is for --alphabet dna"
 
+# The planner's estimates (--explain) and a forced engine far slower than the
+# best one (a warning; the command still runs).
+run compile -e GTGCCAGCAGCCGCGGTAAT -k 3 --explain
+grep -q "^estimate         myers .* ns/byte" "$TMP/out" && grep -q "^estimate         pigeonhole .* ns/byte" "$TMP/out" &&
+    grep -q "^estimate         wavefront " "$TMP/out" && grep -q "(chosen)" "$TMP/out" &&
+    ! grep -q "^estimate         mismatch" "$TMP/out" && pass || fail "--explain prints the edit engines' estimates"
+run compile -e GTGCCAGCAGCCGCGGTAAT -m 3 --explain
+grep -q "^estimate         mismatch .* ns/byte" "$TMP/out" && ! grep -q "^estimate         myers" "$TMP/out" &&
+    pass || fail "--explain prints the mismatch engines' estimates"
+run compile -e ACGT --explain
+grep -q "^estimate" "$TMP/out" && fail "no estimates for exact matching" || pass
+# a 116-symbol pattern with 85 edits: the filter's 86 pieces are single bases
+long=TTGACCATGGACCATGACTAGGATCCATTGACCAGTTAGCCATTAGGACCATGGATTACATTTGGACCAAGGTTACCAGTAGCTTGGACAGTCCAGATGACCATGGTTAGCAAGTC
+run compile -e "$long" -k 85 --engine pigeonhole -o "$TMP/hopeless.smdb"
+check_status "hopeless engine: still compiled" 0
+check_stderr "hopeless engine: a warning" "warning: --engine pigeonhole is hopeless here"
+run compile -e "$long" -k 85 --engine myers -o "$TMP/fine.smdb"
+check_stderr_empty "no warning for the best engine"
+run compile -e GTGCCAGCAGCCGCGGTAAT -k 2 --engine pigeonhole -o "$TMP/fine.smdb"
+check_stderr_empty "no warning for an engine within reach"
+
 # Usage errors.
 run search -e ACGT -m 1 -k 1 "$TMP/dna.fa"
 check_status "mismatches with edits" 2
