@@ -194,7 +194,7 @@ int main(int argc, char **argv) {
     /* The planner's estimate for the engine that ran, and the model's terms
        (bench/fit_planner.py fits its constants to these rows). */
     sm_approx_estimates est;
-    if (info.match != SM_MATCH_EXACT && sm_db_approx_estimates(db, &est) == SM_OK) {
+    if (info.match != SM_MATCH_EXACT && sm_db_approx_estimates(db, 0, &est) == SM_OK) {
         const sm_engine_estimate *e = info.approx_engine == SM_ENGINE_MISMATCH ? &est.mismatch
                                       : info.approx_engine == SM_ENGINE_MYERS  ? &est.myers
                                       : info.approx_engine == SM_ENGINE_WAVEFRONT ? &est.wavefront

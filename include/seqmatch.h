@@ -168,6 +168,12 @@ typedef struct {
        (docs/architecture.md, "The planner on the GPU"). Any database runs
        on either backend; this only picks the faster engines. */
     sm_backend backend;
+    /* The inputs' records, for the approximate planner's cost model: about
+       this many bytes each (0: long, as genomes are). Records too short to
+       cut into SIMD lanes (reads, text lines) make the direct engines of one
+       or a few patterns slower (docs/architecture.md, "Choosing an
+       approximate engine"). */
+    uint32_t typical_record;
 } sm_compile_options;
 
 /* Fills *opts with the defaults: dna, both strands, auto engine, serial build. */
@@ -263,9 +269,10 @@ typedef struct {
 } sm_approx_estimates;
 
 /* The estimates for the patterns of a k-mismatch or k-edit database (its
-   k, strands, alphabet and flags; whichever engine it holds). Returns
+   k, strands, alphabet and flags; whichever engine it holds), for records
+   of about typical_record bytes (0: long; see sm_compile_options). Returns
    SM_OK, or SM_ERR_INVALID for exact matching; SM_ERR_NOMEM. */
-int sm_db_approx_estimates(const sm_db *db, sm_approx_estimates *est);
+int sm_db_approx_estimates(const sm_db *db, uint32_t typical_record, sm_approx_estimates *est);
 
 /* -------------------------------------------------------------------- hits */
 

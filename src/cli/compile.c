@@ -68,9 +68,9 @@ static const char *estimate_name(sm_engine engine) {
            : engine == SM_ENGINE_WAVEFRONT ? "wavefront" : "pigeonhole";
 }
 
-static void warn_hopeless_engine(const sm_db *db, sm_engine forced) {
+static void warn_hopeless_engine(const sm_db *db, sm_engine forced, uint32_t typical_record) {
     sm_approx_estimates est;
-    if (sm_db_approx_estimates(db, &est) != SM_OK) return;
+    if (sm_db_approx_estimates(db, typical_record, &est) != SM_OK) return;
     const sm_engine_estimate *mine = estimate_of(&est, forced), *best = estimate_of(&est, est.choice);
     if (!mine || !best || !mine->usable || forced == est.choice || best->ns_per_byte <= 0) return;
     double ratio = mine->ns_per_byte / best->ns_per_byte;
@@ -80,6 +80,30 @@ static void warn_hopeless_engine(const sm_db *db, sm_engine forced) {
             "estimate for %s (%.3g), which --engine auto takes\n",
             estimate_name(forced), mine->ns_per_byte, mine->basis, ratio, estimate_name(est.choice),
             best->ns_per_byte);
+}
+
+/* What the inputs' records are like, for the approximate planner's cost
+   model: text lines (--lines) and FASTQ reads are short (their engines run
+   byte by byte, not in SIMD lanes); genomes are long (0). The first target
+   decides: a FASTQ name (.fq, .fastq, compressed or not) or a plain file
+   whose first byte is '@'. */
+#define LINE_RECORD_BYTES 100u
+#define READ_RECORD_BYTES 150u
+
+static uint32_t typical_record(const cli_options *opts) {
+    if (opts->lines) return LINE_RECORD_BYTES;
+    if (opts->target_count == 0) return 0;
+    const char *path = opts->targets[0];
+    static const char *const fastq[] = {".fq", ".fastq", ".fq.gz", ".fastq.gz", ".fq.zst", ".fastq.zst", ".fq.bgz"};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof fastq / sizeof fastq[0]; i++) {
+        size_t e = strlen(fastq[i]);
+        if (n > e && strcmp(path + n - e, fastq[i]) == 0) return READ_RECORD_BYTES;
+    }
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    int first = f ? fgetc(f) : EOF;
+    if (f) fclose(f);
+    return first == '@' ? READ_RECORD_BYTES : 0;
 }
 
 int cli_load_database(const cli_options *opts, sm_db **db) {
@@ -100,7 +124,9 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         sm_pattern_list_free(&list);
         return CLI_EXIT_ERROR;
     }
-    int status = sm_compile(list.items, list.count, &opts->compile, db, &err);
+    sm_compile_options co = opts->compile;
+    if (co.match != SM_MATCH_EXACT) co.typical_record = typical_record(opts);
+    int status = sm_compile(list.items, list.count, &co, db, &err);
     sm_pattern_list_free(&list);
     if (status != SM_OK) {
         report_library_error(&err, status);
@@ -108,7 +134,7 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         return CLI_EXIT_ERROR;
     }
     if (opts->compile.engine != SM_ENGINE_AUTO && opts->compile.match != SM_MATCH_EXACT && !cli_errors_muted)
-        warn_hopeless_engine(*db, opts->compile.engine);
+        warn_hopeless_engine(*db, opts->compile.engine, co.typical_record);
     return 0;
 }
 
@@ -155,7 +181,7 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
    this CPU), the cheapest marked as auto's choice. */
 static void explain_estimates(FILE *out, const sm_db *db, int forced) {
     sm_approx_estimates est;
-    if (sm_db_approx_estimates(db, &est) != SM_OK) return;
+    if (sm_db_approx_estimates(db, 0, &est) != SM_OK) return;
     static const sm_engine order[4] = {SM_ENGINE_MISMATCH, SM_ENGINE_MYERS, SM_ENGINE_PIGEONHOLE, SM_ENGINE_WAVEFRONT};
     for (int i = 0; i < 4; i++) {
         const sm_engine_estimate *e = estimate_of(&est, order[i]);

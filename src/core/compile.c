@@ -283,7 +283,7 @@ int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *o
 /* The planner's estimates for a database's approximate patterns: their keys
    rebuilt as the planner made them (reverse complements for the strands
    searched, text folded under ignore-case). */
-int sm_db_approx_estimates(const sm_db *db, sm_approx_estimates *est) {
+int sm_db_approx_estimates(const sm_db *db, uint32_t typical_record, sm_approx_estimates *est) {
     if (!db || !est) return SM_ERR_INVALID;
     const sm_db_header *h = sm_db_head(db);
     if (h->match == SM_MATCH_EXACT || h->max_errors == 0) return SM_ERR_INVALID;
@@ -321,7 +321,8 @@ int sm_db_approx_estimates(const sm_db *db, sm_approx_estimates *est) {
             used += len;
         }
     }
-    sm_approx_estimate(keys, nk, (sm_alphabet)h->alphabet, h->flags, (sm_match)h->match, h->max_errors, est);
+    sm_approx_estimate(keys, nk, (sm_alphabet)h->alphabet, h->flags, (sm_match)h->match, h->max_errors,
+                       typical_record, est);
     free(keys);
     free(arena);
     return SM_OK;

@@ -205,7 +205,7 @@ static uint32_t approx_kind_by_cpu_cost(const sm_ac_key *keys, size_t nk, const 
     if (o->engine == SM_ENGINE_PIGEONHOLE) return SM_SECTION_PIGEONHOLE;
     if (o->engine != SM_ENGINE_AUTO) return direct;
     sm_approx_estimates est;
-    sm_approx_estimate(keys, nk, o->alphabet, flags, o->match, o->max_errors, &est);
+    sm_approx_estimate(keys, nk, o->alphabet, flags, o->match, o->max_errors, o->typical_record, &est);
     return est.choice == SM_ENGINE_PIGEONHOLE ? SM_SECTION_PIGEONHOLE : direct;
 }
 

@@ -54,13 +54,20 @@ static unsigned lane_classes(const sm_ac_key *keys, size_t nkeys, sm_alphabet al
 }
 
 /* Slices per register of a lane scan over q keys of at most max_len
-   symbols, or 0 when the keys cannot run in lanes at this level. */
-static unsigned slices_per_register(int level, unsigned q, uint32_t max_len, unsigned classes) {
+   symbols (warm-up warm), or 0 when the keys cannot run in lanes at this
+   level or records of typical_record bytes (0: long) are too short for
+   them (lanes.c: every slice two warm-ups and APX_LANES_AUTO_LEAST bytes). */
+static unsigned slices_per_register(int level, unsigned q, uint32_t max_len, unsigned classes, size_t warm,
+                                    uint32_t typical_record) {
     if (level == 0 || q == 0 || q > 16 || max_len > 64) return 0;
     unsigned width = max_len <= 32 ? 32 : 64;
     unsigned per = (level == 2 ? 512u : 256u) / width / q;
     unsigned cap = level == 2 ? (width == 32 ? 32 : 16) : (width == 32 ? 16 : 8);
-    return per >= 2 && classes * q <= cap ? per : 0;
+    if (per < 2 || classes * q > cap) return 0;
+    size_t slices = 2 * per <= APX_LANES_MAX_SLICES ? 2 * per : per;
+    size_t least = 2 * warm > APX_LANES_AUTO_LEAST ? 2 * warm : APX_LANES_AUTO_LEAST;
+    if (typical_record && typical_record < slices * (least + warm)) return 0;
+    return per;
 }
 
 /* The Myers engine's field width for a key (as its builder packs lanes). */
@@ -133,15 +140,18 @@ static double expected_events(const sm_ac_key *keys, size_t nkeys, sm_alphabet a
 }
 
 static void myers_terms(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, uint32_t k,
-                        int level, sm_engine_estimate *e) {
+                        uint32_t record, int level, sm_engine_estimate *e) {
     unsigned q = 0, classes = lane_classes(keys, nkeys, alphabet, flags);
     uint32_t max_short = 0;
+    size_t warm = 0;
     for (size_t i = 0; i < nkeys; i++)
         if (keys[i].len <= 64) {
             q++;
             if (keys[i].len > max_short) max_short = keys[i].len;
+            size_t w = keys[i].len + (k < keys[i].len ? k : keys[i].len) - 1;
+            if (w > warm) warm = w;
         }
-    unsigned per = slices_per_register(level, q, max_short, classes);
+    unsigned per = slices_per_register(level, q, max_short, classes, warm, record);
     int n = 0;
     if (per) {
         e->terms[0] = 1.0 / per;
@@ -156,12 +166,14 @@ static void myers_terms(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabe
         n = snprintf(e->basis, sizeof e->basis, "%u keys in %zu 64-bit lanes", q, lanes);
     }
     /* Keys over 64 symbols, block-wise: in lanes of one key (64-bit elements). */
-    unsigned long_per = slices_per_register(level, 1, 64, classes);
     size_t nlong = 0;
+    unsigned long_per = 0;
     for (size_t i = 0; i < nkeys; i++) {
         if (keys[i].len <= 64) continue;
         nlong++;
         double blocks = active_blocks(keys[i].len, k);
+        long_per = slices_per_register(level, 1, 64, classes, keys[i].len + (k < keys[i].len ? k : keys[i].len) - 1,
+                                       record);
         if (long_per) e->terms[4] += blocks / long_per;
         else e->terms[5] += blocks;
     }
@@ -172,7 +184,7 @@ static void myers_terms(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabe
 }
 
 static void mismatch_terms(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, uint32_t k,
-                           int level, sm_engine_estimate *e) {
+                           uint32_t record, int level, sm_engine_estimate *e) {
     uint64_t bits = 0;
     uint32_t max_key = 0;
     for (size_t i = 0; i < nkeys; i++) {
@@ -181,7 +193,8 @@ static void mismatch_terms(const sm_ac_key *keys, size_t nkeys, sm_alphabet alph
     }
     uint32_t kk = k < max_key ? k : max_key, planes = 0;
     while (((uint64_t)1 << planes) < (uint64_t)kk + 1) planes++;
-    unsigned per = planes <= 3 ? slices_per_register(level, (unsigned)nkeys, max_key, lane_classes(keys, nkeys, alphabet, flags))
+    unsigned per = planes <= 3 ? slices_per_register(level, (unsigned)nkeys, max_key,
+                                                     lane_classes(keys, nkeys, alphabet, flags), max_key - 1, record)
                                : 0;
     if (per) {
         e->terms[0] = (planes + 1.0) / per;
@@ -264,7 +277,7 @@ static void total(const double *c, sm_engine_estimate *e) {
 }
 
 void sm_approx_estimate_at(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags,
-                           sm_match match, uint32_t k, int level, sm_approx_estimates *est) {
+                           sm_match match, uint32_t k, uint32_t record, int level, sm_approx_estimates *est) {
     memset(est, 0, sizeof *est);
     if (level < 0) level = 0;
     if (level > 2) level = 2;
@@ -272,9 +285,9 @@ void sm_approx_estimate_at(const sm_ac_key *keys, size_t nkeys, sm_alphabet alph
     est->mismatch.usable = match == SM_MATCH_MISMATCHES;
     est->myers.usable = est->wavefront.usable = match == SM_MATCH_EDITS;
     est->pigeonhole.usable = 1;
-    if (est->mismatch.usable) mismatch_terms(keys, nkeys, alphabet, flags, k, level, &est->mismatch);
+    if (est->mismatch.usable) mismatch_terms(keys, nkeys, alphabet, flags, k, record, level, &est->mismatch);
     if (est->myers.usable) {
-        myers_terms(keys, nkeys, alphabet, flags, k, level, &est->myers);
+        myers_terms(keys, nkeys, alphabet, flags, k, record, level, &est->myers);
         wavefront_terms(keys, nkeys, alphabet, k, &est->wavefront);
     }
     pigeonhole_terms(keys, nkeys, alphabet, flags, match, k, &est->pigeonhole);
@@ -290,8 +303,8 @@ void sm_approx_estimate_at(const sm_ac_key *keys, size_t nkeys, sm_alphabet alph
 }
 
 void sm_approx_estimate(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, sm_match match,
-                        uint32_t k, sm_approx_estimates *est) {
+                        uint32_t k, uint32_t typical_record, sm_approx_estimates *est) {
     apx_lanes_isa isa = apx_lanes_isa_for(SM_APPROX_AUTO);
-    sm_approx_estimate_at(keys, nkeys, alphabet, flags, match, k, isa == APX_LANES_AVX512 ? 2 : isa == APX_LANES_AVX2 ? 1 : 0,
-                          est);
+    sm_approx_estimate_at(keys, nkeys, alphabet, flags, match, k, typical_record,
+                          isa == APX_LANES_AVX512 ? 2 : isa == APX_LANES_AVX2 ? 1 : 0, est);
 }
