@@ -19,8 +19,8 @@
 # THREADS threads, taskset to one core for one thread) with --engine auto and with every engine that
 # can take the case, REPS alternating runs each (an engine three times slower than the fastest after
 # the first round is not repeated), medians; the planner's choice against the fastest.
-#   output: RESULTS/planner-check.csv (case, engine, median wall and CPU seconds, auto's engine,
-#   ratio of auto to the fastest forced engine)
+#   output: RESULTS/planner-check.csv (case, engine, auto's engine, median wall and CPU seconds, runs);
+#   the summary line of each case: the forced run of auto's engine against the fastest forced engine
 #
 # Environment: SEQMATCH_BENCH_DATA (default bench/data, fetched by bench/fetch-data.sh), REPS
 # (default 5), LEVELS (fit: default "native avx2 sse"), FIT_BYTES (fit: text bytes, default 10000000),
@@ -207,7 +207,9 @@ for c in "${cases[@]}"; do
   read -r -a args <<< "$opts"
   # the Bible pattern holds blanks: rebuild -e's argument
   if [[ $name == mercy.* ]]; then args=(--alphabet text --report ends -e "for his mercy endureth for ever" -k "${name#mercy.k}"); fi
-  auto=$("$SEQMATCH" compile --explain "${args[@]}" 2> /dev/null | awk '/^engine /{ print ($0 ~ /pigeonhole/) ? "pigeonhole" : ($0 ~ /Myers/) ? "myers" : "mismatch" }')
+  cargs=()
+  for a in "${args[@]}"; do [ "$a" = --lines ] || cargs+=("$a"); done # --lines is the reader's
+  auto=$("$SEQMATCH" compile --explain "${cargs[@]}" 2> /dev/null | awk '/^engine /{ print ($0 ~ /pigeonhole/) ? "pigeonhole" : ($0 ~ /Myers/) ? "myers" : "mismatch" }' || true)
   list=(auto ${engines//,/ })
   declare -A W=() C=()
   for ((r = 0; r < REPS; r++)); do
@@ -226,7 +228,8 @@ for c in "${cases[@]}"; do
     if [ "$e" != auto ] && { [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; }; then best=$w; fi
   done
   a=$(echo "${W[auto]}" | median)
-  say "$name: auto ($auto) $a s, fastest forced $best s, ratio $(awk -v a="$a" -v b="$best" 'BEGIN { printf "%.2f", a / b }')"
+  ch=$(echo "${W[$auto]:-${W[auto]}}" | median)
+  say "$name: auto ($auto) $a s; --engine $auto $ch s; fastest forced $best s; ratio $(awk -v a="$ch" -v b="$best" 'BEGIN { printf "%.2f", a / b }')"
   unset W C
 done
 say "results: $CSV"

@@ -13,12 +13,14 @@ Cases (one 20-mer, GTGCCAGCAGCCGCGGTAAT, both strands):
       reading, line breaks, scan, output); the same with -t 2; -m 3 (the whole command).
   MG1655 edits=2: one scan of the E. coli genome in memory, Sassy's search against seqmatch's
       db.scan, the compile included (seqmatch.compile([p], edits=2).scan(genome)).
-Every measurement runs REPS times, the tools alternating (A B C A B C ...); the medians are
-printed, with the hit counts of each tool (Sassy reports one match per run of ends, as
+Every measurement runs REPS times, the tools alternating (A B C A B C ...); the medians of the
+wall time (and of the CPU time: user + system, which a loaded machine disturbs less) are printed,
+with the hit counts of each tool (Sassy reports one match per run of ends, as
 seqmatch's --report best does; the counts are for reading, not compared).
 """
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,19 +45,24 @@ def read_fasta(path):
 
 
 def timed(f):
-    t0 = time.perf_counter()
+    """(wall seconds, CPU seconds of this process, f's result)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     out = f()
-    return time.perf_counter() - t0, out
+    return time.perf_counter() - t0, time.process_time() - c0, out
 
 
 def command(args):
+    """(wall seconds, CPU seconds of the command: user + system, its count total)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if r.returncode not in (0, 1):
         sys.exit("failed: %s: %s" % (" ".join(args), r.stderr.decode()))
     total = [l for l in r.stdout.decode().splitlines() if l.startswith("total")]
-    return dt, int(total[0].split()[1]) if total else -1
+    return dt, cpu, int(total[0].split()[1]) if total else -1
 
 
 def main():
@@ -77,8 +84,9 @@ def main():
     rows = []
 
     def report(name, runs):
-        times = [t for t, _ in runs]
-        rows.append((name, statistics.median(times), min(times), max(times), runs[0][1]))
+        times = [t for t, _, _ in runs]
+        cpus = [c for _, c, _ in runs]
+        rows.append((name, statistics.median(times), min(times), max(times), statistics.median(cpus), runs[0][2]))
 
     for k in (3, 2):
         db = seqmatch.compile([PATTERN], edits=k)
@@ -111,9 +119,9 @@ def main():
     report("MG1655 edits=2: Sassy search", sassy_g)
     report("MG1655 edits=2: seqmatch.compile([p], edits=2).scan(genome)", seqm_g)
 
-    print("%-66s %9s %9s %9s %8s" % ("case", "median_s", "min_s", "max_s", "hits"))
-    for name, med, lo, hi, hits in rows:
-        print("%-66s %9.4f %9.4f %9.4f %8d" % (name, med, lo, hi, hits))
+    print("%-66s %9s %9s %9s %9s %8s" % ("case", "median_s", "min_s", "max_s", "cpu_s", "hits"))
+    for name, med, lo, hi, cpu, hits in rows:
+        print("%-66s %9.4f %9.4f %9.4f %9.4f %8d" % (name, med, lo, hi, cpu, hits))
     return 0
 
 
