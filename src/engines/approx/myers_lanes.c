@@ -122,6 +122,22 @@ static void my_lanes_report_long(const my_long_lanes *L, unsigned r, size_t i, u
 #include "engines/approx/myers_lanes_kernel.h"
 #undef KL_NR
 #undef KL_NAME
+#undef KL_TARGET
+#define KL_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vpopcntdq")))
+#define KL_POPCNT _mm512_popcnt_epi32
+#define KL_NR 1
+#define KL_NAME my_lazy512_32_1
+#include "engines/approx/myers_lanes_lazy_kernel.h"
+#undef KL_NR
+#undef KL_NAME
+#define KL_NR 2
+#define KL_NAME my_lazy512_32_2
+#include "engines/approx/myers_lanes_lazy_kernel.h"
+#undef KL_NR
+#undef KL_NAME
+#undef KL_POPCNT
+#undef KL_TARGET
+#define KL_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 #undef KL_ELEM
 #undef KL_STATE
 #undef KL_SET1
@@ -158,6 +174,22 @@ static void my_lanes_report_long(const my_long_lanes *L, unsigned r, size_t i, u
 #include "engines/approx/myers_lanes_kernel.h"
 #undef KL_NR
 #undef KL_NAME
+#undef KL_TARGET
+#define KL_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vpopcntdq")))
+#define KL_POPCNT _mm512_popcnt_epi64
+#define KL_NR 1
+#define KL_NAME my_lazy512_64_1
+#include "engines/approx/myers_lanes_lazy_kernel.h"
+#undef KL_NR
+#undef KL_NAME
+#define KL_NR 2
+#define KL_NAME my_lazy512_64_2
+#include "engines/approx/myers_lanes_lazy_kernel.h"
+#undef KL_NR
+#undef KL_NAME
+#undef KL_POPCNT
+#undef KL_TARGET
+#define KL_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 #undef KL_TABLES
 #define KL_TABLES                                                                                      \
     uint8_t idx[2 * APX_LANES_GROUP * 8] __attribute__((aligned(64)));                                 \
@@ -450,7 +482,16 @@ size_t sm_my_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
         }
 #ifdef APX_HAVE_AVX2
     const int two = L.g.regs == 2;
-    if (isa == APX_LANES_AVX512) {
+    /* Scores read four steps at a time where ends are rare: random text
+       keeps a key's score near half its length, far above 2k + 4. */
+    uint32_t shortest = 64;
+    for (uint32_t q = 0; q < Q; q++)
+        if (fields[q].length < shortest) shortest = fields[q].length;
+    const int lazy = sm_cpu()->avx512vpopcntdq && 2 * (uint64_t)h->k + 4 < shortest;
+    if (isa == APX_LANES_AVX512 && lazy) {
+        if (E == 32) (two ? my_lazy512_32_2 : my_lazy512_32_1)(&L, text);
+        else (two ? my_lazy512_64_2 : my_lazy512_64_1)(&L, text);
+    } else if (isa == APX_LANES_AVX512) {
         if (E == 32) (two ? my_lanes512_32_2 : my_lanes512_32_1)(&L, text);
         else (two ? my_lanes512_64_2 : my_lanes512_64_1)(&L, text);
     } else {
