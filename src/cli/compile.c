@@ -1,5 +1,6 @@
 /* Building a database from the command line, and the compile command. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,7 @@ static void warn_hopeless_engine(const sm_db *db, sm_engine forced, uint32_t typ
 /* What the inputs' records are like, for the approximate planner's cost
    model: text lines (--lines) and FASTQ reads are short (their engines run
    byte by byte, not in SIMD lanes); genomes are long (0). The first target
-   decides: a FASTQ name (.fq, .fastq, compressed or not) or a plain file
+   decides: a FASTQ name (.fq, .fastq, compressed or not) or a regular file
    whose first byte is '@'. */
 #define LINE_RECORD_BYTES 100u
 #define READ_RECORD_BYTES 150u
@@ -100,7 +101,10 @@ static uint32_t typical_record(const cli_options *opts) {
         size_t e = strlen(fastq[i]);
         if (n > e && strcmp(path + n - e, fastq[i]) == 0) return READ_RECORD_BYTES;
     }
-    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    /* only a regular file is peeked at: a pipe's first byte would be lost */
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    FILE *f = fopen(path, "rb");
     int first = f ? fgetc(f) : EOF;
     if (f) fclose(f);
     return first == '@' ? READ_RECORD_BYTES : 0;

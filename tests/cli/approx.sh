@@ -138,6 +138,16 @@ check_stderr_empty "no warning for the best engine"
 run compile -e GTGCCAGCAGCCGCGGTAAT -k 2 --engine pigeonhole -o "$TMP/fine.smdb"
 check_stderr_empty "no warning for an engine within reach"
 
+# The planner peeks at the first target for FASTQ reads: never at a pipe,
+# whose first byte would be lost.
+run search -e ACGATAGC -m 1 --no-header <(printf '@r1\nTTTTACGTTAGCTTTT\n+\nIIIIIIIIIIIIIIII\n')
+check_output_text "FASTQ through a pipe" "r1${T}ACGATAGC${T}+${T}4${T}12${T}1${T}ACGTTAGC
+"
+printf '@r1\nTTTTACGTTAGCTTTT\n+\nIIIIIIIIIIIIIIII\n' >"$TMP/reads.fq"
+run search -e ACGATAGC -m 1 --no-header "$TMP/reads.fq"
+check_output_text "FASTQ file" "r1${T}ACGATAGC${T}+${T}4${T}12${T}1${T}ACGTTAGC
+"
+
 # Usage errors.
 run search -e ACGT -m 1 -k 1 "$TMP/dna.fa"
 check_status "mismatches with edits" 2
