@@ -188,9 +188,22 @@ int main(int argc, char **argv) {
     }
     double scan_s = median(wall, repeats), scan_cpu_s = median(cpu, repeats);
     printf("patterns=%zu\tbytes=%zu\tcount=%llu\tengine=%s\tcompile_s=%.4f\tscan_s=%.4f\tscan_MBps=%.1f\t"
-           "scan_cpu_s=%.4f\tscan_cpu_MBps=%.1f\tscan_min_s=%.4f\tscan_max_s=%.4f\trepeats=%d\n",
+           "scan_cpu_s=%.4f\tscan_cpu_MBps=%.1f\tscan_min_s=%.4f\tscan_max_s=%.4f\trepeats=%d",
            n, tlen, (unsigned long long)first, engine_name(&info), compile_s, scan_s, tlen / scan_s / 1e6,
            scan_cpu_s, tlen / scan_cpu_s / 1e6, lo, hi, repeats);
+    /* The planner's estimate for the engine that ran, and the model's terms
+       (bench/fit_planner.py fits its constants to these rows). */
+    sm_approx_estimates est;
+    if (info.match != SM_MATCH_EXACT && sm_db_approx_estimates(db, 0, &est) == SM_OK) {
+        const sm_engine_estimate *e = info.approx_engine == SM_ENGINE_MISMATCH ? &est.mismatch
+                                      : info.approx_engine == SM_ENGINE_MYERS  ? &est.myers
+                                      : info.approx_engine == SM_ENGINE_WAVEFRONT ? &est.wavefront
+                                                                                 : &est.pigeonhole;
+        printf("\test_ns_per_byte=%.4g\tterms=%.6g;%.6g;%.6g;%.6g;%.6g;%.6g;%.6g;%.6g\tplanner=%s", e->ns_per_byte,
+               e->terms[0], e->terms[1], e->terms[2], e->terms[3], e->terms[4], e->terms[5], e->terms[6], e->terms[7],
+               est.choice == SM_ENGINE_MISMATCH ? "mismatch" : est.choice == SM_ENGINE_MYERS ? "myers" : "pigeonhole");
+    }
+    printf("\n");
     sm_scratch_free(scratch);
     sm_db_free(db);
     free(counts);

@@ -16,7 +16,10 @@
  *           ends; bits 4-5 runner threads - 1; bits 6-7 build threads
  *   byte 2  runner chunk size (0: the default); also the feed piece size
  *   byte 3  bits 0-1 expansion limit (default, 1, 4, 16); bit 2 runner
- *           count mode; bits 3-4 overlap-free mode; bits 5-7 patterns - 1
+ *           count mode; bits 3-4 overlap-free mode (3: none, and the
+ *           Myers and mismatch engines cut every text that holds a slice
+ *           per SIMD lane into lanes, in block scans and the runner);
+ *           bits 5-7 patterns - 1
  *   then    patterns and records, separated by bytes >= 0xF8; bytes below
  *           0xF0 map onto a small alphabet (so that hits are common), bytes
  *           0xF0-0xF7 stand for themselves (symbols a dna set refuses). */
@@ -25,6 +28,9 @@
 #include <string.h>
 
 #include "approx_oracle.h"
+#include "core/scan_internal.h"
+#include "engines/approx/approx.h"
+#include "engines/engine.h"
 #include "fuzz_support.h"
 #include "oracle.h"
 #include "testutil.h"
@@ -45,6 +51,7 @@ typedef struct {
     unsigned threads, count_only, piece;
     size_t chunk_size;
     int overlap_free;
+    int lanes; /* an sm_lanes_mode for block scans and the runner */
 } fuzz_case;
 
 static char map_symbol(uint8_t b, int dna) {
@@ -94,6 +101,7 @@ static int decode(const uint8_t *data, size_t size, fuzz_case *c) {
     c->count_only = (data[3] >> 2) & 1;
     static const int overlap_free[4] = {0, SM_OVERLAP_FREE_SPECULATE, SM_OVERLAP_FREE_PREFIX, 0};
     c->overlap_free = overlap_free[(data[3] >> 3) & 3];
+    c->lanes = ((data[3] >> 3) & 3) == 3 ? SM_LANES_ALWAYS : SM_LANES_AUTO;
     size_t want_patterns = 1 + (data[3] >> 5);
 
     /* Tokens: the patterns first, then the records. */
@@ -127,8 +135,8 @@ static void describe(const fuzz_case *c) {
     fprintf(stderr, "case: %s strands=%d flags=%u match=%d k=%u engine=%s report=%s expansion=%u build_threads=%u\n",
             o->alphabet == SM_ALPHABET_DNA ? "dna" : "text", (int)o->strands, o->flags, (int)o->match, o->max_errors,
             engines[o->engine], o->report == SM_REPORT_ENDS ? "ends" : "best", o->max_expansion, o->build_threads);
-    fprintf(stderr, "      runner threads=%u chunk=%zu piece=%u count_only=%u overlap_free=%d\n", c->threads,
-            c->chunk_size, c->piece, c->count_only, c->overlap_free);
+    fprintf(stderr, "      runner threads=%u chunk=%zu piece=%u count_only=%u overlap_free=%d lanes=%d\n", c->threads,
+            c->chunk_size, c->piece, c->count_only, c->overlap_free, c->lanes);
     for (size_t p = 0; p < c->npats; p++)
         fprintf(stderr, "      pattern %zu: \"%s\"\n", p, tu_excerpt(c->pats[p].seq, c->pats[p].len, 80, buf, sizeof buf));
     for (size_t r = 0; r < c->nrecs; r++)
@@ -263,7 +271,10 @@ static void run_case(const fuzz_case *c) {
 
     /* Block scans and counts, record by record. */
     sm_scratch *scratch = NULL;
-    CASE_CHECK(c, sm_scratch_alloc(db, &scratch) == SM_OK, "scratch");
+    sm_variant variant;
+    memset(&variant, 0, sizeof variant);
+    variant.text_lanes = c->lanes;
+    CASE_CHECK(c, sm_scratch_alloc_variant(db, &variant, &scratch) == SM_OK, "scratch");
     uint64_t counts[MAX_PATTERNS] = {0};
     for (size_t r = 0; r < c->nrecs; r++) {
         col.record = r;
@@ -296,6 +307,7 @@ static void run_case(const fuzz_case *c) {
     ro.chunk_size = c->chunk_size;
     ro.count_only = (int)c->count_only;
     ro.overlap_free = c->overlap_free;
+    ro.variant = &variant;
     ro.on_hit = collect;
     ro.ctx = &col;
     col.use_record_field = 1;

@@ -168,6 +168,12 @@ typedef struct {
        (docs/architecture.md, "The planner on the GPU"). Any database runs
        on either backend; this only picks the faster engines. */
     sm_backend backend;
+    /* The inputs' records, for the approximate planner's cost model: about
+       this many bytes each (0: long, as genomes are). Records too short to
+       cut into SIMD lanes (reads, text lines) make the direct engines of one
+       or a few patterns slower (docs/architecture.md, "Choosing an
+       approximate engine"). */
+    uint32_t typical_record;
 } sm_compile_options;
 
 /* Fills *opts with the defaults: dna, both strands, auto engine, serial build. */
@@ -243,6 +249,30 @@ int sm_db_save(const sm_db *db, const char *path, sm_error *err);
    read-only rather than copied (sm_db_free unmaps it), a pipe read up to the
    size the header gives. Checks as sm_db_from_bytes; messages name path. */
 int sm_db_load(const char *path, sm_db **db, sm_error *err);
+
+/* ------------------------------------------------- approximate planning */
+
+/* What the planner estimates for one approximate engine: the scan's time
+   per text byte on one thread of the CPU it runs on, from a cost model
+   fitted to benchmark runs (docs/architecture.md, "Choosing an approximate
+   engine"). */
+typedef struct {
+    int usable;          /* 0: the engine cannot take these patterns */
+    double ns_per_byte;  /* the estimate */
+    double terms[8];     /* the model's inputs, as the documentation lists them */
+    char basis[120];     /* what the estimate counts, in words */
+} sm_engine_estimate;
+
+typedef struct {
+    sm_engine choice;    /* what --engine auto takes (never the wavefront DP) */
+    sm_engine_estimate mismatch, myers, wavefront, pigeonhole;
+} sm_approx_estimates;
+
+/* The estimates for the patterns of a k-mismatch or k-edit database (its
+   k, strands, alphabet and flags; whichever engine it holds), for records
+   of about typical_record bytes (0: long; see sm_compile_options). Returns
+   SM_OK, or SM_ERR_INVALID for exact matching; SM_ERR_NOMEM. */
+int sm_db_approx_estimates(const sm_db *db, uint32_t typical_record, sm_approx_estimates *est);
 
 /* -------------------------------------------------------------------- hits */
 

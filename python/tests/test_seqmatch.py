@@ -162,6 +162,33 @@ def test_circular_record_shorter_than_a_hit():
     assert spans("AAAAA", "AAA") == [(0, 5), (1, 6), (2, 7)]
 
 
+def test_one_pattern_in_text_lanes_equals_the_definition():
+    """One pattern over long sequences: the scan cuts them into SIMD lanes
+    (both strands, windows across every lane border), hits as the definition
+    gives them (k mismatches, counted by brute force here)."""
+    rng = random.Random(33)
+    pattern = random_dna(rng, 20)
+    rc = pattern[::-1].translate(str.maketrans("ACGT", "TGCA"))
+    db = seqmatch.compile([pattern], mismatches=2)
+    for n in (5000, 20000, 65537):
+        seq = list(random_dna(rng, n))
+        for _ in range(n // 200):
+            p = list(rng.choice((pattern, rc)))
+            for _ in range(rng.randrange(4)):
+                p[rng.randrange(20)] = rng.choice("ACGT")
+            at = rng.randrange(n - 20)
+            seq[at:at + 20] = p
+        seq = "".join(seq)
+        want = set()
+        for strand, key in (("+", pattern), ("-", rc)):
+            for i in range(n - 19):
+                mm = sum(a != b for a, b in zip(key, seq[i:i + 20]))
+                if mm <= 2:
+                    want.add((i, i + 20, strand, mm))
+        got = {(h.start, h.end, h.strand, h.errors) for h in db.scan(seq)}
+        assert got == want, n
+
+
 def test_bundled_example():
     db = seqmatch.compile([("EcoRI", "GAATTC"), ("BamHI", "GGATCC"), ("HincII", "GTYRAC")])
     want = cli_rows("-e", "GAATTC", "-e", "GGATCC", "-e", "GTYRAC", EXCERPT)

@@ -1,5 +1,6 @@
 /* Building a database from the command line, and the compile command. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,72 @@ static int has_non_dna_symbol(const sm_pattern_list *list) {
     return 0;
 }
 
+static int db_is_edits(const sm_db *db) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    return info.match == SM_MATCH_EDITS;
+}
+
+/* An approximate engine forced where the planner estimates it this many
+   times slower than the best one is reported (it still runs). */
+#define HOPELESS_RATIO 10.0
+
+static const sm_engine_estimate *estimate_of(const sm_approx_estimates *est, sm_engine engine) {
+    switch (engine) {
+    case SM_ENGINE_MISMATCH: return &est->mismatch;
+    case SM_ENGINE_MYERS: return &est->myers;
+    case SM_ENGINE_WAVEFRONT: return &est->wavefront;
+    case SM_ENGINE_PIGEONHOLE: return &est->pigeonhole;
+    default: return NULL;
+    }
+}
+
+static const char *estimate_name(sm_engine engine) {
+    return engine == SM_ENGINE_MISMATCH ? "mismatch" : engine == SM_ENGINE_MYERS ? "myers"
+           : engine == SM_ENGINE_WAVEFRONT ? "wavefront" : "pigeonhole";
+}
+
+static void warn_hopeless_engine(const sm_db *db, sm_engine forced, uint32_t typical_record) {
+    sm_approx_estimates est;
+    if (sm_db_approx_estimates(db, typical_record, &est) != SM_OK) return;
+    const sm_engine_estimate *mine = estimate_of(&est, forced), *best = estimate_of(&est, est.choice);
+    if (!mine || !best || !mine->usable || forced == est.choice || best->ns_per_byte <= 0) return;
+    double ratio = mine->ns_per_byte / best->ns_per_byte;
+    if (ratio < HOPELESS_RATIO) return;
+    fprintf(stderr,
+            "seqmatch: warning: --engine %s is hopeless here: about %.3g ns per text byte (%s), %.0f times the "
+            "estimate for %s (%.3g), which --engine auto takes\n",
+            estimate_name(forced), mine->ns_per_byte, mine->basis, ratio, estimate_name(est.choice),
+            best->ns_per_byte);
+}
+
+/* What the inputs' records are like, for the approximate planner's cost
+   model: text lines (--lines) and FASTQ reads are short (their engines run
+   byte by byte, not in SIMD lanes); genomes are long (0). The first target
+   decides: a FASTQ name (.fq, .fastq, compressed or not) or a regular file
+   whose first byte is '@'. */
+#define LINE_RECORD_BYTES 100u
+#define READ_RECORD_BYTES 150u
+
+static uint32_t typical_record(const cli_options *opts) {
+    if (opts->lines) return LINE_RECORD_BYTES;
+    if (opts->target_count == 0) return 0;
+    const char *path = opts->targets[0];
+    static const char *const fastq[] = {".fq", ".fastq", ".fq.gz", ".fastq.gz", ".fq.zst", ".fastq.zst", ".fq.bgz"};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof fastq / sizeof fastq[0]; i++) {
+        size_t e = strlen(fastq[i]);
+        if (n > e && strcmp(path + n - e, fastq[i]) == 0) return READ_RECORD_BYTES;
+    }
+    /* only a regular file is peeked at: a pipe's first byte would be lost */
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    FILE *f = fopen(path, "rb");
+    int first = f ? fgetc(f) : EOF;
+    if (f) fclose(f);
+    return first == '@' ? READ_RECORD_BYTES : 0;
+}
+
 int cli_load_database(const cli_options *opts, sm_db **db) {
     sm_error err;
     memset(&err, 0, sizeof err);
@@ -111,7 +178,9 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         sm_pattern_list_free(&list);
         return CLI_EXIT_ERROR;
     }
-    int status = sm_compile(list.items, list.count, &opts->compile, db, &err);
+    sm_compile_options co = opts->compile;
+    if (co.match != SM_MATCH_EXACT) co.typical_record = typical_record(opts);
+    int status = sm_compile(list.items, list.count, &co, db, &err);
     int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && has_non_dna_symbol(&list);
     if (not_dna) {
         /* protein, words, a table or reads not recognised: say how to read them */
@@ -129,6 +198,9 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         *db = NULL;
         return CLI_EXIT_ERROR;
     }
+    if (opts->compile.engine != SM_ENGINE_AUTO && opts->compile.match != SM_MATCH_EXACT &&
+        opts->compile.backend != SM_BACKEND_CUDA && !cli_errors_muted)
+        warn_hopeless_engine(*db, opts->compile.engine, co.typical_record);
     return 0;
 }
 
@@ -171,6 +243,25 @@ static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
               out);
     if (info->automaton_patterns)
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);
+}
+
+/* The planner's cost estimates for the approximate engines (one thread of
+   this CPU), the cheapest marked as auto's choice. */
+static void explain_estimates(FILE *out, const sm_db *db, int forced) {
+    sm_approx_estimates est;
+    if (sm_db_approx_estimates(db, 0, &est) != SM_OK) return;
+    static const sm_engine order[4] = {SM_ENGINE_MISMATCH, SM_ENGINE_MYERS, SM_ENGINE_PIGEONHOLE, SM_ENGINE_WAVEFRONT};
+    for (int i = 0; i < 4; i++) {
+        const sm_engine_estimate *e = estimate_of(&est, order[i]);
+        if (order[i] == SM_ENGINE_MISMATCH ? !est.mismatch.usable && db_is_edits(db)
+                                           : order[i] != SM_ENGINE_PIGEONHOLE && !e->usable && !db_is_edits(db))
+            continue; /* engines of the other kind of matching */
+        if (!e->usable)
+            fprintf(out, "estimate         %-10s %s\n", estimate_name(order[i]), e->basis);
+        else
+            fprintf(out, "estimate         %-10s %8.3g ns/byte  %s%s\n", estimate_name(order[i]), e->ns_per_byte,
+                    e->basis, order[i] == est.choice ? (forced ? " (auto's choice)" : " (chosen)") : "");
+    }
 }
 
 static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
@@ -218,6 +309,7 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
             fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
                     info.approx_patterns == 1 ? "" : "s");
         }
+        if (!gpu) explain_estimates(out, db, forced);
         if (gpu && !forced)
             fputs("planned for      the GPU (--gpu): the pigeonhole filter when its scan and the verification of its\n"
                   "                 expected piece hits cost the GPU less than the direct engine (Myers' lanes, or\n"

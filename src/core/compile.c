@@ -7,6 +7,7 @@
 
 #include "core/internal.h"
 #include "core/scan_internal.h"
+#include "engines/approx/approx_cost.h"
 #include "engines/plan.h"
 
 #define DEFAULT_MAX_EXPANSION 256u
@@ -277,4 +278,52 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
 int sm_compile(const sm_pattern *patterns, size_t n, const sm_compile_options *opts, sm_db **out,
                sm_error *err) {
     return sm_compile_tuned(patterns, n, opts, NULL, out, err);
+}
+
+/* The planner's estimates for a database's approximate patterns: their keys
+   rebuilt as the planner made them (reverse complements for the strands
+   searched, text folded under ignore-case). */
+int sm_db_approx_estimates(const sm_db *db, uint32_t typical_record, sm_approx_estimates *est) {
+    if (!db || !est) return SM_ERR_INVALID;
+    const sm_db_header *h = sm_db_head(db);
+    if (h->match == SM_MATCH_EXACT || h->max_errors == 0) return SM_ERR_INVALID;
+    int dna = h->alphabet == SM_ALPHABET_DNA;
+    size_t n = h->pattern_count, total = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        sm_db_pattern_seq(db, (uint32_t)i, &len);
+        total += 2 * len;
+    }
+    sm_ac_key *keys = malloc((n ? 2 * n : 1) * sizeof *keys);
+    uint8_t *arena = malloc(total ? total : 1);
+    if (!keys || !arena) {
+        free(keys);
+        free(arena);
+        return SM_ERR_NOMEM;
+    }
+    size_t nk = 0, used = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        const uint8_t *seq = (const uint8_t *)sm_db_pattern_seq(db, (uint32_t)i, &len);
+        for (int reverse = 0; reverse <= 1; reverse++) {
+            if (!dna && reverse) continue;
+            if (dna && ((reverse && h->strands == SM_STRAND_FORWARD) || (!reverse && h->strands == SM_STRAND_REVERSE)))
+                continue;
+            uint8_t *key = arena + used;
+            for (size_t j = 0; j < len; j++) {
+                uint8_t c = reverse ? sm_nt_complement[seq[len - 1 - j]] : seq[j];
+                key[j] = !dna && (h->flags & SM_FLAG_IGNORE_CASE) ? (uint8_t)tolower(c) : c;
+            }
+            keys[nk].seq = key;
+            keys[nk].len = (uint32_t)len;
+            keys[nk].output = sm_output_id((uint32_t)i, reverse);
+            nk++;
+            used += len;
+        }
+    }
+    sm_approx_estimate(keys, nk, (sm_alphabet)h->alphabet, h->flags, (sm_match)h->match, h->max_errors,
+                       typical_record, est);
+    free(keys);
+    free(arena);
+    return SM_OK;
 }

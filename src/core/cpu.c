@@ -20,7 +20,7 @@ static sm_simd_level level_of(const sm_cpu_features *f) {
 static void cap(sm_cpu_features *f, sm_simd_level max) {
     if (max == SM_SIMD_AUTO) return;
     if (max < SM_SIMD_AVX512)
-        f->avx512f = f->avx512bw = f->avx512dq = f->avx512vl = f->avx512vbmi = f->avx512vbmi2 = 0;
+        f->avx512f = f->avx512bw = f->avx512dq = f->avx512vl = f->avx512vbmi = f->avx512vbmi2 = f->avx512vpopcntdq = 0;
     if (max < SM_SIMD_AVX2) f->avx2 = f->bmi = f->bmi2 = 0;
     if (max < SM_SIMD_SSE) f->ssse3 = f->sse42 = f->popcnt = 0;
     f->level = level_of(f);
@@ -43,6 +43,7 @@ static void probe(void) {
     f.avx512vl = __builtin_cpu_supports("avx512vl") != 0;
     f.avx512vbmi = __builtin_cpu_supports("avx512vbmi") != 0;
     f.avx512vbmi2 = __builtin_cpu_supports("avx512vbmi2") != 0;
+    f.avx512vpopcntdq = __builtin_cpu_supports("avx512vpopcntdq") != 0;
     f.slow_gather = __builtin_cpu_is("znver1") || __builtin_cpu_is("znver2");
 #endif
     f.level = level_of(&f);
@@ -51,8 +52,8 @@ static void probe(void) {
         static const char *const names[] = {"scalar", "sse", "avx2", "avx512"};
         for (int i = 0; i < 4; i++)
             if (strcmp(want, names[i]) == 0) cap(&f, (sm_simd_level)(i + 1));
-        /* AVX-512 as the first CPUs that had it: no VBMI or VBMI2 */
-        if (strcmp(want, "avx512bw") == 0) f.avx512vbmi = f.avx512vbmi2 = 0;
+        /* AVX-512 as the first CPUs that had it: no VBMI, VBMI2 or VPOPCNTDQ */
+        if (strcmp(want, "avx512bw") == 0) f.avx512vbmi = f.avx512vbmi2 = f.avx512vpopcntdq = 0;
     }
     f.kmer_way = -1;
     const char *way = getenv("SEQMATCH_KMER_GATHER");

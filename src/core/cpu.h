@@ -16,6 +16,7 @@ typedef struct {
     unsigned char ssse3, sse42, popcnt;
     unsigned char avx2, bmi, bmi2;
     unsigned char avx512f, avx512bw, avx512dq, avx512vl, avx512vbmi, avx512vbmi2;
+    unsigned char avx512vpopcntdq; /* vector population counts (Ice Lake and later, Zen 4) */
     unsigned char slow_gather; /* gathers and pdep are microcoded (AMD Zen 1 and 2) */
     sm_simd_level level;       /* the highest level all of whose features are present */
     int kmer_way;              /* SEQMATCH_KMER_GATHER=0/1/2 (benchmarks: how the k-mer table's

@@ -14,7 +14,8 @@ typedef struct {
 } worker_arg;
 
 struct sm_team {
-    unsigned threads;          /* the caller's included */
+    unsigned threads;          /* the caller's included: the workers asked for */
+    int asked;                 /* the workers were started (or tried): sm_team_start */
     pthread_t *ids;
     worker_arg *args;
     unsigned started;          /* workers running */
@@ -95,7 +96,7 @@ sm_team *sm_team_new(unsigned threads) {
     pthread_cond_init(&t->wake, NULL);
     pthread_cond_init(&t->done, NULL);
     pthread_cond_init(&t->work_left, NULL);
-    t->threads = 1;
+    t->threads = threads;
     if (threads > 1) {
         t->ids = calloc(threads - 1, sizeof *t->ids);
         t->args = calloc(threads - 1, sizeof *t->args);
@@ -103,14 +104,26 @@ sm_team *sm_team_new(unsigned threads) {
             sm_team_free(t);
             return NULL;
         }
-        for (unsigned w = 0; w + 1 < threads; w++) {
-            t->args[w] = (worker_arg){t, w + 1};
+        for (unsigned w = 0; w + 1 < threads; w++) t->args[w] = (worker_arg){t, w + 1};
+    }
+    return t;
+}
+
+/* The workers start with the first work that can use them: a short scan,
+   one chunk of work, never pays for starting threads (docs/architecture.md,
+   "Small inputs"). A worker that cannot start leaves its tasks to the others
+   and the caller; tids stay below sm_team_threads. */
+void sm_team_start(sm_team *t) {
+    if (!t || t->threads == 1) return;
+    pthread_mutex_lock(&t->lock);
+    if (!t->asked) {
+        t->asked = 1;
+        for (unsigned w = 0; w + 1 < t->threads; w++) {
             if (pthread_create(&t->ids[w], NULL, worker_main, &t->args[w]) != 0) break;
             t->started++;
         }
-        t->threads = t->started + 1;
     }
-    return t;
+    pthread_mutex_unlock(&t->lock);
 }
 
 void sm_team_free(sm_team *t) {
@@ -134,6 +147,7 @@ unsigned sm_team_threads(const sm_team *t) { return t ? t->threads : 1; }
 void sm_team_for(sm_team *t, size_t n, sm_team_job job, void *arg, unsigned limit) {
     if (n == 0) return;
     int inline_run = !t || t->threads == 1 || n == 1 || limit == 1 || current_team == t;
+    if (!inline_run) sm_team_start(t);
     if (!inline_run) {
         pthread_mutex_lock(&t->lock);
         if (t->job) inline_run = 1; /* another thread's loop holds the team */

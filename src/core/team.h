@@ -21,8 +21,12 @@
 typedef struct sm_team sm_team;
 
 /* A team of `threads` threads (the caller of sm_team_for included); fewer
-   when threads cannot be started. NULL when out of memory. */
+   run when threads cannot be started. The workers start with the first loop
+   of several tasks or sm_team_start. NULL when out of memory. */
 sm_team *sm_team_new(unsigned threads);
+/* Starts the workers now (once; later calls do nothing): before standing
+   work that the caller alone should not do. */
+void sm_team_start(sm_team *team);
 /* Stops and joins the workers (no loop or standing work may be running). */
 void sm_team_free(sm_team *team);
 /* Threads of the team, the caller's included (at least 1). */

@@ -67,6 +67,8 @@ typedef struct sm_variant {
     int kmer_way;              /* k-mer direct table: 0 auto, 1 byte loads, 2 AVX2 gathers, 3 AVX-512 */
     int no_prefilter;          /* Wu-Manber: 1 scans with the SHIFT loop even where a prefilter exists */
     size_t item_hits;          /* runner, CPU threads: the bound on a work item's stored hits (0: chunk / 64) */
+    int text_lanes;            /* Myers, mismatch: an sm_lanes_mode (0 auto, 1 never, 2 whenever a text
+                                  holds a slice per SIMD lane: lane borders in tests) */
 } sm_variant;
 
 /* A fresh state for a variant. */

@@ -5,7 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-#include "engines/approx/pigeonhole.h"
+#include "engines/approx/approx_cost.h"
 #include "engines/kmer/kmer.h"
 #include "engines/plan.h"
 #include "engines/wumanber/wumanber.h"
@@ -204,32 +204,18 @@ static int collect_keys(const planned *pl, size_t n, int dna, sm_strands strands
     return SM_OK;
 }
 
-/* The pigeonhole rule: pieces of fewer bits (dna: 2 per base) find too
-   many hits; a verified symbol costs about one 64-bit word step of the
-   direct engines; the piece scan itself about two such steps per text byte
-   (one key of up to 64 symbols on one strand is one step). */
-#define PIGEONHOLE_MIN_PIECE_BITS 8.0
-#define PIGEONHOLE_VERIFY_COST 1.0
-#define PIGEONHOLE_SCAN_COST 2.0
-
-/* Does the pigeonhole filter take the approximate keys? Forced, it takes
-   them (and its builder explains when it cannot); under auto when every
-   piece is selective enough that verifying its expected hits costs less
-   than the direct engines' work per text position. */
-static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
-    if (o->engine == SM_ENGINE_PIGEONHOLE) return 1;
-    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
-    uint32_t k = o->max_errors;
-    if (sm_ph_min_piece_bits(keys, nk, o->alphabet, k, 0) < PIGEONHOLE_MIN_PIECE_BITS) return 0;
-    /* Work per text position: verification symbols per piece hit against
-       the direct engines' 64-bit words per position (one per 64 key symbols). */
-    double rate = sm_ph_hit_rate(keys, nk, o->alphabet, k), direct = 0, verify = 0;
-    for (size_t i = 0; i < nk; i++) {
-        direct += (keys[i].len + 63) / 64;
-        verify += (double)keys[i].len + 2.0 * k;
-    }
-    verify = rate * verify / (double)nk * PIGEONHOLE_VERIFY_COST;
-    return PIGEONHOLE_SCAN_COST + verify < direct;
+/* The approximate engine by the CPU cost model (src/engines/approx/
+   approx_cost.c, docs/architecture.md "Choosing an approximate engine"):
+   forced, the engine asked for; under auto the direct engine (k-mismatch
+   counters or Myers) unless the pigeonhole filter's estimated scan is
+   cheaper. */
+static uint32_t approx_kind_by_cpu_cost(const sm_ac_key *keys, size_t nk, const sm_compile_options *o,
+                                        unsigned flags, uint32_t direct) {
+    if (o->engine == SM_ENGINE_PIGEONHOLE) return SM_SECTION_PIGEONHOLE;
+    if (o->engine != SM_ENGINE_AUTO) return direct;
+    sm_approx_estimates est;
+    sm_approx_estimate(keys, nk, o->alphabet, flags, o->match, o->max_errors, o->typical_record, &est);
+    return est.choice == SM_ENGINE_PIGEONHOLE ? SM_SECTION_PIGEONHOLE : direct;
 }
 
 /* On the GPU (docs/architecture.md, "The planner on the GPU", has the
@@ -247,13 +233,16 @@ static int use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_opt
 #define GPU_PIGEONHOLE_SCAN_COST 20.0
 #define GPU_PIGEONHOLE_VERIFY_COST 6.0
 #define GPU_PIGEONHOLE_MAX_EDITS 15u
+/* Pieces of fewer bits (dna: 2 per base) find too many hits for the GPU's
+   filter to pay. */
+#define GPU_PIGEONHOLE_MIN_PIECE_BITS 8.0
 
 static int gpu_use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
     if (o->engine == SM_ENGINE_PIGEONHOLE) return 1;
     if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
     uint32_t k = o->max_errors;
     if (o->match == SM_MATCH_EDITS && k > GPU_PIGEONHOLE_MAX_EDITS) return 0;
-    if (sm_ph_min_piece_bits(keys, nk, o->alphabet, k, 0) < PIGEONHOLE_MIN_PIECE_BITS) return 0;
+    if (sm_ph_min_piece_bits(keys, nk, o->alphabet, k, 0) < GPU_PIGEONHOLE_MIN_PIECE_BITS) return 0;
     double direct = 0, verify = 0;
     for (size_t i = 0; i < nk; i++) {
         uint32_t m = keys[i].len;
@@ -473,7 +462,7 @@ static size_t gpu_split_pigeonhole(sm_ac_key *keys, size_t nk, const sm_compile_
         /* a pattern's keys (its strands) stay together: judged by the first */
         size_t j = i;
         while (j + 1 < nk && keys[j + 1].output >> 1 == keys[i].output >> 1) j++;
-        if (sm_ph_min_piece_bits(&keys[i], j - i + 1, o->alphabet, o->max_errors, 0) >= PIGEONHOLE_MIN_PIECE_BITS)
+        if (sm_ph_min_piece_bits(&keys[i], j - i + 1, o->alphabet, o->max_errors, 0) >= GPU_PIGEONHOLE_MIN_PIECE_BITS)
             for (size_t x = i; x <= j; x++) {
                 sm_ac_key t = keys[front];
                 keys[front++] = keys[x];
@@ -492,7 +481,8 @@ static int plan_approx(planned *pl, size_t n, key_set *ks, const sm_compile_opti
     if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     uint32_t kind = pl[0].kind;
     int gpu = o->backend == SM_BACKEND_CUDA;
-    int pigeonhole = gpu ? gpu_use_pigeonhole(keys, nk, o, flags) : use_pigeonhole(keys, nk, o, flags);
+    int pigeonhole = gpu ? gpu_use_pigeonhole(keys, nk, o, flags)
+                         : approx_kind_by_cpu_cost(keys, nk, o, flags, kind) == SM_SECTION_PIGEONHOLE;
     size_t split = gpu && !pigeonhole ? gpu_split_pigeonhole(keys, nk, o, flags) : 0;
     int status = SM_OK;
     if (split) {

@@ -144,6 +144,37 @@ check_stderr "--report with -m" "-m reports every window"
 run search --report ends -k 1 -e ACGT --format count "$TMP/pam.fa"
 if [ "$status" -le 1 ] && [ ! -s "$TMP/err" ]; then pass; else fail "--report with -k: exit $status"; fi
 
+# The planner's estimates (--explain) and a forced engine far slower than the
+# best one (a warning; the command still runs).
+run compile -e GTGCCAGCAGCCGCGGTAAT -k 3 --explain
+grep -q "^estimate         myers .* ns/byte" "$TMP/out" && grep -q "^estimate         pigeonhole .* ns/byte" "$TMP/out" &&
+    grep -q "^estimate         wavefront " "$TMP/out" && grep -q "(chosen)" "$TMP/out" &&
+    ! grep -q "^estimate         mismatch" "$TMP/out" && pass || fail "--explain prints the edit engines' estimates"
+run compile -e GTGCCAGCAGCCGCGGTAAT -m 3 --explain
+grep -q "^estimate         mismatch .* ns/byte" "$TMP/out" && ! grep -q "^estimate         myers" "$TMP/out" &&
+    pass || fail "--explain prints the mismatch engines' estimates"
+run compile -e ACGT --explain
+grep -q "^estimate" "$TMP/out" && fail "no estimates for exact matching" || pass
+# a 116-symbol pattern with 85 edits: the filter's 86 pieces are single bases
+long=TTGACCATGGACCATGACTAGGATCCATTGACCAGTTAGCCATTAGGACCATGGATTACATTTGGACCAAGGTTACCAGTAGCTTGGACAGTCCAGATGACCATGGTTAGCAAGTC
+run compile -e "$long" -k 85 --engine pigeonhole -o "$TMP/hopeless.smdb"
+check_status "hopeless engine: still compiled" 0
+check_stderr "hopeless engine: a warning" "warning: --engine pigeonhole is hopeless here"
+run compile -e "$long" -k 85 --engine myers -o "$TMP/fine.smdb"
+check_stderr_empty "no warning for the best engine"
+run compile -e GTGCCAGCAGCCGCGGTAAT -k 2 --engine pigeonhole -o "$TMP/fine.smdb"
+check_stderr_empty "no warning for an engine within reach"
+
+# The planner peeks at the first target for FASTQ reads: never at a pipe,
+# whose first byte would be lost.
+run search -e ACGATAGC -m 1 --no-header <(printf '@r1\nTTTTACGTTAGCTTTT\n+\nIIIIIIIIIIIIIIII\n')
+check_output_text "FASTQ through a pipe" "r1${T}ACGATAGC${T}+${T}4${T}12${T}1${T}ACGTTAGC
+"
+printf '@r1\nTTTTACGTTAGCTTTT\n+\nIIIIIIIIIIIIIIII\n' >"$TMP/reads.fq"
+run search -e ACGATAGC -m 1 --no-header "$TMP/reads.fq"
+check_output_text "FASTQ file" "r1${T}ACGATAGC${T}+${T}4${T}12${T}1${T}ACGTTAGC
+"
+
 # Usage errors.
 run search -e ACGT -m 1 -k 1 "$TMP/dna.fa"
 check_status "mismatches with edits" 2

@@ -289,10 +289,10 @@ expect_error "NUL in a DNA pattern" \
 printf 'ACGT\nGGCC\nACXT\n' >"$TMP/bad_symbol.txt"
 printf '>a\nACGT\n\n>b second\nAC\nGJ\n' >"$TMP/bad_symbol.fa"
 expect_error "bad symbol in a pattern list: file and line" \
-    "$TMP/bad_symbol.txt: line 3: pattern 3 ('ACXT'): 'X' at position 3 is not a DNA or IUPAC symbol" \
+    "$TMP/bad_symbol.txt: line 3: pattern 3 ('ACXT'): 'X' at position 3 is not a DNA or IUPAC symbol; for protein or other text patterns use --alphabet text" \
     search -p "$TMP/bad_symbol.txt" $H/crlf.fa
 expect_error "bad symbol in a FASTA pattern file: file and header line" \
-    "$TMP/bad_symbol.fa: line 4: pattern 3 ('b'): 'J' at position 4 is not a DNA or IUPAC symbol" \
+    "$TMP/bad_symbol.fa: line 4: pattern 3 ('b'): 'J' at position 4 is not a DNA or IUPAC symbol; for protein or other text patterns use --alphabet text" \
     search -e ACGT -p "$TMP/bad_symbol.fa" $H/crlf.fa
 expect_error "-m at a pattern's length: file and line" \
     "$TMP/bad_symbol.fa: line 1: pattern 'a' has 4 symbols, and -m 4 allows that many mismatches or more: every window of its length would be a hit; use -m 3 or less" \

@@ -9,6 +9,8 @@
 #include <strings.h>
 
 #include "approx_oracle.h"
+#include "core/scan_internal.h"
+#include "engines/approx/approx.h"
 #include "engines/engine.h"
 #include "oracle.h"
 #include "testutil.h"
@@ -235,13 +237,34 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
     snprintf(how, sizeof how, "%s engine %d stream", what, (int)engine);
     tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
 
-    /* The runner: threads and chunk sizes. */
+    /* Text lanes wherever a text holds a slice per SIMD lane (Myers and
+       mismatch engines), block scans and counts. */
+    sm_variant lanes;
+    memset(&lanes, 0, sizeof lanes);
+    lanes.text_lanes = SM_LANES_ALWAYS;
+    sm_scratch *lane_scratch = NULL;
+    if (sm_scratch_alloc_variant(db, &lanes, &lane_scratch) == SM_OK) {
+        tu_hits_clear(&col.hits);
+        uint64_t lane_counts[8] = {0};
+        for (size_t r = 0; r < c->nrecords; r++) {
+            col.record = r;
+            sm_scan(db, lane_scratch, c->records[r], c->record_len[r], collect, &col);
+            sm_count(db, lane_scratch, c->records[r], c->record_len[r], lane_counts);
+        }
+        snprintf(how, sizeof how, "%s engine %d block, text lanes", what, (int)engine);
+        tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
+        tu_check(memcmp(lane_counts, want_counts, sizeof lane_counts) == 0, "%s: counts differ", how);
+        sm_scratch_free(lane_scratch);
+    }
+
+    /* The runner: threads and chunk sizes, with and without text lanes. */
     for (unsigned threads = 1; threads <= 3; threads += 2) {
-        for (size_t ci = 0; ci < nchunks; ci++) {
+        for (size_t ci = 0; ci < 2 * nchunks; ci++) {
             sm_runner_options ro;
             sm_runner_options_init(&ro);
             ro.threads = threads;
-            ro.chunk_size = chunks[ci];
+            ro.chunk_size = chunks[ci % nchunks];
+            if (ci >= nchunks) ro.variant = &lanes;
             ro.on_hit = collect;
             ro.ctx = &col;
             /* every other chunk size with a bound of a few stored hits per
@@ -268,7 +291,8 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
             sm_runner_flush(runner);
             uint64_t total = sm_runner_total(runner);
             sm_runner_free(runner);
-            snprintf(how, sizeof how, "%s engine %d runner t=%u chunk=%zu", what, (int)engine, threads, chunks[ci]);
+            snprintf(how, sizeof how, "%s engine %d runner t=%u chunk=%zu%s", what, (int)engine, threads,
+                     chunks[ci % nchunks], ci >= nchunks ? " lanes" : "");
             tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
             tu_check(total == want.n, "%s: total %llu, want %zu", how, (unsigned long long)total, want.n);
         }

@@ -57,6 +57,13 @@ static inline void sm_approx_emit_end(sm_sink *sink, uint32_t pattern, int rever
    Myers engine has an AVX-512 kernel; the others run AVX2 for it. */
 typedef enum { SM_APPROX_AUTO = 0, SM_APPROX_SCALAR = 1, SM_APPROX_AVX2 = 2, SM_APPROX_AVX512 = 3 } sm_approx_path;
 
+/* Whether a scan of the Myers or k-mismatch engine may cut its text into
+   slices that run side by side in SIMD lanes (src/engines/approx/lanes.h):
+   AUTO where that pays (few keys, a long enough text), OFF never, ALWAYS
+   whenever the text holds a slice per lane (tests: lane borders in short
+   texts). The hits are the same in every mode. */
+typedef enum { SM_LANES_AUTO = 0, SM_LANES_OFF = 1, SM_LANES_ALWAYS = 2 } sm_lanes_mode;
+
 /* 1 when the running CPU (and this build) can run path. */
 int sm_approx_path_supported(sm_approx_path path);
 /* The path AUTO resolves to on this CPU. */
@@ -113,6 +120,8 @@ void sm_km_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
                 sm_sink *sink);
 void sm_km_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
                      sm_sink *sink, sm_approx_path path);
+void sm_km_scan_mode(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                     sm_sink *sink, sm_approx_path path, sm_lanes_mode lanes);
 
 /* ------------------------------------------------------ Myers k-edits engine */
 
@@ -192,6 +201,8 @@ void sm_my_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
                 sm_sink *sink);
 void sm_my_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
                      sm_sink *sink, sm_approx_path path);
+void sm_my_scan_mode(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                     sm_sink *sink, sm_approx_path path, sm_lanes_mode lanes);
 
 /* ------------------------------------------------------ wavefront DP engine */
 

@@ -20,11 +20,18 @@ static int resolve(const sm_db *db, void *results, sm_sink *sink, size_t from, c
     return sm_edits_resolve(db, results, sink, from, text, len, pos0, first_end, last_end, borders);
 }
 
+/* The choice: the kernel path, and (Myers, mismatch) the text-lane mode above it. */
+#define LANES_SHIFT 8
 static void *path_state(size_t words, const sm_state_env *env) {
     sm_word_state *st = sm_word_state_new(words, env);
-    if (st) st->choice = (int)sm_approx_path_for(env->cpu);
+    if (st) {
+        int lanes = env->variant ? env->variant->text_lanes : SM_LANES_AUTO;
+        st->choice = (int)sm_approx_path_for(env->cpu) | (lanes << LANES_SHIFT);
+    }
     return st;
 }
+static sm_approx_path choice_path(const sm_word_state *st) { return (sm_approx_path)(st->choice & 0xff); }
+static sm_lanes_mode choice_lanes(const sm_word_state *st) { return (sm_lanes_mode)(st->choice >> LANES_SHIFT); }
 
 /* ---------------------------------------------------------- k mismatches */
 
@@ -45,7 +52,7 @@ static int km_state_fits(const sm_section *s, const void *state) {
 }
 static void km_scan(const sm_section *s, void *state, const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
     sm_word_state *st = state;
-    sm_km_scan_path(s->bytes, st->words, text, len, pos0, sink, (sm_approx_path)st->choice);
+    sm_km_scan_mode(s->bytes, st->words, text, len, pos0, sink, choice_path(st), choice_lanes(st));
 }
 
 const sm_engine_ops sm_engine_mismatch = {
@@ -83,7 +90,7 @@ static int my_state_fits(const sm_section *s, const void *state) {
 }
 static void my_scan(const sm_section *s, void *state, const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
     sm_word_state *st = state;
-    sm_my_scan_path(s->bytes, st->words, text, len, pos0, sink, (sm_approx_path)st->choice);
+    sm_my_scan_mode(s->bytes, st->words, text, len, pos0, sink, choice_path(st), choice_lanes(st));
 }
 
 const sm_engine_ops sm_engine_myers = {
@@ -123,7 +130,7 @@ static int wf_state_fits(const sm_section *s, const void *state) {
 }
 static void wf_scan(const sm_section *s, void *state, const uint8_t *text, size_t len, uint64_t pos0, sm_sink *sink) {
     sm_word_state *st = state;
-    sm_wf_scan_path(s->bytes, st->words, text, len, pos0, sink, (sm_approx_path)st->choice);
+    sm_wf_scan_path(s->bytes, st->words, text, len, pos0, sink, choice_path(st));
 }
 static void wf_finish(const sm_section *s, void *state, uint64_t end_pos, sm_sink *sink) {
     sm_wf_finish(s->bytes, ((sm_word_state *)state)->words, end_pos, sink);

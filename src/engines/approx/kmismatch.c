@@ -1,5 +1,5 @@
 /* k-mismatches with bit-sliced counters; see approx.h for the layout. */
-#include "engines/approx/approx_common.h"
+#include "engines/approx/lanes.h"
 
 #include <stdlib.h>
 
@@ -398,8 +398,9 @@ static void km_scan_one_word(const uint16_t *class_of, const uint64_t *mism, uin
     for (uint32_t p = 0; p <= planes; p++) D[p * pw] = P[p];
 }
 
-void sm_km_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
-                     sm_sink *sink, sm_approx_path path) {
+/* The keys over text[0, len) one byte at a time, every key at each. */
+static void km_scan_bytes(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                          sm_sink *sink, sm_approx_path path) {
     const sm_km_header *h = (const sm_km_header *)section;
     const uint64_t *mism = (const uint64_t *)(section + h->mismatch_off);
     const uint64_t *S = (const uint64_t *)(section + h->starts_off);
@@ -433,6 +434,18 @@ void sm_km_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *tex
     }
 #endif
     km_scan_multi(h->class_of, mism, h->stride, S, F, h->words, h->planes, offset, D, pw, text, len, pos0, &rep);
+}
+
+void sm_km_scan_mode(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                     sm_sink *sink, sm_approx_path path, sm_lanes_mode lanes) {
+    /* In lanes first (when that pays), then what the lanes left. */
+    const size_t done = sm_km_lanes_scan(section, state, text, len, pos0, sink, path, lanes);
+    if (done < len) km_scan_bytes(section, state, text + done, len - done, pos0 + done, sink, path);
+}
+
+void sm_km_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                     sm_sink *sink, sm_approx_path path) {
+    sm_km_scan_mode(section, state, text, len, pos0, sink, path, SM_LANES_AUTO);
 }
 
 void sm_km_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "engines/approx/lanes.h"
 #include "engines/approx/myers_step.h"
 
 #define MY_WORD 64u
@@ -558,9 +559,16 @@ static void my_long_scan(const sm_my_long *key, const uint64_t *peq, const uint1
 
 /* ------------------------------------------------------------------ scan */
 
-void sm_my_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
-                     sm_sink *sink, sm_approx_path path) {
+void sm_my_scan_mode(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                     sm_sink *sink, sm_approx_path path, sm_lanes_mode lanes) {
     const sm_my_header *h = (const sm_my_header *)section;
+    /* The short keys over the text in lanes first (when that pays), then
+       over what the lanes left with the carried state. */
+    const sm_approx_path lane_path = path;
+    const size_t done = h->lanes ? sm_my_lanes_scan(section, state, text, len, pos0, sink, path, lanes) : 0;
+    const uint8_t *rest = text + done;
+    const size_t nrest = len - done;
+    const uint64_t rest0 = pos0 + done;
     /* One pass of a vector step costs about as much as one lane of the scalar
        step, so a single lane runs faster alone. */
     if (path == SM_APPROX_AUTO && h->lanes == 8 && ((const sm_my_lane *)(section + h->lane_info_off))[1].fields == 0)
@@ -572,26 +580,34 @@ void sm_my_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *tex
         my_reporter rep = {(const sm_my_lane *)(section + h->lane_info_off),
                            (const sm_my_field *)(section + h->fields_off), sink};
         uint32_t rowoff[MY_TEXT_BLOCK];
-        for (size_t at = 0; at < len; at += MY_TEXT_BLOCK) {
-            size_t n = len - at < MY_TEXT_BLOCK ? len - at : MY_TEXT_BLOCK;
-            for (size_t i = 0; i < n; i++) rowoff[i] = (uint32_t)h->class_of[text[at + i]] * h->lanes;
+        for (size_t at = 0; at < nrest; at += MY_TEXT_BLOCK) {
+            size_t n = nrest - at < MY_TEXT_BLOCK ? nrest - at : MY_TEXT_BLOCK;
+            for (size_t i = 0; i < n; i++) rowoff[i] = (uint32_t)h->class_of[rest[at + i]] * h->lanes;
 #ifdef APX_HAVE_AVX2
             if (path == SM_APPROX_AVX512) {
-                my_short_avx512(h, lc, peq, state, rowoff, n, pos0 + at + 1, &rep);
+                my_short_avx512(h, lc, peq, state, rowoff, n, rest0 + at + 1, &rep);
                 continue;
             }
             if (path == SM_APPROX_AVX2) {
-                my_short_avx2(h, lc, peq, state, rowoff, n, pos0 + at + 1, &rep);
+                my_short_avx2(h, lc, peq, state, rowoff, n, rest0 + at + 1, &rep);
                 continue;
             }
 #endif
-            my_short_scalar(h, lc, peq, state, rowoff, n, pos0 + at + 1, &rep);
+            my_short_scalar(h, lc, peq, state, rowoff, n, rest0 + at + 1, &rep);
         }
     }
     const sm_my_long *lk = (const sm_my_long *)(section + h->long_off);
     const uint64_t *lpeq = (const uint64_t *)(section + h->long_peq_off);
-    for (uint32_t i = 0; i < h->long_keys; i++)
-        my_long_scan(&lk[i], lpeq + lk[i].peq_at, h->class_of, state + lk[i].state_at, text, len, pos0, sink);
+    for (uint32_t i = 0; i < h->long_keys; i++) {
+        uint64_t *st = state + lk[i].state_at;
+        const size_t ldone = sm_my_long_lanes_scan(section, i, st, text, len, pos0, sink, lane_path, lanes);
+        my_long_scan(&lk[i], lpeq + lk[i].peq_at, h->class_of, st, text + ldone, len - ldone, pos0 + ldone, sink);
+    }
+}
+
+void sm_my_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
+                     sm_sink *sink, sm_approx_path path) {
+    sm_my_scan_mode(section, state, text, len, pos0, sink, path, SM_LANES_AUTO);
 }
 
 void sm_my_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
