@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "engines/approx/approx_cost.h"
+#include "engines/approx/pigeonhole.h"
 #include "engines/kmer/kmer.h"
 #include "engines/plan.h"
 #include "engines/wumanber/wumanber.h"
