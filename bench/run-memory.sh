@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory with dense hits (docs/benchmarks.md, "Memory with dense hits"): peak RSS and time of
+# Memory with dense hits (bench/results/history.md, "Memory with dense hits"): peak RSS and time of
 # the dense cases at 1, 2 and 4 threads, in every output mode that holds hits:
 #   60 copies of A over 2 MB of A (120 million hits); 50 copies over 1 MB
 #   -e A -e AA over 30 MB of poly-A

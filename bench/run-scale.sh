@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Many patterns (docs/benchmarks.md, "Many patterns"): the whole command, compile and search,
+# Many patterns (bench/results/history.md, "Many patterns"): the whole command, compile and search,
 # with its peak memory, in alternating rounds:
 #   100,000 random patterns of 12-32 nt, -m 2 (and -k 2), over the first 500 kbp of a genome
 #   10^6 random exact patterns of 10-60 nt over the first 1.6 Mbp of a genome

@@ -114,9 +114,9 @@ run search -e TT --circular --strand + --no-header "$TMP/short.fa"
 check_output_text "TT round the record T" "t${T}TT${T}+${T}0${T}2${T}0${T}TT
 "
 run search -e AAAAA --circular --strand + --no-header --format bed "$TMP/short.fa"
-check_output_text "AAAAA round the record AAA" "u${T}0${T}5${T}AAAAA${T}0${T}+
-u${T}1${T}6${T}AAAAA${T}0${T}+
-u${T}2${T}7${T}AAAAA${T}0${T}+
+check_output_text "AAAAA round the record AAA" "u${T}0${T}5${T}AAAAA${T}1000${T}+
+u${T}1${T}6${T}AAAAA${T}1000${T}+
+u${T}2${T}7${T}AAAAA${T}1000${T}+
 "
 run search -e GTGTGTGTG -k 1 --circular --strand - --report ends --no-header "$TMP/short.fa"
 check_output_text "-k 1 --report ends round the record AC" "s${T}GTGTGTGTG${T}-${T}0${T}8${T}1${T}ACACACAC
