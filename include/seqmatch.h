@@ -320,9 +320,9 @@ typedef int (*sm_hit_fn)(const sm_hit *hit, void *ctx);
    for edit hits. */
 int sm_hit_cigar(const sm_db *db, const sm_hit *hit, char *buf, size_t cap, size_t *len);
 
-/* The alignment of a site of a database with a PAM and k mismatches
-   (sm_compile_options.pam; bulges or not): the best one, as the semantics
-   above choose it. */
+/* The alignment of a site of a database with a PAM, exact or with k
+   mismatches (sm_compile_options.pam; bulges or not): the best one, as the
+   semantics above choose it. */
 typedef enum { SM_BULGE_NONE = 0, SM_BULGE_DNA = 1, SM_BULGE_RNA = 2 } sm_bulge;
 typedef struct {
     sm_bulge bulge;          /* its kind */
@@ -340,7 +340,7 @@ typedef struct {
    at the guide symbols of an RNA bulge. Both rows have the same length,
    at most pattern length + SM_MAX_BULGE. Returns SM_OK; SM_ERR_LIMIT when
    cap is too small; SM_ERR_INVALID for a database without a PAM or with
-   other matching than k mismatches, or a hit it cannot have given. */
+   k edits, or a hit it cannot have given. */
 int sm_hit_site(const sm_db *db, const sm_hit *hit, sm_site *site, char *guide, char *dna, size_t cap);
 
 /* ------------------------------------------------------------ block scan */
