@@ -50,6 +50,29 @@
  *         D'(j) = the least edit(rc(G), text[s + q, j)) over the s where
  *         text[s, s + q) matches rc(Q) exactly; start = the largest such s
  *         reaching D'(j).
+ *     With the PAM on the 5' side (SM_PAM_5PRIME, Cas12a's TTTV) the
+ *     database stores Q + G and everything above holds with the sides
+ *     swapped: the PAM must match text[i, i + q) on '+' and text[j - q, j)
+ *     on '-'.
+ *   - Bulges (dna_bulges, rna_bulges: k mismatches with a PAM only), as
+ *     Cas-OFFinder 3 counts them. A site (start, end, strand) is an
+ *     alignment of the guide G (L symbols) to the text beside an exact PAM
+ *     with at most k mismatches and at most one bulge: a DNA bulge is b
+ *     contiguous text bases with no partner in G (1 <= b <= dna_bulges),
+ *     an RNA bulge b contiguous guide symbols with no partner in the text
+ *     (1 <= b <= rna_bulges); the bulge lies inside the protospacer: paired
+ *     guide symbols on both sides of it. Bulged text bases are not
+ *     compared. Counting a guide's symbols from the PAM (d = 0 beside it),
+ *     a DNA bulge at i (1 <= i <= L - 1) pairs d < i with the text at
+ *     distance d and d >= i with the text at d + b; an RNA bulge at i
+ *     (1 <= i, i + b <= L - 1) leaves d in [i, i + b) unpaired and pairs
+ *     d >= i + b with the text at d - b. A site spans the PAM and L + b
+ *     (DNA), L - b (RNA) or L text symbols, and is reported once, with its
+ *     best alignment: no bulge before a bulge, the smaller bulge, fewer
+ *     mismatches, the bulge nearest the PAM (smallest i); errors = its
+ *     mismatches. The bulge's kind and size follow from the site's length
+ *     (end - start against the pattern's length); sm_hit_site gives them
+ *     with the alignment.
  *   - Order: sm_scan(), the stream functions and sm_runner deliver hits in
  *     increasing (start, end, pattern index, strand '+' before '-').
  *
@@ -122,9 +145,17 @@ typedef enum {
     SM_ENGINE_WAVEFRONT = 5, /* k edits: anti-diagonal wavefront DP (the reference) */
     SM_ENGINE_KMER = 6,      /* exact: k-mer table (one length <= 32, at most 4 symbols) */
     SM_ENGINE_PIGEONHOLE = 7, /* k mismatches or edits: k + 1 exact pieces per pattern, then verification */
-    SM_ENGINE_WUMANBER = 8    /* exact: Wu-Manber block shifts (SHIFT/HASH/PREFIX), then verification;
+    SM_ENGINE_WUMANBER = 8,   /* exact: Wu-Manber block shifts (SHIFT/HASH/PREFIX), then verification;
                                  the planner picks it for long patterns whose mean shift is large */
+    SM_ENGINE_GUIDE = 9       /* k mismatches with a PAM, and bulges: every PAM occurrence, exact
+                                 pieces of the guides beside it, then verification */
 } sm_engine;
+
+/* Which side of the guide the PAM sits on (sm_compile_options.pam_side). */
+typedef enum {
+    SM_PAM_3PRIME = 0,       /* Cas9: guide + PAM (NGG) */
+    SM_PAM_5PRIME = 1        /* Cas12a: PAM + guide (TTTV) */
+} sm_pam_side;
 
 typedef enum {
     SM_MATCH_EXACT = 0,
@@ -148,6 +179,9 @@ typedef enum {
                              exact engine has a GPU kernel) */
 } sm_backend;
 
+/* The longest bulge of either kind (sm_compile_options.dna_bulges). */
+#define SM_MAX_BULGE 8u
+
 typedef struct {
     sm_alphabet alphabet;
     sm_strands strands;      /* ignored for SM_ALPHABET_TEXT (always forward) */
@@ -163,6 +197,12 @@ typedef struct {
        of every pattern, which must match exactly: errors are counted in the
        pattern (the guide) only (the semantics above). NULL = none. */
     const char *pam;
+    sm_pam_side pam_side;    /* where the PAM sits (default 3') */
+    /* k mismatches with a PAM: the longest DNA and RNA bulge a site may
+       have (at most SM_MAX_BULGE each; 0: none); one bulge per site (the
+       semantics above). max_errors 0 with a bulge allowed is a search
+       with bulges and no mismatch. */
+    uint32_t dna_bulges, rna_bulges;
     /* The backend the planner chooses the exact engines for (engine auto):
        SM_BACKEND_CUDA follows the GPU kernels' measured rates
        (docs/architecture.md, "The planner on the GPU"). Any database runs
@@ -217,7 +257,9 @@ typedef struct {
     sm_engine approx_engine;         /* that engine (SM_ENGINE_MISMATCH, _MYERS, _WAVEFRONT or _PIGEONHOLE), else AUTO */
     uint32_t wumanber_patterns;      /* patterns scanned by the Wu-Manber engine */
     uint32_t section_count;          /* engine sections in the database (sm_db_section_name) */
-    uint32_t pam_length;             /* symbols of each pattern that must match exactly at its 3' end */
+    uint32_t pam_length;             /* symbols of each pattern that must match exactly at its PAM end */
+    sm_pam_side pam_side;            /* that end */
+    uint32_t dna_bulges, rna_bulges; /* the longest bulges a site may have */
 } sm_db_info;
 
 void sm_db_get_info(const sm_db *db, sm_db_info *info);
@@ -307,6 +349,29 @@ typedef int (*sm_hit_fn)(const sm_hit *hit, void *ctx);
    SM_ERR_NOMEM. Costs O(m) for exact and mismatch hits, O(m * errors)
    for edit hits. */
 int sm_hit_cigar(const sm_db *db, const sm_hit *hit, char *buf, size_t cap, size_t *len);
+
+/* The alignment of a site of a database with a PAM, exact or with k
+   mismatches (sm_compile_options.pam; bulges or not): the best one, as the
+   semantics above choose it. */
+typedef enum { SM_BULGE_NONE = 0, SM_BULGE_DNA = 1, SM_BULGE_RNA = 2 } sm_bulge;
+typedef struct {
+    sm_bulge bulge;          /* its kind */
+    uint32_t bulge_size;     /* 0 without a bulge */
+    uint32_t bulge_at;       /* guide symbols between the bulge and the PAM */
+    uint32_t mismatches;     /* = hit->errors */
+} sm_site;
+
+/* The alignment of hit (hit->text needed), a site of db, into *site, and
+   when guide and dna are not NULL the two rows as off-target tools print
+   them, 5' to 3' on the site's strand (for '-' the reverse complement of
+   the text), PAM included, each NUL-terminated in cap bytes: guide, the
+   pattern with '-' at the text bases of a DNA bulge; dna, the text with
+   its mismatched bases in lower case (the others in upper case) and '-'
+   at the guide symbols of an RNA bulge. Both rows have the same length,
+   at most pattern length + SM_MAX_BULGE. Returns SM_OK; SM_ERR_LIMIT when
+   cap is too small; SM_ERR_INVALID for a database without a PAM or with
+   k edits, or a hit it cannot have given. */
+int sm_hit_site(const sm_db *db, const sm_hit *hit, sm_site *site, char *guide, char *dna, size_t cap);
 
 /* ------------------------------------------------------------ block scan */
 

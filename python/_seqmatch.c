@@ -1480,8 +1480,10 @@ static PyObject *seqmatch_compile(PyObject *module, PyObject *args) {
     int alphabet, strands, match, report, flags, engine;
     unsigned int max_errors;
     const char *pam;
-    if (!PyArg_ParseTuple(args, "O!iiiIiiiz:_compile", &PyList_Type, &patterns, &alphabet, &strands, &match,
-                          &max_errors, &report, &flags, &engine, &pam))
+    int pam_side;
+    unsigned int dna_bulges, rna_bulges;
+    if (!PyArg_ParseTuple(args, "O!iiiIiiiziII:_compile", &PyList_Type, &patterns, &alphabet, &strands, &match,
+                          &max_errors, &report, &flags, &engine, &pam, &pam_side, &dna_bulges, &rna_bulges))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(patterns);
     sm_pattern *items = PyMem_Calloc(n ? (size_t)n : 1, sizeof *items);
@@ -1511,6 +1513,9 @@ static PyObject *seqmatch_compile(PyObject *module, PyObject *args) {
     o.flags = (unsigned)flags;
     o.engine = (sm_engine)engine;
     o.pam = pam;
+    o.pam_side = (sm_pam_side)pam_side;
+    o.dna_bulges = dna_bulges;
+    o.rna_bulges = rna_bulges;
     sm_db *db = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
@@ -1634,10 +1639,53 @@ static PyObject *database_info(DatabaseObject *self, PyObject *unused) {
         }
         Py_DECREF(entry);
     }
-    return Py_BuildValue("{s:i,s:i,s:I,s:i,s:I,s:i,s:I,s:I,s:I,s:K,s:N}", "alphabet", (int)i->alphabet, "strands",
-                         (int)i->strands, "flags", i->flags, "match", (int)i->match, "max_errors", i->max_errors,
-                         "report", (int)i->report, "pam_length", i->pam_length, "min_length", i->min_length,
-                         "max_length", i->max_length, "size", (unsigned long long)i->size, "engines", engines);
+    return Py_BuildValue("{s:i,s:i,s:I,s:i,s:I,s:i,s:I,s:s,s:I,s:I,s:I,s:I,s:K,s:N}", "alphabet", (int)i->alphabet,
+                         "strands", (int)i->strands, "flags", i->flags, "match", (int)i->match, "max_errors",
+                         i->max_errors, "report", (int)i->report, "pam_length", i->pam_length, "pam_side",
+                         i->pam_side == SM_PAM_5PRIME ? "5'" : "3'", "dna_bulges", i->dna_bulges, "rna_bulges",
+                         i->rna_bulges, "min_length", i->min_length, "max_length", i->max_length, "size",
+                         (unsigned long long)i->size, "engines", engines);
+}
+
+/* _site(index, start, end, strand, matched bytes): a guide site's alignment
+   (sm_hit_site) as (bulge kind 0/1/2, bulge size, bulge place, mismatches,
+   guide row, site row). */
+static PyObject *database_site(DatabaseObject *self, PyObject *args) {
+    unsigned int pattern;
+    unsigned long long start, end;
+    int strand;
+    const char *text;
+    Py_ssize_t text_len;
+    if (!PyArg_ParseTuple(args, "IKKCy#:_site", &pattern, &start, &end, &strand, &text, &text_len)) return NULL;
+    if (pattern >= self->info.pattern_count || end < start || (unsigned long long)text_len != end - start) {
+        PyErr_SetString(PyExc_ValueError, "not a hit of this database (index, start, end and matched disagree)");
+        return NULL;
+    }
+    sm_hit h;
+    memset(&h, 0, sizeof h);
+    h.pattern = pattern;
+    h.start = start;
+    h.end = end;
+    h.strand = (char)strand;
+    h.text = text;
+    size_t cap = (size_t)self->info.max_length + SM_MAX_BULGE + 1;
+    char *rows = malloc(2 * cap);
+    if (!rows) return PyErr_NoMemory();
+    sm_site site;
+    int rc = SM_ERR_INVALID;
+    /* the errors are the site's: tried from 0 up, as sm_hit_site checks them */
+    for (uint32_t e = 0; e <= self->info.max_errors && rc == SM_ERR_INVALID; e++) {
+        h.errors = e;
+        rc = sm_hit_site(self->db, &h, &site, rows, rows + cap, cap);
+    }
+    PyObject *r = NULL;
+    if (rc == SM_OK)
+        r = Py_BuildValue("(iIIIss)", (int)site.bulge, site.bulge_size, site.bulge_at, site.mismatches, rows,
+                          rows + cap);
+    else
+        PyErr_SetString(PyExc_ValueError, "not a guide site of this database (a PAM database with mismatches)");
+    free(rows);
+    return r;
 }
 
 static Py_ssize_t database_len(DatabaseObject *self) { return (Py_ssize_t)self->info.pattern_count; }
@@ -1667,6 +1715,7 @@ static PyMethodDef database_methods[] = {
     {"_save", (PyCFunction)database_save, METH_VARARGS, NULL},
     {"_to_bytes", (PyCFunction)database_to_bytes, METH_NOARGS, NULL},
     {"_info", (PyCFunction)database_info, METH_NOARGS, NULL},
+    {"_site", (PyCFunction)database_site, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

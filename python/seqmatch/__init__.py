@@ -79,7 +79,7 @@ else:
     SequenceLike = Union[str, bytes, bytearray, memoryview]
 
 __all__ = [
-    "compile", "load", "from_bytes", "read_patterns", "Database", "Hit", "Record", "HitColumns",
+    "compile", "load", "from_bytes", "read_patterns", "Database", "Hit", "Record", "HitColumns", "Site",
     "library_version",
 ]
 __version__ = "0.1.0"
@@ -111,6 +111,20 @@ class Hit(NamedTuple):
     file: Optional[str]
     index: int  # type: ignore[assignment]  # (a field named as tuple.index, as before)
     cigar: Optional[str]
+
+
+class Site(NamedTuple):
+    """A guide site's best alignment (Database.site): its bulge ("none",
+    "DNA" or "RNA") and size, its mismatches, and the two rows off-target
+    tools print, 5' to 3' on the site's strand with the PAM: the guide with
+    '-' at the genome bases of a DNA bulge, the site with its mismatched
+    bases in lower case and '-' at the guide bases of an RNA bulge."""
+
+    bulge: str
+    bulge_size: int
+    mismatches: int
+    guide_aligned: str
+    site_aligned: str
 
 
 class Record(NamedTuple):
@@ -219,7 +233,7 @@ _ANCHORS = {None: 0, "any": 0, "start": 1, "end": 2}
 _REPORTS = {"best": 0, "ends": 1}
 _ENGINES = {
     "auto": 0, "automaton": 1, "shiftand": 2, "mismatch": 3, "myers": 4,
-    "wavefront": 5, "kmer": 6, "pigeonhole": 7, "wumanber": 8,
+    "wavefront": 5, "kmer": 6, "pigeonhole": 7, "wumanber": 8, "guide": 9,
 }
 _FLAG_IGNORE_CASE = 1
 _FLAG_TEXT_IUPAC = 2
@@ -300,7 +314,8 @@ def _pattern_items(patterns: object) -> List[Tuple[Optional[bytes], bytes]]:
 
 def compile(patterns: Patterns, alphabet: str = "dna", strands: str = "both", mismatches: int = 0,
             edits: int = 0, *, pam: Optional[Union[str, bytes]] = None, report: str = "best",
-            ignore_case: bool = False, text_iupac: bool = False, engine: str = "auto") -> Database:
+            ignore_case: bool = False, text_iupac: bool = False, engine: str = "auto",
+            pam5: Optional[Union[str, bytes]] = None, dna_bulges: int = 0, rna_bulges: int = 0) -> Database:
     """Compiles patterns into a Database.
 
     patterns: one pattern (a str, or bytes or another bytes-like object: the
@@ -318,6 +333,14 @@ def compile(patterns: Patterns, alphabet: str = "dna", strands: str = "both", mi
         below every pattern's length (else every window would be a hit).
     pam: dna: a PAM (IUPAC, e.g. "NGG") on every pattern's 3' side that must
         match exactly; errors count in the pattern (the guide) only.
+    pam5: the same with the PAM on the 5' side (Cas12a: "TTTV"); not with pam.
+    dna_bulges, rna_bulges: with a PAM and mismatches, a site may also have
+        one bulge (at most one, of one kind, inside the protospacer) of 1 to
+        N genome bases with no partner in the guide (DNA) or guide bases with
+        no partner in the genome (RNA), N at most 8, as Cas-OFFinder 3
+        counts them; each site once, with its best alignment (no bulge, the
+        smaller bulge, fewer mismatches, the bulge nearest the PAM);
+        Hit.errors is its mismatches, Database.site(hit) its alignment.
     report: edits: "best" (one hit per run of ends, default) or "ends".
     ignore_case: text: ASCII letters match either case.
     text_iupac: dna: IUPAC codes in the text match by set intersection.
@@ -328,6 +351,17 @@ def compile(patterns: Patterns, alphabet: str = "dna", strands: str = "both", mi
     argument of the wrong type; messages name the arguments. The GIL is
     released while the database is built.
     """
+    for what, k in (("dna_bulges", dna_bulges), ("rna_bulges", rna_bulges)):
+        _count_argument(k, what, none=False)
+        if k > 8:
+            raise ValueError(f"{what} must be at most 8, not {k}")
+    if pam is not None and pam5 is not None:
+        raise ValueError("pam and pam5 cannot be combined: give one PAM")
+    pam_side = 1 if pam5 is not None else 0
+    if pam5 is not None:
+        pam = pam5
+    if (dna_bulges or rna_bulges) and (pam is None or edits):
+        raise ValueError("dna_bulges and rna_bulges need a PAM (pam= or pam5=) and mismatches=, not edits")
     for what, k in (("mismatches", mismatches), ("edits", edits)):
         _count_argument(k, what, none=False)
         if k > 65535:
@@ -368,7 +402,8 @@ def compile(patterns: Patterns, alphabet: str = "dna", strands: str = "both", mi
         if not pam_text:
             raise ValueError("pam is empty")
     try:
-        raw = _seqmatch._compile(items, alphabet_id, strands_id, match, k, report_id, flags, engine_id, pam_text)
+        raw = _seqmatch._compile(items, alphabet_id, strands_id, match, k, report_id, flags, engine_id, pam_text,
+                                 pam_side, dna_bulges, rna_bulges)
     except ValueError as e:
         if alphabet == "dna" and "is not a DNA or IUPAC symbol" in str(e) and "PAM" not in str(e):
             raise ValueError(f'{e}; for words, protein or other text compile with alphabet="text"') from None
@@ -480,6 +515,46 @@ class Database(_seqmatch._Database):
         i["match"] = ("exact", "mismatches", "edits")[i["match"]]
         i["report"] = ("best", "ends")[i["report"]]
         return i
+
+    def site(self, hit: Hit) -> Site:
+        """The best alignment of a hit of a guide database (compiled with
+        pam= or pam5= and mismatches=, bulges or not), as
+        ``seqmatch search --site`` prints it. Raises ValueError for a hit
+        that is not a site of this database."""
+        matched = hit.matched.encode("ascii", "replace")
+        kind, size, _at, mismatches, guide, site = self._site(hit.index, hit.start, hit.end, hit.strand, matched)
+        return Site(("none", "DNA", "RNA")[kind], size, mismatches, guide, site)
+
+    def profile(self, hits: Iterable[Hit]) -> List[Dict[str, Any]]:
+        """Per pattern, in index order, its sites counted by class, as
+        ``seqmatch search --format profile-jsonl`` writes them: {"pattern",
+        "sites", "mismatches": [count at 0..k], "dna_bulge": [[count at
+        0..k] for each size 1..N], "rna_bulge": [...]}. A site's bulge
+        follows from its length against its pattern's."""
+        info = self._info()
+        k = info["max_errors"] if info["match"] != 0 else 0
+        dna, rna = info["dna_bulges"], info["rna_bulges"]
+        bulges = bool(info["pam_length"] and (dna or rna))
+        lengths = [len(s) for s in self._sequences]
+        n = len(lengths)
+        sites = [0] * n
+        plain = [[0] * (k + 1) for _ in range(n)]
+        dna_rows = [[[0] * (k + 1) for _ in range(dna)] for _ in range(n)]
+        rna_rows = [[[0] * (k + 1) for _ in range(rna)] for _ in range(n)]
+        for hit in hits:
+            i = hit.index
+            if hit.errors > k:
+                continue
+            sites[i] += 1
+            length, m = hit.end - hit.start, lengths[i]
+            if bulges and m < length <= m + dna:
+                dna_rows[i][length - m - 1][hit.errors] += 1
+            elif bulges and m - rna <= length < m:
+                rna_rows[i][m - length - 1][hit.errors] += 1
+            else:
+                plain[i][hit.errors] += 1
+        return [{"pattern": name, "sites": sites[i], "mismatches": plain[i], "dna_bulge": dna_rows[i],
+                 "rna_bulge": rna_rows[i]} for i, name in enumerate(self._names)]
 
     def _strand(self, strand: Optional[str]) -> str:
         want = _choice(_SCAN_STRANDS, strand, "strand")

@@ -345,3 +345,45 @@ def test_scan_releases_the_gil():
     seconds = span[1] - span[0]
     assert seconds > 0.1, f"the scan took {seconds:.3f} s, too short to tell"
     assert turns > 0.025 * rate, f"{turns} turns in {seconds:.2f} s of scanning (rate {rate:.0f}/s)"
+
+
+GUIDE_CASES = [
+    ({"mismatches": 2, "pam": "NGG", "dna_bulges": 1, "rna_bulges": 1},
+     ["-m", "2", "--pam", "NGG", "--dna-bulges", "1", "--rna-bulges", "1"]),
+    ({"mismatches": 1, "pam5": "TTN", "rna_bulges": 2}, ["-m", "1", "--pam5", "TTN", "--rna-bulges", "2"]),
+    ({"mismatches": 0, "pam": "NRG", "dna_bulges": 2}, ["-m", "0", "--pam", "NRG", "--dna-bulges", "2"]),
+]
+
+
+@pytest.mark.parametrize("options,flags", GUIDE_CASES, ids=[" ".join(f) for _, f in GUIDE_CASES])
+def test_guide_sites_and_profiles_equal_the_command(genome, options, flags):
+    """Bulged sites, their alignments (Database.site) and the profile, as
+    the command gives them (--format jsonl with the site keys, profile-jsonl)."""
+    import json
+    db = seqmatch.compile(seqmatch.read_patterns(genome["patterns"]), **options)
+    hits = list(db.search(genome["fasta"]))
+    want = [json.loads(line) for line in cli("search", "--format", "jsonl", "--site", "-p", genome["patterns"],
+                                             *flags, genome["fasta"]).splitlines()]
+    got = []
+    for h in hits:
+        s = db.site(h)
+        got.append({"record": h.record, "pattern": h.pattern, "strand": h.strand, "start": h.start, "end": h.end,
+                    "errors": h.errors, "matched": h.matched, "bulge": s.bulge, "bulge_size": s.bulge_size,
+                    "guide_aligned": s.guide_aligned, "site_aligned": s.site_aligned})
+        assert s.mismatches == h.errors
+    assert got == want and len(want) > 0
+    profile = [json.loads(line) for line in cli("search", "--format", "profile-jsonl", "-p", genome["patterns"],
+                                                *flags, genome["fasta"]).splitlines()]
+    assert db.profile(hits) == profile
+
+
+def test_guide_refusals():
+    with pytest.raises(ValueError, match="need a PAM"):
+        seqmatch.compile("ACGTACGTACGT", mismatches=1, dna_bulges=1)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        seqmatch.compile("ACGTACGTACGT", mismatches=1, pam="NGG", pam5="TTTV")
+    with pytest.raises(ValueError, match="at most 8"):
+        seqmatch.compile("ACGTACGTACGT", mismatches=1, pam="NGG", rna_bulges=9)
+    db = seqmatch.compile("ACGTACGTACGT", mismatches=1)
+    with pytest.raises(ValueError):
+        db.site(db.scan("ACGTACGTACGT")[0])

@@ -19,7 +19,8 @@ enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
 
 typedef enum { CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2, CLI_COMMAND_FILTER = 3, CLI_COMMAND_DEMUX = 4 } cli_command;
 
-typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT, CLI_FORMAT_SAM, CLI_FORMAT_RECORDS } cli_format;
+typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT, CLI_FORMAT_SAM, CLI_FORMAT_RECORDS,
+               CLI_FORMAT_PROFILE, CLI_FORMAT_PROFILE_JSONL } cli_format;
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
 
@@ -65,6 +66,8 @@ typedef struct {
     int dump_dfa;                   /* compile --dump-dfa */
     int cigar;                      /* --cigar: an alignment column (tsv, jsonl) */
     int circular;                   /* --circular: hits over a record's end too */
+    int site;                       /* --site: a guide site's bulge and aligned rows (tsv, jsonl) */
+    const char *profile_path;       /* --profile FILE: sites per guide and class, beside the hits */
 
     char **targets;
     size_t target_count;
@@ -265,6 +268,9 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit);
 void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total);
 /* --cigar: every hit gets the alignment column (tsv, jsonl). */
 void cli_formatter_set_cigar(cli_formatter *f);
+/* --site (tsv, jsonl): the columns of a guide site, bulge, bulge_size and
+   the two aligned rows (sm_hit_site). Needs a database with a PAM. */
+void cli_formatter_set_site(cli_formatter *f);
 /* --format sam: opens the temporary file of the alignments. Returns 0, or
    prints a message and returns -1. */
 int cli_formatter_start_sam(cli_formatter *f);
@@ -285,6 +291,18 @@ typedef struct {
 /* The CIGAR of a hit (sm_hit_cigar) in b, its length in *len; "*" when there
    is none. */
 const char *cli_hit_cigar(cli_cigar_buffer *b, const sm_db *db, const sm_hit *hit, size_t *len);
+
+/* --format profile and --profile: per pattern, its hits counted by class,
+   (bulge kind, bulge size) x errors (src/cli/profile.c). */
+typedef struct cli_profile cli_profile;
+/* NULL when out of memory or when the classes would be too many (message printed). */
+cli_profile *cli_profile_create(const sm_db *db);
+void cli_profile_add(cli_profile *p, const sm_hit *hit);
+/* One line per pattern, names as the formatter formatted them: tsv after a
+   '#' header (with header), or JSON lines. */
+void cli_profile_write(const cli_profile *p, cli_writer *w, int jsonl, int header, char *const *names,
+                       const size_t *name_lens);
+void cli_profile_free(cli_profile *p);
 
 /* --format sam: patterns as reads, the records with hits as references. */
 typedef struct cli_sam cli_sam;

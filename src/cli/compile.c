@@ -283,16 +283,26 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
     else
         fprintf(out, "lengths          %u to %u\n", info.min_length, info.max_length);
     if (info.pam_length > 0) {
-        /* every stored pattern ends with the PAM */
+        /* every stored pattern ends (3') or begins (5') with the PAM */
         size_t len = 0;
         const char *seq = sm_db_pattern_seq(db, 0, &len);
-        fprintf(out, "pam              %.*s (exact, 3' of every pattern; errors count in the guide only)\n",
-                (int)info.pam_length, seq + (len - info.pam_length));
+        int five = info.pam_side == SM_PAM_5PRIME;
+        fprintf(out, "pam              %.*s (exact, %s of every pattern; errors count in the guide only)\n",
+                (int)info.pam_length, five ? seq : seq + (len - info.pam_length), five ? "5'" : "3'");
+        if (info.dna_bulges || info.rna_bulges)
+            fprintf(out, "bulges           one per site at most: %s up to %u bases%s%s%.0u%s\n",
+                    info.dna_bulges ? "DNA" : "RNA", info.dna_bulges ? info.dna_bulges : info.rna_bulges,
+                    info.dna_bulges && info.rna_bulges ? ", RNA" : "", info.dna_bulges && info.rna_bulges ? " up to " : "",
+                    info.dna_bulges && info.rna_bulges ? info.rna_bulges : 0u,
+                    info.dna_bulges && info.rna_bulges ? " bases" : "");
     }
     if (info.match != SM_MATCH_EXACT) {
         static const char *const engines[] = {"auto", "automaton", "shift-and", "bit-sliced mismatch counters",
                                               "Myers bit-vectors", "wavefront DP", "k-mer table",
-                                              "pigeonhole filter: k + 1 exact pieces per pattern, then verification"};
+                                              "pigeonhole filter: k + 1 exact pieces per pattern, then verification",
+                                              "wu-manber",
+                                              "guide engine: every PAM occurrence, exact pieces of the guides beside "
+                                              "it, then verification"};
         fprintf(out, "matching         up to %u %s%s\n", info.max_errors,
                 info.match == SM_MATCH_MISMATCHES ? "mismatches" : "edits",
                 info.match == SM_MATCH_EDITS ? (info.report == SM_REPORT_ENDS ? ", every end" : ", best per run")
@@ -306,7 +316,9 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
                         patterns, patterns == 1 ? "" : "s");
             }
         } else {
-            fprintf(out, "engine           %s for %u pattern%s\n", engines[info.approx_engine], info.approx_patterns,
+            unsigned e = (unsigned)info.approx_engine;
+            fprintf(out, "engine           %s for %u pattern%s\n", e < sizeof engines / sizeof *engines ? engines[e] : "?",
+                    info.approx_patterns,
                     info.approx_patterns == 1 ? "" : "s");
         }
         if (!gpu) explain_estimates(out, db, forced);

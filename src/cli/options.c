@@ -18,7 +18,7 @@ typedef enum {
     OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME, OPT_SHARD,
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
-    OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE
+    OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE
 } option_id;
 
 /* filter and demux scan as search does: they take its options, less those
@@ -53,6 +53,11 @@ static const option_spec option_table[] = {
     {OPT_EDITS, 'k', "edits", 1, FOR_BOTH, 1},
     {OPT_REPORT, 0, "report", 1, FOR_BOTH, 1},
     {OPT_PAM, 0, "pam", 1, FOR_BOTH, 1},
+    {OPT_PAM5, 0, "pam5", 1, FOR_BOTH, 1},
+    {OPT_DNA_BULGES, 0, "dna-bulges", 1, FOR_BOTH, 1},
+    {OPT_RNA_BULGES, 0, "rna-bulges", 1, FOR_BOTH, 1},
+    {OPT_SITE, 0, "site", 0, FOR_SEARCH, 0},
+    {OPT_PROFILE, 0, "profile", 1, FOR_SEARCH, 0},
     {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0},
     {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH, 0},
     {OPT_THREADS, 't', "threads", 1, FOR_SEARCH, 0},
@@ -189,7 +194,7 @@ typedef struct {
 /* Options of search about hit output, which filter and demux do not print. */
 static int reads_refuse(option_id id) {
     return id == OPT_FORMAT || id == OPT_NO_HEADER || id == OPT_WITH_FILENAME || id == OPT_NO_FILENAME ||
-           id == OPT_QUIET || id == OPT_MAX_HITS;
+           id == OPT_QUIET || id == OPT_MAX_HITS || id == OPT_SITE || id == OPT_PROFILE;
 }
 
 /* Applies one option; shown is the option as the user spelled it. */
@@ -262,9 +267,10 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (strcmp(value, "kmer") == 0) opts->compile.engine = SM_ENGINE_KMER;
         else if (strcmp(value, "pigeonhole") == 0) opts->compile.engine = SM_ENGINE_PIGEONHOLE;
         else if (strcmp(value, "wumanber") == 0) opts->compile.engine = SM_ENGINE_WUMANBER;
+        else if (strcmp(value, "guide") == 0) opts->compile.engine = SM_ENGINE_GUIDE;
         else {
             cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton, kmer, shiftand, mismatch, "
-                            "myers, wavefront, pigeonhole or wumanber", shown, value);
+                            "myers, wavefront, pigeonhole, wumanber or guide", shown, value);
             return CLI_PARSE_ERROR;
         }
         return CLI_PARSE_OK;
@@ -293,8 +299,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         }
         return CLI_PARSE_OK;
     case OPT_PAM:
+    case OPT_PAM5:
         if (opts->compile.pam) {
-            cli_usage_error(cmd, "%s: only one PAM can be given", shown);
+            cli_usage_error(cmd, "%s: only one PAM can be given (--pam or --pam5)", shown);
             return CLI_PARSE_ERROR;
         }
         if (value[0] == '\0') {
@@ -302,6 +309,26 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             return CLI_PARSE_ERROR;
         }
         opts->compile.pam = value;
+        opts->compile.pam_side = spec->id == OPT_PAM5 ? SM_PAM_5PRIME : SM_PAM_3PRIME;
+        return CLI_PARSE_OK;
+    case OPT_DNA_BULGES:
+    case OPT_RNA_BULGES:
+        if (parse_unsigned(value, SM_MAX_BULGE, &number) != 0) {
+            cli_usage_error(cmd, "%s: '%s' is not a bulge size (0 to %u)", shown, value, SM_MAX_BULGE);
+            return CLI_PARSE_ERROR;
+        }
+        if (spec->id == OPT_DNA_BULGES) opts->compile.dna_bulges = (uint32_t)number;
+        else opts->compile.rna_bulges = (uint32_t)number;
+        return CLI_PARSE_OK;
+    case OPT_SITE:
+        opts->site = 1;
+        return CLI_PARSE_OK;
+    case OPT_PROFILE:
+        if (value[0] == '\0') {
+            cli_usage_error(cmd, "%s: empty file name", shown);
+            return CLI_PARSE_ERROR;
+        }
+        opts->profile_path = value;
         return CLI_PARSE_OK;
     case OPT_BUILD_THREADS:
         if (parse_unsigned(value, 4096, &number) != 0) {
@@ -325,8 +352,11 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (strcmp(value, "count") == 0) opts->format = CLI_FORMAT_COUNT;
         else if (strcmp(value, "sam") == 0) opts->format = CLI_FORMAT_SAM;
         else if (strcmp(value, "records") == 0) opts->format = CLI_FORMAT_RECORDS;
+        else if (strcmp(value, "profile") == 0) opts->format = CLI_FORMAT_PROFILE;
+        else if (strcmp(value, "profile-jsonl") == 0) opts->format = CLI_FORMAT_PROFILE_JSONL;
         else {
-            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam or records",
+            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, records, profile or "
+                            "profile-jsonl",
                             shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -468,6 +498,19 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
 
 /* --cigar and --format sam: alignments of DNA or text hits, one reference file. */
 static int check_alignment_options(const cli_options *opts) {
+    if (opts->site && opts->format != CLI_FORMAT_TSV && opts->format != CLI_FORMAT_JSONL) {
+        cli_usage_error(opts->command, "--site adds columns to tsv or jsonl");
+        return CLI_PARSE_ERROR;
+    }
+    if (opts->profile_path && opts->quiet) {
+        cli_usage_error(opts->command, "--profile and -q cannot be combined (-q stops at the first hit)");
+        return CLI_PARSE_ERROR;
+    }
+    if (opts->profile_path && (opts->format == CLI_FORMAT_PROFILE || opts->format == CLI_FORMAT_PROFILE_JSONL)) {
+        cli_usage_error(opts->command, "--profile FILE writes the profile beside the hits; with --format profile "
+                        "the output is the profile already");
+        return CLI_PARSE_ERROR;
+    }
     if (opts->cigar && opts->format != CLI_FORMAT_TSV && opts->format != CLI_FORMAT_JSONL) {
         cli_usage_error(opts->command, "--cigar adds a column to tsv or jsonl (--format sam always has the CIGAR)");
         return CLI_PARSE_ERROR;

@@ -229,6 +229,10 @@ struct cli_formatter {
     int cigar;                /* --cigar */
     cli_cigar_buffer cigar_buf;
     cli_sam *sam;             /* --format sam */
+    int site;                 /* --site */
+    char *site_rows;          /* the two rows of sm_hit_site, site_cap bytes each */
+    size_t site_cap;
+    cli_profile *profile;     /* --format profile, profile-jsonl */
     cli_writer *w;
     int plain_texts;          /* dna: hit texts never need escaping */
     uint32_t pattern_count;
@@ -256,7 +260,7 @@ struct cli_formatter {
 static char *format_name(cli_format format, const char *name, size_t *len) {
     text_builder b = {NULL, 0, 0, 0};
     size_t n = strlen(name);
-    if (format == CLI_FORMAT_JSONL) {
+    if (format == CLI_FORMAT_JSONL || format == CLI_FORMAT_PROFILE_JSONL) {
         builder_add(&b, "\"", 1);
         json_escape((const unsigned char *)name, n, builder_sink, &b);
         builder_add(&b, "\"", 1);
@@ -319,7 +323,12 @@ cli_formatter *cli_formatter_create(cli_format format, int header, int show_file
     cli_formatter *f = cli_formatter_create_named(format, header, show_file, names, info.pattern_count,
                                                   info.alphabet == SM_ALPHABET_DNA, w);
     free(names);
-    if (f) f->db = db; /* for --cigar and sam */
+    if (f) f->db = db; /* for --cigar, --site, sam and profiles */
+    if (f && (format == CLI_FORMAT_PROFILE || format == CLI_FORMAT_PROFILE_JSONL) &&
+        !(f->profile = cli_profile_create(db))) {
+        cli_formatter_free(f);
+        return NULL;
+    }
     return f;
 }
 
@@ -339,6 +348,8 @@ void cli_formatter_free(cli_formatter *f) {
     free(f->file_names);
     free(f->file_name_lens);
     free(f->cigar_buf.data);
+    free(f->site_rows);
+    cli_profile_free(f->profile);
     cli_sam_free(f->sam);
     free(f->rec_patterns);
     free(f->rec_seen);
@@ -346,6 +357,46 @@ void cli_formatter_free(cli_formatter *f) {
 }
 
 void cli_formatter_set_cigar(cli_formatter *f) { f->cigar = 1; }
+
+void cli_formatter_set_site(cli_formatter *f) {
+    sm_db_info info;
+    sm_db_get_info(f->db, &info);
+    f->site_cap = (size_t)info.max_length + SM_MAX_BULGE + 1;
+    f->site_rows = malloc(2 * f->site_cap);
+    f->site = f->site_rows != NULL;
+}
+
+/* --site's columns of a hit: bulge kind, size, the guide's row and the
+   site's row ('.' for all four when the hit has no site alignment). */
+static void write_site(cli_formatter *f, const sm_hit *hit, int json) {
+    static const char *const kinds[] = {"none", "DNA", "RNA"};
+    cli_writer *w = f->w;
+    sm_site site;
+    char *guide = f->site_rows, *dna = f->site_rows + f->site_cap;
+    int ok = sm_hit_site(f->db, hit, &site, guide, dna, f->site_cap) == SM_OK;
+    const char *kind = ok ? kinds[site.bulge] : ".";
+    if (!ok) guide[0] = dna[0] = '.', guide[1] = dna[1] = '\0';
+    if (json) {
+        cli_writer_write(w, "\",\"bulge\":\"", 11);
+        cli_writer_write(w, kind, strlen(kind));
+        cli_writer_write(w, "\",\"bulge_size\":", 15);
+        write_u64(w, ok ? site.bulge_size : 0);
+        cli_writer_write(w, ",\"guide_aligned\":\"", 18);
+        cli_writer_write(w, guide, strlen(guide));
+        cli_writer_write(w, "\",\"site_aligned\":\"", 18);
+        cli_writer_write(w, dna, strlen(dna));
+        return;
+    }
+    write_char(w, '\t');
+    cli_writer_write(w, kind, strlen(kind));
+    write_char(w, '\t');
+    if (ok) write_u64(w, site.bulge_size);
+    else write_char(w, '.');
+    write_char(w, '\t');
+    cli_writer_write(w, guide, strlen(guide));
+    write_char(w, '\t');
+    cli_writer_write(w, dna, strlen(dna));
+}
 
 int cli_formatter_start_sam(cli_formatter *f) {
     f->sam = cli_sam_open(f->db);
@@ -390,6 +441,8 @@ static void write_header(cli_formatter *f) {
     if (f->show_file) cli_writer_write(f->w, tsv_file_header, sizeof tsv_file_header - 1);
     else cli_writer_write(f->w, tsv_header, sizeof tsv_header - 1);
     if (f->cigar) cli_writer_write(f->w, "\tcigar", 6);
+    static const char site_header[] = "\tbulge\tbulge_size\tguide_aligned\tsite_aligned";
+    if (f->site) cli_writer_write(f->w, site_header, sizeof site_header - 1);
     write_char(f->w, '\n');
 }
 
@@ -406,6 +459,9 @@ void cli_formatter_begin(cli_formatter *f) {
 }
 
 int cli_formatter_end(cli_formatter *f) {
+    if (f->profile)
+        cli_profile_write(f->profile, f->w, f->format == CLI_FORMAT_PROFILE_JSONL, f->header, f->pattern_names,
+                          f->pattern_name_lens);
     if (f->header_pending) write_header(f);
     return f->sam ? cli_sam_finish(f->sam, f->w) : 0;
 }
@@ -540,6 +596,7 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
             write_char(w, '\t');
             cli_writer_write(w, cigar, cigar_len);
         }
+        if (f->site) write_site(f, hit, 0);
         write_char(w, '\n');
         break;
     case CLI_FORMAT_BED:
@@ -587,11 +644,14 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
             cli_writer_write(w, "\",\"cigar\":\"", 11);
             cli_writer_write(w, cigar, cigar_len);
         }
+        if (f->site) write_site(f, hit, 1);
         cli_writer_write(w, "\"}\n", 3);
         break;
     case CLI_FORMAT_COUNT:
     case CLI_FORMAT_SAM:
     case CLI_FORMAT_RECORDS:
+    case CLI_FORMAT_PROFILE:
+    case CLI_FORMAT_PROFILE_JSONL:
         break;
     }
 }
@@ -677,6 +737,10 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
             cli_sam_hit(f->sam, f->pattern_names[hit->pattern], f->pattern_name_lens[hit->pattern], hit);
         return;
     }
+    if (f->profile) {
+        cli_profile_add(f->profile, hit);
+        return;
+    }
     if (f->format == CLI_FORMAT_RECORDS) {
         f->rec_hits++;
         if (hit->pattern < f->pattern_count && f->rec_seen[hit->pattern] != hit->record + 1) {
@@ -687,7 +751,7 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     }
     size_t record_len = 0;
     const char *record = record_name(f, hit->record, &record_len);
-    if (f->cigar || hit->pattern >= f->pattern_count || (hit->text && !f->plain_texts &&
+    if (f->cigar || f->site || hit->pattern >= f->pattern_count || (hit->text && !f->plain_texts &&
                                             !text_is_plain(hit->text, (size_t)(hit->end - hit->start)))) {
         write_hit_fields(f, hit);
         return;
@@ -771,6 +835,8 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     case CLI_FORMAT_COUNT:
     case CLI_FORMAT_SAM:
     case CLI_FORMAT_RECORDS:
+    case CLI_FORMAT_PROFILE:
+    case CLI_FORMAT_PROFILE_JSONL:
         break;
     }
     w->len = (size_t)(p - w->buf);

@@ -17,11 +17,13 @@ typedef struct {
     uint64_t max_hits;          /* --max-hits, UINT64_MAX when not given */
     int limit_reached;          /* the scan stopped after max_hits hits */
     int dna;                    /* targets read as DNA: warn when one looks like protein */
+    cli_formatter *profile;     /* --profile FILE, beside the hits; NULL without */
 } search_context;
 
 static int deliver_hit(const sm_hit *hit, void *ctx) {
     search_context *s = ctx;
     if (s->formatter) cli_formatter_hit(s->formatter, hit);
+    if (s->profile) cli_formatter_hit(s->profile, hit);
     s->hits_written++;
     if (s->hits_written >= s->max_hits) {
         s->limit_reached = 1;
@@ -71,7 +73,7 @@ static const char NOMEM_HINT[] = "the batch buffers grow to 8 x --chunk-size per
 
 /* -o must not name an input: a target, a pattern file or the database. */
 static int check_search_output(const cli_options *opts, char *const *targets, size_t count) {
-    if (!opts->output_path) return 0;
+    if (!opts->output_path && !opts->profile_path) return 0;
     const char **inputs = calloc(count + opts->source_count + 1, sizeof *inputs);
     if (!inputs) {
         cli_error("out of memory");
@@ -82,7 +84,10 @@ static int check_search_output(const cli_options *opts, char *const *targets, si
     for (size_t i = 0; i < opts->source_count; i++)
         if (opts->sources[i].is_file) inputs[n++] = opts->sources[i].text;
     if (opts->database_path) inputs[n++] = opts->database_path;
-    int rc = cli_check_output(opts->output_path, inputs, n);
+    int rc = (opts->output_path && cli_check_output(opts->output_path, inputs, n) != 0) ||
+                     (opts->profile_path && cli_check_output(opts->profile_path, inputs, n) != 0)
+                 ? -1
+                 : 0;
     free(inputs);
     return rc;
 }
@@ -245,8 +250,10 @@ int cli_search_main(int argc, char **argv) {
     int exit_status = CLI_EXIT_ERROR;
     sm_db *db = NULL;
     sm_runner *runner = NULL;
-    cli_formatter *formatter = NULL;
-    cli_writer writer;
+    cli_formatter *formatter = NULL, *profile = NULL;
+    cli_writer writer, profile_writer;
+    int profile_open = 0;
+    memset(&profile_writer, 0, sizeof profile_writer);
     int writer_open = 0;
     memset(&writer, 0, sizeof writer);
     cli_progress progress;
@@ -259,11 +266,15 @@ int cli_search_main(int argc, char **argv) {
     int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
     uint64_t *file_counts = NULL;
 
-    if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar ||
-                                   opts.format == CLI_FORMAT_SAM || opts.format == CLI_FORMAT_RECORDS)) {
-        /* these need a whole record in one process (its head, its ends, its length, its hits together) */
-        cli_error("--circular, --anchor, --cigar, --format sam and --format records run in one process (not "
-                  "under mpirun or with --shard)");
+    if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar || opts.site ||
+                                   opts.profile_path || opts.format == CLI_FORMAT_SAM ||
+                                   opts.format == CLI_FORMAT_RECORDS || opts.format == CLI_FORMAT_PROFILE ||
+                                   opts.format == CLI_FORMAT_PROFILE_JSONL ||
+                                   opts.compile.dna_bulges || opts.compile.rna_bulges)) {
+        /* these need a whole record in one process (its head, its ends, its length, its hits together),
+           or the database (sites' alignments, profiles) */
+        cli_error("--circular, --anchor, --cigar, --site, --profile, bulges, --format sam, records and profile "
+                  "run in one process (not under mpirun or with --shard)");
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
     }
@@ -290,6 +301,13 @@ int cli_search_main(int argc, char **argv) {
                         "for dna", opts.database_path);
         goto cleanup;
     }
+    /* a guide site's columns: asked for, or a search with bulges */
+    int site = opts.site || ((info.dna_bulges || info.rna_bulges) &&
+                             (opts.format == CLI_FORMAT_TSV || opts.format == CLI_FORMAT_JSONL));
+    if (site && (!info.pam_length || info.match == SM_MATCH_EDITS)) {
+        cli_usage_error(CLI_COMMAND_SEARCH, "--site is for guides with a PAM (--pam or --pam5) and -m");
+        goto cleanup;
+    }
     if (opts.format == CLI_FORMAT_SAM && info.alphabet != SM_ALPHABET_DNA) {
         cli_usage_error(CLI_COMMAND_SEARCH, "--format sam is for dna; %s was compiled for text", opts.database_path);
         goto cleanup;
@@ -297,10 +315,10 @@ int cli_search_main(int argc, char **argv) {
 
     /* --max-hits needs every hit through the callback to stop at the limit;
        the runner still counts the hits it delivers. */
-    int count_only = opts.quiet || (opts.format == CLI_FORMAT_COUNT && !opts.max_hits_given);
+    int count_only = opts.quiet || (opts.format == CLI_FORMAT_COUNT && !opts.max_hits_given && !opts.profile_path);
     /* The runner first: a backend that cannot start (no GPU) fails before any output. */
     search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0,
-                          info.alphabet == SM_ALPHABET_DNA};
+                          info.alphabet == SM_ALPHABET_DNA, NULL};
     sm_runner_options runner_opts;
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
@@ -341,9 +359,26 @@ int cli_search_main(int argc, char **argv) {
             goto cleanup;
         }
         if (opts.cigar) cli_formatter_set_cigar(formatter);
+        if (site) cli_formatter_set_site(formatter);
+        if (opts.profile_path) {
+            /* the profile as JSON lines when the file's name says so */
+            size_t n = strlen(opts.profile_path);
+            int jsonl = (n >= 6 && strcmp(opts.profile_path + n - 6, ".jsonl") == 0) ||
+                        (n >= 5 && strcmp(opts.profile_path + n - 5, ".json") == 0);
+            if (cli_writer_open(&profile_writer, opts.profile_path) != 0) goto cleanup;
+            profile_open = 1;
+            profile = cli_formatter_create(jsonl ? CLI_FORMAT_PROFILE_JSONL : CLI_FORMAT_PROFILE, 1, 0, db,
+                                           &profile_writer);
+            if (!profile) {
+                cli_error("out of memory");
+                goto cleanup;
+            }
+            cli_formatter_begin(profile);
+        }
         if (opts.format == CLI_FORMAT_SAM && cli_formatter_start_sam(formatter) != 0) goto cleanup;
         cli_formatter_begin(formatter);
         if (!count_only && opts.format != CLI_FORMAT_COUNT) ctx.formatter = formatter;
+        if (!count_only) ctx.profile = profile;
         int show = opts.progress == CLI_PROGRESS_ON ||
                    (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
         cli_progress_init(&progress, show);
@@ -425,6 +460,14 @@ int cli_search_main(int argc, char **argv) {
     if (!failed && opts.format == CLI_FORMAT_COUNT && formatter && !per_file_counts)
         cli_formatter_counts(formatter, sm_runner_counts(runner), total);
     if (!failed && formatter && cli_formatter_end(formatter) != 0) failed = 1;
+    if (!failed && profile && cli_formatter_end(profile) != 0) failed = 1;
+    if (profile_open) {
+        profile_open = 0;
+        if (cli_writer_close(&profile_writer, !failed) != 0) {
+            cli_writer_report(&profile_writer);
+            failed = 1;
+        }
+    }
 
     if (writer_open) {
         writer_open = 0;
@@ -450,7 +493,9 @@ cleanup:
     cli_progress_clear(&progress);
     if (runner) sm_runner_free(runner);
     if (writer_open) cli_writer_close(&writer, 0);
+    if (profile_open) cli_writer_close(&profile_writer, 0);
     cli_formatter_free(formatter);
+    cli_formatter_free(profile);
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

@@ -159,7 +159,19 @@ int sm_hit_cigar(const sm_db *db, const sm_hit *hit, char *buf, size_t cap, size
     op_list ops = {NULL, 0, 0};
     int status = SM_OK;
     uint32_t errors = hit->errors, counted = 0;
-    if (h->match != SM_MATCH_EDITS) {
+    if (h->match == SM_MATCH_MISMATCHES && h->pam_length && n != m) {
+        /* a site with a bulge: its rows (sm_hit_site) read column by column */
+        sm_site site;
+        char *rows = malloc(2 * (n + m + 1));
+        if (!rows) status = SM_ERR_NOMEM;
+        else if ((status = sm_hit_site(db, hit, &site, rows, rows + n + m + 1, n + m + 1)) == SM_OK)
+            for (size_t c = strlen(rows); status == SM_OK && c-- > 0;) {
+                char g = rows[c], d = rows[n + m + 1 + c];
+                char op = g == '-' ? 'D' : d == '-' ? 'I' : d >= 'a' && d <= 'z' ? 'X' : '=';
+                if (op_push(&ops, op) != 0) status = SM_ERR_NOMEM;
+            }
+        free(rows);
+    } else if (h->match != SM_MATCH_EDITS) {
         /* a window of the pattern's length */
         if (n != m) status = SM_ERR_INVALID;
         for (size_t i = m; status == SM_OK && i-- > 0;) {
@@ -169,19 +181,27 @@ int sm_hit_cigar(const sm_db *db, const sm_hit *hit, char *buf, size_t cap, size
         }
         if (status == SM_OK && counted != errors) status = SM_ERR_INVALID;
     } else {
-        /* the PAM (its last q symbols) exact against the text's last q */
+        /* the PAM (its last q symbols, or its first q for a 5' PAM) exact
+           against the text's, the guide aligned to the rest */
         size_t q = h->pam_length;
+        int five = h->pam_side == SM_PAM_5PRIME;
         if (q >= m || q > n) status = SM_ERR_INVALID;
-        for (size_t i = 0; status == SM_OK && i < q; i++) {
-            if (!symbols_match(&in, m - 1 - i, n - 1 - i)) status = SM_ERR_INVALID;
-            else if (op_push(&ops, '=') != 0) status = SM_ERR_NOMEM;
-        }
+        for (size_t i = 0; status == SM_OK && i < q; i++)
+            if (!(five ? symbols_match(&in, i, i) : symbols_match(&in, m - 1 - i, n - 1 - i))) status = SM_ERR_INVALID;
+        for (size_t i = 0; status == SM_OK && !five && i < q; i++)
+            if (op_push(&ops, '=') != 0) status = SM_ERR_NOMEM;
         uint32_t cost = 0;
         if (status == SM_OK) {
+            if (five) {
+                in.pattern += q;
+                in.text += q;
+            }
             int rc = align_band(&in, m - q, n - q, errors, &ops, &cost);
             if (rc < 0) status = SM_ERR_NOMEM;
             else if (rc > 0 || cost != errors) status = SM_ERR_INVALID;
         }
+        for (size_t i = 0; status == SM_OK && five && i < q; i++)
+            if (op_push(&ops, '=') != 0) status = SM_ERR_NOMEM;
     }
     free(forms);
 

@@ -34,8 +34,8 @@ static void describe_byte(uint8_t c, char *out, size_t size) {
 }
 
 /* Normalises the patterns; a PAM (already normalised, q symbols) is
-   appended to each. */
-static int prepare(const sm_pattern *patterns, size_t n, int dna, const uint8_t *pam, uint32_t q,
+   appended to each, or put before it (pam_first: a 5' PAM). */
+static int prepare(const sm_pattern *patterns, size_t n, int dna, const uint8_t *pam, uint32_t q, int pam_first,
                    prepared_pattern *prep, sm_error *err) {
     for (size_t i = 0; i < n; i++) {
         const sm_pattern *p = &patterns[i];
@@ -50,7 +50,8 @@ static int prepare(const sm_pattern *patterns, size_t n, int dna, const uint8_t 
         prep[i].src = p;
         prep[i].norm = norm;
         prep[i].len = (uint32_t)(p->len + q);
-        if (q) memcpy(norm + p->len, pam, q);
+        if (q) memcpy(pam_first ? norm : norm + p->len, pam, q);
+        if (pam_first) norm += q;
         const uint8_t *s = (const uint8_t *)p->seq;
         for (size_t j = 0; j < p->len; j++) {
             uint8_t c = s[j];
@@ -90,6 +91,9 @@ static int assemble(const prepared_pattern *prep, const sm_plan_pattern *planned
     h.report = o->match == SM_MATCH_EDITS ? (uint32_t)o->report : SM_REPORT_BEST;
     h.section_count = (uint32_t)plan->count;
     h.pam_length = pam_length;
+    h.pam_side = pam_length ? (uint32_t)o->pam_side : 0;
+    h.dna_bulges = o->dna_bulges;
+    h.rna_bulges = o->rna_bulges;
 
     sm_buf strings = {0};
     sm_db_pattern *table = calloc(n, sizeof *table);
@@ -187,23 +191,36 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         return sm_set_error(err, SM_ERR_INVALID, "unknown alphabet %d", (int)opts->alphabet);
     if (opts->strands > SM_STRAND_REVERSE)
         return sm_set_error(err, SM_ERR_INVALID, "unknown strand setting %d", (int)opts->strands);
-    if (opts->engine > SM_ENGINE_WUMANBER)
+    if (opts->engine > SM_ENGINE_GUIDE)
         return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
     if (opts->backend != SM_BACKEND_CPU && opts->backend != SM_BACKEND_CUDA)
         return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
     if (opts->match > SM_MATCH_EDITS || opts->report > SM_REPORT_ENDS)
         return sm_set_error(err, SM_ERR_INVALID, "unknown match kind or report mode");
-    /* k = 0 is exact matching whatever the kind; exact engines then serve. */
+    /* k = 0 is exact matching whatever the kind (exact engines then serve),
+       unless bulges are allowed. */
     sm_compile_options normalised = *opts;
-    if (normalised.max_errors == 0) normalised.match = SM_MATCH_EXACT;
+    int bulges = opts->dna_bulges || opts->rna_bulges;
+    if (opts->pam_side > SM_PAM_5PRIME)
+        return sm_set_error(err, SM_ERR_INVALID, "unknown PAM side %d", (int)opts->pam_side);
+    if (opts->dna_bulges > SM_MAX_BULGE || opts->rna_bulges > SM_MAX_BULGE)
+        return sm_set_error(err, SM_ERR_LIMIT, "bulges of at most %u bases are supported (asked for %u)", SM_MAX_BULGE,
+                            opts->dna_bulges > opts->rna_bulges ? opts->dna_bulges : opts->rna_bulges);
+    if (bulges && (!opts->pam || opts->match == SM_MATCH_EDITS))
+        return sm_set_error(err, SM_ERR_INVALID,
+                            "bulges need a PAM and mismatches (the guide and PAM model), not %s",
+                            !opts->pam ? "a search without a PAM" : "edits");
+    if ((bulges || opts->engine == SM_ENGINE_GUIDE) && opts->match != SM_MATCH_EDITS)
+        normalised.match = SM_MATCH_MISMATCHES; /* the guide engine, with k = 0 too */
+    else if (normalised.max_errors == 0) normalised.match = SM_MATCH_EXACT;
     if (normalised.max_errors > 65535)
         return sm_set_error(err, SM_ERR_LIMIT, "at most 65535 errors are supported (asked for %u)", opts->max_errors);
     opts = &normalised;
     {
         int engine_is_exact = opts->engine == SM_ENGINE_AUTOMATON || opts->engine == SM_ENGINE_SHIFTAND ||
                               opts->engine == SM_ENGINE_KMER || opts->engine == SM_ENGINE_WUMANBER;
-        int ok = opts->engine == SM_ENGINE_AUTO ||
-                 (opts->match == SM_MATCH_EXACT && engine_is_exact) ||
+        int ok = opts->engine == SM_ENGINE_AUTO || (opts->engine == SM_ENGINE_GUIDE && opts->match == SM_MATCH_MISMATCHES) ||
+                 (opts->match == SM_MATCH_EXACT && engine_is_exact && !bulges) ||
                  (opts->match != SM_MATCH_EXACT && opts->engine == SM_ENGINE_PIGEONHOLE) ||
                  (opts->match == SM_MATCH_MISMATCHES && opts->engine == SM_ENGINE_MISMATCH) ||
                  (opts->match == SM_MATCH_EDITS &&
@@ -212,6 +229,11 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         if (!ok)
             return sm_set_error(err, SM_ERR_INVALID, "engine %s does not do %s", sm_engine_for_id(opts->engine)->name,
                                 kinds[opts->match]);
+        if (bulges && opts->engine != SM_ENGINE_AUTO && opts->engine != SM_ENGINE_GUIDE)
+            return sm_set_error(err, SM_ERR_INVALID, "engine %s does not find bulges (the guide engine does)",
+                                sm_engine_for_id(opts->engine)->name);
+        if (opts->engine == SM_ENGINE_GUIDE && !opts->pam)
+            return sm_set_error(err, SM_ERR_INVALID, "engine guide needs a PAM");
     }
     if (opts->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC))
         return sm_set_error(err, SM_ERR_INVALID, "unknown flags 0x%x", opts->flags);
@@ -255,7 +277,7 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     sm_plan plan = {0};
-    int status = prepare(patterns, n, dna, pam, pam_length, prep, err);
+    int status = prepare(patterns, n, dna, pam, pam_length, pam_length && opts->pam_side == SM_PAM_5PRIME, prep, err);
     for (size_t i = 0; status == SM_OK && i < n; i++) {
         planned[i].seq = prep[i].norm;
         planned[i].len = prep[i].len;

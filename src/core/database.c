@@ -97,6 +97,9 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     }
     info->section_count = h->section_count;
     info->pam_length = h->pam_length;
+    info->pam_side = (sm_pam_side)h->pam_side;
+    info->dna_bulges = h->dna_bulges;
+    info->rna_bulges = h->rna_bulges;
     for (uint32_t i = 0; i < h->section_count; i++) {
         const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);
         if (dir[i].kind != SM_SECTION_AUTOMATON || !ops->dfa_tables) continue;
@@ -203,8 +206,14 @@ static int check_header(const uint8_t *bytes, size_t got, uint64_t total, sm_err
 static int check_settings(const sm_db_header *h, sm_error *err) {
     if (h->alphabet > SM_ALPHABET_TEXT || h->strands > SM_STRAND_REVERSE ||
         (h->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC)) != 0 || h->pattern_count == 0 ||
-        h->match > SM_MATCH_EDITS || h->report > SM_REPORT_ENDS || (h->match == SM_MATCH_EXACT) != (h->max_errors == 0) ||
-        h->max_errors > 65535)
+        h->match > SM_MATCH_EDITS || h->report > SM_REPORT_ENDS || h->max_errors > 65535 ||
+        h->pam_side > SM_PAM_5PRIME || h->dna_bulges > SM_MAX_BULGE || h->rna_bulges > SM_MAX_BULGE)
+        return sm_set_error(err, SM_ERR_FORMAT, "database header has invalid settings");
+    /* Exact matching has no errors; k = 0 is exact but for guides with a PAM. */
+    int bulges = h->dna_bulges || h->rna_bulges;
+    if ((h->match == SM_MATCH_EXACT && h->max_errors != 0) ||
+        (h->max_errors == 0 && h->match != SM_MATCH_EXACT && (h->match != SM_MATCH_MISMATCHES || !h->pam_length)) ||
+        (bulges && (h->match != SM_MATCH_MISMATCHES || !h->pam_length)) || (h->pam_side && !h->pam_length))
         return sm_set_error(err, SM_ERR_FORMAT, "database header has invalid settings");
     /* A PAM leaves every guide at least one symbol (checked with the
        patterns); text has none. */
@@ -246,6 +255,9 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         if (!(ops->matches & (1u << h.match)))
             return sm_set_error(err, SM_ERR_FORMAT, "database section %u (%s) does not fit the kind of matching", i,
                                 ops->name);
+        /* Only the guide engine finds sites with bulges. */
+        if ((h.dna_bulges || h.rna_bulges) && dir[i].kind != SM_SECTION_GUIDE)
+            return sm_set_error(err, SM_ERR_FORMAT, "database section %u (%s) cannot find bulges", i, ops->name);
     }
 
     const sm_db_pattern *pats = (const sm_db_pattern *)(bytes + h.patterns_off);
@@ -271,7 +283,7 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
         return sm_set_error(err, SM_ERR_FORMAT, "database pattern table disagrees with its header");
     if (h.pam_length >= min_len)
         return sm_set_error(err, SM_ERR_FORMAT, "database PAM length %u does not fit its patterns", h.pam_length);
-    sm_validate_input in = {h.pattern_count * 2, (sm_match)h.match, pats, h.pattern_count};
+    sm_validate_input in = {h.pattern_count * 2, (sm_match)h.match, pats, h.pattern_count, &h};
     for (uint32_t i = 0; i < h.section_count; i++) {
         const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);
         if (ops->validate(bytes + dir[i].offset, dir[i].size, &in, err) != SM_OK)

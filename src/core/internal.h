@@ -50,8 +50,10 @@ typedef struct {
     uint64_t strings_off, strings_size;
     uint64_t directory_off; /* sm_db_section[section_count] */
     uint32_t section_count;
-    uint32_t pam_length;    /* symbols at each pattern's 3' end that must match exactly (0: none) */
-    uint8_t reserved[256 - 104]; /* zero */
+    uint32_t pam_length;    /* symbols at each pattern's PAM end that must match exactly (0: none) */
+    uint32_t pam_side;      /* sm_pam_side: that end, 3' (0) or 5' (1) */
+    uint32_t dna_bulges, rna_bulges; /* k mismatches with a PAM: the longest bulges (0: none) */
+    uint8_t reserved[256 - 116]; /* zero */
 } sm_db_header;
 _Static_assert(sizeof(sm_db_header) == 256, "the database header is 256 bytes");
 
@@ -68,6 +70,16 @@ _Static_assert(sizeof(sm_db_section) == 32, "a directory entry is 32 bytes");
 /* Bytes of text a scan must see before the first end it reports exactly, and
    after the last start it owns: the longest pattern plus the error budget. */
 static inline uint64_t sm_db_reach(const sm_db_header *h) { return (uint64_t)h->max_length + h->max_errors; }
+
+/* The longest hit a database gives without edits: its longest pattern, and
+   the longest DNA bulge a site may add. */
+static inline uint32_t sm_db_longest_hit(const sm_db_header *h) { return h->max_length + h->dna_bulges; }
+
+/* Does the PAM of (pattern, strand) lie at the start of its key (the
+   pattern as the engines search it, reverse complemented for '-')? */
+static inline int sm_db_pam_first(const sm_db_header *h, int reverse) {
+    return (h->pam_side == SM_PAM_5PRIME) != (reverse != 0);
+}
 
 typedef struct {
     uint64_t name_off;   /* into strings, NUL-terminated */

@@ -41,6 +41,11 @@ typedef struct {
     unsigned build_threads;
     uint64_t max_bytes;        /* 0 = no limit */
     const sm_build_tuning *tuning; /* NULL: none */
+    /* k mismatches with a PAM (the guide engine): the PAM's symbols at
+       each key's PAM end (sm_db_pam_first says which), and the bulges. */
+    uint32_t pam_length;
+    sm_pam_side pam_side;
+    uint32_t dna_bulges, rna_bulges;
 } sm_build_input;
 
 /* What a validator gets besides the bytes. */
@@ -49,6 +54,7 @@ typedef struct {
     sm_match match;
     const sm_db_pattern *patterns; /* the pattern table, already checked */
     uint32_t pattern_count;
+    const sm_db_header *header;    /* the database's settings, already checked */
 } sm_validate_input;
 
 /* A section as scans see it. */
@@ -199,6 +205,7 @@ extern const sm_engine_ops sm_engine_wavefront;
 extern const sm_engine_ops sm_engine_kmer;
 extern const sm_engine_ops sm_engine_pigeonhole;
 extern const sm_engine_ops sm_engine_wumanber;
+extern const sm_engine_ops sm_engine_guide;
 
 /* The state of the engines whose state is plain words (shared by their
    ops): the words, zeroed when made, and the loop variant chosen then. */

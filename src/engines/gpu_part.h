@@ -87,8 +87,10 @@ typedef struct {
     uint32_t match;          /* sm_match */
     uint32_t max_errors;
     uint32_t max_length;
-    uint32_t pam_length;     /* the PAM's symbols at each pattern's 3' end (0: none) */
+    uint32_t pam_length;     /* the PAM's symbols at each pattern's PAM end (0: none) */
     uint32_t alphabet, flags;
+    uint32_t pam_side;       /* sm_pam_side: that end */
+    uint32_t dna_bulges, rna_bulges;
 } sm_gpu_db;
 
 /* ---------------------------------------------------------------- batches */

@@ -7,6 +7,7 @@
 
 #include "engines/approx/approx_cost.h"
 #include "engines/approx/pigeonhole.h"
+#include "engines/guide/guide.h"
 #include "engines/kmer/kmer.h"
 #include "engines/plan.h"
 #include "engines/wumanber/wumanber.h"
@@ -219,6 +220,24 @@ static uint32_t approx_kind_by_cpu_cost(const sm_ac_key *keys, size_t nk, const 
     return est.choice == SM_ENGINE_PIGEONHOLE ? SM_SECTION_PIGEONHOLE : direct;
 }
 
+/* The guide engine (k mismatches with a PAM): every occurrence of the
+   exact PAM, then exact pieces of the guides beside it. It alone finds
+   bulges; under auto it takes every such set on the CPU whose guides it
+   can hold, since the PAM leaves few positions to look at (one in eight
+   for NGG on both strands; docs/architecture.md, "The guide engine", has
+   the measurements). On the GPU the pigeonhole filter's kernel keeps the
+   sets without bulges, as measured there. */
+static int use_guide(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
+    if (o->dna_bulges || o->rna_bulges || o->engine == SM_ENGINE_GUIDE) return 1;
+    if (o->engine != SM_ENGINE_AUTO || !o->pam || o->match != SM_MATCH_MISMATCHES ||
+        o->backend == SM_BACKEND_CUDA || (flags & SM_FLAG_TEXT_IUPAC))
+        return 0;
+    size_t q = strlen(o->pam);
+    for (size_t i = 0; i < nk; i++)
+        if (keys[i].len - q > SM_GUIDE_MAX_LENGTH) return 0;
+    return 1;
+}
+
 /* On the GPU (docs/architecture.md, "The planner on the GPU", has the
    measurements): work per text position in thread instructions. Myers: a
    lane step per byte for every lane of short keys, a block step (both
@@ -390,8 +409,11 @@ static int add_section(sm_plan *plan, uint32_t kind, sm_buf *bytes) {
 static int build(uint32_t kind, const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags,
                  const uint8_t *fold, const sm_build_tuning *tuning, sm_plan *plan, sm_error *err) {
     const sm_engine_ops *ops = sm_engine_for_kind(kind);
-    sm_build_input in = {keys, nk, o->alphabet, flags, o->match, o->match == SM_MATCH_EXACT ? 0 : o->max_errors,
-                         fold, o->build_threads, o->max_memory, tuning};
+    sm_build_input in = {.keys = keys, .nkeys = nk, .alphabet = o->alphabet, .flags = flags, .match = o->match,
+                         .k = o->match == SM_MATCH_EXACT ? 0 : o->max_errors, .fold = fold,
+                         .build_threads = o->build_threads, .max_bytes = o->max_memory, .tuning = tuning,
+                         .pam_length = o->pam ? (uint32_t)strlen(o->pam) : 0, .pam_side = o->pam_side,
+                         .dna_bulges = o->dna_bulges, .rna_bulges = o->rna_bulges};
     sm_buf bytes = {0};
     int rc = ops->build(&in, &bytes, err);
     if (rc == SM_OK && add_section(plan, kind, &bytes) != SM_OK)
@@ -482,6 +504,12 @@ static int plan_approx(planned *pl, size_t n, key_set *ks, const sm_compile_opti
     if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     uint32_t kind = pl[0].kind;
     int gpu = o->backend == SM_BACKEND_CUDA;
+    if (use_guide(keys, nk, o, flags)) {
+        for (size_t i = 0; i < n; i++) pl[i].kind = SM_SECTION_GUIDE;
+        int status = build(SM_SECTION_GUIDE, keys, nk, o, flags, NULL, tuning, plan, err);
+        free(keys);
+        return status;
+    }
     int pigeonhole = gpu ? gpu_use_pigeonhole(keys, nk, o, flags)
                          : approx_kind_by_cpu_cost(keys, nk, o, flags, kind) == SM_SECTION_PIGEONHOLE;
     size_t split = gpu && !pigeonhole ? gpu_split_pigeonhole(keys, nk, o, flags) : 0;

@@ -8,6 +8,7 @@
 static const sm_engine_ops *const engines[] = {
     &sm_engine_automaton, &sm_engine_shiftand, &sm_engine_mismatch, &sm_engine_myers,
     &sm_engine_wavefront, &sm_engine_kmer,     &sm_engine_pigeonhole, &sm_engine_wumanber,
+    &sm_engine_guide,
 };
 
 const sm_engine_ops *sm_engine_for_kind(uint32_t kind) {

@@ -69,7 +69,7 @@ int sm_anchor_open(sm_runner *r, sm_error *err) {
     a->edits = h->match == SM_MATCH_EDITS;
     a->k = h->match == SM_MATCH_EXACT ? 0 : h->max_errors;
     a->report = (sm_report)h->report;
-    a->width = (size_t)h->max_length + (a->edits ? a->k : 0);
+    a->width = (size_t)sm_db_longest_hit(h) + (a->edits ? a->k : 0);
     if (a->width == 0) a->width = 1;
     a->dna = h->alphabet == SM_ALPHABET_DNA;
     a->flags = h->flags;

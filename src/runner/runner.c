@@ -285,7 +285,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     if (opts->anchor != SM_ANCHOR_NONE) r->opt.count_only = 0;
     r->pattern_count = h->pattern_count;
     r->edits = h->match == SM_MATCH_EDITS;
-    r->overlap = h->max_length - 1;
+    r->overlap = sm_db_longest_hit(h) - 1; /* the longest site, with a DNA bulge */
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
     r->circ_limit = UINT64_MAX;
     if (opts->circular) {

@@ -84,7 +84,8 @@ static void cuda_close(void *backend) {
 /* The views of every section, or a one-line refusal naming the engine and why. */
 static int gpu_views(const sm_db *db, sm_cuda_section *sections, sm_error *err) {
     const sm_db_header *h = sm_db_head(db);
-    sm_gpu_db gdb = {h->match, h->max_errors, h->max_length, h->pam_length, h->alphabet, h->flags};
+    sm_gpu_db gdb = {h->match,     h->max_errors, h->max_length, h->pam_length, h->alphabet,
+                     h->flags,     h->pam_side,   h->dna_bulges, h->rna_bulges};
     for (uint32_t i = 0; i < h->section_count; i++) {
         const sm_db_section *e = &sm_db_sections(db)[i];
         const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
@@ -150,7 +151,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     }
     g->runner = r;
     g->last_launched = -1;
-    g->tail = h->max_length ? h->max_length - 1 : 0;
+    g->tail = sm_db_longest_hit(h) ? sm_db_longest_hit(h) - 1 : 0;
     g->reach = r->edits ? r->lookback : 0;
     g->nsections = nsec;
     /* The GPU counts only hits that are final as found: not end events to
@@ -183,7 +184,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         g->ops[i] = sm_engine_for_kind(e->kind);
         g->sections[i] = (sm_section){db->bytes + e->offset, e->size, sm_db_patterns(db)};
     }
-    sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, h->max_length, (uint32_t)g->reach};
+    sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, sm_db_longest_hit(h), (uint32_t)g->reach};
     for (int d = 0; d < ndev && rc == SM_OK; d++)
         if (sm_cuda_tables_open(first + d, &cdb, &g->tables[d], msg) != 0)
             rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", first + d, msg);
@@ -388,7 +389,8 @@ const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t
     const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
     if (!ops || !ops->gpu) return NULL;
     sm_section sec = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
-    sm_gpu_db gdb = {h->match, h->max_errors, h->max_length, h->pam_length, h->alphabet, h->flags};
+    sm_gpu_db gdb = {h->match,     h->max_errors, h->max_length, h->pam_length, h->alphabet,
+                     h->flags,     h->pam_side,   h->dna_bulges, h->rna_bulges};
     sm_gpu_view v;
     char why[256] = "";
     if (ops->gpu->view(&sec, &gdb, &v, why) != 0) {

@@ -33,7 +33,7 @@ typedef struct {
 struct sm_edit_cache {
     /* The database the keys were built for: a scratch may move to another. */
     uint64_t db_size;
-    uint32_t db_checksum, db_patterns, db_alphabet, db_flags, db_pam;
+    uint32_t db_checksum, db_patterns, db_alphabet, db_flags, db_pam, db_pam5;
     int bound;
     sm_alphabet alphabet;
     unsigned flags;
@@ -91,7 +91,8 @@ static void es_set_alphabet(sm_edit_cache *c, sm_alphabet alphabet, unsigned fla
 static int es_bind(sm_edit_cache *c, const sm_db *db) {
     const sm_db_header *h = sm_db_head(db);
     if (c->bound && c->db_size == h->size && c->db_checksum == h->checksum && c->db_patterns == h->pattern_count &&
-        c->db_alphabet == h->alphabet && c->db_flags == h->flags && c->db_pam == h->pam_length)
+        c->db_alphabet == h->alphabet && c->db_flags == h->flags && c->db_pam == h->pam_length &&
+        c->db_pam5 == h->pam_side)
         return SM_OK;
     c->bound = 0;
     size_t nslots = (size_t)h->pattern_count * 2;
@@ -110,6 +111,7 @@ static int es_bind(sm_edit_cache *c, const sm_db *db) {
     c->db_alphabet = h->alphabet;
     c->db_flags = h->flags;
     c->db_pam = h->pam_length;
+    c->db_pam5 = h->pam_side;
     c->bound = 1;
     return SM_OK;
 }
@@ -163,7 +165,8 @@ static const es_key *es_get(sm_edit_cache *c, const sm_db *db, uint32_t pattern,
                                                                                         : seq[i];
     /* The loader keeps the PAM shorter than every pattern. */
     uint32_t q = c->db_pam < m ? c->db_pam : 0;
-    const uint8_t *guide = reverse ? key + q : key, *pam = reverse ? key : key + (m - q);
+    int first = (c->db_pam5 != 0) != (reverse != 0); /* the PAM at the key's start */
+    const uint8_t *guide = first ? key + q : key, *pam = first ? key : key + (m - q);
     uint32_t index;
     if (es_add(c, guide, (uint32_t)(m - q), pam, q, &index) != SM_OK) return NULL;
     c->slot[id] = index + 1;
@@ -343,12 +346,12 @@ int sm_edit_cache_pam(sm_edit_cache *c, const sm_db *db, uint32_t pattern, int r
     uint64_t max_len = avail - k->q, reach = (uint64_t)k->m + limit;
     if (max_len > reach) max_len = reach;
     uint32_t got;
-    if (reverse) {
-        /* rc(PAM) + rc(guide): the PAM lies before each candidate start of the guide. */
+    if ((c->db_pam5 != 0) != (reverse != 0)) {
+        /* rc(PAM) + rc(guide), or a 5' PAM + guide: the PAM lies before each candidate start of the guide. */
         got = es_least(c, k, text_end, max_len, limit, 1, &col);
         if (got <= limit) *start = end - col - k->q;
     } else {
-        /* guide + PAM: the PAM ends at end, the guide's alignment at end - q. */
+        /* guide + PAM (or rc(guide) + rc(PAM)): the PAM ends at end, the guide's alignment at end - q. */
         if (!es_pam_ok(c, k, text_end - k->q)) return SM_OK;
         got = es_least(c, k, text_end - k->q, max_len, limit, 0, &col);
         if (got <= limit) *start = end - k->q - col;

@@ -25,6 +25,7 @@ static int km_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *vi
     v->planes = h->planes;
     v->max_key = h->max_key;
     v->pam = db->pam_length;
+    v->pam5 = db->pam_side == SM_PAM_5PRIME;
     v->tile = 32 * SM_KM_GPU_THREADS;
     v->bits = h->bits;
     v->mismatch_off = h->mismatch_off;

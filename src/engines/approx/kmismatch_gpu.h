@@ -26,6 +26,8 @@ typedef struct {
     uint32_t max_key;
     uint32_t pam;            /* PAM symbols at each key's 3' end (reverse keys: at their start) */
     uint32_t tile;           /* window starts per block and tile (32 per thread) */
+    uint32_t pam5;           /* 1: the PAM on the 5' side (forward keys: at their start) */
+    uint32_t reserved;
     uint64_t bits;           /* key symbols in all */
     uint64_t mismatch_off, keys_off, class_of_off;
 } sm_gpu_mismatch;
@@ -129,12 +131,14 @@ SM_GPU_FN void sm_km_gpu_windows(const sm_gpu_scan_args *a, const sm_gpu_mismatc
         const uint32_t *d = desc + SM_GPU_LDG(&first[i]);
         uint32_t g0 = 0, g1 = m;
         if (v->pam) {
-            /* the PAM must match exactly: at the end of a forward key, at the start of a reverse one */
+            /* the PAM must match exactly: at the end of a forward key, at the start of a reverse one
+               (the other way round for a 5' PAM) */
             uint32_t q = v->pam < m ? v->pam : 0;
-            uint32_t p0 = id & 1u ? 0 : m - q;
+            uint32_t first = (id & 1u) != v->pam5;
+            uint32_t p0 = first ? 0 : m - q;
             for (uint32_t p = p0; p < p0 + q && alive; p++)
                 alive &= sm_km_gpu_match(planes, words, SM_GPU_LDG(&d[p]), s - t0 + p);
-            if (id & 1u) g0 = q;
+            if (first) g0 = q;
             else g1 = m - q;
         }
         if (!alive) continue;

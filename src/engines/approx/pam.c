@@ -1,4 +1,4 @@
-/* k mismatches with a PAM: the engines search guide + PAM with k errors,
+/* k mismatches with a PAM: the engines search guide + PAM (or PAM + guide) with k errors,
  * which finds every window whose PAM matches exactly (the errors then all
  * lie in the guide); here the windows whose PAM part does not match are
  * dropped. Edits are filtered where their events are resolved (edits.c). */
@@ -23,9 +23,10 @@ void sm_pam_filter_windows(const sm_db *db, sm_sink *sink, size_t from, const ui
         size_t m;
         const uint8_t *seq = (const uint8_t *)sm_db_pattern_seq(db, x->pattern, &m);
         if (!seq || q >= m || x->end - x->start != m || x->start < pos0 || x->end - pos0 > len) continue;
-        /* '+': the window ends with the PAM; '-' (rc(PAM) + rc(guide)): it starts with its reverse complement. */
-        const uint8_t *pam = seq + (m - q);
-        const uint8_t *at = x->reverse ? text + (x->start - pos0) : text + (x->end - q - pos0);
+        /* A 3' PAM: '+' windows end with it; '-' windows (rc(PAM) + rc(guide))
+           start with its reverse complement. A 5' PAM the other way round. */
+        const uint8_t *pam = h->pam_side == SM_PAM_5PRIME ? seq : seq + (m - q);
+        const uint8_t *at = sm_db_pam_first(h, x->reverse) ? text + (x->start - pos0) : text + (x->end - q - pos0);
         int ok = 1;
         for (uint32_t t = 0; t < q && ok; t++)
             ok = x->reverse ? pam_symbol_matches(sm_nt_complement[pam[q - 1 - t]], at[t], h->flags)
