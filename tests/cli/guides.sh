@@ -31,10 +31,10 @@ check_output_text "-m 0 with bulges" "$(printf '%s\n' "$sites" | head -2)
 "
 # DNA bulges only, up to 2: at 40-55 AA bulged at the guide's 5' end.
 run search -e ACGTACGTAC --pam NGG -m 1 --dna-bulges 2 --no-header --format bed "$TMP/b.fa"
-check_output_text "DNA bulges only" "g${T}5${T}19${T}ACGTACGTAC${T}0${T}+
-g${T}40${T}53${T}ACGTACGTAC${T}1${T}-
-g${T}40${T}54${T}ACGTACGTAC${T}1${T}-
-g${T}40${T}55${T}ACGTACGTAC${T}1${T}-
+check_output_text "DNA bulges only" "g${T}5${T}19${T}ACGTACGTAC${T}1000${T}+
+g${T}40${T}53${T}ACGTACGTAC${T}923${T}-
+g${T}40${T}54${T}ACGTACGTAC${T}928${T}-
+g${T}40${T}55${T}ACGTACGTAC${T}933${T}-
 "
 # --site without bulges; jsonl.
 run search -e ACGTACGTAC --pam NGG -m 1 --site --no-header "$TMP/b.fa"
@@ -48,10 +48,10 @@ check_output_text "jsonl site keys" '{"record":"g","pattern":"ACGTACGTAC","stran
 # A 5' PAM: the reverse complement of the guide with CCN on its 5' side
 # finds the same sites on the other strand.
 run search -e GTACGTACGT --pam5 CCN -m 1 --dna-bulges 1 --rna-bulges 1 --no-header --format bed "$TMP/b.fa"
-check_output_text "--pam5" "g${T}5${T}19${T}GTACGTACGT${T}0${T}-
-g${T}24${T}36${T}GTACGTACGT${T}0${T}-
-g${T}40${T}53${T}GTACGTACGT${T}1${T}+
-g${T}40${T}54${T}GTACGTACGT${T}1${T}+
+check_output_text "--pam5" "g${T}5${T}19${T}GTACGTACGT${T}1000${T}-
+g${T}24${T}36${T}GTACGTACGT${T}1000${T}-
+g${T}40${T}53${T}GTACGTACGT${T}923${T}+
+g${T}40${T}54${T}GTACGTACGT${T}928${T}+
 "
 
 # Profiles: per guide, sites by class.
@@ -69,10 +69,10 @@ check_output_text "--format profile-jsonl" '{"pattern":"one","sites":4,"mismatch
 '
 run search -p "$TMP/guides.fa" --pam NGG -m 1 --dna-bulges 1 --rna-bulges 1 --no-header --format bed \
     --profile "$TMP/p.tsv" "$TMP/b.fa"
-check_output_text "--profile: the hits" "g${T}5${T}19${T}one${T}0${T}+
-g${T}24${T}36${T}one${T}0${T}+
-g${T}40${T}53${T}one${T}1${T}-
-g${T}40${T}54${T}one${T}1${T}-
+check_output_text "--profile: the hits" "g${T}5${T}19${T}one${T}1000${T}+
+g${T}24${T}36${T}one${T}1000${T}+
+g${T}40${T}53${T}one${T}923${T}-
+g${T}40${T}54${T}one${T}928${T}-
 "
 if [ "$(cat "$TMP/p.tsv")" = "$(printf '%s' "$profile")" ]; then pass; else fail "--profile FILE (with its header)"; fi
 run search -p "$TMP/guides.fa" --pam NGG -m 1 --format count --profile "$TMP/p.jsonl" "$TMP/b.fa"
@@ -107,10 +107,10 @@ check_status "filter --site" 2
 run compile -e GTACGTACGT --pam5 CCN -m 1 --dna-bulges 1 --rna-bulges 1 -o "$TMP/g.smdb"
 check_status "compile" 0
 run search -d "$TMP/g.smdb" --no-header --format bed "$TMP/b.fa"
-check_output_text "saved database" "g${T}5${T}19${T}GTACGTACGT${T}0${T}-
-g${T}24${T}36${T}GTACGTACGT${T}0${T}-
-g${T}40${T}53${T}GTACGTACGT${T}1${T}+
-g${T}40${T}54${T}GTACGTACGT${T}1${T}+
+check_output_text "saved database" "g${T}5${T}19${T}GTACGTACGT${T}1000${T}-
+g${T}24${T}36${T}GTACGTACGT${T}1000${T}-
+g${T}40${T}53${T}GTACGTACGT${T}923${T}+
+g${T}40${T}54${T}GTACGTACGT${T}928${T}+
 "
 run compile -d "$TMP/g.smdb" --explain
 run compile -e GTACGTACGT --pam5 CCN -m 1 --rna-bulges 2 --explain

@@ -21,9 +21,11 @@ pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 # The commands: the first sh block after "## Using it", comments and blank
-# lines left out.
+# lines left out, a line ending in a backslash joined to the next.
 awk '/^## Using it/ { section = 1; next } section && /^```sh$/ { on = 1; next }
-     on && /^```$/ { exit } on && !/^[[:space:]]*(#|$)/' "$SRC/README.md" >"$TMP/commands"
+     on && /^```$/ { exit }
+     on && /\\$/ { held = held substr($0, 1, length($0) - 1); next }
+     on && !/^[[:space:]]*(#|$)/ { print held $0; held = "" }' "$SRC/README.md" >"$TMP/commands"
 if [ "$(wc -l <"$TMP/commands")" -ge 15 ]; then pass; else fail "found $(wc -l <"$TMP/commands") commands in the README"; fi
 
 if [ -z "$PREFIX" ]; then
@@ -53,6 +55,9 @@ printf 'start\nconnection Refused by peer\nok\nTIMEOUT after 30 s\n' >server.log
 cp genome.fa sample1.fa
 cp "$SRC/examples/ecoli-excerpt.fa" sample2.fa
 printf '>guide1\n%s\n' "$GUIDE" >guides.fa
+# a Cas12a crRNA: the 20 bases after the excerpt's first TTTV
+grep -v '^>' "$SRC/examples/ecoli-excerpt.fa" | tr -d '\n' | grep -o 'TTT[ACG][ACGT]\{20\}' | head -1 |
+    awk '{ print ">crrna1"; print substr($0, 5) }' >crrnas.fa
 bgz() { if command -v bgzip >/dev/null; then bgzip -c "$1"; else gzip -c "$1"; fi; }
 bgz genome.fa >genomes/a.fa.bgz
 bgz sample2.fa >genomes/b.fa.bgz
