@@ -24,9 +24,11 @@
 #
 # Environment: SEQMATCH_BENCH_DATA (default bench/data, fetched by bench/fetch-data.sh), REPS
 # (default 5), LEVELS (fit: default "native avx2 sse"), FIT_BYTES (fit: text bytes, default 10000000),
-# FIT_CASES (fit: only these case names; rows are appended when given), FIT_TERMS_ONLY (fit: set to
+# FIT_CASES (fit: only these case names; rows are appended when given), SCAN_RATE_BIN (fit: a
+# bench/scan_rate built elsewhere, instead of building it), FIT_TERMS_ONLY (fit: set to
 # recompute the model's terms of every row on a one-byte text, for bench/fit_planner.py --terms),
-# THREADS (check: default 1), CASES (check: default all), WORK, RESULTS.
+# CORE (the core one-thread runs are pinned to, default 0), THREADS (check: default 1), CASES
+# (check: default all), WORK, RESULTS.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -74,9 +76,13 @@ printf 'LORD\n' > "$SETS/lord.txt"
 printf 'for his mercy endureth for ever\n' > "$SETS/mercy.txt"
 
 if [ "$mode" = fit ]; then
-  make -s -B -C "$here" scan_rate LIBDIR="$BUILD" >&2 # -B: the library may have changed
   SCAN_RATE=$WORK/planner/scan_rate # a copy: rebuilding bench/ while this runs leaves it alone
-  cp "$here/scan_rate" "$SCAN_RATE"
+  if [ -n "${SCAN_RATE_BIN:-}" ]; then # built elsewhere (a machine without the build)
+    cp "$SCAN_RATE_BIN" "$SCAN_RATE"
+  else
+    make -s -B -C "$here" scan_rate LIBDIR="$BUILD" >&2 # -B: the library may have changed
+    cp "$here/scan_rate" "$SCAN_RATE"
+  fi
   TEXT=$WORK/planner/panel.$FIT_BYTES.seq
   [ -s "$TEXT" ] || head -c "$FIT_BYTES" "$DATA/panel.seq" > "$TEXT"
   if [ -n "${FIT_TERMS_ONLY:-}" ]; then # the model's terms only (they depend on the patterns, not the text)
