@@ -76,7 +76,7 @@ printf 'LORD\n' > "$SETS/lord.txt"
 printf 'for his mercy endureth for ever\n' > "$SETS/mercy.txt"
 
 if [ "$mode" = fit ]; then
-  SCAN_RATE=$WORK/planner/scan_rate # a copy: rebuilding bench/ while this runs leaves it alone
+  SCAN_RATE=$WORK/planner/scan_rate.$$ # a copy: rebuilding bench/ while this runs leaves it alone
   if [ -n "${SCAN_RATE_BIN:-}" ]; then # built elsewhere (a machine without the build)
     cp "$SCAN_RATE_BIN" "$SCAN_RATE"
   else
@@ -164,6 +164,7 @@ if [ "$mode" = fit ]; then
     done
   done
   say "results: $CSV (fit: python3 bench/fit_planner.py $CSV)"
+  rm -f "$SCAN_RATE"
   exit 0
 fi
 
