@@ -13,27 +13,27 @@ enum { COST_MISMATCH, COST_MYERS, COST_WAVEFRONT, COST_PIGEONHOLE, COST_ENGINES 
 
 /* ns per text byte per unit of each term, by SIMD level (0: no text lanes,
    1: AVX2, 2: AVX-512 with VBMI), fitted by bench/fit_planner.py to
-   bench/run-planner.sh on the build machine (docs/architecture.md lists the
-   terms, the fit and its errors). Rows: mismatch, myers, wavefront,
-   pigeonhole. */
+   bench/run-planner.sh on two machines together, a 2-core and a 16-core
+   Xeon (docs/architecture.md lists the terms, the fit and its errors).
+   Rows: mismatch, myers, wavefront, pigeonhole. */
 static const double cost_constants[3][COST_ENGINES][COST_TERMS] = {
     {
-        {0, 0, 1.24, 0.8414, 0, 0, 0, 0}, /* mismatch */
-        {0, 0, 5.205, 0.5532, 0, 9.925, 27.66, 0}, /* myers */
-        {0.6814, 10.99, 0, 0, 0, 0, 0, 0}, /* wavefront */
-        {2.132, 1.058, 6.564, 23.06, 15.78, 0, 0, 0}, /* pigeonhole */
+        {0, 0, 1.056, 1.061, 0, 0, 0, 0}, /* mismatch */
+        {0, 0, 5.166, 0.6439, 0, 7.871, 1.441, 0}, /* myers */
+        {0.4604, 11.03, 19.51, 0, 0, 0, 0, 0}, /* wavefront */
+        {1.895, 0.9526, 6.313, 22.31, 13.75, 0, 0, 0}, /* pigeonhole */
     },
     {
-        {1.192, 1.102, 0.4397, 15.96, 0, 0, 0, 0}, /* mismatch */
-        {4.911, 1.016, 8.068, 0.711, 18.09, 0, 12.7, 0}, /* myers */
-        {0.2821, 9.534, 30.46, 0, 0, 0, 0, 0}, /* wavefront */
-        {2.05, 1.398, 7.329, 26.7, 17.24, 0, 0, 0}, /* pigeonhole */
+        {1.122, 0.7378, 0.3943, 15.77, 1.489e+04, 0, 0, 0}, /* mismatch */
+        {7.547, 0.2811, 8.104, 0.7617, 15.77, 0, 22.88, 0}, /* myers */
+        {0.3007, 9.006, 317.9, 0, 0, 0, 0, 0}, /* wavefront */
+        {1.893, 1.21, 7.244, 23.38, 13.91, 0, 0, 0}, /* pigeonhole */
     },
     {
-        {0.7811, 0.1999, 0.3606, 20.07, 0, 0, 0, 0}, /* mismatch */
-        {3.508, 0.2068, 4.819, 1.067, 9.935, 0, 5.404, 0}, /* myers */
-        {0.2367, 9.802, 123.5, 0, 0, 0, 0, 0}, /* wavefront */
-        {1.476, 1.12, 7.265, 20.55, 18.71, 0, 0, 0}, /* pigeonhole */
+        {0.9331, 0.145, 0.412, 15.3, 0, 0, 0, 0}, /* mismatch */
+        {3.919, 0.1553, 5.208, 1.098, 11.44, 0, 8.627, 0}, /* myers */
+        {0.2847, 10.19, 9.015e-13, 0, 0, 0, 0, 0}, /* wavefront */
+        {1.361, 1.172, 7.485, 21.11, 17.69, 0, 0, 0}, /* pigeonhole */
     },
 };
 
