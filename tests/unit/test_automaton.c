@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engines/automaton/automaton.h"
+#include "testutil.h"
 
 static int passed, failed;
 
@@ -392,13 +393,16 @@ int main(void) {
         sm_buf_free(&sec);
     }
 
-    /* Many random sets: small keys with every thread count, damage checks. */
-    for (int i = 0; i < 120; i++) {
+    /* Many random sets: small keys with every thread count, damage checks
+       (SM_TEST_SCALE: the sanitizer runs take a tenth, at least 12). */
+    int sets = (int)tu_scaled(120) < 12 ? 12 : (int)tu_scaled(120);
+    for (int i = 0; i < sets; i++) {
         make_keys(&set, i % 2 == 0, 1 + below(60), 1 + below(12));
         check_set(&set, 8200 + below(12000), i % 4 == 0);
     }
     /* Long keys, deep automata; text long enough for interleaved streams. */
-    for (int i = 0; i < 10; i++) {
+    int deep = (int)tu_scaled(10) < 2 ? 2 : (int)tu_scaled(10);
+    for (int i = 0; i < deep; i++) {
         make_keys(&set, i % 2 == 0, 1 + below(MAX_KEYS / 4), 1 + below(MAX_LEN));
         check_set(&set, 12000 + below(20000), i % 4 == 0);
     }

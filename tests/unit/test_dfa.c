@@ -257,9 +257,14 @@ static void test_random_dfas(tu_rng *rng) {
     for (size_t si = 0; si < sizeof state_counts / sizeof *state_counts; si++)
         for (size_t ci = 0; ci < sizeof column_counts / sizeof *column_counts; ci++) {
             uint32_t n = state_counts[si], C = column_counts[ci];
-            if (n >= 1000 && C > 16 && tu_rng_chance(rng, 60)) continue; /* keep the run short */
+            /* keep the run short: large tables are slow to build (most of a
+               sanitizer run), so fewer of them under SM_TEST_SCALE */
+            if (n >= 1000 && C > 16 && !tu_rng_chance(rng, tu_scaled(40))) continue;
+            if (n >= 10000 && !tu_rng_chance(rng, tu_scaled(100))) continue;
             for (int kind = 0; kind < 3; kind++) {
                 if (kind == KIND_SLOW_MERGE && n < 3) continue;
+                /* a quarter of the cases, drawn anew each run, under SM_TEST_SCALE <= 25 */
+                if (!tu_rng_chance(rng, tu_scaled(100) < 25 ? 25 : tu_scaled(100))) continue;
                 int unknown = C < 256 && tu_rng_chance(rng, 50);
                 ref_dfa r;
                 ref_random(rng, &r, n, C, unknown, (dfa_kind)kind);
@@ -268,7 +273,9 @@ static void test_random_dfas(tu_rng *rng) {
                     ref_free(&r);
                     continue;
                 }
-                size_t len = tu_rng_chance(rng, 10) ? tu_rng_below(rng, 4) : tu_rng_range(rng, 1, n >= 1000 ? 1500 : 20000);
+                /* texts of a few thousand bytes under SM_TEST_SCALE (sanitizer runs) */
+                size_t longest = n >= 1000 ? 1500 : tu_scaled(20000) < 3000 ? 3000 : tu_scaled(20000);
+                size_t len = tu_rng_chance(rng, 10) ? tu_rng_below(rng, 4) : tu_rng_range(rng, 1, longest);
                 uint8_t *in = malloc(len + 1);
                 random_input(rng, &r, in, len, unknown && tu_rng_chance(rng, 30) ? 1 : 0);
                 for (int variant = 0; variant < 4; variant++) {
