@@ -883,6 +883,12 @@ static void test_exact_beside(void) {
             for (size_t p = 0; p < c.npats; p++) exact += c.exact[p];
             tu_check(info.pattern_count - info.approx_patterns == exact, "round %u: %u exact patterns, %u in exact sections",
                      round, exact, info.pattern_count - info.approx_patterns);
+            /* saved and read back: a loader takes exact sections beside mismatches */
+            size_t size = 0;
+            const void *bytes = sm_db_bytes(db, &size);
+            sm_db *back = NULL;
+            tu_check(sm_db_from_bytes(bytes, size, &back, &err) == SM_OK, "round %u: read back: %s", round, err.message);
+            sm_db_free(back);
             sm_db_free(db);
             check_case(&c, SM_ENGINE_AUTO);
             c.opts.engine = SM_ENGINE_PIGEONHOLE;
