@@ -28,10 +28,12 @@ typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progre
    (-H) or never (--no-filename); the last of these options wins, as in grep. */
 typedef enum { CLI_FILENAME_AUTO, CLI_FILENAME_ON, CLI_FILENAME_OFF } cli_filename_mode;
 
-/* One pattern source, in command-line order: a file (-p) or a literal (-e). */
+/* One pattern source, in command-line order: a file (-p, --exact-patterns)
+   or a literal (-e); exact: its patterns take no errors beside -m. */
 typedef struct {
     int is_file;
     const char *text;
+    int exact;
 } cli_pattern_source;
 
 /* Everything the command line can say, for both commands. */
@@ -323,12 +325,13 @@ void cli_note_stdin_terminal(void);
 /* Warns (once; returns 1) when the start of a DNA target's record looks like
    protein; 0 otherwise. */
 int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len);
-/* Refuses (message printed, -1) -m or -k at least a pattern's length, for
-   which every window or position would be a hit. */
 /* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
    or "" for one given on the command line; buf holds at least 600 bytes. */
 const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);
-int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o);
+/* Refuses (message printed, -1) -m or -k at least a pattern's length, for
+   which every window or position would be a hit (exact: NULL, or a flag per
+   pattern that takes no errors). */
+int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact);
 
 /* --------------------------------------------------- records of reads */
 

@@ -50,18 +50,40 @@ static void warn_long_pattern(const sm_pattern_list *list, size_t first, const c
     }
 }
 
-static int read_patterns(const cli_options *opts, sm_pattern_list *list) {
+/* Reads every source; *exact gets a flag per pattern (its source's
+   --exact-patterns), or stays NULL when no source is exact. */
+static int read_patterns(const cli_options *opts, sm_pattern_list *list, unsigned char **exact) {
+    *exact = NULL;
     for (size_t i = 0; i < opts->source_count; i++) {
         const cli_pattern_source *source = &opts->sources[i];
         sm_error err;
         memset(&err, 0, sizeof err);
         int status;
+        size_t before = list->count;
         if (source->is_file) {
-            size_t before = list->count;
             status = sm_pattern_list_read_alphabet(list, source->text, opts->compile.alphabet, &err);
             if (status == SM_OK) warn_long_pattern(list, before, source->text);
+            if (status == SM_OK && (source->exact || *exact)) {
+                unsigned char *grown = realloc(*exact, list->count ? list->count : 1);
+                if (!grown) {
+                    cli_error("out of memory");
+                    return -1;
+                }
+                if (!*exact) memset(grown, 0, before);
+                memset(grown + before, source->exact != 0, list->count - before);
+                *exact = grown;
+            }
         } else {
             status = sm_pattern_list_add(list, NULL, source->text, strlen(source->text));
+            if (status == SM_OK && *exact) {
+                unsigned char *grown = realloc(*exact, list->count);
+                if (!grown) {
+                    cli_error("out of memory");
+                    return -1;
+                }
+                grown[before] = 0;
+                *exact = grown;
+            }
             if (status != SM_OK && !err.message[0])
                 snprintf(err.message, sizeof err.message, "-e '%s': %s", source->text,
                          sm_strerror(status));
@@ -174,13 +196,17 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
     }
     sm_pattern_list list;
     memset(&list, 0, sizeof list);
-    if (read_patterns(opts, &list) != 0 || cli_check_error_bound(&list, &opts->compile) != 0) {
+    unsigned char *exact = NULL;
+    if (read_patterns(opts, &list, &exact) != 0 || cli_check_error_bound(&list, &opts->compile, exact) != 0) {
+        free(exact);
         sm_pattern_list_free(&list);
         return CLI_EXIT_ERROR;
     }
     sm_compile_options co = opts->compile;
     if (co.match != SM_MATCH_EXACT) co.typical_record = typical_record(opts);
+    co.exact = exact;
     int status = sm_compile(list.items, list.count, &co, db, &err);
+    free(exact);
     int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && has_non_dna_symbol(&list);
     if (not_dna) {
         /* protein, words, a table or reads not recognised: say how to read them */
@@ -303,10 +329,14 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
                                               "wu-manber",
                                               "guide engine: every PAM occurrence, exact pieces of the guides beside "
                                               "it, then verification"};
-        fprintf(out, "matching         up to %u %s%s\n", info.max_errors,
+        uint32_t exact = info.pattern_count - info.approx_patterns;
+        char beside[64] = "";
+        if (exact) snprintf(beside, sizeof beside, "; %u pattern%s exact", exact, exact == 1 ? "" : "s");
+        fprintf(out, "matching         up to %u %s%s%s\n", info.max_errors,
                 info.match == SM_MATCH_MISMATCHES ? "mismatches" : "edits",
                 info.match == SM_MATCH_EDITS ? (info.report == SM_REPORT_ENDS ? ", every end" : ", best per run")
-                                             : "");
+                                             : "",
+                beside);
         if (info.section_count > 1) {
             /* the GPU's plan may split the patterns between two engines */
             for (uint32_t i = 0; i < info.section_count; i++) {

@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 
 typedef enum {
-    OPT_PATTERNS, OPT_PATTERN, OPT_DATABASE,
+    OPT_PATTERNS, OPT_PATTERN, OPT_EXACT_PATTERNS, OPT_DATABASE,
     OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
     OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
     OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
@@ -40,6 +40,7 @@ typedef struct {
 static const option_spec option_table[] = {
     {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH, 0},
     {OPT_PATTERN, 'e', "pattern", 1, FOR_BOTH, 0},
+    {OPT_EXACT_PATTERNS, 0, "exact-patterns", 1, FOR_BOTH, 0},
     {OPT_DATABASE, 'd', "database", 1, FOR_SEARCH, 0},
     {OPT_ALPHABET, 0, "alphabet", 1, FOR_BOTH, 1},
     {OPT_LINES, 0, "lines", 0, FOR_SEARCH, 0},
@@ -160,7 +161,7 @@ static const option_spec *find_short(char c) {
     return NULL;
 }
 
-static int add_source(cli_options *opts, int is_file, const char *text) {
+static int add_source(cli_options *opts, int is_file, const char *text, int exact) {
     cli_pattern_source *grown = realloc(opts->sources, (opts->source_count + 1) * sizeof *grown);
     if (!grown) {
         cli_error("out of memory");
@@ -169,6 +170,7 @@ static int add_source(cli_options *opts, int is_file, const char *text) {
     opts->sources = grown;
     opts->sources[opts->source_count].is_file = is_file;
     opts->sources[opts->source_count].text = text;
+    opts->sources[opts->source_count].exact = exact;
     opts->source_count++;
     return 0;
 }
@@ -214,9 +216,11 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
 
     switch (spec->id) {
     case OPT_PATTERNS:
-        return add_source(opts, 1, value) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
+        return add_source(opts, 1, value, 0) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
     case OPT_PATTERN:
-        return add_source(opts, 0, value) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
+        return add_source(opts, 0, value, 0) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
+    case OPT_EXACT_PATTERNS:
+        return add_source(opts, 1, value, 1) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
     case OPT_DATABASE:
         if (opts->database_path) {
             cli_usage_error(cmd, "%s: only one database can be searched at a time", shown);

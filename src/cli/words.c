@@ -60,11 +60,11 @@ static size_t informative_bases(const sm_pattern *p) {
     return n;
 }
 
-int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o) {
+int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact) {
     uint32_t k = o->match == SM_MATCH_EXACT ? 0 : o->max_errors;
     for (size_t i = 0; i < list->count; i++) {
         const sm_pattern *p = &list->items[i];
-        if (p->len == 0) continue; /* empty: sm_compile says so */
+        if (p->len == 0 || (exact && exact[i])) continue; /* empty: sm_compile says so; exact: no errors */
         /* N matches any base: a pattern with no more than k other bases is a hit at every window too */
         size_t informative = o->alphabet == SM_ALPHABET_DNA ? informative_bases(p) : p->len;
         if (p->len > k && informative > k) continue;

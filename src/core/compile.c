@@ -235,6 +235,18 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         if (opts->engine == SM_ENGINE_GUIDE && !opts->pam)
             return sm_set_error(err, SM_ERR_INVALID, "engine guide needs a PAM");
     }
+    if (opts->match == SM_MATCH_EXACT) normalised.exact = NULL; /* every pattern is exact */
+    if (opts->exact) {
+        size_t flagged = 0;
+        for (size_t i = 0; patterns && i < n; i++) flagged += opts->exact[i] != 0;
+        if (flagged && opts->match == SM_MATCH_EDITS)
+            return sm_set_error(err, SM_ERR_INVALID,
+                                "exact patterns beside patterns with edits are not supported (only beside "
+                                "mismatches); search them in a second run");
+        if (flagged && opts->pam)
+            return sm_set_error(err, SM_ERR_INVALID, "exact patterns cannot be combined with a PAM");
+        if (!flagged) normalised.exact = NULL;
+    }
     if (opts->flags & ~(SM_FLAG_IGNORE_CASE | SM_FLAG_TEXT_IUPAC))
         return sm_set_error(err, SM_ERR_INVALID, "unknown flags 0x%x", opts->flags);
     int dna = opts->alphabet == SM_ALPHABET_DNA;

@@ -35,6 +35,9 @@ static int key_set_add(key_set *ks, const uint8_t *seq, uint32_t len, uint32_t o
 
 static size_t key_set_count(const key_set *ks) { return ks->entries.len / sizeof(key_entry); }
 
+/* The pattern of the first key (its output id's pattern). */
+static size_t key_set_first_pattern(const key_set *ks) { return ((const key_entry *)ks->entries.data)[0].output >> 1; }
+
 static sm_ac_key *key_set_resolve(const key_set *ks) {
     size_t n = key_set_count(ks);
     sm_ac_key *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -119,17 +122,22 @@ typedef struct {
 
 /* First pass: exact patterns to the automaton, or to Shift-And when they
    expand to too many strings or IUPAC text must match; approximate ones to
-   one approximate engine (the pigeonhole filter may take them later). */
+   one approximate engine (the pigeonhole filter may take them later). The
+   patterns o->exact flags in an approximate set are exact ones (their
+   engine chosen as under engine auto). */
 static int first_pass(planned *pl, size_t n, const sm_compile_options *o, int dna, sm_error *err) {
     uint32_t limit = o->max_expansion ? o->max_expansion : DEFAULT_MAX_EXPANSION;
+    sm_engine exact_engine = o->engine;
     if (o->match != SM_MATCH_EXACT) {
         uint32_t kind = o->match == SM_MATCH_MISMATCHES      ? SM_SECTION_MISMATCH
                         : o->engine == SM_ENGINE_WAVEFRONT ? SM_SECTION_WAVEFRONT
                                                            : SM_SECTION_MYERS;
         for (size_t i = 0; i < n; i++) pl[i].kind = kind;
-        return SM_OK;
+        if (!o->exact) return SM_OK;
+        exact_engine = SM_ENGINE_AUTO;
     }
     for (size_t i = 0; i < n; i++) {
+        if (o->match != SM_MATCH_EXACT && !o->exact[i]) continue;
         const sm_plan_pattern *p = pl[i].p;
         int needs_shiftand = 0;
         const char *why = NULL;
@@ -140,11 +148,11 @@ static int first_pass(planned *pl, size_t n, const sm_compile_options *o, int dn
             needs_shiftand = 2; /* the message names the engine after "for" */
             why = "it expands to too many concrete strings for ";
         }
-        if (o->engine == SM_ENGINE_SHIFTAND || (o->engine == SM_ENGINE_AUTO && needs_shiftand)) {
+        if (exact_engine == SM_ENGINE_SHIFTAND || (exact_engine == SM_ENGINE_AUTO && needs_shiftand)) {
             pl[i].kind = SM_SECTION_SHIFTAND;
         } else if (needs_shiftand) {
             /* the engine forced: the exact ones other than Shift-And */
-            int kmer = o->engine == SM_ENGINE_KMER, wm = o->engine == SM_ENGINE_WUMANBER;
+            int kmer = exact_engine == SM_ENGINE_KMER, wm = exact_engine == SM_ENGINE_WUMANBER;
             const char *engine = kmer ? "k-mer table" : wm ? "Wu-Manber" : "automaton";
             const char *for_it = kmer ? "the k-mer table" : wm ? "Wu-Manber" : "the automaton";
             char buf[SM_SHOWN_SIZE];
@@ -502,7 +510,8 @@ static int plan_approx(planned *pl, size_t n, key_set *ks, const sm_compile_opti
     sm_ac_key *keys = key_set_resolve(ks);
     size_t nk = key_set_count(ks);
     if (!keys) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
-    uint32_t kind = pl[0].kind;
+    /* the first pass's approximate engine (beside it: exact patterns, o->exact) */
+    uint32_t kind = pl[key_set_first_pattern(ks)].kind;
     int gpu = o->backend == SM_BACKEND_CUDA;
     if (use_guide(keys, nk, o, flags)) {
         for (size_t i = 0; i < n; i++) pl[i].kind = SM_SECTION_GUIDE;
@@ -521,8 +530,10 @@ static int plan_approx(planned *pl, size_t n, key_set *ks, const sm_compile_opti
         free(keys);
         return status;
     }
+    uint32_t first = kind;
     if (pigeonhole) kind = SM_SECTION_PIGEONHOLE;
-    for (size_t i = 0; i < n; i++) pl[i].kind = kind;
+    for (size_t i = 0; i < n; i++)
+        if (pl[i].kind == first) pl[i].kind = kind;
     status = build(kind, keys, nk, o, flags, NULL, tuning, plan, err);
     free(keys);
     return status;

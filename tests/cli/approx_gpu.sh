@@ -47,6 +47,7 @@ awk 'BEGIN {
   }
 }' >"$tmp/t.fa" 2>"$tmp/p.txt"
 head -n 12 "$tmp/p.txt" | cut -c1-20 >"$tmp/guides.txt"
+tail -n 8 "$tmp/p.txt" | cut -c3-8 >"$tmp/barcodes.txt"
 printf 'And God said, Let there be light: and there was light.\nAnd the evening and the morning were the first day.\nand God saw the light, that it was good.\n' >"$tmp/text.txt"
 printf 'God said\nthe light\nmorning were\n' >"$tmp/words.txt"
 
@@ -101,6 +102,8 @@ same "m 2, circular, count" -m 2 --circular --format count -p "$tmp/p.txt" "$tmp
 same "pam NGG, m 3" --pam NGG -m 3 -p "$tmp/guides.txt" "$tmp/t.fa"
 same "pam NGG, k 2, cigar" --pam NGG -k 2 --cigar -p "$tmp/guides.txt" "$tmp/t.fa"
 same "text-iupac, m 2" --text-iupac -m 2 -p "$tmp/p.txt" "$tmp/t.fa"
+same "m 2, exact barcodes beside" -m 2 -p "$tmp/p.txt" --exact-patterns "$tmp/barcodes.txt" "$tmp/t.fa"
+same "m 1, exact barcodes beside, count" -m 1 --format count --exact-patterns "$tmp/barcodes.txt" -p "$tmp/p.txt" "$tmp/t.fa"
 same "text, k 2" --alphabet text -k 2 -p "$tmp/words.txt" "$tmp/text.txt"
 same "text, lines, -i, m 1" --alphabet text --lines -i -m 1 -p "$tmp/words.txt" "$tmp/text.txt"
 

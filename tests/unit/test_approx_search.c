@@ -25,6 +25,7 @@ typedef struct {
     char *records[3];
     size_t record_len[3];
     size_t nrecords;
+    unsigned char exact[8];  /* opts.exact's flags: those patterns take no mismatches */
 } acase;
 
 /* The key of pattern p on a strand, as the engines compare it. */
@@ -81,9 +82,11 @@ static void expected_hits(const acase *c, size_t r, tu_hits *out) {
             key_of(c, p, rev, key);
             char strand = rev ? '-' : '+';
             if (c->opts.match == SM_MATCH_MISMATCHES) {
+                /* an exact pattern: every window without a mismatch */
+                uint32_t kp = c->opts.exact && c->opts.exact[p] ? 0 : k;
                 for (size_t i = 0; i + m <= n; i++) {
                     uint32_t mm = aoracle_mismatches(key, m, text + i, a, flags);
-                    if (mm <= k) tu_hits_add(out, r, i, i + m, (uint32_t)p, strand, mm);
+                    if (mm <= kp) tu_hits_add(out, r, i, i + m, (uint32_t)p, strand, mm);
                 }
                 continue;
             }
@@ -170,11 +173,13 @@ static int collect(const sm_hit *h, void *ctx) {
 }
 
 static const char *describe(const acase *c, char *buf, size_t size) {
-    snprintf(buf, size, "%s %s k=%u %s strands=%d flags=%u npats=%zu%s%s",
+    unsigned exact = 0;
+    for (size_t p = 0; c->opts.exact && p < c->npats; p++) exact += c->exact[p] != 0;
+    snprintf(buf, size, "%s %s k=%u %s strands=%d flags=%u npats=%zu (%u exact)%s%s",
              c->opts.alphabet == SM_ALPHABET_DNA ? "dna" : "text",
              c->opts.match == SM_MATCH_EDITS ? "edits" : c->opts.match == SM_MATCH_EXACT ? "exact" : "mismatches",
              c->opts.max_errors, c->opts.report == SM_REPORT_ENDS ? "ends" : "best", (int)c->opts.strands,
-             c->opts.flags, c->npats, c->opts.pam ? " pam=" : "", c->opts.pam ? c->opts.pam : "");
+             c->opts.flags, c->npats, exact, c->opts.pam ? " pam=" : "", c->opts.pam ? c->opts.pam : "");
     return buf;
 }
 
@@ -875,8 +880,76 @@ done:
     free(key);
 }
 
+/* Exact patterns beside k mismatches (sm_compile_options.exact: barcodes
+   beside primers): the exact sections and the approximate ones together,
+   planned for the CPU and for the GPU, against the definitions; k edits
+   and a PAM refused. */
+static void test_exact_beside(void) {
+    for (unsigned round = 0; round < tu_scaled(40) && tu_failures() < 10; round++) {
+        acase c;
+        random_case(&c, round);
+        c.opts.match = SM_MATCH_MISMATCHES;
+        for (size_t p = 0; p < c.npats; p++) c.exact[p] = (unsigned char)tu_rng_chance(&rng, 50);
+        c.exact[tu_rng_below(&rng, (uint32_t)c.npats)] = 1;
+        c.opts.exact = c.exact;
+        if (round % 2) c.opts.backend = SM_BACKEND_CUDA; /* the GPU's plan */
+        /* the exact ones may be as short as k */
+        for (size_t p = 0; p < c.npats; p++)
+            if (c.exact[p] && c.pats[p].len > 1 && tu_rng_chance(&rng, 30))
+                c.pats[p].len = 1 + tu_rng_below(&rng, c.opts.max_errors < c.pats[p].len ? c.opts.max_errors : (uint32_t)c.pats[p].len - 1);
+        sm_db *db = NULL;
+        sm_error err;
+        int rc = sm_compile(c.pats, c.npats, &c.opts, &db, &err);
+        if (rc == SM_OK) {
+            sm_db_info info;
+            sm_db_get_info(db, &info);
+            unsigned exact = 0;
+            for (size_t p = 0; p < c.npats; p++) exact += c.exact[p];
+            tu_check(info.pattern_count - info.approx_patterns == exact, "round %u: %u exact patterns, %u in exact sections",
+                     round, exact, info.pattern_count - info.approx_patterns);
+            /* saved and read back: a loader takes exact sections beside mismatches */
+            size_t size = 0;
+            const void *bytes = sm_db_bytes(db, &size);
+            sm_db *back = NULL;
+            tu_check(sm_db_from_bytes(bytes, size, &back, &err) == SM_OK, "round %u: read back: %s", round, err.message);
+            sm_db_free(back);
+            sm_db_free(db);
+            check_case(&c, SM_ENGINE_AUTO);
+            c.opts.engine = SM_ENGINE_PIGEONHOLE;
+            if (sm_compile(c.pats, c.npats, &c.opts, &db, NULL) == SM_OK) {
+                sm_db_free(db);
+                check_case(&c, SM_ENGINE_PIGEONHOLE);
+            }
+            check_case(&c, SM_ENGINE_MISMATCH);
+        } else {
+            tu_check(0, "round %u: compile: %s", round, err.message);
+        }
+        free_case(&c);
+    }
+    acase c;
+    random_case(&c, 0);
+    c.exact[0] = 1;
+    c.opts.exact = c.exact;
+    c.opts.match = SM_MATCH_EDITS;
+    sm_db *db = NULL;
+    sm_error err;
+    tu_check(sm_compile(c.pats, c.npats, &c.opts, &db, &err) == SM_ERR_INVALID && strstr(err.message, "edits"),
+             "exact patterns beside k edits: refused, naming edits (%s)", err.message);
+    c.opts.match = SM_MATCH_MISMATCHES;
+    c.opts.alphabet = SM_ALPHABET_DNA;
+    c.opts.pam = "NGG";
+    tu_check(sm_compile(c.pats, c.npats, &c.opts, &db, &err) == SM_ERR_INVALID && strstr(err.message, "PAM"),
+             "exact patterns with a PAM: refused (%s)", err.message);
+    c.opts.pam = NULL;
+    c.opts.max_errors = 0; /* every pattern exact: the flags change nothing */
+    tu_check(sm_compile(c.pats, c.npats, &c.opts, &db, &err) == SM_OK, "k = 0 with exact flags: %s", err.message);
+    sm_db_free(db);
+    free_case(&c);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(77));
+    test_exact_beside();
     test_dense_ends();
     test_seed_example();
     test_guide_pam();

@@ -415,6 +415,58 @@ static void approx_rounds(tu_rng *rng) {
     }
 }
 
+/* Exact patterns beside k mismatches (sm_compile_options.exact): a
+   database of exact sections (automaton, k-mer table, Shift-And) and
+   approximate ones (pigeonhole, mismatch counters), every section run on
+   the GPU, against the CPU runner. */
+static void exact_beside_rounds(tu_rng *rng) {
+    static const size_t batches[] = {64, 300, 4096, 65536, 0};
+    unsigned rounds = tu_scaled(12);
+    for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
+        int dna = tu_rng_chance(rng, 80);
+        records recs;
+        random_records(rng, &recs, dna, tu_rng_chance(rng, 40) ? 400 : 12000);
+        size_t n = 2 + tu_rng_below(rng, tu_rng_chance(rng, 25) ? 150 : 12);
+        char *store;
+        sm_pattern *pats = approx_patterns(rng, &recs, n, dna, &store);
+        unsigned char *exact = calloc(n, 1);
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        o.alphabet = dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
+        o.strands = dna ? (sm_strands)tu_rng_below(rng, 3) : SM_STRAND_FORWARD;
+        o.match = SM_MATCH_MISMATCHES;
+        o.max_errors = 1 + tu_rng_below(rng, 4);
+        /* short barcodes exact, the others with mismatches */
+        for (size_t i = 0; i < n; i++) exact[i] = pats[i].len <= 12 ? tu_rng_chance(rng, 70) : tu_rng_chance(rng, 10);
+        exact[tu_rng_below(rng, (uint32_t)n)] = 1;
+        o.exact = exact;
+        if (round % 3 != 2) o.backend = SM_BACKEND_CUDA; /* the GPU's plan */
+        if (dna && tu_rng_chance(rng, 15)) o.flags |= SM_FLAG_TEXT_IUPAC;
+        sm_db *db = NULL;
+        sm_error err;
+        int rc = sm_compile(pats, n, &o, &db, &err);
+        tu_check(rc == SM_OK, "exact beside round %u: compile: %s", round, err.message);
+        if (db) {
+            char what[200], names[64];
+            sm_db_info info;
+            sm_db_get_info(db, &info);
+            snprintf(what, sizeof what, "exact beside round %u (%s, %zu patterns, %u exact, -m %u, %s, %zu records)",
+                     round, dna ? "dna" : "text", n, info.pattern_count - info.approx_patterns, o.max_errors,
+                     engines_of(db, names, sizeof names), recs.n);
+            size_t batch = batches[tu_rng_below(rng, 5)];
+            uint64_t feed_seed = tu_rng_next(rng);
+            compare(db, &recs, batch, 0, 0, feed_seed, what);
+            compare(db, &recs, batch, 1, 0, feed_seed, what);
+            if (round % 4 == 1) compare(db, &recs, batch, 0, 1 + tu_rng_below(rng, 50), feed_seed, what);
+            sm_db_free(db);
+        }
+        free(exact);
+        free(pats);
+        free(store);
+        free_records(&recs);
+    }
+}
+
 /* The pigeonhole filter whose seed tables hold pieces of 11 and 12 bases
    (the longest they take): keys of 22 to 24 bases cut for k = 1, of 33 to
    36 for k = 2, pieces of the records with a substitution now and then.
@@ -721,6 +773,7 @@ int main(void) {
     random_rounds(&rng);
     approx_rounds(&rng);
     long_piece_rounds(&rng);
+    exact_beside_rounds(&rng);
     large_sets(&rng);
     return tu_summary(TEST_NAME);
 }

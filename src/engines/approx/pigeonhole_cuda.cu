@@ -3,8 +3,11 @@
  * tables (the combined table in shared memory when it fits) or the
  * automaton. Candidates (a code with pieces, found from the bitmap alone)
  * go to a queue in the block's shared memory and are verified a thread each
- * after every stretch of the slices; packed k-mismatch windows are compared
- * on the spot, the keys read from their end in shared memory. */
+ * after every stretch of the slices; the anchors of k edits that pass the
+ * death tables go to a second queue and are searched a thread each (Myers'
+ * search over the anchor's window, the keys' match words in shared
+ * memory); packed k-mismatch windows are compared on the spot, the keys
+ * read from their end in shared memory. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,7 +15,16 @@
 #include "engines/approx/pigeonhole_gpu.h"
 
 #define PH_BLOCK 256
-#define PH_QUEUE 2048
+/* Bytes of a slice read between two verifications of the block's queues,
+   and the queues' slots (a full queue's thread verifies on the spot): short
+   stretches keep the queues small, so that more blocks share a
+   multiprocessor (docs/architecture.md, "The approximate kernels", has the
+   measurements behind them). */
+#define PH_EPOCH 32u
+#define PH_QUEUE 1024
+#define PH_LATER 1024
+/* The keys' match words go to shared memory up to this size. */
+#define PH_ROWS_SHARED_MAX (48u * 1024u)
 /* The combined table (the bitmap of piece-ending codes, the table's bitmap,
    rank and output index) goes to shared memory up to this size: 7 bases
    take 5 KiB and 4 bytes per slot. */
@@ -47,18 +59,59 @@ __device__ __forceinline__ sm_ph_gpu_combined ph_tables(const sm_gpu_scan_args &
     return c;
 }
 
-template <bool kShared>
-__global__ void __launch_bounds__(PH_BLOCK) ph_queue_kernel(sm_gpu_scan_args a) {
+/* The key's forward match words (one-word keys; others 0) and the byte
+   classes, copied to shm at word `at` for the window searches. */
+__device__ __forceinline__ void ph_rows(const sm_gpu_scan_args &a, const sm_gpu_pigeonhole &v, uint32_t *shm,
+                                        uint32_t at, const uint64_t **rows, const uint16_t **class_of) {
+    uint16_t *classes = reinterpret_cast<uint16_t *>(shm + at);
+    for (uint32_t i = threadIdx.x; i < 256; i += blockDim.x) classes[i] = (*class_of)[i];
+    uint64_t *r = reinterpret_cast<uint64_t *>(shm + at + 128);
+    const sm_ph_gpu_key *keys = (const sm_ph_gpu_key *)(a.section + v.keys_off);
+    const uint64_t *peq = (const uint64_t *)(a.section + v.peq_off);
+    for (uint32_t i = threadIdx.x; i < v.nkeys * v.rows; i += blockDim.x) {
+        const sm_ph_gpu_key *key = &keys[i / v.rows];
+        r[i] = __ldg(&key->blocks) == 1 ? __ldg(&peq[__ldg(&key->peq_at) + i % v.rows]) : 0;
+    }
+    *rows = r;
+    *class_of = classes;
+}
+
+/* The queue kernel's shared memory, in 32-bit words: the combined table
+   (when kShared), the byte classes and the keys' match words (when
+   kRowsShared; 8-byte aligned), the two counters and the two queues.
+   Returns the words in all. */
+static __host__ __device__ uint32_t ph_queue_layout(const sm_gpu_pigeonhole &v, uint32_t table_words, bool tables,
+                                                    bool rows, uint32_t *rows_at, uint32_t *queues_at) {
+    uint32_t at = tables ? (table_words + 1) & ~1u : 0;
+    *rows_at = at;
+    if (rows) at += 128 + 2 * v.nkeys * v.rows;
+    *queues_at = at;
+    return at + 2 + 3 * (PH_QUEUE + PH_LATER);
+}
+
+/* Slices read a stretch of PH_EPOCH bytes each, the block queues what
+   they find (cands), verifies it a candidate per thread (the death tables;
+   the band DPs of longer keys), queues the anchors of one-word keys that
+   pass (later) and runs their window searches an anchor per thread. */
+template <bool kShared, bool kRowsShared>
+__global__ void __launch_bounds__(PH_BLOCK) ph_queue_kernel(sm_gpu_scan_args a, uint32_t table_words) {
     extern __shared__ uint32_t shm[];
-    __shared__ sm_ph_gpu_cand cands[PH_QUEUE];
-    __shared__ uint32_t count;
     const sm_gpu_pigeonhole &v = *SM_GPU_VIEW(&a.view, const sm_gpu_pigeonhole);
+    uint32_t rows_at, queues_at;
+    ph_queue_layout(v, table_words, kShared, kRowsShared, &rows_at, &queues_at);
+    uint32_t &count = shm[queues_at], &nlater = shm[queues_at + 1];
+    sm_ph_gpu_cand *cands = reinterpret_cast<sm_ph_gpu_cand *>(shm + queues_at + 2);
+    sm_ph_gpu_cand *later_slots = cands + PH_QUEUE;
     const sm_ph_gpu_tables *tables = (const sm_ph_gpu_tables *)a.extra;
     const sm_ph_gpu_combined cb = ph_tables<kShared>(a, v, tables, shm);
+    const uint64_t *rows = NULL;
+    const uint16_t *class_of = (const uint16_t *)(a.section + v.class_of_off);
+    if (kRowsShared) ph_rows(a, v, shm, rows_at, &rows, &class_of);
     const uint32_t slices = sm_ph_gpu_slices(&a, &v);
     const uint32_t items = a.nchunks * slices;
     const uint32_t span_max = v.slice + (v.edits ? a.reach : v.max_key) + 16;
     sm_ph_gpu_queue queue = {cands, &count, PH_QUEUE};
+    sm_ph_gpu_queue later = {later_slots, &nlater, PH_LATER};
     for (uint32_t base = blockIdx.x * blockDim.x; base < items; base += gridDim.x * blockDim.x) {
         const uint32_t item = base + threadIdx.x;
         sm_gpu_chunk ch = {0, 0, 0, 0};
@@ -66,11 +119,11 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_queue_kernel(sm_gpu_scan_args a) 
         uint32_t lo = 0, hi = 0;
         if (ch.c0 < ch.c1) sm_ph_gpu_span(&v, ch, &lo, &hi);
         sm_ph_gpu_scan_state st = {0, 0, 0};
-        if (threadIdx.x == 0) count = 0;
+        if (threadIdx.x == 0) count = nlater = 0;
         __syncthreads();
-        for (uint32_t at = 0; at < span_max; at += SM_PH_GPU_EPOCH) {
+        for (uint32_t at = 0; at < span_max; at += PH_EPOCH) {
             if (lo + at < hi) {
-                uint32_t to = hi - (lo + at) < SM_PH_GPU_EPOCH ? hi : lo + at + SM_PH_GPU_EPOCH;
+                uint32_t to = hi - (lo + at) < PH_EPOCH ? hi : lo + at + PH_EPOCH;
                 sm_ph_gpu_scan(&a, &v, tables, &cb, ch, &queue, item, &st, lo + at, to);
             }
             __syncthreads();
@@ -79,10 +132,18 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_queue_kernel(sm_gpu_scan_args a) 
                 const sm_ph_gpu_cand x = cands[c];
                 const sm_gpu_chunk xc =
                     sm_gpu_chunk_part(a.chunks[x.item / slices], x.item % slices, slices, a.tail, a.reach);
-                sm_ph_gpu_verify(&a, &v, &cb, xc, x);
+                sm_ph_gpu_verify(&a, &v, &cb, xc, x, &later);
             }
             __syncthreads();
-            if (threadIdx.x == 0) count = 0;
+            const uint32_t nl = nlater < PH_LATER ? nlater : PH_LATER;
+            for (uint32_t c = threadIdx.x; c < nl; c += blockDim.x) {
+                const sm_ph_gpu_cand x = later_slots[c];
+                const sm_gpu_chunk xc =
+                    sm_gpu_chunk_part(a.chunks[x.item / slices], x.item % slices, slices, a.tail, a.reach);
+                sm_ph_gpu_window_queued(&a, &v, x, xc, rows, class_of);
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) count = nlater = 0;
             __syncthreads();
         }
     }
@@ -152,9 +213,15 @@ static int ph_launch(const sm_cuda_launch *l, char *msg) {
         kernel<<<blocks, PH_BLOCK, shared, l->stream>>>(l->args, words);
         return 0;
     }
-    void (*kernel)(sm_gpu_scan_args) = tables_shared ? ph_queue_kernel<true> : ph_queue_kernel<false>;
+    size_t rows_bytes = (size_t)v.nkeys * v.rows * 8;
+    bool rows_shared = v.edits && rows_bytes <= PH_ROWS_SHARED_MAX;
+    uint32_t rows_at, queues_at;
+    shared = (size_t)ph_queue_layout(v, words, tables_shared, rows_shared, &rows_at, &queues_at) * 4;
+    void (*kernel)(sm_gpu_scan_args, uint32_t) =
+        tables_shared ? (rows_shared ? ph_queue_kernel<true, true> : ph_queue_kernel<true, false>)
+                      : (rows_shared ? ph_queue_kernel<false, true> : ph_queue_kernel<false, false>);
     if (sm_cuda_grid_threads((const void *)kernel, shared, items, 1, PH_BLOCK, l->sms, &blocks, msg) != 0) return -1;
-    kernel<<<blocks, PH_BLOCK, shared, l->stream>>>(l->args);
+    kernel<<<blocks, PH_BLOCK, shared, l->stream>>>(l->args, words);
     return 0;
 }
 

@@ -119,7 +119,7 @@ static void ph_gpu_describe(const sm_gpu_view *view, char *buf, size_t size) {
              "pigeonhole filter: %u keys cut into %u exact pieces, found by %s%s, slices of %u bytes a thread; %s "
              "verified on the GPU%s",
              v->nkeys, v->k + 1, seeds, max, v->slice,
-             v->edits ? "anchors (Myers' step, or a band of 2k + 1 cells)" : v->packed ? "packed windows" : "windows",
+             v->edits ? "anchors (Myers' search over each anchor's window, or a band of 2k + 1 cells)" : v->packed ? "packed windows" : "windows",
              v->alive_columns ? " after the death tables" : "");
 }
 

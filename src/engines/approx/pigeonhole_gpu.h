@@ -13,10 +13,11 @@
  *    through the key's match rows, reported by its first exact piece only;
  *    a slice owns the windows that start in it and reads on to the chunk's
  *    end;
- *  - k edits: the anchored DPs on both sides of the piece (Myers' step with
- *    Ukkonen's cut-off for keys of one word, a band of 2k + 1 cells for
- *    longer ones), every end of an alignment through the anchor reported as
- *    an end event with its cost; a slice owns the ends in it and reads from
+ *  - k edits: after the death tables, Myers' search over the text window
+ *    that holds every alignment through the anchor (keys of one word), or
+ *    the anchored band DPs of 2k + 1 cells on both sides of the piece
+ *    (longer keys), every end found reported as an end event with its
+ *    cost; a slice owns the ends in it and reads from
  *    longest pattern + k before it, which holds every anchor of an
  *    alignment ending there (and a cost over k for any that starts
  *    earlier). An end found through several anchors comes several times;
@@ -165,59 +166,97 @@ SM_GPU_FN void sm_ph_gpu_window_packed(const sm_gpu_scan_args *a, const sm_gpu_p
     sm_gpu_emit(a, x + m, SM_GPU_LDG(&key->output), count, SM_GPU_HIT_OUTPUT);
 }
 
+/* A piece found at q, to verify: the seed list entry that named it (or
+   the piece, with SM_PH_GPU_PIECE; or with SM_PH_GPU_CODE, the code of the
+   max bases ending at q, whose pieces the combined table lists), and the
+   work item (slice) it belongs to. */
+#define SM_PH_GPU_PIECE 0x80000000u
+#define SM_PH_GPU_CODE 0x40000000u
+typedef struct {
+    uint32_t q, entry, item;
+} sm_ph_gpu_cand;
+
+/* Where a thread puts what it finds: a block's queue in shared memory, so
+   that the block then verifies the candidates a thread each (a long chain
+   of dependent loads per candidate no longer holds up the other threads of
+   a warp); NULL, or a full queue: verified on the spot. The anchors of
+   one-word keys that pass the death tables wait in a second such queue
+   (entry: the piece) for the window searches, which then run a thread
+   each with the same work on every thread. */
+typedef struct {
+    sm_ph_gpu_cand *slots;
+    uint32_t *count;
+    uint32_t cap;
+} sm_ph_gpu_queue;
+
+/* Puts c in the queue; 0 when it is full (the caller verifies it itself). */
+SM_GPU_FN int sm_ph_gpu_push(const sm_ph_gpu_queue *queue, sm_ph_gpu_cand c) {
+#ifdef __CUDACC__
+    uint32_t at = atomicAdd(queue->count, 1u);
+#else
+    uint32_t at = (*queue->count)++;
+#endif
+    if (at >= queue->cap) return 0;
+    queue->slots[at] = c;
+    return 1;
+}
+
 /* ------------------------------------------------------------ k edits */
 
-/* Anchored Myers for a piece of a one-word key (pigeonhole_private.h:
-   ph_alive_step): rows = key symbols lo .. lo + rows - 1 in the word's order,
-   columns = text bytes from the anchor, forwards (dir 1: text[at + t - 1])
-   or backwards (text[at - t]), at most avail of them. Forwards, every column
-   t whose last row is at most kk is an end (at + t) of cost base + that,
-   reported when owned; returns the least value of the last row (kk + 1:
-   none). */
-SM_GPU_FN uint32_t sm_ph_gpu_anchored(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
-                                      const uint64_t *peq_base, uint32_t lo, int dir, uint32_t rows, uint32_t at,
-                                      uint32_t avail, uint32_t kk, uint32_t base, sm_gpu_chunk ch, int report) {
-    const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
-    const uint64_t mask = rows == 64 ? ~0ull : ((1ull << rows) - 1);
-    const uint32_t columns = rows + kk < avail ? rows + kk : avail;
-    /* the state before any column: D(i, 0) = i, rows up to kk active */
-    uint64_t pv = ~0ull, mv = 0;
-    uint32_t y = rows < kk ? rows : kk, score_y = y, least = rows <= kk ? rows : kk + 1;
-    const uint32_t output = report ? SM_GPU_LDG(&key->output) : 0;
-    if (report && rows <= kk && at - 1 >= ch.c0 && at - 1 < ch.c1 && at > 0)
-        sm_gpu_emit(a, at, output, base + rows, SM_GPU_HIT_END);
-    for (uint32_t t = 1; t <= columns; t++) {
-        const uint32_t byte = SM_GPU_LDG(&a->text[dir > 0 ? at + t - 1 : at - t]);
-        const uint64_t eq = (SM_GPU_LDG(&peq_base[SM_GPU_LDG(&class_of[byte])]) >> lo) & mask;
-        /* Myers' step in anchored form: row 0 grows by one per column */
-        const uint64_t Xv = eq | mv;
-        const uint64_t Xh = (((eq & pv) + pv) ^ pv) | eq;
-        uint64_t ph = mv | ~(Xh | pv), mh = pv & Xh;
-        ph = (ph << 1) | 1u;
-        mh <<= 1;
-        pv = mh | ~(Xv | ph);
-        mv = ph & Xv;
-        const uint64_t ybit = 1ull << y;
-        score_y += (uint32_t)((ph & ybit) != 0) - (uint32_t)((mh & ybit) != 0);
-        if (y < rows) {
-            uint32_t next = score_y + (uint32_t)((pv & ybit) != 0) - (uint32_t)((mv & ybit) != 0);
-            if (next <= kk) {
-                y++;
-                score_y = next;
-            }
+/* One Myers column of a key of up to W bits (W = 32 or 64): the
+   vertical deltas pv, mv and the score of the last row move by the match
+   word eq (search form: row 0 is 0 in every column). */
+#define SM_PH_GPU_MYERS_COLUMN(T, pv, mv, score, eq, top)                 \
+    do {                                                                  \
+        const T xv_ = (eq) | (mv);                                        \
+        const T xh_ = ((((eq) & (pv)) + (pv)) ^ (pv)) | (eq);             \
+        T ph_ = (mv) | ~(xh_ | (pv));                                     \
+        T mh_ = (pv) & xh_;                                               \
+        (score) += (uint32_t)((ph_ & (top)) != 0) - (uint32_t)((mh_ & (top)) != 0); \
+        ph_ <<= 1;                                                        \
+        mh_ <<= 1;                                                        \
+        (pv) = mh_ | ~(xv_ | ph_);                                        \
+        (mv) = ph_ & xv_;                                                 \
+    } while (0)
+
+/* k edits, keys of one word, an anchor that passed the death tables: every
+   alignment through the piece at q lies in the text window [q - offset - k,
+   q - offset + m + k) (the key's symbols before the piece take at most k
+   more or fewer text symbols), so Myers' search over that window, from its
+   first byte on, gives each end an alignment cost that is at most the
+   anchored one and is itself a real alignment's: every owned end j with
+   D(j) <= k is reported with D(j) through the anchor of its optimal
+   alignment, and the runner keeps each end's least cost. The window is
+   clipped to [ch.from, ch.c1) as the anchored DPs were: the look-back holds
+   every alignment of an owned end. One step costs the same on every
+   thread, so a warp's candidates take the same time whatever their text.
+   rows: the key's forward match words by class (the section's or a copy in
+   shared memory), class_of: the byte classes. */
+SM_GPU_FN void sm_ph_gpu_window_edits(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
+                                      const uint64_t *rows, const uint16_t *class_of, uint32_t offset, uint32_t q,
+                                      sm_gpu_chunk ch) {
+    const uint32_t k = v->k, m = SM_GPU_LDG(&key->length), output = SM_GPU_LDG(&key->output);
+    const uint32_t w0 = q - ch.from >= offset + k ? q - offset - k : ch.from;
+    uint32_t w1 = q - offset + m + k;
+    if (w1 > ch.c1) w1 = ch.c1;
+    uint32_t score = m;
+    if (m <= 32) {
+        const uint32_t top = 1u << (m - 1);
+        uint32_t pv = ~0u, mv = 0;
+        for (uint32_t i = w0; i < w1; i++) {
+            const uint32_t eq = (uint32_t)rows[class_of[SM_GPU_LDG(&a->text[i])]];
+            SM_PH_GPU_MYERS_COLUMN(uint32_t, pv, mv, score, eq, top);
+            if (score <= k && i >= ch.c0) sm_gpu_emit(a, i + 1, output, score, SM_GPU_HIT_END);
         }
-        while (score_y > kk) {
-            if (y == 0) return least;
-            y--;
-            score_y -= (uint32_t)((pv >> y) & 1u) - (uint32_t)((mv >> y) & 1u);
-        }
-        if (y == rows) {
-            if (score_y < least) least = score_y;
-            uint32_t end = at + t;
-            if (report && end - 1 >= ch.c0 && end - 1 < ch.c1) sm_gpu_emit(a, end, output, base + score_y, SM_GPU_HIT_END);
-        }
+        return;
     }
-    return least;
+    const uint64_t top = 1ull << (m - 1);
+    uint64_t pv = ~0ull, mv = 0;
+    for (uint32_t i = w0; i < w1; i++) {
+        const uint64_t eq = rows[class_of[SM_GPU_LDG(&a->text[i])]];
+        SM_PH_GPU_MYERS_COLUMN(uint64_t, pv, mv, score, eq, top);
+        if (score <= k && i >= ch.c0) sm_gpu_emit(a, i + 1, output, score, SM_GPU_HIT_END);
+    }
 }
 
 /* The band DP of pigeonhole_verify.c (band_dp) for keys of several words:
@@ -263,17 +302,19 @@ SM_GPU_FN uint32_t sm_ph_gpu_band(const sm_gpu_scan_args *a, const sm_gpu_pigeon
     return least;
 }
 
-/* The anchor of piece `piece` (of key `key_index`) at q: the DPs on both
-   sides (ph_verify_anchor), text from ch.from (look-back) to ch.c1. */
+/* The anchor of piece `piece` (of key `key_index`) at q, text from ch.from
+   (look-back) to ch.c1: after the death tables, the window search (keys of
+   one word; queued in `later` when there is one with room, item naming the
+   slice) or the band DPs on both sides (ph_verify_anchor). */
 SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, uint32_t key_index,
-                                uint32_t piece, uint32_t q, sm_gpu_chunk ch) {
+                                uint32_t piece, uint32_t q, sm_gpu_chunk ch, uint32_t item,
+                                const sm_ph_gpu_queue *later) {
     const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
     const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
     const uint64_t *peq = (const uint64_t *)(a->section + v->peq_off) + SM_GPU_LDG(&key->peq_at);
     const uint32_t k = v->k, length = SM_GPU_LDG(&key->length), blocks = SM_GPU_LDG(&key->blocks);
     const uint32_t offset = SM_GPU_LDG(&pc->offset), plen = SM_GPU_LDG(&pc->length);
     const uint32_t rest = length - offset - plen, floor = ch.from, limit = ch.c1;
-    const int fast = blocks == 1 && k <= 255;
     if (v->alive_columns) {
         /* most anchors die within a few symbols on either side */
         const uint32_t c = v->alive_columns;
@@ -298,21 +339,23 @@ SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
             if (bad < 4 && !((SM_GPU_LDG(&alive[words + code / 64]) >> (code % 64)) & 1u)) return;
         }
     }
+    if (q + plen > limit) return; /* every end through it lies past the slice */
+    if (blocks == 1) {
+        sm_ph_gpu_cand c;
+        c.q = q;
+        c.entry = piece;
+        c.item = item;
+        if (later && sm_ph_gpu_push(later, c)) return;
+        sm_ph_gpu_window_edits(a, v, key, peq, (const uint16_t *)(a->section + v->class_of_off), offset, q, ch);
+        return;
+    }
     uint32_t before = 0, row[2 * SM_PH_GPU_BAND_K + 1];
     if (offset > 0) {
-        if (fast) /* backwards: the reversed rows (peq + rows), key symbols offset - 1 down to 0 */
-            before = sm_ph_gpu_anchored(a, v, key, peq + v->rows, length - offset, -1, offset, q, q - floor, k, 0, ch, 0);
-        else
-            before = sm_ph_gpu_band(a, v, key, offset - 1, -1, offset, q, q - floor, k, row);
+        before = sm_ph_gpu_band(a, v, key, offset - 1, -1, offset, q, q - floor, k, row);
         if (before > k) return;
     }
     const uint32_t after = q + plen;
-    if (after > limit) return;
     const uint32_t kk = k - before;
-    if (fast && rest > 0) {
-        sm_ph_gpu_anchored(a, v, key, peq, offset + plen, 1, rest, after, limit - after, kk, before, ch, 1);
-        return;
-    }
     if (sm_ph_gpu_band(a, v, key, offset + plen, 1, rest, after, limit - after, kk, row) > kk) return;
     const uint32_t output = SM_GPU_LDG(&key->output);
     for (uint32_t d = 0; d <= 2 * kk; d++) {
@@ -323,12 +366,26 @@ SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
     }
 }
 
+/* A queued anchor (sm_ph_gpu_anchor's `later`) of slice ch: its window
+   search, the key's match words from rows (nkeys * v->rows words, key
+   after key; NULL: the section's) and the byte classes from class_of. */
+SM_GPU_FN void sm_ph_gpu_window_queued(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_ph_gpu_cand c,
+                                       sm_gpu_chunk ch, const uint64_t *rows, const uint16_t *class_of) {
+    const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + c.entry;
+    const uint32_t key_index = SM_GPU_LDG(&pc->key);
+    const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
+    const uint64_t *r = rows ? rows + (size_t)key_index * v->rows
+                             : (const uint64_t *)(a->section + v->peq_off) + SM_GPU_LDG(&key->peq_at);
+    sm_ph_gpu_window_edits(a, v, key, r, class_of, SM_GPU_LDG(&pc->offset), c.q, ch);
+}
+
 /* ---------------------------------------------------------- the scan */
 
 /* A piece of key_index at place `offset` (its index among the key's
    pieces `index`, number `piece` in the section) found at q. */
 SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch, uint32_t q,
-                             uint32_t key_index, uint32_t offset, uint32_t piece, uint32_t index) {
+                             uint32_t key_index, uint32_t offset, uint32_t piece, uint32_t index, uint32_t item,
+                             const sm_ph_gpu_queue *later) {
     if (!v->edits) {
         if (q < ch.c0 + offset) return; /* the window starts before the slice: another thread's */
         const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
@@ -337,32 +394,13 @@ SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole 
         sm_ph_gpu_window(a, v, key, index, x);
         return;
     }
-    sm_ph_gpu_anchor(a, v, key_index, piece, q, ch);
+    sm_ph_gpu_anchor(a, v, key_index, piece, q, ch, item, later);
 }
 
-/* A piece found at q, to verify: the seed list entry that named it (or
-   the piece, with SM_PH_GPU_PIECE; or with SM_PH_GPU_CODE, the code of the
-   max bases ending at q, whose pieces the combined table lists), and the
-   work item (slice) it belongs to. */
-#define SM_PH_GPU_PIECE 0x80000000u
-#define SM_PH_GPU_CODE 0x40000000u
-typedef struct {
-    uint32_t q, entry, item;
-} sm_ph_gpu_cand;
-
-/* Where a thread puts what it finds: a block's queue in shared memory, so
-   that the block then verifies the candidates a thread each (a long chain
-   of dependent loads per candidate no longer holds up the other threads of
-   a warp); NULL, or a full queue: verified on the spot. */
-typedef struct {
-    sm_ph_gpu_cand *slots;
-    uint32_t *count;
-    uint32_t cap;
-} sm_ph_gpu_queue;
-
-/* Verifies a candidate of slice ch. */
+/* Verifies a candidate of slice ch (anchors that pass the death tables
+   to `later` when given). */
 SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
-                                sm_gpu_chunk ch, sm_ph_gpu_cand c) {
+                                sm_gpu_chunk ch, sm_ph_gpu_cand c, const sm_ph_gpu_queue *later) {
     if (c.entry & SM_PH_GPU_CODE) {
         /* every piece ending at c.q that the combined table lists under the code */
         const uint32_t code = c.entry & ~SM_PH_GPU_CODE;
@@ -371,19 +409,20 @@ SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         for (uint32_t e = cb->out_index[slot], end = cb->out_index[slot + 1]; e < end; e++) {
             const sm_ph_gpu_seed *x = &list[e];
             sm_ph_gpu_hit(a, v, ch, c.q - SM_GPU_LDG(&x->length), SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset),
-                          SM_GPU_LDG(&x->piece), SM_GPU_LDG(&x->index));
+                          SM_GPU_LDG(&x->piece), SM_GPU_LDG(&x->index), c.item, later);
         }
         return;
     }
     if (c.entry & SM_PH_GPU_PIECE) {
         const uint32_t piece = c.entry & ~SM_PH_GPU_PIECE;
         const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
-        sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece, SM_GPU_LDG(&pc->index));
+        sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece, SM_GPU_LDG(&pc->index),
+                      c.item, later);
         return;
     }
     const sm_ph_gpu_seed *x = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off) + c.entry;
     sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset), SM_GPU_LDG(&x->piece),
-                  SM_GPU_LDG(&x->index));
+                  SM_GPU_LDG(&x->index), c.item, later);
 }
 
 SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
@@ -393,18 +432,8 @@ SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhol
     c.q = q;
     c.entry = entry;
     c.item = item;
-    if (queue) {
-#ifdef __CUDACC__
-        uint32_t at = atomicAdd(queue->count, 1u);
-#else
-        uint32_t at = (*queue->count)++;
-#endif
-        if (at < queue->cap) {
-            queue->slots[at] = c;
-            return;
-        }
-    }
-    sm_ph_gpu_verify(a, v, cb, ch, c);
+    if (queue && sm_ph_gpu_push(queue, c)) return;
+    sm_ph_gpu_verify(a, v, cb, ch, c, NULL);
 }
 
 /* Every piece ending just past batch offset i (the base at i, the rolling
@@ -516,7 +545,7 @@ SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pi
                 uint32_t piece = SM_GPU_LDG(&ol[x]) >> 1;
                 const sm_ph_gpu_piece *pc = &pieces[piece];
                 sm_ph_gpu_hit(a, v, ch, i + 1 - L, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
-                              SM_GPU_LDG(&pc->index));
+                              SM_GPU_LDG(&pc->index), 0, NULL);
             }
         }
     }
