@@ -1,0 +1,214 @@
+/*
+ * seqmatch_reader.h — reading targets: FASTA, FASTQ and raw text, plain or
+ * compressed, from a file, standard input or a caller's byte stream, whole
+ * or one byte range of a file; and feeding what is read into a runner.
+ *
+ * Part of libseqmatch (shared and static); include after or instead of
+ * seqmatch.h (it includes it). A minimal search:
+ *
+ *     sm_reader *reader;
+ *     sm_error err;
+ *     if (sm_reader_open("reads.fq.gz", SM_INPUT_AUTO, &reader, &err) != SM_OK) ...
+ *     int status = sm_runner_scan_reader(runner, reader, NULL, &err);
+ *     if (status == SM_OK) status = sm_runner_flush(runner);
+ *     sm_reader_close(reader);
+ *
+ * Compression is found from the content, whatever the name: gzip (one or
+ * many members), BGZF and, when the library was built with libzstd, zstd.
+ * Other compressed formats (bzip2, xz, ...) are refused with a message that
+ * names them. Memory stays bounded whatever the record or line length:
+ * sequences are handed out in pieces.
+ *
+ * Every function that can fail returns SM_OK (0) or 1 on success as
+ * documented, and otherwise a non-zero status with err (when not NULL)
+ * filled: err->code is the status (an SM_ERR_* code, e.g. SM_ERR_FORMAT for
+ * bad input, SM_ERR_IO for a failed read) and err->message one line that
+ * names the file and the record, line or byte offset, e.g. "reads.fq: line
+ * 12 (record 'r3'): quality length 99 differs from sequence length 100".
+ * A reader is used by one thread at a time.
+ */
+#ifndef SEQMATCH_READER_H
+#define SEQMATCH_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seqmatch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* What a reader reads. A record's name is its header's first word: it ends
+   at white space (space, \t, \n, \v, \f, \r) or a NUL byte. */
+typedef enum {
+    SM_INPUT_AUTO = 0,  /* FASTA if the first non-blank byte is '>', FASTQ if '@', else an error */
+    SM_INPUT_FASTA,
+    SM_INPUT_FASTQ,
+    SM_INPUT_TEXT,      /* raw bytes; the whole file is one record named after the path */
+    SM_INPUT_LINES      /* raw bytes; each line (without its \n or \r\n) is one record named PATH:LINE */
+} sm_input_format;
+
+typedef struct sm_reader sm_reader;
+
+/* Opens path ("-" is standard input, left open by sm_reader_close). */
+int sm_reader_open(const char *path, sm_input_format format, sm_reader **reader, sm_error *err);
+
+/* The same, with up to threads threads decompressing and stripping (1: none
+   besides the caller's; gzip and zstd inflate ahead on a thread of their
+   own from 2, BGZF blocks on that many). A plain regular file is read in
+   place (memory-mapped), whatever threads. */
+int sm_reader_open_threads(const char *path, sm_input_format format, unsigned threads, sm_reader **reader,
+                           sm_error *err);
+
+/* The same over a caller's byte stream instead of a file (a socket, a
+   language binding's file object; for a file descriptor, a read(2) loop):
+   read(ctx, buf, cap, err) writes up to cap bytes to buf and returns how
+   many (> 0), 0 at the end, or -1 with err filled; it is called on the
+   caller's thread only. Compressed data is detected and decoded as from a
+   file. name stands for the path in messages (and names a text record). */
+int sm_reader_open_fn(const char *name, sm_input_format format,
+                      long (*read)(void *ctx, void *buf, size_t cap, sm_error *err), void *ctx, sm_reader **reader,
+                      sm_error *err);
+
+/* Moves to the next record. Returns 1 and sets *name (NUL-terminated, valid
+   until the next call), 0 when there are no more records, or a negative
+   value with err filled. */
+int sm_reader_next_record(sm_reader *reader, const char **name, sm_error *err);
+
+/* Hands out the next piece of the current record's sequence (line breaks and
+   \r removed, bytes otherwise as in the file). Returns 1 with *data / *len
+   set (valid until the next call), 0 at the end of the record, or a negative
+   value with err filled (e.g. a byte no sequence has, a quality length that
+   differs, a truncated gzip stream). */
+int sm_reader_read(sm_reader *reader, const uint8_t **data, size_t *len, sm_error *err);
+
+/* The same as sm_reader_read, written to dst instead (up to cap bytes, *len
+   set). dst must have 64 writable bytes past cap (the vector loops write
+   whole vectors); sm_runner_feed_buffer's space has them. */
+int sm_reader_read_into(sm_reader *reader, uint8_t *dst, size_t cap, size_t *len, sm_error *err);
+
+/* The format being read: SM_INPUT_FASTA or SM_INPUT_FASTQ once AUTO has
+   looked at the first byte, else the format asked for. */
+sm_input_format sm_reader_format(const sm_reader *reader);
+
+/* Keeps every record's bytes as they are in the input (FASTA, FASTQ and
+   lines; not text), for sm_reader_record_raw. Call before the first record.
+   A plain file is read in place, so this costs nothing there; compressed or
+   piped input then holds the whole current record in memory. */
+void sm_reader_keep_raw(sm_reader *reader);
+
+/* The current record's bytes as in the (decompressed) input: its header
+   line, sequence lines and (FASTQ) '+' and quality lines with their line
+   ends, and the blank lines after it, up to the next record's header or the
+   end of the input; in lines mode the line with its line end. The rest of
+   the sequence is read first if it has not been. Returns 1 with *data /
+   *len set (valid until the next call on the reader; *stable, when not
+   NULL, says whether they stay valid until sm_reader_close), or a negative
+   value with err filled. */
+int sm_reader_record_raw(sm_reader *reader, const uint8_t **data, size_t *len, int *stable, sm_error *err);
+
+/* Bytes of the underlying (possibly compressed) file consumed so far, and
+   the file size (0 when unknown, e.g. a pipe): for progress bars. */
+void sm_reader_progress(const sm_reader *reader, uint64_t *done, uint64_t *total);
+
+void sm_reader_close(sm_reader *reader);
+
+/* ------------------------------------------------------------ byte ranges
+ *
+ * One share of a file, for a process or thread of many that read one file
+ * together: a plain file read in place or a BGZF file (its blocks starting
+ * in the range). The reader finds the record boundaries near the range's
+ * ends by itself:
+ *   - FASTA and text: records are cut at the range end. The range's first
+ *     record may be the rest of one begun before it
+ *     (sm_reader_record_continued: its name is not known here); its last is
+ *     cut at the range end (sm_reader_record_cut), and sm_reader_read_extra
+ *     reads on past the end for the bytes the next range's first hits need
+ *     before them. Whether the range starts in a header or in sequence is
+ *     read from the line it starts in (at most 1 MiB back; a longer line is
+ *     taken for sequence); sm_range_info says what was assumed, for the
+ *     caller to check against the range before.
+ *   - FASTQ and lines: whole records, those that start in the range; the
+ *     first is found by the four-line rule (a line starting with '@' that
+ *     reads as a whole record followed by another header or the end), so a
+ *     quality line starting with '@' is never taken for a header.
+ * format must be FASTA, FASTQ, TEXT or LINES (not AUTO); begin and end are
+ * file offsets (compressed bytes for BGZF). Error messages name the byte
+ * offset instead of the line (lines before the range are not counted). */
+int sm_reader_open_range(const char *path, sm_input_format format, unsigned threads, uint64_t begin, uint64_t end,
+                         sm_reader **reader, sm_error *err);
+/* The current record began before the range (its name is ""; text: the path). */
+int sm_reader_record_continued(const sm_reader *reader);
+/* The current record's sequence stopped at the range end (reads return 0). */
+int sm_reader_record_cut(const sm_reader *reader);
+/* After a cut: the record's next bytes past the range end, as
+   sm_reader_read_into (0 when the record ends); the range has no more
+   records afterwards. */
+int sm_reader_read_extra(sm_reader *reader, uint8_t *dst, size_t cap, size_t *len, sm_error *err);
+
+enum { SM_RANGE_LINE_START = 0, SM_RANGE_IN_HEADER = 1, SM_RANGE_IN_SEQUENCE = 2 };
+
+/* What two neighbouring ranges must agree on, valid once the range is read. */
+typedef struct {
+    int empty;              /* BGZF: no block starts in the range */
+    int start_kind;         /* FASTA: SM_RANGE_* where the range starts (as found from the line it starts in) */
+    int end_kind;           /* FASTA: SM_RANGE_* at the range end, as read (LINE_START: no claim) */
+    uint64_t first_record;  /* FASTQ, lines: bytes from the range start to its first record */
+    uint64_t next_record;   /* FASTQ, lines: bytes from the range end to the record after its last
+                               (UINT64_MAX: not known) */
+    uint64_t lines;         /* lines: records (lines) read, the first numbered 1 in names */
+} sm_range_info;
+
+void sm_reader_range_info(const sm_reader *reader, sm_range_info *info);
+
+/* ------------------------------------------------ from a reader to a runner */
+
+/* What sm_runner_scan_reader tells its caller while it reads; every field may
+   be 0 / NULL. Callbacks run on the calling thread. */
+typedef struct {
+    void *ctx;
+    /* A record began: its number in the runner (sm_runner_begin_record's)
+       and its name (valid during the call). Non-zero stops the scan. */
+    int (*on_record)(void *ctx, uint64_t record, const char *name);
+    /* A piece of the record's sequence, read and about to be fed (data
+       valid during the call only). */
+    void (*on_sequence)(void *ctx, uint64_t record, const uint8_t *data, size_t len);
+    /* The record's whole sequence (length bytes) has been fed; called
+       before sm_runner_end_record, so before its hits are all delivered. */
+    void (*on_record_fed)(void *ctx, uint64_t record, uint64_t length);
+    /* After each piece fed (bytes of it, record_ended 0) and after each
+       record's end (bytes 0, record_ended 1), once the runner took them
+       without failing. Non-zero stops the scan. */
+    int (*on_progress)(void *ctx, size_t bytes, int record_ended);
+    /* Bytes asked of the reader at a time (0: 64 MiB): large enough that
+       the calls cost nothing, small enough that a stop is seen soon. */
+    size_t piece;
+} sm_scan_reader_options;
+
+/* Reads every record of reader into runner (sm_runner_begin_record, the
+   sequence written straight into the runner's batch, sm_runner_end_record),
+   until the reader's end; the runner is not flushed. When the runner has
+   more than one host thread and the reader has not read yet, the reader
+   strips on the runner's threads (sm_runner_parallel_for) instead of its
+   own. opts may be NULL.
+   Returns SM_OK at the end of the input; SM_ERR_TERMINATED when a callback
+   of opts or of the runner (sm_hit_fn) asked to stop; a runner's failure
+   (SM_ERR_NOMEM, SM_ERR_DEVICE, ...) with err->code set and err->message
+   empty; or a reader's failure (bad input, a failed read) with err->message
+   naming the file and the place. */
+int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, sm_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SEQMATCH_READER_H */
