@@ -173,7 +173,8 @@ void sm_reader_range_info(const sm_reader *reader, sm_range_info *info);
 typedef struct {
     void *ctx;
     /* A record began: its number in the runner (sm_runner_begin_record's)
-       and its name (valid during the call). Non-zero stops the scan. */
+       and its name (valid until the next record begins). Non-zero stops
+       the scan. */
     int (*on_record)(void *ctx, uint64_t record, const char *name);
     /* A piece of the record's sequence, read and about to be fed (data
        valid during the call only). */

@@ -105,13 +105,55 @@ static void report_status(const char *what, int status) {
 
 typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
 
-/* Bytes of a record asked of the reader at a time: large enough that the
-   calls cost nothing, small enough that a stop is seen soon. */
-#define FEED_PIECE ((size_t)64 << 20)
+/* One target's scan, as sm_runner_scan_reader's callbacks see it. */
+typedef struct {
+    search_context *search;
+    const char *path;
+    sm_reader *reader;
+    sm_runner *runner;
+    cli_progress *progress;
+    const char *name;     /* the current record's */
+    int checked;          /* the file's first bytes, for the protein warning */
+    int stop_at_first_hit;
+    int stopped;          /* a callback stopped the scan: the first hit, or a failure */
+    int failed;
+} target_scan;
 
-/* The reader strips on the runner's scan threads (sm_runner_parallel_for). */
-static void run_on_runner(void *runner, size_t n, void (*job)(void *arg, size_t i), void *arg) {
-    (void)sm_runner_parallel_for(runner, n, job, arg);
+static int scan_on_record(void *ctx, uint64_t record, const char *name) {
+    target_scan *t = ctx;
+    t->name = name;
+    if (t->search->formatter && cli_formatter_add_record(t->search->formatter, record, name) != 0) {
+        cli_progress_clear(t->progress);
+        cli_error("out of memory");
+        t->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void scan_on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
+    (void)record;
+    target_scan *t = ctx;
+    if (!t->checked && len > 0) {
+        cli_progress_clear(t->progress);
+        t->checked = 1;
+        cli_check_protein(t->path, t->name, data, len);
+    }
+}
+
+static void scan_on_record_fed(void *ctx, uint64_t record, uint64_t length) {
+    target_scan *t = ctx;
+    if (t->search->formatter) cli_formatter_record_length(t->search->formatter, record, length);
+}
+
+static int scan_on_progress(void *ctx, size_t bytes, int record_ended) {
+    target_scan *t = ctx;
+    if (t->stop_at_first_hit && sm_runner_total(t->runner) > 0) {
+        t->stopped = 1;
+        return 1;
+    }
+    if (!record_ended) cli_progress_update(t->progress, t->reader, bytes, sm_runner_total(t->runner));
+    return 0;
 }
 
 /* Streams one target into the runner. */
@@ -126,90 +168,20 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
         cli_error("%s", err.message[0] ? err.message : sm_strerror(rc));
         return SCAN_FAILED;
     }
-    /* With host scan threads, one team of them both strips and scans. */
-    if (sm_runner_scan_threads(runner) > 1) sm_reader_share_threads(reader, sm_runner_scan_threads(runner), run_on_runner, runner);
     cli_progress_begin_file(progress, path);
 
+    target_scan t = {ctx, path, reader, runner, progress, NULL, !ctx->dna, stop_at_first_hit, 0, 0};
+    sm_scan_reader_options scan = {&t, scan_on_record, scan_on_sequence, scan_on_record_fed, scan_on_progress, 0};
+    int status = sm_runner_scan_reader(runner, reader, &scan, &err);
     scan_result result = SCAN_OK;
-    const char *name = NULL;
-    int read_failed = 0;
-    int checked = !ctx->dna; /* the file's first bytes, for the protein warning */
-    int more;
-    while ((more = sm_reader_next_record(reader, &name, &err)) == 1) {
-        uint64_t record = sm_runner_begin_record(runner);
-        if (ctx->formatter && cli_formatter_add_record(ctx->formatter, record, name) != 0) {
-            cli_progress_clear(progress);
-            cli_error("out of memory");
-            result = SCAN_FAILED;
-            goto done;
-        }
-        size_t len = 0;
-        uint64_t record_bytes = 0;
-        int piece = 0;
-        for (;;) {
-            /* the reader writes the record's bytes straight into the runner's batch */
-            void *dst;
-            size_t room;
-            int status = sm_runner_feed_buffer(runner, FEED_PIECE, &dst, &room);
-            if (status == SM_OK) {
-                piece = sm_reader_read_into(reader, dst, room, &len, &err);
-                if (piece != 1) break;
-                record_bytes += len;
-                if (!checked && len > 0) {
-                    cli_progress_clear(progress);
-                    checked = 1;
-                    cli_check_protein(path, name, dst, len);
-                }
-                status = sm_runner_feed_commit(runner, len);
-            }
-            if (scan_stopped_by_limit(ctx, status)) {
-                result = SCAN_STOPPED_EARLY;
-                goto done;
-            }
-            if (status != SM_OK) {
-                if (status != SM_ERR_TERMINATED) {
-                    cli_progress_clear(progress);
-                    report_status(path, status);
-                }
-                result = SCAN_FAILED;
-                goto done;
-            }
-            if (stop_at_first_hit && sm_runner_total(runner) > 0) {
-                result = SCAN_STOPPED_EARLY;
-                goto done;
-            }
-            cli_progress_update(progress, reader, len, sm_runner_total(runner));
-        }
-        if (piece < 0) {
-            read_failed = 1;
-            break;
-        }
-        if (ctx->formatter) cli_formatter_record_length(ctx->formatter, record, record_bytes);
-        int status = sm_runner_end_record(runner);
-        if (scan_stopped_by_limit(ctx, status)) {
-            result = SCAN_STOPPED_EARLY;
-            goto done;
-        }
-        if (status != SM_OK) {
-            if (status != SM_ERR_TERMINATED) {
-                cli_progress_clear(progress);
-                report_status(path, status);
-            }
-            result = SCAN_FAILED;
-            goto done;
-        }
-        if (stop_at_first_hit && sm_runner_total(runner) > 0) {
-            result = SCAN_STOPPED_EARLY;
-            goto done;
-        }
-    }
-    if (more < 0 || read_failed) {
-        /* Bad input, between records or inside one. */
+    if (status == SM_ERR_TERMINATED) {
+        result = t.failed ? SCAN_FAILED : t.stopped || ctx->limit_reached ? SCAN_STOPPED_EARLY : SCAN_FAILED;
+    } else if (status != SM_OK) {
         cli_progress_clear(progress);
-        cli_error("%s", err.message[0] ? err.message : "read error");
+        if (err.message[0]) cli_error("%s", err.message); /* bad input, between records or inside one */
+        else report_status(path, status);
         result = SCAN_FAILED;
     }
-done:
     sm_reader_close(reader);
     return result;
 }
