@@ -204,6 +204,16 @@ typedef struct {
    naming the file and the place. */
 int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, sm_error *err);
 
+/* One record at a time, for a caller that interleaves readers (paired
+   files read in step) or keeps each record's bytes: feeds the rest of
+   reader's current record (after sm_reader_next_record) into the runner's
+   current record (after sm_runner_begin_record, whose number is record),
+   calling opts' on_sequence and on_progress (record_ended 0) per piece;
+   *length (when not NULL) is set to the bytes fed. The caller ends the
+   record. Returns as sm_runner_scan_reader. */
+int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, uint64_t record,
+                          uint64_t *length, sm_error *err);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

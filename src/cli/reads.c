@@ -126,33 +126,32 @@ static void report_runner(const char *what, int status) {
     else cli_error("%s: %s", what, sm_strerror(status));
 }
 
-/* Feeds the current record of reader to the runner. Returns 0, 1 when the
-   scan stopped (on_done asked), -1 after a message. */
-static int feed_record(reads_state *s, sm_reader *reader, const char *path) {
+/* A piece of the current record was fed. */
+typedef struct {
+    reads_state *state;
+    sm_reader *reader;
+} feed_context;
+
+static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
+    (void)record_ended;
+    feed_context *f = ctx;
+    cli_progress_update(&f->state->progress, f->reader, bytes, sm_runner_total(f->state->runner));
+    return 0;
+}
+
+/* Feeds the current record of reader to the runner (record: its number).
+   Returns 0, 1 when the scan stopped (on_done asked), -1 after a message. */
+static int feed_record(reads_state *s, sm_reader *reader, const char *path, uint64_t record) {
     sm_error err;
-    memset(&err, 0, sizeof err);
-    for (;;) {
-        void *dst;
-        size_t room, len = 0;
-        int status = sm_runner_feed_buffer(s->runner, FEED_PIECE, &dst, &room);
-        if (status == SM_OK) {
-            int piece = sm_reader_read_into(reader, dst, room, &len, &err);
-            if (piece < 0) {
-                cli_progress_clear(&s->progress);
-                cli_error("%s", err.message[0] ? err.message : "read error");
-                return -1;
-            }
-            if (piece == 0) return 0;
-            status = sm_runner_feed_commit(s->runner, len);
-        }
-        if (status == SM_ERR_TERMINATED && s->stop) return 1;
-        if (status != SM_OK) {
-            cli_progress_clear(&s->progress);
-            report_runner(shown(path), status);
-            return -1;
-        }
-        cli_progress_update(&s->progress, reader, len, sm_runner_total(s->runner));
-    }
+    feed_context f = {s, reader};
+    sm_scan_reader_options opts = {&f, NULL, NULL, NULL, on_piece_fed, FEED_PIECE};
+    int status = sm_runner_feed_reader(s->runner, reader, &opts, record, NULL, &err);
+    if (status == SM_OK) return 0;
+    if (status == SM_ERR_TERMINATED && s->stop) return 1;
+    cli_progress_clear(&s->progress);
+    if (err.message[0]) cli_error("%s", err.message); /* bad input */
+    else report_runner(shown(path), status);
+    return -1;
 }
 
 /* Keeps mate m's bytes with entry e. Returns 0 or -1. */
@@ -285,7 +284,7 @@ static int run_input(reads_state *s, const char *path1, const char *path2) {
             uint64_t id = sm_runner_begin_record(s->runner);
             if (e->records == 0) e->first_record = id;
             e->records++;
-            rc = feed_record(s, readers[m], paths[m]);
+            rc = feed_record(s, readers[m], paths[m], id);
             if (rc == 0) rc = keep_raw(s, e, m, readers[m]);
             open = 1;
             open_path = paths[m];

@@ -1,5 +1,6 @@
-/* sm_runner_scan_reader: the one loop that feeds a reader's records into a
- * runner (include/seqmatch_reader.h). It uses only the runner's public calls. */
+/* sm_runner_scan_reader and sm_runner_feed_reader: the one loop that feeds
+ * a reader's records into a runner (include/seqmatch_reader.h). It uses only
+ * the runner's public calls. */
 #include <string.h>
 
 #include "io/seqio.h"
@@ -28,6 +29,46 @@ static int reader_failed(int status, sm_error *err) {
     return status < 0 ? SM_ERR_FORMAT : status;
 }
 
+int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, uint64_t record,
+                          uint64_t *length, sm_error *err) {
+    size_t piece_size = opts && opts->piece ? opts->piece : DEFAULT_PIECE;
+    uint64_t fed = 0;
+    int status = SM_OK;
+    if (err) {
+        err->code = SM_OK;
+        err->message[0] = '\0';
+    }
+    for (;;) {
+        /* the reader writes the record's bytes straight into the runner's batch */
+        void *dst;
+        size_t room, len = 0;
+        status = sm_runner_feed_buffer(runner, piece_size, &dst, &room);
+        if (status != SM_OK) {
+            status = runner_failed(status, err);
+            break;
+        }
+        int piece = sm_reader_read_into(reader, dst, room, &len, err);
+        if (piece < 0) {
+            status = reader_failed(piece, err);
+            break;
+        }
+        if (piece == 0) break;
+        fed += len;
+        if (opts && opts->on_sequence) opts->on_sequence(opts->ctx, record, dst, len);
+        status = sm_runner_feed_commit(runner, len);
+        if (status != SM_OK) {
+            status = runner_failed(status, err);
+            break;
+        }
+        if (opts && opts->on_progress && opts->on_progress(opts->ctx, len, 0) != 0) {
+            status = SM_ERR_TERMINATED;
+            break;
+        }
+    }
+    if (length) *length = fed;
+    return status;
+}
+
 int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, sm_error *err) {
     sm_scan_reader_options none;
     if (!opts) {
@@ -39,7 +80,6 @@ int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
         if (err) err->code = SM_ERR_INVALID;
         return SM_ERR_INVALID;
     }
-    size_t piece_size = opts->piece ? opts->piece : DEFAULT_PIECE;
     /* With host scan threads, one team of them both strips and scans
        (ignored by a reader that has begun). */
     unsigned threads = sm_runner_scan_threads(runner);
@@ -51,23 +91,10 @@ int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
         uint64_t record = sm_runner_begin_record(runner);
         if (opts->on_record && opts->on_record(opts->ctx, record, name) != 0) return SM_ERR_TERMINATED;
         uint64_t record_bytes = 0;
-        for (;;) {
-            /* the reader writes the record's bytes straight into the runner's batch */
-            void *dst;
-            size_t room, len = 0;
-            int status = sm_runner_feed_buffer(runner, piece_size, &dst, &room);
-            if (status != SM_OK) return runner_failed(status, err);
-            int piece = sm_reader_read_into(reader, dst, room, &len, err);
-            if (piece < 0) return reader_failed(piece, err);
-            if (piece == 0) break;
-            record_bytes += len;
-            if (opts->on_sequence) opts->on_sequence(opts->ctx, record, dst, len);
-            status = sm_runner_feed_commit(runner, len);
-            if (status != SM_OK) return runner_failed(status, err);
-            if (opts->on_progress && opts->on_progress(opts->ctx, len, 0) != 0) return SM_ERR_TERMINATED;
-        }
+        int status = sm_runner_feed_reader(runner, reader, opts, record, &record_bytes, err);
+        if (status != SM_OK) return status;
         if (opts->on_record_fed) opts->on_record_fed(opts->ctx, record, record_bytes);
-        int status = sm_runner_end_record(runner);
+        status = sm_runner_end_record(runner);
         if (status != SM_OK) return runner_failed(status, err);
         if (opts->on_progress && opts->on_progress(opts->ctx, 0, 1) != 0) return SM_ERR_TERMINATED;
     }

@@ -298,6 +298,34 @@ static void test_scan_reader(void) {
         sm_runner_free(runner);
     }
 
+    /* record by record: sm_runner_feed_reader between the caller's begin and end */
+    {
+        seen got = {0};
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = 2;
+        ro.chunk_size = 100;
+        ro.on_hit = on_hit;
+        ro.on_record_done = on_record_done;
+        ro.ctx = &got;
+        sm_runner *runner = NULL;
+        CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+        CHECK(sm_reader_open(path, SM_INPUT_AUTO, &r, &err) == SM_OK, "open: %s", err.message);
+        sm_scan_reader_options so = {&got, NULL, on_sequence, NULL, NULL, 5};
+        uint64_t total = 0;
+        while (sm_reader_next_record(r, &name, &err) == 1) {
+            uint64_t id = sm_runner_begin_record(runner), length = 0;
+            CHECK(sm_runner_feed_reader(runner, r, &so, id, &length, &err) == SM_OK, "feed_reader: %s", err.message);
+            total += length;
+            CHECK(sm_runner_end_record(runner) == SM_OK, "end_record");
+        }
+        CHECK(sm_runner_flush(runner) == SM_OK, "flush");
+        CHECK(strcmp(got.hits, want.hits) == 0, "feed_reader: hits\n%s\nwant\n%s", got.hits, want.hits);
+        CHECK(total == 40 * 66 && got.bytes == total, "fed %llu", (unsigned long long)total);
+        sm_reader_close(r);
+        sm_runner_free(runner);
+    }
+
     /* a callback stops the scan; then a reader's failure */
     seen got = {0};
     got.stop_after = 3;
