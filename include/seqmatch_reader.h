@@ -177,8 +177,9 @@ typedef struct {
        the scan. */
     int (*on_record)(void *ctx, uint64_t record, const char *name);
     /* A piece of the record's sequence, read and about to be fed (data
-       valid during the call only). */
-    void (*on_sequence)(void *ctx, uint64_t record, const uint8_t *data, size_t len);
+       valid during the call only). Non-zero stops the scan (the piece is
+       not fed). */
+    int (*on_sequence)(void *ctx, uint64_t record, const uint8_t *data, size_t len);
     /* The record's whole sequence (length bytes) has been fed; called
        before sm_runner_end_record, so before its hits are all delivered. */
     void (*on_record_fed)(void *ctx, uint64_t record, uint64_t length);

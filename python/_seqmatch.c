@@ -707,6 +707,9 @@ typedef struct {
     PyObject *pending;        /* bytes a file object's read gave beyond what was asked */
     Py_ssize_t pending_at;
     int in_record;            /* a record of the reader is being fed */
+    int stop_when_ready;      /* run_read_file's: pause when something is ready */
+    int feed_status;          /* why a feeding callback stopped sm_runner_feed_reader */
+    int paused;               /* it stopped because something is ready */
     int target_end;           /* the current target has no more records */
     uint64_t record;          /* the number of the record being fed */
 
@@ -974,11 +977,44 @@ static int run_file_counts(RunObject *r) {
     return ok ? SM_OK : SM_ERR_NOMEM;
 }
 
+/* Keeps the sequence of the record being fed, for the Record handed out. */
+static int run_keep_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
+    RunObject *r = ctx;
+    record_info *e = record_of(r, record);
+    if (e->seq_len + len > e->seq_cap) {
+        size_t cap = e->seq_cap ? e->seq_cap : 256;
+        while (cap < e->seq_len + len) cap *= 2;
+        char *p = realloc(e->seq, cap);
+        if (!p) {
+            r->feed_status = SM_ERR_NOMEM;
+            return 1;
+        }
+        e->seq = p;
+        e->seq_cap = cap;
+    }
+    memcpy(e->seq + e->seq_len, data, len);
+    e->seq_len += len;
+    return 0;
+}
+
+/* After each piece fed: a pause when something is ready. */
+static int run_pause_when_ready(void *ctx, size_t bytes, int record_ended) {
+    (void)bytes;
+    (void)record_ended;
+    RunObject *r = ctx;
+    if (!(r->stop_when_ready && run_ready(r))) return 0;
+    r->feed_status = SM_OK;
+    r->paused = 1;
+    return 1;
+}
+
 /* Reads the current file target and feeds it (without the GIL) until
    something is ready (stop_when_ready) or the target ends (target_end
    set); returns an sm_status. */
 static int run_read_file(RunObject *r, int stop_when_ready) {
     int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX;
+    sm_scan_reader_options feed = {r, NULL, keep ? run_keep_sequence : NULL, NULL, run_pause_when_ready, FEED_PIECE};
+    r->stop_when_ready = stop_when_ready;
     while (!(stop_when_ready && run_ready(r))) {
         if (!r->in_record) {
             const char *name = NULL;
@@ -992,31 +1028,12 @@ static int run_read_file(RunObject *r, int stop_when_ready) {
             if (!run_begin_record(r, name ? name : "", name ? strlen(name) : 0)) return SM_ERR_NOMEM;
             r->in_record = 1;
         }
-        void *dst;
-        size_t room, len = 0;
-        int status = sm_runner_feed_buffer(r->runner, FEED_PIECE, &dst, &room);
+        r->feed_status = SM_ERR_TERMINATED; /* a callback that stops sets its own */
+        r->paused = 0;
+        int status = sm_runner_feed_reader(r->runner, r->reader, &feed, r->record, NULL, &r->err);
+        if (status == SM_ERR_TERMINATED) status = r->feed_status;
         if (status != SM_OK) return status;
-        int piece = sm_reader_read_into(r->reader, dst, room, &len, &r->err);
-        if (piece < 0) return r->err.code ? r->err.code : SM_ERR_IO;
-        if (piece == 1) {
-            if (keep) {
-                /* the sequence, for the Record handed out */
-                record_info *e = record_of(r, r->record);
-                if (e->seq_len + len > e->seq_cap) {
-                    size_t cap = e->seq_cap ? e->seq_cap : 256;
-                    while (cap < e->seq_len + len) cap *= 2;
-                    char *p = realloc(e->seq, cap);
-                    if (!p) return SM_ERR_NOMEM;
-                    e->seq = p;
-                    e->seq_cap = cap;
-                }
-                memcpy(e->seq + e->seq_len, dst, len);
-                e->seq_len += len;
-            }
-            status = sm_runner_feed_commit(r->runner, len);
-            if (status != SM_OK) return status;
-            continue;
-        }
+        if (r->paused) break; /* inside the record, something is ready */
         r->in_record = 0;
         if (keep) {
             const uint8_t *raw;

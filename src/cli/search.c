@@ -131,7 +131,7 @@ static int scan_on_record(void *ctx, uint64_t record, const char *name) {
     return 0;
 }
 
-static void scan_on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
+static int scan_on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
     (void)record;
     target_scan *t = ctx;
     if (!t->checked && len > 0) {
@@ -139,6 +139,7 @@ static void scan_on_sequence(void *ctx, uint64_t record, const uint8_t *data, si
         t->checked = 1;
         cli_check_protein(t->path, t->name, data, len);
     }
+    return 0;
 }
 
 static void scan_on_record_fed(void *ctx, uint64_t record, uint64_t length) {

@@ -22,11 +22,11 @@ static int runner_failed(int status, sm_error *err) {
 
 static int reader_failed(int status, sm_error *err) {
     if (err) {
-        if (!err->code) err->code = SM_ERR_FORMAT;
+        if (!err->code) err->code = SM_ERR_IO;
         if (!err->message[0]) strcpy(err->message, "read error");
         return err->code;
     }
-    return status < 0 ? SM_ERR_FORMAT : status;
+    return status < 0 ? SM_ERR_IO : status;
 }
 
 int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, uint64_t record,
@@ -54,7 +54,10 @@ int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
         }
         if (piece == 0) break;
         fed += len;
-        if (opts && opts->on_sequence) opts->on_sequence(opts->ctx, record, dst, len);
+        if (opts && opts->on_sequence && opts->on_sequence(opts->ctx, record, dst, len) != 0) {
+            status = SM_ERR_TERMINATED;
+            break;
+        }
         status = sm_runner_feed_commit(runner, len);
         if (status != SM_OK) {
             status = runner_failed(status, err);

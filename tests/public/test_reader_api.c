@@ -206,12 +206,13 @@ static int on_record(void *ctx, uint64_t record, const char *name) {
     return 0;
 }
 
-static void on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
+static int on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
     (void)record;
     (void)data;
     seen *s = ctx;
     s->pieces++;
     s->bytes += len;
+    return 0;
 }
 
 static void on_record_fed(void *ctx, uint64_t record, uint64_t length) {
