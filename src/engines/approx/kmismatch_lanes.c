@@ -79,12 +79,7 @@ static void km_lanes_report(const km_lanes *L, unsigned r, size_t i, unsigned hi
 #define KM_PREFIX km_lanes512_32
 #include "engines/approx/kmismatch_lanes_set.h"
 #undef KM_PREFIX
-#undef KL_ELEM
-#undef KL_STATE
-#undef KM_SHL1
-#undef KM_SET_BIT0
-#undef KM_CLEAR
-#undef KL_TABLES
+#include "engines/approx/lanes_element_end.h"
 #undef KL_EQ
 
 #define KL_ELEM uint64_t
@@ -102,24 +97,8 @@ static void km_lanes_report(const km_lanes *L, unsigned r, size_t i, unsigned hi
 #define KM_PREFIX km_lanes512_64
 #include "engines/approx/kmismatch_lanes_set.h"
 #undef KM_PREFIX
-#undef KL_ELEM
-#undef KL_STATE
-#undef KM_SHL1
-#undef KM_SET_BIT0
-#undef KM_CLEAR
-#undef KL_TABLES
-#undef KL_EQ
-
-#undef KL_TARGET
-#undef KL_V
-#undef KL_LOAD
-#undef KL_STORE
-#undef KL_FETCH
-#undef KL_FETCH_STEPS
-#undef KL_LAYOUT
-#undef KM_PLANE
-#undef KM_CARRY
-#undef KM_OR
+#include "engines/approx/lanes_element_end.h"
+#include "engines/approx/lanes_level_end.h"
 
 /* ---------------------------------------------------------------- AVX2 */
 
@@ -161,12 +140,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i km_lanes_eq
 #define KM_PREFIX km_lanes256_32
 #include "engines/approx/kmismatch_lanes_set.h"
 #undef KM_PREFIX
-#undef KL_ELEM
-#undef KL_STATE
-#undef KM_SHL1
-#undef KM_SET_BIT0
-#undef KM_CLEAR
-#undef KL_TABLES
+#include "engines/approx/lanes_element_end.h"
 
 #define KL_ELEM uint64_t
 #define KL_STATE e64
@@ -184,23 +158,8 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i km_lanes_eq
 #define KM_PREFIX km_lanes256_64
 #include "engines/approx/kmismatch_lanes_set.h"
 #undef KM_PREFIX
-#undef KL_ELEM
-#undef KL_STATE
-#undef KM_SHL1
-#undef KM_SET_BIT0
-#undef KM_CLEAR
-#undef KL_TABLES
-#undef KL_EQ
-#undef KL_TARGET
-#undef KL_V
-#undef KL_LOAD
-#undef KL_STORE
-#undef KL_FETCH
-#undef KL_FETCH_STEPS
-#undef KL_LAYOUT
-#undef KM_PLANE
-#undef KM_CARRY
-#undef KM_OR
+#include "engines/approx/lanes_element_end.h"
+#include "engines/approx/lanes_level_end.h"
 
 #endif /* APX_HAVE_AVX2 */
 

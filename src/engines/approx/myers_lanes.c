@@ -138,15 +138,7 @@ static void my_lanes_report_long(const my_long_lanes *L, unsigned r, size_t i, u
 #undef KL_POPCNT
 #undef KL_TARGET
 #define KL_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
-#undef KL_ELEM
-#undef KL_STATE
-#undef KL_SET1
-#undef KL_STEP
-#undef KL_ADD
-#undef KL_SUB
-#undef KL_SRLTOP
-#undef KL_HITS
-#undef KL_TABLES
+#include "engines/approx/lanes_element_end.h"
 #undef KL_EQ
 
 #define KL_ELEM uint64_t
@@ -209,34 +201,8 @@ static void my_lanes_report_long(const my_long_lanes *L, unsigned r, size_t i, u
 #define KLL_ONE _mm512_set1_epi64(1)
 #define KLL_NAME my_long_lanes512
 #include "engines/approx/myers_lanes_long_kernel.h"
-#undef KLL_NAME
-#undef KLL_EQ
-#undef KLL_AND
-#undef KLL_OR
-#undef KLL_XOR
-#undef KLL_NOT
-#undef KLL_SHL1
-#undef KLL_SRL
-#undef KLL_LE
-#undef KLL_ONE
-#undef KL_ELEM
-#undef KL_STATE
-#undef KL_SET1
-#undef KL_STEP
-#undef KL_ADD
-#undef KL_SUB
-#undef KL_SRLTOP
-#undef KL_HITS
-#undef KL_TABLES
-#undef KL_EQ
-
-#undef KL_TARGET
-#undef KL_V
-#undef KL_LOAD
-#undef KL_STORE
-#undef KL_FETCH
-#undef KL_FETCH_STEPS
-#undef KL_LAYOUT
+#include "engines/approx/lanes_element_end.h"
+#include "engines/approx/lanes_level_end.h"
 
 /* ---------------------------------------------------------------- AVX2 */
 
@@ -297,15 +263,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq
 #include "engines/approx/myers_lanes_kernel.h"
 #undef KL_NR
 #undef KL_NAME
-#undef KL_ELEM
-#undef KL_STATE
-#undef KL_SET1
-#undef KL_STEP
-#undef KL_ADD
-#undef KL_SUB
-#undef KL_SRLTOP
-#undef KL_HITS
-#undef KL_TABLES
+#include "engines/approx/lanes_element_end.h"
 
 #define KL_ELEM uint64_t
 #define KL_STATE e64
@@ -350,33 +308,8 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq
 #define KLL_ONE _mm256_set1_epi64x(1)
 #define KLL_NAME my_long_lanes256
 #include "engines/approx/myers_lanes_long_kernel.h"
-#undef KLL_NAME
-#undef KLL_EQ
-#undef KLL_AND
-#undef KLL_OR
-#undef KLL_XOR
-#undef KLL_NOT
-#undef KLL_SHL1
-#undef KLL_SRL
-#undef KLL_LE
-#undef KLL_ONE
-#undef KL_ELEM
-#undef KL_STATE
-#undef KL_SET1
-#undef KL_STEP
-#undef KL_ADD
-#undef KL_SUB
-#undef KL_SRLTOP
-#undef KL_HITS
-#undef KL_TABLES
-#undef KL_EQ
-#undef KL_TARGET
-#undef KL_V
-#undef KL_LOAD
-#undef KL_STORE
-#undef KL_FETCH
-#undef KL_FETCH_STEPS
-#undef KL_LAYOUT
+#include "engines/approx/lanes_element_end.h"
+#include "engines/approx/lanes_level_end.h"
 
 #endif /* APX_HAVE_AVX2 */
 

@@ -106,3 +106,15 @@ KL_TARGET static void KLL_NAME(my_long_lanes *L, const uint8_t *text) {
     }
     L->y = y;
 }
+
+/* its parameters end here: the next instantiation defines its own */
+#undef KLL_NAME
+#undef KLL_EQ
+#undef KLL_AND
+#undef KLL_OR
+#undef KLL_XOR
+#undef KLL_NOT
+#undef KLL_SHL1
+#undef KLL_SRL
+#undef KLL_LE
+#undef KLL_ONE
