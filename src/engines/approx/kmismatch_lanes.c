@@ -102,14 +102,6 @@ static void km_lanes_report(const km_lanes *L, unsigned r, size_t i, unsigned hi
 
 /* ---------------------------------------------------------------- AVX2 */
 
-__attribute__((target("avx2"), always_inline)) static inline __m256i km_lanes_eq256(__m128i b, __m256i T0,
-                                                                                     __m256i T1) {
-    const __m256i ix = _mm256_cvtepu8_epi32(b);
-    return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(T0, ix)),
-                                                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(T1, ix)),
-                                                _mm256_castsi256_ps(_mm256_slli_epi32(ix, 28))));
-}
-
 #define KL_TARGET __attribute__((target("avx2")))
 #define KL_V __m256i
 #define KL_LOAD(p) _mm256_load_si256((const __m256i *)(p))
@@ -118,7 +110,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i km_lanes_eq
 #define KL_FETCH(i0) ((void)0)
 #define KL_LAYOUT(i0) apx_lanes_classes(g, text, i0, cls)
 #define KL_EQ(r, t)                                                                                    \
-    km_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
+    apx_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
                    T0, T1)
 #define KM_PLANE(sh, f, x) _mm256_xor_si256(_mm256_or_si256(sh, f), x)
 #define KM_CARRY(sh, f, x) _mm256_and_si256(_mm256_or_si256(sh, f), x)

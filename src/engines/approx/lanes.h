@@ -186,6 +186,16 @@ apx_lanes_layout512(const apx_lanes *g, __m512i z0, __m512i z1, uint8_t *idx) {
                                 _mm512_add_epi8(_mm512_permutex2var_epi8(c0, p, c1), q));
         }
 }
+
+/* AVX2: the match words of the index bytes b (dwords, two tables of eight),
+   for the kernels of both engines. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i apx_lanes_eq256(__m128i b, __m256i T0,
+                                                                                     __m256i T1) {
+    const __m256i ix = _mm256_cvtepu8_epi32(b);
+    return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(T0, ix)),
+                                                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(T1, ix)),
+                                                _mm256_castsi256_ps(_mm256_slli_epi32(ix, 28))));
+}
 #endif
 
 /* AVX2 (and any CPU): the classes of steps i0 .. i0 + 7, cls[t * 16 + s]. */

@@ -206,15 +206,6 @@ static void my_lanes_report_long(const my_long_lanes *L, unsigned r, size_t i, u
 
 /* ---------------------------------------------------------------- AVX2 */
 
-/* The match words of the index bytes b (dwords, two tables of eight). */
-__attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq256(__m128i b, __m256i T0,
-                                                                                     __m256i T1) {
-    const __m256i ix = _mm256_cvtepu8_epi32(b);
-    return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(T0, ix)),
-                                                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(T1, ix)),
-                                                _mm256_castsi256_ps(_mm256_slli_epi32(ix, 28))));
-}
-
 #define KL256_STEP(W, Eq, Pv, Mv, Ph, Mh)                                                              \
     do {                                                                                               \
         const __m256i ones_ = _mm256_set1_epi32(-1);                                                   \
@@ -236,7 +227,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq
 #define KL_FETCH(i0) ((void)0)
 #define KL_LAYOUT(i0) apx_lanes_classes(g, text, i0, cls)
 #define KL_EQ(r, t)                                                                                    \
-    my_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
+    apx_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
                    T0, T1)
 
 #define KL_ELEM uint32_t
@@ -295,7 +286,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i my_lanes_eq
     const __m128i SP[2] = {_mm_load_si128((const __m128i *)g->spat[0]), _mm_load_si128((const __m128i *)g->spat[1])}; \
     uint8_t cls[APX_LANES_GROUP * 16] __attribute__((aligned(16)));
 #define KLL_EQ(b, r, t)                                                                                \
-    my_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
+    apx_lanes_eq256(_mm_add_epi8(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(cls + (t) * 16)), SH[r]), SP[r]), \
                    _mm256_load_si256((const __m256i *)(L->tab + (size_t)(b) * APX_LONG_TAB)),                   \
                    _mm256_load_si256((const __m256i *)(L->tab + (size_t)(b) * APX_LONG_TAB + 4)))
 #define KLL_AND _mm256_and_si256
