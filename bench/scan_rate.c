@@ -70,20 +70,11 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static const char *engine_name(const sm_db_info *info) {
-    if (info->approx_patterns == info->pattern_count && info->pattern_count) {
-        switch (info->approx_engine) {
-        case SM_ENGINE_MISMATCH: return "mismatch";
-        case SM_ENGINE_MYERS: return "myers";
-        case SM_ENGINE_WAVEFRONT: return "wavefront";
-        case SM_ENGINE_PIGEONHOLE: return "pigeonhole";
-        default: break;
-        }
-    }
-    if (info->kmer_patterns == info->pattern_count) return "kmer";
-    if (info->shiftand_patterns == info->pattern_count) return "shiftand";
-    if (info->automaton_patterns == info->pattern_count) return "automaton";
-    if (info->wumanber_patterns == info->pattern_count) return "wumanber";
+/* The engine that scans every pattern, or "mixed". */
+static const char *engine_name(const sm_db *db, const sm_db_info *info) {
+    for (size_t i = 0; i < sm_engine_count(); i++)
+        if (info->pattern_count && sm_db_engine_patterns(db, sm_engine_at(i)) == info->pattern_count)
+            return sm_engine_name(sm_engine_at(i));
     return "mixed";
 }
 
@@ -189,7 +180,7 @@ int main(int argc, char **argv) {
     double scan_s = median(wall, repeats), scan_cpu_s = median(cpu, repeats);
     printf("patterns=%zu\tbytes=%zu\tcount=%llu\tengine=%s\tcompile_s=%.4f\tscan_s=%.4f\tscan_MBps=%.1f\t"
            "scan_cpu_s=%.4f\tscan_cpu_MBps=%.1f\tscan_min_s=%.4f\tscan_max_s=%.4f\trepeats=%d",
-           n, tlen, (unsigned long long)first, engine_name(&info), compile_s, scan_s, tlen / scan_s / 1e6,
+           n, tlen, (unsigned long long)first, engine_name(db, &info), compile_s, scan_s, tlen / scan_s / 1e6,
            scan_cpu_s, tlen / scan_cpu_s / 1e6, lo, hi, repeats);
     /* The planner's estimate for the engine that ran, and the model's terms
        (bench/fit_planner.py fits its constants to these rows). */

@@ -126,7 +126,7 @@ static void exercise(const sm_db *db) {
         sm_runner_flush(runner);
         sm_runner_free(runner);
     }
-    if (info.automaton_patterns == info.pattern_count) {
+    if (sm_db_engine_patterns(db, SM_ENGINE_AUTOMATON) == info.pattern_count) {
         sm_dfa *dfa = NULL;
         if (sm_dfa_from_db(db, SM_DFA_CONTAINS, &dfa, &err) == SM_OK) sm_dfa_free(dfa);
     }

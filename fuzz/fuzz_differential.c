@@ -11,8 +11,11 @@
  *   byte 0  bit 0 alphabet (dna, text); bits 1-2 strands (both, +, -, both);
  *           bit 3 the flag (dna: IUPAC in the text; text: ignore case);
  *           bits 4-5 match (exact, mismatches, edits, exact); bits 6-7 k
- *   byte 1  bits 0-2 engine among those of the match kind (pigeonhole
- *           included for mismatches and edits); bit 3 report
+ *   byte 1  bits 0-2 engine: 0 auto, e > 0 the e-th engine of the registry,
+ *           by ascending id, that does the match kind and needs no PAM
+ *           (auto when there is none). Ids never change and a new engine
+ *           takes the next one, so an input that named an engine keeps
+ *           naming it when engines are added; bit 3 report
  *           ends; bits 4-5 runner threads - 1; bits 6-7 build threads
  *   byte 2  runner chunk size (0: the default); also the feed piece size
  *   byte 3  bits 0-1 expansion limit (default, 1, 4, 16); bit 2 runner
@@ -61,6 +64,25 @@ static char map_symbol(uint8_t b, int dna) {
     return dna ? dna_symbols[b % (sizeof dna_symbols - 1)] : text_symbols[b % (sizeof text_symbols - 1)];
 }
 
+/* The engine field (see the layout above): the e-th engine by id among
+   those of the registry that do the matching and need no PAM. */
+static sm_engine engine_of_field(unsigned e, sm_match match) {
+    if (e == 0) return SM_ENGINE_AUTO;
+    size_t count = sm_engine_count();
+    sm_engine last = SM_ENGINE_AUTO;
+    for (unsigned found = 0;;) {
+        sm_engine next = SM_ENGINE_AUTO; /* the least id above last that qualifies */
+        for (size_t i = 0; i < count; i++) {
+            sm_engine id = sm_engine_at(i);
+            if (id > last && (next == SM_ENGINE_AUTO || id < next) && (sm_engine_matches(id) & (1u << match)) &&
+                !(sm_engine_traits(id) & SM_ENGINE_TRAIT_NEEDS_PAM))
+                next = id;
+        }
+        if (next == SM_ENGINE_AUTO || ++found == e) return next;
+        last = next;
+    }
+}
+
 /* Returns 0 when the input is too short to be a case. */
 static int decode(const uint8_t *data, size_t size, fuzz_case *c) {
     if (size < 4) return 0;
@@ -77,20 +99,7 @@ static int decode(const uint8_t *data, size_t size, fuzz_case *c) {
     o->max_errors = data[0] >> 6;
     /* k = 0 is exact matching whatever the kind: pick among exact engines */
     sm_match effective = o->max_errors == 0 ? SM_MATCH_EXACT : o->match;
-    unsigned e = data[1] & 7;
-    if (effective == SM_MATCH_EXACT) {
-        static const sm_engine exact[8] = {SM_ENGINE_AUTO,      SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND,
-                                           SM_ENGINE_KMER,      SM_ENGINE_AUTO,      SM_ENGINE_WUMANBER,
-                                           SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND};
-        o->engine = exact[e];
-    } else if (effective == SM_MATCH_MISMATCHES) {
-        static const sm_engine mismatches[3] = {SM_ENGINE_AUTO, SM_ENGINE_MISMATCH, SM_ENGINE_PIGEONHOLE};
-        o->engine = mismatches[e % 3];
-    } else {
-        static const sm_engine edits[4] = {SM_ENGINE_AUTO, SM_ENGINE_MYERS, SM_ENGINE_WAVEFRONT,
-                                           SM_ENGINE_PIGEONHOLE};
-        o->engine = edits[e % 4];
-    }
+    o->engine = engine_of_field(data[1] & 7, effective);
     o->report = (data[1] & 8) ? SM_REPORT_ENDS : SM_REPORT_BEST;
     c->threads = 1 + ((data[1] >> 4) & 3);
     o->build_threads = data[1] >> 6;
@@ -128,13 +137,11 @@ static int decode(const uint8_t *data, size_t size, fuzz_case *c) {
 }
 
 static void describe(const fuzz_case *c) {
-    static const char *const engines[] = {"auto",      "automaton", "shiftand", "mismatch",
-                                          "myers",     "wavefront", "kmer",     "pigeonhole", "wumanber"};
     char buf[256];
     const sm_compile_options *o = &c->opts;
     fprintf(stderr, "case: %s strands=%d flags=%u match=%d k=%u engine=%s report=%s expansion=%u build_threads=%u\n",
             o->alphabet == SM_ALPHABET_DNA ? "dna" : "text", (int)o->strands, o->flags, (int)o->match, o->max_errors,
-            engines[o->engine], o->report == SM_REPORT_ENDS ? "ends" : "best", o->max_expansion, o->build_threads);
+            sm_engine_name(o->engine), o->report == SM_REPORT_ENDS ? "ends" : "best", o->max_expansion, o->build_threads);
     fprintf(stderr, "      runner threads=%u chunk=%zu piece=%u count_only=%u overlap_free=%d lanes=%d\n", c->threads,
             c->chunk_size, c->piece, c->count_only, c->overlap_free, c->lanes);
     for (size_t p = 0; p < c->npats; p++)
@@ -246,9 +253,7 @@ static void run_case(const fuzz_case *c) {
            alphabet), Wu-Manber (as the automaton) and the pigeonhole filter
            (patterns not longer than k, IUPAC text, pieces that expand too
            much). */
-        int may_refuse = o->engine == SM_ENGINE_AUTOMATON || o->engine == SM_ENGINE_KMER ||
-                         o->engine == SM_ENGINE_WUMANBER ||
-                         o->engine == SM_ENGINE_PIGEONHOLE;
+        int may_refuse = (sm_engine_traits(o->engine) & SM_ENGINE_TRAIT_LIMITED) != 0;
         CASE_CHECK(c, may_refuse && rc == SM_ERR_INVALID, "compile refused a valid set: %s", err.message);
         return;
     }
@@ -319,7 +324,7 @@ static void run_case(const fuzz_case *c) {
         sm_db_info info;
         sm_db_get_info(db, &info);
         /* the database's match kind: edits with k = 0 compile to an exact database */
-        int automaton_only = info.match == SM_MATCH_EXACT && info.automaton_patterns == info.pattern_count;
+        int automaton_only = info.match == SM_MATCH_EXACT && info.section_count == 1 && sm_db_section_dfa(db, 0, NULL, NULL);
         int rc = sm_runner_create(db, &ro, &runner, &err);
         CASE_CHECK(c, automaton_only ? rc == SM_OK : rc == SM_ERR_INVALID && runner == NULL,
                    "overlap-free runner: status %d (%s)", rc, rc ? err.message : "");

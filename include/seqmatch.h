@@ -151,6 +151,28 @@ typedef enum {
                                  pieces of the guides beside it, then verification */
 } sm_engine;
 
+/* The engines this library has, from its registry (src/engines/registry.c),
+   in the order the command lists them: sm_engine_at(i) for i below
+   sm_engine_count() (SM_ENGINE_AUTO past the end). An engine added later
+   gets the next free id; ids and names never change. */
+size_t sm_engine_count(void);
+sm_engine sm_engine_at(size_t index);
+/* The name --engine gives it ("auto", "automaton", ...); NULL for an id
+   this library does not have. */
+const char *sm_engine_name(sm_engine engine);
+/* The engine of a name (or "auto"): SM_OK, or SM_ERR_INVALID. */
+int sm_engine_from_name(const char *name, sm_engine *engine);
+/* The kinds of matching it does: bit (1u << sm_match) each; 0 for AUTO or
+   an unknown id. */
+unsigned sm_engine_matches(sm_engine engine);
+/* What else is true of it, SM_ENGINE_TRAIT_* bits. */
+#define SM_ENGINE_TRAIT_NEEDS_PAM 1u /* compiles only with a PAM (sm_compile_options.pam) */
+#define SM_ENGINE_TRAIT_BULGES 2u    /* finds sites with bulges (dna_bulges, rna_bulges) */
+#define SM_ENGINE_TRAIT_LIMITED 4u   /* forced, it refuses some valid pattern sets (its own limits on
+                                        lengths, symbols or expansions); the others take any set of
+                                        their kind of matching */
+unsigned sm_engine_traits(sm_engine engine);
+
 /* Which side of the guide the PAM sits on (sm_compile_options.pam_side). */
 typedef enum {
     SM_PAM_3PRIME = 0,       /* Cas9: guide + PAM (NGG) */
@@ -252,18 +274,12 @@ typedef struct {
     uint32_t pattern_count;
     uint32_t min_length, max_length; /* pattern lengths in symbols */
     uint64_t size;                   /* bytes of the serialized database */
-    uint32_t automaton_states;       /* 0 when no pattern uses the automaton */
-    uint32_t automaton_columns;      /* symbol classes (columns of the transition table) */
-    uint32_t automaton_patterns;     /* patterns scanned by the automaton */
-    uint32_t shiftand_patterns;      /* patterns scanned by Shift-And */
     sm_match match;
     uint32_t max_errors;
     sm_report report;
-    uint32_t approx_patterns;        /* patterns scanned by an approximate engine */
-    uint32_t kmer_patterns;          /* patterns scanned by the k-mer table */
-    sm_engine approx_engine;         /* that engine (SM_ENGINE_MISMATCH, _MYERS, _WAVEFRONT or _PIGEONHOLE), else AUTO */
-    uint32_t wumanber_patterns;      /* patterns scanned by the Wu-Manber engine */
-    uint32_t section_count;          /* engine sections in the database (sm_db_section_name) */
+    uint32_t approx_patterns;        /* patterns scanned by an engine that does not do exact matching */
+    sm_engine approx_engine;         /* the first such section's engine, else AUTO */
+    uint32_t section_count;          /* engine sections in the database (sm_db_section_*) */
     uint32_t pam_length;             /* symbols of each pattern that must match exactly at its PAM end */
     sm_pam_side pam_side;            /* that end */
     uint32_t dna_bulges, rna_bulges; /* the longest bulges a site may have */
@@ -274,6 +290,13 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info);
    ("automaton", "kmer", ...), with the patterns it scans and its bytes;
    NULL for an index out of range. */
 const char *sm_db_section_name(const sm_db *db, uint32_t index, uint32_t *patterns, uint64_t *bytes);
+/* The engine of section index; SM_ENGINE_AUTO for an index out of range. */
+sm_engine sm_db_section_engine(const sm_db *db, uint32_t index);
+/* Whether section index is one DFA (the automaton: a state per trie node,
+   a column per symbol class), with its states and columns; 0 otherwise. */
+int sm_db_section_dfa(const sm_db *db, uint32_t index, uint32_t *states, uint32_t *columns);
+/* How many patterns the sections of an engine scan (0 when it has none). */
+uint32_t sm_db_engine_patterns(const sm_db *db, sm_engine engine);
 /* What the CUDA backend runs for section index (< section_count): its
    kernel and where its tables sit on a Hopper GPU, written to buf (size
    bytes); NULL for a section the GPU cannot scan (buf then says why, or is

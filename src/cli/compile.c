@@ -247,27 +247,29 @@ static void print_size(FILE *out, uint64_t bytes) {
 
 /* Why the exact engines are the ones they are: the planner's rules
    (src/core/compile.c), stated for the engines this database uses. */
-static void explain_exact_plan(FILE *out, const sm_db_info *info, int forced) {
-    uint32_t literal = info->automaton_patterns + info->kmer_patterns + info->wumanber_patterns;
+static void explain_exact_plan(FILE *out, const sm_db *db, int forced) {
+    uint32_t automaton = sm_db_engine_patterns(db, SM_ENGINE_AUTOMATON), kmer = sm_db_engine_patterns(db, SM_ENGINE_KMER);
+    uint32_t wumanber = sm_db_engine_patterns(db, SM_ENGINE_WUMANBER);
+    uint32_t literal = automaton + kmer + wumanber;
     if (forced) {
         fputs("why              the engine was forced with --engine\n", out);
         return;
     }
-    if (info->shiftand_patterns)
+    if (sm_db_engine_patterns(db, SM_ENGINE_SHIFTAND))
         fputs("why              shift-and takes the IUPAC patterns that expand to too many strings\n", out);
-    if (info->kmer_patterns && info->kmer_patterns < literal)
+    if (kmer && kmer < literal)
         fputs("why              mixed lengths: the patterns of the length whose trie would be largest go to the\n"
               "                 k-mer table, the others to their own engine; both scan the text\n", out);
-    if (info->kmer_patterns)
+    if (kmer)
         fputs("why              k-mer table: one length k <= 32 over 4 symbols, and a trie that could pass\n"
               "                 64 KiB (k <= 8), 256 KiB (k <= 12, direct table) or 8 MiB (k > 12, hash set)\n", out);
-    if (info->wumanber_patterns)
+    if (wumanber)
         fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16, or at most 16\n"
               "                 keys of 3 or more symbols, not all A/C/G/T (SIMD prefilter on their first bytes),\n"
               "                 or keys of more than about 27 million symbols (the automaton would take tens of\n"
               "                 seconds and gigabytes to build)\n",
               out);
-    if (info->automaton_patterns)
+    if (automaton)
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);
 }
 
@@ -359,16 +361,20 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
                   out);
     } else {
         fprintf(out, "engines          automaton %u, k-mer table %u, shift-and %u, wu-manber %u\n",
-                info.automaton_patterns, info.kmer_patterns, info.shiftand_patterns, info.wumanber_patterns);
-        explain_exact_plan(out, &info, forced);
+                sm_db_engine_patterns(db, SM_ENGINE_AUTOMATON), sm_db_engine_patterns(db, SM_ENGINE_KMER),
+                sm_db_engine_patterns(db, SM_ENGINE_SHIFTAND), sm_db_engine_patterns(db, SM_ENGINE_WUMANBER));
+        explain_exact_plan(out, db, forced);
         if (gpu && !forced)
             fputs("planned for      the GPU (--gpu): the k-mer table from a trie of 16 KiB (k <= 12) or 2 MiB (hash set),\n"
                   "                 wu-manber for keys of 24 or more with a mean shift of 48 or more, else the automaton\n",
                   out);
     }
-    if (info.automaton_states > 0)
-        fprintf(out, "automaton        %u states x %u columns\n", info.automaton_states,
-                info.automaton_columns);
+    /* the first DFA section's size (the automaton's) */
+    for (uint32_t i = 0, states, columns; i < info.section_count; i++)
+        if (sm_db_section_dfa(db, i, &states, &columns)) {
+            if (states > 0) fprintf(out, "automaton        %u states x %u columns\n", states, columns);
+            break;
+        }
     /* What --gpu would run: each section's kernel, or why it cannot. */
     for (uint32_t i = 0; i < info.section_count; i++) {
         char gpu[256];

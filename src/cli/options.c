@@ -262,19 +262,14 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         seen->text_iupac = 1;
         return CLI_PARSE_OK;
     case OPT_ENGINE:
-        if (strcmp(value, "auto") == 0) opts->compile.engine = SM_ENGINE_AUTO;
-        else if (strcmp(value, "automaton") == 0) opts->compile.engine = SM_ENGINE_AUTOMATON;
-        else if (strcmp(value, "shiftand") == 0) opts->compile.engine = SM_ENGINE_SHIFTAND;
-        else if (strcmp(value, "mismatch") == 0) opts->compile.engine = SM_ENGINE_MISMATCH;
-        else if (strcmp(value, "myers") == 0) opts->compile.engine = SM_ENGINE_MYERS;
-        else if (strcmp(value, "wavefront") == 0) opts->compile.engine = SM_ENGINE_WAVEFRONT;
-        else if (strcmp(value, "kmer") == 0) opts->compile.engine = SM_ENGINE_KMER;
-        else if (strcmp(value, "pigeonhole") == 0) opts->compile.engine = SM_ENGINE_PIGEONHOLE;
-        else if (strcmp(value, "wumanber") == 0) opts->compile.engine = SM_ENGINE_WUMANBER;
-        else if (strcmp(value, "guide") == 0) opts->compile.engine = SM_ENGINE_GUIDE;
-        else {
-            cli_usage_error(cmd, "%s: unknown engine '%s'; use auto, automaton, kmer, shiftand, mismatch, "
-                            "myers, wavefront, pigeonhole, wumanber or guide", shown, value);
+        if (sm_engine_from_name(value, &opts->compile.engine) != SM_OK) {
+            /* the names from the library's registry: "auto, a, b or c" */
+            char names[256] = "auto";
+            size_t count = sm_engine_count();
+            for (size_t i = 0; i < count; i++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i + 1 < count ? ", " : " or ",
+                         sm_engine_name(sm_engine_at(i)));
+            cli_usage_error(cmd, "%s: unknown engine '%s'; use %s", shown, value, names);
             return CLI_PARSE_ERROR;
         }
         return CLI_PARSE_OK;

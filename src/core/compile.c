@@ -191,7 +191,8 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         return sm_set_error(err, SM_ERR_INVALID, "unknown alphabet %d", (int)opts->alphabet);
     if (opts->strands > SM_STRAND_REVERSE)
         return sm_set_error(err, SM_ERR_INVALID, "unknown strand setting %d", (int)opts->strands);
-    if (opts->engine > SM_ENGINE_GUIDE)
+    const sm_engine_ops *forced = opts->engine == SM_ENGINE_AUTO ? NULL : sm_engine_for_id(opts->engine);
+    if (opts->engine != SM_ENGINE_AUTO && !forced)
         return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
     if (opts->backend != SM_BACKEND_CPU && opts->backend != SM_BACKEND_CUDA)
         return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
@@ -210,30 +211,22 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         return sm_set_error(err, SM_ERR_INVALID,
                             "bulges need a PAM and mismatches (the guide and PAM model), not %s",
                             !opts->pam ? "a search without a PAM" : "edits");
-    if ((bulges || opts->engine == SM_ENGINE_GUIDE) && opts->match != SM_MATCH_EDITS)
-        normalised.match = SM_MATCH_MISMATCHES; /* the guide engine, with k = 0 too */
+    /* an engine that needs a PAM (the guide engine) does k mismatches, with k = 0 too */
+    int needs_pam = forced && (forced->traits & SM_ENGINE_TRAIT_NEEDS_PAM);
+    if ((bulges || needs_pam) && opts->match != SM_MATCH_EDITS)
+        normalised.match = SM_MATCH_MISMATCHES;
     else if (normalised.max_errors == 0) normalised.match = SM_MATCH_EXACT;
     if (normalised.max_errors > 65535)
         return sm_set_error(err, SM_ERR_LIMIT, "at most 65535 errors are supported (asked for %u)", opts->max_errors);
     opts = &normalised;
-    {
-        int engine_is_exact = opts->engine == SM_ENGINE_AUTOMATON || opts->engine == SM_ENGINE_SHIFTAND ||
-                              opts->engine == SM_ENGINE_KMER || opts->engine == SM_ENGINE_WUMANBER;
-        int ok = opts->engine == SM_ENGINE_AUTO || (opts->engine == SM_ENGINE_GUIDE && opts->match == SM_MATCH_MISMATCHES) ||
-                 (opts->match == SM_MATCH_EXACT && engine_is_exact && !bulges) ||
-                 (opts->match != SM_MATCH_EXACT && opts->engine == SM_ENGINE_PIGEONHOLE) ||
-                 (opts->match == SM_MATCH_MISMATCHES && opts->engine == SM_ENGINE_MISMATCH) ||
-                 (opts->match == SM_MATCH_EDITS &&
-                  (opts->engine == SM_ENGINE_MYERS || opts->engine == SM_ENGINE_WAVEFRONT));
+    if (forced) {
         static const char *const kinds[] = {"exact matching", "k mismatches", "k edits"};
-        if (!ok)
-            return sm_set_error(err, SM_ERR_INVALID, "engine %s does not do %s", sm_engine_for_id(opts->engine)->name,
-                                kinds[opts->match]);
-        if (bulges && opts->engine != SM_ENGINE_AUTO && opts->engine != SM_ENGINE_GUIDE)
+        if (!(forced->matches & (1u << opts->match)))
+            return sm_set_error(err, SM_ERR_INVALID, "engine %s does not do %s", forced->name, kinds[opts->match]);
+        if (bulges && !(forced->traits & SM_ENGINE_TRAIT_BULGES))
             return sm_set_error(err, SM_ERR_INVALID, "engine %s does not find bulges (the guide engine does)",
-                                sm_engine_for_id(opts->engine)->name);
-        if (opts->engine == SM_ENGINE_GUIDE && !opts->pam)
-            return sm_set_error(err, SM_ERR_INVALID, "engine guide needs a PAM");
+                                forced->name);
+        if (needs_pam && !opts->pam) return sm_set_error(err, SM_ERR_INVALID, "engine %s needs a PAM", forced->name);
     }
     if (opts->match == SM_MATCH_EXACT) normalised.exact = NULL; /* every pattern is exact */
     if (opts->exact) {

@@ -83,10 +83,6 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     info->match = (sm_match)h->match;
     info->max_errors = h->max_errors;
     info->report = (sm_report)h->report;
-    info->automaton_patterns = sm_db_patterns_of_kind(db, SM_SECTION_AUTOMATON);
-    info->shiftand_patterns = sm_db_patterns_of_kind(db, SM_SECTION_SHIFTAND);
-    info->kmer_patterns = sm_db_patterns_of_kind(db, SM_SECTION_KMER);
-    info->wumanber_patterns = sm_db_patterns_of_kind(db, SM_SECTION_WUMANBER);
     info->approx_engine = SM_ENGINE_AUTO;
     const sm_db_section *dir = sm_db_sections(db);
     for (uint32_t i = 0; i < h->section_count; i++) {
@@ -100,16 +96,29 @@ void sm_db_get_info(const sm_db *db, sm_db_info *info) {
     info->pam_side = (sm_pam_side)h->pam_side;
     info->dna_bulges = h->dna_bulges;
     info->rna_bulges = h->rna_bulges;
-    for (uint32_t i = 0; i < h->section_count; i++) {
-        const sm_engine_ops *ops = sm_engine_for_kind(dir[i].kind);
-        if (dir[i].kind != SM_SECTION_AUTOMATON || !ops->dfa_tables) continue;
-        sm_section s = {db->bytes + dir[i].offset, dir[i].size, sm_db_patterns(db)};
-        sm_dfa_tables t;
-        ops->dfa_tables(&s, &t);
-        info->automaton_states = t.states;
-        info->automaton_columns = t.columns;
-        break;
-    }
+}
+
+sm_engine sm_db_section_engine(const sm_db *db, uint32_t index) {
+    if (!db || index >= sm_db_head(db)->section_count) return SM_ENGINE_AUTO;
+    return sm_engine_for_kind(sm_db_sections(db)[index].kind)->engine;
+}
+
+int sm_db_section_dfa(const sm_db *db, uint32_t index, uint32_t *states, uint32_t *columns) {
+    if (!db || index >= sm_db_head(db)->section_count) return 0;
+    const sm_db_section *e = &sm_db_sections(db)[index];
+    const sm_engine_ops *ops = sm_engine_for_kind(e->kind);
+    if (!ops->dfa_tables) return 0;
+    sm_section s = {db->bytes + e->offset, e->size, sm_db_patterns(db)};
+    sm_dfa_tables t;
+    ops->dfa_tables(&s, &t);
+    if (states) *states = t.states;
+    if (columns) *columns = t.columns;
+    return 1;
+}
+
+uint32_t sm_db_engine_patterns(const sm_db *db, sm_engine engine) {
+    const sm_engine_ops *ops = engine == SM_ENGINE_AUTO ? NULL : sm_engine_for_id(engine);
+    return db && ops ? sm_db_patterns_of_kind(db, ops->kind) : 0;
 }
 
 const char *sm_db_pattern_name(const sm_db *db, uint32_t index) {

@@ -10,8 +10,9 @@
  * Nothing outside src/engines/ calls an engine's own functions: the core
  * finds the engine of a section through the registry (sm_engine_for_kind)
  * and calls its operations. Adding an engine is a new folder under
- * src/engines/, one line in registry.c and, if the planner should choose
- * it, a rule in plan.c (docs/architecture.md, "Adding an engine").
+ * src/engines/, one line in registry.c, its section in docs/format.md and,
+ * if the planner should choose it, a rule in plan.c (docs/architecture.md,
+ * "Adding an engine").
  */
 #ifndef SM_ENGINE_H
 #define SM_ENGINE_H
@@ -121,6 +122,7 @@ typedef struct sm_engine_ops {
     const char *name;          /* as --engine spells it */
     sm_engine engine;          /* the public id */
     unsigned matches;          /* bit (1 << sm_match) for each kind of matching it does */
+    unsigned traits;           /* SM_ENGINE_TRAIT_* (include/seqmatch.h) */
 
     /* Compile side. build appends the section to *section (whose length is a
        multiple of 8). validate never reads outside [bytes, bytes + size). */
@@ -196,16 +198,10 @@ const sm_engine_ops *sm_engine_for_id(sm_engine engine);
 /* Every engine, for listings and tests: *count entries. */
 const sm_engine_ops *const *sm_engine_all(size_t *count);
 
-/* Each engine's table, defined in its own folder. */
+/* Each engine's table is defined in its own folder and named only by the
+   registry (registry.c declares them), but for the automaton's, whose GPU
+   view the pigeonhole filter's piece automaton reuses. */
 extern const sm_engine_ops sm_engine_automaton;
-extern const sm_engine_ops sm_engine_shiftand;
-extern const sm_engine_ops sm_engine_mismatch;
-extern const sm_engine_ops sm_engine_myers;
-extern const sm_engine_ops sm_engine_wavefront;
-extern const sm_engine_ops sm_engine_kmer;
-extern const sm_engine_ops sm_engine_pigeonhole;
-extern const sm_engine_ops sm_engine_wumanber;
-extern const sm_engine_ops sm_engine_guide;
 
 /* The state of the engines whose state is plain words (shared by their
    ops): the words, zeroed when made, and the loop variant chosen then. */

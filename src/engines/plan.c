@@ -120,18 +120,28 @@ typedef struct {
     uint32_t kind;
 } planned;
 
+/* The section kind of a forced engine that does this matching (the
+   registry's), 0 under auto or for another matching (the exact patterns
+   beside a forced approximate engine, sm_compile_options.exact). */
+static uint32_t forced_kind(const sm_compile_options *o, sm_match match) {
+    const sm_engine_ops *ops = o->engine == SM_ENGINE_AUTO ? NULL : sm_engine_for_id(o->engine);
+    return ops && (ops->matches & (1u << match)) ? ops->kind : 0;
+}
+
 /* First pass: exact patterns to the automaton, or to Shift-And when they
    expand to too many strings or IUPAC text must match; approximate ones to
-   one approximate engine (the pigeonhole filter may take them later). The
+   the forced engine, or to the direct approximate engine of the matching
+   (the pigeonhole filter or the guide engine may take them later). The
    patterns o->exact flags in an approximate set are exact ones (their
-   engine chosen as under engine auto). */
+   engine chosen as under engine auto). A forced exact engine other than
+   Shift-And gets the automaton's keys (IUPAC expanded). */
 static int first_pass(planned *pl, size_t n, const sm_compile_options *o, int dna, sm_error *err) {
     uint32_t limit = o->max_expansion ? o->max_expansion : DEFAULT_MAX_EXPANSION;
     sm_engine exact_engine = o->engine;
     if (o->match != SM_MATCH_EXACT) {
-        uint32_t kind = o->match == SM_MATCH_MISMATCHES      ? SM_SECTION_MISMATCH
-                        : o->engine == SM_ENGINE_WAVEFRONT ? SM_SECTION_WAVEFRONT
-                                                           : SM_SECTION_MYERS;
+        uint32_t kind = forced_kind(o, o->match)        ? forced_kind(o, o->match)
+                        : o->match == SM_MATCH_MISMATCHES ? SM_SECTION_MISMATCH
+                                                          : SM_SECTION_MYERS;
         for (size_t i = 0; i < n; i++) pl[i].kind = kind;
         if (!o->exact) return SM_OK;
         exact_engine = SM_ENGINE_AUTO;
@@ -216,12 +226,11 @@ static int collect_keys(const planned *pl, size_t n, int dna, sm_strands strands
 
 /* The approximate engine by the CPU cost model (src/engines/approx/
    approx_cost.c, docs/architecture.md "Choosing an approximate engine"):
-   forced, the engine asked for; under auto the direct engine (k-mismatch
-   counters or Myers) unless the pigeonhole filter's estimated scan is
-   cheaper. */
+   forced, the engine asked for (the first pass's); under auto the direct
+   engine (k-mismatch counters or Myers) unless the pigeonhole filter's
+   estimated scan is cheaper. */
 static uint32_t approx_kind_by_cpu_cost(const sm_ac_key *keys, size_t nk, const sm_compile_options *o,
                                         unsigned flags, uint32_t direct) {
-    if (o->engine == SM_ENGINE_PIGEONHOLE) return SM_SECTION_PIGEONHOLE;
     if (o->engine != SM_ENGINE_AUTO) return direct;
     sm_approx_estimates est;
     sm_approx_estimate(keys, nk, o->alphabet, flags, o->match, o->max_errors, o->typical_record, &est);
@@ -234,9 +243,11 @@ static uint32_t approx_kind_by_cpu_cost(const sm_ac_key *keys, size_t nk, const 
    can hold, since the PAM leaves few positions to look at (one in eight
    for NGG on both strands; docs/architecture.md, "The guide engine", has
    the measurements). On the GPU the pigeonhole filter's kernel keeps the
-   sets without bulges, as measured there. */
+   sets without bulges, as measured there. Forced, the first pass gave
+   it its patterns. */
 static int use_guide(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
-    if (o->dna_bulges || o->rna_bulges || o->engine == SM_ENGINE_GUIDE) return 1;
+    if (o->engine != SM_ENGINE_AUTO) return 0;
+    if (o->dna_bulges || o->rna_bulges) return 1;
     if (o->engine != SM_ENGINE_AUTO || !o->pam || o->match != SM_MATCH_MISMATCHES ||
         o->backend == SM_BACKEND_CUDA || (flags & SM_FLAG_TEXT_IUPAC))
         return 0;
@@ -266,8 +277,7 @@ static int use_guide(const sm_ac_key *keys, size_t nk, const sm_compile_options 
 #define GPU_PIGEONHOLE_MIN_PIECE_BITS 8.0
 
 static int gpu_use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
-    if (o->engine == SM_ENGINE_PIGEONHOLE) return 1;
-    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0;
+    if (o->engine != SM_ENGINE_AUTO || (flags & SM_FLAG_TEXT_IUPAC)) return 0; /* forced: the first pass's */
     uint32_t k = o->max_errors;
     if (o->match == SM_MATCH_EDITS && k > GPU_PIGEONHOLE_MAX_EDITS) return 0;
     if (sm_ph_min_piece_bits(keys, nk, o->alphabet, k, 0) < GPU_PIGEONHOLE_MIN_PIECE_BITS) return 0;
@@ -455,10 +465,13 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
                              trie_bytes_bound(keys, nk) > kmer_threshold_for(keys[0].len, gpu) &&
                              sm_kt_eligible(keys, nk, fold)));
     uint32_t kind = SM_SECTION_AUTOMATON;
+    uint32_t forced = forced_kind(o, SM_MATCH_EXACT);
     if (status != SM_OK || nrest == 0)
         ; /* the k-mer group failed, or took every key */
-    else if (o->engine == SM_ENGINE_WUMANBER ||
-             (o->engine == SM_ENGINE_AUTO && !kmer &&
+    else if (forced && forced != SM_SECTION_KMER) {
+        kind = forced; /* every key to the engine asked for */
+        status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);
+    } else if ((o->engine == SM_ENGINE_AUTO && !kmer &&
               ((!gpu && trie_bytes_bound(rest, nrest) > AUTOMATON_HUGE_BYTES) ||
                wumanber_pays(rest, nrest, fold, o->max_memory, gpu, &wm)))) {
         kind = SM_SECTION_WUMANBER;

@@ -257,17 +257,40 @@ static sm_pattern *random_patterns(tu_rng *rng, const records *recs, size_t n, i
     return p;
 }
 
+/* The engines of the registry that do a kind of matching and need no PAM,
+   after auto (engines[0]); returns how many in all. */
+static size_t engines_for(sm_match match, sm_engine *engines, size_t cap) {
+    size_t n = 0;
+    engines[n++] = SM_ENGINE_AUTO;
+    for (size_t i = 0; i < sm_engine_count() && n < cap; i++) {
+        sm_engine e = sm_engine_at(i);
+        if ((sm_engine_matches(e) & (1u << match)) && !(sm_engine_traits(e) & SM_ENGINE_TRAIT_NEEDS_PAM))
+            engines[n++] = e;
+    }
+    return n;
+}
+
+/* Whether the GPU runs every section of db (sm_db_section_gpu). */
+static int gpu_runs(const sm_db *db) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    char why[256];
+    for (uint32_t i = 0; i < info.section_count; i++)
+        if (!sm_db_section_gpu(db, i, why, sizeof why)) return 0;
+    return 1;
+}
+
 static void random_rounds(tu_rng *rng) {
     static const size_t batches[] = {64, 200, 1000, 4096, 65536, 0};
-    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTOMATON, SM_ENGINE_KMER, SM_ENGINE_WUMANBER,
-                                        SM_ENGINE_SHIFTAND};
+    sm_engine engines[32];
+    size_t nengines = engines_for(SM_MATCH_EXACT, engines, 32);
     static const uint32_t kmer_lengths[] = {1, 3, 8, 11, 12, 13, 20, 31, 32};
     unsigned rounds = tu_scaled(60);
     for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
         int dna = tu_rng_chance(rng, 70);
         records recs;
         random_records(rng, &recs, dna, tu_rng_chance(rng, 50) ? 300 : 20000);
-        sm_engine engine = engines[tu_rng_below(rng, 5)];
+        sm_engine engine = engines[tu_rng_below(rng, (uint32_t)nengines)];
         unsigned flags = 0;
         if (!dna && tu_rng_chance(rng, 50)) flags |= SM_FLAG_IGNORE_CASE;
         if (dna && tu_rng_chance(rng, 15)) {
@@ -358,8 +381,6 @@ static sm_pattern *approx_patterns(tu_rng *rng, const records *recs, size_t n, i
    records, and the stand-in's small hit buffer overflowing. */
 static void approx_rounds(tu_rng *rng) {
     static const size_t batches[] = {64, 300, 1000, 4096, 65536, 0};
-    static const sm_engine engines[] = {SM_ENGINE_AUTO, SM_ENGINE_AUTO, SM_ENGINE_MYERS, SM_ENGINE_MISMATCH,
-                                        SM_ENGINE_PIGEONHOLE};
     unsigned rounds = tu_scaled(40);
     for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
         int dna = tu_rng_chance(rng, 75);
@@ -375,9 +396,11 @@ static void approx_rounds(tu_rng *rng) {
         o.match = tu_rng_chance(rng, 50) ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
         o.max_errors = tu_rng_below(rng, 6);
         o.report = tu_rng_chance(rng, 50) ? SM_REPORT_BEST : SM_REPORT_ENDS;
-        o.engine = engines[tu_rng_below(rng, 5)];
-        if (o.engine == SM_ENGINE_MYERS && o.match == SM_MATCH_MISMATCHES) o.engine = SM_ENGINE_MISMATCH;
-        if (o.engine == SM_ENGINE_MISMATCH && o.match == SM_MATCH_EDITS) o.engine = SM_ENGINE_MYERS;
+        /* auto in about half the rounds, else an engine of the registry
+           that does this matching (those the GPU cannot run are skipped) */
+        sm_engine engines[32];
+        size_t nengines = engines_for(o.match, engines, 32);
+        o.engine = tu_rng_chance(rng, 40) ? SM_ENGINE_AUTO : engines[tu_rng_below(rng, (uint32_t)nengines)];
         if (round % 2) o.backend = SM_BACKEND_CUDA; /* the GPU's plan */
         if (!dna && tu_rng_chance(rng, 50)) o.flags |= SM_FLAG_IGNORE_CASE;
         if (dna && tu_rng_chance(rng, 15)) o.flags |= SM_FLAG_TEXT_IUPAC;
@@ -387,6 +410,11 @@ static void approx_rounds(tu_rng *rng) {
         int rc = sm_compile(pats, n, &o, &db, &err);
         /* a forced engine may refuse the set (pigeonhole: pieces of patterns not longer than k) */
         tu_check(rc == SM_OK || o.engine != SM_ENGINE_AUTO, "approx round %u: compile: %s", round, err.message);
+        if (db && !gpu_runs(db)) {
+            tu_check(o.engine != SM_ENGINE_AUTO, "approx round %u: auto planned an engine the GPU cannot run", round);
+            sm_db_free(db);
+            db = NULL;
+        }
         if (db) {
             char what[200], names[64];
             snprintf(what, sizeof what, "approx round %u (%s%s, %zu patterns, %s %u%s%s, %s, %zu records)", round,
@@ -721,29 +749,39 @@ static void refusals(void) {
     } else {
         tu_check(0, "compile --engine wavefront -k 1: %s", err.message);
     }
-    /* Every other engine is taken: the exact ones and the approximate ones. */
-    static const sm_engine exact[] = {SM_ENGINE_AUTOMATON, SM_ENGINE_SHIFTAND, SM_ENGINE_WUMANBER, SM_ENGINE_AUTO,
-                                      SM_ENGINE_MISMATCH, SM_ENGINE_MYERS, SM_ENGINE_PIGEONHOLE};
-    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+    /* Every engine of the registry, with its first kind of matching (and a
+       PAM where it needs one): one the GPU cannot run (sm_db_section_gpu)
+       is refused before any device is touched, every other is taken. */
+    for (size_t i = 0; i <= sm_engine_count(); i++) {
+        sm_engine engine = i < sm_engine_count() ? sm_engine_at(i) : SM_ENGINE_AUTO;
+        unsigned matches = engine == SM_ENGINE_AUTO ? 1u : sm_engine_matches(engine);
         sm_compile_options_init(&co);
-        co.engine = exact[i];
-        co.match = exact[i] == SM_ENGINE_MISMATCH ? SM_MATCH_MISMATCHES
-                   : exact[i] == SM_ENGINE_MYERS || exact[i] == SM_ENGINE_PIGEONHOLE ? SM_MATCH_EDITS
-                                                                                     : SM_MATCH_EXACT;
+        co.engine = engine;
+        co.match = (matches & 1u << SM_MATCH_EXACT) ? SM_MATCH_EXACT
+                   : (matches & 1u << SM_MATCH_MISMATCHES) ? SM_MATCH_MISMATCHES
+                                                          : SM_MATCH_EDITS;
         co.max_errors = co.match == SM_MATCH_EXACT ? 0 : 1;
+        if (sm_engine_traits(engine) & SM_ENGINE_TRAIT_NEEDS_PAM) co.pam = "NGG";
         sm_db *db = NULL;
         if (sm_compile(pats, 2, &co, &db, &err) != SM_OK) {
-            tu_check(0, "compile engine %d: %s", (int)exact[i], err.message);
+            /* an engine with limits of its own may refuse these two patterns */
+            tu_check(sm_engine_traits(engine) & SM_ENGINE_TRAIT_LIMITED, "compile engine %s: %s",
+                     sm_engine_name(engine), err.message);
             continue;
         }
         if (!db) continue;
         o.backend = SM_BACKEND_CUDA;
         int rc = sm_runner_create(db, &o, &r, &err);
-        if (sm_cuda_device_count() == 0) {
+        if (!gpu_runs(db)) {
+            tu_check(rc == SM_ERR_INVALID && r == NULL, "engine %s on the CUDA backend: status %d, not refused",
+                     sm_engine_name(engine), rc);
+            tu_check(strstr(err.message, sm_engine_name(engine)) != NULL && !strchr(err.message, '\n'),
+                     "refusal names the engine in one line: %s", err.message);
+        } else if (sm_cuda_device_count() == 0) {
             tu_check(rc == SM_ERR_DEVICE && r == NULL, "no GPU: status %d (expected %d)", rc, SM_ERR_DEVICE);
             tu_check(strlen(err.message) > 0, "no GPU: a message");
         } else {
-            tu_check(rc == SM_OK, "engine %d on the CUDA backend: %s", (int)exact[i], rc ? err.message : "");
+            tu_check(rc == SM_OK, "engine %s on the CUDA backend: %s", sm_engine_name(engine), rc ? err.message : "");
             sm_runner_free(r);
         }
         o.backend = (sm_backend)7;

@@ -720,8 +720,8 @@ static void test_public(void) {
                  (unsigned long long)dh->strings_size, want_strings);
         sm_db_info info;
         sm_db_get_info(dbs[1], &info);
-        tu_check(info.kmer_patterns == np, "round %d: %u of %zu patterns on the k-mer table", round,
-                 info.kmer_patterns, np);
+        tu_check(sm_db_engine_patterns(dbs[1], SM_ENGINE_KMER) == np, "round %d: %u of %zu patterns on the k-mer table", round,
+                 sm_db_engine_patterns(dbs[1], SM_ENGINE_KMER), np);
         char what[96];
         snprintf(what, sizeof what, "public round %d (k %u, %s, %s)", round, k, dna ? "dna" : "text",
                  both ? "both" : "forward");
@@ -820,10 +820,10 @@ static void test_mixed_lengths(void) {
     if (dbs[0] && dbs[1]) {
         sm_db_info info;
         sm_db_get_info(dbs[1], &info);
-        tu_check(info.kmer_patterns == N8, "mixed: %u patterns on the k-mer table, not %d", info.kmer_patterns, N8);
-        tu_check(info.automaton_patterns + info.wumanber_patterns == NOTHER,
-                 "mixed: %u on the automaton and %u on Wu-Manber, not %d in all", info.automaton_patterns,
-                 info.wumanber_patterns, NOTHER);
+        tu_check(sm_db_engine_patterns(dbs[1], SM_ENGINE_KMER) == N8, "mixed: %u patterns on the k-mer table, not %d", sm_db_engine_patterns(dbs[1], SM_ENGINE_KMER), N8);
+        tu_check(sm_db_engine_patterns(dbs[1], SM_ENGINE_AUTOMATON) + sm_db_engine_patterns(dbs[1], SM_ENGINE_WUMANBER) == NOTHER,
+                 "mixed: %u on the automaton and %u on Wu-Manber, not %d in all", sm_db_engine_patterns(dbs[1], SM_ENGINE_AUTOMATON),
+                 sm_db_engine_patterns(dbs[1], SM_ENGINE_WUMANBER), NOTHER);
         tu_hits want, got;
         tu_hits_init(&want);
         tu_hits_init(&got);

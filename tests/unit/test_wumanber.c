@@ -632,8 +632,8 @@ static void test_public(void) {
         }
         sm_db_info info;
         sm_db_get_info(wm, &info);
-        tu_check(info.wumanber_patterns == ps->n && info.automaton_patterns == 0, "info: %u Wu-Manber patterns",
-                 info.wumanber_patterns);
+        tu_check(sm_db_engine_patterns(wm, SM_ENGINE_WUMANBER) == ps->n && sm_db_engine_patterns(wm, SM_ENGINE_AUTOMATON) == 0, "info: %u Wu-Manber patterns",
+                 sm_db_engine_patterns(wm, SM_ENGINE_WUMANBER));
         tu_hits want, oracle, got;
         tu_hits_init(&want);
         tu_hits_init(&oracle);
@@ -690,7 +690,7 @@ static void test_database(void) {
     if (!db || !au) goto done;
     sm_db_info info;
     sm_db_get_info(au, &info);
-    tu_check(info.wumanber_patterns == 0, "auto picked Wu-Manber for short patterns");
+    tu_check(sm_db_engine_patterns(au, SM_ENGINE_WUMANBER) == 0, "auto picked Wu-Manber for short patterns");
     {
         /* long patterns with a large mean shift: the planner's choice */
         static char longs[5][101];
@@ -705,7 +705,7 @@ static void test_database(void) {
         tu_check(sm_compile(lp, 5, &lo, &ldb, NULL) == SM_OK, "compile long patterns");
         if (ldb) {
             sm_db_get_info(ldb, &info);
-            tu_check(info.wumanber_patterns == 5, "auto did not pick Wu-Manber for long patterns");
+            tu_check(sm_db_engine_patterns(ldb, SM_ENGINE_WUMANBER) == 5, "auto did not pick Wu-Manber for long patterns");
             const uint8_t *sec = sm_db_section_of_kind(ldb, SM_SECTION_WUMANBER, NULL);
             tu_check(sec && sm_wm_mean_shift(sec) >= 16.0, "mean shift under the planner's bound");
         }
@@ -733,9 +733,9 @@ static void test_database(void) {
             tu_check(sm_compile(fp, few[c].patterns, &fo, &fdb, NULL) == SM_OK, "compile few patterns");
             if (!fdb) continue;
             sm_db_get_info(fdb, &info);
-            tu_check((info.wumanber_patterns == few[c].patterns) == few[c].wumanber,
+            tu_check((sm_db_engine_patterns(fdb, SM_ENGINE_WUMANBER) == few[c].patterns) == few[c].wumanber,
                      "auto: %u patterns of %u nt (%s): %u on Wu-Manber", few[c].patterns, few[c].len,
-                     few[c].strands == SM_STRAND_BOTH ? "both strands" : "one strand", info.wumanber_patterns);
+                     few[c].strands == SM_STRAND_BOTH ? "both strands" : "one strand", sm_db_engine_patterns(fdb, SM_ENGINE_WUMANBER));
             sm_db_free(fdb);
         }
     }

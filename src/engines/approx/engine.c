@@ -182,6 +182,7 @@ const sm_engine_ops sm_engine_pigeonhole = {
     .name = "pigeonhole",
     .engine = SM_ENGINE_PIGEONHOLE,
     .matches = (1u << SM_MATCH_MISMATCHES) | (1u << SM_MATCH_EDITS),
+    .traits = SM_ENGINE_TRAIT_LIMITED,
     .build = ph_build,
     .validate = ph_validate,
     .state_new = ph_state_new,

@@ -114,6 +114,7 @@ const sm_engine_ops sm_engine_automaton = {
     .name = "automaton",
     .engine = SM_ENGINE_AUTOMATON,
     .matches = 1u << SM_MATCH_EXACT,
+    .traits = SM_ENGINE_TRAIT_LIMITED,
     .build = ac_build,
     .validate = ac_validate,
     .state_new = ac_state_new,

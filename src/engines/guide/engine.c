@@ -33,6 +33,7 @@ const sm_engine_ops sm_engine_guide = {
     .name = "guide",
     .engine = SM_ENGINE_GUIDE,
     .matches = 1u << SM_MATCH_MISMATCHES,
+    .traits = SM_ENGINE_TRAIT_NEEDS_PAM | SM_ENGINE_TRAIT_BULGES | SM_ENGINE_TRAIT_LIMITED,
     .build = gd_build,
     .validate = gd_validate,
     .state_new = gd_state_new,

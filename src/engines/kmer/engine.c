@@ -53,6 +53,7 @@ const sm_engine_ops sm_engine_kmer = {
     .name = "kmer",
     .engine = SM_ENGINE_KMER,
     .matches = 1u << SM_MATCH_EXACT,
+    .traits = SM_ENGINE_TRAIT_LIMITED,
     .build = kt_build,
     .validate = kt_validate,
     .state_new = kt_state_new,

@@ -34,6 +34,7 @@ const sm_engine_ops sm_engine_wumanber = {
     .name = "wumanber",
     .engine = SM_ENGINE_WUMANBER,
     .matches = 1u << SM_MATCH_EXACT,
+    .traits = SM_ENGINE_TRAIT_LIMITED,
     .build = wm_build,
     .validate = wm_validate,
     .state_new = wm_state_new,
