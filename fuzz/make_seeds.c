@@ -21,6 +21,7 @@ typedef struct {
     sm_report report;
     uint32_t max_expansion;
     const char *patterns[6];
+    const char *pam; /* NULL: none */
 } db_seed;
 
 static const db_seed db_seeds[] = {
@@ -54,6 +55,8 @@ static const db_seed db_seeds[] = {
      SM_REPORT_BEST, 0, {"GACGCATA", "ACGTTGCA", NULL}},
     {"pigeonhole_edits", SM_ALPHABET_TEXT, SM_STRAND_FORWARD, 0, SM_ENGINE_PIGEONHOLE, SM_MATCH_EDITS, 1,
      SM_REPORT_BEST, 0, {"connection refused", "timeout", NULL}},
+    {"guide", SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_GUIDE, SM_MATCH_MISMATCHES, 3, SM_REPORT_BEST, 0,
+     {"GACGCATAAAGA", "GTCACCTCCAAT", NULL}, "NGG"},
 };
 
 static int write_file(const char *dir, const char *sub, const char *name, const void *bytes, size_t size) {
@@ -80,6 +83,7 @@ static int write_db_seeds(const char *dir) {
         o.max_errors = s->k;
         o.report = s->report;
         if (s->max_expansion) o.max_expansion = s->max_expansion;
+        o.pam = s->pam;
         sm_pattern pats[6];
         size_t n = 0;
         for (; s->patterns[n]; n++) {
