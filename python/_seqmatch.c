@@ -1793,6 +1793,22 @@ static PyObject *seqmatch_version(PyObject *module, PyObject *unused) {
     return PyUnicode_FromString(sm_version());
 }
 
+/* _engines(): the library's engines as (name, id), from its registry. */
+static PyObject *seqmatch_engines(PyObject *module, PyObject *unused) {
+    (void)module, (void)unused;
+    size_t count = sm_engine_count();
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    for (size_t i = 0; list && i < count; i++) {
+        PyObject *item = Py_BuildValue("(si)", sm_engine_name(sm_engine_at(i)), (int)sm_engine_at(i));
+        if (!item) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    return list;
+}
+
 static PyMethodDef module_methods[] = {
     {"_compile", seqmatch_compile, METH_VARARGS, NULL},
     {"_load", seqmatch_load, METH_VARARGS, NULL},
@@ -1800,6 +1816,7 @@ static PyMethodDef module_methods[] = {
     {"_read_patterns", seqmatch_read_patterns, METH_VARARGS, NULL},
     {"_set_types", set_types, METH_VARARGS, NULL},
     {"_library_version", seqmatch_version, METH_NOARGS, NULL},
+    {"_engines", seqmatch_engines, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

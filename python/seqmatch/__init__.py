@@ -231,10 +231,8 @@ _STRANDS = {"both": 0, "+": 1, "forward": 1, "-": 2, "reverse": 2}
 _SCAN_STRANDS = {None: "", "both": "", "+": "+", "forward": "+", "-": "-", "reverse": "-"}
 _ANCHORS = {None: 0, "any": 0, "start": 1, "end": 2}
 _REPORTS = {"best": 0, "ends": 1}
-_ENGINES = {
-    "auto": 0, "automaton": 1, "shiftand": 2, "mismatch": 3, "myers": 4,
-    "wavefront": 5, "kmer": 6, "pigeonhole": 7, "wumanber": 8, "guide": 9,
-}
+# the library's registry: every engine it has, by the name --engine gives it
+_ENGINES = {"auto": 0, **dict(_seqmatch._engines())}
 _FLAG_IGNORE_CASE = 1
 _FLAG_TEXT_IUPAC = 2
 _INPUT_AUTO, _INPUT_TEXT, _INPUT_LINES = 0, 3, 4

@@ -1,5 +1,6 @@
 /* Help and version texts. Examples first: most readers want a recipe. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "io/source.h"
@@ -8,6 +9,18 @@ void cli_print_version(FILE *out) {
     fprintf(out, "seqmatch %s\n", SM_VERSION_STRING);
     fprintf(out, "library %s\n", sm_version());
     fprintf(out, "reads %s (gzip through %s)\n", sm_io_source_reads, sm_inflater_gzip_library());
+}
+
+/* The --engine choices: auto, then the names from the library's registry
+   (wrapped at 80 columns), then what follows them. */
+static void print_engine_choice(FILE *out, const char *rest) {
+    int column = fprintf(out, "  --engine auto");
+    for (size_t i = 0; i < sm_engine_count(); i++) {
+        const char *name = sm_engine_name(sm_engine_at(i));
+        if (column + 1 + (int)strlen(name) > 80) column = fprintf(out, "\n          ") - 1;
+        column += fprintf(out, "|%s", name);
+    }
+    fprintf(out, "  %s", rest);
 }
 
 void cli_print_main_help(FILE *out) {
@@ -140,9 +153,11 @@ void cli_print_search_help(FILE *out) {
         "                        alignment is anchored (a barcode or primer that begins\n"
         "                        a read, with an insertion: [0, m+1)); only the first\n"
         "                        or last (longest pattern + k) bases are searched\n"
-        "  --engine auto|automaton|kmer|shiftand|mismatch|myers|wavefront|pigeonhole\n"
-        "          |wumanber|guide  force one engine (default auto); every engine gives\n"
-        "                        the same hits\n"
+        ,
+        out);
+    print_engine_choice(out, "force one engine (default auto); every engine gives\n"
+                             "                        the same hits\n");
+    fputs(
         "  --build-threads N     threads building the automaton (default: --threads;\n"
         "                        0 = serial builder)\n"
         "  --max-memory SIZE     refuse a database larger than SIZE (suffix K, M or G)\n"
@@ -297,8 +312,10 @@ void cli_print_compile_help(FILE *out) {
         "  --pam5 SEQ            dna: a PAM on the 5' side (Cas12a: TTTV)\n"
         "  --dna-bulges N        with a PAM and -m: one DNA bulge of up to N bases per site\n"
         "  --rna-bulges N        with a PAM and -m: one RNA bulge of up to N bases per site\n"
-        "  --engine auto|automaton|kmer|shiftand|mismatch|myers|wavefront|pigeonhole\n"
-        "          |wumanber|guide  force one engine (default auto)\n"
+        ,
+        out);
+    print_engine_choice(out, "force one engine (default auto)\n");
+    fputs(
         "  --build-threads N     threads building the automaton (default: all cores;\n"
         "                        0 = serial builder)\n"
         "  --max-memory SIZE     refuse a database larger than SIZE (suffix K, M or G)\n"
