@@ -6,9 +6,8 @@
  * docs/format.md, the --engine lists of the command's help (src/cli/help.c:
  * printed from the registry, so that a list written there again is caught)
  * and man page (which refers to --help), the Python package's names (taken
- * from the extension, or else checked), and the engines of the fuzz
- * seed databases and of the golden databases of the current format
- * (tests/golden). It runs in tests/
+ * from the extension, or else checked), and the golden databases of the
+ * current format (tests/golden: a section of every engine). It runs in tests/
  * (the working directory ctest gives it) and reads those files from there. */
 #include <ctype.h>
 #include <dirent.h>
@@ -224,8 +223,8 @@ static void check_format_doc(const char *file) {
     free(text);
 }
 
-/* The .smdb files of a folder (fuzz seeds, golden databases) load and
-   hold, between them, a section of every engine. */
+/* The .smdb files of a folder (the golden databases) load and hold,
+   between them, a section of every engine. */
 static void check_every_engine(const char *dir) {
     int seen[64] = {0};
     DIR *d = opendir(dir);
@@ -264,7 +263,6 @@ int main(void) {
     check_man("../man/seqmatch.1");
     check_python("../python/seqmatch/__init__.py");
     check_format_doc("../docs/format.md");
-    check_every_engine("../fuzz/corpus/database");
     char golden[64];
     snprintf(golden, sizeof golden, "golden/v%u", SM_DB_FORMAT_VERSION);
     check_every_engine(golden);
