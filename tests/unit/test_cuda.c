@@ -309,6 +309,12 @@ static void random_rounds(tu_rng *rng) {
         /* a forced engine may refuse the set (k-mer: too many symbols) */
         sm_db *db = compile_opts(pats, n, dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT, strands, flags, engine,
                                  engine != SM_ENGINE_AUTO);
+        if (db && !gpu_runs(db)) {
+            /* a forced engine the GPU cannot run: refused there (refusals()) */
+            tu_check(engine != SM_ENGINE_AUTO, "round %u: auto planned an engine the GPU cannot run", round);
+            sm_db_free(db);
+            db = NULL;
+        }
         if (db) {
             char what[160], names[64];
             snprintf(what, sizeof what, "round %u (%s%s%s, %zu patterns, %s, %zu records)", round, dna ? "dna" : "text",
