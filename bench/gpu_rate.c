@@ -287,12 +287,15 @@ int main(int argc, char **argv) {
     double compile_s = now() - tc0;
     sm_db_info info;
     sm_db_get_info(db, &info);
+    uint32_t states = 0, columns = 0; /* the first DFA section's (the automaton's) */
+    for (uint32_t i = 0; i < info.section_count && !sm_db_section_dfa(db, i, &states, &columns); i++) {
+    }
 
     uint8_t *dev_text = NULL;
     if (plain_upload(text, len, &dev_text) != 0) dev_text = NULL;
     device_line((size_t)256 << 20, dev_text, len);
     printf("patterns=%zu states=%u columns=%u table_KB=%.0f bytes=%zu strands=%s compile_s=%.2f\n", n,
-           info.automaton_states, info.automaton_columns, info.automaton_states * (double)info.automaton_columns * 4 / 1024,
+           states, columns, states * (double)columns * 4 / 1024,
            len, co.strands == SM_STRAND_FORWARD ? "+" : "both", compile_s);
     for (uint32_t i = 0; i < info.section_count; i++) {
         char gpu[256];
