@@ -150,7 +150,8 @@ int sm_reader_open_range(const char *path, sm_input_format format, unsigned thre
                          sm_reader **reader, sm_error *err);
 /* The current record began before the range (its name is ""; text: the path). */
 int sm_reader_record_continued(const sm_reader *reader);
-/* The current record's sequence stopped at the range end (reads return 0). */
+/* The current record's sequence stopped at the range end (reads return 0;
+   still 1 once sm_reader_read_extra has begun). */
 int sm_reader_record_cut(const sm_reader *reader);
 /* After a cut: the record's next bytes past the range end, as
    sm_reader_read_into (0 when the record ends); the range has no more
@@ -246,6 +247,12 @@ typedef struct {
     /* Bytes asked of the reader at a time (0: 64 MiB): large enough that
        the calls cost nothing, small enough that a stop is seen soon. */
     size_t piece;
+    /* Byte ranges: a record cut at the range end (sm_reader_record_cut) is
+       fed on past the end with up to this many bytes more
+       (sm_reader_read_extra), what the hits that start before the end may
+       reach into; those bytes are not counted in the record's length and
+       are not shown to on_sequence or on_progress. 0: none. */
+    uint64_t past_cut;
 } sm_scan_reader_options;
 
 /* Reads every record of reader into runner (sm_runner_begin_record, the
