@@ -118,6 +118,12 @@ void sm_reader_progress(const sm_reader *reader, uint64_t *done, uint64_t *total
 
 void sm_reader_close(sm_reader *reader);
 
+/* What the reader decompresses, for messages and --version: "plain,
+   gzip/BGZF and zstd files" (or without zstd when built without libzstd). */
+const char *sm_reader_compressions(void);
+/* The library that inflates gzip in this build: "isa-l" or "zlib". */
+const char *sm_reader_gzip_library(void);
+
 /* ------------------------------------------------------------ byte ranges
  *
  * One share of a file, for a process or thread of many that read one file
@@ -144,7 +150,8 @@ int sm_reader_open_range(const char *path, sm_input_format format, unsigned thre
                          sm_reader **reader, sm_error *err);
 /* The current record began before the range (its name is ""; text: the path). */
 int sm_reader_record_continued(const sm_reader *reader);
-/* The current record's sequence stopped at the range end (reads return 0). */
+/* The current record's sequence stopped at the range end (reads return 0;
+   still 1 once sm_reader_read_extra has begun). */
 int sm_reader_record_cut(const sm_reader *reader);
 /* After a cut: the record's next bytes past the range end, as
    sm_reader_read_into (0 when the record ends); the range has no more
@@ -165,6 +172,56 @@ typedef struct {
 } sm_range_info;
 
 void sm_reader_range_info(const sm_reader *reader, sm_range_info *info);
+
+/* ---------------------------------------------------------- pattern files
+ *
+ * A pattern set read from files (and added to by hand), ready for
+ * sm_compile: items[0, count) are the patterns. The list owns its strings.
+ * Each pattern's origin, for messages: the file it was read from (NULL: added
+ * with sm_pattern_list_add) and the line it starts on. Start from a
+ * zero-filled list; sm_pattern_list_free releases it (and leaves it empty). */
+typedef struct {
+    sm_pattern *items;
+    size_t count, cap;
+    const char **file;    /* [count]: an entry of files, or NULL */
+    uint64_t *line;       /* [count] */
+    char **files;         /* the names of the files read, owned */
+    size_t nfiles;
+} sm_pattern_list;
+
+/* Appends one pattern (copies name and seq). name NULL: the sequence is the
+   name. Returns SM_OK or SM_ERR_NOMEM. */
+int sm_pattern_list_add(sm_pattern_list *list, const char *name, const char *seq, size_t len);
+
+/* Reads a pattern file (compressed as the reader allows): FASTA when the
+   first non-blank byte is '>' (name = header's first word, sequence lines
+   joined), otherwise one pattern per line (name = the line's text, a NUL
+   byte in it written \0; blank lines skipped). Lines end with \n, \r\n or
+   \r; a leading UTF-8 byte-order mark is skipped. An empty FASTA record is
+   an error naming file and line; so are a pattern over 16 MiB
+   (SM_ERR_LIMIT), binary data in the first 4 KiB and a compressed format
+   the reader does not read. The same as sm_pattern_list_read_alphabet with
+   SM_ALPHABET_TEXT. */
+int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err);
+
+/* As sm_pattern_list_read, and tables of two columns, name and sequence
+   (primer lists as spreadsheets write them):
+   - a file named *.tsv or *.csv (also .gz): columns split by tabs, or by
+     commas;
+   - for SM_ALPHABET_DNA, also a file whose first line holds a tab, or else
+     a comma or a semicolon (none of them a DNA symbol).
+   A field may be in double quotes ("" is a quote in it); spaces around
+   fields are dropped, and for DNA spaces inside the sequence. A first row
+   whose sequence is no pattern is a header, skipped: for DNA one with two or
+   more letters that are no IUPAC code ("sequence", "Seq"), for text one
+   whose sequence column is named sequence, seq or pattern. A row of one
+   field is a pattern named after itself; an empty sequence, or a third
+   column that is not empty, is an error naming file and line.
+   For SM_ALPHABET_DNA a FASTQ file (a first line starting with '@', a third
+   with '+') is refused with a message that says how patterns are given. */
+int sm_pattern_list_read_alphabet(sm_pattern_list *list, const char *path, sm_alphabet alphabet, sm_error *err);
+
+void sm_pattern_list_free(sm_pattern_list *list);
 
 /* ------------------------------------------------ from a reader to a runner */
 
@@ -190,6 +247,12 @@ typedef struct {
     /* Bytes asked of the reader at a time (0: 64 MiB): large enough that
        the calls cost nothing, small enough that a stop is seen soon. */
     size_t piece;
+    /* Byte ranges: a record cut at the range end (sm_reader_record_cut) is
+       fed on past the end with up to this many bytes more
+       (sm_reader_read_extra), what the hits that start before the end may
+       reach into; those bytes are not counted in the record's length and
+       are not shown to on_sequence or on_progress. 0: none. */
+    uint64_t past_cut;
 } sm_scan_reader_options;
 
 /* Reads every record of reader into runner (sm_runner_begin_record, the

@@ -1013,7 +1013,8 @@ static int run_pause_when_ready(void *ctx, size_t bytes, int record_ended) {
    set); returns an sm_status. */
 static int run_read_file(RunObject *r, int stop_when_ready) {
     int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX;
-    sm_scan_reader_options feed = {r, NULL, keep ? run_keep_sequence : NULL, NULL, run_pause_when_ready, FEED_PIECE};
+    sm_scan_reader_options feed = {.ctx = r, .on_sequence = keep ? run_keep_sequence : NULL,
+                                   .on_progress = run_pause_when_ready, .piece = FEED_PIECE};
     r->stop_when_ready = stop_when_ready;
     while (!(stop_when_ready && run_ready(r))) {
         if (!r->in_record) {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "seqmatch.h"
-#include "io/seqio.h"
+#include "seqmatch_reader.h"
 
 /* Exit status: search and dfa as grep (0 some hit, 1 none); the read
    commands (filter, demux) 0 whenever they ran; every command 2 on error. */

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "io/deflate.h"
+#include "seqmatch_gzip.h"
 
 void cli_print_demux_help(FILE *out) {
     fputs(

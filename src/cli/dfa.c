@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "io/source.h"
 #include "seqmatch_dfa.h"
 
 
@@ -120,18 +119,26 @@ static int first_byte(const char *path) {
     /* a pipe or FIFO cannot be read twice: only regular files are looked at */
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    sm_source *src = NULL;
+    sm_reader *reader = NULL;
     sm_error err;
-    if (sm_io_source_open(path, 1, &src, &err) != SM_OK) return 0;
-    char buf[4096];
+    const char *name;
+    if (sm_reader_open(path, SM_INPUT_TEXT, &reader, &err) != SM_OK) return 0;
     int c = 0;
-    long n = sm_io_source_read(src, buf, sizeof buf, &err);
-    for (long i = n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; i < n; i++)
-        if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') {
-            c = (unsigned char)buf[i];
-            break;
+    size_t seen = 0; /* the first 4 KiB are looked at */
+    const uint8_t *buf;
+    size_t n;
+    if (sm_reader_next_record(reader, &name, &err) == 1)
+        while (!c && seen < 4096 && sm_reader_read(reader, &buf, &n, &err) == 1) {
+            if (n > 4096 - seen) n = 4096 - seen;
+            size_t i = seen == 0 && n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+            for (; i < n; i++)
+                if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') {
+                    c = buf[i];
+                    break;
+                }
+            seen += n;
         }
-    sm_io_source_close(src);
+    sm_reader_close(reader);
     return c;
 }
 

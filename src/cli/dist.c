@@ -1,7 +1,7 @@
 /* One search over several processes from the command line: MPI ranks
  * (mpirun -np N seqmatch search|dfa ...), one share written to a shard
  * file (--shard I/N), and `seqmatch merge` of shard files. The work is
- * src/dist's; here the database and DFA get to every rank, the output goes
+ * the library's (seqmatch_dist.h); here the database and DFA get to every rank, the output goes
  * through the usual formatter, and failures end the whole job.
  *
  * Under MPI only rank 0 checks the command line's files, compiles and
@@ -18,8 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "dist/dist.h"
-#include "dist/mpi.h"
+#include "seqmatch_dist.h"
 
 /* Result stream bytes gathered before they go out (a chunk to rank 0). */
 #define STREAM_BUFFER ((size_t)1 << 20)

@@ -3,12 +3,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "io/source.h"
 
 void cli_print_version(FILE *out) {
     fprintf(out, "seqmatch %s\n", SM_VERSION_STRING);
     fprintf(out, "library %s\n", sm_version());
-    fprintf(out, "reads %s (gzip through %s)\n", sm_io_source_reads, sm_inflater_gzip_library());
+    fprintf(out, "reads %s (gzip through %s)\n", sm_reader_compressions(), sm_reader_gzip_library());
 }
 
 /* The --engine choices: auto, then the names from the library's registry

@@ -144,7 +144,7 @@ static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
 static int feed_record(reads_state *s, sm_reader *reader, const char *path, uint64_t record) {
     sm_error err;
     feed_context f = {s, reader};
-    sm_scan_reader_options opts = {&f, NULL, NULL, NULL, on_piece_fed, FEED_PIECE};
+    sm_scan_reader_options opts = {.ctx = &f, .on_progress = on_piece_fed, .piece = FEED_PIECE};
     int status = sm_runner_feed_reader(s->runner, reader, &opts, record, NULL, &err);
     if (status == SM_OK) return 0;
     if (status == SM_ERR_TERMINATED && s->stop) return 1;

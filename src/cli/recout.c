@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "io/deflate.h"
+#include "seqmatch_gzip.h"
 
 #define GZIP_BLOCK ((size_t)1 << 20)
 

@@ -172,7 +172,8 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
     cli_progress_begin_file(progress, path);
 
     target_scan t = {ctx, path, reader, runner, progress, NULL, !ctx->dna, stop_at_first_hit, 0, 0};
-    sm_scan_reader_options scan = {&t, scan_on_record, scan_on_sequence, scan_on_record_fed, scan_on_progress, 0};
+    sm_scan_reader_options scan = {.ctx = &t, .on_record = scan_on_record, .on_sequence = scan_on_sequence,
+                                    .on_record_fed = scan_on_record_fed, .on_progress = scan_on_progress};
     int status = sm_runner_scan_reader(runner, reader, &scan, &err);
     scan_result result = SCAN_OK;
     if (status == SM_ERR_TERMINATED) {

@@ -8,12 +8,16 @@
  * then by name; a build without MPI (SM_MPI_BUILT 0) has no module of its
  * own and looks at the variable and beside itself only. */
 #define _GNU_SOURCE
+#ifndef SM_MPI_STATIC_ARCHIVE
 #include <dlfcn.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef SM_MPI_STATIC_ARCHIVE
 #include "backends/module_open.h"
+#endif
 #include "dist/mpi_module.h"
 
 #ifndef SM_MPI_MODULE_FILE
@@ -37,6 +41,11 @@ static char missing[512];
 static const sm_mpi_module *mpi(void) {
     if (tried) return module;
     tried = 1;
+#ifdef SM_MPI_STATIC_ARCHIVE
+    /* no dlopen in the static archive (as for the GPU module) */
+    snprintf(missing, sizeof missing, "the static libseqmatch.a cannot load the MPI module: link libseqmatch.so");
+    return NULL;
+#else
     char error[256] = "";
     /* global: Open MPI's own plugins look for the MPI library's symbols */
     void *handle = sm_module_open(SM_MPI_MODULE_FILE, "SEQMATCH_MPI_MODULE", SM_INSTALL_LIBDIR, SM_INSTALL_FULL_LIBDIR,
@@ -59,6 +68,7 @@ static const sm_mpi_module *mpi(void) {
     }
     module = m;
     return module;
+#endif
 }
 
 int sm_mpi_built(void) { return mpi() != NULL; }

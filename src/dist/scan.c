@@ -54,6 +54,7 @@ struct sm_dist_share {
     uint64_t *counts_seen;
     sm_error err;
     int failed;
+    int feed_stopped;    /* the feed stopped by feed_progress */
 };
 
 static part_info *part_of(sm_dist_share *s, uint64_t record) {
@@ -290,53 +291,40 @@ static void write_unit_end(sm_dist_share *s, const sm_reader *rd, int ranged) {
     wire_send(s->out, MSG_UNIT_END, &s->msg);
 }
 
+/* Between pieces of a record: stop when done, else poll (MPI). */
+static int feed_progress(void *ctx, size_t bytes, int record_ended) {
+    (void)bytes;
+    (void)record_ended;
+    sm_dist_share *s = ctx;
+    if (done(s) || (s->poll && (s->poll(s->poll_ctx), s->stopped))) {
+        s->feed_stopped = 1;
+        return 1;
+    }
+    return 0;
+}
+
 /* One record (part) into the runner: its bytes, the cut, the bytes past it. */
-static int feed_record(sm_dist_share *s, sm_reader *rd, const char *path, int ranged, part_info *x) {
-    size_t len = 0;
-    int piece = 0, st;
+static int feed_record(sm_dist_share *s, sm_reader *rd, uint64_t id, const char *path, int ranged, part_info *x) {
+    sm_scan_reader_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.ctx = s;
+    opts.on_progress = feed_progress;
+    opts.piece = FEED_PIECE;
+    if (ranged) opts.past_cut = sm_runner_part_overlap(s->runner);
     uint64_t nominal = 0;
     sm_error e;
     memset(&e, 0, sizeof e);
-    for (;;) {
-        void *dst;
-        size_t room;
-        int status = sm_runner_feed_buffer(s->runner, FEED_PIECE, &dst, &room);
-        if (status == SM_OK) {
-            piece = sm_reader_read_into(rd, dst, room, &len, &e);
-            if (piece != 1) break;
-            status = sm_runner_feed_commit(s->runner, len);
-            nominal += len;
-        }
-        if ((st = runner_status(s, status, path)) != 0) return st;
-        if (done(s)) return 1;
-        if (s->poll) s->poll(s->poll_ctx);
-        if (s->stopped) return 1;
-    }
-    if (piece < 0) return fail(s, &e, "read error");
+    s->feed_stopped = 0;
+    int status = sm_runner_feed_reader(s->runner, rd, &opts, id, &nominal, &e);
+    if (status == SM_ERR_TERMINATED && s->feed_stopped) return 1;
+    if (status != SM_OK && e.message[0]) return fail(s, &e, "read error");
+    int st = runner_status(s, status, path);
+    if (st != 0) return st;
     int cut = ranged && sm_reader_record_cut(rd);
     x->nominal = nominal;
     x->cut = cut;
-    uint64_t own_to = UINT64_MAX;
-    if (cut) {
-        /* past the range end: the bytes the part's last hits reach into */
-        uint64_t want = sm_runner_part_overlap(s->runner);
-        while (want > 0) {
-            void *dst;
-            size_t room;
-            int status = sm_runner_feed_buffer(s->runner, want < FEED_PIECE ? (size_t)want : FEED_PIECE, &dst, &room);
-            if (status == SM_OK) {
-                piece = sm_reader_read_extra(rd, dst, room, &len, &e);
-                if (piece != 1) break;
-                status = sm_runner_feed_commit(s->runner, len);
-                want -= len;
-            }
-            if ((st = runner_status(s, status, path)) != 0) return st;
-        }
-        if (piece < 0) return fail(s, &e, "read error");
-        if (!s->set->edits) own_to = nominal;
-    }
     x->fed = 1;
-    int status = sm_runner_end_part(s->runner, own_to, cut);
+    status = sm_runner_end_part(s->runner, cut && !s->set->edits ? nominal : UINT64_MAX, cut);
     if ((st = runner_status(s, status, path)) != 0) return st;
     return done(s) ? 1 : 0;
 }
@@ -387,7 +375,7 @@ int sm_dist_share_run(sm_dist_share *s, char *const *targets, const sm_dist_plan
                 fail(s, NULL, "out of memory");
                 break;
             }
-            int r = feed_record(s, rd, path, ranged, x);
+            int r = feed_record(s, rd, id, path, ranged, x);
             if (r < 0) break;
             if (r > 0) stop = 1;
             if (s->poll && ++since_poll >= POLL_RECORDS) {

@@ -1474,7 +1474,7 @@ int sm_reader_open_range(const char *path, sm_input_format format, unsigned thre
 
 int sm_reader_record_continued(const sm_reader *r) { return r->continued; }
 
-int sm_reader_record_cut(const sm_reader *r) { return r->state == ST_CUT; }
+int sm_reader_record_cut(const sm_reader *r) { return r->state == ST_CUT || r->extra; }
 
 int sm_reader_read_extra(sm_reader *r, uint8_t *dst, size_t cap, size_t *len, sm_error *err) {
     if (!r || !dst || !len) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_read_extra");

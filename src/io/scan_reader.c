@@ -29,6 +29,23 @@ static int reader_failed(int status, sm_error *err) {
     return status < 0 ? SM_ERR_IO : status;
 }
 
+/* A ranged reader's record cut at the range end: up to want bytes past it. */
+static int feed_past_cut(sm_runner *runner, sm_reader *reader, uint64_t want, size_t piece_size, sm_error *err) {
+    while (want > 0) {
+        void *dst;
+        size_t room, len = 0;
+        int status = sm_runner_feed_buffer(runner, want < piece_size ? (size_t)want : piece_size, &dst, &room);
+        if (status != SM_OK) return runner_failed(status, err);
+        int piece = sm_reader_read_extra(reader, dst, room, &len, err);
+        if (piece < 0) return reader_failed(piece, err);
+        if (piece == 0) break;
+        status = sm_runner_feed_commit(runner, len);
+        if (status != SM_OK) return runner_failed(status, err);
+        want -= len;
+    }
+    return SM_OK;
+}
+
 int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, uint64_t record,
                           uint64_t *length, sm_error *err) {
     size_t piece_size = opts && opts->piece ? opts->piece : DEFAULT_PIECE;
@@ -69,6 +86,8 @@ int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
         }
     }
     if (length) *length = fed;
+    if (status == SM_OK && opts && opts->past_cut && sm_reader_record_cut(reader))
+        status = feed_past_cut(runner, reader, opts->past_cut, piece_size, err);
     return status;
 }
 

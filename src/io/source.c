@@ -33,6 +33,7 @@
 #include <zlib.h>
 
 #include "io/inflate.h"
+#include "seqmatch_reader.h"
 
 #define RAW_PIECE (1u << 20)      /* bytes read from a pipe at a time */
 #define RING_SLOTS 4              /* threaded stream decoding: buffers ahead */
@@ -851,6 +852,10 @@ const char sm_io_source_reads[] = "plain, gzip/BGZF and zstd files";
 #else
 const char sm_io_source_reads[] = "plain and gzip/BGZF files";
 #endif
+
+const char *sm_reader_compressions(void) { return sm_io_source_reads; }
+
+const char *sm_reader_gzip_library(void) { return sm_inflater_gzip_library(); }
 
 int sm_io_check_compression(const char *shown, const uint8_t *head, size_t n, sm_error *err) {
     static const struct {

@@ -287,7 +287,8 @@ static void test_scan_reader(void) {
         sm_runner *runner = NULL;
         CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
         CHECK(sm_reader_open(path, SM_INPUT_AUTO, &r, &err) == SM_OK, "open: %s", err.message);
-        sm_scan_reader_options so = {&got, on_record, on_sequence, on_record_fed, on_progress, 7};
+        sm_scan_reader_options so = {.ctx = &got, .on_record = on_record, .on_sequence = on_sequence,
+                                     .on_record_fed = on_record_fed, .on_progress = on_progress, .piece = 7};
         int rc = sm_runner_scan_reader(runner, r, &so, &err);
         CHECK(rc == SM_OK, "scan_reader: %d %s", rc, err.message);
         CHECK(sm_runner_flush(runner) == SM_OK, "flush");
@@ -312,7 +313,7 @@ static void test_scan_reader(void) {
         sm_runner *runner = NULL;
         CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
         CHECK(sm_reader_open(path, SM_INPUT_AUTO, &r, &err) == SM_OK, "open: %s", err.message);
-        sm_scan_reader_options so = {&got, NULL, on_sequence, NULL, NULL, 5};
+        sm_scan_reader_options so = {.ctx = &got, .on_sequence = on_sequence, .piece = 5};
         uint64_t total = 0;
         while (sm_reader_next_record(r, &name, &err) == 1) {
             uint64_t id = sm_runner_begin_record(runner), length = 0;
@@ -337,7 +338,8 @@ static void test_scan_reader(void) {
     sm_runner *runner = NULL;
     CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner");
     CHECK(sm_reader_open(path, SM_INPUT_AUTO, &r, &err) == SM_OK, "open");
-    sm_scan_reader_options so = {&got, on_record, NULL, on_record_fed, on_progress, 0};
+    sm_scan_reader_options so = {.ctx = &got, .on_record = on_record, .on_record_fed = on_record_fed,
+                                 .on_progress = on_progress};
     CHECK(sm_runner_scan_reader(runner, r, &so, &err) == SM_ERR_TERMINATED && got.records == 3,
           "stopped after %d records", got.records);
     sm_reader_close(r);

@@ -1,0 +1,260 @@
+/* The public pattern files, gzip members and distributed search
+ * (seqmatch_reader.h, seqmatch_gzip.h, seqmatch_dist.h), through the
+ * installed headers only, linked against libseqmatch.so and libseqmatch.a:
+ * a pattern file read back; a file written as gzip members read back by the
+ * reader; one search run as 1, 2, 3 and 7 shares whose result streams are
+ * merged gives the hits of one runner fed by sm_runner_scan_reader, exact
+ * and with mismatches and edits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <seqmatch_dist.h>
+#include <seqmatch_gzip.h>
+
+static int failures;
+#define CHECK(cond, ...)                                              \
+    do {                                                              \
+        if (!(cond)) {                                                \
+            failures++;                                               \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);           \
+            fprintf(stderr, __VA_ARGS__);                             \
+            fputc('\n', stderr);                                      \
+        }                                                             \
+    } while (0)
+
+static char dir[] = "/tmp/sm_dist_api_XXXXXX";
+
+/* Hits as text lines "name start end pattern strand errors\n". */
+typedef struct {
+    char *text;
+    size_t len, cap;
+    char names[64][32];
+} hit_log;
+
+static void log_hit(hit_log *l, const sm_hit *h) {
+    char line[160];
+    int n = snprintf(line, sizeof line, "%s %llu %llu %u %c %u\n", l->names[h->record % 64],
+                     (unsigned long long)h->start, (unsigned long long)h->end, h->pattern, h->strand, h->errors);
+    if (l->len + (size_t)n + 1 > l->cap) {
+        l->cap = (l->cap + (size_t)n + 1) * 2;
+        l->text = realloc(l->text, l->cap);
+    }
+    memcpy(l->text + l->len, line, (size_t)n + 1);
+    l->len += (size_t)n;
+}
+
+static int one_hit(const sm_hit *hit, void *ctx) {
+    log_hit(ctx, hit);
+    return 0;
+}
+
+static int one_record(void *ctx, uint64_t record, const char *name) {
+    hit_log *l = ctx;
+    snprintf(l->names[record % 64], sizeof l->names[0], "%s", name);
+    return 0;
+}
+
+static int sink_record(void *ctx, uint64_t record, const char *name) { return one_record(ctx, record, name); }
+static int sink_hit(void *ctx, const sm_hit *hit) {
+    log_hit(ctx, hit);
+    return 0;
+}
+
+/* A result stream gathered in memory. */
+typedef struct {
+    uint8_t *data;
+    size_t len;
+} bytes;
+
+static int gather(void *ctx, const uint8_t *data, size_t len) {
+    bytes *b = ctx;
+    b->data = realloc(b->data, b->len + len);
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    return 0;
+}
+
+static void search_one(const sm_db *db, const char *path, hit_log *log) {
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    ro.threads = 2;
+    ro.on_hit = one_hit;
+    ro.ctx = log;
+    sm_runner *runner;
+    sm_reader *reader;
+    sm_error err;
+    CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+    CHECK(sm_reader_open(path, SM_INPUT_AUTO, &reader, &err) == SM_OK, "open: %s", err.message);
+    sm_scan_reader_options so = {.ctx = log, .on_record = one_record};
+    CHECK(sm_runner_scan_reader(runner, reader, &so, &err) == SM_OK, "scan: %s", err.message);
+    CHECK(sm_runner_flush(runner) == SM_OK, "flush");
+    sm_reader_close(reader);
+    sm_runner_free(runner);
+}
+
+static void search_shares(const sm_db *db, const sm_pattern_list *list, char *path, unsigned shares, hit_log *log) {
+    char *targets[1] = {path};
+    char *names[1] = {path};
+    sm_dist_settings set;
+    memset(&set, 0, sizeof set);
+    set.command = SM_DIST_SEARCH;
+    set.shards = shares;
+    set.dna = 1;
+    set.max_hits = UINT64_MAX;
+    set.pattern_count = (uint32_t)list->count;
+    char **pattern_names = calloc(list->count, sizeof *pattern_names);
+    for (size_t i = 0; i < list->count; i++) pattern_names[i] = (char *)list->items[i].name;
+    set.pattern_names = pattern_names;
+    set.target_count = 1;
+    set.target_names = names;
+    bytes *streams = calloc(shares, sizeof *streams);
+    sm_error err;
+    for (unsigned s = 0; s < shares; s++) {
+        sm_dist_plan plan;
+        CHECK(sm_dist_plan_make(targets, 1, shares, s, &plan, &err) == 0, "plan: %s", err.message);
+        sm_dist_out out;
+        CHECK(sm_dist_out_init(&out, 4096, gather, &streams[s]) == 0, "out");
+        sm_dist_share *share;
+        CHECK(sm_dist_share_new(&set, &out, 1, &share) == 0, "share");
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = 2;
+        sm_dist_share_runner_options(share, &ro);
+        sm_runner *runner;
+        CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+        sm_dist_share_set_runner(share, runner);
+        sm_dist_settings_fill(&set, runner);
+        CHECK(sm_dist_share_run(share, targets, &plan, SM_INPUT_AUTO, &err) == 0, "share %u: %s", s, err.message);
+        sm_dist_share_free(share);
+        sm_runner_free(runner);
+        sm_dist_out_free(&out);
+        sm_dist_plan_free(&plan);
+    }
+    sm_dist_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.ctx = log;
+    sink.record = sink_record;
+    sink.hit = sink_hit;
+    sm_dist_merge *merge;
+    CHECK(sm_dist_merge_new(&set, &sink, &merge) == 0, "merge");
+    for (unsigned s = 0; s < shares; s++) {
+        CHECK(sm_dist_merge_feed(merge, streams[s].data, streams[s].len, &err) == 0, "feed: %s", err.message);
+        CHECK(sm_dist_merge_share_end(merge, &err) == 0, "share end: %s", err.message);
+        free(streams[s].data);
+    }
+    CHECK(sm_dist_merge_finish(merge, &err) >= 0, "finish: %s", err.message);
+    sm_dist_merge_free(merge);
+    free(streams);
+    free(pattern_names);
+}
+
+int main(void) {
+    if (!mkdtemp(dir)) return 1;
+    char fasta[256], patterns[256], gz[256];
+    snprintf(fasta, sizeof fasta, "%s/t.fa", dir);
+    snprintf(patterns, sizeof patterns, "%s/p.txt", dir);
+    snprintf(gz, sizeof gz, "%s/t.fa.gz", dir);
+
+    /* records of 50 to 20000 bases, lines of 60 */
+    unsigned seed = 29;
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap);
+    for (int r = 0; r < 40; r++) {
+        len += (size_t)sprintf(text + len, ">rec%d some words\n", r);
+        int n = 50 + (int)((seed = seed * 1103515245u + 12345u) >> 8) % (r % 5 == 0 ? 20000 : 600);
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            text[len++] = "ACGT"[(seed >> 16) & 3];
+            if (i % 60 == 59 || i == n - 1) text[len++] = '\n';
+        }
+    }
+    FILE *f = fopen(fasta, "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+
+    /* patterns: 12-mers taken from the text, one per line (\r\n ends) */
+    f = fopen(patterns, "wb");
+    size_t written = 0;
+    for (int i = 0, at = 100; i < 30; i++, at += 3001) {
+        while (at + 12 < (int)len && memchr(text + at, '>', 40)) at += 40;
+        char k[13];
+        int n = 0;
+        for (int j = at; n < 12 && j < (int)len; j++)
+            if (text[j] == 'A' || text[j] == 'C' || text[j] == 'G' || text[j] == 'T') k[n++] = text[j];
+            else if (text[j] == '>') n = 0;
+        k[n] = '\0';
+        if (n < 12) continue;
+        fprintf(f, "%s\r\n", k);
+        written++;
+    }
+    fclose(f);
+    sm_pattern_list list;
+    memset(&list, 0, sizeof list);
+    sm_error err;
+    CHECK(sm_pattern_list_read_alphabet(&list, patterns, SM_ALPHABET_DNA, &err) == SM_OK, "patterns: %s", err.message);
+    CHECK(written > 20 && list.count == written && list.items[0].len == 12 && list.line[1] == 2 && list.nfiles == 1,
+          "pattern list: %zu patterns of %zu", list.count, written);
+    CHECK(sm_pattern_list_add(&list, "extra", "ACGTAC", 6) == SM_OK && list.count == written + 1 &&
+              list.file[written] == NULL,
+          "added pattern");
+
+    /* gzip members of 1000 bytes each read back as one file */
+    sm_deflater *d = sm_deflater_new();
+    CHECK(d != NULL, "deflater");
+    f = fopen(gz, "wb");
+    uint8_t *member = malloc(sm_gzip_bound(1000));
+    for (size_t at = 0; at < len; at += 1000) {
+        size_t n = len - at < 1000 ? len - at : 1000;
+        size_t got = sm_gzip_member(d, text + at, n, member, sm_gzip_bound(1000));
+        CHECK(got > 0, "gzip member");
+        fwrite(member, 1, got, f);
+    }
+    fclose(f);
+    free(member);
+    sm_deflater_free(d);
+    CHECK(strcmp(sm_deflater_library(), "zlib") == 0 || strcmp(sm_deflater_library(), "isa-l") == 0, "library");
+
+    for (int mode = 0; mode < 3; mode++) {
+        sm_compile_options co;
+        sm_compile_options_init(&co);
+        co.match = mode == 0 ? SM_MATCH_EXACT : mode == 1 ? SM_MATCH_MISMATCHES : SM_MATCH_EDITS;
+        co.max_errors = (uint32_t)mode;
+        sm_db *db;
+        CHECK(sm_compile(list.items, list.count, &co, &db, &err) == SM_OK, "compile: %s", err.message);
+        hit_log one, one_gz;
+        memset(&one, 0, sizeof one);
+        memset(&one_gz, 0, sizeof one_gz);
+        search_one(db, fasta, &one);
+        search_one(db, gz, &one_gz);
+        CHECK(one.len > 0 && one.len == one_gz.len && memcmp(one.text, one_gz.text, one.len) == 0,
+              "mode %d: the gzip members read back differ", mode);
+        unsigned counts[] = {1, 2, 3, 7};
+        for (int c = 0; c < 4; c++) {
+            hit_log merged;
+            memset(&merged, 0, sizeof merged);
+            search_shares(db, &list, fasta, counts[c], &merged);
+            CHECK(merged.len == one.len && memcmp(merged.text, one.text, one.len) == 0,
+                  "mode %d, %u shares: %zu bytes of hits merged, %zu from one runner", mode, counts[c], merged.len,
+                  one.len);
+            free(merged.text);
+        }
+        free(one.text);
+        free(one_gz.text);
+        sm_db_free(db);
+    }
+    /* the static archive has no MPI loader; neither does a process not started by mpirun */
+    CHECK(sm_mpi_launched_size() == 0 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK"),
+          "launched size");
+    sm_pattern_list_free(&list);
+    CHECK(list.count == 0, "freed list");
+    free(text);
+    unlink(fasta);
+    unlink(patterns);
+    unlink(gz);
+    rmdir(dir);
+    if (failures) fprintf(stderr, "%d failures\n", failures);
+    else printf("test_dist_api: ok\n");
+    return failures ? 1 : 0;
+}
