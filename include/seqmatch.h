@@ -423,6 +423,21 @@ void sm_stream_free(sm_stream *stream);
    the counts, show one batch later than the bytes fed. */
 typedef struct sm_runner sm_runner;
 
+/* A record's hits in summary (sm_runner_options.on_record_summary): how
+   many, and each pattern that has one with the least errors of its hits
+   (patterns ascending; strands together). */
+typedef struct {
+    uint32_t pattern;
+    uint32_t errors;
+} sm_pattern_errors;
+
+typedef struct {
+    uint64_t record;
+    uint64_t hits;
+    const sm_pattern_errors *patterns; /* valid during the call */
+    size_t npatterns;
+} sm_record_summary;
+
 #define SM_OVERLAP_FREE_SPECULATE 1
 #define SM_OVERLAP_FREE_PREFIX 2
 
@@ -490,6 +505,17 @@ typedef struct {
        Counts count the anchored hits. Refused (SM_ERR_INVALID) for a
        database with a PAM and k edits, and with circular. */
     sm_anchor anchor;
+    /* Per-record summaries instead of hits (filters, per-record tables): when
+       set, on_hit is not called and this is, on the calling thread, once for
+       every record (with or without hits), before its on_record_done; the
+       same hits summed as on_hit would have seen, so counts and anchors are
+       unchanged. Returning non-zero stops the run (SM_ERR_TERMINATED). The
+       CPU backend then keeps no hit list: each thread sums a segment's hits
+       as it scans (in pieces of a bounded number of hits) and delivery gets
+       the sums and the runs of edit ends cut at segment borders; the GPU
+       backend and overlap-free runners sum on delivery. Counting runners
+       (count_only) sum in the threads the same way. */
+    int (*on_record_summary)(const sm_record_summary *summary, void *ctx);
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);
