@@ -418,8 +418,9 @@ void sm_stream_free(sm_stream *stream);
    calling thread in (record, start, end, pattern, strand) order, whatever the
    thread count or chunk size. Memory is bounded by two batch buffers of
    threads x 4 chunks each (one with one thread: the caller fills one while
-   the workers scan the other) plus the hits of those two batches, whatever
-   the record size. With several threads a stop asked by the callback, and
+   the workers scan the other) plus the hits of those two batches, bounded
+   per work item whatever the hit density (none with count_only or
+   on_record_summary: see there), whatever the record size. With several threads a stop asked by the callback, and
    the counts, show one batch later than the bytes fed. */
 typedef struct sm_runner sm_runner;
 
