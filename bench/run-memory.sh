@@ -3,6 +3,7 @@
 # the dense cases at 1, 2 and 4 threads, in every output mode that holds hits:
 #   60 copies of A over 2 MB of A (120 million hits); 50 copies over 1 MB
 #   -e A -e AA over 30 MB of poly-A
+#   60 copies of AAAA -k 1 over 2 MB of A (edit runs across every border), counted and per record
 #   100 random 10-mers (seed 5) -k 3, counted, over an E. coli genome (GENOME)
 #   all 256 4-mers over the panel (PANEL; TSV, -t 2 only unless ALL_THREADS=1)
 # Targets: 256 MB for TSV, 64 MB for counts, filter, records and demux. Hits go to /dev/null.
@@ -24,6 +25,7 @@ poly 1000000 "$work/a1m.fa"
 poly 30000000 "$work/a30m.fa"
 for i in $(seq 60); do echo A; done >"$work/a60.txt"
 head -n 50 "$work/a60.txt" >"$work/a50.txt"
+for i in $(seq 60); do echo AAAA; done >"$work/a60x4.txt"
 python3 -c "
 import random
 r = random.Random(5)
@@ -58,6 +60,9 @@ for t in 1 2 4; do
     measure "$name" $t demux-any 64 demux -t $t --anchor any -p "$work/$pats" -o "$work/dm" "$work/$text"
   done
   measure "A-AA-30MB" $t tsv 256 search -t $t -e A -e AA "$work/a30m.fa"
+  # one run of edit ends per pattern over the whole record (--report best), summed by the threads
+  measure "60xAAAA-k1-2MB" $t count 64 search -t $t -k 1 -p "$work/a60x4.txt" --format count "$work/a2m.fa"
+  measure "60xAAAA-k1-2MB" $t records 64 search -t $t -k 1 -p "$work/a60x4.txt" --format records "$work/a2m.fa"
   measure "10mers-k3" $t count 64 search -t $t -k 3 -p "$work/k10.txt" --format count "$genome"
   if [ $t = 2 ] || [ "${ALL_THREADS:-0}" = 1 ]; then
     measure "256-4mers-panel" $t tsv 256 search -t $t -p "$work/all4.txt" "$panel"

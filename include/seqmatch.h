@@ -441,10 +441,26 @@ void sm_stream_free(sm_stream *stream);
    calling thread in (record, start, end, pattern, strand) order, whatever the
    thread count or chunk size. Memory is bounded by two batch buffers of
    threads x 4 chunks each (one with one thread: the caller fills one while
-   the workers scan the other) plus the hits of those two batches, whatever
-   the record size. With several threads a stop asked by the callback, and
+   the workers scan the other) plus the hits of those two batches, bounded
+   per work item whatever the hit density (none with count_only or
+   on_record_summary: see there), whatever the record size. With several threads a stop asked by the callback, and
    the counts, show one batch later than the bytes fed. */
 typedef struct sm_runner sm_runner;
+
+/* A record's hits in summary (sm_runner_options.on_record_summary): how
+   many, and each pattern that has one with the least errors of its hits
+   (patterns ascending; strands together). */
+typedef struct {
+    uint32_t pattern;
+    uint32_t errors;
+} sm_pattern_errors;
+
+typedef struct {
+    uint64_t record;
+    uint64_t hits;
+    const sm_pattern_errors *patterns; /* valid during the call */
+    size_t npatterns;
+} sm_record_summary;
 
 #define SM_OVERLAP_FREE_SPECULATE 1
 #define SM_OVERLAP_FREE_PREFIX 2
@@ -513,6 +529,17 @@ typedef struct {
        Counts count the anchored hits. Refused (SM_ERR_INVALID) for a
        database with a PAM and k edits, and with circular. */
     sm_anchor anchor;
+    /* Per-record summaries instead of hits (filters, per-record tables): when
+       set, on_hit is not called and this is, on the calling thread, once for
+       every record (with or without hits), before its on_record_done; the
+       same hits summed as on_hit would have seen, so counts and anchors are
+       unchanged. Returning non-zero stops the run (SM_ERR_TERMINATED). The
+       CPU backend then keeps no hit list: each thread sums a segment's hits
+       as it scans (in pieces of a bounded number of hits) and delivery gets
+       the sums and the runs of edit ends cut at segment borders; the GPU
+       backend and overlap-free runners sum on delivery. Counting runners
+       (count_only) sum in the threads the same way. */
+    int (*on_record_summary)(const sm_record_summary *summary, void *ctx);
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);

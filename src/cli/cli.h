@@ -265,6 +265,8 @@ int cli_formatter_set_file(cli_formatter *f, const char *name);
 int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name);
 void cli_formatter_record_done(cli_formatter *f, uint64_t record);
 void cli_formatter_hit(cli_formatter *f, const sm_hit *hit);
+/* --format records: a record's hits in summary, as its hits through cli_formatter_hit would give. */
+void cli_formatter_record_summary(cli_formatter *f, const sm_record_summary *summary);
 /* Writes the per-pattern counts and the total (count format): of the file
    set last when files are shown. */
 void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total);
@@ -377,6 +379,8 @@ typedef struct {
     /* demux: scan only mate 1 or 2 of each pair (0: both) */
     unsigned scan_mate;
     void (*on_hit)(cli_read_entry *e, const sm_hit *hit, void *ctx);
+    /* Instead of on_hit: a record's hits in summary (sm_runner_options.on_record_summary). */
+    void (*on_summary)(cli_read_entry *e, const sm_record_summary *summary, void *ctx);
     /* A record (pair) whose hits have all been seen; returns 0, or -1 to stop. */
     int (*on_done)(cli_read_entry *e, void *ctx);
     void *ctx;

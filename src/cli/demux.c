@@ -273,16 +273,20 @@ static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size
 
 /* ------------------------------------------------------------- scan */
 
-static void demux_hit(cli_read_entry *e, const sm_hit *hit, void *ctx) {
+/* The barcode with the fewest errors; a tie when two barcodes have that
+   many (the order of the patterns does not matter). */
+static void demux_summary(cli_read_entry *e, const sm_record_summary *summary, void *ctx) {
     demux_state *d = ctx;
-    uint32_t b = d->barcode_of[hit->pattern];
-    e->hits++;
-    if (hit->errors < e->best_errors) {
-        e->best_errors = hit->errors;
-        e->choice = b;
-        e->tie = 0;
-    } else if (hit->errors == e->best_errors && b != e->choice) {
-        e->tie = 1;
+    e->hits += summary->hits;
+    for (size_t i = 0; i < summary->npatterns; i++) {
+        uint32_t b = d->barcode_of[summary->patterns[i].pattern], errors = summary->patterns[i].errors;
+        if (errors < e->best_errors) {
+            e->best_errors = errors;
+            e->choice = b;
+            e->tie = 0;
+        } else if (errors == e->best_errors && b != e->choice) {
+            e->tie = 1;
+        }
     }
 }
 
@@ -495,7 +499,7 @@ int cli_demux_main(int argc, char **argv) {
     memset(&job, 0, sizeof job);
     job.opts = &opts;
     job.scan_mate = d.mates == 2 ? (opts.barcode_read ? opts.barcode_read : 1) : 0;
-    job.on_hit = demux_hit;
+    job.on_summary = demux_summary;
     job.on_done = demux_done;
     job.ctx = &d;
     d.job = &job;

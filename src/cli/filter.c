@@ -66,9 +66,9 @@ typedef struct {
     uint64_t chosen, matched, entries;
 } filter_state;
 
-static void filter_hit(cli_read_entry *e, const sm_hit *hit, void *ctx) {
-    (void)hit, (void)ctx;
-    e->hits++;
+static void filter_summary_of(cli_read_entry *e, const sm_record_summary *summary, void *ctx) {
+    (void)ctx;
+    e->hits += summary->hits;
 }
 
 static int filter_done(cli_read_entry *e, void *ctx) {
@@ -211,7 +211,7 @@ int cli_filter_main(int argc, char **argv) {
     cli_reads_job job;
     memset(&job, 0, sizeof job);
     job.opts = &opts;
-    job.on_hit = filter_hit;
+    job.on_summary = filter_summary_of;
     job.on_done = filter_done;
     job.summary = filter_summary;
     job.ctx = &f;

@@ -729,6 +729,18 @@ static void write_record_line(cli_formatter *f, uint64_t record) {
     f->rec_npatterns = 0;
 }
 
+void cli_formatter_record_summary(cli_formatter *f, const sm_record_summary *summary) {
+    if (f->format != CLI_FORMAT_RECORDS) return;
+    f->rec_hits += summary->hits;
+    for (size_t i = 0; i < summary->npatterns; i++) {
+        uint32_t p = summary->patterns[i].pattern;
+        if (p < f->pattern_count && f->rec_seen[p] != summary->record + 1) {
+            f->rec_seen[p] = summary->record + 1;
+            f->rec_patterns[f->rec_npatterns++] = p;
+        }
+    }
+}
+
 void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     cli_writer *w = f->w;
     if (f->header_pending) write_header(f);

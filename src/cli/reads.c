@@ -92,6 +92,13 @@ static int on_hit(const sm_hit *hit, void *ctx) {
     return s->stop;
 }
 
+static int on_summary(const sm_record_summary *summary, void *ctx) {
+    reads_state *s = ctx;
+    cli_read_entry *e = entry_of(s, summary->record);
+    if (e) s->job->on_summary(e, summary, s->job->ctx);
+    return s->stop;
+}
+
 static void on_record_done(uint64_t record, void *ctx) {
     reads_state *s = ctx;
     if (s->count == 0) return;
@@ -320,7 +327,9 @@ int cli_reads_run(cli_reads_job *job, const sm_db *db) {
     ro.overlap_free = opts->overlap_free;
     ro.backend = opts->gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
     ro.anchor = opts->anchor;
-    ro.on_hit = on_hit;
+    /* a command that needs only each record's summary gets no hit list */
+    if (job->on_summary) ro.on_record_summary = on_summary;
+    else ro.on_hit = on_hit;
     ro.on_record_done = on_record_done;
     ro.ctx = &s;
     sm_error err;

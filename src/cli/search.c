@@ -39,6 +39,14 @@ static int scan_stopped_by_limit(const search_context *ctx, int status) {
     return status == SM_ERR_TERMINATED && ctx->limit_reached;
 }
 
+/* --format records: a record's hits in summary (no hit list held). */
+static int record_summary(const sm_record_summary *summary, void *ctx) {
+    search_context *s = ctx;
+    if (s->formatter) cli_formatter_record_summary(s->formatter, summary);
+    s->hits_written += summary->hits;
+    return s->writer->error ? 1 : 0;
+}
+
 static void record_done(uint64_t record, void *ctx) {
     search_context *s = ctx;
     if (s->formatter) cli_formatter_record_done(s->formatter, record);
@@ -302,6 +310,10 @@ int cli_search_main(int argc, char **argv) {
     runner_opts.anchor = opts.anchor;
     runner_opts.count_only = count_only;
     runner_opts.on_hit = deliver_hit;
+    if (opts.format == CLI_FORMAT_RECORDS && !count_only && !opts.max_hits_given && !opts.profile_path) {
+        runner_opts.on_hit = NULL;
+        runner_opts.on_record_summary = record_summary;
+    }
     runner_opts.ctx = &ctx;
     runner_opts.on_record_done = record_done;
     runner_opts.circular = opts.circular;

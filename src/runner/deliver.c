@@ -58,6 +58,10 @@ int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint
     r->counts[x->pattern]++;
     r->total++;
     if (r->count_only) return SM_OK;
+    if (r->sums) {
+        sm_record_sums_hit(r, x);
+        return SM_OK;
+    }
     sm_hit h;
     h.record = record;
     h.start = x->start;
@@ -273,6 +277,7 @@ static int keep_held_texts(sm_delivery *d) {
 
 /* One segment's hits (or a piece of a dense one's), then its record's end. */
 static int deliver_segment(sm_runner *r, const sm_batch *b, const sm_segment *s) {
+    if (s->summed && r->sums) sm_record_sums_segment(r, s);
     /* Edit hits are stored even when only counted: runs must be joined first. */
     if (r->edits || (r->held_delivery && !r->opt.count_only)) {
         int rc = deliver_held(r, b, s);
@@ -291,6 +296,10 @@ static int deliver_segment(sm_runner *r, const sm_batch *b, const sm_segment *s)
     }
     if (s->last_of_record && r->anchor) {
         int rc = sm_anchor_record_done(r, s->record);
+        if (rc != SM_OK) return rc;
+    }
+    if (s->last_of_record && r->sums && !r->count_only) {
+        int rc = sm_record_sums_done(r, s->record);
         if (rc != SM_OK) return rc;
     }
     if (s->last_of_record && r->opt.on_record_done) r->opt.on_record_done(s->record, r->opt.ctx);

@@ -48,11 +48,8 @@ static int dense_open(sm_runner *r) {
     return SM_OK;
 }
 
-/* Scans the piece of s owning [a, e) into p (a copy of s). Returns SM_OK,
-   SM_ERR_NOMEM, or SM_ERR_LIMIT when its hits passed limit. */
-static int scan_piece(sm_runner *r, const sm_batch *b, const sm_segment *s, uint64_t a, uint64_t e, int last,
-                      size_t limit, sm_segment *p) {
-    sm_dense *d = r->dense;
+int sm_scan_piece(sm_runner *r, sm_engine_set *engines, sm_sink *sink, sm_run_list *borders, const sm_batch *b,
+                  const sm_segment *s, uint64_t a, uint64_t e, int last, size_t limit, sm_segment *p) {
     uint64_t seg_end = s->pos0 + s->scan_len;
     *p = *s;
     p->dense = 0;
@@ -73,7 +70,6 @@ static int scan_piece(sm_runner *r, const sm_batch *b, const sm_segment *s, uint
     p->part_left_first = a == s->own_lo ? s->part_left_first : 0;
     p->part_right_open = last ? s->part_right_open : 0;
 
-    sm_sink *sink = &d->sink;
     sink->n = 0;
     sink->counts = NULL;
     sink->failed = 0;
@@ -81,20 +77,20 @@ static int scan_piece(sm_runner *r, const sm_batch *b, const sm_segment *s, uint
     sink->limit = limit;
     sink->own_lo = p->own_lo;
     sink->own_hi = p->own_hi;
-    d->borders.n = 0;
+    borders->n = 0;
     const uint8_t *text = b->buf + p->buf_off;
-    sm_engine_set_reset(&d->engines);
-    sm_engine_set_scan(&d->engines, text, p->scan_len, p->pos0, sink);
-    sm_engine_set_finish(&d->engines, p->pos0 + p->scan_len, sink);
+    sm_engine_set_reset(engines);
+    sm_engine_set_scan(engines, text, p->scan_len, p->pos0, sink);
+    sm_engine_set_finish(engines, p->pos0 + p->scan_len, sink);
     if (sink->failed) return SM_ERR_NOMEM;
     if (sink->overflow) return SM_ERR_LIMIT;
-    if (sink->n && sm_engine_set_hits(&d->engines, r->db, sink, 0, text, p->scan_len, p->pos0, p->own_lo + 1,
-                                      p->pos0 + p->scan_len, &d->borders) != SM_OK)
+    if (sink->n && sm_engine_set_hits(engines, r->db, sink, 0, text, p->scan_len, p->pos0, p->own_lo + 1,
+                                      p->pos0 + p->scan_len, borders) != SM_OK)
         return SM_ERR_NOMEM;
     p->hits = sink->hits;
     p->nhits = sink->n;
-    p->runs = d->borders.runs;
-    p->nruns = d->borders.n;
+    p->runs = borders->runs;
+    p->nruns = borders->n;
     p->fixes = NULL;
     p->nfixes = 0;
     return SM_OK;
@@ -114,7 +110,8 @@ int sm_deliver_dense(sm_runner *r, const sm_batch *b, const sm_segment *s,
         uint64_t e = hi - a > piece ? a + piece : hi;
         int last = e == hi;
         sm_segment p;
-        int rc = scan_piece(r, b, s, a, e, last, e - a > 1 ? limit : 0, &p);
+        sm_dense *d = r->dense;
+        int rc = sm_scan_piece(r, &d->engines, &d->sink, &d->borders, b, s, a, e, last, e - a > 1 ? limit : 0, &p);
         if (rc == SM_ERR_LIMIT) {
             piece = (e - a) / 2 > 0 ? (e - a) / 2 : 1;
             continue;

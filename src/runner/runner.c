@@ -238,6 +238,7 @@ void sm_runner_free(sm_runner *r) {
     sm_team_free(r->team);
     sm_anchor_close(r);
     sm_dense_close(r);
+    sm_record_sums_close(r);
     if (r->batches)
         for (unsigned k = 0; k < r->geo.batches; k++) free(r->batches[k].segs);
     free(r->batches);
@@ -251,8 +252,8 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "runner needs a place to store it");
     *out = NULL;
     if (!db || !opts) return sm_set_error(err, SM_ERR_INVALID, "runner needs a database and options");
-    if (!opts->count_only && !opts->on_hit)
-        return sm_set_error(err, SM_ERR_INVALID, "runner needs a hit callback unless it only counts");
+    if (!opts->count_only && !opts->on_hit && !opts->on_record_summary)
+        return sm_set_error(err, SM_ERR_INVALID, "runner needs a hit or record summary callback unless it only counts");
     const sm_backend_ops *backend = opts->backend == SM_BACKEND_CPU    ? &sm_backend_cpu
                                     : opts->backend == SM_BACKEND_CUDA ? &sm_backend_cuda
                                                                        : NULL;
@@ -301,6 +302,10 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     if (!r->counts) {
         free(r->head);
         free(r);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    }
+    if (opts->on_record_summary && !opts->count_only && sm_record_sums_open(r) != SM_OK) {
+        sm_runner_free(r);
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     if (opts->anchor != SM_ANCHOR_NONE) {

@@ -23,6 +23,7 @@
 #ifndef SM_RUNNER_INTERNAL_H
 #define SM_RUNNER_INTERNAL_H
 
+#include "core/engine_set.h"
 #include "core/internal.h"
 
 typedef struct {
@@ -42,6 +43,14 @@ typedef struct {
     /* Its hits passed the backend's bound (geometry.item_hits): it returns
        none, and delivery scans it again in pieces (dense.c). */
     uint8_t dense;
+    /* Summed by the thread that scanned it (summary.c): its owned hits are
+       counted (sum_hits; per pattern in the backend's counts) and, for
+       record summaries, each pattern's least errors are in sums; hits holds
+       none, runs the runs of edit ends cut at its borders as always. */
+    uint8_t summed;
+    uint64_t sum_hits;
+    const sm_pattern_errors *sums;
+    size_t nsums;
     /* Results, valid from landing until the batch is refilled. */
     const sm_rawhit *hits;   /* owned hits, sorted, record coordinates */
     size_t nhits;
@@ -163,6 +172,9 @@ struct sm_runner {
     int part_left_open, part_right_open, part_first_pending;
     struct sm_part_callbacks *part_cb;
 
+    /* Record summaries (sm_runner_options.on_record_summary; summary.c),
+       NULL without. */
+    struct sm_record_sums *sums;
     /* Delivery (deliver.c). */
     struct sm_delivery *delivery;
     uint64_t *counts;
@@ -227,6 +239,50 @@ void sm_runner_set_chunk(sm_runner *r, size_t chunk);
 int sm_deliver_dense(sm_runner *r, const sm_batch *b, const sm_segment *s,
                      int (*deliver)(sm_runner *r, const sm_batch *b, const sm_segment *s));
 void sm_dense_close(sm_runner *r);
+/* The piece of segment s owning [a, e) (the last piece: to its end),
+   scanned with engines into sink (at most limit hits; 0: no bound) and
+   settled, its border runs in borders: p is s cut to the piece, with its
+   results. SM_OK, SM_ERR_NOMEM, or SM_ERR_LIMIT when its hits passed limit. */
+int sm_scan_piece(sm_runner *r, sm_engine_set *engines, sm_sink *sink, sm_run_list *borders, const sm_batch *b,
+                  const sm_segment *s, uint64_t a, uint64_t e, int last, size_t limit, sm_segment *p);
+
+/* summary.c: hits summed instead of stored.
+   Per pattern, the least errors of a stretch's hits. */
+typedef struct {
+    uint32_t *least;         /* per pattern: least errors + 1; 0 = no hit */
+    uint32_t *touched;       /* the patterns with a hit (each once) */
+    size_t ntouched;
+} sm_least_errors;
+typedef struct {
+    sm_pattern_errors *v;
+    size_t n, cap;
+} sm_pattern_errors_list;
+/* A scanning thread's state for summing segments (sm_sum_segment). */
+typedef struct {
+    sm_sink sink;            /* one piece's raw results: at most the limit */
+    sm_run_list borders;     /* a piece's border runs */
+    sm_run_list open, next;  /* runs cut at piece borders, waiting for the next piece */
+    sm_least_errors least;   /* record summaries only */
+    uint64_t piece;          /* the piece length to try next */
+    uint64_t hits;
+} sm_summer;
+int sm_summer_init(sm_summer *z, const sm_runner *r);
+void sm_summer_free(sm_summer *z);
+/* Sums segment s of b on a scanning thread (engines, z its own): scanned
+   in pieces of at most limit raw hits, the runs of edit ends cut at piece
+   borders joined, each owned hit counted into counts (per pattern) and, for
+   record summaries, its least errors appended to sums (patterns
+   ascending); the runs cut at the segment's borders go to runs for
+   delivery. *hits gets the hits counted. SM_OK or SM_ERR_NOMEM. */
+int sm_sum_segment(sm_runner *r, sm_summer *z, sm_engine_set *engines, const sm_batch *b, const sm_segment *s,
+                   size_t limit, uint64_t *counts, sm_run_list *runs, sm_pattern_errors_list *sums, uint64_t *hits);
+/* Delivery side (record summaries). */
+int sm_record_sums_open(sm_runner *r);
+void sm_record_sums_close(sm_runner *r);
+void sm_record_sums_hit(sm_runner *r, const sm_rawhit *x);
+void sm_record_sums_segment(sm_runner *r, const sm_segment *s);
+/* The record's last segment was delivered: calls on_record_summary. */
+int sm_record_sums_done(sm_runner *r, uint64_t record);
 
 /* deliver.c: the delivery of landed batches, in order. */
 int sm_delivery_open(sm_runner *r);

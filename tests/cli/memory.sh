@@ -96,6 +96,19 @@ for t in 1 2 4; do
     check_rss "5-mers -k 3 counted, -t $t" 64
 done
 
+# k edits over poly-A: 60 copies of AAAA -k 1 end at every position, one run
+# of ends per pattern over the whole record (cut at every segment and piece
+# border), summed by the threads without a hit list: one hit per pattern.
+for i in $(seq 60); do echo AAAA; done >"$TMP/a60x4.txt"
+for t in 1 2 4; do
+    measure search -t $t -k 1 -p "$TMP/a60x4.txt" --format count "$TMP/polyA.fa"
+    if [ "$(tail -n 1 "$TMP/out")" = "total${T}60" ]; then pass; else fail "60 x AAAA -k 1, count, -t $t: $(tail -n 1 "$TMP/out")"; fi
+    check_rss "60 x AAAA -k 1, count, -t $t" 64
+    measure search -t $t -k 1 -p "$TMP/a60x4.txt" --format records --chunk-size 4096 "$TMP/polyA.fa"
+    if [ "$(tail -n 1 "$TMP/out" | cut -f 1,2)" = "polyA${T}60" ]; then pass; else fail "60 x AAAA -k 1, records, -t $t: $(cut -c 1-60 "$TMP/out")"; fi
+    check_rss "60 x AAAA -k 1, records, -t $t" 64
+done
+
 # A failed allocation ends the run at once with the message: an item may
 # hold chunk / 64 hits, 384 MB with --chunk-size 1G, which the limit forbids.
 # (Before, every later hit tried the same allocation again: minutes.)

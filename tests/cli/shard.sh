@@ -55,6 +55,9 @@ agree "-k 2 best, small chunks" "2 3 8" -p sites.fa -k 2 -t 2 --chunk-size 500 h
 agree "-k 1 ends, counts" "3" -p sites.fa -k 1 --report ends --format count huge.fa mixed.fa.bgz
 agree "-k 2 best, runs across splits" "5 11" -e AAAAAAAAAAAA -e GCTGGTGGACAC -k 3 huge.fa
 agree "-m 4 --pam NGG" "3" -p guides.fa -m 4 --pam NGG huge.fa mixed.fa
+# counts summed by the threads (no hit list): runs cut at splits, pieces and segments, PAM
+agree "-k 3 best, counts, runs across splits" "3 7" -e AAAAAAAAAAAA -e GCTGGTGGACAC -k 3 -t 2 --chunk-size 300 --format count huge.fa
+agree "-k 3 --pam NGG, counts" "2" -p guides.fa -k 3 --pam NGG --format count huge.fa mixed.fa
 agree "-k 3 --pam NGG" "2" -p guides.fa -k 3 --pam NGG --format jsonl huge.fa
 agree "--max-hits 1" "3" -p sites.fa --max-hits 1 $ALL
 agree "--max-hits 40, -k 2" "2 5" -p sites.fa -k 2 --max-hits 40 -t 1 --chunk-size 300 huge.fa mixed.fa

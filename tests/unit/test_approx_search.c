@@ -13,6 +13,7 @@
 #include "engines/approx/approx.h"
 #include "engines/engine.h"
 #include "oracle.h"
+#include "summary_check.h"
 #include "testutil.h"
 
 static tu_rng rng;
@@ -323,6 +324,57 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
                      "%s: counts differ", how);
             sm_runner_free(runner);
         }
+    }
+    /* Threads that sum the hits instead of storing them (counts of runs and
+       PAM hits, record summaries): 1 to 8 threads, small chunks, and half the
+       time a few raw hits per piece, so that runs are cut at piece borders
+       inside a segment as well as at segment borders. */
+    for (int summaries = 0; summaries <= 1; summaries++) {
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = tu_rng_range(&rng, 1, 8);
+        ro.chunk_size = chunks[tu_rng_below(&rng, (uint32_t)nchunks)];
+        sm_variant tight;
+        memset(&tight, 0, sizeof tight);
+        if (tu_rng_chance(&rng, 50)) {
+            tight.item_hits = 1 + tu_rng_below(&rng, 6);
+            ro.variant = &tight;
+        }
+        sc_summaries sums;
+        sc_init(&sums);
+        if (summaries) {
+            ro.on_record_summary = sc_collect;
+            ro.ctx = &sums;
+        } else {
+            ro.count_only = 1;
+        }
+        sm_runner *runner = NULL;
+        if (sm_runner_create(db, &ro, &runner, &err) == SM_OK) {
+            int rc = SM_OK;
+            for (size_t r = 0; r < c->nrecords && rc == SM_OK; r++) {
+                sm_runner_begin_record(runner);
+                size_t at = 0, n = c->record_len[r];
+                while (rc == SM_OK && at < n) {
+                    size_t piece = 1 + tu_rng_below(&rng, (uint32_t)(max_piece * 5 / 2));
+                    if (piece > n - at) piece = n - at;
+                    rc = sm_runner_feed(runner, c->records[r] + at, piece);
+                    at += piece;
+                }
+                if (rc == SM_OK) rc = sm_runner_end_record(runner);
+            }
+            if (rc == SM_OK) rc = sm_runner_flush(runner);
+            char label[400], why[200];
+            snprintf(label, sizeof label, "%s engine %d runner summed (%s) t=%u chunk=%zu item hits %zu", what,
+                     (int)engine, summaries ? "summaries" : "count-only", ro.threads, ro.chunk_size, tight.item_hits);
+            tu_check(rc == SM_OK && memcmp(sm_runner_counts(runner), want_counts, c->npats * sizeof(uint64_t)) == 0 &&
+                         sm_runner_total(runner) == want.n,
+                     "%s: status %d, counts differ", label, rc);
+            if (summaries)
+                tu_check(sc_check(&sums, &want, c->nrecords, (uint32_t)c->npats, why, sizeof why), "%s: %s", label,
+                         why);
+            sm_runner_free(runner);
+        }
+        sc_free(&sums);
     }
     tu_hits_free(&col.hits);
     tu_hits_free(&want);

@@ -14,6 +14,7 @@
 #include "approx_oracle.h"
 #include "engines/engine.h"
 #include "oracle.h"
+#include "summary_check.h"
 #include "testutil.h"
 
 static tu_rng rng;
@@ -214,10 +215,13 @@ static void check_case(const ccase *c) {
     static const size_t chunks[] = {1, 3, 17, 0};
     for (unsigned threads = 1; threads <= 3; threads += 2) {
         for (size_t ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
-            for (int count_only = 0; count_only <= 1; count_only++) {
+            /* hits, counts, record summaries (summed by the threads: circular
+               starts, runs cut at segment and piece borders) */
+            for (int mode = 0; mode <= 2; mode++) {
+                int count_only = mode == 1;
                 char how[300];
                 snprintf(how, sizeof how, "%s, %u threads, chunk %zu, %s", what, threads, chunks[ci],
-                         count_only ? "counts" : "hits");
+                         mode == 1 ? "counts" : mode == 2 ? "summaries" : "hits");
                 collector col;
                 memset(&col, 0, sizeof col);
                 tu_hits_init(&col.hits);
@@ -230,6 +234,13 @@ static void check_case(const ccase *c) {
                 ro.circular = 1;
                 ro.on_hit = collect;
                 ro.ctx = &col;
+                sc_summaries sums;
+                sc_init(&sums);
+                if (mode == 2) {
+                    ro.on_hit = NULL;
+                    ro.on_record_summary = sc_collect;
+                    ro.ctx = &sums;
+                }
                 /* now and then a bound of a few stored hits per work item:
                    dense segments, delivered in pieces */
                 sm_variant tight;
@@ -245,11 +256,17 @@ static void check_case(const ccase *c) {
                              "%s: overlap_free with circular not refused", how);
                     ro.overlap_free = 0;
                 }
-                if (!tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "%s: create: %s", how, err.message))
+                if (!tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "%s: create: %s", how, err.message)) {
+                    sc_free(&sums);
                     continue;
+                }
                 int rc = feed_all(c, runner);
                 tu_check(rc == SM_OK, "%s: status %d", how, rc);
-                if (!count_only) {
+                char why[200];
+                if (mode == 2)
+                    tu_check(sc_check(&sums, &want, c->nrecords, (uint32_t)c->npats, why, sizeof why), "%s: %s", how,
+                             why);
+                else if (!count_only) {
                     tu_check(tu_hits_equal(&want, &col.hits, how), "%s", how);
                     tu_check(col.bad_text == 0, "%s: %u hits with the wrong text", how, col.bad_text);
                 }
@@ -259,6 +276,7 @@ static void check_case(const ccase *c) {
                          want.n);
                 sm_runner_free(runner);
                 tu_hits_free(&col.hits);
+                sc_free(&sums);
             }
         }
     }

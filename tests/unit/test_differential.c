@@ -12,6 +12,7 @@
 #include "core/internal.h"
 #include "engines/engine.h"
 #include "oracle.h"
+#include "summary_check.h"
 #include "seqmatch.h"
 #include "testutil.h"
 
@@ -222,6 +223,7 @@ typedef struct {
     uint64_t next_done; /* runner: next record expected to finish */
     unsigned done_errors;
     size_t stop_after;  /* stop the scan after this many hits (0: never) */
+    sc_summaries *sums; /* runner: record summaries instead of hits */
 } collector;
 
 static void collector_init(collector *col, const dcase *c) {
@@ -255,6 +257,13 @@ static void record_done(uint64_t record, void *ctx) {
     collector *col = ctx;
     if (record != col->next_done) col->done_errors++;
     col->next_done = record + 1;
+    if (col->sums && col->sums->n != record + 1) col->done_errors++; /* its summary first */
+}
+
+static int collect_summary(const sm_record_summary *summary, void *ctx) {
+    collector *col = ctx;
+    if (summary->record != col->next_done) col->done_errors++;
+    return sc_collect(summary, col->sums);
 }
 
 /* ------------------------------------------------------------ the checks */
@@ -351,7 +360,10 @@ static void check_stream(const dcase *c, const sm_db *db, const expected *e, con
     sm_stream_free(st);
 }
 
-static void check_runner(const dcase *c, const sm_db *db, const expected *e, const char *how, int count_only) {
+/* mode 0: hits; 1: count_only; 2: record summaries (no hit list: the
+   threads sum runs and hits as they scan). */
+static void check_runner(const dcase *c, const sm_db *db, const expected *e, const char *how, int mode) {
+    int count_only = mode == 1;
     static const size_t chunks[] = {1, 2, 7, 64, 300, 4096, 0};
     sm_runner_options ro;
     sm_runner_options_init(&ro);
@@ -368,12 +380,19 @@ static void check_runner(const dcase *c, const sm_db *db, const expected *e, con
     }
     collector col;
     collector_init(&col, c);
+    sc_summaries sums;
+    sc_init(&sums);
     ro.on_hit = collect;
+    if (mode == 2) {
+        ro.on_hit = NULL;
+        ro.on_record_summary = collect_summary;
+        col.sums = &sums;
+    }
     ro.ctx = &col;
     ro.on_record_done = record_done;
     char label[200];
     snprintf(label, sizeof label, "%s runner threads %u chunk %zu%s item hits %zu", how, ro.threads, ro.chunk_size,
-             count_only ? " count-only" : "", tight.item_hits);
+             mode == 1 ? " count-only" : mode == 2 ? " summaries" : "", tight.item_hits);
     sm_runner *run = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
@@ -395,7 +414,14 @@ static void check_runner(const dcase *c, const sm_db *db, const expected *e, con
     }
     if (rc == SM_OK) rc = sm_runner_flush(run);
     tu_check(rc == SM_OK, "%s: %s returned %d", c->label, label, rc);
-    if (count_only) {
+    if (mode == 2) {
+        char why[200];
+        tu_check(col.hits.n == 0, "%s: %s: on_hit called %zu times", c->label, label, col.hits.n);
+        if (!tu_check(sc_check(&sums, &e->all, c->nrec, (uint32_t)c->n, why, sizeof why), "%s: %s: %s", c->label,
+                      label, why) &&
+            tu_failures() <= 10)
+            print_case(c);
+    } else if (count_only) {
         tu_check(col.hits.n == 0, "%s: %s: on_hit called %zu times in count mode", c->label, label, col.hits.n);
     } else {
         report_diff(c, label, &e->all, &col.hits);
@@ -411,6 +437,7 @@ static void check_runner(const dcase *c, const sm_db *db, const expected *e, con
              (unsigned long long)sm_runner_total(run), (unsigned long long)e->total);
     sm_runner_free(run);
     tu_hits_free(&col.hits);
+    sc_free(&sums);
 }
 
 static void check_info(const dcase *c, const sm_db *db, sm_engine engine, const char *how) {
@@ -581,6 +608,7 @@ static void check_compiled(const dcase *c, const expected *e, sm_engine engine, 
         check_info(c, db, engine, how);
         check_runner(c, db, e, how, 0);
         check_runner(c, db, e, how, 1);
+        check_runner(c, db, e, how, 2);
         check_roundtrip(c, db, e, how);
     }
     if (bytes_out) {

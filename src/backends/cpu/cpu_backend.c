@@ -46,6 +46,29 @@
 /* The least bound on an item's stored hits (384 KiB). */
 #define ITEM_HITS_MIN ((size_t)16384)
 
+/* Sums one item's segments (c->summed): their hits counted and summed on
+   this thread in pieces, none stored (src/runner/summary.c). */
+static void sum_item(cpu_backend *c, sm_batch *b, cpu_worker *w, cpu_batch *cb, cpu_item *it) {
+    sm_runner *r = c->runner;
+    it->sums.n = 0;
+    for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
+        sm_segment *s = &b->segs[i];
+        cpu_seg *x = &cb->res[i];
+        x->hit_lo = x->hit_hi = 0;
+        x->run_lo = it->borders.n;
+        x->sum_lo = it->sums.n;
+        x->sum_hits = 0;
+        x->dense = 0;
+        it->bytes += s->scan_len;
+        if (!it->failed &&
+            sm_sum_segment(r, &w->summer, &w->engines, b, s, c->item_hits, w->counts[b->index], &it->borders,
+                           r->sums ? &it->sums : NULL, &x->sum_hits) != SM_OK)
+            it->failed = 1;
+        x->run_hi = it->borders.n;
+        x->sum_hi = it->sums.n;
+    }
+}
+
 /* Scans one item: every segment from its start state, resolving edit ends. */
 static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w, cpu_item *it) {
     sm_runner *r = c->runner;
@@ -61,6 +84,10 @@ static void scan_item(cpu_backend *c, cpu_batch *cb, sm_batch *b, cpu_worker *w,
     it->dense = 0;
     /* Threads count only where every hit found is a hit reported (c->tally). */
     sink->counts = c->tally ? w->counts[b->index] : NULL;
+    if (c->summed) {
+        sum_item(c, b, w, cb, it);
+        return;
+    }
     for (size_t i = it->seg_lo; i < it->seg_hi; i++) {
         sm_segment *s = &b->segs[i];
         cpu_seg *x = &cb->res[i];
@@ -255,9 +282,13 @@ static int publish(cpu_backend *c, cpu_batch *cb) {
             s->runs = it->borders.runs ? it->borders.runs + x->run_lo : NULL;
             s->nruns = x->run_hi - x->run_lo;
             s->dense = (uint8_t)x->dense;
+            s->summed = (uint8_t)c->summed;
+            s->sum_hits = x->sum_hits;
+            s->sums = c->summed && it->sums.v ? it->sums.v + x->sum_lo : NULL;
+            s->nsums = c->summed ? x->sum_hi - x->sum_lo : 0;
         }
     }
-    if (c->item_hits) adapt_chunk(c, cb);
+    if (c->item_hits && !c->summed) adapt_chunk(c, cb);
     return c->speculate ? sm_cpu_verify_speculation(c, b) : SM_OK;
 }
 
@@ -286,7 +317,7 @@ static int cpu_land(void *backend, sm_batch *b) {
     c->flight = c->queued;
     c->queued = NULL;
     pthread_mutex_unlock(&c->lock);
-    if (c->tally) {
+    if (c->tally || c->summed) {
         for (unsigned t = 0; t < c->threads; t++) {
             uint64_t *counts = c->workers[t].counts[b->index];
             sm_runner_add_counts(r, counts);
@@ -325,6 +356,7 @@ static void cpu_close(void *backend) {
     if (c->workers) {
         for (unsigned t = 0; t < c->threads; t++) {
             sm_engine_set_free(&c->workers[t].engines);
+            sm_summer_free(&c->workers[t].summer);
             free(c->workers[t].counts[0]);
             free(c->workers[t].counts[1]);
         }
@@ -334,6 +366,7 @@ static void cpu_close(void *backend) {
         for (size_t i = 0; i < b->items_cap; i++) {
             free(b->items[i].sink.hits);
             free(b->items[i].borders.runs);
+            free(b->items[i].sums.v);
         }
         free(b->items);
         free(b->res);
@@ -369,6 +402,10 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     c->tally = opts->count_only && (!r->edits || h->report == SM_REPORT_ENDS) && !sm_db_filters_pam(h);
     /* A circular record's edit hits are kept by their start, known on delivery. */
     if (opts->circular && r->edits) c->tally = 0;
+    /* Where threads cannot count as they scan, they sum (src/runner/summary.c),
+       as they do for record summaries; anchored runners choose their hits on
+       delivery, and overlap-free segments own hits found before them. */
+    c->summed = !c->tally && !c->overlap_free && !r->anchor && (opts->count_only || r->sums);
     size_t keep_back = c->overlap_free ? h->max_length : r->lookback;
     /* Room for several items per thread, and always for one chunk plus what it reads around it. */
     size_t batch = c->chunk * ITEMS_PER_THREAD * c->threads;
@@ -389,8 +426,12 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     if (!c->tally && !c->overlap_free) {
         c->item_hits = c->chunk / 64 > ITEM_HITS_MIN ? c->chunk / 64 : ITEM_HITS_MIN;
         if (opts->variant && opts->variant->item_hits) c->item_hits = opts->variant->item_hits;
-        geo->item_hits = c->item_hits;
-        geo->items_per_batch = (size_t)ITEMS_PER_THREAD * c->threads;
+        /* Summing threads keep no hit past a piece: no chunk to shrink, no
+           dense segment to deliver. */
+        if (!c->summed) {
+            geo->item_hits = c->item_hits;
+            geo->items_per_batch = (size_t)ITEMS_PER_THREAD * c->threads;
+        }
     }
     c->workers = calloc(c->threads, sizeof *c->workers);
     int rc = c->workers ? SM_OK : sm_set_error(err, SM_ERR_NOMEM, "out of memory");
@@ -399,7 +440,7 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
         cpu_worker *w = &c->workers[t];
         w->cpu = c;
         w->tid = t;
-        if (sm_engine_set_init(&w->engines, db, opts->variant) != SM_OK ||
+        if (sm_engine_set_init(&w->engines, db, opts->variant) != SM_OK || sm_summer_init(&w->summer, r) != SM_OK ||
             (c->tally && sm_engine_set_counting(&w->engines) != SM_OK) ||
             !(w->counts[0] = calloc(r->pattern_count, sizeof *w->counts[0])) ||
             (c->threads > 1 && !(w->counts[1] = calloc(r->pattern_count, sizeof *w->counts[1]))))

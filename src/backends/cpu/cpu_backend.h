@@ -15,6 +15,8 @@ typedef struct {
     size_t fix_lo, fix_hi;  /* speculation: hits found by the re-scan */
     uint32_t end_state;     /* overlap-free: the state its scan ended in */
     int dense;              /* its hits passed the item's bound: none kept */
+    size_t sum_lo, sum_hi;  /* summed (c->summed): its least errors in the item's list */
+    uint64_t sum_hits;      /* and its hits */
 } cpu_seg;
 
 typedef struct {
@@ -25,6 +27,7 @@ typedef struct {
     size_t bytes;           /* scanned */
     size_t most_hits;       /* the most hits one of its segments stored */
     int dense;              /* one of its segments passed the bound */
+    sm_pattern_errors_list sums; /* summed, record summaries: its segments' least errors */
 } cpu_item;
 
 /* The backend's side of one ring buffer. */
@@ -48,6 +51,7 @@ typedef struct {
     sm_engine_set engines;
     uint64_t *counts[2];    /* count mode: per pattern, per ring buffer */
     cpu_batch *holding;     /* count mode: the batch its unfolded visits belong to (under lock) */
+    sm_summer summer;       /* c->summed */
 } cpu_worker;
 
 struct cpu_backend {
@@ -55,6 +59,10 @@ struct cpu_backend {
     unsigned threads;
     size_t chunk;
     int tally;              /* count mode: threads count into their own counters */
+    /* Hits summed by the threads, none stored (src/runner/summary.c): counting
+       where tally cannot (edit runs, PAM, circular edits) and record
+       summaries; item_hits then bounds one piece's raw results per thread. */
+    int summed;
     size_t item_hits;       /* most hits an item stores (0: no bound) */
     int overlap_free, speculate;
     cpu_batch batches[2];
