@@ -60,6 +60,7 @@ static int scan_piece(sm_runner *r, const sm_batch *b, const sm_segment *s, uint
     if (r->edits) {
         from = a - s->pos0 > r->lookback ? a - r->lookback : s->pos0;
         to = e;
+        if (r->exact_beside) to = e + r->overlap < seg_end ? e + r->overlap : seg_end;
     } else {
         to = e + r->overlap < seg_end ? e + r->overlap : seg_end;
     }
@@ -89,7 +90,7 @@ static int scan_piece(sm_runner *r, const sm_batch *b, const sm_segment *s, uint
     if (sink->failed) return SM_ERR_NOMEM;
     if (sink->overflow) return SM_ERR_LIMIT;
     if (sink->n && sm_engine_set_hits(&d->engines, r->db, sink, 0, text, p->scan_len, p->pos0, p->own_lo + 1,
-                                      p->pos0 + p->scan_len, &d->borders) != SM_OK)
+                                      sm_segment_owned_end(p), &d->borders) != SM_OK)
         return SM_ERR_NOMEM;
     p->hits = sink->hits;
     p->nhits = sink->n;

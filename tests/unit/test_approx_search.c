@@ -81,8 +81,8 @@ static void expected_hits(const acase *c, size_t r, tu_hits *out) {
             char key[160];
             key_of(c, p, rev, key);
             char strand = rev ? '-' : '+';
-            if (c->opts.match == SM_MATCH_MISMATCHES) {
-                /* an exact pattern: every window without a mismatch */
+            if (c->opts.match == SM_MATCH_MISMATCHES || (c->opts.exact && c->opts.exact[p])) {
+                /* an exact pattern (beside mismatches or edits): every window without a mismatch */
                 uint32_t kp = c->opts.exact && c->opts.exact[p] ? 0 : k;
                 for (size_t i = 0; i + m <= n; i++) {
                     uint32_t mm = aoracle_mismatches(key, m, text + i, a, flags);
@@ -880,17 +880,24 @@ done:
     free(key);
 }
 
-/* Exact patterns beside k mismatches (sm_compile_options.exact: barcodes
-   beside primers): the exact sections and the approximate ones together,
-   planned for the CPU and for the GPU, against the definitions; k edits
-   and a PAM refused. */
+/* Exact patterns beside k mismatches or k edits (sm_compile_options.exact:
+   barcodes beside primers): the exact sections and the approximate ones
+   together, planned for the CPU and for the GPU, against the definitions
+   (exact hits across segment borders of edit databases: those segments own
+   ends, the exact sections' hits by their start); a PAM refused. */
 static void test_exact_beside(void) {
     for (unsigned round = 0; round < tu_scaled(40) && tu_failures() < 10; round++) {
         acase c;
         random_case(&c, round);
-        c.opts.match = SM_MATCH_MISMATCHES;
+        const int edits = round % 4 >= 2;
+        c.opts.match = edits ? SM_MATCH_EDITS : SM_MATCH_MISMATCHES;
         for (size_t p = 0; p < c.npats; p++) c.exact[p] = (unsigned char)tu_rng_chance(&rng, 50);
         c.exact[tu_rng_below(&rng, (uint32_t)c.npats)] = 1;
+        /* k edits: an approximate pattern of at most k symbols would match
+           everywhere, the empty text too (engines and definitions part
+           there); such a one is exact here */
+        for (size_t p = 0; edits && p < c.npats; p++)
+            if (c.pats[p].len <= c.opts.max_errors) c.exact[p] = 1;
         c.opts.exact = c.exact;
         if (round % 2) c.opts.backend = SM_BACKEND_CUDA; /* the GPU's plan */
         /* the exact ones may be as short as k */
@@ -907,7 +914,7 @@ static void test_exact_beside(void) {
             for (size_t p = 0; p < c.npats; p++) exact += c.exact[p];
             tu_check(info.pattern_count - info.approx_patterns == exact, "round %u: %u exact patterns, %u in exact sections",
                      round, exact, info.pattern_count - info.approx_patterns);
-            /* saved and read back: a loader takes exact sections beside mismatches */
+            /* saved and read back: a loader takes exact sections beside mismatches and edits */
             size_t size = 0;
             const void *bytes = sm_db_bytes(db, &size);
             sm_db *back = NULL;
@@ -920,7 +927,7 @@ static void test_exact_beside(void) {
                 sm_db_free(db);
                 check_case(&c, SM_ENGINE_PIGEONHOLE);
             }
-            check_case(&c, SM_ENGINE_MISMATCH);
+            check_case(&c, edits ? SM_ENGINE_MYERS : SM_ENGINE_MISMATCH);
         } else {
             tu_check(0, "round %u: compile: %s", round, err.message);
         }
@@ -930,11 +937,8 @@ static void test_exact_beside(void) {
     random_case(&c, 0);
     c.exact[0] = 1;
     c.opts.exact = c.exact;
-    c.opts.match = SM_MATCH_EDITS;
     sm_db *db = NULL;
     sm_error err;
-    tu_check(sm_compile(c.pats, c.npats, &c.opts, &db, &err) == SM_ERR_INVALID && strstr(err.message, "edits"),
-             "exact patterns beside k edits: refused, naming edits (%s)", err.message);
     c.opts.match = SM_MATCH_MISMATCHES;
     c.opts.alphabet = SM_ALPHABET_DNA;
     c.opts.pam = "NGG";
