@@ -10,7 +10,6 @@
  * read from their end in shared memory. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "backends/cuda/cuda_engine.cuh"
 #include "engines/approx/pigeonhole_gpu.h"
@@ -32,8 +31,6 @@
 #define PH_TABLES_SHARED_MAX (64u * 1024u)
 /* And the packed keys read from their end up to this size. */
 #define PH_RKEYS_SHARED_MAX (64u * 1024u)
-/* The warp kernel runs when its shared memory is at most this. */
-#define PH_WARP_SHARED_MAX (100u * 1024u)
 
 /* 32-bit words of the combined table's four arrays. */
 static __host__ __device__ uint32_t ph_table_words(const sm_gpu_pigeonhole &v, const sm_ph_gpu_tables *tb_host_or_dev,
@@ -135,7 +132,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_queue_kernel(sm_gpu_scan_args a, 
                 const sm_ph_gpu_cand x = cands[c];
                 const sm_gpu_chunk xc =
                     sm_gpu_chunk_part(a.chunks[x.item / slices], x.item % slices, slices, a.tail, a.reach);
-                sm_ph_gpu_verify(&a, &v, &cb, xc, x, &later, a.text);
+                sm_ph_gpu_verify(&a, &v, &cb, xc, x, &later);
             }
             __syncthreads();
             const uint32_t nl = nlater < PH_LATER ? nlater : PH_LATER;
@@ -143,143 +140,12 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_queue_kernel(sm_gpu_scan_args a, 
                 const sm_ph_gpu_cand x = later_slots[c];
                 const sm_gpu_chunk xc =
                     sm_gpu_chunk_part(a.chunks[x.item / slices], x.item % slices, slices, a.tail, a.reach);
-                sm_ph_gpu_window_queued(&a, &v, x, xc, rows, class_of, a.text);
+                sm_ph_gpu_window_queued(&a, &v, x, xc, rows, class_of);
             }
             __syncthreads();
             if (threadIdx.x == 0) count = nlater = 0;
             __syncthreads();
         }
-    }
-}
-
-
-/* The warp kernel's shared memory, in 32-bit words: the combined table,
-   the byte classes and the keys' match words, the two counters and the two
-   queues, then each warp's copy of its slice's span (stage bytes a warp).
-   Returns the words in all. */
-#define PH_WARP_QUEUE 1536
-#define PH_WARP_LATER 1024
-static __host__ __device__ uint32_t ph_warp_layout(const sm_gpu_pigeonhole &v, uint32_t table_words, uint32_t stage,
-                                                   uint32_t *rows_at, uint32_t *queues_at, uint32_t *stage_at) {
-    uint32_t at = (table_words + 1) & ~1u;
-    *rows_at = at;
-    at += 128 + 2 * v.nkeys * v.rows;
-    *queues_at = at;
-    at += 2 + 3 * (PH_WARP_QUEUE + PH_WARP_LATER);
-    at = (at + 3) & ~3u;
-    *stage_at = at;
-    return at + (PH_BLOCK / 32) * (stage / 4);
-}
-
-/* Bytes of a warp's copy of its span: a slice, the look-back, the first
-   word's bytes before the span and the last word's after it. */
-static __host__ __device__ uint32_t ph_warp_stage(const sm_gpu_pigeonhole &v, uint32_t reach) {
-    return (v.slice + reach + 8 + 15) & ~15u;
-}
-
-/* k edits over the combined table (sm_ph_gpu_warp_scan): a warp per slice
-   reads its span a line (4 bytes a lane) at a time, keeps a copy of it in
-   shared memory (kStage) and queues the candidates of its lanes with one
-   atomic a step; then the block verifies them a thread each (death tables)
-   and searches the anchors' windows a thread each, reading the copies. */
-template <bool kStage, int kMinBlocks>
-__global__ void __launch_bounds__(PH_BLOCK, kMinBlocks) ph_warp_kernel(sm_gpu_scan_args a, uint32_t table_words,
-                                                                        uint32_t stage) {
-    extern __shared__ uint32_t shm[];
-    const sm_gpu_pigeonhole &v = *SM_GPU_VIEW(&a.view, const sm_gpu_pigeonhole);
-    uint32_t rows_at, queues_at, stage_at;
-    ph_warp_layout(v, table_words, stage, &rows_at, &queues_at, &stage_at);
-    uint32_t &count = shm[queues_at], &nlater = shm[queues_at + 1];
-    sm_ph_gpu_cand *cands = reinterpret_cast<sm_ph_gpu_cand *>(shm + queues_at + 2);
-    sm_ph_gpu_cand *later_slots = cands + PH_WARP_QUEUE;
-    uint8_t *stages = reinterpret_cast<uint8_t *>(shm + stage_at);
-    const sm_ph_gpu_tables *tables = (const sm_ph_gpu_tables *)a.extra;
-    const sm_ph_gpu_combined cb = ph_tables<true>(a, v, tables, shm);
-    const uint64_t *rows = NULL;
-    const uint16_t *class_of = (const uint16_t *)(a.section + v.class_of_off);
-    ph_rows(a, v, shm, rows_at, &rows, &class_of);
-    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = PH_BLOCK / 32;
-    const uint32_t lower = (1u << lane) - 1;
-    const uint32_t slices = sm_ph_gpu_slices(&a, &v);
-    const uint32_t items = a.nchunks * slices;
-    sm_ph_gpu_queue queue = {cands, &count, PH_WARP_QUEUE};
-    sm_ph_gpu_queue later = {later_slots, &nlater, PH_WARP_LATER};
-    uint8_t *mine = stages + warp * stage;
-    for (uint32_t base = blockIdx.x * warps; base < items; base += gridDim.x * warps) {
-        const uint32_t item = base + warp;
-        sm_gpu_chunk ch = {0, 0, 0, 0};
-        if (item < items) ch = sm_gpu_chunk_part(a.chunks[item / slices], item % slices, slices, a.tail, a.reach);
-        uint32_t lo = 0, hi = 0;
-        if (ch.c0 < ch.c1) sm_ph_gpu_span(&v, ch, &lo, &hi);
-        if (threadIdx.x == 0) count = nlater = 0;
-        __syncthreads();
-        const uint32_t first = lo & ~3u;
-        uint32_t carry = 0, bad_carry = 0xfffu;
-        for (uint32_t at = first; at < hi; at += 128) {
-            const uint32_t p0 = at + 4 * lane;
-            uint32_t word = 0;
-            if (p0 < hi) {
-                word = __ldg(reinterpret_cast<const uint32_t *>(a.text + p0));
-                if (kStage) *reinterpret_cast<uint32_t *>(mine + (p0 - first)) = word;
-            }
-            uint32_t bad;
-            const uint32_t group = sm_ph_gpu_group(word, p0, lo, hi, &bad);
-            uint32_t history = group, bad_history = bad;
-            for (uint32_t k = 1; k <= 3; k++) {
-                const uint32_t g = __shfl_up_sync(0xffffffffu, group, k), b = __shfl_up_sync(0xffffffffu, bad, k);
-                history |= sm_ph_gpu_older(g, carry, lane, k, 8) << (8 * k);
-                bad_history |= sm_ph_gpu_older(b, bad_carry, lane, k, 4) << (4 * k);
-            }
-            carry = __shfl_sync(0xffffffffu, history, 31) & 0xffffffu;
-            bad_carry = __shfl_sync(0xffffffffu, bad_history, 31) & 0xfffu;
-            uint32_t code[4], few;
-            const uint32_t found = sm_ph_gpu_lane(&v, &cb, history, bad_history, code, &few);
-            /* the lanes' candidates, position after position, in one reservation */
-            uint32_t masks[4], total = 0;
-            for (uint32_t j = 0; j < 4; j++) {
-                masks[j] = __ballot_sync(0xffffffffu, (found >> j) & 1u);
-                total += __popc(masks[j]);
-            }
-            uint32_t slot = 0;
-            if (total) {
-                if (lane == 0) slot = atomicAdd(&count, total);
-                slot = __shfl_sync(0xffffffffu, slot, 0);
-            }
-            for (uint32_t j = 0; j < 4; j++) {
-                if ((found >> j) & 1u) {
-                    sm_ph_gpu_cand c;
-                    c.q = p0 + j + 1;
-                    c.entry = SM_PH_GPU_CODE | code[j];
-                    c.item = item;
-                    const uint32_t at_slot = slot + __popc(masks[j] & lower);
-                    if (at_slot < PH_WARP_QUEUE) cands[at_slot] = c;
-                    else sm_ph_gpu_verify(&a, &v, &cb, ch, c, NULL, a.text); /* full: at once */
-                }
-                slot += __popc(masks[j]);
-                if ((few >> j) & 1u)
-                    sm_ph_gpu_position(&a, &v, tables, &cb, ch, &queue, item, code[j],
-                                       sm_ph_gpu_run(bad_history, j, v.seed_max), p0 + j);
-            }
-        }
-        __syncthreads();
-        const uint32_t n = count < PH_WARP_QUEUE ? count : PH_WARP_QUEUE;
-        for (uint32_t c = threadIdx.x; c < n; c += blockDim.x) {
-            const sm_ph_gpu_cand x = cands[c];
-            const sm_gpu_chunk xc = sm_gpu_chunk_part(a.chunks[x.item / slices], x.item % slices, slices, a.tail, a.reach);
-            const uint8_t *tx = a.text;
-            if (kStage) tx = stages + (x.item - base) * stage - (xc.from & ~3u);
-            sm_ph_gpu_verify(&a, &v, &cb, xc, x, &later, tx);
-        }
-        __syncthreads();
-        const uint32_t nl = nlater < PH_WARP_LATER ? nlater : PH_WARP_LATER;
-        for (uint32_t c = threadIdx.x; c < nl; c += blockDim.x) {
-            const sm_ph_gpu_cand x = later_slots[c];
-            const sm_gpu_chunk xc = sm_gpu_chunk_part(a.chunks[x.item / slices], x.item % slices, slices, a.tail, a.reach);
-            const uint8_t *tx = a.text;
-            if (kStage) tx = stages + (x.item - base) * stage - (xc.from & ~3u);
-            sm_ph_gpu_window_queued(&a, &v, x, xc, rows, class_of, tx);
-        }
-        __syncthreads();
     }
 }
 
@@ -310,7 +176,6 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_packed_kernel(sm_gpu_scan_args a,
 /* What the launch needs of the extra tables on the host: the combined table's slots. */
 struct ph_prepared {
     uint64_t slots;
-    int warp; /* k edits over the combined table: the warp kernel (1; 2: without the copies, 3: 4 blocks a multiprocessor), or 0 */
 };
 
 static int ph_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
@@ -320,9 +185,6 @@ static int ph_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
         return -1;
     }
     p->slots = host->extra ? ((const sm_ph_gpu_tables *)host->extra)->all.slots : 0;
-    /* SEQMATCH_CUDA_PIGEONHOLE=thread|warp|warp-global|warp-4 picks the scan of k edits (for measurements) */
-    const char *way = getenv("SEQMATCH_CUDA_PIGEONHOLE");
-    p->warp = !way || !strcmp(way, "warp") ? 1 : !strcmp(way, "warp-global") ? 2 : !strcmp(way, "warp-4") ? 3 : 0;
     s->prepared = p;
     return 0;
 }
@@ -354,18 +216,6 @@ static int ph_launch(const sm_cuda_launch *l, char *msg) {
     size_t rows_bytes = (size_t)v.nkeys * v.rows * 8;
     bool rows_shared = v.edits && rows_bytes <= PH_ROWS_SHARED_MAX;
     uint32_t rows_at, queues_at;
-    if (sm_ph_gpu_warp_scan(&v) && tables_shared && rows_shared && p->warp) {
-        uint32_t stage_at, stage = ph_warp_stage(v, l->args.reach);
-        shared = (size_t)ph_warp_layout(v, words, stage, &rows_at, &queues_at, &stage_at) * 4;
-        if (shared <= PH_WARP_SHARED_MAX) {
-            void (*kernel)(sm_gpu_scan_args, uint32_t, uint32_t) =
-                p->warp == 2 ? ph_warp_kernel<false, 3> : p->warp == 3 ? ph_warp_kernel<true, 4> : ph_warp_kernel<true, 3>;
-            if (sm_cuda_grid_threads((const void *)kernel, shared, items, 32, PH_BLOCK, l->sms, &blocks, msg) != 0)
-                return -1;
-            kernel<<<blocks, PH_BLOCK, shared, l->stream>>>(l->args, words, stage);
-            return 0;
-        }
-    }
     shared = (size_t)ph_queue_layout(v, words, tables_shared, rows_shared, &rows_at, &queues_at) * 4;
     void (*kernel)(sm_gpu_scan_args, uint32_t) =
         tables_shared ? (rows_shared ? ph_queue_kernel<true, true> : ph_queue_kernel<true, false>)

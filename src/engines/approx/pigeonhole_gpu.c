@@ -129,45 +129,6 @@ static size_t ph_gpu_extra(const sm_section *s, const sm_gpu_view *view, void *b
     return sizeof(sm_ph_gpu_tables) + (v->packed ? (size_t)v->nkeys * sizeof(sm_ph_gpu_rkey) : 0);
 }
 
-/* The warp kernel's scan of slice ch, a step of 32 lanes at a time, each
-   lane with the kernel's code; candidates verified at once. */
-static void ph_emulate_warp(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
-                            const sm_ph_gpu_combined *cb, sm_gpu_chunk ch) {
-    uint32_t lo, hi;
-    sm_ph_gpu_span(v, ch, &lo, &hi);
-    uint32_t carry = 0, bad_carry = 0xfff; /* before the span: no bases */
-    for (uint32_t at = lo & ~3u; at < hi; at += 128) {
-        uint32_t group[32], bad[32], history[32], bad_history[32];
-        for (uint32_t lane = 0; lane < 32; lane++) {
-            const uint32_t p0 = at + 4 * lane;
-            uint32_t word = 0;
-            for (uint32_t j = 0; j < 4 && p0 + j < hi; j++) word |= (uint32_t)a->text[p0 + j] << (8 * j);
-            group[lane] = sm_ph_gpu_group(word, p0, lo, hi, &bad[lane]);
-        }
-        for (uint32_t lane = 0; lane < 32; lane++) {
-            history[lane] = group[lane];
-            bad_history[lane] = bad[lane];
-            for (uint32_t k = 1; k <= 3; k++) {
-                history[lane] |= sm_ph_gpu_older(lane >= k ? group[lane - k] : 0, carry, lane, k, 8) << (8 * k);
-                bad_history[lane] |= sm_ph_gpu_older(lane >= k ? bad[lane - k] : 0, bad_carry, lane, k, 4) << (4 * k);
-            }
-        }
-        for (uint32_t lane = 0; lane < 32; lane++) {
-            const uint32_t p0 = at + 4 * lane;
-            uint32_t code[4], few;
-            const uint32_t found = sm_ph_gpu_lane(v, cb, history[lane], bad_history[lane], code, &few);
-            for (uint32_t j = 0; j < 4; j++) {
-                if ((found >> j) & 1u) sm_ph_gpu_found(a, v, cb, ch, NULL, p0 + j + 1, SM_PH_GPU_CODE | code[j], 0);
-                if ((few >> j) & 1u)
-                    sm_ph_gpu_position(a, v, tb, cb, ch, NULL, 0, code[j], sm_ph_gpu_run(bad_history[lane], j, v->seed_max),
-                                       p0 + j);
-            }
-        }
-        carry = history[31] & 0xffffffu;
-        bad_carry = bad_history[31] & 0xfffu;
-    }
-}
-
 static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     (void)threads;
     const sm_gpu_pigeonhole *v = SM_GPU_VIEW(&a->view, const sm_gpu_pigeonhole);
@@ -181,10 +142,6 @@ static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
             if (ch.c0 >= ch.c1) continue;
             if (v->packed) {
                 sm_ph_gpu_slice_packed(a, v, tb, rkeys, &cb, ch);
-                continue;
-            }
-            if (sm_ph_gpu_warp_scan(v)) {
-                ph_emulate_warp(a, v, tb, &cb, ch);
                 continue;
             }
             /* as the kernel, in pieces of the span; candidates verified at once */

@@ -234,26 +234,17 @@ SM_GPU_FN int sm_ph_gpu_push(const sm_ph_gpu_queue *queue, sm_ph_gpu_cand c) {
    shared memory), class_of: the byte classes. */
 SM_GPU_FN void sm_ph_gpu_window_edits(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
                                       const uint64_t *rows, const uint16_t *class_of, uint32_t offset, uint32_t q,
-                                      sm_gpu_chunk ch, const uint8_t *tx) {
+                                      sm_gpu_chunk ch) {
     const uint32_t k = v->k, m = SM_GPU_LDG(&key->length), output = SM_GPU_LDG(&key->output);
     const uint32_t w0 = q - ch.from >= offset + k ? q - offset - k : ch.from;
     uint32_t w1 = q - offset + m + k;
     if (w1 > ch.c1) w1 = ch.c1;
-    /* Most windows end nowhere within k: a first pass without stores (so
-       that the text loads are not held behind them) says whether any owned
-       end is there, and only then the second reports them. */
+    uint32_t score = m;
     if (m <= 32) {
         const uint32_t top = 1u << (m - 1);
-        uint32_t pv = ~0u, mv = 0, score = m, found = 0;
+        uint32_t pv = ~0u, mv = 0;
         for (uint32_t i = w0; i < w1; i++) {
-            const uint32_t eq = (uint32_t)rows[class_of[tx[i]]];
-            SM_PH_GPU_MYERS_COLUMN(uint32_t, pv, mv, score, eq, top);
-            found |= (uint32_t)(score <= k) & (uint32_t)(i >= ch.c0);
-        }
-        if (!found) return;
-        pv = ~0u, mv = 0, score = m;
-        for (uint32_t i = w0; i < w1; i++) {
-            const uint32_t eq = (uint32_t)rows[class_of[tx[i]]];
+            const uint32_t eq = (uint32_t)rows[class_of[SM_GPU_LDG(&a->text[i])]];
             SM_PH_GPU_MYERS_COLUMN(uint32_t, pv, mv, score, eq, top);
             if (score <= k && i >= ch.c0) sm_gpu_emit(a, i + 1, output, score, SM_GPU_HIT_END);
         }
@@ -261,16 +252,8 @@ SM_GPU_FN void sm_ph_gpu_window_edits(const sm_gpu_scan_args *a, const sm_gpu_pi
     }
     const uint64_t top = 1ull << (m - 1);
     uint64_t pv = ~0ull, mv = 0;
-    uint32_t score = m, found = 0;
     for (uint32_t i = w0; i < w1; i++) {
-        const uint64_t eq = rows[class_of[tx[i]]];
-        SM_PH_GPU_MYERS_COLUMN(uint64_t, pv, mv, score, eq, top);
-        found |= (uint32_t)(score <= k) & (uint32_t)(i >= ch.c0);
-    }
-    if (!found) return;
-    pv = ~0ull, mv = 0, score = m;
-    for (uint32_t i = w0; i < w1; i++) {
-        const uint64_t eq = rows[class_of[tx[i]]];
+        const uint64_t eq = rows[class_of[SM_GPU_LDG(&a->text[i])]];
         SM_PH_GPU_MYERS_COLUMN(uint64_t, pv, mv, score, eq, top);
         if (score <= k && i >= ch.c0) sm_gpu_emit(a, i + 1, output, score, SM_GPU_HIT_END);
     }
@@ -282,7 +265,7 @@ SM_GPU_FN void sm_ph_gpu_window_edits(const sm_gpu_scan_args *a, const sm_gpu_pi
    row[d] (t = rows - kk + d) and returns its least value. */
 SM_GPU_FN uint32_t sm_ph_gpu_band(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
                                   uint32_t first, int dir, uint32_t rows, uint32_t at, uint32_t avail, uint32_t kk,
-                                  uint32_t *row, const uint8_t *tx) {
+                                  uint32_t *row) {
     const uint32_t width = 2 * kk + 1, dead = kk + 1;
     uint32_t prev[2 * SM_PH_GPU_BAND_K + 1], cur[2 * SM_PH_GPU_BAND_K + 1];
     uint32_t least = dead;
@@ -303,7 +286,7 @@ SM_GPU_FN uint32_t sm_ph_gpu_band(const sm_gpu_scan_args *a, const sm_gpu_pigeon
             uint32_t val = d + 1 < width ? prev[d + 1] + 1 : dead;
             if (d > 0 && cur[d - 1] + 1 < val) val = cur[d - 1] + 1;
             if (t >= 1) {
-                uint32_t byte = tx[dir > 0 ? at + (uint32_t)t - 1 : at - (uint32_t)t];
+                uint32_t byte = SM_GPU_LDG(&a->text[dir > 0 ? at + (uint32_t)t - 1 : at - (uint32_t)t]);
                 uint64_t word = sm_ph_gpu_peq(a->section, v, key, byte, j / 64);
                 uint32_t diag = prev[d] + (uint32_t)(((word >> (j % 64)) & 1u) ^ 1u);
                 if (diag < val) val = diag;
@@ -325,7 +308,7 @@ SM_GPU_FN uint32_t sm_ph_gpu_band(const sm_gpu_scan_args *a, const sm_gpu_pigeon
    slice) or the band DPs on both sides (ph_verify_anchor). */
 SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, uint32_t key_index,
                                 uint32_t piece, uint32_t q, sm_gpu_chunk ch, uint32_t item,
-                                const sm_ph_gpu_queue *later, const uint8_t *tx) {
+                                const sm_ph_gpu_queue *later) {
     const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
     const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
     const uint64_t *peq = (const uint64_t *)(a->section + v->peq_off) + SM_GPU_LDG(&key->peq_at);
@@ -340,7 +323,7 @@ SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         if (offset > 0 && q - floor >= c) {
             uint32_t code = 0, bad = 0;
             for (uint32_t j = 0; j < c; j++) {
-                uint32_t x = sm_ph_gpu_code(tx[q - 1 - j]);
+                uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q - 1 - j]));
                 bad |= x;
                 code |= (x & 3u) << (2 * j);
             }
@@ -349,7 +332,7 @@ SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         if (rest > 0 && q + plen + c <= limit) {
             uint32_t code = 0, bad = 0;
             for (uint32_t j = 0; j < c; j++) {
-                uint32_t x = sm_ph_gpu_code(tx[q + plen + j]);
+                uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q + plen + j]));
                 bad |= x;
                 code |= (x & 3u) << (2 * j);
             }
@@ -363,17 +346,17 @@ SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         c.entry = piece;
         c.item = item;
         if (later && sm_ph_gpu_push(later, c)) return;
-        sm_ph_gpu_window_edits(a, v, key, peq, (const uint16_t *)(a->section + v->class_of_off), offset, q, ch, tx);
+        sm_ph_gpu_window_edits(a, v, key, peq, (const uint16_t *)(a->section + v->class_of_off), offset, q, ch);
         return;
     }
     uint32_t before = 0, row[2 * SM_PH_GPU_BAND_K + 1];
     if (offset > 0) {
-        before = sm_ph_gpu_band(a, v, key, offset - 1, -1, offset, q, q - floor, k, row, tx);
+        before = sm_ph_gpu_band(a, v, key, offset - 1, -1, offset, q, q - floor, k, row);
         if (before > k) return;
     }
     const uint32_t after = q + plen;
     const uint32_t kk = k - before;
-    if (sm_ph_gpu_band(a, v, key, offset + plen, 1, rest, after, limit - after, kk, row, tx) > kk) return;
+    if (sm_ph_gpu_band(a, v, key, offset + plen, 1, rest, after, limit - after, kk, row) > kk) return;
     const uint32_t output = SM_GPU_LDG(&key->output);
     for (uint32_t d = 0; d <= 2 * kk; d++) {
         int64_t t = (int64_t)rest + d - kk;
@@ -387,14 +370,13 @@ SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
    search, the key's match words from rows (nkeys * v->rows words, key
    after key; NULL: the section's) and the byte classes from class_of. */
 SM_GPU_FN void sm_ph_gpu_window_queued(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_ph_gpu_cand c,
-                                       sm_gpu_chunk ch, const uint64_t *rows, const uint16_t *class_of,
-                                       const uint8_t *tx) {
+                                       sm_gpu_chunk ch, const uint64_t *rows, const uint16_t *class_of) {
     const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + c.entry;
     const uint32_t key_index = SM_GPU_LDG(&pc->key);
     const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
     const uint64_t *r = rows ? rows + (size_t)key_index * v->rows
                              : (const uint64_t *)(a->section + v->peq_off) + SM_GPU_LDG(&key->peq_at);
-    sm_ph_gpu_window_edits(a, v, key, r, class_of, SM_GPU_LDG(&pc->offset), c.q, ch, tx);
+    sm_ph_gpu_window_edits(a, v, key, r, class_of, SM_GPU_LDG(&pc->offset), c.q, ch);
 }
 
 /* ---------------------------------------------------------- the scan */
@@ -403,7 +385,7 @@ SM_GPU_FN void sm_ph_gpu_window_queued(const sm_gpu_scan_args *a, const sm_gpu_p
    pieces `index`, number `piece` in the section) found at q. */
 SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch, uint32_t q,
                              uint32_t key_index, uint32_t offset, uint32_t piece, uint32_t index, uint32_t item,
-                             const sm_ph_gpu_queue *later, const uint8_t *tx) {
+                             const sm_ph_gpu_queue *later) {
     if (!v->edits) {
         if (q < ch.c0 + offset) return; /* the window starts before the slice: another thread's */
         const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
@@ -412,13 +394,13 @@ SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole 
         sm_ph_gpu_window(a, v, key, index, x);
         return;
     }
-    sm_ph_gpu_anchor(a, v, key_index, piece, q, ch, item, later, tx);
+    sm_ph_gpu_anchor(a, v, key_index, piece, q, ch, item, later);
 }
 
 /* Verifies a candidate of slice ch (anchors that pass the death tables
    to `later` when given). */
 SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
-                                sm_gpu_chunk ch, sm_ph_gpu_cand c, const sm_ph_gpu_queue *later, const uint8_t *tx) {
+                                sm_gpu_chunk ch, sm_ph_gpu_cand c, const sm_ph_gpu_queue *later) {
     if (c.entry & SM_PH_GPU_CODE) {
         /* every piece ending at c.q that the combined table lists under the code */
         const uint32_t code = c.entry & ~SM_PH_GPU_CODE;
@@ -427,7 +409,7 @@ SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         for (uint32_t e = cb->out_index[slot], end = cb->out_index[slot + 1]; e < end; e++) {
             const sm_ph_gpu_seed *x = &list[e];
             sm_ph_gpu_hit(a, v, ch, c.q - SM_GPU_LDG(&x->length), SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset),
-                          SM_GPU_LDG(&x->piece), SM_GPU_LDG(&x->index), c.item, later, tx);
+                          SM_GPU_LDG(&x->piece), SM_GPU_LDG(&x->index), c.item, later);
         }
         return;
     }
@@ -435,12 +417,12 @@ SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         const uint32_t piece = c.entry & ~SM_PH_GPU_PIECE;
         const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
         sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece, SM_GPU_LDG(&pc->index),
-                      c.item, later, tx);
+                      c.item, later);
         return;
     }
     const sm_ph_gpu_seed *x = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off) + c.entry;
     sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset), SM_GPU_LDG(&x->piece),
-                  SM_GPU_LDG(&x->index), c.item, later, tx);
+                  SM_GPU_LDG(&x->index), c.item, later);
 }
 
 SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
@@ -451,7 +433,7 @@ SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhol
     c.entry = entry;
     c.item = item;
     if (queue && sm_ph_gpu_push(queue, c)) return;
-    sm_ph_gpu_verify(a, v, cb, ch, c, NULL, a->text);
+    sm_ph_gpu_verify(a, v, cb, ch, c, NULL);
 }
 
 /* Every piece ending just past batch offset i (the base at i, the rolling
@@ -563,7 +545,7 @@ SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pi
                 uint32_t piece = SM_GPU_LDG(&ol[x]) >> 1;
                 const sm_ph_gpu_piece *pc = &pieces[piece];
                 sm_ph_gpu_hit(a, v, ch, i + 1 - L, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
-                              SM_GPU_LDG(&pc->index), 0, NULL, a->text);
+                              SM_GPU_LDG(&pc->index), 0, NULL);
             }
         }
     }
@@ -637,75 +619,6 @@ SM_GPU_FN void sm_ph_gpu_scan(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole
         }
     }
     st->state = s;
-}
-
-
-/* ------------------------------------------------- a warp's scan, 4 bytes a lane */
-
-/* k edits over the combined table, a warp per slice (pigeonhole_cuda.cu's
-   warp kernel; the stand-in runs the same code lane after lane): the warp
-   reads the slice's span 128 bytes a step, 4 bytes a lane, so that its
-   loads are whole lines and a lane decodes four positions at once. A
-   lane's group: the 2-bit codes of its 4 bytes, the byte at the highest
-   address lowest (the order of a rolling code), and their non-base flags
-   likewise; bytes outside the span [lo, hi) are no bases. */
-SM_GPU_FN uint32_t sm_ph_gpu_group(uint32_t word, uint32_t at, uint32_t lo, uint32_t hi, uint32_t *bad) {
-    uint32_t g = 0, b = 0;
-    for (uint32_t j = 0; j < 4; j++) {
-        const uint32_t c = at + j >= lo && at + j < hi ? sm_ph_gpu_code((word >> (8 * j)) & 0xffu) : 4u;
-        g |= (c & 3u) << (2 * (3 - j));
-        b |= (uint32_t)(c > 3) << (3 - j);
-    }
-    *bad = b;
-    return g;
-}
-
-/* The group of the lane k before `lane` (k = 1..3): `near` when the lane is
-   in this step, else from the carry, the groups of the previous step's last
-   three lanes (lane 31 lowest), `bits` bits each. */
-SM_GPU_FN uint32_t sm_ph_gpu_older(uint32_t near, uint32_t carry, uint32_t lane, uint32_t k, uint32_t bits) {
-    return lane >= k ? near : (carry >> (bits * (k - 1 - lane))) & ((1u << bits) - 1);
-}
-
-/* Bases in a row ending at position j of a lane (history: the lane's flags
-   and those of the three lanes before, 16 bits, newest lowest), up to max. */
-SM_GPU_FN uint32_t sm_ph_gpu_run(uint32_t bad_history, uint32_t j, uint32_t max) {
-    const uint32_t bad = (bad_history >> (3 - j)) & ((1u << max) - 1);
-    uint32_t run = 0;
-    while (run < max && !((bad >> run) & 1u)) run++;
-    return run;
-}
-
-/* A lane's four positions from the codes of its 16 last bytes (history,
-   newest lowest) and their flags: returns the positions j whose last max
-   bases give a code some piece ends with (code[j]: that code, a candidate
-   for the combined table); in *few the positions at a base that follows
-   fewer than max - 1 bases (code[j]: the rolling code there), whose pieces
-   the per-length tables give. */
-SM_GPU_FN uint32_t sm_ph_gpu_lane(const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb, uint32_t history,
-                                  uint32_t bad_history, uint32_t code[4], uint32_t *few) {
-    const uint32_t max = v->seed_max;
-    const uint32_t cmask = (uint32_t)((1ull << (2 * max)) - 1), bmask = (1u << max) - 1;
-    uint32_t found = 0, short_run = 0;
-    for (uint32_t j = 0; j < 4; j++) {
-        const uint32_t s = 3 - j, bad = (bad_history >> s) & bmask;
-        code[j] = (history >> (2 * s)) & cmask;
-        if (bad & 1u) continue; /* no base: no piece ends here */
-        if (bad) {
-            short_run |= 1u << j;
-            continue;
-        }
-        if ((cb->any[code[j] >> 5] >> (code[j] & 31)) & 1u) found |= 1u << j;
-    }
-    *few = short_run;
-    return found;
-}
-
-/* Whether the warp scan serves the section (the stand-in and the kernel's
-   launch agree on the scan; the kernel also needs its tables in shared
-   memory). */
-SM_GPU_HOSTDEV int sm_ph_gpu_warp_scan(const sm_gpu_pigeonhole *v) {
-    return v->edits && v->seeds && v->has_all && v->seed_max <= 12;
 }
 
 #endif /* SM_PIGEONHOLE_GPU_H */
