@@ -12,6 +12,7 @@
 #include "core/scan_internal.h"
 #include "engines/approx/approx.h"
 #include "engines/engine.h"
+#include "runner/runner_part.h"
 #include "oracle.h"
 #include "testutil.h"
 
@@ -939,6 +940,28 @@ static void test_exact_beside(void) {
     c.opts.exact = c.exact;
     sm_db *db = NULL;
     sm_error err;
+    /* beside k edits, a record split between parts (MPI) is refused */
+    c.opts.match = SM_MATCH_EDITS;
+    c.opts.max_errors = 1;
+    for (size_t p = 1; p < c.npats; p++) c.exact[p] = c.pats[p].len <= 1;
+    if (tu_check(sm_compile(c.pats, c.npats, &c.opts, &db, &err) == SM_OK, "beside edits: compile: %s", err.message)) {
+        for (int side = 0; side < 2; side++) {
+            sm_runner_options ro;
+            sm_runner_options_init(&ro);
+            ro.count_only = 1;
+            sm_runner *runner = NULL;
+            if (!tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "beside edits: runner: %s", err.message))
+                continue;
+            sm_runner_begin_part(runner, 0, side == 0);
+            int rc = sm_runner_feed(runner, "ACGTACGT", 8);
+            if (rc == SM_OK) rc = sm_runner_end_part(runner, 4, side == 1);
+            if (rc == SM_OK) rc = sm_runner_flush(runner);
+            tu_check(rc == SM_ERR_INVALID, "beside edits: a part open on the %s: status %d", side ? "right" : "left", rc);
+            sm_runner_free(runner);
+        }
+        sm_db_free(db);
+        db = NULL;
+    }
     c.opts.match = SM_MATCH_MISMATCHES;
     c.opts.alphabet = SM_ALPHABET_DNA;
     c.opts.pam = "NGG";
