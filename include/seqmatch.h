@@ -236,12 +236,13 @@ typedef struct {
        or a few patterns slower (docs/architecture.md, "Choosing an
        approximate engine"). */
     uint32_t typical_record;
-    /* k mismatches: NULL, or one flag per pattern (the n given to
-       sm_compile); a pattern whose flag is nonzero is found exactly (errors
-       0), the others with up to max_errors mismatches, as a primer panel
-       whose short barcodes must match exactly. The database then holds
-       exact sections beside the approximate ones and every backend runs
-       them all. Refused with k edits and with a PAM. */
+    /* k mismatches or k edits: NULL, or one flag per pattern (the n given
+       to sm_compile); a pattern whose flag is nonzero is found exactly
+       (errors 0, every occurrence), the others with up to max_errors
+       mismatches or edits, as a primer panel whose short barcodes must
+       match exactly. The database then holds exact sections beside the
+       approximate ones and every backend runs them all. Refused with a
+       PAM. */
     const unsigned char *exact;
 } sm_compile_options;
 

@@ -232,10 +232,6 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
     if (opts->exact) {
         size_t flagged = 0;
         for (size_t i = 0; patterns && i < n; i++) flagged += opts->exact[i] != 0;
-        if (flagged && opts->match == SM_MATCH_EDITS)
-            return sm_set_error(err, SM_ERR_INVALID,
-                                "exact patterns beside patterns with edits are not supported (only beside "
-                                "mismatches); search them in a second run");
         if (flagged && opts->pam)
             return sm_set_error(err, SM_ERR_INVALID, "exact patterns cannot be combined with a PAM");
         if (!flagged) normalised.exact = NULL;

@@ -261,8 +261,9 @@ static int check_block(const uint8_t *bytes, size_t size, sm_error *err) {
             return sm_set_error(err, SM_ERR_FORMAT, "database section out of bounds");
         if (dir[i].reserved != 0)
             return sm_set_error(err, SM_ERR_FORMAT, "database section %u has reserved bytes set", i);
-        /* beside k mismatches, exact sections for the patterns compiled as exact (sm_compile_options.exact) */
-        int exact_beside = h.match == SM_MATCH_MISMATCHES && h.pam_length == 0 && (ops->matches & 1u << SM_MATCH_EXACT);
+        /* beside k mismatches or edits, exact sections for the patterns compiled as exact (sm_compile_options.exact) */
+        int exact_beside = (h.match == SM_MATCH_MISMATCHES || h.match == SM_MATCH_EDITS) && h.pam_length == 0 &&
+                           (ops->matches & 1u << SM_MATCH_EXACT);
         if (!(ops->matches & (1u << h.match)) && !exact_beside)
             return sm_set_error(err, SM_ERR_FORMAT, "database section %u (%s) does not fit the kind of matching", i,
                                 ops->name);

@@ -211,7 +211,7 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
     uint64_t limit = UINT64_MAX;
     if (!s->last_of_record) {
         uint64_t reach = sm_db_reach(sm_db_head(r->db));
-        uint64_t owned_end = s->pos0 + s->scan_len; /* later segments own ends past it */
+        uint64_t owned_end = sm_segment_owned_end(s); /* later segments own ends past it */
         limit = owned_end + 1 > reach ? owned_end + 1 - reach : 0;
         for (size_t o = 0; o < d->nopen; o++)
             if (d->open_runs[o].run.best_start < limit) limit = d->open_runs[o].run.best_start;

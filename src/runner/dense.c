@@ -57,6 +57,7 @@ int sm_scan_piece(sm_runner *r, sm_engine_set *engines, sm_sink *sink, sm_run_li
     if (r->edits) {
         from = a - s->pos0 > r->lookback ? a - r->lookback : s->pos0;
         to = e;
+        if (r->exact_beside) to = e + r->overlap < seg_end ? e + r->overlap : seg_end;
     } else {
         to = e + r->overlap < seg_end ? e + r->overlap : seg_end;
     }
@@ -85,7 +86,7 @@ int sm_scan_piece(sm_runner *r, sm_engine_set *engines, sm_sink *sink, sm_run_li
     if (sink->failed) return SM_ERR_NOMEM;
     if (sink->overflow) return SM_ERR_LIMIT;
     if (sink->n && sm_engine_set_hits(engines, r->db, sink, 0, text, p->scan_len, p->pos0, p->own_lo + 1,
-                                      p->pos0 + p->scan_len, borders) != SM_OK)
+                                      sm_segment_owned_end(p), borders) != SM_OK)
         return SM_ERR_NOMEM;
     p->hits = sink->hits;
     p->nhits = sink->n;

@@ -73,7 +73,6 @@ static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
        by their start, which must lie in the record (edit hits, owned by
        their end, are dropped on delivery by start_limit). */
     if (!r->edits && own_hi > r->circ_limit) own_hi = r->circ_limit > own_lo ? r->circ_limit : own_lo;
-    if (add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, own_lo, own_hi, last) != SM_OK)
     if (!skip &&
         add_segment(r, r->open_off - back, back + own + ahead, r->own_from - back, own_lo, own_hi, last) != SM_OK)
         return SM_ERR_NOMEM;
@@ -84,8 +83,11 @@ static int cut_one(sm_runner *r, size_t own, size_t ahead, int last) {
 
 /* Bytes a segment reads past the hits it owns: exact and k-mismatch hits
    start in it and run on for up to (longest pattern - 1) bytes; k-edit
-   segments own ends and overlap-free ones read nothing past their end. */
-static size_t read_ahead(const sm_runner *r) { return r->edits || r->geo.overlap_free ? 0 : r->overlap; }
+   segments own ends and overlap-free ones read nothing past their end,
+   unless exact sections beside the edits need the bytes. */
+static size_t read_ahead(const sm_runner *r) {
+    return (r->edits && !r->exact_beside) || r->geo.overlap_free ? 0 : r->overlap;
+}
 
 /* Gives the open record's buffered bytes to segments: whole chunks (with the
    bytes they read past their end) while the record goes on, everything at
@@ -286,6 +288,10 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     if (opts->anchor != SM_ANCHOR_NONE) r->opt.count_only = 0;
     r->pattern_count = h->pattern_count;
     r->edits = h->match == SM_MATCH_EDITS;
+    /* Exact sections beside k edits own hits by their start: every segment
+       reads on past its owned ends for them. */
+    for (uint32_t i = 0; r->edits && i < h->section_count; i++)
+        if (!(sm_engine_for_kind(sm_db_sections(db)[i].kind)->matches & (1u << SM_MATCH_EDITS))) r->exact_beside = 1;
     r->overlap = sm_db_longest_hit(h) - 1; /* the longest site, with a DNA bulge */
     r->lookback = r->edits ? (size_t)sm_db_reach(h) : 0;
     r->circ_limit = UINT64_MAX;
@@ -568,6 +574,9 @@ uint64_t sm_runner_begin_part(sm_runner *r, uint64_t own_from, int left_open) {
     if (id == UINT64_MAX) return id;
     r->part_floor = own_from;
     r->part_left_open = left_open;
+    /* A record split between parts: the merge places edit ends near the
+       split, not exact hits beside them (not supported: refused). */
+    if (left_open && r->exact_beside && r->status == SM_OK) r->status = SM_ERR_INVALID;
     r->part_first_pending = left_open && r->edits;
     return id;
 }
@@ -577,6 +586,7 @@ int sm_runner_end_part(sm_runner *r, uint64_t own_to, int right_open) {
     if (!r->record_open) return r->status;
     r->part_own_to = own_to;
     r->part_right_open = right_open && r->edits;
+    if (right_open && r->exact_beside && r->status == SM_OK) r->status = SM_ERR_INVALID;
     return sm_runner_end_record(r);
 }
 

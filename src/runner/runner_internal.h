@@ -31,7 +31,8 @@ typedef struct {
     size_t buf_off;          /* first byte scanned, in the batch buffer */
     size_t scan_len;         /* bytes scanned */
     uint64_t pos0;           /* record coordinate of buf_off */
-    uint64_t own_lo, own_hi; /* owns hits starting (edits: ending) in [own_lo, own_hi) */
+    uint64_t own_lo, own_hi; /* owns hits starting (edits: ending) in [own_lo, own_hi); exact sections of
+                                an edit database: hits starting there */
     int last_of_record;      /* on_record_done after this segment */
     uint64_t start_limit;    /* circular records: hits starting here or later are dropped */
     /* Parts of records (runner_part.h), k edits: runs that touch the part's
@@ -132,6 +133,7 @@ struct sm_runner {
     struct sm_settle *settle;
     uint32_t pattern_count;
     int edits;               /* k edits: end ownership, look-back, run joining */
+    int exact_beside;        /* k edits with exact sections: segments read overlap bytes past their end too */
     size_t overlap;          /* longest pattern - 1: bytes a segment reads past its end */
     size_t lookback;         /* k edits: bytes read before a segment's first owned byte */
     size_t keep_back;        /* bytes kept before the open record's unscanned bytes */
@@ -293,6 +295,13 @@ int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint
 
 /* The bytes of a hit that starts at `start` in a segment whose scanned text
    begins at base (record coordinate pos0); overlap-free hits may start before. */
+/* Where a segment's owned ends stop: its end, or (k edits beside exact
+   sections, whose hits it reads on for) its owned range's. */
+static inline uint64_t sm_segment_owned_end(const sm_segment *s) {
+    uint64_t end = s->pos0 + s->scan_len;
+    return s->own_hi < end ? s->own_hi : end;
+}
+
 static inline const uint8_t *sm_segment_text(const uint8_t *base, uint64_t pos0, uint64_t start) {
     return start >= pos0 ? base + (start - pos0) : base - (pos0 - start);
 }

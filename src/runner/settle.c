@@ -44,7 +44,7 @@ int sm_runner_settle(sm_runner *r, unsigned tid, const sm_segment *s, const uint
                      sm_run_list *borders) {
     sm_results *res = &r->settle->per_thread[tid < r->settle->threads ? tid : 0];
     /* A segment's first owned end is own_lo + 1 (edits own ends by their last byte). */
-    return sm_results_settle(res, r->db, sink, from, text, s->scan_len, s->pos0, s->own_lo + 1, s->pos0 + s->scan_len,
+    return sm_results_settle(res, r->db, sink, from, text, s->scan_len, s->pos0, s->own_lo + 1, sm_segment_owned_end(s),
                              borders);
 }
 

@@ -104,6 +104,9 @@ same "pam NGG, k 2, cigar" --pam NGG -k 2 --cigar -p "$tmp/guides.txt" "$tmp/t.f
 same "text-iupac, m 2" --text-iupac -m 2 -p "$tmp/p.txt" "$tmp/t.fa"
 same "m 2, exact barcodes beside" -m 2 -p "$tmp/p.txt" --exact-patterns "$tmp/barcodes.txt" "$tmp/t.fa"
 same "m 1, exact barcodes beside, count" -m 1 --format count --exact-patterns "$tmp/barcodes.txt" -p "$tmp/p.txt" "$tmp/t.fa"
+same "k 2, exact barcodes beside" -k 2 -p "$tmp/p.txt" --exact-patterns "$tmp/barcodes.txt" "$tmp/t.fa"
+same "k 1, exact barcodes beside, ends, count" -k 1 --report ends --format count --exact-patterns "$tmp/barcodes.txt" -p "$tmp/p.txt" "$tmp/t.fa"
+same "k 2, exact barcodes beside, pigeonhole" -k 2 --engine pigeonhole --exact-patterns "$tmp/barcodes.txt" -p "$tmp/p.txt" "$tmp/t.fa"
 same "text, k 2" --alphabet text -k 2 -p "$tmp/words.txt" "$tmp/text.txt"
 same "text, lines, -i, m 1" --alphabet text --lines -i -m 1 -p "$tmp/words.txt" "$tmp/text.txt"
 

@@ -12,6 +12,7 @@
 #include "core/scan_internal.h"
 #include "engines/approx/approx.h"
 #include "engines/engine.h"
+#include "runner/runner_part.h"
 #include "oracle.h"
 #include "summary_check.h"
 #include "testutil.h"
@@ -82,8 +83,8 @@ static void expected_hits(const acase *c, size_t r, tu_hits *out) {
             char key[160];
             key_of(c, p, rev, key);
             char strand = rev ? '-' : '+';
-            if (c->opts.match == SM_MATCH_MISMATCHES) {
-                /* an exact pattern: every window without a mismatch */
+            if (c->opts.match == SM_MATCH_MISMATCHES || (c->opts.exact && c->opts.exact[p])) {
+                /* an exact pattern (beside mismatches or edits): every window without a mismatch */
                 uint32_t kp = c->opts.exact && c->opts.exact[p] ? 0 : k;
                 for (size_t i = 0; i + m <= n; i++) {
                     uint32_t mm = aoracle_mismatches(key, m, text + i, a, flags);
@@ -932,17 +933,24 @@ done:
     free(key);
 }
 
-/* Exact patterns beside k mismatches (sm_compile_options.exact: barcodes
-   beside primers): the exact sections and the approximate ones together,
-   planned for the CPU and for the GPU, against the definitions; k edits
-   and a PAM refused. */
+/* Exact patterns beside k mismatches or k edits (sm_compile_options.exact:
+   barcodes beside primers): the exact sections and the approximate ones
+   together, planned for the CPU and for the GPU, against the definitions
+   (exact hits across segment borders of edit databases: those segments own
+   ends, the exact sections' hits by their start); a PAM refused. */
 static void test_exact_beside(void) {
     for (unsigned round = 0; round < tu_scaled(40) && tu_failures() < 10; round++) {
         acase c;
         random_case(&c, round);
-        c.opts.match = SM_MATCH_MISMATCHES;
+        const int edits = round % 4 == 3; /* the edit definitions cost more: a round in four */
+        c.opts.match = edits ? SM_MATCH_EDITS : SM_MATCH_MISMATCHES;
         for (size_t p = 0; p < c.npats; p++) c.exact[p] = (unsigned char)tu_rng_chance(&rng, 50);
         c.exact[tu_rng_below(&rng, (uint32_t)c.npats)] = 1;
+        /* k edits: an approximate pattern of at most k symbols would match
+           everywhere, the empty text too (engines and definitions part
+           there); such a one is exact here */
+        for (size_t p = 0; edits && p < c.npats; p++)
+            if (c.pats[p].len <= c.opts.max_errors) c.exact[p] = 1;
         c.opts.exact = c.exact;
         if (round % 2) c.opts.backend = SM_BACKEND_CUDA; /* the GPU's plan */
         /* the exact ones may be as short as k */
@@ -959,7 +967,7 @@ static void test_exact_beside(void) {
             for (size_t p = 0; p < c.npats; p++) exact += c.exact[p];
             tu_check(info.pattern_count - info.approx_patterns == exact, "round %u: %u exact patterns, %u in exact sections",
                      round, exact, info.pattern_count - info.approx_patterns);
-            /* saved and read back: a loader takes exact sections beside mismatches */
+            /* saved and read back: a loader takes exact sections beside mismatches and edits */
             size_t size = 0;
             const void *bytes = sm_db_bytes(db, &size);
             sm_db *back = NULL;
@@ -972,7 +980,7 @@ static void test_exact_beside(void) {
                 sm_db_free(db);
                 check_case(&c, SM_ENGINE_PIGEONHOLE);
             }
-            check_case(&c, SM_ENGINE_MISMATCH);
+            check_case(&c, edits ? SM_ENGINE_MYERS : SM_ENGINE_MISMATCH);
         } else {
             tu_check(0, "round %u: compile: %s", round, err.message);
         }
@@ -982,11 +990,30 @@ static void test_exact_beside(void) {
     random_case(&c, 0);
     c.exact[0] = 1;
     c.opts.exact = c.exact;
-    c.opts.match = SM_MATCH_EDITS;
     sm_db *db = NULL;
     sm_error err;
-    tu_check(sm_compile(c.pats, c.npats, &c.opts, &db, &err) == SM_ERR_INVALID && strstr(err.message, "edits"),
-             "exact patterns beside k edits: refused, naming edits (%s)", err.message);
+    /* beside k edits, a record split between parts (MPI) is refused */
+    c.opts.match = SM_MATCH_EDITS;
+    c.opts.max_errors = 1;
+    for (size_t p = 1; p < c.npats; p++) c.exact[p] = c.pats[p].len <= 1;
+    if (tu_check(sm_compile(c.pats, c.npats, &c.opts, &db, &err) == SM_OK, "beside edits: compile: %s", err.message)) {
+        for (int side = 0; side < 2; side++) {
+            sm_runner_options ro;
+            sm_runner_options_init(&ro);
+            ro.count_only = 1;
+            sm_runner *runner = NULL;
+            if (!tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "beside edits: runner: %s", err.message))
+                continue;
+            sm_runner_begin_part(runner, 0, side == 0);
+            int rc = sm_runner_feed(runner, "ACGTACGT", 8);
+            if (rc == SM_OK) rc = sm_runner_end_part(runner, 4, side == 1);
+            if (rc == SM_OK) rc = sm_runner_flush(runner);
+            tu_check(rc == SM_ERR_INVALID, "beside edits: a part open on the %s: status %d", side ? "right" : "left", rc);
+            sm_runner_free(runner);
+        }
+        sm_db_free(db);
+        db = NULL;
+    }
     c.opts.match = SM_MATCH_MISMATCHES;
     c.opts.alphabet = SM_ALPHABET_DNA;
     c.opts.pam = "NGG";

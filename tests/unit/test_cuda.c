@@ -468,10 +468,16 @@ static void exact_beside_rounds(tu_rng *rng) {
         sm_compile_options_init(&o);
         o.alphabet = dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
         o.strands = dna ? (sm_strands)tu_rng_below(rng, 3) : SM_STRAND_FORWARD;
-        o.match = SM_MATCH_MISMATCHES;
+        /* beside mismatches, or beside edits (whose segments own ends: the
+           exact sections' hits across their borders) */
+        o.match = round % 2 ? SM_MATCH_EDITS : SM_MATCH_MISMATCHES;
         o.max_errors = 1 + tu_rng_below(rng, 4);
-        /* short barcodes exact, the others with mismatches */
-        for (size_t i = 0; i < n; i++) exact[i] = pats[i].len <= 12 ? tu_rng_chance(rng, 70) : tu_rng_chance(rng, 10);
+        if (o.match == SM_MATCH_EDITS && tu_rng_chance(rng, 50)) o.report = SM_REPORT_ENDS;
+        /* short barcodes exact, the others with errors (edits: longer than k) */
+        for (size_t i = 0; i < n; i++) {
+            exact[i] = pats[i].len <= 12 ? tu_rng_chance(rng, 70) : tu_rng_chance(rng, 10);
+            if (pats[i].len <= o.max_errors) exact[i] = 1;
+        }
         exact[tu_rng_below(rng, (uint32_t)n)] = 1;
         o.exact = exact;
         if (round % 3 != 2) o.backend = SM_BACKEND_CUDA; /* the GPU's plan */
@@ -484,8 +490,9 @@ static void exact_beside_rounds(tu_rng *rng) {
             char what[200], names[64];
             sm_db_info info;
             sm_db_get_info(db, &info);
-            snprintf(what, sizeof what, "exact beside round %u (%s, %zu patterns, %u exact, -m %u, %s, %zu records)",
-                     round, dna ? "dna" : "text", n, info.pattern_count - info.approx_patterns, o.max_errors,
+            snprintf(what, sizeof what, "exact beside round %u (%s, %zu patterns, %u exact, -%c %u, %s, %zu records)",
+                     round, dna ? "dna" : "text", n, info.pattern_count - info.approx_patterns,
+                     o.match == SM_MATCH_EDITS ? 'k' : 'm', o.max_errors,
                      engines_of(db, names, sizeof names), recs.n);
             size_t batch = batches[tu_rng_below(rng, 5)];
             uint64_t feed_seed = tu_rng_next(rng);

@@ -922,12 +922,14 @@ static void pattern_no_section(uint8_t *b, size_t n) {
     (void)n;
     ((sm_db_pattern *)(b + ((sm_db_header *)b)->patterns_off))->section = 7;
 }
-/* An exact database called one of k edits (beside k mismatches exact
-   sections are allowed: the patterns compiled as exact). */
+/* An exact database called one of k mismatches with a PAM (beside k
+   mismatches or edits without a PAM exact sections are allowed: the
+   patterns compiled as exact). */
 static void wrong_match(uint8_t *b, size_t n) {
     (void)n;
-    ((sm_db_header *)b)->match = SM_MATCH_EDITS;
+    ((sm_db_header *)b)->match = SM_MATCH_MISMATCHES;
     ((sm_db_header *)b)->max_errors = 1;
+    ((sm_db_header *)b)->pam_length = 1;
 }
 static void pam_too_long(uint8_t *b, size_t n) { (void)n, ((sm_db_header *)b)->pam_length = 6; }
 static void pam_on_text(uint8_t *b, size_t n) {
