@@ -570,7 +570,7 @@ int sm_dist_share_run_dfa(sm_dist_share *s, char *const *targets, const sm_dist_
         /* the whole input (a file) from its start, or a part continuing it */
         if (!per_record) dfa_part_start(&p, !ranged || u->begin == 0, sm_dfa_start(dfa));
         const char *name;
-        int more;
+        int more = 0;
         sm_error e;
         memset(&e, 0, sizeof e);
         while (!s->failed && (more = sm_reader_next_record(rd, &name, &e)) == 1) {
