@@ -329,8 +329,8 @@ static void explain_database(FILE *out, const sm_db *db, int forced, int gpu) {
                                               "Myers bit-vectors", "wavefront DP", "k-mer table",
                                               "pigeonhole filter: k + 1 exact pieces per pattern, then verification",
                                               "wu-manber",
-                                              "guide engine: every PAM occurrence, exact pieces of the guides beside "
-                                              "it, then verification"};
+                                              ("guide engine: every PAM occurrence, exact pieces of the guides "
+                                               "beside it, then verification")};
         uint32_t exact = info.pattern_count - info.approx_patterns;
         char beside[64] = "";
         if (exact) snprintf(beside, sizeof beside, "; %u pattern%s exact", exact, exact == 1 ? "" : "s");
