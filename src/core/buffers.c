@@ -83,26 +83,14 @@ int sm_sink_grow(sm_sink *sink) {
     return 0;
 }
 
-static int hit_before(const sm_rawhit *a, const sm_rawhit *b) {
-    if (a->start != b->start) return a->start < b->start;
-    if (a->end != b->end) return a->end < b->end;
-    if (a->pattern != b->pattern) return a->pattern < b->pattern;
-    return a->reverse < b->reverse;
-}
-
-static int compare_hits(const void *pa, const void *pb) {
-    const sm_rawhit *a = pa, *b = pb;
-    if (hit_before(a, b)) return -1;
-    if (hit_before(b, a)) return 1;
-    return 0;
-}
+static int compare_hits(const void *pa, const void *pb) { return sm_rawhit_cmp(pa, pb); }
 
 /* Orders hits that share a start (few: the patterns matching at one place). */
 static void insertion_sort(sm_rawhit *hits, size_t n) {
     for (size_t i = 1; i < n; i++) {
         sm_rawhit x = hits[i];
         size_t j = i;
-        while (j > 0 && hit_before(&x, &hits[j - 1])) {
+        while (j > 0 && sm_rawhit_cmp(&x, &hits[j - 1]) < 0) {
             hits[j] = hits[j - 1];
             j--;
         }
@@ -191,7 +179,7 @@ static int merge_runs(sm_rawhit *hits, size_t n, size_t *at, size_t runs) {
     for (size_t o = 0; o < n; o++) {
         size_t best = runs;
         for (size_t r = 0; r < runs; r++)
-            if (head[r] < at[r + 1] && (best == runs || hit_before(&hits[head[r]], &hits[head[best]]))) best = r;
+            if (head[r] < at[r + 1] && (best == runs || sm_rawhit_cmp(&hits[head[r]], &hits[head[best]]) < 0)) best = r;
         out[o] = hits[head[best]++];
     }
     memcpy(hits, out, n * sizeof *hits);
@@ -207,7 +195,7 @@ void sm_sort_hits(sm_rawhit *hits, size_t n) {
     size_t at[MERGE_RUNS + 1], runs = 1;
     at[0] = 0;
     for (size_t i = 1; i < n && runs <= MERGE_RUNS; i++)
-        if (hit_before(&hits[i], &hits[i - 1])) {
+        if (sm_rawhit_cmp(&hits[i], &hits[i - 1]) < 0) {
             if (runs < MERGE_RUNS) at[runs] = i;
             runs++;
         }

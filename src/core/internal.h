@@ -125,6 +125,15 @@ typedef struct {
     uint8_t pad;
 } sm_rawhit;
 
+/* The order hits go out in, within a record: by start, end, pattern, strand.
+   Negative, zero or positive, as for qsort. */
+static inline int sm_rawhit_cmp(const sm_rawhit *a, const sm_rawhit *b) {
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
+    return (int)a->reverse - (int)b->reverse;
+}
+
 /* Where an engine puts hits. Engines report only hits whose start lies in
    [own_lo, own_hi) (absolute coordinates) so that overlapping chunks count
    every hit once. In count mode (counts != NULL) hits are only counted. */

@@ -9,9 +9,10 @@
  *   part's (a part owns the starts before its end), so they go out as they
  *   come. k-edit hits are owned by their end, and a part's last hits may
  *   start after the next part's first: hits are held until no later part
- *   or run can precede them (as the runner holds them between segments).
+ *   or run can precede them, in the runner's held list (runner/ordered.h).
  * - Runs of edit ends cut by a split (--report best) arrive from both sides
- *   and are joined: one run, one hit, the earlier part winning ties.
+ *   and are joined as the runner joins them: one run, one hit, the earlier
+ *   part winning ties.
  * - Counts are added per file; --max-hits counts what goes out; a share
  *   that stopped at its own --max-hits bounds what may go out after it.
  * - Neighbouring ranges of one file must agree on what lies between them
@@ -25,21 +26,11 @@
 
 #include "dist/wire.h"
 #include "io/seqio.h"
+#include "runner/ordered.h"
 
+/* A run of ends at a border of a part, with its best hit's text. */
 typedef struct {
-    uint64_t start, end;
-    uint32_t pattern;
-    uint32_t errors;
-    uint8_t reverse;
-    char *text;
-    size_t text_len;
-} mhit;
-
-typedef struct {
-    uint64_t first_end, last_end, best_end, best_start;
-    uint32_t pattern, distance;
-    uint8_t reverse;
-    unsigned side;
+    sm_open_run run;
     char *text;
     size_t text_len;
     int settled; /* joined into a later part's run, or made a hit */
@@ -79,16 +70,15 @@ struct sm_dist_merge {
     uint64_t part_max_end; /* k edits: the largest end seen in the part */
     uint64_t last_start;   /* k edits: the last hit's start (later hits of the part are not before it) */
     int part_has_items;
-    /* k edits */
-    mhit *held;
-    size_t nheld, held_cap;
+    /* k edits: held hits, their texts the merge's own copies */
+    sm_held held;
     run_list open, next_open;
     /* --max-hits, -q */
     uint64_t emitted;
     int found, done;
     int truncated;
-    mhit cutoff;           /* a share stopped after this hit: nothing after it may go out */
-    mhit last_hit;
+    sm_rawhit cutoff;      /* a share stopped after this hit: nothing after it may go out */
+    sm_rawhit last_hit;
     int have_last_hit;
     /* dfa */
     int dfa_have;
@@ -123,17 +113,10 @@ static const char *target_name(const sm_dist_merge *m, size_t t) {
 
 /* ------------------------------------------------------------- output */
 
-static int hit_before(const mhit *a, const mhit *b) {
-    if (a->start != b->start) return a->start < b->start;
-    if (a->end != b->end) return a->end < b->end;
-    if (a->pattern != b->pattern) return a->pattern < b->pattern;
-    return a->reverse < b->reverse;
-}
-
 /* A hit goes out (or is counted): the sink, the counts, --max-hits. */
-static void put_hit(sm_dist_merge *m, const mhit *x) {
+static void put_hit(sm_dist_merge *m, const sm_rawhit *x, const uint8_t *text) {
     if (m->done) return;
-    if (m->truncated && hit_before(&m->cutoff, x)) {
+    if (m->truncated && sm_rawhit_cmp(&m->cutoff, x) < 0) {
         /* a share stopped before it: the hits before it must have been enough */
         m->done = 1;
         if (m->emitted < m->set->max_hits) merge_fail(m, "a share stopped at --max-hits too early");
@@ -149,7 +132,7 @@ static void put_hit(sm_dist_merge *m, const mhit *x) {
     m->all_counts[x->pattern]++;
     m->all_total++;
     if (!m->set->count_only) {
-        sm_hit h = {m->rec_id, x->start, x->end, x->pattern, x->reverse ? '-' : '+', x->errors, x->text};
+        sm_hit h = {m->rec_id, x->start, x->end, x->pattern, x->reverse ? '-' : '+', x->errors, (const char *)text};
         if (m->sink.hit && m->sink.hit(m->sink.ctx, &h) != 0) m->done = 1;
         m->emitted++;
         if (m->emitted >= m->set->max_hits) m->done = 1;
@@ -158,48 +141,35 @@ static void put_hit(sm_dist_merge *m, const mhit *x) {
 
 /* ------------------------------------------------------ held hits (edits) */
 
-static int hold(sm_dist_merge *m, const mhit *x, const uint8_t *text, size_t text_len) {
-    if (m->nheld == m->held_cap) {
-        size_t cap = m->held_cap ? m->held_cap * 2 : 64;
-        mhit *p = realloc(m->held, cap * sizeof *p);
-        if (!p) return merge_fail(m, "out of memory");
-        m->held = p;
-        m->held_cap = cap;
-    }
-    size_t i = m->nheld;
-    while (i > 0 && hit_before(x, &m->held[i - 1])) i--;
-    if (i < m->nheld) memmove(m->held + i + 1, m->held + i, (m->nheld - i) * sizeof *m->held);
-    mhit *h = &m->held[i];
-    *h = *x;
-    h->text = NULL;
-    h->text_len = text_len;
+static int hold(sm_dist_merge *m, const sm_rawhit *x, const uint8_t *text, size_t text_len) {
+    uint8_t *copy = NULL;
     if (text && text_len) {
-        h->text = malloc(text_len);
-        if (!h->text) return merge_fail(m, "out of memory");
-        memcpy(h->text, text, text_len);
+        copy = malloc(text_len);
+        if (!copy) return merge_fail(m, "out of memory");
+        memcpy(copy, text, text_len);
     }
-    m->nheld++;
+    if (sm_held_add(&m->held, x, copy) != SM_OK) {
+        free(copy);
+        return merge_fail(m, "out of memory");
+    }
+    return 0;
+}
+
+static int put_held(void *ctx, const sm_rawhit *x, const uint8_t *text) {
+    put_hit(ctx, x, text);
+    free((void *)text);
     return 0;
 }
 
 /* Sends the held hits that start before bound, in order. */
-static void release(sm_dist_merge *m, uint64_t bound) {
-    size_t k = 0;
-    while (k < m->nheld && m->held[k].start < bound) {
-        put_hit(m, &m->held[k]);
-        free(m->held[k].text);
-        k++;
-    }
-    if (k && k < m->nheld) memmove(m->held, m->held + k, (m->nheld - k) * sizeof *m->held);
-    m->nheld -= k;
-}
+static void release(sm_dist_merge *m, uint64_t bound) { sm_held_release(&m->held, bound, put_held, m); }
 
 static uint64_t runs_bound(const sm_dist_merge *m) {
     uint64_t b = UINT64_MAX;
     for (size_t i = 0; i < m->open.n; i++)
-        if (!m->open.v[i].settled && m->open.v[i].best_start < b) b = m->open.v[i].best_start;
+        if (!m->open.v[i].settled && m->open.v[i].run.best_start < b) b = m->open.v[i].run.best_start;
     for (size_t i = 0; i < m->next_open.n; i++)
-        if (m->next_open.v[i].best_start < b) b = m->next_open.v[i].best_start;
+        if (m->next_open.v[i].run.best_start < b) b = m->next_open.v[i].run.best_start;
     return b;
 }
 
@@ -232,7 +202,8 @@ static void runs_clear(run_list *l) {
 /* A run whose best is final becomes a hit. */
 static int settle(sm_dist_merge *m, mrun *r) {
     r->settled = 1;
-    mhit x = {r->best_start, r->best_end, r->pattern, r->distance, r->reverse, NULL, 0};
+    const sm_open_run *run = &r->run;
+    sm_rawhit x = {run->best_start, run->best_end, run->pattern, (uint16_t)run->best_distance, run->reverse, 0};
     return hold(m, &x, (const uint8_t *)r->text, r->text_len);
 }
 
@@ -431,7 +402,7 @@ static int check_orphan(sm_dist_merge *m) {
 }
 
 static int on_hit(sm_dist_merge *m, wire_in *in) {
-    mhit x;
+    sm_rawhit x;
     uint64_t start = wire_get_num(in), len = wire_get_num(in);
     uint64_t pattern = wire_get_num(in), errors = wire_get_num(in), reverse = wire_get_num(in);
     size_t tl = 0;
@@ -442,20 +413,18 @@ static int on_hit(sm_dist_merge *m, wire_in *in) {
         (m->set->texts && tl != len) || (len == 0 && !m->set->edits))
         return merge_fail(m, "a damaged result stream (a hit)");
     x.pattern = (uint32_t)pattern;
-    x.errors = (uint32_t)errors;
+    x.errors = (uint16_t)errors;
     x.reverse = (uint8_t)reverse;
+    x.pad = 0;
     if (check_orphan(m) != 0) return -1;
     m->part_has_items = 1;
     x.start = m->base + start;
     x.end = x.start + len;
-    x.text = (char *)text;
-    x.text_len = tl;
     m->last_hit = x;
-    m->last_hit.text = NULL;
     m->have_last_hit = 1;
     if (m->done) return 0;
     if (!m->set->edits) {
-        put_hit(m, &x);
+        put_hit(m, &x, text);
         return 0;
     }
     if (x.end > m->part_max_end) m->part_max_end = x.end;
@@ -479,46 +448,40 @@ static int on_run(sm_dist_merge *m, wire_in *in) {
         first_end > best_end || best_end > last_end || best_start > best_end ||
         (m->set->texts && tl != best_end - best_start))
         return merge_fail(m, "a damaged result stream (a run of ends)");
-    r.side = (unsigned)side;
-    r.first_end = m->base + first_end;
-    r.last_end = m->base + last_end;
-    r.best_end = m->base + best_end;
-    r.best_start = m->base + best_start;
-    r.pattern = (uint32_t)pattern;
-    r.distance = (uint32_t)distance;
-    r.reverse = (uint8_t)reverse;
+    r.run.touches_left = (side & 1) != 0;
+    r.run.touches_right = (side & 2) != 0;
+    r.run.first_end = m->base + first_end;
+    r.run.last_end = m->base + last_end;
+    r.run.best_end = m->base + best_end;
+    r.run.best_start = m->base + best_start;
+    r.run.pattern = (uint32_t)pattern;
+    r.run.best_distance = (uint32_t)distance;
+    r.run.reverse = (uint8_t)reverse;
     if (check_orphan(m) != 0) return -1;
     m->part_has_items = 1;
     m->found = 1;
-    if (r.best_end > m->part_max_end) m->part_max_end = r.best_end;
+    if (r.run.best_end > m->part_max_end) m->part_max_end = r.run.best_end;
     if (tl) {
         r.text = malloc(tl);
         if (!r.text) return merge_fail(m, "out of memory");
         memcpy(r.text, text, tl);
         r.text_len = tl;
     }
-    if (r.side & 1) {
-        /* joins the part before's run of the same pattern and strand */
-        for (size_t i = 0; i < m->open.n; i++) {
-            mrun *p = &m->open.v[i];
-            if (p->settled || p->pattern != r.pattern || p->reverse != r.reverse || p->last_end + 1 != r.first_end)
-                continue;
-            if (p->distance <= r.distance) {
-                /* the earlier part wins ties: leftmost best end */
-                r.best_end = p->best_end;
-                r.best_start = p->best_start;
-                r.distance = p->distance;
-                free(r.text);
-                r.text = p->text;
-                r.text_len = p->text_len;
-                p->text = NULL;
-            }
-            r.first_end = p->first_end;
-            p->settled = 1;
-            break;
+    /* joins the part before's run of the same pattern and strand */
+    for (size_t i = 0; i < m->open.n; i++) {
+        mrun *p = &m->open.v[i];
+        int joined = p->settled ? 0 : sm_open_run_join(&r.run, &p->run);
+        if (!joined) continue;
+        if (joined == 2) {
+            free(r.text);
+            r.text = p->text;
+            r.text_len = p->text_len;
+            p->text = NULL;
         }
+        p->settled = 1;
+        break;
     }
-    if (r.side & 2) {
+    if (r.run.touches_right) {
         if (run_push(&m->next_open, &r) != 0) {
             free(r.text);
             return merge_fail(m, "out of memory");
@@ -542,7 +505,7 @@ static int on_left_keys(sm_dist_merge *m, wire_in *in) {
     for (size_t i = 0; i < m->open.n; i++) {
         mrun *p = &m->open.v[i];
         if (p->settled) continue;
-        uint32_t key = p->pattern * 2u + p->reverse;
+        uint32_t key = sm_output_id(p->run.pattern, p->run.reverse);
         int goes_on = 0;
         for (uint64_t j = 0; j < n && !goes_on; j++) goes_on = keys[j] == key;
         if (!goes_on && settle(m, p) != 0) break;
@@ -626,7 +589,7 @@ static int on_truncated(sm_dist_merge *m, wire_in *in) {
     if (in->bad || known > 1 || cut > 1 || !m->have_last_hit || nominal > UINT64_MAX / 2 - m->base)
         return merge_fail(m, "a damaged result stream (a stop at --max-hits)");
     /* nothing after the share's last hit may go out: the hits up to it are enough */
-    if (!m->truncated || hit_before(&m->last_hit, &m->cutoff)) m->cutoff = m->last_hit;
+    if (!m->truncated || sm_rawhit_cmp(&m->last_hit, &m->cutoff) < 0) m->cutoff = m->last_hit;
     m->truncated = 1;
     if (known && m->part_active) return part_end(m, nominal, (int)cut);
     /* where the record goes on is not known: it ends here for the merge */
@@ -794,8 +757,8 @@ int sm_dist_merge_done(const sm_dist_merge *m) { return m->done; }
 
 void sm_dist_merge_free(sm_dist_merge *m) {
     if (!m) return;
-    for (size_t i = 0; i < m->nheld; i++) free(m->held[i].text);
-    free(m->held);
+    for (size_t i = 0; i < m->held.n; i++) free((void *)m->held.v[i].text);
+    sm_held_free(&m->held);
     runs_clear(&m->open);
     runs_clear(&m->next_open);
     free(m->open.v);

@@ -7,30 +7,23 @@
  * back until no later segment can precede them; a run of ends cut by a
  * segment border is joined with its continuation first (the earlier part
  * wins ties: leftmost best end). Overlap-free segments get the same held
- * delivery, for the hits found before their start. */
+ * delivery, for the hits found before their start. The held list and the
+ * joining of runs are ordered.h's, which the merge of shares uses too. */
 #include <stdlib.h>
 
+#include "runner/ordered.h"
 #include "runner/runner_internal.h"
 #include "runner/runner_part.h"
 
-/* A hit held back, or a run waiting for its continuation, with its text. */
-typedef struct {
-    sm_rawhit hit;
-    const uint8_t *text;
-} held_hit;
-
+/* A run waiting for its continuation, with its text. */
 typedef struct {
     sm_open_run run;
     const uint8_t *text; /* of its best hit */
 } held_run;
 
 typedef struct sm_delivery {
-    held_hit *held;      /* sorted (held_before) */
-    size_t nheld, held_cap;
-    held_hit *spare;     /* the next held list, built while delivering */
-    size_t spare_cap;
-    held_hit *extra;     /* a segment's hits from joined runs and fixes, before they are merged */
-    size_t nextra, extra_cap;
+    sm_held held;        /* in order */
+    sm_held extra;       /* a segment's hits from joined runs and fixes, before they are merged */
     held_run *open_runs, *next_runs;
     size_t nopen, nnext, runs_cap;
     sm_buf carry;        /* texts of held hits and runs whose batch is gone */
@@ -44,9 +37,8 @@ int sm_delivery_open(sm_runner *r) {
 void sm_delivery_close(sm_runner *r) {
     sm_delivery *d = r->delivery;
     if (!d) return;
-    free(d->held);
-    free(d->spare);
-    free(d->extra);
+    sm_held_free(&d->held);
+    sm_held_free(&d->extra);
     free(d->open_runs);
     free(d->next_runs);
     sm_buf_free(&d->carry);
@@ -81,24 +73,7 @@ static int emit(sm_runner *r, const sm_segment *s, const sm_rawhit *x, const uin
     return sm_runner_emit(r, s->record, x, text);
 }
 
-/* Appends a hit to a list of held hits. */
-static int held_push(held_hit **list, size_t *n, size_t *cap, const sm_rawhit *x, const uint8_t *text) {
-    if (*n == *cap) {
-        size_t grown = *cap ? *cap * 2 : 256;
-        held_hit *p = realloc(*list, grown * sizeof *p);
-        if (!p) return SM_ERR_NOMEM;
-        *list = p;
-        *cap = grown;
-    }
-    (*list)[*n].hit = *x;
-    (*list)[*n].text = text;
-    (*n)++;
-    return SM_OK;
-}
-
-static int hold(sm_delivery *d, const sm_rawhit *x, const uint8_t *text) {
-    return held_push(&d->extra, &d->nextra, &d->extra_cap, x, text);
-}
+static int hold(sm_delivery *d, const sm_rawhit *x, const uint8_t *text) { return sm_held_push(&d->extra, x, text); }
 
 static int push_run(sm_delivery *d, const sm_open_run *run, const uint8_t *text) {
     if (d->nnext == d->runs_cap) {
@@ -136,19 +111,14 @@ static int settle_run(sm_runner *r, const sm_segment *s, const held_run *h, int 
     return SM_OK;
 }
 
-static int hit_cmp(const sm_rawhit *a, const sm_rawhit *b) {
-    if (a->start != b->start) return a->start < b->start ? -1 : 1;
-    if (a->end != b->end) return a->end < b->end ? -1 : 1;
-    if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
-    return (int)a->reverse - (int)b->reverse;
-}
+typedef struct {
+    sm_runner *r;
+    const sm_segment *s;
+} emit_ctx;
 
-static int held_before(const void *pa, const void *pb) {
-    return hit_cmp(&((const held_hit *)pa)->hit, &((const held_hit *)pb)->hit);
-}
-
-static int same_key(const sm_open_run *a, const sm_open_run *b) {
-    return a->pattern == b->pattern && a->reverse == b->reverse;
+static int emit_held(void *ctx, const sm_rawhit *x, const uint8_t *text) {
+    emit_ctx *e = ctx;
+    return emit(e->r, e->s, x, text);
 }
 
 /* Joins the segment's border runs with the runs left open by the previous
@@ -158,7 +128,7 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
     sm_delivery *d = r->delivery;
     const uint8_t *base = b->buf + s->buf_off;
     d->nnext = 0;
-    d->nextra = 0;
+    d->extra.n = 0;
     if (s->part_left_first && r->part_cb) {
         /* which runs touch the part's left border, before any of its hits */
         uint32_t few[64], *keys = s->nruns <= 64 ? few : malloc(s->nruns * sizeof *keys);
@@ -175,17 +145,9 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
         const uint8_t *text = base + (run.best_start - s->pos0);
         for (size_t o = 0; o < d->nopen; o++) {
             held_run *prev = &d->open_runs[o];
-            if (prev->run.pattern == UINT32_MAX || !same_key(&prev->run, &run) || !run.touches_left ||
-                !prev->run.touches_right || prev->run.last_end + 1 != run.first_end)
-                continue;
-            /* One run: the earlier part wins ties (leftmost best end). */
-            if (prev->run.best_distance <= run.best_distance) {
-                run.best_end = prev->run.best_end;
-                run.best_start = prev->run.best_start;
-                run.best_distance = prev->run.best_distance;
-                text = prev->text;
-            }
-            run.first_end = prev->run.first_end;
+            int joined = prev->run.pattern == UINT32_MAX ? 0 : sm_open_run_join(&run, &prev->run);
+            if (!joined) continue;
+            if (joined == 2) text = prev->text;
             prev->run.pattern = UINT32_MAX; /* continued */
             break;
         }
@@ -205,7 +167,7 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
 
     for (size_t j = 0; j < s->nfixes; j++)
         if (hold(d, &s->fixes[j], sm_segment_text(base, s->pos0, s->fixes[j].start)) != SM_OK) return SM_ERR_NOMEM;
-    if (d->nextra > 1) qsort(d->extra, d->nextra, sizeof *d->extra, held_before);
+    sm_held_sort(&d->extra);
     /* Later segments own ends past own_hi, so their hits start after
        own_hi - reach; an open run's final best is its best so far or such a hit. */
     uint64_t limit = UINT64_MAX;
@@ -219,33 +181,9 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
     /* Three sorted lists merged: the hits held before, the segment's own
        (sorted by its scan) and the few above. Those starting before limit
        are delivered, the rest held in order. */
-    size_t a = 0, bi = 0, c = 0, nspare = 0;
-    for (;;) {
-        const sm_rawhit *x = NULL;
-        const uint8_t *text = NULL;
-        int from = 0;
-        if (a < d->nheld) x = &d->held[a].hit, text = d->held[a].text, from = 1;
-        if (bi < s->nhits && (!x || hit_cmp(&s->hits[bi], x) < 0)) x = &s->hits[bi], from = 2;
-        if (c < d->nextra && (!x || hit_cmp(&d->extra[c].hit, x) < 0)) x = &d->extra[c].hit, from = 3;
-        if (!x) break;
-        if (from == 1) a++;
-        else if (from == 2) text = sm_segment_text(base, s->pos0, x->start), bi++;
-        else text = d->extra[c++].text;
-        if (x->start < limit) {
-            int rc = emit(r, s, x, text);
-            if (rc != SM_OK) return rc;
-        } else if (held_push(&d->spare, &nspare, &d->spare_cap, x, text) != SM_OK) {
-            return SM_ERR_NOMEM;
-        }
-    }
-    held_hit *t2 = d->held;
-    size_t cap = d->held_cap;
-    d->held = d->spare;
-    d->held_cap = d->spare_cap;
-    d->nheld = nspare;
-    d->spare = t2;
-    d->spare_cap = cap;
-    d->nextra = 0;
+    emit_ctx e = {r, s};
+    int rc = sm_held_merge(&d->held, s->hits, s->nhits, base, s->pos0, &d->extra, limit, emit_held, &e);
+    if (rc != SM_OK) return rc;
     if (s->last_of_record) d->carry.len = 0;
     return SM_OK;
 }
@@ -254,14 +192,14 @@ static int deliver_held(sm_runner *r, const sm_batch *b, const sm_segment *s) {
    still held into the carry buffer. */
 static int keep_held_texts(sm_delivery *d) {
     size_t need = 0;
-    for (size_t i = 0; i < d->nheld; i++) need += d->held[i].hit.end - d->held[i].hit.start;
+    for (size_t i = 0; i < d->held.n; i++) need += d->held.v[i].hit.end - d->held.v[i].hit.start;
     for (size_t i = 0; i < d->nopen; i++) need += d->open_runs[i].run.best_end - d->open_runs[i].run.best_start;
     sm_buf fresh = {0};
     if (sm_buf_reserve(&fresh, need + 1) != SM_OK) return SM_ERR_NOMEM;
-    for (size_t i = 0; i < d->nheld; i++) {
-        size_t n = d->held[i].hit.end - d->held[i].hit.start;
-        memcpy(fresh.data + fresh.len, d->held[i].text, n);
-        d->held[i].text = fresh.data + fresh.len;
+    for (size_t i = 0; i < d->held.n; i++) {
+        size_t n = d->held.v[i].hit.end - d->held.v[i].hit.start;
+        memcpy(fresh.data + fresh.len, d->held.v[i].text, n);
+        d->held.v[i].text = fresh.data + fresh.len;
         fresh.len += n;
     }
     for (size_t i = 0; i < d->nopen; i++) {
@@ -312,6 +250,6 @@ int sm_deliver_batch(sm_runner *r, const sm_batch *b) {
         int rc = s->dense ? sm_deliver_dense(r, b, s, deliver_segment) : deliver_segment(r, b, s);
         if (rc != SM_OK) return rc;
     }
-    if (r->held_delivery && (r->delivery->nheld || r->delivery->nopen)) return keep_held_texts(r->delivery);
+    if (r->held_delivery && (r->delivery->held.n || r->delivery->nopen)) return keep_held_texts(r->delivery);
     return SM_OK;
 }

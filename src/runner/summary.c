@@ -25,6 +25,7 @@
  * record-done call. */
 #include <stdlib.h>
 
+#include "runner/ordered.h"
 #include "runner/runner_internal.h"
 
 /* ---------------------------------------------------- least errors */
@@ -127,15 +128,7 @@ static int join_piece_runs(summing *m, const sm_segment *p, int first, int last,
             int joined = 0;
             for (size_t o = 0; run.touches_left && o < z->open.n; o++) {
                 sm_open_run *prev = &z->open.runs[o];
-                if (prev->pattern == UINT32_MAX || prev->pattern != run.pattern || prev->reverse != run.reverse ||
-                    prev->last_end + 1 != run.first_end)
-                    continue;
-                if (prev->best_distance <= run.best_distance) {
-                    run.best_end = prev->best_end;
-                    run.best_start = prev->best_start;
-                    run.best_distance = prev->best_distance;
-                }
-                run.first_end = prev->first_end;
+                if (prev->pattern == UINT32_MAX || !sm_open_run_join(&run, prev)) continue;
                 run.touches_left = prev->touches_left; /* the segment's left border */
                 prev->pattern = UINT32_MAX;            /* continued */
                 joined = 1;
