@@ -13,16 +13,8 @@
 #include <seqmatch_dist.h>
 #include <seqmatch_gzip.h>
 
-static int failures;
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (!(cond)) {                                                \
-            failures++;                                               \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                             \
-            fputc('\n', stderr);                                      \
-        }                                                             \
-    } while (0)
+#include "check.h"
+
 
 static char dir[] = "/tmp/sm_dist_api_XXXXXX";
 

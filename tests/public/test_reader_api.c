@@ -11,16 +11,8 @@
 
 #include <seqmatch_reader.h>
 
-static int failures;
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (!(cond)) {                                                \
-            failures++;                                               \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                             \
-            fputc('\n', stderr);                                      \
-        }                                                             \
-    } while (0)
+#include "check.h"
+
 
 static char dir[] = "/tmp/sm_reader_api_XXXXXX";
 
@@ -199,6 +191,21 @@ static void on_record_done(uint64_t record, void *ctx) {
     s->at += (size_t)snprintf(s->hits + s->at, sizeof s->hits - s->at, "done %llu;", (unsigned long long)record);
 }
 
+/* A runner whose hits and record ends are written into got. */
+static sm_runner *runner_for(const sm_db *db, unsigned threads, size_t chunk, seen *got) {
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    ro.threads = threads;
+    ro.chunk_size = chunk;
+    ro.on_hit = on_hit;
+    ro.on_record_done = on_record_done;
+    ro.ctx = got;
+    sm_runner *runner = NULL;
+    sm_error err;
+    CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+    return runner;
+}
+
 static int on_record(void *ctx, uint64_t record, const char *name) {
     seen *s = ctx;
     CHECK(record == (uint64_t)s->records, "record %llu named %s", (unsigned long long)record, name);
@@ -277,15 +284,7 @@ static void test_scan_reader(void) {
 
     for (unsigned threads = 1; threads <= 2; threads++) {
         seen got = {0};
-        sm_runner_options ro;
-        sm_runner_options_init(&ro);
-        ro.threads = threads;
-        ro.chunk_size = 64;
-        ro.on_hit = on_hit;
-        ro.on_record_done = on_record_done;
-        ro.ctx = &got;
-        sm_runner *runner = NULL;
-        CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+        sm_runner *runner = runner_for(db, threads, 64, &got);
         CHECK(sm_reader_open(path, SM_INPUT_AUTO, &r, &err) == SM_OK, "open: %s", err.message);
         sm_scan_reader_options so = {.ctx = &got, .on_record = on_record, .on_sequence = on_sequence,
                                      .on_record_fed = on_record_fed, .on_progress = on_progress, .piece = 7};
@@ -303,15 +302,7 @@ static void test_scan_reader(void) {
     /* record by record: sm_runner_feed_reader between the caller's begin and end */
     {
         seen got = {0};
-        sm_runner_options ro;
-        sm_runner_options_init(&ro);
-        ro.threads = 2;
-        ro.chunk_size = 100;
-        ro.on_hit = on_hit;
-        ro.on_record_done = on_record_done;
-        ro.ctx = &got;
-        sm_runner *runner = NULL;
-        CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+        sm_runner *runner = runner_for(db, 2, 100, &got);
         CHECK(sm_reader_open(path, SM_INPUT_AUTO, &r, &err) == SM_OK, "open: %s", err.message);
         sm_scan_reader_options so = {.ctx = &got, .on_sequence = on_sequence, .piece = 5};
         uint64_t total = 0;
