@@ -32,10 +32,14 @@
 #define DEFAULT_BATCH ((size_t)64 << 20)
 #define MAX_BATCH ((size_t)1 << 31) /* batch offsets are 32-bit */
 #define MAX_PIECES ((size_t)1 << 20)
+/* A batch buffer's first size: a short search allocates no more pinned
+   memory than this per buffer (the first growth takes the whole batch). */
+#define FIRST_BATCH ((size_t)1 << 20)
+/* Hits per piece when the host finds an overflowed batch's hits (dense.c). */
+#define HOST_PIECE_HITS ((size_t)1 << 16)
 
 typedef struct {
     sm_cuda_slot *dev;
-    uint8_t *text;
     sm_gpu_chunk *chunks;
     sm_rawhit *hits;
     size_t hits_cap;
@@ -204,7 +208,6 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
             rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %u: %s", (unsigned)first + d, msg);
             break;
         }
-        s->text = sm_cuda_slot_text(s->dev);
         s->chunks = sm_cuda_slot_chunks(s->dev);
     }
     if (rc != SM_OK) {
@@ -217,14 +220,21 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     geo->max_segments = g->piece_cap;
     geo->early_len = 0;
     geo->overlap_free = 0;
+    geo->buf_start = FIRST_BATCH < g->text_cap ? FIRST_BATCH : g->text_cap;
+    /* bounded hits: a batch past the largest hit buffer is scanned again
+       on the host in pieces (cuda_land), none of its hits kept here */
+    geo->item_hits = HOST_PIECE_HITS;
     *out = g;
     return SM_OK;
 }
 
 static uint8_t *cuda_buffer(void *backend, unsigned index, size_t bytes) {
     sm_cuda *g = backend;
-    (void)bytes; /* text_cap, as the slots were opened */
-    return g->slots[index].text;
+    char msg[256];
+    /* past the first size, the whole batch at once: one more allocation, not one per doubling */
+    if (bytes > FIRST_BATCH) bytes = g->text_cap;
+    /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
+    return sm_cuda_slot_text(g->slots[index].dev, bytes + SM_WRITE_SLACK, msg);
 }
 
 /* The owned range of a segment in batch offsets. */
@@ -286,6 +296,18 @@ static int by_owner(const void *pa, const void *pb) {
    hits on the runner's team. */
 static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res) {
     const sm_db_pattern *patterns = sm_db_patterns(g->runner->db);
+    for (size_t i = 0; i < b->nsegs; i++) b->segs[i].dense = (uint8_t)res->overflow;
+    if (res->overflow) {
+        /* more hits than the largest hit buffer: delivery scans each segment
+           again on the host, in pieces whose hits fit (src/runner/dense.c) */
+        for (size_t i = 0; i < b->nsegs; i++) {
+            b->segs[i].hits = NULL;
+            b->segs[i].nhits = 0;
+            b->segs[i].runs = NULL;
+            b->segs[i].nruns = 0;
+        }
+        return SM_OK;
+    }
     size_t need = 0;
     for (size_t i = 0; i < res->nhits; i++) {
         uint32_t one;

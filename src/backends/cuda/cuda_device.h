@@ -29,6 +29,9 @@ typedef struct {
     const sm_gpu_hit *hits;
     size_t nhits;
     const unsigned long long *counts;
+    /* hit mode: the batch found more hits than the largest hit buffer holds
+       (hits NULL, nhits 0); its segments' hits are to be found elsewhere */
+    int overflow;
 } sm_cuda_result;
 
 /* One section of the database: its engine's view (kind, parameters, table
@@ -75,8 +78,11 @@ size_t sm_cuda_tables_chunk(const sm_cuda_tables *tables, size_t text_cap, size_
 int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap, int count_only,
                       sm_cuda_slot **out, char *msg);
 void sm_cuda_slot_close(sm_cuda_slot *slot);
-/* Host (pinned) arrays the caller fills before a launch. */
-uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot);
+/* Host (pinned) arrays the caller fills before a launch. The text buffer
+   holds at least bytes (at most text_cap): it is allocated on the first
+   call and grown, its bytes kept, when a call asks for more; NULL with a
+   message when that fails. */
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot, size_t bytes, char *msg);
 sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot);
 /* Starts copying and scanning text[0, len) with chunks[0, nchunks); returns at once. */
 int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg);

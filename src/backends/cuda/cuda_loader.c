@@ -109,7 +109,13 @@ void sm_cuda_slot_close(sm_cuda_slot *slot) {
     if (slot && gpu()) module->slot_close(slot);
 }
 
-uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot) { return gpu() ? module->slot_text(slot) : NULL; }
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot, size_t bytes, char *msg) {
+    if (!gpu()) {
+        unavailable(msg);
+        return NULL;
+    }
+    return module->slot_text(slot, bytes, msg);
+}
 
 sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { return gpu() ? module->slot_chunks(slot) : NULL; }
 

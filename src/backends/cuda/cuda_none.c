@@ -47,7 +47,11 @@ int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap,
 }
 
 void sm_cuda_slot_close(sm_cuda_slot *slot) { (void)slot; }
-uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot) { (void)slot; return NULL; }
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot, size_t bytes, char *msg) {
+    (void)slot, (void)bytes;
+    unavailable(msg);
+    return NULL;
+}
 sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { (void)slot; return NULL; }
 
 int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg) {
