@@ -80,6 +80,13 @@ else
 fi
 check_rss "50 x A, tsv, --gpu"
 
+# the GPU's hits fitting its buffer, each an automaton state that stands for
+# 50 hits: the host's bound on a batch's expanded hits (the stand-in told
+# to keep up to 2^20 hits; a real GPU keeps 2^22 states)
+SM_EMULATED_MAX_HITS=1048576 measure search --gpu --strand + -p "$TMP/a50.txt" --no-header "$TMP/polyA.fa"
+if cmp -s "$TMP/out" "$TMP/cpu"; then pass; else fail "50 x A, tsv, --gpu, states fit: not the CPU's output"; fi
+check_rss "50 x A, tsv, --gpu, states fit"
+
 # the same, cut into small batches: every batch overflows on its own
 run search --gpu --chunk-size 4096 --strand + -p "$TMP/a50.txt" --no-header "$TMP/polyA.fa"
 if cmp -s "$TMP/out" "$TMP/cpu"; then pass; else fail "50 x A, tsv, --gpu --chunk-size 4096: not the CPU's output"; fi

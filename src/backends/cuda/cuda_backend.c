@@ -37,6 +37,9 @@
 #define FIRST_BATCH ((size_t)1 << 20)
 /* Hits per piece when the host finds an overflowed batch's hits (dense.c). */
 #define HOST_PIECE_HITS ((size_t)1 << 16)
+/* A batch's hits expanded on the host (an automaton state stands for all its
+   outputs) at most: past this the batch counts as overflowed too. */
+#define HOST_BATCH_HITS ((size_t)1 << 22)
 
 typedef struct {
     sm_cuda_slot *dev;
@@ -296,8 +299,15 @@ static int by_owner(const void *pa, const void *pb) {
    hits on the runner's team. */
 static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res) {
     const sm_db_pattern *patterns = sm_db_patterns(g->runner->db);
-    for (size_t i = 0; i < b->nsegs; i++) b->segs[i].dense = (uint8_t)res->overflow;
-    if (res->overflow) {
+    size_t need = 0;
+    for (size_t i = 0; i < res->nhits && !res->overflow; i++) {
+        uint32_t one;
+        const uint32_t *ids;
+        need += outputs_of(g, &res->hits[i], &one, &ids);
+    }
+    int overflow = res->overflow || need > HOST_BATCH_HITS;
+    for (size_t i = 0; i < b->nsegs; i++) b->segs[i].dense = (uint8_t)overflow;
+    if (overflow) {
         /* more hits than the largest hit buffer: delivery scans each segment
            again on the host, in pieces whose hits fit (src/runner/dense.c) */
         for (size_t i = 0; i < b->nsegs; i++) {
@@ -307,12 +317,6 @@ static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res)
             b->segs[i].nruns = 0;
         }
         return SM_OK;
-    }
-    size_t need = 0;
-    for (size_t i = 0; i < res->nhits; i++) {
-        uint32_t one;
-        const uint32_t *ids;
-        need += outputs_of(g, &res->hits[i], &one, &ids);
     }
     if (need > s->hits_cap) {
         sm_rawhit *p = realloc(s->hits, need * sizeof *p);
