@@ -61,6 +61,7 @@ struct sm_cuda_slot {
 };
 
 int sm_cuda_device_count(void) { return 1; }
+int sm_cuda_prepare(int device) { return device <= 0 ? 1 : 0; } /* one device, index 0 */
 const char *sm_cuda_missing(void) { return NULL; }
 void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "emulated GPU %d", device); }
 

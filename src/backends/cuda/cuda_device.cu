@@ -100,6 +100,15 @@ extern "C" int sm_cuda_device_count(void) {
     return n;
 }
 
+/* The driver starts with the first call above; a device's primary context
+   (which every later call on it shares) with the first call that needs it. */
+extern "C" int sm_cuda_prepare(int device) {
+    int n = sm_cuda_device_count(), started = 0;
+    for (int d = device < 0 ? 0 : device; d < n && (device < 0 || d == device); d++)
+        if (cudaSetDevice(d) == cudaSuccess && cudaFree(0) == cudaSuccess) started++;
+    cudaGetLastError();
+    return started;
+}
 
 extern "C" void sm_cuda_device_name(int device, char *name, size_t size) {
     cudaDeviceProp p;

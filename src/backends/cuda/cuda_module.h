@@ -24,6 +24,7 @@ typedef struct {
     uint32_t abi;   /* SM_CUDA_MODULE_ABI */
     uint32_t size;  /* sizeof(sm_cuda_module) */
     int (*device_count)(void);
+    int (*prepare)(int device);
     void (*device_name)(int device, char *name, size_t size);
     /* the runner's exact engines (cuda_device.h) */
     int (*tables_open)(int device, const sm_cuda_database *db, sm_cuda_tables **out, char *msg);

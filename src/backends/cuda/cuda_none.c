@@ -9,6 +9,10 @@
 #include "backends/cuda/cuda_device.h"
 
 int sm_cuda_device_count(void) { return 0; }
+int sm_cuda_prepare(int device) {
+    (void)device;
+    return 0;
+}
 #ifdef SM_CUDA_STATIC_ARCHIVE
 #define MISSING                                                                                                   \
     "the static libseqmatch.a cannot use a GPU: link libseqmatch.so (pkg-config --libs seqmatch, without --static), " \
