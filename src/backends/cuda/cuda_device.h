@@ -57,6 +57,8 @@ typedef struct sm_cuda_tables sm_cuda_tables; /* a database on one GPU */
 typedef struct sm_cuda_slot sm_cuda_slot;     /* one batch's buffers on one GPU */
 
 int sm_cuda_device_count(void);
+/* Starts the driver and a device's context (-1: every device) ahead of a runner (seqmatch.h). */
+int sm_cuda_prepare(int device);
 /* NULL when the GPU side is there (devices or not), else why it is not: a
    build without CUDA, a GPU module that cannot be loaded. */
 const char *sm_cuda_missing(void);
