@@ -20,6 +20,7 @@
  * the segments in record coordinates and settled into hits by the runner
  * on its thread team (settle.c: end events resolved, PAM windows
  * filtered), as the CPU backend's are. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,19 +68,72 @@ typedef struct {
     int last_launched;         /* slot index, -1 before the first launch */
 } sm_cuda;
 
+/* ------------------------------------------------------- several GPUs */
+
+/* What each GPU does at open and close: its context's start, the copies of
+   the database and the allocations take a GPU a few hundred milliseconds,
+   which GPUs opened one after another would add up. Each runs on a thread
+   of its own (the first on the caller's). */
+typedef struct {
+    sm_cuda *g;
+    int device;                 /* the runtime's index */
+    unsigned d;                 /* and the backend's: slots d, d + ndev, ... */
+    const sm_cuda_database *cdb;
+    int step;                   /* 0: tables, 1: slots, 2: close */
+    int failed;
+    char msg[256];
+} device_job;
+
+static void *device_step(void *arg) {
+    device_job *j = arg;
+    sm_cuda *g = j->g;
+    if (j->step == 0) {
+        j->failed = sm_cuda_tables_open(j->device, j->cdb, &g->tables[j->d], j->msg) != 0;
+    } else if (j->step == 1) {
+        for (unsigned i = j->d; i < g->nslots && !j->failed; i += (unsigned)g->ndev)
+            j->failed = sm_cuda_slot_open(g->tables[j->d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap,
+                                          g->device_counts, &g->slots[i].dev, j->msg) != 0;
+    } else {
+        for (unsigned i = j->d; i < g->nslots; i += (unsigned)g->ndev) sm_cuda_slot_close(g->slots[i].dev);
+        sm_cuda_tables_close(g->tables[j->d]);
+    }
+    return NULL;
+}
+
+/* Runs one step on every GPU at once; the first failure's message in msg. */
+static int every_device(sm_cuda *g, int first, const sm_cuda_database *cdb, int step, char *msg) {
+    device_job jobs[64];
+    pthread_t threads[64];
+    int started[64] = {0};
+    unsigned n = (unsigned)g->ndev < 64 ? (unsigned)g->ndev : 64;
+    for (unsigned d = 0; d < n; d++) {
+        jobs[d] = (device_job){g, first + (int)d, d, cdb, step, 0, ""};
+        if (d > 0) started[d] = pthread_create(&threads[d], NULL, device_step, &jobs[d]) == 0;
+    }
+    if (n) device_step(&jobs[0]);
+    for (unsigned d = 1; d < n; d++) {
+        if (started[d]) pthread_join(threads[d], NULL);
+        else device_step(&jobs[d]); /* no thread: here, after the others */
+    }
+    for (unsigned d = 0; d < n; d++)
+        if (jobs[d].failed) {
+            snprintf(msg, 256, "GPU %d: %s", jobs[d].device, jobs[d].msg);
+            return -1;
+        }
+    return 0;
+}
+
 static void cuda_close(void *backend) {
     sm_cuda *g = backend;
     if (!g) return;
+    if (g->tables && g->slots) every_device(g, 0, NULL, 2, (char[256]){0});
     if (g->slots) {
         for (unsigned i = 0; i < g->nslots; i++) {
-            sm_cuda_slot_close(g->slots[i].dev);
             free(g->slots[i].hits);
             for (size_t k = 0; k < g->slots[i].pieces_cap; k++) free(g->slots[i].pieces[k].runs.runs);
             free(g->slots[i].pieces);
         }
     }
-    if (g->tables)
-        for (int d = 0; d < g->ndev; d++) sm_cuda_tables_close(g->tables[d]);
     free(g->tables);
     free(g->slots);
     free(g->counts);
@@ -140,6 +194,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         free_sections(sections, nsec);
         return sm_set_error(err, SM_ERR_DEVICE, "%s", missing ? missing : "no usable GPU: the CUDA runtime sees no device");
     }
+    if (ndev > 64) ndev = 64; /* every_device's bound */
     int first = 0;
     if (r->opt.gpu_device > 0) {
         /* one GPU of those visible (an MPI rank's) */
@@ -192,9 +247,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         g->sections[i] = (sm_section){db->bytes + e->offset, e->size, sm_db_patterns(db)};
     }
     sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, sm_db_longest_hit(h), (uint32_t)g->reach};
-    for (int d = 0; d < ndev && rc == SM_OK; d++)
-        if (sm_cuda_tables_open(first + d, &cdb, &g->tables[d], msg) != 0)
-            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", first + d, msg);
+    if (rc == SM_OK && every_device(g, first, &cdb, 0, msg) != 0) rc = sm_set_error(err, SM_ERR_DEVICE, "%s", msg);
     free(lengths);
     free_sections(sections, nsec);
     if (rc == SM_OK) {
@@ -202,17 +255,9 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         if (g->chunk_len < 16) g->chunk_len = 16;
         g->chunk_cap = g->text_cap / g->chunk_len + g->piece_cap + 1;
     }
-    for (unsigned i = 0; i < g->nslots && rc == SM_OK; i++) {
-        slot *s = &g->slots[i];
-        unsigned d = i % (unsigned)ndev;
-        /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
-        if (sm_cuda_slot_open(g->tables[d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap, g->device_counts, &s->dev,
-                              msg) != 0) {
-            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %u: %s", (unsigned)first + d, msg);
-            break;
-        }
-        s->chunks = sm_cuda_slot_chunks(s->dev);
-    }
+    /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
+    if (rc == SM_OK && every_device(g, first, &cdb, 1, msg) != 0) rc = sm_set_error(err, SM_ERR_DEVICE, "%s", msg);
+    for (unsigned i = 0; i < g->nslots && rc == SM_OK; i++) g->slots[i].chunks = sm_cuda_slot_chunks(g->slots[i].dev);
     if (rc != SM_OK) {
         cuda_close(g);
         return rc;

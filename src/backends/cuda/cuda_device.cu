@@ -7,6 +7,7 @@
  * scanned again (every kernel counts the hits it could not store).
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,13 +102,37 @@ extern "C" int sm_cuda_device_count(void) {
 }
 
 /* The driver starts with the first call above; a device's primary context
-   (which every later call on it shares) with the first call that needs it. */
+   (which every later call on it shares) with the first call that needs it.
+   Contexts of several devices start at once, a thread each: one after
+   another their starts add up. */
+static void *start_context(void *arg) {
+    int *d = (int *)arg;
+    *d = cudaSetDevice(*d) == cudaSuccess && cudaFree(0) == cudaSuccess;
+    return NULL;
+}
+
 extern "C" int sm_cuda_prepare(int device) {
-    int n = sm_cuda_device_count(), started = 0;
-    for (int d = device < 0 ? 0 : device; d < n && (device < 0 || d == device); d++)
-        if (cudaSetDevice(d) == cudaSuccess && cudaFree(0) == cudaSuccess) started++;
+    int n = sm_cuda_device_count();
+    if (device >= n) return 0;
+    int from = device < 0 ? 0 : device, to = device < 0 ? n : device + 1;
+    if (to - from > 64) to = from + 64;
+    if (to <= from) return 0;
+    int ok[64];
+    pthread_t threads[64];
+    int started[64] = {0};
+    for (int d = from; d < to; d++) {
+        ok[d - from] = d;
+        if (d > from) started[d - from] = pthread_create(&threads[d - from], NULL, start_context, &ok[d - from]) == 0;
+    }
+    start_context(&ok[0]);
+    int count = ok[0];
+    for (int d = from + 1; d < to; d++) {
+        if (started[d - from]) pthread_join(threads[d - from], NULL);
+        else start_context(&ok[d - from]);
+        count += ok[d - from];
+    }
     cudaGetLastError();
-    return started;
+    return count;
 }
 
 extern "C" void sm_cuda_device_name(int device, char *name, size_t size) {
