@@ -30,7 +30,7 @@ def sources(*patterns):
     return found
 
 
-library = sources("core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c") + [
+library = sources("base/*.c", "core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c") + [
     "src/backends/cuda/cuda_backend.c",
     "src/backends/cuda/cuda_none.c",
 ]

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "core/engine_set.h"
-#include "core/team.h"
+#include "base/team.h"
 #include "runner/runner_internal.h"
 #include "runner/runner_part.h"
 

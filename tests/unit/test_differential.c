@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/engine.h"
 #include "oracle.h"
 #include "summary_check.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/engine.h"
 #include "testutil.h"
 

@@ -1,4 +1,4 @@
-/* The CPU backend: the runner's thread team (core/team.h) scans the
+/* The CPU backend: the runner's thread team (base/team.h) scans the
  * segments of launched batches (src/runner/runner_internal.h has the shared
  * layer that cuts and delivers them), as the team's standing work.
  *
@@ -31,7 +31,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "core/engine_set.h"
-#include "core/team.h"
+#include "base/team.h"
 
 #define DEFAULT_CHUNK (1u << 20)
 #define ITEMS_PER_THREAD 4
