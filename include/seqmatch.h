@@ -503,9 +503,6 @@ typedef struct {
     /* SM_BACKEND_CUDA: 0 = every visible GPU; d + 1 = GPU d only (one MPI
        rank per GPU). */
     int gpu_device;
-    /* Tests and benchmarks: the engines' scan loops to use (NULL: the best
-       the CPU runs). */
-    const struct sm_variant *variant;
     /* Circular records (plasmids, bacterial chromosomes): a record of n bytes
        is a circle, searched as the text of its bytes read round and round
        for n + w bytes, w = longest pattern - 1 + k (k for edits, else 0),

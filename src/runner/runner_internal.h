@@ -126,6 +126,9 @@ extern const sm_backend_ops sm_backend_cuda;
 struct sm_runner {
     const sm_db *db;
     sm_runner_options opt;
+    /* Tests and benchmarks: the engines' scan loops to use (NULL: the best
+       the CPU runs; runner/runner_variant.h). */
+    const struct sm_variant *variant;
     const sm_backend_ops *backend;
     void *bd;                /* the backend's own state */
     sm_backend_geometry geo;
