@@ -33,6 +33,7 @@ def sources(*patterns):
 library = sources("base/*.c", "core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c") + [
     "src/backends/cuda/cuda_backend.c",
     "src/backends/cuda/cuda_none.c",
+    "src/backends/cuda/dfa_cuda_none.c",
 ]
 macros = [("_POSIX_C_SOURCE", "200809L"), ("_DEFAULT_SOURCE", None), ("SEQMATCH_EXPERIMENTAL", None)]
 libraries = ["z", "pthread", "m"]
