@@ -30,11 +30,12 @@ def sources(*patterns):
     return found
 
 
-library = sources("core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c") + [
+library = sources("base/*.c", "core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c") + [
     "src/backends/cuda/cuda_backend.c",
     "src/backends/cuda/cuda_none.c",
+    "src/backends/cuda/dfa_cuda_none.c",
 ]
-macros = [("_POSIX_C_SOURCE", "200809L"), ("_DEFAULT_SOURCE", None)]
+macros = [("_POSIX_C_SOURCE", "200809L"), ("_DEFAULT_SOURCE", None), ("SEQMATCH_EXPERIMENTAL", None)]
 libraries = ["z", "pthread", "m"]
 # gzip through ISA-L and zstd when their Debian packages are there, as the CMake build does
 for header, macro, lib in (("isa-l/igzip_lib.h", "SM_HAVE_ISAL", "isal"), ("zstd.h", "SM_HAVE_ZSTD", "zstd")):

@@ -46,7 +46,7 @@
 #include <time.h>
 
 #include "backends/cuda/cuda_backend.h"
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/automaton/automaton_gpu.h"
 #include "engines/engine.h"
 #include "seqmatch.h"

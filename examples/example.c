@@ -15,13 +15,11 @@ typedef struct {
     size_t count;
 } example;
 
-static int keep_name(void *ctx, uint64_t record, const char *name) {
-    example *e = ctx;
+static void keep_name(example *e, uint64_t record, const char *name) {
     e->names = realloc(e->names, (record + 1) * sizeof *e->names);
     e->names[record] = malloc(strlen(name) + 1);
     strcpy(e->names[record], name);
     e->count = record + 1;
-    return 0;
 }
 
 static int print_hit(const sm_hit *hit, void *ctx) {
@@ -41,11 +39,11 @@ int main(int argc, char **argv) {
     size_t n = (size_t)argc - 2;
     sm_pattern *patterns = calloc(n, sizeof *patterns);
     for (size_t i = 0; i < n; i++) patterns[i] = (sm_pattern){NULL, argv[i + 2], strlen(argv[i + 2])};
-    sm_compile_options options;
-    sm_compile_options_init(&options); /* DNA, both strands, exact, the planner picks engines */
     sm_db *db = NULL;
     sm_error err;
-    int rc = sm_compile(patterns, n, &options, &db, &err);
+    /* NULL settings: DNA, both strands, exact, the planner picks engines
+       (sm_compile_params_new and _set for others) */
+    int rc = sm_compile_with_params(patterns, n, NULL, &db, &err);
     free(patterns); /* the database keeps its own copy */
     if (rc != SM_OK) {
         fprintf(stderr, "compile: %s\n", err.message);
@@ -54,19 +52,25 @@ int main(int argc, char **argv) {
     /* 2. Scan: the reader feeds the runner, which spreads the records over
        every core and delivers the hits on this thread in order. */
     example e = {db, NULL, 0};
-    sm_runner_options ro;
-    sm_runner_options_init(&ro);
-    ro.on_hit = print_hit;
-    ro.ctx = &e;
+    sm_runner_params *params = sm_runner_params_new();
+    sm_runner_params_set_on_hit(params, print_hit);
+    sm_runner_params_set_context(params, &e);
     sm_runner *runner = NULL;
     sm_reader *reader = NULL;
-    if (sm_runner_create(db, &ro, &runner, &err) != SM_OK || sm_reader_open(argv[1], SM_INPUT_AUTO, &reader, &err) != SM_OK) {
+    rc = sm_runner_create_with_params(db, params, &runner, &err);
+    sm_runner_params_free(params);
+    if (rc != SM_OK || sm_reader_open(argv[1], SM_INPUT_AUTO, &reader, &err) != SM_OK) {
         fprintf(stderr, "%s\n", err.message);
         return 2;
     }
-    sm_scan_reader_options so = {.ctx = &e, .on_record = keep_name};
-    rc = sm_runner_scan_reader(runner, reader, &so, &err);
-    if (rc == SM_OK) rc = sm_runner_flush(runner);
+    const char *name;
+    while (rc == SM_OK && (rc = sm_reader_next_record(reader, &name, &err)) == 1) {
+        uint64_t record = sm_runner_begin_record(runner);
+        keep_name(&e, record, name);
+        rc = sm_runner_feed_reader(runner, reader, NULL, record, NULL, &err);
+        if (rc == SM_OK) rc = sm_runner_end_record(runner);
+    }
+    if (rc == 0) rc = sm_runner_flush(runner); /* 0: the reader's end */
     if (rc != SM_OK) fprintf(stderr, "%s\n", err.message[0] ? err.message : sm_strerror(rc));
     fprintf(stderr, "%llu hits\n", (unsigned long long)sm_runner_total(runner));
     sm_reader_close(reader);

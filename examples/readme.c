@@ -11,12 +11,14 @@ static int print_hit(const sm_hit *hit, void *ctx) {
 }
 
 int main(void) {
-    sm_compile_options o;
-    sm_compile_options_init(&o); /* dna, both strands, exact; o.match, o.max_errors for errors */
+    /* dna, both strands, exact; SM_CPARAM_MATCH, SM_CPARAM_MAX_ERRORS for errors */
+    sm_compile_params *params = sm_compile_params_new();
     sm_pattern p[] = {{"EcoRI", "GAATTC", 6}, {"BamHI", "GGATCC", 6}};
     sm_db *db;
     sm_error err;
-    if (sm_compile(p, 2, &o, &db, &err) != SM_OK) {
+    int rc = sm_compile_with_params(p, 2, params, &db, &err);
+    sm_compile_params_free(params);
+    if (rc != SM_OK) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }

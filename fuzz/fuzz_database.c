@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "fuzz_support.h"
 #include "seqmatch.h"
 

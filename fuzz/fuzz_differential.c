@@ -34,6 +34,7 @@
 #include "core/scan_internal.h"
 #include "engines/approx/approx.h"
 #include "engines/engine.h"
+#include "runner/runner_variant.h"
 #include "fuzz_support.h"
 #include "oracle.h"
 #include "testutil.h"
@@ -308,11 +309,12 @@ static void run_case(const fuzz_case *c) {
     /* The runner: threads, chunk size, overlap-free mode, count mode. */
     sm_runner_options ro;
     sm_runner_options_init(&ro);
+    const sm_variant *rv = NULL; /* runner/runner_variant.h */
     ro.threads = c->threads;
     ro.chunk_size = c->chunk_size;
     ro.count_only = (int)c->count_only;
     ro.overlap_free = c->overlap_free;
-    ro.variant = &variant;
+    rv = &variant;
     ro.on_hit = collect;
     ro.ctx = &col;
     col.use_record_field = 1;
@@ -325,13 +327,13 @@ static void run_case(const fuzz_case *c) {
         sm_db_get_info(db, &info);
         /* the database's match kind: edits with k = 0 compile to an exact database */
         int automaton_only = info.match == SM_MATCH_EXACT && info.section_count == 1 && sm_db_section_dfa(db, 0, NULL, NULL);
-        int rc = sm_runner_create(db, &ro, &runner, &err);
+        int rc = sm_runner_create_variant(db, &ro, rv, &runner, &err);
         CASE_CHECK(c, automaton_only ? rc == SM_OK : rc == SM_ERR_INVALID && runner == NULL,
                    "overlap-free runner: status %d (%s)", rc, rc ? err.message : "");
         if (rc != SM_OK) ro.overlap_free = 0;
     }
     if (!runner)
-        CASE_CHECK(c, sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+        CASE_CHECK(c, sm_runner_create_variant(db, &ro, rv, &runner, &err) == SM_OK, "runner: %s", err.message);
     for (size_t r = 0; r < c->nrecs; r++) {
         CASE_CHECK(c, sm_runner_begin_record(runner) == r, "record number");
         for (size_t at = 0; at < c->rec_len[r]; at += c->piece) {

@@ -33,7 +33,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "seqmatch.h"
+#ifndef SEQMATCH_EXPERIMENTAL
+#error "seqmatch_dfa.h is experimental as a whole: define SEQMATCH_EXPERIMENTAL before including it (seqmatch.h, \"Stability\")"
+#endif
+
+#include "seqmatch_common.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -52,6 +52,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef SEQMATCH_EXPERIMENTAL
+#error "seqmatch_dist.h is experimental as a whole: define SEQMATCH_EXPERIMENTAL before including it (seqmatch.h, \"Stability\")"
+#endif
+
 #include "seqmatch.h"
 #include "seqmatch_reader.h"
 

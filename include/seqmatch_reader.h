@@ -158,6 +158,9 @@ int sm_reader_record_cut(const sm_reader *reader);
    records afterwards. */
 int sm_reader_read_extra(sm_reader *reader, uint8_t *dst, size_t cap, size_t *len, sm_error *err);
 
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental (seqmatch.h, "Stability"), to the end of the pattern files:
+   structs whose fields the caller reads. */
 enum { SM_RANGE_LINE_START = 0, SM_RANGE_IN_HEADER = 1, SM_RANGE_IN_SEQUENCE = 2 };
 
 /* What two neighbouring ranges must agree on, valid once the range is read. */
@@ -222,12 +225,18 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
 int sm_pattern_list_read_alphabet(sm_pattern_list *list, const char *path, sm_alphabet alphabet, sm_error *err);
 
 void sm_pattern_list_free(sm_pattern_list *list);
+#endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */
 
+typedef struct sm_scan_reader_options sm_scan_reader_options;
+
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental (seqmatch.h, "Stability"): the layout of the options below;
+   the stable calls take NULL for none. */
 /* What sm_runner_scan_reader tells its caller while it reads; every field may
    be 0 / NULL. Callbacks run on the calling thread. */
-typedef struct {
+struct sm_scan_reader_options {
     void *ctx;
     /* A record began: its number in the runner (sm_runner_begin_record's)
        and its name (valid until the next record begins). Non-zero stops
@@ -253,7 +262,8 @@ typedef struct {
        reach into; those bytes are not counted in the record's length and
        are not shown to on_sequence or on_progress. 0: none. */
     uint64_t past_cut;
-} sm_scan_reader_options;
+};
+#endif /* SEQMATCH_EXPERIMENTAL */
 
 /* Reads every record of reader into runner (sm_runner_begin_record, the
    sequence written straight into the runner's batch, sm_runner_end_record),

@@ -10,7 +10,7 @@
  * exactly and the guide is aligned to the rest. */
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 /* The 4-bit set of A C G T swapped to its complement. */
 static uint8_t complement_set(uint8_t set) {

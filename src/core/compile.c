@@ -1,14 +1,14 @@
 /* Compiling a pattern set: the options checked, the patterns validated and
- * normalised, the planner (src/engines/plan.c) asked for the sections, and
+ * normalised, the planner (src/core/plan.c) asked for the sections, and
  * the flat database block assembled (docs/format.md). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "core/scan_internal.h"
 #include "engines/approx/approx_cost.h"
-#include "engines/plan.h"
+#include "core/plan.h"
 
 #define DEFAULT_MAX_EXPANSION 256u
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/engine.h"
 
 /* CRC-32 of the block with the checksum field read as zero, so that the

@@ -5,7 +5,7 @@
 #ifndef SM_ENGINE_SET_H
 #define SM_ENGINE_SET_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/engine.h"
 
 typedef struct {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "core/engine_set.h"
-#include "core/internal.h"
+#include "base/internal.h"
 #include "core/scan_internal.h"
 
 struct sm_scratch {

@@ -6,7 +6,7 @@
  * best kept (fewer mismatches, then the one nearest the PAM). */
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 /* Longest row: a pattern (guide and PAM) and a DNA bulge. */
 #define SITE_MAX 2048u

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "dist/dist.h"
-#include "core/internal.h"
+#include "base/internal.h"
 
 static void put_le32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));

@@ -5,20 +5,20 @@
  * offsets only, 64-byte aligned tables). It builds the section from keys,
  * checks a section read from elsewhere before anything trusts it, keeps a
  * per-thread scan state, and scans pieces of one sequence with that state
- * carried between calls, reporting hits to a sink (src/core/internal.h).
+ * carried between calls, reporting hits to a sink (src/base/internal.h).
  *
  * Nothing outside src/engines/ calls an engine's own functions: the core
  * finds the engine of a section through the registry (sm_engine_for_kind)
  * and calls its operations. Adding an engine is a new folder under
  * src/engines/, one line in registry.c, its section in docs/format.md and,
- * if the planner should choose it, a rule in plan.c (docs/architecture.md,
+ * if the planner should choose it, a rule in core/plan.c (docs/architecture.md,
  * "Adding an engine").
  */
 #ifndef SM_ENGINE_H
 #define SM_ENGINE_H
 
-#include "core/cpu.h"
-#include "core/internal.h"
+#include "base/cpu.h"
+#include "base/internal.h"
 #include "engines/gpu_part.h"
 #include "engines/section_kinds.h"
 
@@ -66,7 +66,7 @@ typedef struct {
 } sm_section;
 
 /* Which variant of a scan loop a state runs: chosen once, when the state is
-   made, from the CPU's features (probed once, src/core/cpu.c) and from
+   made, from the CPU's features (probed once, src/base/cpu.c) and from
    forcing that tests and benchmarks ask for through the scratch or runner.
    Zero everywhere: the best the CPU runs. */
 typedef struct sm_variant {

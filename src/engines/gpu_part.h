@@ -15,7 +15,7 @@
  *                    stand-in that tests every kernel's chunk logic without
  *                    a GPU (tests/emulated);
  *   <engine>_cuda.cu the kernel and its launch, registered with the GPU
- *                    module by SM_CUDA_ENGINE (backends/cuda/cuda_engine.cuh)
+ *                    module by SM_CUDA_ENGINE (engines/cuda_engine.cuh)
  *                    under the engine's section kind: no list names it.
  *
  * Plain C types only: this header is read by the engines (C), the CUDA
@@ -233,6 +233,17 @@ SM_GPU_HOSTDEV uint32_t sm_gpu_parts(size_t threads, int warp_chunks, size_t tex
     size_t parts = longest_chunk / sm_gpu_thread_chunk(threads, text_cap, tail);
     return parts < 1 ? 1 : parts > 64 ? 64 : (uint32_t)parts;
 }
+
+/* One section of a database as the GPU runtime (backends/cuda) copies it
+   and an engine's kernel (engines/cuda_engine.cuh) prepares it: its engine's
+   view (kind, parameters, table offsets) and its bytes, copied to the device as they are. */
+typedef struct {
+    sm_gpu_view view;
+    const uint8_t *bytes;
+    size_t size;
+    const void *extra;       /* what the engine's GPU part made beside it (extra_size bytes), or NULL */
+    size_t extra_size;
+} sm_cuda_section;
 
 #ifndef __CUDACC__
 #include <stdio.h>

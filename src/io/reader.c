@@ -47,7 +47,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/cpu.h"
+#include "base/cpu.h"
 #include "io/source.h"
 #include "io/strip.h"
 

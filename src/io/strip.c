@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/team.h"
+#include "base/team.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

@@ -8,13 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cpu.h"
+#include "base/cpu.h"
 
 typedef struct sm_strip_pool sm_strip_pool;
 
 /* 1 when this CPU runs the stripping loops (AVX-512 BW; VBMI2 is used where present). */
 int sm_strip_available(void);
-/* Blocks run on the process-wide thread team (core/team.h), at most threads
+/* Blocks run on the process-wide thread team (base/team.h), at most threads
    of its threads; NULL when threads < 2. */
 sm_strip_pool *sm_strip_pool_new(unsigned threads);
 /* Runs job(arg, i) for i in [0, n) on some team's threads and returns when all have run. */

@@ -40,7 +40,7 @@ static int dense_open(sm_runner *r) {
     if (r->dense) return SM_OK;
     sm_dense *d = calloc(1, sizeof *d);
     if (!d) return SM_ERR_NOMEM;
-    if (sm_engine_set_init(&d->engines, r->db, r->opt.variant) != SM_OK) {
+    if (sm_engine_set_init(&d->engines, r->db, r->variant) != SM_OK) {
         free(d);
         return SM_ERR_NOMEM;
     }

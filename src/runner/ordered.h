@@ -11,7 +11,7 @@
 #ifndef SM_RUNNER_ORDERED_H
 #define SM_RUNNER_ORDERED_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 typedef struct {
     sm_rawhit hit;

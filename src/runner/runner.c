@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include "core/engine_set.h"
-#include "core/team.h"
+#include "base/team.h"
 #include "runner/runner_internal.h"
 #include "runner/runner_part.h"
+#include "runner/runner_variant.h"
 
 /* Batch buffers larger than this start at this size and double up to their
    full size as bytes arrive, so that a large chunk size costs memory only
@@ -251,6 +252,11 @@ void sm_runner_free(sm_runner *r) {
 }
 
 int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner **out, sm_error *err) {
+    return sm_runner_create_variant(db, opts, NULL, out, err);
+}
+
+int sm_runner_create_variant(const sm_db *db, const sm_runner_options *opts, const sm_variant *variant,
+                             sm_runner **out, sm_error *err) {
     if (!out) return sm_set_error(err, SM_ERR_INVALID, "runner needs a place to store it");
     *out = NULL;
     if (!db || !opts) return sm_set_error(err, SM_ERR_INVALID, "runner needs a database and options");
@@ -282,6 +288,7 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
     const sm_db_header *h = sm_db_head(db);
     r->db = db;
     r->opt = *opts;
+    r->variant = variant;
     r->backend = backend;
     /* anchored hits are chosen on delivery: the backend always returns hits */
     r->count_only = opts->count_only;

@@ -24,7 +24,7 @@
 #define SM_RUNNER_INTERNAL_H
 
 #include "core/engine_set.h"
-#include "core/internal.h"
+#include "base/internal.h"
 
 typedef struct {
     uint64_t record;
@@ -117,6 +117,9 @@ typedef struct sm_backend_ops {
     int (*idle)(void *backend);
 } sm_backend_ops;
 
+/* The database a runner scans with. */
+const sm_db *sm_runner_db(const sm_runner *runner);
+
 extern const sm_backend_ops sm_backend_cpu;
 extern const sm_backend_ops sm_backend_cuda;
 
@@ -124,10 +127,13 @@ extern const sm_backend_ops sm_backend_cuda;
 struct sm_runner {
     const sm_db *db;
     sm_runner_options opt;
+    /* Tests and benchmarks: the engines' scan loops to use (NULL: the best
+       the CPU runs; runner/runner_variant.h). */
+    const struct sm_variant *variant;
     const sm_backend_ops *backend;
     void *bd;                /* the backend's own state */
     sm_backend_geometry geo;
-    /* The runner's thread team (core/team.h), made before the backend opens:
+    /* The runner's thread team (base/team.h), made before the backend opens:
        the CPU backend scans on it, every backend settles raw results on it
        (settle.c), and feeders' jobs run on it (sm_runner_parallel_for). */
     struct sm_team *team;
@@ -214,7 +220,7 @@ int sm_anchor_record_done(sm_runner *r, uint64_t record);
    that touch its borders, for every backend, on the runner's threads.
    sink->hits[from, sink->n) are segment s's results in record coordinates
    and text its scanned bytes (b->buf + s->buf_off); tid is the team
-   thread's index (core/team.h). SM_OK or SM_ERR_NOMEM. */
+   thread's index (base/team.h). SM_OK or SM_ERR_NOMEM. */
 int sm_settle_open(sm_runner *r);
 void sm_settle_close(sm_runner *r);
 int sm_runner_settle(sm_runner *r, unsigned tid, const sm_segment *s, const uint8_t *text, sm_sink *sink, size_t from,

@@ -19,7 +19,7 @@
 #ifndef SM_RUNNER_PART_H
 #define SM_RUNNER_PART_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 enum { SM_PART_LEFT = 1, SM_PART_RIGHT = 2 };
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "core/engine_set.h"
-#include "core/team.h"
+#include "base/team.h"
 #include "runner/runner_internal.h"
 
 typedef struct sm_settle {

@@ -12,6 +12,7 @@
 #include "core/scan_internal.h"
 #include "engines/approx/approx.h"
 #include "engines/engine.h"
+#include "runner/runner_variant.h"
 #include "runner/runner_part.h"
 #include "oracle.h"
 #include "summary_check.h"
@@ -269,9 +270,10 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
         for (size_t ci = 0; ci < 2 * nchunks; ci++) {
             sm_runner_options ro;
             sm_runner_options_init(&ro);
+            const sm_variant *rv = NULL; /* runner/runner_variant.h */
             ro.threads = threads;
             ro.chunk_size = chunks[ci % nchunks];
-            if (ci >= nchunks) ro.variant = &lanes;
+            if (ci >= nchunks) rv = &lanes;
             ro.on_hit = collect;
             ro.ctx = &col;
             /* every other chunk size with a bound of a few stored hits per
@@ -279,11 +281,11 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
             sm_variant tight;
             memset(&tight, 0, sizeof tight);
             tight.item_hits = 1 + ci % 5;
-            if (ci % 2) ro.variant = &tight;
+            if (ci % 2) rv = &tight;
             col.record = 0;
             tu_hits_clear(&col.hits);
             sm_runner *runner = NULL;
-            if (sm_runner_create(db, &ro, &runner, &err) != SM_OK) continue;
+            if (sm_runner_create_variant(db, &ro, rv, &runner, &err) != SM_OK) continue;
             for (size_t r = 0; r < c->nrecords; r++) {
                 sm_runner_begin_record(runner);
                 size_t at = 0, n = c->record_len[r];
@@ -333,13 +335,14 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
     for (int summaries = 0; summaries <= 1; summaries++) {
         sm_runner_options ro;
         sm_runner_options_init(&ro);
+        const sm_variant *rv = NULL; /* runner/runner_variant.h */
         ro.threads = tu_rng_range(&rng, 1, 8);
         ro.chunk_size = chunks[tu_rng_below(&rng, (uint32_t)nchunks)];
         sm_variant tight;
         memset(&tight, 0, sizeof tight);
         if (tu_rng_chance(&rng, 50)) {
             tight.item_hits = 1 + tu_rng_below(&rng, 6);
-            ro.variant = &tight;
+            rv = &tight;
         }
         sc_summaries sums;
         sc_init(&sums);
@@ -350,7 +353,7 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
             ro.count_only = 1;
         }
         sm_runner *runner = NULL;
-        if (sm_runner_create(db, &ro, &runner, &err) == SM_OK) {
+        if (sm_runner_create_variant(db, &ro, rv, &runner, &err) == SM_OK) {
             int rc = SM_OK;
             for (size_t r = 0; r < c->nrecords && rc == SM_OK; r++) {
                 sm_runner_begin_record(runner);

@@ -13,6 +13,7 @@
 
 #include "approx_oracle.h"
 #include "engines/engine.h"
+#include "runner/runner_variant.h"
 #include "oracle.h"
 #include "summary_check.h"
 #include "testutil.h"
@@ -228,6 +229,7 @@ static void check_case(const ccase *c) {
                 col.c = c;
                 sm_runner_options ro;
                 sm_runner_options_init(&ro);
+                const sm_variant *rv = NULL; /* runner/runner_variant.h */
                 ro.threads = threads;
                 ro.chunk_size = chunks[ci];
                 ro.count_only = count_only;
@@ -246,17 +248,17 @@ static void check_case(const ccase *c) {
                 sm_variant tight;
                 memset(&tight, 0, sizeof tight);
                 tight.item_hits = 1 + tu_rng_below(&rng, 6);
-                if (tu_rng_chance(&rng, 30)) ro.variant = &tight;
+                if (tu_rng_chance(&rng, 30)) rv = &tight;
                 sm_runner *runner = NULL;
                 if (tu_rng_chance(&rng, 30)) {
                     /* refused, never ignored */
                     ro.overlap_free = 1;
-                    tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_ERR_INVALID && runner == NULL &&
+                    tu_check(sm_runner_create_variant(db, &ro, rv, &runner, &err) == SM_ERR_INVALID && runner == NULL &&
                                  strstr(err.message, "--circular"),
                              "%s: overlap_free with circular not refused", how);
                     ro.overlap_free = 0;
                 }
-                if (!tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "%s: create: %s", how, err.message)) {
+                if (!tu_check(sm_runner_create_variant(db, &ro, rv, &runner, &err) == SM_OK, "%s: create: %s", how, err.message)) {
                     sc_free(&sums);
                     continue;
                 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/prefix.h"
+#include "base/prefix.h"
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
 #include "seqmatch_dfa.h"

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/engine.h"
+#include "runner/runner_variant.h"
 #include "oracle.h"
 #include "summary_check.h"
 #include "seqmatch.h"
@@ -367,6 +368,7 @@ static void check_runner(const dcase *c, const sm_db *db, const expected *e, con
     static const size_t chunks[] = {1, 2, 7, 64, 300, 4096, 0};
     sm_runner_options ro;
     sm_runner_options_init(&ro);
+    const sm_variant *rv = NULL; /* runner/runner_variant.h */
     ro.threads = tu_rng_range(&rng, 1, 8);
     ro.chunk_size = chunks[tu_rng_below(&rng, 7)];
     ro.count_only = count_only;
@@ -376,7 +378,7 @@ static void check_runner(const dcase *c, const sm_db *db, const expected *e, con
     memset(&tight, 0, sizeof tight);
     if (tu_rng_below(&rng, 3) == 0) {
         tight.item_hits = 1 + tu_rng_below(&rng, 12);
-        ro.variant = &tight;
+        rv = &tight;
     }
     collector col;
     collector_init(&col, c);
@@ -396,7 +398,7 @@ static void check_runner(const dcase *c, const sm_db *db, const expected *e, con
     sm_runner *run = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
-    if (!tu_check(sm_runner_create(db, &ro, &run, &err) == SM_OK, "%s: %s: create: %s", c->label, label, err.message))
+    if (!tu_check(sm_runner_create_variant(db, &ro, rv, &run, &err) == SM_OK, "%s: %s: create: %s", c->label, label, err.message))
         return;
     int rc = SM_OK;
     for (size_t r = 0; r < c->nrec && rc == SM_OK; r++) {

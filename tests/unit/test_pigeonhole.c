@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu.h"
+#include "base/cpu.h"
 #include "engines/approx/pigeonhole.h"
 #include "testutil.h"
 

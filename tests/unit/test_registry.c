@@ -1,7 +1,7 @@
 /* The registry (src/engines/registry.c) is the one list of engines. This
  * test checks that it is consistent (ids, section kinds and names unique;
  * every lookup finds the engine) and fails when a list of engines written
- * elsewhere drifts from it: the public ids (include/seqmatch.h), the
+ * elsewhere drifts from it: the public ids (include/seqmatch_common.h), the
  * section kinds (section_kinds.h), the kinds table and section layouts of
  * docs/format.md, the --engine lists of the command's help (src/cli/help.c:
  * printed from the registry, so that a list written there again is caught)
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/engine.h"
 #include "testutil.h"
 
@@ -93,7 +93,10 @@ static void scan_enum(const char *text, const char *prefix, enum_entry each, con
     }
 }
 
+static unsigned public_ids_seen;
+
 static void public_id(const char *name, unsigned value, const char *file) {
+    public_ids_seen++;
     if (strcmp(name, "auto") == 0) {
         tu_check(value == 0, "%s: SM_ENGINE_AUTO = %u", file, value);
         return;
@@ -253,8 +256,9 @@ static void check_every_engine(const char *dir) {
 
 int main(void) {
     check_registry();
-    char *header = read_text("../include/seqmatch.h");
-    if (header) scan_enum(header, "SM_ENGINE_", public_id, "include/seqmatch.h");
+    char *header = read_text("../include/seqmatch_common.h");
+    if (header) scan_enum(header, "SM_ENGINE_", public_id, "include/seqmatch_common.h");
+    tu_check(public_ids_seen > 1, "include/seqmatch_common.h: no SM_ENGINE_* constants found");
     free(header);
     char *kinds = read_text("../src/engines/section_kinds.h");
     if (kinds) scan_enum(kinds, "SM_SECTION_", section_kind, "src/engines/section_kinds.h");

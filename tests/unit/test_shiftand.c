@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu.h"
+#include "base/cpu.h"
 #include "engines/bitparallel/shiftand.h"
 #include "oracle.h"
 #include "testutil.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/engine.h"
 #include "engines/wumanber/wm_private.h"
 #include "oracle.h"

@@ -1,4 +1,4 @@
-/* The CPU backend: the runner's thread team (core/team.h) scans the
+/* The CPU backend: the runner's thread team (base/team.h) scans the
  * segments of launched batches (src/runner/runner_internal.h has the shared
  * layer that cuts and delivers them), as the team's standing work.
  *
@@ -31,7 +31,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "core/engine_set.h"
-#include "core/team.h"
+#include "base/team.h"
 
 #define DEFAULT_CHUNK (1u << 20)
 #define ITEMS_PER_THREAD 4
@@ -425,7 +425,7 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
        which pieces cannot split. */
     if (!c->tally && !c->overlap_free) {
         c->item_hits = c->chunk / 64 > ITEM_HITS_MIN ? c->chunk / 64 : ITEM_HITS_MIN;
-        if (opts->variant && opts->variant->item_hits) c->item_hits = opts->variant->item_hits;
+        if (r->variant && r->variant->item_hits) c->item_hits = r->variant->item_hits;
         /* Summing threads keep no hit past a piece: no chunk to shrink, no
            dense segment to deliver. */
         if (!c->summed) {
@@ -440,7 +440,7 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
         cpu_worker *w = &c->workers[t];
         w->cpu = c;
         w->tid = t;
-        if (sm_engine_set_init(&w->engines, db, opts->variant) != SM_OK || sm_summer_init(&w->summer, r) != SM_OK ||
+        if (sm_engine_set_init(&w->engines, db, r->variant) != SM_OK || sm_summer_init(&w->summer, r) != SM_OK ||
             (c->tally && sm_engine_set_counting(&w->engines) != SM_OK) ||
             !(w->counts[0] = calloc(r->pattern_count, sizeof *w->counts[0])) ||
             (c->threads > 1 && !(w->counts[1] = calloc(r->pattern_count, sizeof *w->counts[1]))))

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cuda/cuda_engine.cuh"
+#include "backends/cuda/cuda_device.h"
+#include "engines/cuda_engine.cuh"
 
 struct sm_cuda_tables {
     int device;

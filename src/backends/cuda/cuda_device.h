@@ -34,16 +34,6 @@ typedef struct {
     int overflow;
 } sm_cuda_result;
 
-/* One section of the database: its engine's view (kind, parameters, table
-   offsets) and its bytes, copied to the device as they are. */
-typedef struct {
-    sm_gpu_view view;
-    const uint8_t *bytes;
-    size_t size;
-    const void *extra;       /* what the engine's GPU part made beside it (extra_size bytes), or NULL */
-    size_t extra_size;
-} sm_cuda_section;
-
 typedef struct {
     const sm_cuda_section *sections;
     uint32_t nsections;

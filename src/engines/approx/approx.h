@@ -32,8 +32,8 @@
 #ifndef SM_APPROX_H
 #define SM_APPROX_H
 
-#include "core/cpu.h"
-#include "core/internal.h"
+#include "base/cpu.h"
+#include "base/internal.h"
 
 /* --------------------------------------------------------------- end events */
 

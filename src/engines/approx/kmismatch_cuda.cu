@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backends/cuda/cuda_engine.cuh"
+#include "engines/cuda_engine.cuh"
 #include "engines/approx/kmismatch_gpu.h"
 
 __global__ void __launch_bounds__(SM_KM_GPU_THREADS) km_kernel(sm_gpu_scan_args a) {

@@ -5,7 +5,7 @@
  * resolved by a prefix scan of warp shuffles. */
 #include <stdio.h>
 
-#include "backends/cuda/cuda_engine.cuh"
+#include "engines/cuda_engine.cuh"
 #include "engines/approx/myers_gpu.h"
 
 #define MY_BLOCK 256

@@ -2,7 +2,7 @@
  * which finds every window whose PAM matches exactly (the errors then all
  * lie in the guide); here the windows whose PAM part does not match are
  * dropped. Edits are filtered where their events are resolved (edits.c). */
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/approx/approx.h"
 
 /* Does text byte t match pattern letter p exactly (dna)? */

@@ -4,7 +4,7 @@
  * recovered as the largest s with edit(pattern, text[s, j)) = D(j). */
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "engines/approx/approx.h"
 
 int sm_run_list_push(sm_run_list *list, const sm_open_run *run) {

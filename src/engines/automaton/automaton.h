@@ -16,8 +16,8 @@
 #ifndef SM_AUTOMATON_H
 #define SM_AUTOMATON_H
 
-#include "core/cpu.h"
-#include "core/internal.h"
+#include "base/cpu.h"
+#include "base/internal.h"
 
 #define SM_AC_OUT_FLAG 0x80000000u
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cuda/cuda_engine.cuh"
+#include "engines/cuda_engine.cuh"
 #include "engines/automaton/automaton_gpu.h"
 
 #define TARGET_MASK 0x7fffffffu

@@ -37,7 +37,7 @@
 #ifndef SM_SHIFTAND_H
 #define SM_SHIFTAND_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 enum { SM_SA_DENSE = 1, SM_SA_LEVELS = 2 };
 

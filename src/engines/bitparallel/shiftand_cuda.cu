@@ -5,7 +5,7 @@
  * memory. */
 #include <stdio.h>
 
-#include "backends/cuda/cuda_engine.cuh"
+#include "engines/cuda_engine.cuh"
 #include "engines/bitparallel/shiftand_gpu.h"
 
 /* Shared memory: class_of (128 words), then the mask words. */

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/prefix.h"
+#include "base/prefix.h"
 #include "engines/dfa/dfa_gpu_device.h"
 #include "engines/dfa/dfa_internal.h"
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "seqmatch_dfa.h"
 
 #define SM_DFA_BYTE_ORDER_MARK 0x01020304u

@@ -21,8 +21,8 @@
 #define SM_DFA_HAVE_X86 1
 #endif
 
-#include "core/cpu.h"
-#include "core/prefix.h"
+#include "base/cpu.h"
+#include "base/prefix.h"
 #include "engines/dfa/dfa_internal.h"
 
 #define MAX_STRIDE 4

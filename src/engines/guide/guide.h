@@ -33,8 +33,8 @@
 #ifndef SM_GUIDE_H
 #define SM_GUIDE_H
 
-#include "core/cpu.h"
-#include "core/internal.h"
+#include "base/cpu.h"
+#include "base/internal.h"
 #include "engines/guide/guide_core.h"
 
 _Static_assert(SM_GUIDE_MAX_SHIFTS == 1u + 2u * SM_MAX_BULGE, "a shift per bulge");

@@ -21,8 +21,8 @@
 #ifndef SM_KMER_H
 #define SM_KMER_H
 
-#include "core/cpu.h"
-#include "core/internal.h"
+#include "base/cpu.h"
+#include "base/internal.h"
 
 /* Hash layout "KMH1" (SM_KT_DIRECT_MAX_K < k <= SM_KT_MAX_K; kmer_hash.c):
  *   sm_kh_header     k, mask, byte -> code table, hash multipliers, offsets

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cuda/cuda_engine.cuh"
+#include "engines/cuda_engine.cuh"
 #include "engines/kmer/kmer_gpu.h"
 
 __device__ __forceinline__ sm_kt_piece shfl_piece(sm_kt_piece p, int delta) {

@@ -4,7 +4,7 @@
  * read-only cache (they are read only at a zero shift). */
 #include <stdio.h>
 
-#include "backends/cuda/cuda_engine.cuh"
+#include "engines/cuda_engine.cuh"
 #include "engines/wumanber/wm_gpu.h"
 
 template <bool kShiftShared>

@@ -28,7 +28,7 @@
 #ifndef SM_WUMANBER_H
 #define SM_WUMANBER_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 /* Build parameters; 0 everywhere (or NULL) lets the builder choose. Meant
    for tests (a tiny hash table forces collisions). */

@@ -1,4 +1,4 @@
-/* The CUDA side of an engine: what the runtime (cuda_device.cu) asks of
+/* The CUDA side of an engine: what the runtime (backends/cuda/cuda_device.cu) asks of
  * each engine's kernel file (src/engines/<engine>/<engine>_cuda.cu). Each
  * kernel file registers its table under its engine's section kind with
  * SM_CUDA_ENGINE when the GPU module is loaded; the runtime finds a
@@ -8,7 +8,6 @@
 
 #include <cuda_runtime.h>
 
-#include "backends/cuda/cuda_device.h"
 #include "engines/gpu_part.h"
 #include "engines/section_kinds.h"
 

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 const char *sm_version(void) { return SM_VERSION_STRING; }
 

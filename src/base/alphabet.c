@@ -1,7 +1,7 @@
 /* DNA symbol tables: nucleotide sets of IUPAC codes and their complements. */
 #include <ctype.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 #define NT_A 1
 #define NT_C 2

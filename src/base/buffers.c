@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 void *sm_aligned_alloc(size_t size) {
     void *p = NULL;

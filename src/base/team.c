@@ -1,6 +1,6 @@
 /* The thread team (team.h): workers that take a loop's tasks first, then
  * the team's standing work, and otherwise sleep. */
-#include "core/team.h"
+#include "base/team.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* One probe of the CPU's features per process (as minimap2's
  * ksw2_dispatch.c does): every engine reads the result when it makes a scan
  * state. */
-#include "core/cpu.h"
+#include "base/cpu.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -246,9 +246,6 @@ int sm_run_list_push(sm_run_list *list, const sm_open_run *run);
 /* Must hits be stored and filtered (k mismatches or edits with a PAM)? */
 static inline int sm_db_filters_pam(const sm_db_header *h) { return h->pam_length > 0 && h->match != SM_MATCH_EXACT; }
 
-/* The database a runner scans with. */
-const sm_db *sm_runner_db(const sm_runner *runner);
-
 /* Aligned allocation helpers (64-byte alignment for tables). */
 void *sm_aligned_alloc(size_t size);
 void sm_aligned_free(void *p);

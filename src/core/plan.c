@@ -5,11 +5,11 @@
 #include <ctype.h>
 #include <stdlib.h>
 
+#include "core/plan.h"
 #include "engines/approx/approx_cost.h"
 #include "engines/approx/pigeonhole.h"
 #include "engines/guide/guide.h"
 #include "engines/kmer/kmer.h"
-#include "engines/plan.h"
 #include "engines/wumanber/wumanber.h"
 
 #define DEFAULT_MAX_EXPANSION 256u

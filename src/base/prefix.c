@@ -1,6 +1,6 @@
 /* Parallel prefix scan, and a parallel-for on the process-wide thread team. */
-#include "core/prefix.h"
-#include "core/team.h"
+#include "base/prefix.h"
+#include "base/team.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ static void for_task(void *arg, size_t i, unsigned tid) {
     j->task(i, j->ctx);
 }
 
-/* On the process-wide team (core/team.h), at most `threads` of its threads. */
+/* On the process-wide team (base/team.h), at most `threads` of its threads. */
 int sm_parallel_for(size_t tasks, unsigned threads, void (*task)(size_t, void *), void *ctx) {
     if (tasks == 0) return SM_OK;
     if (threads > tasks) threads = (unsigned)tasks;
