@@ -91,7 +91,7 @@ static void rank_failed(cli_writer *w, int writer_open) {
 /* ------------------------------------------------------------- output */
 
 typedef struct {
-    cli_formatter *formatter;   /* NULL: nothing per hit */
+    sm_formatter *formatter;   /* NULL: nothing per hit */
     cli_writer *writer;
     const sm_dist_settings *set;
     int hits;                   /* hits are printed */
@@ -100,58 +100,59 @@ typedef struct {
 static int sink_begin_file(void *ctx, size_t target) {
     sink_ctx *c = ctx;
     if (!c->formatter || !c->set->show_file) return 0;
-    return cli_formatter_set_file(c->formatter, c->set->target_names[target]);
+    return sm_formatter_set_file(c->formatter, c->set->target_names[target]);
 }
 
 static int sink_record(void *ctx, uint64_t record, const char *name) {
     sink_ctx *c = ctx;
-    return c->hits ? cli_formatter_add_record(c->formatter, record, name) : 0;
+    return c->hits ? sm_formatter_add_record(c->formatter, record, name) : 0;
 }
 
 static void sink_record_done(void *ctx, uint64_t record) {
     sink_ctx *c = ctx;
-    if (c->hits) cli_formatter_record_done(c->formatter, record);
+    if (c->hits) sm_formatter_record_done(c->formatter, record);
 }
 
 static int sink_hit(void *ctx, const sm_hit *hit) {
     sink_ctx *c = ctx;
-    if (c->hits) cli_formatter_hit(c->formatter, hit);
-    return c->writer->error ? 1 : 0;
+    if (c->hits) sm_formatter_hit(c->formatter, hit);
+    return sm_writer_error(c->writer->w) ? 1 : 0;
 }
 
 static void sink_counts(void *ctx, const uint64_t *counts, uint64_t total) {
     sink_ctx *c = ctx;
-    if (c->formatter) cli_formatter_counts(c->formatter, counts, total);
+    if (c->formatter) sm_formatter_counts(c->formatter, counts, total);
 }
 
 static int sink_dfa(void *ctx, const char *label, int accepted, uint32_t state) {
     sink_ctx *c = ctx;
     char line[64];
     if (label) {
-        cli_writer_write(c->writer, label, strlen(label));
-        cli_writer_write(c->writer, "\t", 1);
+        sm_writer_write(c->writer->w, label, strlen(label));
+        sm_writer_write(c->writer->w, "\t", 1);
     }
     int n = snprintf(line, sizeof line, "%s\t%u\n", accepted ? "accept" : "reject", state);
-    cli_writer_write(c->writer, line, (size_t)n);
-    return c->writer->error ? 1 : 0;
+    sm_writer_write(c->writer->w, line, (size_t)n);
+    return sm_writer_error(c->writer->w) ? 1 : 0;
 }
 
 /* The formatter for the settings' format (search) and the sink around it. */
-static int open_sink(const sm_dist_settings *set, cli_writer *w, cli_formatter **formatter, sink_ctx *ctx,
+static int open_sink(const sm_dist_settings *set, cli_writer *w, sm_formatter **formatter, sink_ctx *ctx,
                      sm_dist_sink *sink) {
     memset(ctx, 0, sizeof *ctx);
     *formatter = NULL;
     ctx->writer = w;
     ctx->set = set;
     if (set->command == SM_DIST_SEARCH && !set->quiet) {
-        *formatter = cli_formatter_create_named((cli_format)set->format, set->header, set->show_file,
-                                                (const char *const *)set->pattern_names, set->pattern_count,
-                                                set->dna, w);
+        sm_error err;
+        *formatter = sm_formatter_new_named((sm_output_format)set->format, set->header, set->show_file,
+                                            (const char *const *)set->pattern_names, set->pattern_count, set->dna,
+                                            w->w, &err);
         if (!*formatter) {
-            cli_error("out of memory");
+            cli_error("%s", err.message);
             return -1;
         }
-        cli_formatter_begin(*formatter);
+        sm_formatter_begin(*formatter);
         ctx->formatter = *formatter;
         ctx->hits = !set->count_only && !set->count_format;
     }
@@ -183,9 +184,9 @@ static int to_writer(void *ctx, const uint8_t *data, size_t len) {
     stream_ctx *s = ctx;
     uint8_t head[SM_SHARD_FRAME_HEAD];
     sm_shard_frame_head(&s->shard, data, len, head);
-    cli_writer_write(s->writer, head, sizeof head);
-    cli_writer_write(s->writer, data, len);
-    return s->writer->error ? -1 : 0;
+    sm_writer_write(s->writer->w, head, sizeof head);
+    sm_writer_write(s->writer->w, data, len);
+    return sm_writer_error(s->writer->w) ? -1 : 0;
 }
 
 static int to_merge(void *ctx, const uint8_t *data, size_t len) {
@@ -316,7 +317,7 @@ typedef struct {
     sm_dist_share *share;
     sm_dist_merge *merge;
     sm_dist_out out;
-    cli_formatter *formatter;
+    sm_formatter *formatter;
     sink_ctx sctx;
     sm_dist_sink sink;
     stream_ctx stream;
@@ -332,7 +333,7 @@ static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
         if (!no_output) {
             uint8_t magic[8];
             sm_shard_writer_init(&d->stream.shard, magic);
-            cli_writer_write(&d->writer, magic, sizeof magic);
+            sm_writer_write(d->writer.w, magic, sizeof magic);
             d->stream.framed = 1;
         }
         if (sm_dist_settings_write(&d->out, &d->set) != SM_OK) {
@@ -359,7 +360,7 @@ static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
 /* The message of a share that failed: the merge's, the output's or the scan's. */
 static void report_share_failure(const dist_run *d, const sm_error *err) {
     if (d->stream.failed) cli_error("%s", d->stream.err.message);
-    else if (d->writer.error) cli_writer_report(&d->writer);
+    else if (sm_writer_error(d->writer.w)) cli_writer_report(&d->writer);
     else cli_error("%s", err->message);
 }
 
@@ -383,12 +384,15 @@ static int end_share(dist_run *d, int rank0, int shard_status) {
         }
         status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
         /* what waits for a successful end (the tsv header when no hit came) */
-        if (d->formatter && cli_formatter_end(d->formatter) != 0) return -1;
+        if (d->formatter && sm_formatter_end(d->formatter, &err) != SM_OK) {
+            cli_error("%s", err.message);
+            return -1;
+        }
     } else if (d->stream.framed) {
         /* a shard file's end frame: a file without it is refused as unfinished */
         uint8_t head[SM_SHARD_FRAME_HEAD];
         sm_shard_frame_head(&d->stream.shard, NULL, 0, head);
-        cli_writer_write(&d->writer, head, sizeof head);
+        sm_writer_write(d->writer.w, head, sizeof head);
     }
     if (d->writer_open) {
         d->writer_open = 0;
@@ -409,7 +413,7 @@ static int close_run(dist_run *d, int status) {
     }
     if (d->writer_open) cli_writer_close(&d->writer, status != CLI_EXIT_ERROR);
     sm_dist_merge_free(d->merge);
-    cli_formatter_free(d->formatter);
+    sm_formatter_free(d->formatter);
     sm_dist_share_free(d->share);
     sm_dist_out_free(&d->out);
     sm_dist_plan_free(&d->plan);
@@ -463,12 +467,12 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     set->shard = share_of(opts);
     set->shards = shares_of(opts);
     set->format = (int)opts->format;
-    set->count_format = opts->format == CLI_FORMAT_COUNT;
+    set->count_format = opts->format == SM_FORMAT_COUNT;
     set->header = opts->header;
     set->show_file = show_file;
     set->quiet = opts->quiet;
-    set->count_only = opts->quiet || (opts->format == CLI_FORMAT_COUNT && !opts->max_hits_given);
-    set->texts = !set->count_only && (opts->format == CLI_FORMAT_TSV || opts->format == CLI_FORMAT_JSONL);
+    set->count_only = opts->quiet || (opts->format == SM_FORMAT_COUNT && !opts->max_hits_given);
+    set->texts = !set->count_only && (opts->format == SM_FORMAT_TSV || opts->format == SM_FORMAT_JSONL);
     set->dna = info.alphabet == SM_ALPHABET_DNA;
     set->max_hits = opts->max_hits_given ? opts->max_hits : UINT64_MAX;
     set->pattern_count = info.pattern_count;
@@ -675,10 +679,10 @@ static int read_shard_header(shard_file *f) {
     /* the formats a shard can be written in */
     const sm_dist_settings *s = &f->set;
     if (s->command == SM_DIST_SEARCH &&
-        ((s->format != CLI_FORMAT_TSV && s->format != CLI_FORMAT_BED && s->format != CLI_FORMAT_JSONL &&
-          s->format != CLI_FORMAT_COUNT) ||
-         s->count_format != (s->format == CLI_FORMAT_COUNT) ||
-         (s->texts && (s->format != CLI_FORMAT_TSV && s->format != CLI_FORMAT_JSONL)))) {
+        ((s->format != SM_FORMAT_TSV && s->format != SM_FORMAT_BED && s->format != SM_FORMAT_JSONL &&
+          s->format != SM_FORMAT_COUNT) ||
+         s->count_format != (s->format == SM_FORMAT_COUNT) ||
+         (s->texts && (s->format != SM_FORMAT_TSV && s->format != SM_FORMAT_JSONL)))) {
         cli_error("%s: damaged shard file: an output format it cannot have", f->path);
         return -1;
     }
@@ -778,7 +782,7 @@ int cli_merge_main(int argc, char **argv) {
     cli_writer writer;
     memset(&writer, 0, sizeof writer);
     int writer_open = 0;
-    cli_formatter *formatter = NULL;
+    sm_formatter *formatter = NULL;
     sm_dist_merge *merge = NULL;
     if (n == 0) {
         cli_error("no shard files given (try 'seqmatch merge --help')");
@@ -849,7 +853,8 @@ int cli_merge_main(int argc, char **argv) {
         goto out;
     }
     status = found ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-    if (formatter && cli_formatter_end(formatter) != 0) {
+    if (formatter && sm_formatter_end(formatter, &err) != SM_OK) {
+        cli_error("%s", err.message);
         status = CLI_EXIT_ERROR;
         goto out;
     }
@@ -861,7 +866,7 @@ int cli_merge_main(int argc, char **argv) {
 out:
     if (writer_open) cli_writer_close(&writer, 0);
     sm_dist_merge_free(merge);
-    cli_formatter_free(formatter);
+    sm_formatter_free(formatter);
     for (size_t i = 0; i < n; i++) {
         if (files[i].open) sm_shard_close(&files[i].reader);
         sm_dist_settings_free(&files[i].set);
