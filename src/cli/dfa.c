@@ -18,11 +18,6 @@
 #include "seqmatch_dfa.h"
 
 
-/* Input is simulated in blocks of this size (bounded memory for any input). */
-#define DFA_BLOCK_BYTES ((size_t)64 << 20)
-/* Pieces at least this long are run in place (no copy into the block). */
-#define DFA_DIRECT_BYTES ((size_t)4 << 20)
-
 typedef struct {
     const char *dfa_path, *patterns_path, *regex;
     int sources;
@@ -389,43 +384,13 @@ typedef struct {
     const sm_dfa_matcher *matcher;
     const dfa_options *o;
     FILE *out;
-    uint8_t *block;
-    size_t block_len;
     uint32_t state;
-    uint64_t offset;       /* bytes of the current input simulated before the block */
     int any_accepted;
 } dfa_run;
 
 static void describe_byte(uint8_t c, char *buf, size_t size) {
     if (c >= 0x21 && c < 0x7F) snprintf(buf, size, "byte 0x%02X ('%c')", c, c);
     else snprintf(buf, size, "byte 0x%02X", c);
-}
-
-/* Simulates the buffered block; on an unknown byte prints the error. */
-static int flush_block(dfa_run *r, const char *path, const char *record) {
-    if (r->block_len == 0 || r->state == SM_DFA_NO_STATE) return 0;
-    sm_error err;
-    uint32_t next = r->state;
-    if (sm_dfa_run_parallel(r->matcher, r->state, r->block, r->block_len, &r->o->parallel, &next, &err) != SM_OK) {
-        cli_error("%s: %s", path, err.message);
-        return CLI_EXIT_ERROR;
-    }
-    if (next == SM_DFA_NO_STATE) {
-        size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len);
-        char what[32];
-        describe_byte(r->block[at], what, sizeof what);
-        if (record)
-            cli_error("%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
-                      "ignores such bytes)", path, record, what, (unsigned long long)(r->offset + at));
-        else
-            cli_error("%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", path,
-                      what, (unsigned long long)(r->offset + at));
-        return CLI_EXIT_ERROR;
-    }
-    r->state = next;
-    r->offset += r->block_len;
-    r->block_len = 0;
-    return 0;
 }
 
 static void print_result(dfa_run *r, const char *label) {
@@ -435,6 +400,19 @@ static void print_result(dfa_run *r, const char *label) {
     fprintf(r->out, "%s\t%u\n", accepted ? "accept" : "reject", r->state);
 }
 
+typedef struct {
+    dfa_run *r;
+    const char *label;   /* the whole input's, or NULL */
+} input_result;
+
+static int on_result(void *ctx, const char *record, uint32_t state) {
+    input_result *ir = ctx;
+    ir->r->state = state;
+    print_result(ir->r, record ? record : ir->label);
+    return 0;
+}
+
+/* One input through the library's loop (sm_dfa_scan_reader). */
 static int run_input(dfa_run *r, const char *path, int label_with_path) {
     const dfa_options *o = r->o;
     sm_error err;
@@ -445,72 +423,15 @@ static int run_input(dfa_run *r, const char *path, int label_with_path) {
         return CLI_EXIT_ERROR;
     }
     const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
-    const int dna = o->alphabet == SM_ALPHABET_DNA;
+    input_result ir = {r, label_with_path ? shown : NULL};
+    sm_dfa_reader_options ro = {.parallel = &o->parallel, .per_record = o->per_record,
+                                .dna = o->alphabet == SM_ALPHABET_DNA, .name = shown, .on_result = on_result,
+                                .ctx = &ir};
     int status = 0;
-    r->state = sm_dfa_start(r->dfa);
-    r->offset = 0;
-    r->block_len = 0;
-    char *record = NULL;
-    int records = 0;
-    for (;;) {
-        const char *name = NULL;
-        int got = sm_reader_next_record(reader, &name, &err);
-        if (got < 0) {
-            cli_error("%s", err.message);
-            status = CLI_EXIT_ERROR;
-            break;
-        }
-        if (got == 0) break;
-        records++;
-        free(record);
-        record = strdup(name ? name : "");
-        if (!record) {
-            cli_error("out of memory");
-            status = CLI_EXIT_ERROR;
-            break;
-        }
-        if (o->per_record) {
-            r->state = sm_dfa_start(r->dfa);
-            r->offset = 0;
-        } else if (dna) {
-            r->offset = 0; /* offsets in messages are within the record */
-        }
-        const uint8_t *data;
-        size_t len;
-        while (status == 0 && (got = sm_reader_read(reader, &data, &len, &err)) > 0) {
-            if (r->block_len == 0 && len >= DFA_DIRECT_BYTES) {
-                /* a large piece (a mapped file's) is run where it lies, not copied */
-                const uint8_t *keep = r->block;
-                size_t keep_len = r->block_len;
-                r->block = (uint8_t *)data;
-                r->block_len = len;
-                status = flush_block(r, shown, dna ? record : NULL);
-                r->block = (uint8_t *)keep;
-                r->block_len = keep_len;
-                continue;
-            }
-            while (len > 0 && status == 0) {
-                size_t take = DFA_BLOCK_BYTES - r->block_len < len ? DFA_BLOCK_BYTES - r->block_len : len;
-                memcpy(r->block + r->block_len, data, take);
-                r->block_len += take;
-                data += take;
-                len -= take;
-                if (r->block_len == DFA_BLOCK_BYTES) status = flush_block(r, shown, dna ? record : NULL);
-            }
-        }
-        if (status) break;
-        if (got < 0) {
-            cli_error("%s", err.message);
-            status = CLI_EXIT_ERROR;
-            break;
-        }
-        status = flush_block(r, shown, dna ? record : NULL);
-        if (status) break;
-        if (o->per_record) print_result(r, record);
+    if (sm_dfa_scan_reader(r->dfa, r->matcher, reader, &ro, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        status = CLI_EXIT_ERROR;
     }
-    if (status == 0 && !o->per_record) print_result(r, label_with_path ? shown : NULL);
-    (void)records;
-    free(record);
     sm_reader_close(reader);
     return status;
 }
@@ -862,9 +783,6 @@ int cli_dfa_main(int argc, char **argv) {
         if (sm_dfa_matcher_create(dfa, &mo, &matcher, &err) != SM_OK) {
             cli_error("%s", err.message);
             status = CLI_EXIT_ERROR;
-        } else if (!o.gpu && !(r.block = malloc(DFA_BLOCK_BYTES))) {
-            cli_error("out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
-            status = CLI_EXIT_ERROR;
         }
         r.dfa = dfa;
         r.matcher = matcher;
@@ -878,7 +796,6 @@ int cli_dfa_main(int argc, char **argv) {
                 status = run_input(&r, o.inputs[i], o.input_count > 1);
             if (status == 0) status = r.any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
         }
-        free(r.block);
         sm_dfa_matcher_free(matcher);
     }
     if (fflush(out) != 0 || ferror(out)) {
