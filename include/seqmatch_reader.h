@@ -306,6 +306,16 @@ typedef struct {
    with err filled. */
 int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_reader *reader,
                        const sm_dfa_reader_options *opts, sm_error *err);
+/* The same on the GPU (sm_dfa_gpu_*), over the files paths (FASTA/FASTQ
+   with opts->dna, else raw bytes; "-" standard input, "standard input" in
+   messages; opts->name is not used), each read on reader_threads threads
+   while the GPU runs the ones before. The results come in input order
+   through opts->on_result, whose record is the record's name with
+   per_record, else the file's name with label_inputs, else NULL. An input
+   that cannot be read fails after the results of those before it. */
+int sm_dfa_gpu_scan_files(const sm_dfa *dfa, const sm_dfa_matcher *matcher, const sm_dfa_gpu_options *gpu_options,
+                          char *const *paths, size_t count, unsigned reader_threads, int label_inputs,
+                          const sm_dfa_reader_options *opts, sm_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -388,11 +388,6 @@ typedef struct {
     int any_accepted;
 } dfa_run;
 
-static void describe_byte(uint8_t c, char *buf, size_t size) {
-    if (c >= 0x21 && c < 0x7F) snprintf(buf, size, "byte 0x%02X ('%c')", c, c);
-    else snprintf(buf, size, "byte 0x%02X", c);
-}
-
 static void print_result(dfa_run *r, const char *label) {
     int accepted = sm_dfa_is_accepting(r->dfa, r->state);
     if (accepted) r->any_accepted = 1;
@@ -438,245 +433,29 @@ static int run_input(dfa_run *r, const char *path, int label_with_path) {
 
 /* ------------------------------------------------------------- --gpu */
 
-/* With --gpu the inputs go to the GPU as they are read, and their results
-   come back later, in order, through on_gpu_result, which prints them (or
-   the error of the first byte outside the alphabet). Every input waiting for
-   its result has an entry here; a joined dna input keeps the starts of its
-   records until the GPU has found their bytes clean, to name the record of
-   an unknown byte. */
-typedef struct {
-    uint64_t offset;
-    char *name;
-} record_mark;
-
-typedef struct {
-    char *label;        /* printed before the result (NULL: none) */
-    const char *shown;  /* the file, in messages */
-    int dna;
-    record_mark *marks;
-    size_t nmarks, marks_cap, first_mark;
-} pending_input;
-
-typedef struct {
-    dfa_run *r;
-    sm_dfa_gpu *gpu;
-    pending_input *queue;
-    size_t head, tail, cap;
-    int error_printed;
-} gpu_cli;
-
-static void pending_free(pending_input *p) {
-    free(p->label);
-    for (size_t i = p->first_mark; i < p->nmarks; i++) free(p->marks[i].name);
-    free(p->marks);
-    memset(p, 0, sizeof *p);
-}
-
-static pending_input *push_pending(gpu_cli *c, const char *label, const char *shown, int dna) {
-    if (c->head == c->tail) c->head = c->tail = 0;
-    if (c->tail == c->cap) {
-        if (c->head > 0) {
-            memmove(c->queue, c->queue + c->head, (c->tail - c->head) * sizeof *c->queue);
-            c->tail -= c->head;
-            c->head = 0;
-        } else {
-            size_t cap = c->cap ? c->cap * 2 : 64;
-            pending_input *grown = realloc(c->queue, cap * sizeof *grown);
-            if (!grown) return NULL;
-            c->queue = grown;
-            c->cap = cap;
-        }
-    }
-    pending_input *p = &c->queue[c->tail];
-    memset(p, 0, sizeof *p);
-    if (label && !(p->label = strdup(label))) return NULL;
-    p->shown = shown;
-    p->dna = dna;
-    c->tail++;
-    return p;
-}
-
-static int add_mark(pending_input *p, uint64_t offset, const char *name) {
-    if (p->nmarks == p->marks_cap) {
-        if (p->first_mark > p->nmarks / 2) {
-            memmove(p->marks, p->marks + p->first_mark, (p->nmarks - p->first_mark) * sizeof *p->marks);
-            p->nmarks -= p->first_mark;
-            p->first_mark = 0;
-        } else {
-            size_t cap = p->marks_cap ? p->marks_cap * 2 : 64;
-            record_mark *grown = realloc(p->marks, cap * sizeof *grown);
-            if (!grown) return -1;
-            p->marks = grown;
-            p->marks_cap = cap;
-        }
-    }
-    char *copy = strdup(name);
-    if (!copy) return -1;
-    p->marks[p->nmarks++] = (record_mark){offset, copy};
+static int on_gpu_result(void *ctx, const char *label, uint32_t state) {
+    dfa_run *r = ctx;
+    r->state = state;
+    print_result(r, label);
     return 0;
 }
 
-/* Records whose bytes all lie before `clean` are no longer needed. */
-static void prune_marks(pending_input *p, uint64_t clean) {
-    while (p->first_mark + 1 < p->nmarks && p->marks[p->first_mark + 1].offset <= clean)
-        free(p->marks[p->first_mark++].name);
-}
-
-static void report_unknown(const pending_input *p, uint64_t at, uint8_t byte) {
-    char what[32];
-    describe_byte(byte, what, sizeof what);
-    if (!p->dna) {
-        cli_error("%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", p->shown,
-                  what, (unsigned long long)at);
-        return;
-    }
-    const char *record = p->label ? p->label : "";
-    uint64_t offset = at;
-    if (p->nmarks > p->first_mark) {
-        /* the last record starting at or before the byte */
-        size_t lo = p->first_mark, hi = p->nmarks;
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (p->marks[mid].offset <= at) lo = mid;
-            else hi = mid;
-        }
-        record = p->marks[lo].name;
-        offset = at - p->marks[lo].offset;
-    }
-    cli_error("%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown ignores such "
-              "bytes)", p->shown, record, what, (unsigned long long)offset);
-}
-
-static int on_gpu_result(const sm_dfa_gpu_result *res, void *ctx) {
-    gpu_cli *c = ctx;
-    if (c->head == c->tail) return 1; /* cannot happen: one entry per input begun */
-    pending_input *p = &c->queue[c->head];
-    int stop = 0;
-    if (res->state == SM_DFA_NO_STATE) {
-        report_unknown(p, res->unknown_at, res->unknown_byte);
-        c->error_printed = 1;
-        stop = 1;
-    } else {
-        c->r->state = res->state;
-        print_result(c->r, p->label);
-    }
-    pending_free(p);
-    c->head++;
-    return stop;
-}
-
-static int out_of_memory(void) {
-    cli_error("out of memory");
-    return CLI_EXIT_ERROR;
-}
-
-/* A failed GPU call: its message, unless the callback printed one. */
-static int gpu_failed(gpu_cli *c, const sm_error *err) {
-    if (!c->error_printed) cli_error("%s", err->message);
-    return CLI_EXIT_ERROR;
-}
-
-/* An error reading an input: the results of the inputs before it (and the
-   error of an unknown byte the GPU found in an earlier record of the input
-   being read) come first, as they do without --gpu. */
-static int gpu_reader_failed(gpu_cli *c, const char *message, pending_input *current, uint64_t record_start) {
-    sm_error err;
-    if (sm_dfa_gpu_flush(c->gpu, &err) != SM_OK) return gpu_failed(c, &err);
-    uint64_t at = 0;
-    uint8_t byte = 0;
-    if (current && current->dna && sm_dfa_gpu_unknown(c->gpu, &at, &byte) && at < record_start) {
-        report_unknown(current, at, byte);
-        return CLI_EXIT_ERROR;
-    }
-    cli_error("%s", message);
-    return CLI_EXIT_ERROR;
-}
-
-static int run_input_gpu(gpu_cli *c, const char *path, int label_with_path) {
-    dfa_run *r = c->r;
-    const dfa_options *o = r->o;
-    sm_error err;
-    sm_reader *reader = NULL;
-    sm_input_format format = o->alphabet == SM_ALPHABET_DNA ? SM_INPUT_AUTO : SM_INPUT_TEXT;
-    if (sm_reader_open_threads(path, format, cli_threads(o->parallel.threads), &reader, &err) != SM_OK)
-        return gpu_reader_failed(c, err.message, NULL, 0);
-    const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
-    const int dna = o->alphabet == SM_ALPHABET_DNA;
-    const uint32_t start = sm_dfa_start(r->dfa);
-    int status = 0;
-    uint64_t fed = 0, record_start = 0;
-    if (!o->per_record) {
-        if (!push_pending(c, label_with_path ? shown : NULL, shown, dna)) status = out_of_memory();
-        else if (sm_dfa_gpu_begin(c->gpu, start, &err) != SM_OK) status = gpu_failed(c, &err);
-    }
-    while (status == 0) {
-        const char *name = NULL;
-        int got = sm_reader_next_record(reader, &name, &err);
-        if (got < 0) {
-            status = gpu_reader_failed(c, err.message, o->per_record ? NULL : &c->queue[c->tail - 1], record_start);
-            break;
-        }
-        if (got == 0) break;
-        record_start = fed;
-        if (o->per_record) {
-            if (!push_pending(c, name ? name : "", shown, dna)) {
-                status = out_of_memory();
-                break;
-            }
-            if (sm_dfa_gpu_begin(c->gpu, start, &err) != SM_OK) {
-                status = gpu_failed(c, &err);
-                break;
-            }
-        } else if (dna && add_mark(&c->queue[c->tail - 1], fed, name ? name : "") != 0) {
-            status = out_of_memory();
-            break;
-        }
-        const uint8_t *data;
-        size_t len;
-        while ((got = sm_reader_read(reader, &data, &len, &err)) > 0) {
-            if (sm_dfa_gpu_feed(c->gpu, data, len, &err) != SM_OK) {
-                status = gpu_failed(c, &err);
-                break;
-            }
-            fed += len;
-            /* the entry may have moved: the callback pops entries as results come */
-            if (!o->per_record && dna) prune_marks(&c->queue[c->tail - 1], sm_dfa_gpu_clean_bytes(c->gpu));
-        }
-        if (status) break;
-        if (got < 0) {
-            status = gpu_reader_failed(c, err.message, o->per_record ? NULL : &c->queue[c->tail - 1], record_start);
-            break;
-        }
-        if (o->per_record && sm_dfa_gpu_end(c->gpu, &err) != SM_OK) status = gpu_failed(c, &err);
-    }
-    if (status == 0 && !o->per_record && sm_dfa_gpu_end(c->gpu, &err) != SM_OK) status = gpu_failed(c, &err);
-    sm_reader_close(reader);
-    return status;
-}
-
+/* The inputs through the library's GPU loop (sm_dfa_gpu_scan_files). */
 static int run_gpu(dfa_run *r, const dfa_options *o) {
-    gpu_cli c;
-    memset(&c, 0, sizeof c);
-    c.r = r;
     sm_dfa_gpu_options go;
     sm_dfa_gpu_options_init(&go);
     go.batch_bytes = (size_t)o->gpu_batch;
     go.policy = o->parallel.policy;
     go.first_chunk_ratio = o->parallel.first_chunk_ratio;
+    sm_dfa_reader_options ro = {.per_record = o->per_record, .dna = o->alphabet == SM_ALPHABET_DNA,
+                                .on_result = on_gpu_result, .ctx = r};
     sm_error err;
-    if (sm_dfa_gpu_open(r->matcher, &go, on_gpu_result, &c, &c.gpu, &err) != SM_OK) {
-        cli_error("--gpu: %s", err.message);
+    if (sm_dfa_gpu_scan_files(r->dfa, r->matcher, &go, o->inputs, o->input_count, cli_threads(o->parallel.threads),
+                              o->input_count > 1, &ro, &err) != SM_OK) {
+        cli_error("%s", err.message);
         return CLI_EXIT_ERROR;
     }
-    int status = 0;
-    for (size_t i = 0; i < o->input_count && status == 0; i++)
-        status = run_input_gpu(&c, o->inputs[i], o->input_count > 1);
-    if (status == 0 && sm_dfa_gpu_flush(c.gpu, &err) != SM_OK) status = gpu_failed(&c, &err);
-    if (status == 0) status = r->any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-    sm_dfa_gpu_free(c.gpu);
-    for (size_t i = c.head; i < c.tail; i++) pending_free(&c.queue[i]);
-    free(c.queue);
-    return status;
+    return r->any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
 }
 
 static void *start_cuda(void *arg) {

@@ -5,7 +5,7 @@
  * and SAM (secondary flags, reverse complements), each compared with the
  * text the formats' documentation gives;
  * a shard set with a shard missing refused; a DFA run over a FASTA file per
- * record and whole. */
+ * record and whole, and on the GPU (or its refusal where there is none). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +181,21 @@ int main(void) {
         } else {
             snprintf(want, sizeof want, "- %%u\n");
             CHECK(sscanf(log.text, want, &whole) == 1 && sm_dfa_is_accepting(dfa, whole), "whole: %s", log.text);
+        }
+    }
+    /* the GPU loop: without a usable GPU (no module or no device here) it fails in one message */
+    if (matcher) {
+        sm_dfa_gpu_options go;
+        sm_dfa_gpu_options_init(&go);
+        dfa_log log = {{0}};
+        sm_dfa_reader_options o = {.per_record = 1, .dna = 1, .on_result = dfa_result, .ctx = &log};
+        char *files[] = {fasta};
+        int rc = sm_dfa_gpu_scan_files(dfa, matcher, &go, files, 1, 1, 0, &o, &err);
+        if (rc == SM_OK) {
+            uint32_t first = 0, second = 0;
+            CHECK(sscanf(log.text, "r1 %u\nr\"2 %u\n", &first, &second) == 2, "gpu per record: %s", log.text);
+        } else {
+            CHECK(rc == SM_ERR_DEVICE && strncmp(err.message, "--gpu: ", 7) == 0, "gpu: %d %s", rc, err.message);
         }
     }
     sm_dfa_matcher_free(matcher);
