@@ -223,6 +223,8 @@ int cli_writer_open(cli_writer *w, const char *path);
 int cli_writer_close(cli_writer *w, int keep);
 /* Prints the writer's error unless it is a broken pipe. */
 void cli_writer_report(const cli_writer *w);
+/* Whether a write failed (0 for a writer never opened). */
+static inline int cli_writer_failed(const cli_writer *w) { return w->w ? sm_writer_error(w->w) != 0 : w->error != 0; }
 
 /* ------------------------------------------------------------- clear words */
 

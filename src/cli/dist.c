@@ -116,7 +116,7 @@ static void sink_record_done(void *ctx, uint64_t record) {
 static int sink_hit(void *ctx, const sm_hit *hit) {
     sink_ctx *c = ctx;
     if (c->hits) sm_formatter_hit(c->formatter, hit);
-    return sm_writer_error(c->writer->w) ? 1 : 0;
+    return cli_writer_failed(c->writer) ? 1 : 0;
 }
 
 static void sink_counts(void *ctx, const uint64_t *counts, uint64_t total) {
@@ -133,7 +133,7 @@ static int sink_dfa(void *ctx, const char *label, int accepted, uint32_t state) 
     }
     int n = snprintf(line, sizeof line, "%s\t%u\n", accepted ? "accept" : "reject", state);
     sm_writer_write(c->writer->w, line, (size_t)n);
-    return sm_writer_error(c->writer->w) ? 1 : 0;
+    return cli_writer_failed(c->writer) ? 1 : 0;
 }
 
 /* The formatter for the settings' format (search) and the sink around it. */
@@ -186,7 +186,7 @@ static int to_writer(void *ctx, const uint8_t *data, size_t len) {
     sm_shard_frame_head(&s->shard, data, len, head);
     sm_writer_write(s->writer->w, head, sizeof head);
     sm_writer_write(s->writer->w, data, len);
-    return sm_writer_error(s->writer->w) ? -1 : 0;
+    return cli_writer_failed(s->writer) ? -1 : 0;
 }
 
 static int to_merge(void *ctx, const uint8_t *data, size_t len) {
@@ -360,7 +360,7 @@ static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
 /* The message of a share that failed: the merge's, the output's or the scan's. */
 static void report_share_failure(const dist_run *d, const sm_error *err) {
     if (d->stream.failed) cli_error("%s", d->stream.err.message);
-    else if (sm_writer_error(d->writer.w)) cli_writer_report(&d->writer);
+    else if (cli_writer_failed(&d->writer)) cli_writer_report(&d->writer);
     else cli_error("%s", err->message);
 }
 

@@ -91,7 +91,7 @@ void cli_recout_put(cli_recout *o, const void *data, size_t len) {
     if (len > 0) o->owes_newline = p[len - 1] != '\n' && p[len - 1] != '\r';
 }
 
-int cli_recout_failed(const cli_recout *o) { return o->failed || sm_writer_error(o->w.w) != 0; }
+int cli_recout_failed(const cli_recout *o) { return o->failed || cli_writer_failed(&o->w); }
 
 uint64_t cli_recout_records(const cli_recout *o) { return o->records; }
 
