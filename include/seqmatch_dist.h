@@ -250,6 +250,21 @@ int sm_dist_merge_finish(sm_dist_merge *m, sm_error *err);
 int sm_dist_merge_done(const sm_dist_merge *m);
 void sm_dist_merge_free(sm_dist_merge *m);
 
+/* Shard files (search --shard I/N -o FILE, one per share) merged, as
+ * seqmatch merge does. */
+typedef struct sm_shard_set sm_shard_set;
+/* Opens the shard files of one job (in any order) and checks them before
+   any output: their settings the same but for the shard index, every
+   shard 0 .. N-1 there once, every frame and message right (a first merge
+   without output). err's message names the file at fault. */
+int sm_shard_set_open(const char *const *paths, size_t count, sm_shard_set **set, sm_error *err);
+/* The job's settings (output format, pattern and target names...). */
+const sm_dist_settings *sm_shard_set_settings(const sm_shard_set *set);
+/* The merge into sink: 1 when something was found, 0 when not, -1 on
+   error (err). */
+int sm_shard_set_merge(sm_shard_set *set, const sm_dist_sink *sink, sm_error *err);
+void sm_shard_set_free(sm_shard_set *set);
+
 /* ------------------------------------------------------------------- MPI
  *
  * Rank 0 merges and writes; rank r > 0 sends its result stream to rank 0

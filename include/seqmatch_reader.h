@@ -288,6 +288,50 @@ int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
 int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, uint64_t record,
                           uint64_t *length, sm_error *err);
 
+/* ---------------------------------------------------- a DFA over a reader */
+
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental, as the DFA header they take their types from. */
+#include "seqmatch_dfa.h"
+
+/* How sm_dfa_scan_reader runs a reader's input through a DFA. */
+typedef struct {
+    const sm_dfa_parallel_options *parallel;  /* NULL: the defaults */
+    /* 1: every FASTA/FASTQ record is one input (the state starts over at
+       each); 0: the whole reader is one input (its records' sequences
+       joined, or a text reader's bytes) */
+    int per_record;
+    /* 1: the reader reads FASTA/FASTQ (offsets in messages are within the
+       record, which they name); 0: raw bytes */
+    int dna;
+    const char *name;  /* the input in messages (its path, "standard input") */
+    /* The state reached: once per record with per_record (record: its
+       name), else once at the end (record NULL). Returns 0, or non-zero to
+       stop (sm_dfa_scan_reader then returns SM_ERR_TERMINATED). */
+    int (*on_result)(void *ctx, const char *record, uint32_t state);
+    void *ctx;
+} sm_dfa_reader_options;
+
+/* Runs the reader's input through matcher's DFA (sm_dfa_run_parallel, in
+   blocks of up to 64 MiB; a mapped file's large pieces where they lie), as
+   seqmatch dfa does. A byte outside the DFA's alphabet (matcher without
+   skip_unknown) is an error (SM_ERR_PATTERN) naming the input, the record
+   and the byte's offset. Returns SM_OK, SM_ERR_TERMINATED, or an error
+   with err filled. */
+int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_reader *reader,
+                       const sm_dfa_reader_options *opts, sm_error *err);
+/* The same on the GPU (sm_dfa_gpu_*), over the files paths (FASTA/FASTQ
+   with opts->dna, else raw bytes; "-" standard input, "standard input" in
+   messages; opts->name is not used), each read on reader_threads threads
+   while the GPU runs the ones before. The results come in input order
+   through opts->on_result, whose record is the record's name with
+   per_record, else the file's name with label_inputs, else NULL. An input
+   that cannot be read fails after the results of those before it. */
+int sm_dfa_gpu_scan_files(const sm_dfa *dfa, const sm_dfa_matcher *matcher, const sm_dfa_gpu_options *gpu_options,
+                          char *const *paths, size_t count, unsigned reader_threads, int label_inputs,
+                          const sm_dfa_reader_options *opts, sm_error *err);
+#endif /* SEQMATCH_EXPERIMENTAL */
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

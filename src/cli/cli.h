@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "seqmatch.h"
+#include "seqmatch_output.h"
 #include "seqmatch_reader.h"
 
 /* Exit status: search and dfa as grep (0 some hit, 1 none); the read
@@ -18,9 +19,6 @@ enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2, CLI_EXIT_RAN =
 enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
 
 typedef enum { CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2, CLI_COMMAND_FILTER = 3, CLI_COMMAND_DEMUX = 4 } cli_command;
-
-typedef enum { CLI_FORMAT_TSV, CLI_FORMAT_BED, CLI_FORMAT_JSONL, CLI_FORMAT_COUNT, CLI_FORMAT_SAM, CLI_FORMAT_RECORDS,
-               CLI_FORMAT_PROFILE, CLI_FORMAT_PROFILE_JSONL } cli_format;
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
 
@@ -51,7 +49,7 @@ typedef struct {
     const char *first_compile_option;
 
     int lines;                      /* --lines */
-    cli_format format;
+    sm_output_format format;
     const char *output_path;        /* -o */
     unsigned threads;               /* 0 = all online cores */
     size_t chunk_size;              /* 0 = the runner's default */
@@ -206,119 +204,27 @@ int cli_tempdir_commit(cli_tempdir *t, size_t i, const char *final);
 /* Removes what is left (every file without keep) and the folder. */
 void cli_tempdir_close(cli_tempdir *t);
 
-/* A large output buffer written with one fwrite per MiB. After the first
-   failed write every later write is dropped; error keeps its errno. */
+/* Hit output (-o, --profile, shard files): the library's buffered writer
+   (include/seqmatch_output.h) over standard output or an output file. */
 typedef struct {
-    FILE *file;
+    sm_writer *w;
     const char *display_name;  /* for messages: the path, or "standard output" */
+    FILE *file;
     int owns_file;
     cli_outfile out;           /* when owns_file */
-    char *buf;
-    size_t len, cap;
-    int error;
-    /* Called before bytes reach the file, e.g. to clear a progress bar. */
-    void (*before_write)(void *ctx);
-    void *before_write_ctx;
+    int error;                 /* the errno of a failed write or close */
 } cli_writer;
 
 /* Opens path for writing (NULL or "-" = standard output). Returns 0 or
    prints a message and returns -1. */
 int cli_writer_open(cli_writer *w, const char *path);
-/* Writes out the buffer. Returns 0, or -1 with w->error set. */
-int cli_writer_flush(cli_writer *w);
 /* Flushes and closes; an output file is kept only with keep (the command
    succeeded). Returns 0 or -1 with w->error set. */
 int cli_writer_close(cli_writer *w, int keep);
 /* Prints the writer's error unless it is a broken pipe. */
 void cli_writer_report(const cli_writer *w);
-
-void cli_writer_write_slow(cli_writer *w, const void *data, size_t len);
-
-static inline void cli_writer_write(cli_writer *w, const void *data, size_t len) {
-    if (w->cap - w->len >= len) {
-        memcpy(w->buf + w->len, data, len);
-        w->len += len;
-    } else {
-        cli_writer_write_slow(w, data, len);
-    }
-}
-
-/* Hit formatting: per-format strings prepared once, then one call per hit. */
-typedef struct cli_formatter cli_formatter;
-
-/* show_file: every hit names its file (a first column in tsv and count, a
-   "file" key in jsonl, FILE:PATTERN as the BED name). */
-cli_formatter *cli_formatter_create(cli_format format, int header, int show_file, const sm_db *db,
-                                    cli_writer *w);
-/* The same from pattern names (the merge of shard files has no database);
-   dna: hit texts never need escaping. */
-cli_formatter *cli_formatter_create_named(cli_format format, int header, int show_file, const char *const *names,
-                                          uint32_t count, int dna, cli_writer *w);
-void cli_formatter_free(cli_formatter *f);
-/* Writes the header line, if the format has one. */
-void cli_formatter_begin(cli_formatter *f);
-/* The file whose records come next (formatted once); returns 0 or -1 when
-   out of memory. */
-int cli_formatter_set_file(cli_formatter *f, const char *name);
-/* Remembers a record's name (formatted once) and its file, the one set
-   last; records arrive numbered 0, 1, 2... */
-int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name);
-void cli_formatter_record_done(cli_formatter *f, uint64_t record);
-void cli_formatter_hit(cli_formatter *f, const sm_hit *hit);
-/* --format records: a record's hits in summary, as its hits through cli_formatter_hit would give. */
-void cli_formatter_record_summary(cli_formatter *f, const sm_record_summary *summary);
-/* Writes the per-pattern counts and the total (count format): of the file
-   set last when files are shown. */
-void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total);
-/* --cigar: every hit gets the alignment column (tsv, jsonl). */
-void cli_formatter_set_cigar(cli_formatter *f);
-/* --site (tsv, jsonl): the columns of a guide site, bulge, bulge_size and
-   the two aligned rows (sm_hit_site). Needs a database with a PAM. */
-void cli_formatter_set_site(cli_formatter *f);
-/* --format sam: opens the temporary file of the alignments. Returns 0, or
-   prints a message and returns -1. */
-int cli_formatter_start_sam(cli_formatter *f);
-/* A record's length, once it has been read (SAM's @SQ lines). */
-void cli_formatter_record_length(cli_formatter *f, uint64_t record, uint64_t length);
-/* The search succeeded: writes what waits for its end (the tsv header when
-   no hit came, SAM's header and alignments). Returns 0, or prints a message
-   and returns -1. */
-int cli_formatter_end(cli_formatter *f);
-
-/* ------------------------------------------------------------- alignments */
-
-typedef struct {
-    char *data;
-    size_t cap;
-} cli_cigar_buffer;
-
-/* The CIGAR of a hit (sm_hit_cigar) in b, its length in *len; "*" when there
-   is none. */
-const char *cli_hit_cigar(cli_cigar_buffer *b, const sm_db *db, const sm_hit *hit, size_t *len);
-
-/* --format profile and --profile: per pattern, its hits counted by class,
-   (bulge kind, bulge size) x errors (src/cli/profile.c). */
-typedef struct cli_profile cli_profile;
-/* NULL when out of memory or when the classes would be too many (message printed). */
-cli_profile *cli_profile_create(const sm_db *db);
-void cli_profile_add(cli_profile *p, const sm_hit *hit);
-/* One line per pattern, names as the formatter formatted them: tsv after a
-   '#' header (with header), or JSON lines. */
-void cli_profile_write(const cli_profile *p, cli_writer *w, int jsonl, int header, char *const *names,
-                       const size_t *name_lens);
-void cli_profile_free(cli_profile *p);
-
-/* --format sam: patterns as reads, the records with hits as references. */
-typedef struct cli_sam cli_sam;
-/* Opens the temporary file of the alignments (message printed on failure). */
-cli_sam *cli_sam_open(const sm_db *db);
-void cli_sam_free(cli_sam *s);
-int cli_sam_add_record(cli_sam *s, uint64_t record, const char *name);
-void cli_sam_record_length(cli_sam *s, uint64_t record, uint64_t length);
-void cli_sam_record_done(cli_sam *s, uint64_t record);
-void cli_sam_hit(cli_sam *s, const char *pattern_name, size_t pattern_name_len, const sm_hit *hit);
-/* Writes the header, then the alignments, to out. Returns 0 or -1 (message printed). */
-int cli_sam_finish(cli_sam *s, cli_writer *out);
+/* Whether a write failed (0 for a writer never opened). */
+static inline int cli_writer_failed(const cli_writer *w) { return w->w ? sm_writer_error(w->w) != 0 : w->error != 0; }
 
 /* ------------------------------------------------------------- clear words */
 

@@ -18,11 +18,6 @@
 #include "seqmatch_dfa.h"
 
 
-/* Input is simulated in blocks of this size (bounded memory for any input). */
-#define DFA_BLOCK_BYTES ((size_t)64 << 20)
-/* Pieces at least this long are run in place (no copy into the block). */
-#define DFA_DIRECT_BYTES ((size_t)4 << 20)
-
 typedef struct {
     const char *dfa_path, *patterns_path, *regex;
     int sources;
@@ -389,44 +384,9 @@ typedef struct {
     const sm_dfa_matcher *matcher;
     const dfa_options *o;
     FILE *out;
-    uint8_t *block;
-    size_t block_len;
     uint32_t state;
-    uint64_t offset;       /* bytes of the current input simulated before the block */
     int any_accepted;
 } dfa_run;
-
-static void describe_byte(uint8_t c, char *buf, size_t size) {
-    if (c >= 0x21 && c < 0x7F) snprintf(buf, size, "byte 0x%02X ('%c')", c, c);
-    else snprintf(buf, size, "byte 0x%02X", c);
-}
-
-/* Simulates the buffered block; on an unknown byte prints the error. */
-static int flush_block(dfa_run *r, const char *path, const char *record) {
-    if (r->block_len == 0 || r->state == SM_DFA_NO_STATE) return 0;
-    sm_error err;
-    uint32_t next = r->state;
-    if (sm_dfa_run_parallel(r->matcher, r->state, r->block, r->block_len, &r->o->parallel, &next, &err) != SM_OK) {
-        cli_error("%s: %s", path, err.message);
-        return CLI_EXIT_ERROR;
-    }
-    if (next == SM_DFA_NO_STATE) {
-        size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len);
-        char what[32];
-        describe_byte(r->block[at], what, sizeof what);
-        if (record)
-            cli_error("%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
-                      "ignores such bytes)", path, record, what, (unsigned long long)(r->offset + at));
-        else
-            cli_error("%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", path,
-                      what, (unsigned long long)(r->offset + at));
-        return CLI_EXIT_ERROR;
-    }
-    r->state = next;
-    r->offset += r->block_len;
-    r->block_len = 0;
-    return 0;
-}
 
 static void print_result(dfa_run *r, const char *label) {
     int accepted = sm_dfa_is_accepting(r->dfa, r->state);
@@ -435,6 +395,19 @@ static void print_result(dfa_run *r, const char *label) {
     fprintf(r->out, "%s\t%u\n", accepted ? "accept" : "reject", r->state);
 }
 
+typedef struct {
+    dfa_run *r;
+    const char *label;   /* the whole input's, or NULL */
+} input_result;
+
+static int on_result(void *ctx, const char *record, uint32_t state) {
+    input_result *ir = ctx;
+    ir->r->state = state;
+    print_result(ir->r, record ? record : ir->label);
+    return 0;
+}
+
+/* One input through the library's loop (sm_dfa_scan_reader). */
 static int run_input(dfa_run *r, const char *path, int label_with_path) {
     const dfa_options *o = r->o;
     sm_error err;
@@ -445,317 +418,44 @@ static int run_input(dfa_run *r, const char *path, int label_with_path) {
         return CLI_EXIT_ERROR;
     }
     const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
-    const int dna = o->alphabet == SM_ALPHABET_DNA;
+    input_result ir = {r, label_with_path ? shown : NULL};
+    sm_dfa_reader_options ro = {.parallel = &o->parallel, .per_record = o->per_record,
+                                .dna = o->alphabet == SM_ALPHABET_DNA, .name = shown, .on_result = on_result,
+                                .ctx = &ir};
     int status = 0;
-    r->state = sm_dfa_start(r->dfa);
-    r->offset = 0;
-    r->block_len = 0;
-    char *record = NULL;
-    int records = 0;
-    for (;;) {
-        const char *name = NULL;
-        int got = sm_reader_next_record(reader, &name, &err);
-        if (got < 0) {
-            cli_error("%s", err.message);
-            status = CLI_EXIT_ERROR;
-            break;
-        }
-        if (got == 0) break;
-        records++;
-        free(record);
-        record = strdup(name ? name : "");
-        if (!record) {
-            cli_error("out of memory");
-            status = CLI_EXIT_ERROR;
-            break;
-        }
-        if (o->per_record) {
-            r->state = sm_dfa_start(r->dfa);
-            r->offset = 0;
-        } else if (dna) {
-            r->offset = 0; /* offsets in messages are within the record */
-        }
-        const uint8_t *data;
-        size_t len;
-        while (status == 0 && (got = sm_reader_read(reader, &data, &len, &err)) > 0) {
-            if (r->block_len == 0 && len >= DFA_DIRECT_BYTES) {
-                /* a large piece (a mapped file's) is run where it lies, not copied */
-                const uint8_t *keep = r->block;
-                size_t keep_len = r->block_len;
-                r->block = (uint8_t *)data;
-                r->block_len = len;
-                status = flush_block(r, shown, dna ? record : NULL);
-                r->block = (uint8_t *)keep;
-                r->block_len = keep_len;
-                continue;
-            }
-            while (len > 0 && status == 0) {
-                size_t take = DFA_BLOCK_BYTES - r->block_len < len ? DFA_BLOCK_BYTES - r->block_len : len;
-                memcpy(r->block + r->block_len, data, take);
-                r->block_len += take;
-                data += take;
-                len -= take;
-                if (r->block_len == DFA_BLOCK_BYTES) status = flush_block(r, shown, dna ? record : NULL);
-            }
-        }
-        if (status) break;
-        if (got < 0) {
-            cli_error("%s", err.message);
-            status = CLI_EXIT_ERROR;
-            break;
-        }
-        status = flush_block(r, shown, dna ? record : NULL);
-        if (status) break;
-        if (o->per_record) print_result(r, record);
+    if (sm_dfa_scan_reader(r->dfa, r->matcher, reader, &ro, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        status = CLI_EXIT_ERROR;
     }
-    if (status == 0 && !o->per_record) print_result(r, label_with_path ? shown : NULL);
-    (void)records;
-    free(record);
     sm_reader_close(reader);
     return status;
 }
 
 /* ------------------------------------------------------------- --gpu */
 
-/* With --gpu the inputs go to the GPU as they are read, and their results
-   come back later, in order, through on_gpu_result, which prints them (or
-   the error of the first byte outside the alphabet). Every input waiting for
-   its result has an entry here; a joined dna input keeps the starts of its
-   records until the GPU has found their bytes clean, to name the record of
-   an unknown byte. */
-typedef struct {
-    uint64_t offset;
-    char *name;
-} record_mark;
-
-typedef struct {
-    char *label;        /* printed before the result (NULL: none) */
-    const char *shown;  /* the file, in messages */
-    int dna;
-    record_mark *marks;
-    size_t nmarks, marks_cap, first_mark;
-} pending_input;
-
-typedef struct {
-    dfa_run *r;
-    sm_dfa_gpu *gpu;
-    pending_input *queue;
-    size_t head, tail, cap;
-    int error_printed;
-} gpu_cli;
-
-static void pending_free(pending_input *p) {
-    free(p->label);
-    for (size_t i = p->first_mark; i < p->nmarks; i++) free(p->marks[i].name);
-    free(p->marks);
-    memset(p, 0, sizeof *p);
-}
-
-static pending_input *push_pending(gpu_cli *c, const char *label, const char *shown, int dna) {
-    if (c->head == c->tail) c->head = c->tail = 0;
-    if (c->tail == c->cap) {
-        if (c->head > 0) {
-            memmove(c->queue, c->queue + c->head, (c->tail - c->head) * sizeof *c->queue);
-            c->tail -= c->head;
-            c->head = 0;
-        } else {
-            size_t cap = c->cap ? c->cap * 2 : 64;
-            pending_input *grown = realloc(c->queue, cap * sizeof *grown);
-            if (!grown) return NULL;
-            c->queue = grown;
-            c->cap = cap;
-        }
-    }
-    pending_input *p = &c->queue[c->tail];
-    memset(p, 0, sizeof *p);
-    if (label && !(p->label = strdup(label))) return NULL;
-    p->shown = shown;
-    p->dna = dna;
-    c->tail++;
-    return p;
-}
-
-static int add_mark(pending_input *p, uint64_t offset, const char *name) {
-    if (p->nmarks == p->marks_cap) {
-        if (p->first_mark > p->nmarks / 2) {
-            memmove(p->marks, p->marks + p->first_mark, (p->nmarks - p->first_mark) * sizeof *p->marks);
-            p->nmarks -= p->first_mark;
-            p->first_mark = 0;
-        } else {
-            size_t cap = p->marks_cap ? p->marks_cap * 2 : 64;
-            record_mark *grown = realloc(p->marks, cap * sizeof *grown);
-            if (!grown) return -1;
-            p->marks = grown;
-            p->marks_cap = cap;
-        }
-    }
-    char *copy = strdup(name);
-    if (!copy) return -1;
-    p->marks[p->nmarks++] = (record_mark){offset, copy};
+static int on_gpu_result(void *ctx, const char *label, uint32_t state) {
+    dfa_run *r = ctx;
+    r->state = state;
+    print_result(r, label);
     return 0;
 }
 
-/* Records whose bytes all lie before `clean` are no longer needed. */
-static void prune_marks(pending_input *p, uint64_t clean) {
-    while (p->first_mark + 1 < p->nmarks && p->marks[p->first_mark + 1].offset <= clean)
-        free(p->marks[p->first_mark++].name);
-}
-
-static void report_unknown(const pending_input *p, uint64_t at, uint8_t byte) {
-    char what[32];
-    describe_byte(byte, what, sizeof what);
-    if (!p->dna) {
-        cli_error("%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", p->shown,
-                  what, (unsigned long long)at);
-        return;
-    }
-    const char *record = p->label ? p->label : "";
-    uint64_t offset = at;
-    if (p->nmarks > p->first_mark) {
-        /* the last record starting at or before the byte */
-        size_t lo = p->first_mark, hi = p->nmarks;
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (p->marks[mid].offset <= at) lo = mid;
-            else hi = mid;
-        }
-        record = p->marks[lo].name;
-        offset = at - p->marks[lo].offset;
-    }
-    cli_error("%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown ignores such "
-              "bytes)", p->shown, record, what, (unsigned long long)offset);
-}
-
-static int on_gpu_result(const sm_dfa_gpu_result *res, void *ctx) {
-    gpu_cli *c = ctx;
-    if (c->head == c->tail) return 1; /* cannot happen: one entry per input begun */
-    pending_input *p = &c->queue[c->head];
-    int stop = 0;
-    if (res->state == SM_DFA_NO_STATE) {
-        report_unknown(p, res->unknown_at, res->unknown_byte);
-        c->error_printed = 1;
-        stop = 1;
-    } else {
-        c->r->state = res->state;
-        print_result(c->r, p->label);
-    }
-    pending_free(p);
-    c->head++;
-    return stop;
-}
-
-static int out_of_memory(void) {
-    cli_error("out of memory");
-    return CLI_EXIT_ERROR;
-}
-
-/* A failed GPU call: its message, unless the callback printed one. */
-static int gpu_failed(gpu_cli *c, const sm_error *err) {
-    if (!c->error_printed) cli_error("%s", err->message);
-    return CLI_EXIT_ERROR;
-}
-
-/* An error reading an input: the results of the inputs before it (and the
-   error of an unknown byte the GPU found in an earlier record of the input
-   being read) come first, as they do without --gpu. */
-static int gpu_reader_failed(gpu_cli *c, const char *message, pending_input *current, uint64_t record_start) {
-    sm_error err;
-    if (sm_dfa_gpu_flush(c->gpu, &err) != SM_OK) return gpu_failed(c, &err);
-    uint64_t at = 0;
-    uint8_t byte = 0;
-    if (current && current->dna && sm_dfa_gpu_unknown(c->gpu, &at, &byte) && at < record_start) {
-        report_unknown(current, at, byte);
-        return CLI_EXIT_ERROR;
-    }
-    cli_error("%s", message);
-    return CLI_EXIT_ERROR;
-}
-
-static int run_input_gpu(gpu_cli *c, const char *path, int label_with_path) {
-    dfa_run *r = c->r;
-    const dfa_options *o = r->o;
-    sm_error err;
-    sm_reader *reader = NULL;
-    sm_input_format format = o->alphabet == SM_ALPHABET_DNA ? SM_INPUT_AUTO : SM_INPUT_TEXT;
-    if (sm_reader_open_threads(path, format, cli_threads(o->parallel.threads), &reader, &err) != SM_OK)
-        return gpu_reader_failed(c, err.message, NULL, 0);
-    const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
-    const int dna = o->alphabet == SM_ALPHABET_DNA;
-    const uint32_t start = sm_dfa_start(r->dfa);
-    int status = 0;
-    uint64_t fed = 0, record_start = 0;
-    if (!o->per_record) {
-        if (!push_pending(c, label_with_path ? shown : NULL, shown, dna)) status = out_of_memory();
-        else if (sm_dfa_gpu_begin(c->gpu, start, &err) != SM_OK) status = gpu_failed(c, &err);
-    }
-    while (status == 0) {
-        const char *name = NULL;
-        int got = sm_reader_next_record(reader, &name, &err);
-        if (got < 0) {
-            status = gpu_reader_failed(c, err.message, o->per_record ? NULL : &c->queue[c->tail - 1], record_start);
-            break;
-        }
-        if (got == 0) break;
-        record_start = fed;
-        if (o->per_record) {
-            if (!push_pending(c, name ? name : "", shown, dna)) {
-                status = out_of_memory();
-                break;
-            }
-            if (sm_dfa_gpu_begin(c->gpu, start, &err) != SM_OK) {
-                status = gpu_failed(c, &err);
-                break;
-            }
-        } else if (dna && add_mark(&c->queue[c->tail - 1], fed, name ? name : "") != 0) {
-            status = out_of_memory();
-            break;
-        }
-        const uint8_t *data;
-        size_t len;
-        while ((got = sm_reader_read(reader, &data, &len, &err)) > 0) {
-            if (sm_dfa_gpu_feed(c->gpu, data, len, &err) != SM_OK) {
-                status = gpu_failed(c, &err);
-                break;
-            }
-            fed += len;
-            /* the entry may have moved: the callback pops entries as results come */
-            if (!o->per_record && dna) prune_marks(&c->queue[c->tail - 1], sm_dfa_gpu_clean_bytes(c->gpu));
-        }
-        if (status) break;
-        if (got < 0) {
-            status = gpu_reader_failed(c, err.message, o->per_record ? NULL : &c->queue[c->tail - 1], record_start);
-            break;
-        }
-        if (o->per_record && sm_dfa_gpu_end(c->gpu, &err) != SM_OK) status = gpu_failed(c, &err);
-    }
-    if (status == 0 && !o->per_record && sm_dfa_gpu_end(c->gpu, &err) != SM_OK) status = gpu_failed(c, &err);
-    sm_reader_close(reader);
-    return status;
-}
-
+/* The inputs through the library's GPU loop (sm_dfa_gpu_scan_files). */
 static int run_gpu(dfa_run *r, const dfa_options *o) {
-    gpu_cli c;
-    memset(&c, 0, sizeof c);
-    c.r = r;
     sm_dfa_gpu_options go;
     sm_dfa_gpu_options_init(&go);
     go.batch_bytes = (size_t)o->gpu_batch;
     go.policy = o->parallel.policy;
     go.first_chunk_ratio = o->parallel.first_chunk_ratio;
+    sm_dfa_reader_options ro = {.per_record = o->per_record, .dna = o->alphabet == SM_ALPHABET_DNA,
+                                .on_result = on_gpu_result, .ctx = r};
     sm_error err;
-    if (sm_dfa_gpu_open(r->matcher, &go, on_gpu_result, &c, &c.gpu, &err) != SM_OK) {
-        cli_error("--gpu: %s", err.message);
+    if (sm_dfa_gpu_scan_files(r->dfa, r->matcher, &go, o->inputs, o->input_count, cli_threads(o->parallel.threads),
+                              o->input_count > 1, &ro, &err) != SM_OK) {
+        cli_error("%s", err.message);
         return CLI_EXIT_ERROR;
     }
-    int status = 0;
-    for (size_t i = 0; i < o->input_count && status == 0; i++)
-        status = run_input_gpu(&c, o->inputs[i], o->input_count > 1);
-    if (status == 0 && sm_dfa_gpu_flush(c.gpu, &err) != SM_OK) status = gpu_failed(&c, &err);
-    if (status == 0) status = r->any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-    sm_dfa_gpu_free(c.gpu);
-    for (size_t i = c.head; i < c.tail; i++) pending_free(&c.queue[i]);
-    free(c.queue);
-    return status;
+    return r->any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
 }
 
 /* --gpu: the CUDA driver and the first device's context (the one the DFA
@@ -864,9 +564,6 @@ int cli_dfa_main(int argc, char **argv) {
         if (sm_dfa_matcher_create(dfa, &mo, &matcher, &err) != SM_OK) {
             cli_error("%s", err.message);
             status = CLI_EXIT_ERROR;
-        } else if (!o.gpu && !(r.block = malloc(DFA_BLOCK_BYTES))) {
-            cli_error("out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
-            status = CLI_EXIT_ERROR;
         }
         r.dfa = dfa;
         r.matcher = matcher;
@@ -880,7 +577,6 @@ int cli_dfa_main(int argc, char **argv) {
                 status = run_input(&r, o.inputs[i], o.input_count > 1);
             if (status == 0) status = r.any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
         }
-        free(r.block);
         sm_dfa_matcher_free(matcher);
     }
     if (fflush(out) != 0 || ferror(out)) {

@@ -91,7 +91,7 @@ static void rank_failed(cli_writer *w, int writer_open) {
 /* ------------------------------------------------------------- output */
 
 typedef struct {
-    cli_formatter *formatter;   /* NULL: nothing per hit */
+    sm_formatter *formatter;   /* NULL: nothing per hit */
     cli_writer *writer;
     const sm_dist_settings *set;
     int hits;                   /* hits are printed */
@@ -100,58 +100,59 @@ typedef struct {
 static int sink_begin_file(void *ctx, size_t target) {
     sink_ctx *c = ctx;
     if (!c->formatter || !c->set->show_file) return 0;
-    return cli_formatter_set_file(c->formatter, c->set->target_names[target]);
+    return sm_formatter_set_file(c->formatter, c->set->target_names[target]);
 }
 
 static int sink_record(void *ctx, uint64_t record, const char *name) {
     sink_ctx *c = ctx;
-    return c->hits ? cli_formatter_add_record(c->formatter, record, name) : 0;
+    return c->hits ? sm_formatter_add_record(c->formatter, record, name) : 0;
 }
 
 static void sink_record_done(void *ctx, uint64_t record) {
     sink_ctx *c = ctx;
-    if (c->hits) cli_formatter_record_done(c->formatter, record);
+    if (c->hits) sm_formatter_record_done(c->formatter, record);
 }
 
 static int sink_hit(void *ctx, const sm_hit *hit) {
     sink_ctx *c = ctx;
-    if (c->hits) cli_formatter_hit(c->formatter, hit);
-    return c->writer->error ? 1 : 0;
+    if (c->hits) sm_formatter_hit(c->formatter, hit);
+    return cli_writer_failed(c->writer) ? 1 : 0;
 }
 
 static void sink_counts(void *ctx, const uint64_t *counts, uint64_t total) {
     sink_ctx *c = ctx;
-    if (c->formatter) cli_formatter_counts(c->formatter, counts, total);
+    if (c->formatter) sm_formatter_counts(c->formatter, counts, total);
 }
 
 static int sink_dfa(void *ctx, const char *label, int accepted, uint32_t state) {
     sink_ctx *c = ctx;
     char line[64];
     if (label) {
-        cli_writer_write(c->writer, label, strlen(label));
-        cli_writer_write(c->writer, "\t", 1);
+        sm_writer_write(c->writer->w, label, strlen(label));
+        sm_writer_write(c->writer->w, "\t", 1);
     }
     int n = snprintf(line, sizeof line, "%s\t%u\n", accepted ? "accept" : "reject", state);
-    cli_writer_write(c->writer, line, (size_t)n);
-    return c->writer->error ? 1 : 0;
+    sm_writer_write(c->writer->w, line, (size_t)n);
+    return cli_writer_failed(c->writer) ? 1 : 0;
 }
 
 /* The formatter for the settings' format (search) and the sink around it. */
-static int open_sink(const sm_dist_settings *set, cli_writer *w, cli_formatter **formatter, sink_ctx *ctx,
+static int open_sink(const sm_dist_settings *set, cli_writer *w, sm_formatter **formatter, sink_ctx *ctx,
                      sm_dist_sink *sink) {
     memset(ctx, 0, sizeof *ctx);
     *formatter = NULL;
     ctx->writer = w;
     ctx->set = set;
     if (set->command == SM_DIST_SEARCH && !set->quiet) {
-        *formatter = cli_formatter_create_named((cli_format)set->format, set->header, set->show_file,
-                                                (const char *const *)set->pattern_names, set->pattern_count,
-                                                set->dna, w);
+        sm_error err;
+        *formatter = sm_formatter_new_named((sm_output_format)set->format, set->header, set->show_file,
+                                            (const char *const *)set->pattern_names, set->pattern_count, set->dna,
+                                            w->w, &err);
         if (!*formatter) {
-            cli_error("out of memory");
+            cli_error("%s", err.message);
             return -1;
         }
-        cli_formatter_begin(*formatter);
+        sm_formatter_begin(*formatter);
         ctx->formatter = *formatter;
         ctx->hits = !set->count_only && !set->count_format;
     }
@@ -183,9 +184,9 @@ static int to_writer(void *ctx, const uint8_t *data, size_t len) {
     stream_ctx *s = ctx;
     uint8_t head[SM_SHARD_FRAME_HEAD];
     sm_shard_frame_head(&s->shard, data, len, head);
-    cli_writer_write(s->writer, head, sizeof head);
-    cli_writer_write(s->writer, data, len);
-    return s->writer->error ? -1 : 0;
+    sm_writer_write(s->writer->w, head, sizeof head);
+    sm_writer_write(s->writer->w, data, len);
+    return cli_writer_failed(s->writer) ? -1 : 0;
 }
 
 static int to_merge(void *ctx, const uint8_t *data, size_t len) {
@@ -316,7 +317,7 @@ typedef struct {
     sm_dist_share *share;
     sm_dist_merge *merge;
     sm_dist_out out;
-    cli_formatter *formatter;
+    sm_formatter *formatter;
     sink_ctx sctx;
     sm_dist_sink sink;
     stream_ctx stream;
@@ -332,7 +333,7 @@ static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
         if (!no_output) {
             uint8_t magic[8];
             sm_shard_writer_init(&d->stream.shard, magic);
-            cli_writer_write(&d->writer, magic, sizeof magic);
+            sm_writer_write(d->writer.w, magic, sizeof magic);
             d->stream.framed = 1;
         }
         if (sm_dist_settings_write(&d->out, &d->set) != SM_OK) {
@@ -359,7 +360,7 @@ static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
 /* The message of a share that failed: the merge's, the output's or the scan's. */
 static void report_share_failure(const dist_run *d, const sm_error *err) {
     if (d->stream.failed) cli_error("%s", d->stream.err.message);
-    else if (d->writer.error) cli_writer_report(&d->writer);
+    else if (cli_writer_failed(&d->writer)) cli_writer_report(&d->writer);
     else cli_error("%s", err->message);
 }
 
@@ -383,12 +384,15 @@ static int end_share(dist_run *d, int rank0, int shard_status) {
         }
         status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
         /* what waits for a successful end (the tsv header when no hit came) */
-        if (d->formatter && cli_formatter_end(d->formatter) != 0) return -1;
+        if (d->formatter && sm_formatter_end(d->formatter, &err) != SM_OK) {
+            cli_error("%s", err.message);
+            return -1;
+        }
     } else if (d->stream.framed) {
         /* a shard file's end frame: a file without it is refused as unfinished */
         uint8_t head[SM_SHARD_FRAME_HEAD];
         sm_shard_frame_head(&d->stream.shard, NULL, 0, head);
-        cli_writer_write(&d->writer, head, sizeof head);
+        sm_writer_write(d->writer.w, head, sizeof head);
     }
     if (d->writer_open) {
         d->writer_open = 0;
@@ -409,7 +413,7 @@ static int close_run(dist_run *d, int status) {
     }
     if (d->writer_open) cli_writer_close(&d->writer, status != CLI_EXIT_ERROR);
     sm_dist_merge_free(d->merge);
-    cli_formatter_free(d->formatter);
+    sm_formatter_free(d->formatter);
     sm_dist_share_free(d->share);
     sm_dist_out_free(&d->out);
     sm_dist_plan_free(&d->plan);
@@ -463,12 +467,12 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     set->shard = share_of(opts);
     set->shards = shares_of(opts);
     set->format = (int)opts->format;
-    set->count_format = opts->format == CLI_FORMAT_COUNT;
+    set->count_format = opts->format == SM_FORMAT_COUNT;
     set->header = opts->header;
     set->show_file = show_file;
     set->quiet = opts->quiet;
-    set->count_only = opts->quiet || (opts->format == CLI_FORMAT_COUNT && !opts->max_hits_given);
-    set->texts = !set->count_only && (opts->format == CLI_FORMAT_TSV || opts->format == CLI_FORMAT_JSONL);
+    set->count_only = opts->quiet || (opts->format == SM_FORMAT_COUNT && !opts->max_hits_given);
+    set->texts = !set->count_only && (opts->format == SM_FORMAT_TSV || opts->format == SM_FORMAT_JSONL);
     set->dna = info.alphabet == SM_ALPHABET_DNA;
     set->max_hits = opts->max_hits_given ? opts->max_hits : UINT64_MAX;
     set->pattern_count = info.pattern_count;
@@ -622,128 +626,11 @@ static void print_merge_help(FILE *out) {
           out);
 }
 
-typedef struct {
-    const char *path;
-    sm_shard_reader reader;
-    int open;
-    sm_dist_settings set;
-    size_t header_len;       /* bytes of the settings at the start of the frames' bytes */
-} shard_file;
-
-/* Opens a shard file and reads its settings (checked frames). Returns 0,
-   or -1 (printed). */
-static int read_shard_header(shard_file *f) {
-    sm_error err;
-    memset(&err, 0, sizeof err);
-    if (sm_shard_open(&f->reader, f->path, &err) != 0) {
-        cli_error("%s: %s", f->path, err.message);
-        return -1;
-    }
-    f->open = 1;
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    for (;;) {
-        const uint8_t *data;
-        size_t n;
-        int rc = sm_shard_next(&f->reader, &data, &n, &err);
-        if (rc < 0 || rc == 0) {
-            free(buf);
-            cli_error("%s: %s", f->path, rc < 0 ? err.message : "damaged shard file: it ends before its settings");
-            return -1;
-        }
-        uint8_t *p = realloc(buf, len + n);
-        if (!p) {
-            free(buf);
-            cli_error("out of memory");
-            return -1;
-        }
-        buf = p;
-        memcpy(buf + len, data, n);
-        len += n;
-        long used = sm_dist_settings_read(buf, len, &f->set, &err);
-        if (used > 0) {
-            f->header_len = (size_t)used;
-            break;
-        }
-        if (used < 0) {
-            free(buf);
-            cli_error("%s: damaged shard file: %s", f->path, err.message);
-            return -1;
-        }
-    }
-    free(buf);
-    /* the formats a shard can be written in */
-    const sm_dist_settings *s = &f->set;
-    if (s->command == SM_DIST_SEARCH &&
-        ((s->format != CLI_FORMAT_TSV && s->format != CLI_FORMAT_BED && s->format != CLI_FORMAT_JSONL &&
-          s->format != CLI_FORMAT_COUNT) ||
-         s->count_format != (s->format == CLI_FORMAT_COUNT) ||
-         (s->texts && (s->format != CLI_FORMAT_TSV && s->format != CLI_FORMAT_JSONL)))) {
-        cli_error("%s: damaged shard file: an output format it cannot have", f->path);
-        return -1;
-    }
-    return 0;
-}
-
-/* The settings two shards of one job share: all but the shard's index. */
-static int same_job(const sm_dist_settings *a, const sm_dist_settings *b) {
-    sm_dist_out x, y;
-    if (sm_dist_out_init(&x, 1024, NULL, NULL) != SM_OK) return 0;
-    if (sm_dist_out_init(&y, 1024, NULL, NULL) != SM_OK) {
-        sm_dist_out_free(&x);
-        return 0;
-    }
-    sm_dist_settings aa = *a, bb = *b;
-    aa.shard = bb.shard = 0;
-    sm_dist_settings_write(&x, &aa);
-    sm_dist_settings_write(&y, &bb);
-    int same = !x.failed && !y.failed && x.len == y.len && memcmp(x.buf, y.buf, x.len) == 0;
-    sm_dist_out_free(&x);
-    sm_dist_out_free(&y);
-    return same;
-}
-
-/* One pass over the shards in order into merge: every frame checked (to
-   the end, also once the merge needs no more), the stream after the
-   settings fed. Returns 0, or -1 (printed; a damaged file named). */
-static int merge_pass(shard_file **order, unsigned shards, sm_dist_merge *merge) {
-    sm_error err;
-    memset(&err, 0, sizeof err);
-    for (unsigned i = 0; i < shards; i++) {
-        shard_file *f = order[i];
-        if (sm_shard_rewind(&f->reader, &err) != 0) {
-            cli_error("%s: %s", f->path, err.message);
-            return -1;
-        }
-        size_t skip = f->header_len;
-        int rc;
-        const uint8_t *data;
-        size_t n;
-        while ((rc = sm_shard_next(&f->reader, &data, &n, &err)) > 0) {
-            size_t s = skip < n ? skip : n;
-            skip -= s;
-            if (n > s && !sm_dist_merge_done(merge) && sm_dist_merge_feed(merge, data + s, n - s, &err) != 0) {
-                cli_error("%s: damaged shard file: %s", f->path, err.message);
-                return -1;
-            }
-        }
-        if (rc < 0) {
-            cli_error("%s: %s", f->path, err.message);
-            return -1;
-        }
-        if (!sm_dist_merge_done(merge) && sm_dist_merge_share_end(merge, &err) != 0) {
-            cli_error("%s: damaged shard file: %s", f->path, err.message);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int cli_merge_main(int argc, char **argv) {
     const char *output = NULL;
     size_t n = 0;
-    shard_file *files = calloc((size_t)argc, sizeof *files);
-    if (!files) {
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    if (!paths) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
@@ -751,12 +638,12 @@ int cli_merge_main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!only_files && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-            free(files);
+            free(paths);
             print_merge_help(stdout);
             return cli_finish_stdout();
         } else if (!only_files && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
             if (i + 1 >= argc) {
-                free(files);
+                free(paths);
                 cli_error("option '%s' needs a value (try 'seqmatch merge --help')", a);
                 return CLI_EXIT_ERROR;
             }
@@ -766,90 +653,48 @@ int cli_merge_main(int argc, char **argv) {
         } else if (!only_files && strcmp(a, "--") == 0) {
             only_files = 1;
         } else if (!only_files && a[0] == '-' && a[1]) {
-            free(files);
+            free(paths);
             cli_error("unknown option '%s' (try 'seqmatch merge --help')", a);
             return CLI_EXIT_ERROR;
         } else {
-            files[n++].path = a;
+            paths[n++] = a;
         }
     }
     int status = CLI_EXIT_ERROR;
-    shard_file **order = NULL;
     cli_writer writer;
     memset(&writer, 0, sizeof writer);
     int writer_open = 0;
-    cli_formatter *formatter = NULL;
-    sm_dist_merge *merge = NULL;
+    sm_formatter *formatter = NULL;
+    sm_shard_set *shards = NULL;
+    sm_error err;
+    memset(&err, 0, sizeof err);
     if (n == 0) {
         cli_error("no shard files given (try 'seqmatch merge --help')");
         goto out;
     }
-    const char **inputs = calloc(n, sizeof *inputs);
-    if (!inputs) goto out;
-    for (size_t i = 0; i < n; i++) inputs[i] = files[i].path;
-    int clash = cli_check_output(output, inputs, n);
-    free(inputs);
-    if (clash != 0) goto out;
-    for (size_t i = 0; i < n; i++)
-        if (read_shard_header(&files[i]) != 0) goto out;
-    unsigned shards = files[0].set.shards;
-    order = calloc(shards ? shards : 1, sizeof *order);
-    if (!order) goto out;
-    for (size_t i = 0; i < n; i++) {
-        const sm_dist_settings *s = &files[i].set;
-        if (!same_job(s, &files[0].set)) {
-            cli_error("%s and %s are shards of different commands", files[0].path, files[i].path);
-            goto out;
-        }
-        if (s->shard >= shards || order[s->shard]) {
-            cli_error("%s: shard %u/%u given twice", files[i].path, s->shard, shards);
-            goto out;
-        }
-        order[s->shard] = &files[i];
+    if (cli_check_output(output, paths, n) != 0) goto out;
+    /* every shard checked before the output is opened */
+    if (sm_shard_set_open(paths, n, &shards, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        goto out;
     }
-    for (unsigned i = 0; i < shards; i++)
-        if (!order[i]) {
-            cli_error("shard %u/%u is missing (give all %u shard files)", i, shards, shards);
-            goto out;
-        }
-    const sm_dist_settings *set = &files[0].set;
-    sm_error err;
-    memset(&err, 0, sizeof err);
-    /* A first pass with no output checks every frame and every message of
-       every shard: a damaged or disagreeing shard is refused before the
-       output is opened, never printed from. */
-    {
-        sm_dist_sink none;
-        memset(&none, 0, sizeof none);
-        sm_dist_merge *dry = NULL;
-        if (sm_dist_merge_new(set, &none, &dry) != SM_OK) {
-            cli_error("out of memory");
-            goto out;
-        }
-        int rc = merge_pass(order, shards, dry);
-        if (rc == 0 && sm_dist_merge_finish(dry, &err) < 0) {
-            cli_error("%s", err.message);
-            rc = -1;
-        }
-        sm_dist_merge_free(dry);
-        if (rc != 0) goto out;
-    }
+    const sm_dist_settings *set = sm_shard_set_settings(shards);
     if (open_output(output, &writer) != 0) goto out;
     writer_open = 1;
     sink_ctx sctx;
     sm_dist_sink sink;
-    if (open_sink(set, &writer, &formatter, &sctx, &sink) != 0 || sm_dist_merge_new(set, &sink, &merge) != SM_OK) {
+    if (open_sink(set, &writer, &formatter, &sctx, &sink) != 0) {
         cli_error("out of memory");
         goto out;
     }
-    if (merge_pass(order, shards, merge) != 0) goto out;
-    int found = sm_dist_merge_finish(merge, &err);
+    int found = sm_shard_set_merge(shards, &sink, &err);
     if (found < 0) {
         cli_error("%s", err.message);
         goto out;
     }
     status = found ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-    if (formatter && cli_formatter_end(formatter) != 0) {
+    if (formatter && sm_formatter_end(formatter, &err) != SM_OK) {
+        cli_error("%s", err.message);
         status = CLI_EXIT_ERROR;
         goto out;
     }
@@ -860,13 +705,8 @@ int cli_merge_main(int argc, char **argv) {
     }
 out:
     if (writer_open) cli_writer_close(&writer, 0);
-    sm_dist_merge_free(merge);
-    cli_formatter_free(formatter);
-    for (size_t i = 0; i < n; i++) {
-        if (files[i].open) sm_shard_close(&files[i].reader);
-        sm_dist_settings_free(&files[i].set);
-    }
-    free(order);
-    free(files);
+    sm_formatter_free(formatter);
+    sm_shard_set_free(shards);
+    free(paths);
     return status;
 }

@@ -320,6 +320,7 @@ void cli_print_compile_help(FILE *out) {
         "  --max-memory SIZE     refuse a database larger than SIZE (suffix K, M or G)\n"
         "  --gpu                 choose the engines the GPU scans fastest (search --gpu)\n"
         "  -h, --help            this help\n"
+        "      --version         the version\n"
         "\n"
         "Examples:\n"
         "  seqmatch compile -p adapters.fa -o adapters.smdb --explain\n"

@@ -345,14 +345,14 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->compile.max_memory = size;
         return CLI_PARSE_OK;
     case OPT_FORMAT:
-        if (strcmp(value, "tsv") == 0) opts->format = CLI_FORMAT_TSV;
-        else if (strcmp(value, "bed") == 0) opts->format = CLI_FORMAT_BED;
-        else if (strcmp(value, "jsonl") == 0) opts->format = CLI_FORMAT_JSONL;
-        else if (strcmp(value, "count") == 0) opts->format = CLI_FORMAT_COUNT;
-        else if (strcmp(value, "sam") == 0) opts->format = CLI_FORMAT_SAM;
-        else if (strcmp(value, "records") == 0) opts->format = CLI_FORMAT_RECORDS;
-        else if (strcmp(value, "profile") == 0) opts->format = CLI_FORMAT_PROFILE;
-        else if (strcmp(value, "profile-jsonl") == 0) opts->format = CLI_FORMAT_PROFILE_JSONL;
+        if (strcmp(value, "tsv") == 0) opts->format = SM_FORMAT_TSV;
+        else if (strcmp(value, "bed") == 0) opts->format = SM_FORMAT_BED;
+        else if (strcmp(value, "jsonl") == 0) opts->format = SM_FORMAT_JSONL;
+        else if (strcmp(value, "count") == 0) opts->format = SM_FORMAT_COUNT;
+        else if (strcmp(value, "sam") == 0) opts->format = SM_FORMAT_SAM;
+        else if (strcmp(value, "records") == 0) opts->format = SM_FORMAT_RECORDS;
+        else if (strcmp(value, "profile") == 0) opts->format = SM_FORMAT_PROFILE;
+        else if (strcmp(value, "profile-jsonl") == 0) opts->format = SM_FORMAT_PROFILE_JSONL;
         else {
             cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, records, profile or "
                             "profile-jsonl",
@@ -497,7 +497,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
 
 /* --cigar and --format sam: alignments of DNA or text hits, one reference file. */
 static int check_alignment_options(const cli_options *opts) {
-    if (opts->site && opts->format != CLI_FORMAT_TSV && opts->format != CLI_FORMAT_JSONL) {
+    if (opts->site && opts->format != SM_FORMAT_TSV && opts->format != SM_FORMAT_JSONL) {
         cli_usage_error(opts->command, "--site adds columns to tsv or jsonl");
         return CLI_PARSE_ERROR;
     }
@@ -505,21 +505,21 @@ static int check_alignment_options(const cli_options *opts) {
         cli_usage_error(opts->command, "--profile and -q cannot be combined (-q stops at the first hit)");
         return CLI_PARSE_ERROR;
     }
-    if (opts->profile_path && (opts->format == CLI_FORMAT_PROFILE || opts->format == CLI_FORMAT_PROFILE_JSONL)) {
+    if (opts->profile_path && (opts->format == SM_FORMAT_PROFILE || opts->format == SM_FORMAT_PROFILE_JSONL)) {
         cli_usage_error(opts->command, "--profile FILE writes the profile beside the hits; with --format profile "
                         "the output is the profile already");
         return CLI_PARSE_ERROR;
     }
-    if (opts->cigar && opts->format != CLI_FORMAT_TSV && opts->format != CLI_FORMAT_JSONL) {
+    if (opts->cigar && opts->format != SM_FORMAT_TSV && opts->format != SM_FORMAT_JSONL) {
         cli_usage_error(opts->command, "--cigar adds a column to tsv or jsonl (--format sam always has the CIGAR)");
         return CLI_PARSE_ERROR;
     }
-    if (opts->format == CLI_FORMAT_SAM && opts->target_count > 1) {
+    if (opts->format == SM_FORMAT_SAM && opts->target_count > 1) {
         cli_usage_error(opts->command, "--format sam takes one target (its records are the references); "
                         "search the files one at a time, or join them first");
         return CLI_PARSE_ERROR;
     }
-    if (opts->format == CLI_FORMAT_SAM && !opts->database_path && opts->compile.alphabet == SM_ALPHABET_TEXT) {
+    if (opts->format == SM_FORMAT_SAM && !opts->database_path && opts->compile.alphabet == SM_ALPHABET_TEXT) {
         cli_usage_error(opts->command, "--format sam is for --alphabet dna");
         return CLI_PARSE_ERROR;
     }
@@ -627,7 +627,7 @@ int cli_parse_options(cli_command command, int argc, char **argv, cli_options *o
     memset(opts, 0, sizeof *opts);
     opts->command = command;
     sm_compile_options_init(&opts->compile);
-    opts->format = CLI_FORMAT_TSV;
+    opts->format = SM_FORMAT_TSV;
     opts->header = 1;
     opts->progress = CLI_PROGRESS_AUTO;
 

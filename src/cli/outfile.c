@@ -272,3 +272,47 @@ void cli_tempdir_close(cli_tempdir *t) {
     free(t->path);
     memset(t, 0, sizeof t[0]);
 }
+
+/* ------------------------------------------------------ hit output writer */
+
+int cli_writer_open(cli_writer *w, const char *path) {
+    memset(w, 0, sizeof *w);
+    if (!path || strcmp(path, "-") == 0) {
+        w->file = stdout;
+        w->display_name = "standard output";
+    } else {
+        if (cli_outfile_open(&w->out, path) != 0) return -1;
+        w->file = w->out.file;
+        w->display_name = path;
+        w->owns_file = 1;
+    }
+    if (!(w->w = sm_writer_new(w->file))) {
+        cli_error("out of memory");
+        if (w->owns_file) cli_outfile_close(&w->out, 0);
+        w->file = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int cli_writer_close(cli_writer *w, int keep) {
+    if (!w->file) return w->error ? -1 : 0;
+    w->error = sm_writer_flush(w->w);
+    errno = 0;
+    if (w->owns_file) {
+        int e = cli_outfile_close(&w->out, keep && !w->error);
+        if (e && !w->error) w->error = e;
+    } else if ((fflush(w->file) != 0 || ferror(w->file)) && !w->error) {
+        w->error = errno ? errno : EIO;
+    }
+    w->file = NULL;
+    sm_writer_free(w->w);
+    w->w = NULL;
+    return w->error ? -1 : 0;
+}
+
+void cli_writer_report(const cli_writer *w) {
+    /* A reader that went away (| head) is not an error worth a message. */
+    int error = w->error ? w->error : w->w ? sm_writer_error(w->w) : 0;
+    if (error && error != EPIPE) cli_error("%s: %s", w->display_name, strerror(error));
+}

@@ -62,12 +62,12 @@ static void pack(cli_recout *o) {
         o->failed = 1;
         return;
     }
-    cli_writer_write(&o->w, o->packed, n);
+    sm_writer_write(o->w.w, o->packed, n);
 }
 
 static void put_bytes(cli_recout *o, const uint8_t *p, size_t len) {
     if (!o->gzip) {
-        cli_writer_write(&o->w, p, len);
+        sm_writer_write(o->w.w, p, len);
         return;
     }
     while (len > 0) {
@@ -91,7 +91,7 @@ void cli_recout_put(cli_recout *o, const void *data, size_t len) {
     if (len > 0) o->owes_newline = p[len - 1] != '\n' && p[len - 1] != '\r';
 }
 
-int cli_recout_failed(const cli_recout *o) { return o->failed || o->w.error != 0; }
+int cli_recout_failed(const cli_recout *o) { return o->failed || cli_writer_failed(&o->w); }
 
 uint64_t cli_recout_records(const cli_recout *o) { return o->records; }
 
@@ -103,7 +103,7 @@ int cli_recout_close(cli_recout *o, int keep) {
         if (o->block_len > 0 || o->records == 0) {
             size_t n = sm_gzip_member(o->deflater, o->block, o->block_len, o->packed, o->packed_cap);
             if (n == 0) o->failed = 1;
-            else cli_writer_write(&o->w, o->packed, n);
+            else sm_writer_write(o->w.w, o->packed, n);
             o->block_len = 0;
         }
     }

@@ -11,26 +11,26 @@
 #include "cli/cli.h"
 
 typedef struct {
-    cli_formatter *formatter;   /* NULL when nothing is printed per hit */
+    sm_formatter *formatter;   /* NULL when nothing is printed per hit */
     cli_writer *writer;
     uint64_t hits_written;
     uint64_t max_hits;          /* --max-hits, UINT64_MAX when not given */
     int limit_reached;          /* the scan stopped after max_hits hits */
     int dna;                    /* targets read as DNA: warn when one looks like protein */
-    cli_formatter *profile;     /* --profile FILE, beside the hits; NULL without */
+    sm_formatter *profile;     /* --profile FILE, beside the hits; NULL without */
 } search_context;
 
 static int deliver_hit(const sm_hit *hit, void *ctx) {
     search_context *s = ctx;
-    if (s->formatter) cli_formatter_hit(s->formatter, hit);
-    if (s->profile) cli_formatter_hit(s->profile, hit);
+    int broken = s->formatter ? sm_formatter_hit(s->formatter, hit) : 0;
+    if (s->profile) sm_formatter_hit(s->profile, hit);
     s->hits_written++;
     if (s->hits_written >= s->max_hits) {
         s->limit_reached = 1;
         return 1;
     }
     /* Once the output is broken there is no point in scanning on. */
-    return s->writer->error ? 1 : 0;
+    return broken ? 1 : 0;
 }
 
 /* Whether a runner status means the scan stopped at --max-hits (rather than
@@ -42,14 +42,14 @@ static int scan_stopped_by_limit(const search_context *ctx, int status) {
 /* --format records: a record's hits in summary (no hit list held). */
 static int record_summary(const sm_record_summary *summary, void *ctx) {
     search_context *s = ctx;
-    if (s->formatter) cli_formatter_record_summary(s->formatter, summary);
+    int broken = s->formatter ? sm_formatter_record_summary(s->formatter, summary) : 0;
     s->hits_written += summary->hits;
-    return s->writer->error ? 1 : 0;
+    return broken ? 1 : 0;
 }
 
 static void record_done(uint64_t record, void *ctx) {
     search_context *s = ctx;
-    if (s->formatter) cli_formatter_record_done(s->formatter, record);
+    if (s->formatter) sm_formatter_record_done(s->formatter, record);
 }
 
 /* Fails early, before any output, on targets that cannot be read. */
@@ -130,7 +130,7 @@ typedef struct {
 static int scan_on_record(void *ctx, uint64_t record, const char *name) {
     target_scan *t = ctx;
     t->name = name;
-    if (t->search->formatter && cli_formatter_add_record(t->search->formatter, record, name) != 0) {
+    if (t->search->formatter && sm_formatter_add_record(t->search->formatter, record, name) != 0) {
         cli_progress_clear(t->progress);
         cli_error("out of memory");
         t->failed = 1;
@@ -152,7 +152,7 @@ static int scan_on_sequence(void *ctx, uint64_t record, const uint8_t *data, siz
 
 static void scan_on_record_fed(void *ctx, uint64_t record, uint64_t length) {
     target_scan *t = ctx;
-    if (t->search->formatter) cli_formatter_record_length(t->search->formatter, record, length);
+    if (t->search->formatter) sm_formatter_record_length(t->search->formatter, record, length);
 }
 
 static int scan_on_progress(void *ctx, size_t bytes, int record_ended) {
@@ -232,7 +232,7 @@ int cli_search_main(int argc, char **argv) {
     int exit_status = CLI_EXIT_ERROR;
     sm_db *db = NULL;
     sm_runner *runner = NULL;
-    cli_formatter *formatter = NULL, *profile = NULL;
+    sm_formatter *formatter = NULL, *profile = NULL;
     cli_writer writer, profile_writer;
     int profile_open = 0;
     memset(&profile_writer, 0, sizeof profile_writer);
@@ -249,9 +249,9 @@ int cli_search_main(int argc, char **argv) {
     uint64_t *file_counts = NULL;
 
     if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar || opts.site ||
-                                   opts.profile_path || opts.format == CLI_FORMAT_SAM ||
-                                   opts.format == CLI_FORMAT_RECORDS || opts.format == CLI_FORMAT_PROFILE ||
-                                   opts.format == CLI_FORMAT_PROFILE_JSONL ||
+                                   opts.profile_path || opts.format == SM_FORMAT_SAM ||
+                                   opts.format == SM_FORMAT_RECORDS || opts.format == SM_FORMAT_PROFILE ||
+                                   opts.format == SM_FORMAT_PROFILE_JSONL ||
                                    opts.compile.dna_bulges || opts.compile.rna_bulges)) {
         /* these need a whole record in one process (its head, its ends, its length, its hits together),
            or the database (sites' alignments, profiles) */
@@ -286,19 +286,19 @@ int cli_search_main(int argc, char **argv) {
     }
     /* a guide site's columns: asked for, or a search with bulges */
     int site = opts.site || ((info.dna_bulges || info.rna_bulges) &&
-                             (opts.format == CLI_FORMAT_TSV || opts.format == CLI_FORMAT_JSONL));
+                             (opts.format == SM_FORMAT_TSV || opts.format == SM_FORMAT_JSONL));
     if (site && (!info.pam_length || info.match == SM_MATCH_EDITS)) {
         cli_usage_error(CLI_COMMAND_SEARCH, "--site is for guides with a PAM (--pam or --pam5) and -m");
         goto cleanup;
     }
-    if (opts.format == CLI_FORMAT_SAM && info.alphabet != SM_ALPHABET_DNA) {
+    if (opts.format == SM_FORMAT_SAM && info.alphabet != SM_ALPHABET_DNA) {
         cli_usage_error(CLI_COMMAND_SEARCH, "--format sam is for dna; %s was compiled for text", opts.database_path);
         goto cleanup;
     }
 
     /* --max-hits needs every hit through the callback to stop at the limit;
        the runner still counts the hits it delivers. */
-    int count_only = opts.quiet || (opts.format == CLI_FORMAT_COUNT && !opts.max_hits_given && !opts.profile_path);
+    int count_only = opts.quiet || (opts.format == SM_FORMAT_COUNT && !opts.max_hits_given && !opts.profile_path);
     /* The runner first: a backend that cannot start (no GPU) fails before any output. */
     search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0,
                           info.alphabet == SM_ALPHABET_DNA, NULL};
@@ -311,7 +311,7 @@ int cli_search_main(int argc, char **argv) {
     runner_opts.anchor = opts.anchor;
     runner_opts.count_only = count_only;
     runner_opts.on_hit = deliver_hit;
-    if (opts.format == CLI_FORMAT_RECORDS && !count_only && !opts.max_hits_given && !opts.profile_path) {
+    if (opts.format == SM_FORMAT_RECORDS && !count_only && !opts.max_hits_given && !opts.profile_path) {
         runner_opts.on_hit = NULL;
         runner_opts.on_record_summary = record_summary;
     }
@@ -340,13 +340,14 @@ int cli_search_main(int argc, char **argv) {
     if (!opts.quiet) {
         if (cli_writer_open(&writer, opts.output_path) != 0) goto cleanup;
         writer_open = 1;
-        formatter = cli_formatter_create(opts.format, opts.header, show_file, db, &writer);
+        sm_error err;
+        formatter = sm_formatter_new(opts.format, opts.header, show_file, db, writer.w, &err);
         if (!formatter) {
-            cli_error("out of memory");
+            cli_error("%s", err.message);
             goto cleanup;
         }
-        if (opts.cigar) cli_formatter_set_cigar(formatter);
-        if (site) cli_formatter_set_site(formatter);
+        if (opts.cigar) sm_formatter_set_cigar(formatter);
+        if (site) sm_formatter_set_site(formatter);
         if (opts.profile_path) {
             /* the profile as JSON lines when the file's name says so */
             size_t n = strlen(opts.profile_path);
@@ -354,17 +355,20 @@ int cli_search_main(int argc, char **argv) {
                         (n >= 5 && strcmp(opts.profile_path + n - 5, ".json") == 0);
             if (cli_writer_open(&profile_writer, opts.profile_path) != 0) goto cleanup;
             profile_open = 1;
-            profile = cli_formatter_create(jsonl ? CLI_FORMAT_PROFILE_JSONL : CLI_FORMAT_PROFILE, 1, 0, db,
-                                           &profile_writer);
+            profile = sm_formatter_new(jsonl ? SM_FORMAT_PROFILE_JSONL : SM_FORMAT_PROFILE, 1, 0, db,
+                                       profile_writer.w, &err);
             if (!profile) {
-                cli_error("out of memory");
+                cli_error("%s", err.message);
                 goto cleanup;
             }
-            cli_formatter_begin(profile);
+            sm_formatter_begin(profile);
         }
-        if (opts.format == CLI_FORMAT_SAM && cli_formatter_start_sam(formatter) != 0) goto cleanup;
-        cli_formatter_begin(formatter);
-        if (!count_only && opts.format != CLI_FORMAT_COUNT) ctx.formatter = formatter;
+        if (opts.format == SM_FORMAT_SAM && sm_formatter_start_sam(formatter, cli_command_line(), &err) != SM_OK) {
+            cli_error("%s", err.message);
+            goto cleanup;
+        }
+        sm_formatter_begin(formatter);
+        if (!count_only && opts.format != SM_FORMAT_COUNT) ctx.formatter = formatter;
         if (!count_only) ctx.profile = profile;
         int show = opts.progress == CLI_PROGRESS_ON ||
                    (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
@@ -372,14 +376,13 @@ int cli_search_main(int argc, char **argv) {
         cli_progress_set_files(&progress, targets, target_count);
         /* The bar only gets in the way of output to the same terminal. */
         if (show && isatty(fileno(writer.file))) {
-            writer.before_write = cli_progress_before_write;
-            writer.before_write_ctx = &progress;
+            sm_writer_set_before_write(writer.w, cli_progress_before_write, &progress);
         }
     }
 
     /* Counts per file: the runner is flushed after each file (its counts
        run one batch behind the bytes fed), and the file's block printed. */
-    int per_file_counts = show_file && opts.format == CLI_FORMAT_COUNT && formatter;
+    int per_file_counts = show_file && opts.format == SM_FORMAT_COUNT && formatter;
     uint64_t counted = 0; /* the runner's total at the end of the previous file */
     /* the counts seen at the end of the previous file, then this file's */
     if (per_file_counts && !(file_counts = calloc((size_t)info.pattern_count * 2, sizeof *file_counts))) {
@@ -393,7 +396,7 @@ int cli_search_main(int argc, char **argv) {
     int failed = 0, stopped_early = opts.max_hits_given && opts.max_hits == 0;
     for (size_t i = 0; i < target_count && !failed; i++) {
         const char *shown = strcmp(targets[i], "-") == 0 ? "stdin" : targets[i];
-        if (formatter && show_file && cli_formatter_set_file(formatter, shown) != 0) {
+        if (formatter && show_file && sm_formatter_set_file(formatter, shown) != 0) {
             cli_error("out of memory");
             failed = 1;
             break;
@@ -427,7 +430,7 @@ int cli_search_main(int argc, char **argv) {
             diff[p] = now[p] - seen[p];
             seen[p] = now[p];
         }
-        cli_formatter_counts(formatter, diff, sm_runner_total(runner) - counted);
+        sm_formatter_counts(formatter, diff, sm_runner_total(runner) - counted);
         counted = sm_runner_total(runner);
     }
     if (!failed && !stopped_early) {
@@ -442,12 +445,16 @@ int cli_search_main(int argc, char **argv) {
     }
     cli_progress_clear(&progress);
 
-    uint64_t total = count_only || opts.format == CLI_FORMAT_COUNT ? sm_runner_total(runner)
+    uint64_t total = count_only || opts.format == SM_FORMAT_COUNT ? sm_runner_total(runner)
                                                                     : ctx.hits_written;
-    if (!failed && opts.format == CLI_FORMAT_COUNT && formatter && !per_file_counts)
-        cli_formatter_counts(formatter, sm_runner_counts(runner), total);
-    if (!failed && formatter && cli_formatter_end(formatter) != 0) failed = 1;
-    if (!failed && profile && cli_formatter_end(profile) != 0) failed = 1;
+    if (!failed && opts.format == SM_FORMAT_COUNT && formatter && !per_file_counts)
+        sm_formatter_counts(formatter, sm_runner_counts(runner), total);
+    sm_error end_err;
+    if (!failed && ((formatter && sm_formatter_end(formatter, &end_err) != SM_OK) ||
+                    (profile && sm_formatter_end(profile, &end_err) != SM_OK))) {
+        cli_error("%s", end_err.message);
+        failed = 1;
+    }
     if (profile_open) {
         profile_open = 0;
         if (cli_writer_close(&profile_writer, !failed) != 0) {
@@ -481,8 +488,8 @@ cleanup:
     if (runner) sm_runner_free(runner);
     if (writer_open) cli_writer_close(&writer, 0);
     if (profile_open) cli_writer_close(&profile_writer, 0);
-    cli_formatter_free(formatter);
-    cli_formatter_free(profile);
+    sm_formatter_free(formatter);
+    sm_formatter_free(profile);
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

@@ -32,7 +32,7 @@ def exported(lib):
 def declared(src, experimental):
     headers = ["seqmatch.h", "seqmatch_reader.h", "seqmatch_gzip.h"]
     if experimental:
-        headers += ["seqmatch_dfa.h", "seqmatch_dist.h"]
+        headers += ["seqmatch_dfa.h", "seqmatch_dist.h", "seqmatch_output.h"]
     text = "".join(f"#include <{h}>\n" for h in headers)
     cc = os.environ.get("CC", "cc")
     args = [cc, "-std=c11", "-E", "-P", "-I", os.path.join(src, "include"), "-x", "c", "-"]

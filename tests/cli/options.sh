@@ -1,7 +1,7 @@
 # The command line's options, listed three times, agree: the option table
 # that parses search, compile, filter and demux (src/cli/options.c), their
-# --help texts and the man page; dfa's parser and its --help. Every option
-# named in a --help or the man page is one that a parser takes.
+# --help texts and the man page; dfa's parser, its --help and the man page.
+# Every option named in a --help or the man page is one that a parser takes.
 . "$(dirname "$0")/testlib.bash"
 
 OPTIONS_C=../src/cli/options.c
@@ -35,7 +35,6 @@ while read -r name commands; do
         FOR_DEMUX) helps="demux" ;;
         *) helps=""; fail "option --$name: commands $commands not known to this test" ;;
     esac
-    [ "$name" = version ] && helps="search" # the command's, listed once
     for cmd in $helps; do
         if grep -qE -- "--$name([^a-z0-9-]|$)" "$TMP/help_$cmd"; then pass
         elif { [ "$name" = read1 ] || [ "$name" = read2 ]; } && grep -qE -- "-${name#read} R${name#read}" "$TMP/help_$cmd"
@@ -50,9 +49,10 @@ while read -r name commands; do
     else fail "man page does not list --$name"; fi
 done <"$TMP/table"
 
-# every option dfa parses is in its --help (the man page sends there for them all)
+# every option dfa parses is in its --help and in the man page
 while read -r name; do
     if grep -qE -- "--$name([^a-z0-9-]|$)" "$TMP/help_dfa"; then pass; else fail "dfa --help does not list --$name"; fi
+    if grep -qE -- "--$name([^a-z0-9-]|$)" "$TMP/man"; then pass; else fail "man page does not list dfa's --$name"; fi
 done <"$TMP/dfa"
 
 # and back: every option a --help or the man page names is one a parser takes

@@ -1,4 +1,4 @@
-/* --format profile and --profile: how many sites each guide has in every
+/* Profiles (SM_FORMAT_PROFILE, --profile): how many sites each guide has in every
  * class: no bulge, a DNA bulge of 1..N or an RNA bulge of 1..N, by the
  * number of mismatches (errors) 0..k, as off-target studies tabulate
  * them. A site's bulge follows from its length against the pattern's
@@ -6,29 +6,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/cli.h"
+#include "output/output.h"
 
 /* Columns per pattern at most: (1 + dna + rna) x (k + 1). */
 #define PROFILE_MAX_COLUMNS 4096u
 
-struct cli_profile {
+struct sm_profile {
     uint32_t patterns, k, dna, rna, columns;
     int bulges;           /* classes by length: a PAM database with bulges */
     uint32_t *lengths;    /* each pattern's stored length (guide + PAM) */
     uint64_t *counts;     /* patterns x columns */
 };
 
-cli_profile *cli_profile_create(const sm_db *db) {
+sm_profile *sm_profile_create(const sm_db *db, sm_error *err) {
     sm_db_info info;
     sm_db_get_info(db, &info);
     uint32_t k = info.match == SM_MATCH_EXACT ? 0 : info.max_errors;
     uint64_t columns = (uint64_t)(1 + info.dna_bulges + info.rna_bulges) * (k + 1);
     if (columns > PROFILE_MAX_COLUMNS) {
-        cli_error("a profile has a column per error count: %u errors are too many for it", k);
+        sm_set_error(err, SM_ERR_LIMIT, "a profile has a column per error count: %u errors are too many for it", k);
         return NULL;
     }
-    cli_profile *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
+    sm_profile *p = calloc(1, sizeof *p);
+    if (!p) {
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     p->patterns = info.pattern_count;
     p->k = k;
     p->dna = info.dna_bulges;
@@ -39,7 +42,8 @@ cli_profile *cli_profile_create(const sm_db *db) {
     p->lengths = calloc(n, sizeof *p->lengths);
     p->counts = calloc(n * p->columns, sizeof *p->counts);
     if (!p->lengths || !p->counts) {
-        cli_profile_free(p);
+        sm_profile_free(p);
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
     for (uint32_t i = 0; i < p->patterns; i++) {
@@ -50,7 +54,7 @@ cli_profile *cli_profile_create(const sm_db *db) {
     return p;
 }
 
-void cli_profile_add(cli_profile *p, const sm_hit *hit) {
+void sm_profile_add(sm_profile *p, const sm_hit *hit) {
     if (hit->pattern >= p->patterns || hit->errors > p->k) return;
     uint32_t cls = 0; /* 0 none, 1..dna DNA bulges, dna + 1.. RNA bulges */
     if (p->bulges) {
@@ -61,15 +65,15 @@ void cli_profile_add(cli_profile *p, const sm_hit *hit) {
     p->counts[(size_t)hit->pattern * p->columns + (size_t)cls * (p->k + 1) + hit->errors]++;
 }
 
-static void put(cli_writer *w, const char *s) { cli_writer_write(w, s, strlen(s)); }
+static void put(sm_writer *w, const char *s) { writer_put(w, s, strlen(s)); }
 
-static void put_u64(cli_writer *w, uint64_t v) {
+static void put_u64(sm_writer *w, uint64_t v) {
     char buf[24];
     int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    cli_writer_write(w, buf, (size_t)n);
+    writer_put(w, buf, (size_t)n);
 }
 
-void cli_profile_write(const cli_profile *p, cli_writer *w, int jsonl, int header, char *const *names,
+void sm_profile_write(const sm_profile *p, sm_writer *w, int jsonl, int header, char *const *names,
                        const size_t *name_lens) {
     uint32_t k1 = p->k + 1, classes = p->columns / k1;
     if (!jsonl && header) {
@@ -90,7 +94,7 @@ void cli_profile_write(const cli_profile *p, cli_writer *w, int jsonl, int heade
         uint64_t total = 0;
         for (uint32_t c = 0; c < p->columns; c++) total += row[c];
         if (!jsonl) {
-            cli_writer_write(w, names[i], name_lens[i]);
+            writer_put(w, names[i], name_lens[i]);
             put(w, "\t");
             put_u64(w, total);
             for (uint32_t c = 0; c < p->columns; c++) {
@@ -102,7 +106,7 @@ void cli_profile_write(const cli_profile *p, cli_writer *w, int jsonl, int heade
         }
         /* {"pattern":..,"sites":N,"mismatches":[..],"dna_bulge":[[size 1: ..],..],"rna_bulge":[..]} */
         put(w, "{\"pattern\":");
-        cli_writer_write(w, names[i], name_lens[i]);
+        writer_put(w, names[i], name_lens[i]);
         put(w, ",\"sites\":");
         put_u64(w, total);
         for (int part = 0; part < 3; part++) {
@@ -124,7 +128,7 @@ void cli_profile_write(const cli_profile *p, cli_writer *w, int jsonl, int heade
     }
 }
 
-void cli_profile_free(cli_profile *p) {
+void sm_profile_free(sm_profile *p) {
     if (!p) return;
     free(p->lengths);
     free(p->counts);

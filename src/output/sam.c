@@ -1,5 +1,5 @@
-/* Alignments in the output: the cigar column (--cigar, tsv and jsonl) and
- * --format sam (patterns as reads, records as references).
+/* Alignments in the hit output: the cigar column (tsv and jsonl) and
+ * SAM (patterns as reads, records as references).
  *
  * SAM's header lists every reference (@SQ, with its length) before the
  * first alignment, but a record's length is known only once it has been
@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "output/output.h"
 
-const char *cli_hit_cigar(cli_cigar_buffer *b, const sm_db *db, const sm_hit *hit, size_t *len) {
+const char *sm_cigar_of_hit(sm_cigar_buffer *b, const sm_db *db, const sm_hit *hit, size_t *len) {
     for (;;) {
         size_t need = 0;
         int rc = sm_hit_cigar(db, hit, b->data, b->cap, &need);
@@ -53,11 +53,11 @@ typedef struct {
     uint64_t length;
 } sam_reference;
 
-struct cli_sam {
+struct sm_sam {
     const sm_db *db;
-    cli_writer body;          /* the alignments, in a temporary file */
+    sm_writer body;          /* the alignments, in a temporary file */
     FILE *body_file;
-    cli_cigar_buffer cigar;
+    sm_cigar_buffer cigar;
     char *seq;                /* the pattern or its reverse complement */
     size_t seq_cap;
     /* records in flight: record first + i at records[head + i], i < count */
@@ -75,15 +75,16 @@ struct cli_sam {
     uint64_t *best_line;      /* per pattern: its line, + 1 (0: no hit in the record) */
     uint32_t *touched;        /* patterns with a hit in the record */
     size_t ntouched;
+    char *command_line;       /* @PG's CL: */
     uint64_t *primary;        /* the primary lines, ascending */
     size_t nprimary, primary_cap;
     int failed;               /* out of memory */
 };
 
-cli_sam *cli_sam_open(const sm_db *db) {
-    cli_sam *s = calloc(1, sizeof *s);
+sm_sam *sm_sam_open(const sm_db *db, const char *command_line, sm_error *err) {
+    sm_sam *s = calloc(1, sizeof *s);
     if (!s) {
-        cli_error("out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
     s->db = db;
@@ -93,8 +94,10 @@ cli_sam *cli_sam_open(const sm_db *db) {
     s->best_errors = malloc(((size_t)patterns + 1) * sizeof *s->best_errors);
     s->best_line = calloc((size_t)patterns + 1, sizeof *s->best_line);
     s->touched = malloc(((size_t)patterns + 1) * sizeof *s->touched);
-    if (!s->best_errors || !s->best_line || !s->touched) {
-        cli_error("out of memory");
+    s->command_line = strdup(command_line ? command_line : "");
+    if (!s->best_errors || !s->best_line || !s->touched || !s->command_line) {
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        free(s->command_line);
         free(s->best_errors);
         free(s->best_line);
         free(s->touched);
@@ -111,33 +114,34 @@ cli_sam *cli_sam_open(const sm_db *db) {
         fd = mkstemp(path);
     }
     if (fd < 0) {
-        cli_error("%s: cannot make a temporary file for the SAM alignments: %s", dir, strerror(errno));
+        sm_set_error(err, SM_ERR_IO, "%s: cannot make a temporary file for the SAM alignments: %s", dir,
+                     strerror(errno));
         free(path);
+        free(s->command_line);
+        free(s->best_errors);
+        free(s->best_line);
+        free(s->touched);
         free(s);
         return NULL;
     }
     unlink(path); /* gone with the process, whatever ends it */
     free(path);
     s->body_file = fdopen(fd, "w+");
-    s->body.buf = malloc(1u << 20);
-    if (!s->body_file || !s->body.buf) {
+    if (!s->body_file || sm_writer_init_file(&s->body, s->body_file) != 0) {
         if (s->body_file) fclose(s->body_file);
         else close(fd);
-        free(s->body.buf);
+        free(s->command_line);
         free(s->best_errors);
         free(s->best_line);
         free(s->touched);
         free(s);
-        cli_error("out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    s->body.file = s->body_file;
-    s->body.display_name = "the temporary SAM file";
-    s->body.cap = 1u << 20;
     return s;
 }
 
-void cli_sam_free(cli_sam *s) {
+void sm_sam_free(sm_sam *s) {
     if (!s) return;
     for (size_t i = 0; i < s->count; i++) free(s->records[s->head + i].name);
     free(s->records);
@@ -151,15 +155,16 @@ void cli_sam_free(cli_sam *s) {
     free(s->best_line);
     free(s->touched);
     free(s->primary);
+    free(s->command_line);
     free(s);
 }
 
-static sam_record *sam_record_of(cli_sam *s, uint64_t record) {
+static sam_record *sam_record_of(sm_sam *s, uint64_t record) {
     if (record < s->first || record - s->first >= s->count) return NULL;
     return &s->records[s->head + (size_t)(record - s->first)];
 }
 
-int cli_sam_add_record(cli_sam *s, uint64_t record, const char *name) {
+int sm_sam_add_record(sm_sam *s, uint64_t record, const char *name) {
     if (s->count == 0) s->first = record, s->head = 0;
     if (record != s->first + s->count) return -1;
     if (s->head + s->count == s->cap) {
@@ -182,12 +187,12 @@ int cli_sam_add_record(cli_sam *s, uint64_t record, const char *name) {
     return 0;
 }
 
-void cli_sam_record_length(cli_sam *s, uint64_t record, uint64_t length) {
+void sm_sam_record_length(sm_sam *s, uint64_t record, uint64_t length) {
     sam_record *r = sam_record_of(s, record);
     if (r) r->length = length;
 }
 
-void cli_sam_record_done(cli_sam *s, uint64_t record) {
+void sm_sam_record_done(sm_sam *s, uint64_t record) {
     sam_record *r = sam_record_of(s, record);
     if (!r) return;
     if (r->has_hits) {
@@ -216,31 +221,31 @@ void cli_sam_record_done(cli_sam *s, uint64_t record) {
     }
 }
 
-static void put_u64(cli_writer *w, uint64_t v) {
+static void put_u64(sm_writer *w, uint64_t v) {
     char digits[24];
     int n = 0;
     do digits[n++] = (char)('0' + v % 10);
     while ((v /= 10) > 0);
     char out[24];
     for (int i = 0; i < n; i++) out[i] = digits[n - 1 - i];
-    cli_writer_write(w, out, (size_t)n);
+    writer_put(w, out, (size_t)n);
 }
 
-static void put_str(cli_writer *w, const char *s) { cli_writer_write(w, s, strlen(s)); }
+static void put_str(sm_writer *w, const char *s) { writer_put(w, s, strlen(s)); }
 
 /* SAM follows the reference: a '-' hit's CIGAR (given in the pattern's
    direction) reversed run by run, and the pattern reverse-complemented. */
-static void put_reversed_cigar(cli_writer *w, const char *cigar, size_t len) {
+static void put_reversed_cigar(sm_writer *w, const char *cigar, size_t len) {
     size_t end = len;
     while (end > 0) {
         size_t op = end - 1, start = op;
         while (start > 0 && cigar[start - 1] >= '0' && cigar[start - 1] <= '9') start--;
-        cli_writer_write(w, cigar + start, end - start);
+        writer_put(w, cigar + start, end - start);
         end = start;
     }
 }
 
-static const char *pattern_for_sam(cli_sam *s, uint32_t pattern, int reverse, size_t *len) {
+static const char *pattern_for_sam(sm_sam *s, uint32_t pattern, int reverse, size_t *len) {
     const char *seq = sm_db_pattern_seq(s->db, pattern, len);
     if (!seq || !reverse) return seq;
     if (*len > s->seq_cap) {
@@ -263,7 +268,7 @@ static int compare_u64(const void *a, const void *b) {
 }
 
 /* The record whose hits came last is complete: its primary lines, in order. */
-static void close_hit_record(cli_sam *s) {
+static void close_hit_record(sm_sam *s) {
     if (s->ntouched == 0) return;
     if (s->nprimary + s->ntouched > s->primary_cap) {
         size_t cap = s->primary_cap ? s->primary_cap * 2 : 256;
@@ -288,7 +293,7 @@ static void close_hit_record(cli_sam *s) {
 
 /* Hits come in (record, start, ...) order: the first with the fewest errors
    of a pattern in a record is its leftmost best. */
-static void note_hit(cli_sam *s, const sm_hit *hit) {
+static void note_hit(sm_sam *s, const sm_hit *hit) {
     if (hit->record + 1 != s->hit_record) {
         close_hit_record(s);
         s->hit_record = hit->record + 1;
@@ -304,36 +309,36 @@ static void note_hit(cli_sam *s, const sm_hit *hit) {
     s->best_line[p] = ++s->lines;
 }
 
-void cli_sam_hit(cli_sam *s, const char *pattern_name, size_t pattern_name_len, const sm_hit *hit) {
+void sm_sam_hit(sm_sam *s, const char *pattern_name, size_t pattern_name_len, const sm_hit *hit) {
     sam_record *r = sam_record_of(s, hit->record);
     if (!r || hit->pattern >= s->patterns) return;
     r->has_hits = 1;
     note_hit(s, hit);
-    cli_writer *w = &s->body;
+    sm_writer *w = &s->body;
     int reverse = hit->strand == '-';
-    cli_writer_write(w, pattern_name, pattern_name_len);
+    writer_put(w, pattern_name, pattern_name_len);
     put_str(w, reverse ? "\t16\t" : "\t0\t");
     put_str(w, r->name);
-    cli_writer_write(w, "\t", 1);
+    writer_put(w, "\t", 1);
     put_u64(w, hit->start + 1);
     put_str(w, "\t255\t");
     size_t cigar_len = 0;
-    const char *cigar = cli_hit_cigar(&s->cigar, s->db, hit, &cigar_len);
+    const char *cigar = sm_cigar_of_hit(&s->cigar, s->db, hit, &cigar_len);
     if (reverse) put_reversed_cigar(w, cigar, cigar_len);
-    else cli_writer_write(w, cigar, cigar_len);
+    else writer_put(w, cigar, cigar_len);
     put_str(w, "\t*\t0\t0\t");
     size_t seq_len = 0;
     const char *seq = pattern_for_sam(s, hit->pattern, reverse, &seq_len);
-    if (seq) cli_writer_write(w, seq, seq_len);
+    if (seq) writer_put(w, seq, seq_len);
     else s->failed = 1;
     put_str(w, "\t*\tNM:i:");
     put_u64(w, hit->errors);
-    cli_writer_write(w, "\n", 1);
+    writer_put(w, "\n", 1);
 }
 
 /* Copies the alignment lines to out, with 256 added to the flag of every
    line that is not primary. Returns 0, or -1 on a read error. */
-static int copy_alignments(cli_sam *s, cli_writer *out) {
+static int copy_alignments(sm_sam *s, sm_writer *out) {
     char *line = NULL;
     size_t cap = 0, next = 0;
     ssize_t n;
@@ -341,33 +346,29 @@ static int copy_alignments(cli_sam *s, cli_writer *out) {
         while (next < s->nprimary && s->primary[next] < i) next++;
         const char *tab = memchr(line, '\t', (size_t)n);
         if ((next < s->nprimary && s->primary[next] == i) || !tab) {
-            cli_writer_write(out, line, (size_t)n);
+            writer_put(out, line, (size_t)n);
             continue;
         }
         /* QNAME, then the flag (0 or 16) */
         const char *flag = tab + 1, *flag_end = memchr(flag, '\t', (size_t)(line + n - flag));
         if (!flag_end) {
-            cli_writer_write(out, line, (size_t)n);
+            writer_put(out, line, (size_t)n);
             continue;
         }
-        cli_writer_write(out, line, (size_t)(flag - line));
+        writer_put(out, line, (size_t)(flag - line));
         put_u64(out, strtoull(flag, NULL, 10) | 256u);
-        cli_writer_write(out, flag_end, (size_t)(line + n - flag_end));
+        writer_put(out, flag_end, (size_t)(line + n - flag_end));
     }
     free(line);
     return ferror(s->body_file) ? -1 : 0;
 }
 
-int cli_sam_finish(cli_sam *s, cli_writer *out) {
+int sm_sam_finish(sm_sam *s, sm_writer *out, sm_error *err) {
     close_hit_record(s);
-    if (s->failed) {
-        cli_error("out of memory");
-        return -1;
-    }
-    if (cli_writer_flush(&s->body) != 0 || fflush(s->body_file) != 0) {
-        cli_error("the temporary SAM file: %s", strerror(s->body.error ? s->body.error : errno));
-        return -1;
-    }
+    if (s->failed) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    if (writer_flush(&s->body) != 0 || fflush(s->body_file) != 0)
+        return sm_set_error(err, SM_ERR_IO, "the temporary SAM file: %s",
+                            strerror(s->body.error ? s->body.error : errno));
     /* Sorted by reference (in @SQ order, the input's) and position. */
     put_str(out, "@HD\tVN:1.6\tSO:coordinate\n");
     for (size_t i = 0; i < s->nrefs; i++) {
@@ -375,15 +376,13 @@ int cli_sam_finish(cli_sam *s, cli_writer *out) {
         put_str(out, s->refs[i].name);
         put_str(out, "\tLN:");
         put_u64(out, s->refs[i].length ? s->refs[i].length : 1);
-        cli_writer_write(out, "\n", 1);
+        writer_put(out, "\n", 1);
     }
     put_str(out, "@PG\tID:seqmatch\tPN:seqmatch\tVN:" SM_VERSION_STRING "\tCL:");
-    put_str(out, cli_command_line());
-    cli_writer_write(out, "\n", 1);
+    put_str(out, s->command_line);
+    writer_put(out, "\n", 1);
     rewind(s->body_file);
-    if (copy_alignments(s, out) != 0) {
-        cli_error("the temporary SAM file: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
+    if (copy_alignments(s, out) != 0)
+        return sm_set_error(err, SM_ERR_IO, "the temporary SAM file: %s", strerror(errno));
+    return SM_OK;
 }

@@ -1,4 +1,5 @@
-/* Output: a 1 MiB buffer in front of the file, and the four hit formats.
+/* Hit output (include/seqmatch_output.h): a 1 MiB buffer in front of the
+ * file, and the hit formats.
  *
  * Names are formatted (escaped, quoted) once per pattern and once per record
  * so that a hit costs a few memcpy calls and three number conversions. */
@@ -6,52 +7,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "output/output.h"
 
 #define WRITER_BUFFER_SIZE (1u << 20)
 
 /* ------------------------------------------------------------- writer */
 
-int cli_writer_open(cli_writer *w, const char *path) {
+int sm_writer_init_file(sm_writer *w, FILE *file) {
     memset(w, 0, sizeof *w);
-    if (!path || strcmp(path, "-") == 0) {
-        w->file = stdout;
-        w->display_name = "standard output";
-    } else {
-        if (cli_outfile_open(&w->out, path) != 0) return -1;
-        w->file = w->out.file;
-        w->display_name = path;
-        w->owns_file = 1;
-    }
     w->buf = malloc(WRITER_BUFFER_SIZE);
-    if (!w->buf) {
-        cli_error("out of memory");
-        if (w->owns_file) cli_outfile_close(&w->out, 0);
-        w->file = NULL;
-        return -1;
-    }
+    if (!w->buf) return -1;
+    w->file = file;
     w->cap = WRITER_BUFFER_SIZE;
-    /* Our buffer is the only one: stdio's would just add a copy. */
-    setvbuf(w->file, NULL, _IONBF, 0);
     return 0;
 }
 
-static void write_out(cli_writer *w, const void *data, size_t len) {
+sm_writer *sm_writer_new(FILE *file) {
+    sm_writer *w = malloc(sizeof *w);
+    if (!w) return NULL;
+    if (sm_writer_init_file(w, file) != 0) {
+        free(w);
+        return NULL;
+    }
+    /* Our buffer is the only one: stdio's would just add a copy. */
+    setvbuf(file, NULL, _IONBF, 0);
+    return w;
+}
+
+void sm_writer_free(sm_writer *w) {
+    if (!w) return;
+    free(w->buf);
+    free(w);
+}
+
+void sm_writer_set_before_write(sm_writer *w, void (*fn)(void *ctx), void *ctx) {
+    w->before_write = fn;
+    w->before_write_ctx = ctx;
+}
+
+static void write_out(sm_writer *w, const void *data, size_t len) {
     if (w->error || len == 0) return;
     if (w->before_write) w->before_write(w->before_write_ctx);
     errno = 0;
     if (fwrite(data, 1, len, w->file) != len) w->error = errno ? errno : EIO;
 }
 
-int cli_writer_flush(cli_writer *w) {
+int sm_writer_flush(sm_writer *w) {
     write_out(w, w->buf, w->len);
     w->len = 0;
-    return w->error ? -1 : 0;
+    return w->error;
 }
 
-void cli_writer_write_slow(cli_writer *w, const void *data, size_t len) {
+int sm_writer_error(const sm_writer *w) { return w->error; }
+
+void writer_write_slow(sm_writer *w, const void *data, size_t len) {
     if (w->error) return;
-    cli_writer_flush(w);
+    sm_writer_flush(w);
     if (len >= w->cap) {
         write_out(w, data, len);
     } else {
@@ -60,25 +71,9 @@ void cli_writer_write_slow(cli_writer *w, const void *data, size_t len) {
     }
 }
 
-int cli_writer_close(cli_writer *w, int keep) {
-    if (!w->file) return w->error ? -1 : 0;
-    cli_writer_flush(w);
-    errno = 0;
-    if (w->owns_file) {
-        int e = cli_outfile_close(&w->out, keep && !w->error);
-        if (e && !w->error) w->error = e;
-    } else if ((fflush(w->file) != 0 || ferror(w->file)) && !w->error) {
-        w->error = errno ? errno : EIO;
-    }
-    w->file = NULL;
-    free(w->buf);
-    w->buf = NULL;
-    return w->error ? -1 : 0;
-}
-
-void cli_writer_report(const cli_writer *w) {
-    /* A reader that went away (| head) is not an error worth a message. */
-    if (w->error && w->error != EPIPE) cli_error("%s: %s", w->display_name, strerror(w->error));
+int sm_writer_write(sm_writer *w, const void *data, size_t len) {
+    writer_put(w, data, len);
+    return w->error;
 }
 
 /* Appends a number. */
@@ -92,19 +87,19 @@ static inline uint64_t bed_score(const sm_hit *hit) {
     return 1000 * (len - hit->errors) / len;
 }
 
-static inline void write_u64(cli_writer *w, uint64_t value) {
+static inline void write_u64(sm_writer *w, uint64_t value) {
     char digits[20];
     int n = 0;
     do {
         digits[19 - n++] = (char)('0' + value % 10);
         value /= 10;
     } while (value);
-    cli_writer_write(w, digits + 20 - n, (size_t)n);
+    writer_put(w, digits + 20 - n, (size_t)n);
 }
 
-static inline void write_char(cli_writer *w, char c) {
+static inline void write_char(sm_writer *w, char c) {
     if (w->len < w->cap) w->buf[w->len++] = c;
-    else cli_writer_write_slow(w, &c, 1);
+    else writer_write_slow(w, &c, 1);
 }
 
 /* ------------------------------------------------------------- escaping */
@@ -216,24 +211,24 @@ static void builder_sink(void *sink, const void *data, size_t len) {
 }
 
 static void writer_sink(void *sink, const void *data, size_t len) {
-    cli_writer_write(sink, data, len);
+    writer_put(sink, data, len);
 }
 
 /* ------------------------------------------------------------- formatter */
 
-struct cli_formatter {
-    cli_format format;
+struct sm_formatter {
+    sm_output_format format;
     int header;
     int header_pending;       /* tsv: the header goes out with the first hit or at the end */
     const sm_db *db;
     int cigar;                /* --cigar */
-    cli_cigar_buffer cigar_buf;
-    cli_sam *sam;             /* --format sam */
+    sm_cigar_buffer cigar_buf;
+    sm_sam *sam;             /* --format sam */
     int site;                 /* --site */
     char *site_rows;          /* the two rows of sm_hit_site, site_cap bytes each */
     size_t site_cap;
-    cli_profile *profile;     /* --format profile, profile-jsonl */
-    cli_writer *w;
+    sm_profile *profile;     /* --format profile, profile-jsonl */
+    sm_writer *w;
     int plain_texts;          /* dna: hit texts never need escaping */
     uint32_t pattern_count;
     char **pattern_names;     /* formatted for the output format */
@@ -257,10 +252,10 @@ struct cli_formatter {
 };
 
 /* Formats a name for the output: escaped for TSV/BED, quoted JSON for jsonl. */
-static char *format_name(cli_format format, const char *name, size_t *len) {
+static char *format_name(sm_output_format format, const char *name, size_t *len) {
     text_builder b = {NULL, 0, 0, 0};
     size_t n = strlen(name);
-    if (format == CLI_FORMAT_JSONL || format == CLI_FORMAT_PROFILE_JSONL) {
+    if (format == SM_FORMAT_JSONL || format == SM_FORMAT_PROFILE_JSONL) {
         builder_add(&b, "\"", 1);
         json_escape((const unsigned char *)name, n, builder_sink, &b);
         builder_add(&b, "\"", 1);
@@ -276,10 +271,13 @@ static char *format_name(cli_format format, const char *name, size_t *len) {
     return b.data;
 }
 
-cli_formatter *cli_formatter_create_named(cli_format format, int header, int show_file, const char *const *names,
-                                          uint32_t count, int dna, cli_writer *w) {
-    cli_formatter *f = calloc(1, sizeof *f);
-    if (!f) return NULL;
+sm_formatter *sm_formatter_new_named(sm_output_format format, int header, int show_file, const char *const *names,
+                                     uint32_t count, int dna, sm_writer *w, sm_error *err) {
+    sm_formatter *f = calloc(1, sizeof *f);
+    if (!f) {
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     f->format = format;
     f->header = header;
     f->show_file = show_file;
@@ -293,46 +291,51 @@ cli_formatter *cli_formatter_create_named(cli_format format, int header, int sho
     f->record_names = calloc(f->record_cap, sizeof *f->record_names);
     f->record_name_lens = calloc(f->record_cap, sizeof *f->record_name_lens);
     f->record_files = calloc(f->record_cap, sizeof *f->record_files);
-    if (format == CLI_FORMAT_RECORDS) {
+    if (format == SM_FORMAT_RECORDS) {
         f->rec_patterns = malloc(n * sizeof *f->rec_patterns);
         f->rec_seen = calloc(n, sizeof *f->rec_seen);
     }
     if (!f->pattern_names || !f->pattern_name_lens || !f->record_names || !f->record_name_lens || !f->record_files ||
-        (format == CLI_FORMAT_RECORDS && (!f->rec_patterns || !f->rec_seen))) {
-        cli_formatter_free(f);
+        (format == SM_FORMAT_RECORDS && (!f->rec_patterns || !f->rec_seen))) {
+        sm_formatter_free(f);
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
     for (uint32_t i = 0; i < count; i++) {
         const char *name = names[i];
         f->pattern_names[i] = format_name(format, name ? name : "", &f->pattern_name_lens[i]);
         if (!f->pattern_names[i]) {
-            cli_formatter_free(f);
+            sm_formatter_free(f);
+            sm_set_error(err, SM_ERR_NOMEM, "out of memory");
             return NULL;
         }
     }
     return f;
 }
 
-cli_formatter *cli_formatter_create(cli_format format, int header, int show_file, const sm_db *db,
-                                    cli_writer *w) {
+sm_formatter *sm_formatter_new(sm_output_format format, int header, int show_file, const sm_db *db, sm_writer *w,
+                               sm_error *err) {
     sm_db_info info;
     sm_db_get_info(db, &info);
     const char **names = calloc(info.pattern_count ? info.pattern_count : 1, sizeof *names);
-    if (!names) return NULL;
+    if (!names) {
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     for (uint32_t i = 0; i < info.pattern_count; i++) names[i] = sm_db_pattern_name(db, i);
-    cli_formatter *f = cli_formatter_create_named(format, header, show_file, names, info.pattern_count,
-                                                  info.alphabet == SM_ALPHABET_DNA, w);
+    sm_formatter *f = sm_formatter_new_named(format, header, show_file, names, info.pattern_count,
+                                             info.alphabet == SM_ALPHABET_DNA, w, err);
     free(names);
-    if (f) f->db = db; /* for --cigar, --site, sam and profiles */
-    if (f && (format == CLI_FORMAT_PROFILE || format == CLI_FORMAT_PROFILE_JSONL) &&
-        !(f->profile = cli_profile_create(db))) {
-        cli_formatter_free(f);
+    if (f) f->db = db; /* for cigars, sites, sam and profiles */
+    if (f && (format == SM_FORMAT_PROFILE || format == SM_FORMAT_PROFILE_JSONL) &&
+        !(f->profile = sm_profile_create(db, err))) {
+        sm_formatter_free(f);
         return NULL;
     }
     return f;
 }
 
-void cli_formatter_free(cli_formatter *f) {
+void sm_formatter_free(sm_formatter *f) {
     if (!f) return;
     if (f->pattern_names)
         for (uint32_t i = 0; i < f->pattern_count; i++) free(f->pattern_names[i]);
@@ -349,16 +352,16 @@ void cli_formatter_free(cli_formatter *f) {
     free(f->file_name_lens);
     free(f->cigar_buf.data);
     free(f->site_rows);
-    cli_profile_free(f->profile);
-    cli_sam_free(f->sam);
+    sm_profile_free(f->profile);
+    sm_sam_free(f->sam);
     free(f->rec_patterns);
     free(f->rec_seen);
     free(f);
 }
 
-void cli_formatter_set_cigar(cli_formatter *f) { f->cigar = 1; }
+void sm_formatter_set_cigar(sm_formatter *f) { f->cigar = 1; }
 
-void cli_formatter_set_site(cli_formatter *f) {
+void sm_formatter_set_site(sm_formatter *f) {
     sm_db_info info;
     sm_db_get_info(f->db, &info);
     f->site_cap = (size_t)info.max_length + SM_MAX_BULGE + 1;
@@ -368,46 +371,47 @@ void cli_formatter_set_site(cli_formatter *f) {
 
 /* --site's columns of a hit: bulge kind, size, the guide's row and the
    site's row ('.' for all four when the hit has no site alignment). */
-static void write_site(cli_formatter *f, const sm_hit *hit, int json) {
+static void write_site(sm_formatter *f, const sm_hit *hit, int json) {
     static const char *const kinds[] = {"none", "DNA", "RNA"};
-    cli_writer *w = f->w;
+    sm_writer *w = f->w;
     sm_site site;
     char *guide = f->site_rows, *dna = f->site_rows + f->site_cap;
     int ok = sm_hit_site(f->db, hit, &site, guide, dna, f->site_cap) == SM_OK;
     const char *kind = ok ? kinds[site.bulge] : ".";
     if (!ok) guide[0] = dna[0] = '.', guide[1] = dna[1] = '\0';
     if (json) {
-        cli_writer_write(w, "\",\"bulge\":\"", 11);
-        cli_writer_write(w, kind, strlen(kind));
-        cli_writer_write(w, "\",\"bulge_size\":", 15);
+        writer_put(w, "\",\"bulge\":\"", 11);
+        writer_put(w, kind, strlen(kind));
+        writer_put(w, "\",\"bulge_size\":", 15);
         write_u64(w, ok ? site.bulge_size : 0);
-        cli_writer_write(w, ",\"guide_aligned\":\"", 18);
-        cli_writer_write(w, guide, strlen(guide));
-        cli_writer_write(w, "\",\"site_aligned\":\"", 18);
-        cli_writer_write(w, dna, strlen(dna));
+        writer_put(w, ",\"guide_aligned\":\"", 18);
+        writer_put(w, guide, strlen(guide));
+        writer_put(w, "\",\"site_aligned\":\"", 18);
+        writer_put(w, dna, strlen(dna));
         return;
     }
     write_char(w, '\t');
-    cli_writer_write(w, kind, strlen(kind));
+    writer_put(w, kind, strlen(kind));
     write_char(w, '\t');
     if (ok) write_u64(w, site.bulge_size);
     else write_char(w, '.');
     write_char(w, '\t');
-    cli_writer_write(w, guide, strlen(guide));
+    writer_put(w, guide, strlen(guide));
     write_char(w, '\t');
-    cli_writer_write(w, dna, strlen(dna));
+    writer_put(w, dna, strlen(dna));
 }
 
-int cli_formatter_start_sam(cli_formatter *f) {
-    f->sam = cli_sam_open(f->db);
-    return f->sam ? 0 : -1;
+int sm_formatter_start_sam(sm_formatter *f, const char *command_line, sm_error *err) {
+    if (!f->db) return sm_set_error(err, SM_ERR_INVALID, "SAM output needs the database");
+    f->sam = sm_sam_open(f->db, command_line, err);
+    return f->sam ? SM_OK : err ? err->code : SM_ERR_NOMEM;
 }
 
-void cli_formatter_record_length(cli_formatter *f, uint64_t record, uint64_t length) {
-    if (f->sam) cli_sam_record_length(f->sam, record, length);
+void sm_formatter_record_length(sm_formatter *f, uint64_t record, uint64_t length) {
+    if (f->sam) sm_sam_record_length(f->sam, record, length);
 }
 
-int cli_formatter_set_file(cli_formatter *f, const char *name) {
+int sm_formatter_set_file(sm_formatter *f, const char *name) {
     if (f->file_count == f->file_cap) {
         size_t cap = f->file_cap ? f->file_cap * 2 : 8;
         char **names = realloc(f->file_names, cap * sizeof *names);
@@ -425,48 +429,48 @@ int cli_formatter_set_file(cli_formatter *f, const char *name) {
 }
 
 /* The formatted name of the file set last, or of a record's file. */
-static const char *file_name(const cli_formatter *f, size_t file, size_t *len) {
+static const char *file_name(const sm_formatter *f, size_t file, size_t *len) {
     if (file < f->file_count) {
         *len = f->file_name_lens[file];
         return f->file_names[file];
     }
-    *len = f->format == CLI_FORMAT_JSONL ? 2 : 0;
+    *len = f->format == SM_FORMAT_JSONL ? 2 : 0;
     return "\"\"";
 }
 
-static void write_header(cli_formatter *f) {
+static void write_header(sm_formatter *f) {
     static const char tsv_header[] = "#record\tpattern\tstrand\tstart\tend\terrors\tmatched";
     static const char tsv_file_header[] = "#file\trecord\tpattern\tstrand\tstart\tend\terrors\tmatched";
     f->header_pending = 0;
-    if (f->show_file) cli_writer_write(f->w, tsv_file_header, sizeof tsv_file_header - 1);
-    else cli_writer_write(f->w, tsv_header, sizeof tsv_header - 1);
-    if (f->cigar) cli_writer_write(f->w, "\tcigar", 6);
+    if (f->show_file) writer_put(f->w, tsv_file_header, sizeof tsv_file_header - 1);
+    else writer_put(f->w, tsv_header, sizeof tsv_header - 1);
+    if (f->cigar) writer_put(f->w, "\tcigar", 6);
     static const char site_header[] = "\tbulge\tbulge_size\tguide_aligned\tsite_aligned";
-    if (f->site) cli_writer_write(f->w, site_header, sizeof site_header - 1);
+    if (f->site) writer_put(f->w, site_header, sizeof site_header - 1);
     write_char(f->w, '\n');
 }
 
 /* The header waits for the first hit (or the end of a search that did not
    fail), so that a search failing at once prints only its message. */
-void cli_formatter_begin(cli_formatter *f) {
+void sm_formatter_begin(sm_formatter *f) {
     static const char records_header[] = "#record\thits\tpatterns\n";
     static const char records_file_header[] = "#file\trecord\thits\tpatterns\n";
-    f->header_pending = f->format == CLI_FORMAT_TSV && f->header;
-    if (f->format == CLI_FORMAT_RECORDS && f->header) {
-        if (f->show_file) cli_writer_write(f->w, records_file_header, sizeof records_file_header - 1);
-        else cli_writer_write(f->w, records_header, sizeof records_header - 1);
+    f->header_pending = f->format == SM_FORMAT_TSV && f->header;
+    if (f->format == SM_FORMAT_RECORDS && f->header) {
+        if (f->show_file) writer_put(f->w, records_file_header, sizeof records_file_header - 1);
+        else writer_put(f->w, records_header, sizeof records_header - 1);
     }
 }
 
-int cli_formatter_end(cli_formatter *f) {
+int sm_formatter_end(sm_formatter *f, sm_error *err) {
     if (f->profile)
-        cli_profile_write(f->profile, f->w, f->format == CLI_FORMAT_PROFILE_JSONL, f->header, f->pattern_names,
+        sm_profile_write(f->profile, f->w, f->format == SM_FORMAT_PROFILE_JSONL, f->header, f->pattern_names,
                           f->pattern_name_lens);
     if (f->header_pending) write_header(f);
-    return f->sam ? cli_sam_finish(f->sam, f->w) : 0;
+    return f->sam ? sm_sam_finish(f->sam, f->w, err) : SM_OK;
 }
 
-static int grow_records(cli_formatter *f) {
+static int grow_records(sm_formatter *f) {
     size_t cap = f->record_cap * 2;
     char **names = calloc(cap, sizeof *names);
     size_t *lens = calloc(cap, sizeof *lens);
@@ -493,7 +497,7 @@ static int grow_records(cli_formatter *f) {
     return 0;
 }
 
-int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name) {
+int sm_formatter_add_record(sm_formatter *f, uint64_t record, const char *name) {
     if (f->record_count == 0) f->first_record = record;
     if (record != f->first_record + f->record_count) return -1;  /* runner numbers in order */
     if (f->record_count == f->record_cap && grow_records(f) != 0) return -1;
@@ -502,18 +506,18 @@ int cli_formatter_add_record(cli_formatter *f, uint64_t record, const char *name
     if (!f->record_names[slot]) return -1;
     f->record_files[slot] = f->file_count ? f->file_count - 1 : 0;
     f->record_count++;
-    if (f->sam && cli_sam_add_record(f->sam, record, name) != 0) return -1;
+    if (f->sam && sm_sam_add_record(f->sam, record, name) != 0) return -1;
     return 0;
 }
 
-static const char *record_name(const cli_formatter *f, uint64_t record, size_t *len);
-static const char *record_file(const cli_formatter *f, uint64_t record, size_t *len);
-static void write_record_line(cli_formatter *f, uint64_t record);
+static const char *record_name(const sm_formatter *f, uint64_t record, size_t *len);
+static const char *record_file(const sm_formatter *f, uint64_t record, size_t *len);
+static void write_record_line(sm_formatter *f, uint64_t record);
 
-void cli_formatter_record_done(cli_formatter *f, uint64_t record) {
-    if (f->sam) cli_sam_record_done(f->sam, record);
+void sm_formatter_record_done(sm_formatter *f, uint64_t record) {
+    if (f->sam) sm_sam_record_done(f->sam, record);
     if (record < f->first_record || record - f->first_record >= f->record_count) return;
-    if (f->format == CLI_FORMAT_RECORDS) write_record_line(f, record);
+    if (f->format == SM_FORMAT_RECORDS) write_record_line(f, record);
     size_t mask = f->record_cap - 1;
     free(f->record_names[record & mask]);
     f->record_names[record & mask] = NULL;
@@ -524,7 +528,7 @@ void cli_formatter_record_done(cli_formatter *f, uint64_t record) {
     }
 }
 
-static const char *record_name(const cli_formatter *f, uint64_t record, size_t *len) {
+static const char *record_name(const sm_formatter *f, uint64_t record, size_t *len) {
     if (record >= f->first_record && record - f->first_record < f->record_count) {
         size_t slot = (size_t)(record & (f->record_cap - 1));
         if (f->record_names[slot]) {
@@ -532,19 +536,19 @@ static const char *record_name(const cli_formatter *f, uint64_t record, size_t *
             return f->record_names[slot];
         }
     }
-    *len = f->format == CLI_FORMAT_JSONL ? 2 : 0;
+    *len = f->format == SM_FORMAT_JSONL ? 2 : 0;
     return "\"\"";
 }
 
 /* The formatted file name of a record (show_file). */
-static const char *record_file(const cli_formatter *f, uint64_t record, size_t *len) {
+static const char *record_file(const sm_formatter *f, uint64_t record, size_t *len) {
     size_t file = SIZE_MAX;
     if (record >= f->first_record && record - f->first_record < f->record_count)
         file = f->record_files[record & (f->record_cap - 1)];
     return file_name(f, file, len);
 }
 
-static void write_tsv_text(cli_writer *w, const char *text, size_t len) {
+static void write_tsv_text(sm_writer *w, const char *text, size_t len) {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t i = 0; i < len; i++) {
         if (tsv_needs_escape(s[i])) {
@@ -552,13 +556,13 @@ static void write_tsv_text(cli_writer *w, const char *text, size_t len) {
             return;
         }
     }
-    cli_writer_write(w, text, len);
+    writer_put(w, text, len);
 }
 
 /* Field by field, escaping as needed; for rows that may not fit the buffer
    or whose text has bytes to escape. */
-static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
-    cli_writer *w = f->w;
+static void write_hit_fields(sm_formatter *f, const sm_hit *hit) {
+    sm_writer *w = f->w;
     size_t record_len = 0;
     const char *record = record_name(f, hit->record, &record_len);
     const char *pattern = "";
@@ -572,14 +576,14 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
     const char *file = f->show_file ? record_file(f, hit->record, &file_len) : NULL;
 
     switch (f->format) {
-    case CLI_FORMAT_TSV:
+    case SM_FORMAT_TSV:
         if (file) {
-            cli_writer_write(w, file, file_len);
+            writer_put(w, file, file_len);
             write_char(w, '\t');
         }
-        cli_writer_write(w, record, record_len);
+        writer_put(w, record, record_len);
         write_char(w, '\t');
-        cli_writer_write(w, pattern, pattern_len);
+        writer_put(w, pattern, pattern_len);
         write_char(w, '\t');
         write_char(w, hit->strand);
         write_char(w, '\t');
@@ -592,66 +596,66 @@ static void write_hit_fields(cli_formatter *f, const sm_hit *hit) {
         if (hit->text) write_tsv_text(w, hit->text, text_len);
         if (f->cigar) {
             size_t cigar_len;
-            const char *cigar = cli_hit_cigar(&f->cigar_buf, f->db, hit, &cigar_len);
+            const char *cigar = sm_cigar_of_hit(&f->cigar_buf, f->db, hit, &cigar_len);
             write_char(w, '\t');
-            cli_writer_write(w, cigar, cigar_len);
+            writer_put(w, cigar, cigar_len);
         }
         if (f->site) write_site(f, hit, 0);
         write_char(w, '\n');
         break;
-    case CLI_FORMAT_BED:
-        cli_writer_write(w, record, record_len);
+    case SM_FORMAT_BED:
+        writer_put(w, record, record_len);
         write_char(w, '\t');
         write_u64(w, hit->start);
         write_char(w, '\t');
         write_u64(w, hit->end);
         write_char(w, '\t');
         if (file) {
-            cli_writer_write(w, file, file_len);
+            writer_put(w, file, file_len);
             write_char(w, ':');
         }
-        cli_writer_write(w, pattern, pattern_len);
+        writer_put(w, pattern, pattern_len);
         write_char(w, '\t');
         write_u64(w, bed_score(hit));
         write_char(w, '\t');
         write_char(w, hit->strand);
         write_char(w, '\n');
         break;
-    case CLI_FORMAT_JSONL:
+    case SM_FORMAT_JSONL:
         if (file) {
-            cli_writer_write(w, "{\"file\":", 8);
-            cli_writer_write(w, file, file_len);
-            cli_writer_write(w, ",\"record\":", 10);
+            writer_put(w, "{\"file\":", 8);
+            writer_put(w, file, file_len);
+            writer_put(w, ",\"record\":", 10);
         } else {
-            cli_writer_write(w, "{\"record\":", 10);
+            writer_put(w, "{\"record\":", 10);
         }
-        cli_writer_write(w, record, record_len);
-        cli_writer_write(w, ",\"pattern\":", 11);
-        cli_writer_write(w, pattern, pattern_len);
-        cli_writer_write(w, ",\"strand\":\"", 11);
+        writer_put(w, record, record_len);
+        writer_put(w, ",\"pattern\":", 11);
+        writer_put(w, pattern, pattern_len);
+        writer_put(w, ",\"strand\":\"", 11);
         write_char(w, hit->strand);
-        cli_writer_write(w, "\",\"start\":", 10);
+        writer_put(w, "\",\"start\":", 10);
         write_u64(w, hit->start);
-        cli_writer_write(w, ",\"end\":", 7);
+        writer_put(w, ",\"end\":", 7);
         write_u64(w, hit->end);
-        cli_writer_write(w, ",\"errors\":", 10);
+        writer_put(w, ",\"errors\":", 10);
         write_u64(w, hit->errors);
-        cli_writer_write(w, ",\"matched\":\"", 12);
+        writer_put(w, ",\"matched\":\"", 12);
         if (hit->text) json_escape((const unsigned char *)hit->text, text_len, writer_sink, w);
         if (f->cigar) {
             size_t cigar_len;
-            const char *cigar = cli_hit_cigar(&f->cigar_buf, f->db, hit, &cigar_len);
-            cli_writer_write(w, "\",\"cigar\":\"", 11);
-            cli_writer_write(w, cigar, cigar_len);
+            const char *cigar = sm_cigar_of_hit(&f->cigar_buf, f->db, hit, &cigar_len);
+            writer_put(w, "\",\"cigar\":\"", 11);
+            writer_put(w, cigar, cigar_len);
         }
         if (f->site) write_site(f, hit, 1);
-        cli_writer_write(w, "\"}\n", 3);
+        writer_put(w, "\"}\n", 3);
         break;
-    case CLI_FORMAT_COUNT:
-    case CLI_FORMAT_SAM:
-    case CLI_FORMAT_RECORDS:
-    case CLI_FORMAT_PROFILE:
-    case CLI_FORMAT_PROFILE_JSONL:
+    case SM_FORMAT_COUNT:
+    case SM_FORMAT_SAM:
+    case SM_FORMAT_RECORDS:
+    case SM_FORMAT_PROFILE:
+    case SM_FORMAT_PROFILE_JSONL:
         break;
     }
 }
@@ -705,23 +709,23 @@ static int by_index(const void *a, const void *b) {
 /* --format records: one line per record, once its hits are all in:
    [file] record, the number of hits, the patterns hit (in pattern order,
    each once, comma-separated; '.' for none). */
-static void write_record_line(cli_formatter *f, uint64_t record) {
-    cli_writer *w = f->w;
+static void write_record_line(sm_formatter *f, uint64_t record) {
+    sm_writer *w = f->w;
     size_t len;
     if (f->show_file) {
         const char *file = record_file(f, record, &len);
-        cli_writer_write(w, file, len);
+        writer_put(w, file, len);
         write_char(w, '\t');
     }
     const char *name = record_name(f, record, &len);
-    cli_writer_write(w, name, len);
+    writer_put(w, name, len);
     write_char(w, '\t');
     write_u64(w, f->rec_hits);
     write_char(w, '\t');
     if (f->rec_npatterns > 1) qsort(f->rec_patterns, f->rec_npatterns, sizeof *f->rec_patterns, by_index);
     for (size_t i = 0; i < f->rec_npatterns; i++) {
         if (i) write_char(w, ',');
-        cli_writer_write(w, f->pattern_names[f->rec_patterns[i]], f->pattern_name_lens[f->rec_patterns[i]]);
+        writer_put(w, f->pattern_names[f->rec_patterns[i]], f->pattern_name_lens[f->rec_patterns[i]]);
     }
     if (f->rec_npatterns == 0) write_char(w, '.');
     write_char(w, '\n');
@@ -729,8 +733,8 @@ static void write_record_line(cli_formatter *f, uint64_t record) {
     f->rec_npatterns = 0;
 }
 
-void cli_formatter_record_summary(cli_formatter *f, const sm_record_summary *summary) {
-    if (f->format != CLI_FORMAT_RECORDS) return;
+int sm_formatter_record_summary(sm_formatter *f, const sm_record_summary *summary) {
+    if (f->format != SM_FORMAT_RECORDS) return f->w->error;
     f->rec_hits += summary->hits;
     for (size_t i = 0; i < summary->npatterns; i++) {
         uint32_t p = summary->patterns[i].pattern;
@@ -739,34 +743,35 @@ void cli_formatter_record_summary(cli_formatter *f, const sm_record_summary *sum
             f->rec_patterns[f->rec_npatterns++] = p;
         }
     }
+    return f->w->error;
 }
 
-void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
-    cli_writer *w = f->w;
+int sm_formatter_hit(sm_formatter *f, const sm_hit *hit) {
+    sm_writer *w = f->w;
     if (f->header_pending) write_header(f);
     if (f->sam) {
         if (hit->pattern < f->pattern_count)
-            cli_sam_hit(f->sam, f->pattern_names[hit->pattern], f->pattern_name_lens[hit->pattern], hit);
-        return;
+            sm_sam_hit(f->sam, f->pattern_names[hit->pattern], f->pattern_name_lens[hit->pattern], hit);
+        return w->error;
     }
     if (f->profile) {
-        cli_profile_add(f->profile, hit);
-        return;
+        sm_profile_add(f->profile, hit);
+        return w->error;
     }
-    if (f->format == CLI_FORMAT_RECORDS) {
+    if (f->format == SM_FORMAT_RECORDS) {
         f->rec_hits++;
         if (hit->pattern < f->pattern_count && f->rec_seen[hit->pattern] != hit->record + 1) {
             f->rec_seen[hit->pattern] = hit->record + 1;
             f->rec_patterns[f->rec_npatterns++] = hit->pattern;
         }
-        return;
+        return w->error;
     }
     size_t record_len = 0;
     const char *record = record_name(f, hit->record, &record_len);
     if (f->cigar || f->site || hit->pattern >= f->pattern_count || (hit->text && !f->plain_texts &&
                                             !text_is_plain(hit->text, (size_t)(hit->end - hit->start)))) {
         write_hit_fields(f, hit);
-        return;
+        return w->error;
     }
     const char *pattern = f->pattern_names[hit->pattern];
     size_t pattern_len = f->pattern_name_lens[hit->pattern];
@@ -775,15 +780,15 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
     const char *file = f->show_file ? record_file(f, hit->record, &file_len) : NULL;
     size_t bound = file_len + record_len + pattern_len + text_len + 3 * 20 + 96;
     if (w->cap - w->len < bound) {
-        cli_writer_flush(w);
+        writer_flush(w);
         if (w->cap < bound) {
             write_hit_fields(f, hit);
-            return;
+            return w->error;
         }
     }
     char *p = w->buf + w->len;
     switch (f->format) {
-    case CLI_FORMAT_TSV:
+    case SM_FORMAT_TSV:
         if (file) {
             p = put_bytes(p, file, file_len);
             *p++ = '\t';
@@ -803,7 +808,7 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         p = put_bytes(p, hit->text ? hit->text : "", text_len);
         *p++ = '\n';
         break;
-    case CLI_FORMAT_BED:
+    case SM_FORMAT_BED:
         p = put_bytes(p, record, record_len);
         *p++ = '\t';
         p = put_u64(p, hit->start);
@@ -821,7 +826,7 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         *p++ = hit->strand;
         *p++ = '\n';
         break;
-    case CLI_FORMAT_JSONL:
+    case SM_FORMAT_JSONL:
         if (file) {
             p = put_bytes(p, "{\"file\":", 8);
             p = put_bytes(p, file, file_len);
@@ -844,35 +849,36 @@ void cli_formatter_hit(cli_formatter *f, const sm_hit *hit) {
         p = put_bytes(p, hit->text ? hit->text : "", text_len);
         p = put_bytes(p, "\"}\n", 3);
         break;
-    case CLI_FORMAT_COUNT:
-    case CLI_FORMAT_SAM:
-    case CLI_FORMAT_RECORDS:
-    case CLI_FORMAT_PROFILE:
-    case CLI_FORMAT_PROFILE_JSONL:
+    case SM_FORMAT_COUNT:
+    case SM_FORMAT_SAM:
+    case SM_FORMAT_RECORDS:
+    case SM_FORMAT_PROFILE:
+    case SM_FORMAT_PROFILE_JSONL:
         break;
     }
     w->len = (size_t)(p - w->buf);
+    return w->error;
 }
 
-void cli_formatter_counts(cli_formatter *f, const uint64_t *counts, uint64_t total) {
-    cli_writer *w = f->w;
+void sm_formatter_counts(sm_formatter *f, const uint64_t *counts, uint64_t total) {
+    sm_writer *w = f->w;
     size_t file_len = 0;
     const char *file = f->show_file ? file_name(f, f->file_count ? f->file_count - 1 : SIZE_MAX, &file_len) : NULL;
     for (uint32_t i = 0; i < f->pattern_count; i++) {
         if (file) {
-            cli_writer_write(w, file, file_len);
+            writer_put(w, file, file_len);
             write_char(w, '\t');
         }
-        cli_writer_write(w, f->pattern_names[i], f->pattern_name_lens[i]);
+        writer_put(w, f->pattern_names[i], f->pattern_name_lens[i]);
         write_char(w, '\t');
         write_u64(w, counts ? counts[i] : 0);
         write_char(w, '\n');
     }
     if (file) {
-        cli_writer_write(w, file, file_len);
+        writer_put(w, file, file_len);
         write_char(w, '\t');
     }
-    cli_writer_write(w, "total\t", 6);
+    writer_put(w, "total\t", 6);
     write_u64(w, total);
     write_char(w, '\n');
 }

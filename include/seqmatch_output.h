@@ -1,0 +1,150 @@
+/*
+ * seqmatch_output.h — hits written as text: TSV, BED, JSON lines, counts,
+ * SAM (with CIGAR), one line per record, and per-guide site profiles, the
+ * formats of `seqmatch search --format`, through a buffered writer.
+ *
+ * Part of libseqmatch (shared and static). A sketch:
+ *
+ *     sm_writer *w = sm_writer_new(stdout);
+ *     sm_formatter *f = sm_formatter_new(SM_FORMAT_TSV, 1, 0, db, w, &err);
+ *     sm_formatter_begin(f);
+ *     // runner callbacks: on_record -> sm_formatter_add_record,
+ *     //                   on_hit -> sm_formatter_hit,
+ *     //                   on_record_done -> sm_formatter_record_done
+ *     sm_formatter_end(f, &err);     // then sm_formatter_free
+ *     sm_writer_flush(w);            // then sm_writer_free
+ *
+ * Records are the runner's: numbered 0, 1, 2... in the order they are read,
+ * their hits delivered in record order (sm_runner_options' callbacks give
+ * exactly that). Names are formatted once (escaped for TSV and BED, quoted
+ * for JSON), so a hit costs a few copies into the writer's buffer.
+ *
+ * TSV columns: [file] record pattern strand start end errors matched
+ * [cigar] [bulge bulge_size guide_aligned site_aligned]; BED: record start
+ * end [FILE:]pattern score strand, the score 1000 x (length - errors) /
+ * length; counts: [file] pattern count, then [file] "total" count. The
+ * tab, line breaks and backslash in TSV/BED fields are written \t \n \r \\;
+ * JSON strings escape control characters and bytes that are not UTF-8 as
+ * \u00XX.
+ */
+#ifndef SEQMATCH_OUTPUT_H
+#define SEQMATCH_OUTPUT_H
+
+/* New in this version, so experimental as a whole (docs/api.md): its calls
+   may change in a minor version. */
+#ifndef SEQMATCH_EXPERIMENTAL
+#error "seqmatch_output.h is experimental as a whole: define SEQMATCH_EXPERIMENTAL before including it (seqmatch.h, \"Stability\")"
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "seqmatch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* The formats; the values are kept in shard files (sm_dist_settings.format). */
+typedef enum {
+    SM_FORMAT_TSV = 0,
+    SM_FORMAT_BED = 1,
+    SM_FORMAT_JSONL = 2,
+    SM_FORMAT_COUNT = 3,         /* sm_formatter_counts only */
+    SM_FORMAT_SAM = 4,           /* after sm_formatter_start_sam */
+    SM_FORMAT_RECORDS = 5,       /* a line per record: [file] record, hits, the patterns hit */
+    SM_FORMAT_PROFILE = 6,       /* per pattern its sites by class (bulge kind and size x errors), TSV */
+    SM_FORMAT_PROFILE_JSONL = 7  /* the same as JSON lines */
+} sm_output_format;
+
+/* ----------------------------------------------------------------- writer */
+
+/* A 1 MiB buffer in front of a FILE, written out with one fwrite when full.
+   After the first failed write every later write is dropped and
+   sm_writer_error keeps its errno. */
+typedef struct sm_writer sm_writer;
+
+/* Writes to file (not closed by sm_writer_free), which is made unbuffered:
+   this buffer is the only one. NULL when out of memory. */
+sm_writer *sm_writer_new(FILE *file);
+/* Frees the buffer; what was not flushed is lost. */
+void sm_writer_free(sm_writer *w);
+/* Returns 0, or the errno of the first failed write. */
+int sm_writer_write(sm_writer *w, const void *data, size_t len);
+/* Writes out the buffer (fflush of the FILE is the caller's). Returns 0 or
+   the errno of the first failed write. */
+int sm_writer_flush(sm_writer *w);
+int sm_writer_error(const sm_writer *w);
+/* fn(ctx) is called before bytes reach the file (e.g. to clear a progress
+   line from a terminal). */
+void sm_writer_set_before_write(sm_writer *w, void (*fn)(void *ctx), void *ctx);
+
+/* ------------------------------------------------------------- formatter */
+
+typedef struct sm_formatter sm_formatter;
+
+/* A formatter of db's hits in format, with a header line when header (TSV:
+   with the first hit, or at the end when none came; records and profile:
+   at once), naming each hit's file when show_file (a first column in TSV,
+   counts and records, a "file" key in JSON, FILE:PATTERN as the BED name).
+   NULL with err filled when out of memory, or for a profile with too many
+   classes. */
+sm_formatter *sm_formatter_new(sm_output_format format, int header, int show_file, const sm_db *db, sm_writer *w,
+                               sm_error *err);
+/* The same without a database, from the pattern names (TSV, BED, JSON,
+   counts, records); dna: hit texts never need escaping. */
+sm_formatter *sm_formatter_new_named(sm_output_format format, int header, int show_file, const char *const *names,
+                                     uint32_t count, int dna, sm_writer *w, sm_error *err);
+void sm_formatter_free(sm_formatter *f);
+
+/* TSV and JSON: every hit gets a cigar column (sm_hit_cigar; "*" when none). */
+void sm_formatter_set_cigar(sm_formatter *f);
+/* TSV and JSON: the columns of a guide site, bulge, bulge_size and the two
+   aligned rows (sm_hit_site; '.' when the hit has none). */
+void sm_formatter_set_site(sm_formatter *f);
+/* SAM (patterns as reads, the records with hits as references): the
+   alignments go to an unlinked temporary file in $TMPDIR (/tmp) until
+   sm_formatter_end writes the header (its @PG line's CL: the command_line
+   given, which is copied) and them. Returns SM_OK or an error (err filled). */
+int sm_formatter_start_sam(sm_formatter *f, const char *command_line, sm_error *err);
+
+/* Writes the header line of the formats that have one at the start. */
+void sm_formatter_begin(sm_formatter *f);
+/* The file whose records come next (show_file). Returns 0, or -1 when out
+   of memory. */
+int sm_formatter_set_file(sm_formatter *f, const char *name);
+/* A record's name (with the file set last); records come numbered in order.
+   Returns 0, or -1 when out of memory or out of order. */
+int sm_formatter_add_record(sm_formatter *f, uint64_t record, const char *name);
+/* A record's length, once read (SAM's @SQ lines). */
+void sm_formatter_record_length(sm_formatter *f, uint64_t record, uint64_t length);
+/* A record whose hits have all come (its name is forgotten). */
+void sm_formatter_record_done(sm_formatter *f, uint64_t record);
+/* One hit. Returns 0, or the errno of the writer's first failed write (the
+   caller may stop scanning). */
+int sm_formatter_hit(sm_formatter *f, const sm_hit *hit);
+/* SM_FORMAT_RECORDS: a record's hits in summary, as its hits one by one
+   would give (sm_runner_options.on_record_summary). Returns as
+   sm_formatter_hit. */
+int sm_formatter_record_summary(sm_formatter *f, const sm_record_summary *summary);
+/* The counts per pattern and the total (SM_FORMAT_COUNT): of the file set
+   last when files are shown. */
+void sm_formatter_counts(sm_formatter *f, const uint64_t *counts, uint64_t total);
+/* The search succeeded: writes what waits for its end (the TSV header when
+   no hit came, a profile, SAM's header and alignments). Returns SM_OK or
+   an error (err filled). */
+int sm_formatter_end(sm_formatter *f, sm_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SEQMATCH_OUTPUT_H */

@@ -1,0 +1,360 @@
+/* A DFA over a reader's input (include/seqmatch_reader.h,
+ * sm_dfa_scan_reader): the input loop of seqmatch dfa. The bytes are
+ * gathered into blocks of up to 64 MiB (bounded memory for any input) and
+ * each block is run on the matcher's threads; a large piece of the reader
+ * (a mapped file's) is run where it lies. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seqmatch_reader.h"
+
+/* Input is simulated in blocks of this size. */
+#define DFA_BLOCK_BYTES ((size_t)64 << 20)
+/* Pieces at least this long are run in place (no copy into the block). */
+#define DFA_DIRECT_BYTES ((size_t)4 << 20)
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(sm_error *err, int code, const char *fmt, ...) {
+    if (err) {
+        err->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+typedef struct {
+    const sm_dfa_matcher *matcher;
+    const sm_dfa_reader_options *o;
+    uint8_t *block;
+    size_t block_len;
+    uint32_t state;
+    uint64_t offset;       /* bytes of the current input simulated before the block */
+} dfa_scan;
+
+static void describe_byte(uint8_t c, char *buf, size_t size) {
+    if (c >= 0x21 && c < 0x7F) snprintf(buf, size, "byte 0x%02X ('%c')", c, c);
+    else snprintf(buf, size, "byte 0x%02X", c);
+}
+
+/* Simulates the buffered block (record: named in messages, or NULL). */
+static int flush_block(dfa_scan *r, const char *record, sm_error *err) {
+    if (r->block_len == 0 || r->state == SM_DFA_NO_STATE) return SM_OK;
+    sm_error e;
+    memset(&e, 0, sizeof e);
+    uint32_t next = r->state;
+    int rc = sm_dfa_run_parallel(r->matcher, r->state, r->block, r->block_len, r->o->parallel, &next, &e);
+    if (rc != SM_OK) return fail(err, rc, "%s: %s", r->o->name, e.message);
+    if (next == SM_DFA_NO_STATE) {
+        size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len);
+        char what[32];
+        describe_byte(r->block[at], what, sizeof what);
+        if (record)
+            return fail(err, SM_ERR_PATTERN,
+                        "%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
+                        "ignores such bytes)",
+                        r->o->name, record, what, (unsigned long long)(r->offset + at));
+        return fail(err, SM_ERR_PATTERN,
+                    "%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)",
+                    r->o->name, what, (unsigned long long)(r->offset + at));
+    }
+    r->state = next;
+    r->offset += r->block_len;
+    r->block_len = 0;
+    return SM_OK;
+}
+
+/* The rest of the reader's current record into the blocks. */
+static int scan_record(dfa_scan *r, sm_reader *reader, const char *record, sm_error *err) {
+    const uint8_t *data;
+    size_t len;
+    int got, rc = SM_OK;
+    while ((got = sm_reader_read(reader, &data, &len, err)) > 0) {
+        if (r->block_len == 0 && len >= DFA_DIRECT_BYTES) {
+            /* a large piece (a mapped file's) is run where it lies, not copied */
+            uint8_t *keep = r->block;
+            r->block = (uint8_t *)data;
+            r->block_len = len;
+            rc = flush_block(r, record, err);
+            r->block = keep;
+            r->block_len = 0;
+            if (rc != SM_OK) return rc;
+            continue;
+        }
+        while (len > 0) {
+            size_t take = DFA_BLOCK_BYTES - r->block_len < len ? DFA_BLOCK_BYTES - r->block_len : len;
+            memcpy(r->block + r->block_len, data, take);
+            r->block_len += take;
+            data += take;
+            len -= take;
+            if (r->block_len == DFA_BLOCK_BYTES && (rc = flush_block(r, record, err)) != SM_OK) return rc;
+        }
+    }
+    if (got < 0) return err && err->code ? err->code : SM_ERR_IO;
+    return flush_block(r, record, err);
+}
+
+int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_reader *reader,
+                       const sm_dfa_reader_options *opts, sm_error *err) {
+    dfa_scan r;
+    memset(&r, 0, sizeof r);
+    r.matcher = matcher;
+    r.o = opts;
+    if (!(r.block = malloc(DFA_BLOCK_BYTES)))
+        return fail(err, SM_ERR_NOMEM, "out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
+    r.state = sm_dfa_start(dfa);
+    char *record = NULL;
+    int rc = SM_OK;
+    for (;;) {
+        const char *name = NULL;
+        int got = sm_reader_next_record(reader, &name, err);
+        if (got < 0) {
+            rc = err && err->code ? err->code : SM_ERR_IO;
+            break;
+        }
+        if (got == 0) break;
+        free(record);
+        if (!(record = strdup(name ? name : ""))) {
+            rc = fail(err, SM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (opts->per_record) r.state = sm_dfa_start(dfa);
+        /* offsets in messages are within the record (dna) */
+        if (opts->per_record || opts->dna) r.offset = 0;
+        if ((rc = scan_record(&r, reader, opts->dna ? record : NULL, err)) != SM_OK) break;
+        if (opts->per_record && opts->on_result(opts->ctx, record, r.state) != 0) {
+            rc = SM_ERR_TERMINATED;
+            break;
+        }
+    }
+    if (rc == SM_OK && !opts->per_record && opts->on_result(opts->ctx, NULL, r.state) != 0) rc = SM_ERR_TERMINATED;
+    free(record);
+    free(r.block);
+    return rc;
+}
+
+/* ------------------------------------------------------------ on the GPU */
+
+/* The inputs go to the GPU as they are read, and their results come back
+   later, in order, through on_gpu_result. Every input waiting for its
+   result has an entry here; a joined dna input keeps the starts of its
+   records until the GPU has found their bytes clean, to name the record of
+   an unknown byte. */
+typedef struct {
+    uint64_t offset;
+    char *name;
+} record_mark;
+
+typedef struct {
+    char *label;        /* given to on_result (NULL: none) */
+    const char *shown;  /* the file, in messages */
+    record_mark *marks;
+    size_t nmarks, marks_cap, first_mark;
+} pending_input;
+
+typedef struct {
+    const sm_dfa_reader_options *o;
+    sm_dfa_gpu *gpu;
+    pending_input *queue;
+    size_t head, tail, cap;
+    sm_error failure;   /* the first failure (an unknown byte the results showed) */
+    int failed;
+} gpu_scan;
+
+static void pending_free(pending_input *p) {
+    free(p->label);
+    for (size_t i = p->first_mark; i < p->nmarks; i++) free(p->marks[i].name);
+    free(p->marks);
+    memset(p, 0, sizeof *p);
+}
+
+static pending_input *push_pending(gpu_scan *c, const char *label, const char *shown) {
+    if (c->head == c->tail) c->head = c->tail = 0;
+    if (c->tail == c->cap) {
+        if (c->head > 0) {
+            memmove(c->queue, c->queue + c->head, (c->tail - c->head) * sizeof *c->queue);
+            c->tail -= c->head;
+            c->head = 0;
+        } else {
+            size_t cap = c->cap ? c->cap * 2 : 64;
+            pending_input *grown = realloc(c->queue, cap * sizeof *grown);
+            if (!grown) return NULL;
+            c->queue = grown;
+            c->cap = cap;
+        }
+    }
+    pending_input *p = &c->queue[c->tail];
+    memset(p, 0, sizeof *p);
+    if (label && !(p->label = strdup(label))) return NULL;
+    p->shown = shown;
+    c->tail++;
+    return p;
+}
+
+static int add_mark(pending_input *p, uint64_t offset, const char *name) {
+    if (p->nmarks == p->marks_cap) {
+        if (p->first_mark > p->nmarks / 2) {
+            memmove(p->marks, p->marks + p->first_mark, (p->nmarks - p->first_mark) * sizeof *p->marks);
+            p->nmarks -= p->first_mark;
+            p->first_mark = 0;
+        } else {
+            size_t cap = p->marks_cap ? p->marks_cap * 2 : 64;
+            record_mark *grown = realloc(p->marks, cap * sizeof *grown);
+            if (!grown) return -1;
+            p->marks = grown;
+            p->marks_cap = cap;
+        }
+    }
+    char *copy = strdup(name);
+    if (!copy) return -1;
+    p->marks[p->nmarks++] = (record_mark){offset, copy};
+    return 0;
+}
+
+/* Records whose bytes all lie before `clean` are no longer needed. */
+static void prune_marks(pending_input *p, uint64_t clean) {
+    while (p->first_mark + 1 < p->nmarks && p->marks[p->first_mark + 1].offset <= clean)
+        free(p->marks[p->first_mark++].name);
+}
+
+static int report_unknown(const gpu_scan *c, const pending_input *p, uint64_t at, uint8_t byte, sm_error *err) {
+    char what[32];
+    describe_byte(byte, what, sizeof what);
+    if (!c->o->dna)
+        return fail(err, SM_ERR_PATTERN,
+                    "%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", p->shown,
+                    what, (unsigned long long)at);
+    const char *record = p->label ? p->label : "";
+    uint64_t offset = at;
+    if (p->nmarks > p->first_mark) {
+        /* the last record starting at or before the byte */
+        size_t lo = p->first_mark, hi = p->nmarks;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p->marks[mid].offset <= at) lo = mid;
+            else hi = mid;
+        }
+        record = p->marks[lo].name;
+        offset = at - p->marks[lo].offset;
+    }
+    return fail(err, SM_ERR_PATTERN,
+                "%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown ignores "
+                "such bytes)",
+                p->shown, record, what, (unsigned long long)offset);
+}
+
+static int on_gpu_result(const sm_dfa_gpu_result *res, void *ctx) {
+    gpu_scan *c = ctx;
+    if (c->head == c->tail) return 1; /* cannot happen: one entry per input begun */
+    pending_input *p = &c->queue[c->head];
+    int stop = 0;
+    if (res->state == SM_DFA_NO_STATE) {
+        report_unknown(c, p, res->unknown_at, res->unknown_byte, &c->failure);
+        c->failed = 1;
+        stop = 1;
+    } else if (c->o->on_result(c->o->ctx, p->label, res->state) != 0) {
+        stop = 1;
+    }
+    pending_free(p);
+    c->head++;
+    return stop;
+}
+
+/* A failed GPU call: its error, or the unknown byte a result showed. */
+static int gpu_failed(gpu_scan *c, int rc, const sm_error *e, sm_error *err) {
+    if (c->failed) {
+        if (err) *err = c->failure;
+        return c->failure.code;
+    }
+    if (err) *err = *e;
+    return rc;
+}
+
+/* An error reading an input: the results of the inputs before it (and the
+   error of an unknown byte the GPU found in an earlier record of the input
+   being read) come first, as they do on the CPU. */
+static int gpu_reader_failed(gpu_scan *c, const sm_error *reader_err, pending_input *current, uint64_t record_start,
+                             sm_error *err) {
+    sm_error e;
+    int rc = sm_dfa_gpu_flush(c->gpu, &e);
+    if (rc != SM_OK) return gpu_failed(c, rc, &e, err);
+    uint64_t at = 0;
+    uint8_t byte = 0;
+    if (current && c->o->dna && sm_dfa_gpu_unknown(c->gpu, &at, &byte) && at < record_start)
+        return report_unknown(c, current, at, byte, err);
+    if (err) *err = *reader_err;
+    return reader_err->code ? reader_err->code : SM_ERR_IO;
+}
+
+static int scan_input_gpu(gpu_scan *c, const sm_dfa *dfa, sm_reader *reader, const char *shown, const char *label,
+                          sm_error *err) {
+    const sm_dfa_reader_options *o = c->o;
+    sm_error e;
+    memset(&e, 0, sizeof e);
+    const uint32_t start = sm_dfa_start(dfa);
+    int rc = SM_OK;
+    uint64_t fed = 0, record_start = 0;
+    if (!o->per_record) {
+        if (!push_pending(c, label, shown)) return fail(err, SM_ERR_NOMEM, "out of memory");
+        if ((rc = sm_dfa_gpu_begin(c->gpu, start, &e)) != SM_OK) return gpu_failed(c, rc, &e, err);
+    }
+    for (;;) {
+        const char *name = NULL;
+        int got = sm_reader_next_record(reader, &name, &e);
+        if (got < 0) return gpu_reader_failed(c, &e, o->per_record ? NULL : &c->queue[c->tail - 1], record_start, err);
+        if (got == 0) break;
+        record_start = fed;
+        if (o->per_record) {
+            if (!push_pending(c, name ? name : "", shown)) return fail(err, SM_ERR_NOMEM, "out of memory");
+            if ((rc = sm_dfa_gpu_begin(c->gpu, start, &e)) != SM_OK) return gpu_failed(c, rc, &e, err);
+        } else if (o->dna && add_mark(&c->queue[c->tail - 1], fed, name ? name : "") != 0) {
+            return fail(err, SM_ERR_NOMEM, "out of memory");
+        }
+        const uint8_t *data;
+        size_t len;
+        while ((got = sm_reader_read(reader, &data, &len, &e)) > 0) {
+            if ((rc = sm_dfa_gpu_feed(c->gpu, data, len, &e)) != SM_OK) return gpu_failed(c, rc, &e, err);
+            fed += len;
+            /* the entry may have moved: the callback pops entries as results come */
+            if (!o->per_record && o->dna) prune_marks(&c->queue[c->tail - 1], sm_dfa_gpu_clean_bytes(c->gpu));
+        }
+        if (got < 0) return gpu_reader_failed(c, &e, o->per_record ? NULL : &c->queue[c->tail - 1], record_start, err);
+        if (o->per_record && (rc = sm_dfa_gpu_end(c->gpu, &e)) != SM_OK) return gpu_failed(c, rc, &e, err);
+    }
+    if (!o->per_record && (rc = sm_dfa_gpu_end(c->gpu, &e)) != SM_OK) return gpu_failed(c, rc, &e, err);
+    return SM_OK;
+}
+
+int sm_dfa_gpu_scan_files(const sm_dfa *dfa, const sm_dfa_matcher *matcher, const sm_dfa_gpu_options *gpu_options,
+                          char *const *paths, size_t count, unsigned reader_threads, int label_inputs,
+                          const sm_dfa_reader_options *opts, sm_error *err) {
+    gpu_scan c;
+    memset(&c, 0, sizeof c);
+    c.o = opts;
+    sm_error e;
+    memset(&e, 0, sizeof e);
+    int rc = sm_dfa_gpu_open(matcher, gpu_options, on_gpu_result, &c, &c.gpu, &e);
+    if (rc != SM_OK) return fail(err, rc, "--gpu: %s", e.message);
+    sm_input_format format = opts->dna ? SM_INPUT_AUTO : SM_INPUT_TEXT;
+    for (size_t i = 0; i < count && rc == SM_OK; i++) {
+        sm_reader *reader = NULL;
+        if (sm_reader_open_threads(paths[i], format, reader_threads, &reader, &e) != SM_OK) {
+            rc = gpu_reader_failed(&c, &e, NULL, 0, err);
+            break;
+        }
+        const char *shown = strcmp(paths[i], "-") == 0 ? "standard input" : paths[i];
+        rc = scan_input_gpu(&c, dfa, reader, shown, label_inputs ? shown : NULL, err);
+        sm_reader_close(reader);
+    }
+    if (rc == SM_OK && (rc = sm_dfa_gpu_flush(c.gpu, &e)) != SM_OK) rc = gpu_failed(&c, rc, &e, err);
+    sm_dfa_gpu_free(c.gpu);
+    for (size_t i = c.head; i < c.tail; i++) pending_free(&c.queue[i]);
+    free(c.queue);
+    return rc;
+}
