@@ -11,6 +11,10 @@
 #   present (made with pigz / bgzip otherwise). SETS_DIR holds k8_1000.txt.
 #   THREADS: the thread counts to run (default: 1 2).
 # environment: ROUNDS (5): rounds; every command runs once per round, in the same order.
+#   GPU=1: `search --gpu` beside each search (the GPU feed; issue 30's table).
+#   DFA=0: no `seqmatch dfa` runs. COMPRESSED=0: the plain file only.
+#   BASELINES: the decompressors run beside (default: zcat igzip libdeflate-gunzip pigz bgzip,
+#   those installed).
 #   DFA_BENCH: the dfa_bench binary (bench/dfa/run.sh builds it); when set, the same DFA is also
 #   run by the library over the file already in memory ("dfa-in-memory"): the engine's
 #   own rate, which the whole `seqmatch dfa` is compared with.
@@ -24,10 +28,12 @@ SETS=${3:?pattern sets}
 shift 3
 THREADS=("$@")
 [ ${#THREADS[@]} -gt 0 ] || THREADS=(1 2)
-ROUNDS=${ROUNDS:-5}
-have() { command -v "$1" > /dev/null; }
-[ -f "$FA.gz" ] || { if have pigz; then pigz -6 -c "$FA" > "$FA.gz"; else gzip -6 -c "$FA" > "$FA.gz"; fi; }
-[ -f "$FA.bgz" ] || { have bgzip && bgzip -@"$(nproc)" -c "$FA" > "$FA.bgz"; } || true
+ROUNDS=${ROUNDS:-5} GPU=${GPU:-0} DFA=${DFA:-1} COMPRESSED=${COMPRESSED:-1}
+BASELINES=" ${BASELINES-zcat igzip libdeflate-gunzip pigz bgzip} "
+have() { command -v "$1" > /dev/null && [[ "$BASELINES" == *" $1 "* ]]; }
+[ "$COMPRESSED" = 1 ] || { FA_GZ_SKIP=1; }
+[ -n "${FA_GZ_SKIP:-}" ] || [ -f "$FA.gz" ] || { if have pigz; then pigz -6 -c "$FA" > "$FA.gz"; else gzip -6 -c "$FA" > "$FA.gz"; fi; }
+[ -n "${FA_GZ_SKIP:-}" ] || [ -f "$FA.bgz" ] || { command -v bgzip > /dev/null && bgzip -@"$(nproc)" -c "$FA" > "$FA.bgz"; } || true
 bytes=$(stat -c %s "$FA")
 dfa=$(mktemp)
 results=$(mktemp)
@@ -38,7 +44,7 @@ trap 'rm -f "$dfa" "$results"' EXIT
   done; } > "$dfa"
 for f in "$FA" "$FA.gz" "$FA.bgz"; do [ -f "$f" ] && cat "$f" > /dev/null; done
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(LC_ALL=C lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) cores; $($SM --version | tail -1)"
-echo "# $FA: $bytes bytes; .gz $(stat -c %s "$FA.gz") bytes; .bgz $([ -f "$FA.bgz" ] && stat -c %s "$FA.bgz" || echo absent)"
+echo "# $FA: $bytes bytes; .gz $([ -f "$FA.gz" ] && stat -c %s "$FA.gz" || echo absent) bytes; .bgz $([ -f "$FA.bgz" ] && stat -c %s "$FA.bgz" || echo absent)"
 
 # run ROUND INPUT WHAT THREADS CMD...: times CMD (stdout discarded), one result line
 run() {
@@ -56,7 +62,8 @@ for round in $(seq "$ROUNDS"); do
   run "$round" plain cat 1 cat "$FA"
   for t in "${THREADS[@]}"; do
     run "$round" plain search "$t" "$SM" search -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA"
-    run "$round" plain dfa "$t" "$SM" dfa --dfa "$dfa" -t "$t" "$FA"
+    [ "$GPU" = 1 ] && run "$round" plain search-gpu "$t" "$SM" search --gpu -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA"
+    [ "$DFA" = 1 ] && run "$round" plain dfa "$t" "$SM" dfa --dfa "$dfa" -t "$t" "$FA"
   done
   if [ -n "${DFA_BENCH:-}" ]; then
     # the sequential run's median of 3, over the file read into memory before the clock starts
@@ -64,17 +71,20 @@ for round in $(seq "$ROUNDS"); do
     printf '%s\t%s\t%s\t%s\t%s\n' "$round" plain dfa-in-memory 1 "$(awk -v b="$bytes" -v r="$engine" 'BEGIN { printf "%.4f", b / r / 1e6 }')" |
       tee -a "$results"
   fi
+  [ -z "${FA_GZ_SKIP:-}" ] && [ -f "$FA.gz" ] || continue
   have zcat && run "$round" gzip zcat 1 zcat "$FA.gz"
   have igzip && run "$round" gzip igzip 1 igzip -dc "$FA.gz"
   have libdeflate-gunzip && run "$round" gzip libdeflate-gunzip 1 libdeflate-gunzip -c "$FA.gz"
   have pigz && run "$round" gzip pigz 1 pigz -dc "$FA.gz"
   for t in "${THREADS[@]}"; do
     run "$round" gzip search "$t" "$SM" search -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA.gz"
+    [ "$GPU" = 1 ] && run "$round" gzip search-gpu "$t" "$SM" search --gpu -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA.gz"
   done
-  if [ -f "$FA.bgz" ]; then
+  if [ -f "$FA.bgz" ] && [ -z "${FA_GZ_SKIP:-}" ]; then
     for t in "${THREADS[@]}"; do
       have bgzip && run "$round" bgzf bgzip "$t" bgzip -d -@"$t" -c "$FA.bgz"
       run "$round" bgzf search "$t" "$SM" search -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA.bgz"
+      [ "$GPU" = 1 ] && run "$round" bgzf search-gpu "$t" "$SM" search --gpu -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA.bgz"
     done
   fi
 done

@@ -299,6 +299,14 @@ void sm_runner_free(sm_runner *runner);
    or no device is visible. */
 int sm_cuda_device_count(void);
 
+/* Starts the CUDA driver and a device's context ahead of a GPU runner
+   (device: its index, or -1 for every visible device, started at once), so
+   that a runner created later does not wait for them (about a quarter of a
+   second on a large GPU): a program may call it on a thread of its own
+   while patterns compile. Returns the devices started (0 without CUDA or a
+   device). */
+int sm_cuda_prepare(int device);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

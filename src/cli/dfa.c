@@ -458,9 +458,11 @@ static int run_gpu(dfa_run *r, const dfa_options *o) {
     return r->any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
 }
 
+/* --gpu: the CUDA driver and the first device's context (the one the DFA
+   run uses) start while the patterns compile. */
 static void *start_cuda(void *arg) {
     (void)arg;
-    (void)sm_cuda_device_count();
+    (void)sm_cuda_prepare(0);
     return NULL;
 }
 

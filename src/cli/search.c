@@ -196,12 +196,12 @@ static scan_result scan_target(const char *path, sm_input_format format, unsigne
     return result;
 }
 
-/* --gpu: the CUDA runtime starts on a thread of its own while the patterns
-   compile and the targets are checked, so that a runner made later finds it
-   ready (its start costs a few hundred milliseconds). */
+/* --gpu: the CUDA driver and the devices' contexts start on a thread of
+   their own while the patterns compile and the targets are checked, so that
+   a runner made later finds them ready (their start costs about a quarter
+   of a second, docs/benchmarks.md). */
 static void *start_cuda(void *arg) {
-    (void)arg;
-    (void)sm_cuda_device_count();
+    (void)sm_cuda_prepare(*(const int *)arg);
     return NULL;
 }
 
@@ -268,7 +268,8 @@ int cli_search_main(int argc, char **argv) {
     }
 
     pthread_t cuda_start;
-    int cuda_starting = opts.gpu && pthread_create(&cuda_start, NULL, start_cuda, NULL) == 0;
+    static const int every_device = -1;
+    int cuda_starting = opts.gpu && pthread_create(&cuda_start, NULL, start_cuda, (void *)&every_device) == 0;
     if (check_search_output(&opts, targets, target_count) != 0) goto cleanup;
     if (check_targets(targets, target_count) != 0) goto cleanup;
     if (cli_load_database(&opts, &db) != 0) goto cleanup;

@@ -352,6 +352,7 @@ int sm_runner_create_variant(const sm_db *db, const sm_runner_options *opts, con
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     size_t start = r->geo.buf_cap < BUF_START ? r->geo.buf_cap : BUF_START;
+    if (r->geo.buf_start && r->geo.buf_start < start) start = r->geo.buf_start;
     for (unsigned k = 0; k < r->geo.batches; k++) {
         r->batches[k].index = k;
         r->batches[k].buf = backend->buffer(r->bd, k, start);

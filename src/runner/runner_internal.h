@@ -76,6 +76,7 @@ typedef struct {
     unsigned batches;        /* buffers in the ring (>= 1) */
     size_t chunk;            /* owned bytes per segment of a long record */
     size_t buf_cap;          /* bytes per buffer (at least chunk + reach) */
+    size_t buf_start;        /* a buffer's first size (0: buf_cap, at most 64 MiB); buffers grow by doubling */
     size_t max_segments;     /* a batch with this many segments is launched */
     size_t early_len;        /* a batch this long may leave early when the backend is idle (0: never) */
     int overlap_free;        /* segments read nothing past their end (see above) */

@@ -15,8 +15,19 @@
 #include "engines/engine.h"
 
 #define THREADS 64u
-/* A small first hit buffer, so that batches overflow it and are scanned again. */
+/* A small first hit buffer, so that batches overflow it and are scanned
+   again, and a small largest one, so that batches pass it and the runner
+   finds their hits on the host. */
 #define FIRST_HIT_CAP 16u
+#define MAX_HIT_CAP 512u
+
+/* SM_EMULATED_MAX_HITS: another largest hit buffer, so that a test can reach
+   the host's own bound on a batch's expanded hits (cuda_backend.c) first. */
+static unsigned long long max_hit_cap(void) {
+    const char *v = getenv("SM_EMULATED_MAX_HITS");
+    unsigned long long n = v && *v ? strtoull(v, NULL, 10) : 0;
+    return n >= FIRST_HIT_CAP ? n : MAX_HIT_CAP;
+}
 
 typedef struct {
     sm_gpu_view view;
@@ -38,7 +49,7 @@ struct sm_cuda_tables {
 struct sm_cuda_slot {
     sm_cuda_tables *t;
     int count_only;
-    size_t text_cap;
+    size_t text_cap, text_bytes;
     uint8_t *text;
     sm_gpu_chunk *chunks;
     size_t len, nchunks;
@@ -50,6 +61,7 @@ struct sm_cuda_slot {
 };
 
 int sm_cuda_device_count(void) { return 1; }
+int sm_cuda_prepare(int device) { return device <= 0 ? 1 : 0; } /* one device, index 0 */
 const char *sm_cuda_missing(void) { return NULL; }
 void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "emulated GPU %d", device); }
 
@@ -141,21 +153,33 @@ int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chunk_cap, int 
     s->t = t;
     s->count_only = count_only;
     s->text_cap = text_cap;
-    /* padded as the device's: whole 16-byte words and one more */
-    s->text = calloc((text_cap + 15) / 16 * 16 + 16, 1);
     s->chunks = calloc(chunk_cap ? chunk_cap : 1, sizeof *s->chunks);
     s->counts = calloc(t->pattern_count + 1, sizeof *s->counts);
     s->visits = calloc(t->nsections ? t->nsections : 1, sizeof *s->visits);
     s->hit_cap = count_only ? 0 : FIRST_HIT_CAP;
     s->hits = calloc(s->hit_cap ? s->hit_cap : 1, sizeof *s->hits);
-    if (!s->text || !s->chunks || !s->counts || !s->visits || !s->hits) return snprintf(msg, 256, "out of memory"), -1;
+    if (!s->chunks || !s->counts || !s->visits || !s->hits) return snprintf(msg, 256, "out of memory"), -1;
     for (uint32_t i = 0; i < t->nsections; i++)
         if (t->sections[i].view.visits && !(s->visits[i] = calloc(t->sections[i].view.visits, sizeof(uint32_t))))
             return snprintf(msg, 256, "out of memory"), -1;
     return 0;
 }
 
-uint8_t *sm_cuda_slot_text(sm_cuda_slot *s) { return s->text; }
+/* As the device's: allocated when first asked for, grown with its bytes kept. */
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *s, size_t bytes, char *msg) {
+    if (bytes > s->text_cap) bytes = s->text_cap;
+    /* padded as the device's: whole 16-byte words and one more */
+    size_t want = (bytes + 15) / 16 * 16 + 16;
+    if (want <= s->text_bytes) return s->text;
+    /* a new block, not realloc: a caller holding the old pointer would read freed bytes under ASan */
+    uint8_t *p = calloc(want, 1);
+    if (!p) return snprintf(msg, 256, "out of memory"), NULL;
+    if (s->text_bytes) memcpy(p, s->text, s->text_bytes);
+    free(s->text);
+    s->text = p;
+    s->text_bytes = want;
+    return p;
+}
 sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *s) { return s->chunks; }
 
 /* Every section's kernel over the batch, then the folds (count mode). */
@@ -222,10 +246,17 @@ int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) {
     /* Scanned at the wait, as late as a real GPU could finish: the host
        must not have touched the slot's text or chunks in between. */
     if (scan(s) != 0) return snprintf(msg, 256, "bad chunk table"), -1;
+    memset(r, 0, sizeof *r);
+    unsigned long long most = max_hit_cap();
+    if (!s->count_only && s->nhits > most) {
+        r->overflow = 1;
+        return 0;
+    }
     if (!s->count_only && s->nhits > s->hit_cap) {
         /* as the device: grow the buffer and scan the batch again */
         unsigned long long cap = s->hit_cap;
         while (cap < s->nhits) cap *= 2;
+        if (cap > most) cap = most;
         sm_gpu_hit *p = realloc(s->hits, cap * sizeof *p);
         if (!p) return snprintf(msg, 256, "out of memory"), -1;
         s->hits = p;

@@ -825,6 +825,10 @@ int main(void) {
         return tu_failures() ? 1 : SKIPPED;
     }
     printf(TEST_NAME ": %d CUDA device(s)\n", devices);
+    /* the contexts started ahead of the runners below: every device, one, none past the last */
+    tu_check(sm_cuda_prepare(-1) == devices, "sm_cuda_prepare(-1)");
+    tu_check(sm_cuda_prepare(devices - 1) == 1, "sm_cuda_prepare(last)");
+    tu_check(sm_cuda_prepare(devices) == 0, "sm_cuda_prepare(past the last)");
     random_rounds(&rng);
     approx_rounds(&rng);
     long_piece_rounds(&rng);

@@ -20,6 +20,7 @@
  * the segments in record coordinates and settled into hits by the runner
  * on its thread team (settle.c: end events resolved, PAM windows
  * filtered), as the CPU backend's are. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +33,17 @@
 #define DEFAULT_BATCH ((size_t)64 << 20)
 #define MAX_BATCH ((size_t)1 << 31) /* batch offsets are 32-bit */
 #define MAX_PIECES ((size_t)1 << 20)
+/* A batch buffer's first size: a short search allocates no more pinned
+   memory than this per buffer (the first growth takes the whole batch). */
+#define FIRST_BATCH ((size_t)1 << 20)
+/* Hits per piece when the host finds an overflowed batch's hits (dense.c). */
+#define HOST_PIECE_HITS ((size_t)1 << 16)
+/* A batch's hits expanded on the host (an automaton state stands for all its
+   outputs) at most: past this the batch counts as overflowed too. */
+#define HOST_BATCH_HITS ((size_t)1 << 22)
 
 typedef struct {
     sm_cuda_slot *dev;
-    uint8_t *text;
     sm_gpu_chunk *chunks;
     sm_rawhit *hits;
     size_t hits_cap;
@@ -60,19 +68,72 @@ typedef struct {
     int last_launched;         /* slot index, -1 before the first launch */
 } sm_cuda;
 
+/* ------------------------------------------------------- several GPUs */
+
+/* What each GPU does at open and close: its context's start, the copies of
+   the database and the allocations take a GPU a few hundred milliseconds,
+   which GPUs opened one after another would add up. Each runs on a thread
+   of its own (the first on the caller's). */
+typedef struct {
+    sm_cuda *g;
+    int device;                 /* the runtime's index */
+    unsigned d;                 /* and the backend's: slots d, d + ndev, ... */
+    const sm_cuda_database *cdb;
+    int step;                   /* 0: tables, 1: slots, 2: close */
+    int failed;
+    char msg[256];
+} device_job;
+
+static void *device_step(void *arg) {
+    device_job *j = arg;
+    sm_cuda *g = j->g;
+    if (j->step == 0) {
+        j->failed = sm_cuda_tables_open(j->device, j->cdb, &g->tables[j->d], j->msg) != 0;
+    } else if (j->step == 1) {
+        for (unsigned i = j->d; i < g->nslots && !j->failed; i += (unsigned)g->ndev)
+            j->failed = sm_cuda_slot_open(g->tables[j->d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap,
+                                          g->device_counts, &g->slots[i].dev, j->msg) != 0;
+    } else {
+        for (unsigned i = j->d; i < g->nslots; i += (unsigned)g->ndev) sm_cuda_slot_close(g->slots[i].dev);
+        sm_cuda_tables_close(g->tables[j->d]);
+    }
+    return NULL;
+}
+
+/* Runs one step on every GPU at once; the first failure's message in msg. */
+static int every_device(sm_cuda *g, int first, const sm_cuda_database *cdb, int step, char *msg) {
+    device_job jobs[64];
+    pthread_t threads[64];
+    int started[64] = {0};
+    unsigned n = (unsigned)g->ndev < 64 ? (unsigned)g->ndev : 64;
+    for (unsigned d = 0; d < n; d++) {
+        jobs[d] = (device_job){g, first + (int)d, d, cdb, step, 0, ""};
+        if (d > 0) started[d] = pthread_create(&threads[d], NULL, device_step, &jobs[d]) == 0;
+    }
+    if (n) device_step(&jobs[0]);
+    for (unsigned d = 1; d < n; d++) {
+        if (started[d]) pthread_join(threads[d], NULL);
+        else device_step(&jobs[d]); /* no thread: here, after the others */
+    }
+    for (unsigned d = 0; d < n; d++)
+        if (jobs[d].failed) {
+            snprintf(msg, 256, "GPU %d: %s", jobs[d].device, jobs[d].msg);
+            return -1;
+        }
+    return 0;
+}
+
 static void cuda_close(void *backend) {
     sm_cuda *g = backend;
     if (!g) return;
+    if (g->tables && g->slots) every_device(g, 0, NULL, 2, (char[256]){0});
     if (g->slots) {
         for (unsigned i = 0; i < g->nslots; i++) {
-            sm_cuda_slot_close(g->slots[i].dev);
             free(g->slots[i].hits);
             for (size_t k = 0; k < g->slots[i].pieces_cap; k++) free(g->slots[i].pieces[k].runs.runs);
             free(g->slots[i].pieces);
         }
     }
-    if (g->tables)
-        for (int d = 0; d < g->ndev; d++) sm_cuda_tables_close(g->tables[d]);
     free(g->tables);
     free(g->slots);
     free(g->counts);
@@ -133,6 +194,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         free_sections(sections, nsec);
         return sm_set_error(err, SM_ERR_DEVICE, "%s", missing ? missing : "no usable GPU: the CUDA runtime sees no device");
     }
+    if (ndev > 64) ndev = 64; /* every_device's bound */
     int first = 0;
     if (r->opt.gpu_device > 0) {
         /* one GPU of those visible (an MPI rank's) */
@@ -185,9 +247,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         g->sections[i] = (sm_section){db->bytes + e->offset, e->size, sm_db_patterns(db)};
     }
     sm_cuda_database cdb = {sections, nsec, lengths, r->pattern_count, sm_db_longest_hit(h), (uint32_t)g->reach};
-    for (int d = 0; d < ndev && rc == SM_OK; d++)
-        if (sm_cuda_tables_open(first + d, &cdb, &g->tables[d], msg) != 0)
-            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %d: %s", first + d, msg);
+    if (rc == SM_OK && every_device(g, first, &cdb, 0, msg) != 0) rc = sm_set_error(err, SM_ERR_DEVICE, "%s", msg);
     free(lengths);
     free_sections(sections, nsec);
     if (rc == SM_OK) {
@@ -195,18 +255,9 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
         if (g->chunk_len < 16) g->chunk_len = 16;
         g->chunk_cap = g->text_cap / g->chunk_len + g->piece_cap + 1;
     }
-    for (unsigned i = 0; i < g->nslots && rc == SM_OK; i++) {
-        slot *s = &g->slots[i];
-        unsigned d = i % (unsigned)ndev;
-        /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
-        if (sm_cuda_slot_open(g->tables[d], g->text_cap + SM_WRITE_SLACK, g->chunk_cap, g->device_counts, &s->dev,
-                              msg) != 0) {
-            rc = sm_set_error(err, SM_ERR_DEVICE, "GPU %u: %s", (unsigned)first + d, msg);
-            break;
-        }
-        s->text = sm_cuda_slot_text(s->dev);
-        s->chunks = sm_cuda_slot_chunks(s->dev);
-    }
+    /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
+    if (rc == SM_OK && every_device(g, first, &cdb, 1, msg) != 0) rc = sm_set_error(err, SM_ERR_DEVICE, "%s", msg);
+    for (unsigned i = 0; i < g->nslots && rc == SM_OK; i++) g->slots[i].chunks = sm_cuda_slot_chunks(g->slots[i].dev);
     if (rc != SM_OK) {
         cuda_close(g);
         return rc;
@@ -217,14 +268,21 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     geo->max_segments = g->piece_cap;
     geo->early_len = 0;
     geo->overlap_free = 0;
+    geo->buf_start = FIRST_BATCH < g->text_cap ? FIRST_BATCH : g->text_cap;
+    /* bounded hits: a batch past the largest hit buffer is scanned again
+       on the host in pieces (cuda_land), none of its hits kept here */
+    geo->item_hits = HOST_PIECE_HITS;
     *out = g;
     return SM_OK;
 }
 
 static uint8_t *cuda_buffer(void *backend, unsigned index, size_t bytes) {
     sm_cuda *g = backend;
-    (void)bytes; /* text_cap, as the slots were opened */
-    return g->slots[index].text;
+    char msg[256];
+    /* past the first size, the whole batch at once: one more allocation, not one per doubling */
+    if (bytes > FIRST_BATCH) bytes = g->text_cap;
+    /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
+    return sm_cuda_slot_text(g->slots[index].dev, bytes + SM_WRITE_SLACK, msg);
 }
 
 /* The owned range of a segment in batch offsets. */
@@ -287,10 +345,23 @@ static int by_owner(const void *pa, const void *pb) {
 static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res) {
     const sm_db_pattern *patterns = sm_db_patterns(g->runner->db);
     size_t need = 0;
-    for (size_t i = 0; i < res->nhits; i++) {
+    for (size_t i = 0; i < res->nhits && !res->overflow; i++) {
         uint32_t one;
         const uint32_t *ids;
         need += outputs_of(g, &res->hits[i], &one, &ids);
+    }
+    int overflow = res->overflow || need > HOST_BATCH_HITS;
+    for (size_t i = 0; i < b->nsegs; i++) b->segs[i].dense = (uint8_t)overflow;
+    if (overflow) {
+        /* more hits than the largest hit buffer: delivery scans each segment
+           again on the host, in pieces whose hits fit (src/runner/dense.c) */
+        for (size_t i = 0; i < b->nsegs; i++) {
+            b->segs[i].hits = NULL;
+            b->segs[i].nhits = 0;
+            b->segs[i].runs = NULL;
+            b->segs[i].nruns = 0;
+        }
+        return SM_OK;
     }
     if (need > s->hits_cap) {
         sm_rawhit *p = realloc(s->hits, need * sizeof *p);

@@ -7,6 +7,7 @@
  * scanned again (every kernel counts the hits it could not store).
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct sm_cuda_slot {
     cudaStream_t stream;
     int count_only;
     size_t text_cap, chunk_cap, hit_cap;
+    size_t text_bytes;       /* what host_text and dev_text hold now (0: not yet allocated) */
     uint8_t *host_text, *dev_text;
     sm_gpu_chunk *host_chunks, *dev_chunks;
     sm_gpu_hit *host_hits, *dev_hits;
@@ -100,6 +102,39 @@ extern "C" int sm_cuda_device_count(void) {
     return n;
 }
 
+/* The driver starts with the first call above; a device's primary context
+   (which every later call on it shares) with the first call that needs it.
+   Contexts of several devices start at once, a thread each: one after
+   another their starts add up. */
+static void *start_context(void *arg) {
+    int *d = (int *)arg;
+    *d = cudaSetDevice(*d) == cudaSuccess && cudaFree(0) == cudaSuccess;
+    return NULL;
+}
+
+extern "C" int sm_cuda_prepare(int device) {
+    int n = sm_cuda_device_count();
+    if (device >= n) return 0;
+    int from = device < 0 ? 0 : device, to = device < 0 ? n : device + 1;
+    if (to - from > 64) to = from + 64;
+    if (to <= from) return 0;
+    int ok[64];
+    pthread_t threads[64];
+    int started[64] = {0};
+    for (int d = from; d < to; d++) {
+        ok[d - from] = d;
+        if (d > from) started[d - from] = pthread_create(&threads[d - from], NULL, start_context, &ok[d - from]) == 0;
+    }
+    start_context(&ok[0]);
+    int count = ok[0];
+    for (int d = from + 1; d < to; d++) {
+        if (started[d - from]) pthread_join(threads[d - from], NULL);
+        else start_context(&ok[d - from]);
+        count += ok[d - from];
+    }
+    cudaGetLastError();
+    return count;
+}
 
 extern "C" void sm_cuda_device_name(int device, char *name, size_t size) {
     cudaDeviceProp p;
@@ -199,8 +234,12 @@ extern "C" size_t sm_cuda_tables_chunk(const sm_cuda_tables *t, size_t text_cap,
     return sm_gpu_chunk_for(resident_threads(t), t->warp_chunks, text_cap, tail);
 }
 
-/* Hit buffers start at this many entries and double when a batch overflows. */
-#define FIRST_HIT_CAP (1u << 20)
+/* Hit buffers start at this many entries and double when a batch overflows,
+   up to MAX_HIT_CAP: a batch with more hits than that comes back marked
+   overflowed, and the runner finds its hits on the host in pieces (memory
+   stays bounded whatever the hit density). */
+#define FIRST_HIT_CAP (1u << 16)
+#define MAX_HIT_CAP (1u << 22)
 
 extern "C" void sm_cuda_slot_close(sm_cuda_slot *s) {
     if (!s) return;
@@ -239,13 +278,8 @@ extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chun
     s->text_cap = text_cap;
     s->chunk_cap = chunk_cap;
     s->hit_cap = count_only ? 0 : FIRST_HIT_CAP;
-    /* Kernels read whole 16-byte words, warps whole tiles of 512 bytes
-       (lanes past the end load nothing): pad to a word and one more. */
-    size_t text_bytes = (text_cap + 15) / 16 * 16 + 16;
     size_t npat = t->pattern_count ? t->pattern_count : 1;
     cudaError_t e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaMallocHost(&s->host_text, text_bytes);
-    if (e == cudaSuccess) e = cudaMalloc(&s->dev_text, text_bytes);
     if (e == cudaSuccess) e = cudaMallocHost(&s->host_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk));
     if (e == cudaSuccess) e = cudaMalloc(&s->dev_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk));
     if (e == cudaSuccess) e = cudaMallocHost(&s->host_nhits, sizeof(unsigned long long));
@@ -260,22 +294,52 @@ extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chun
         if (e == cudaSuccess) e = cudaMallocHost(&s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
         if (e == cudaSuccess) e = cudaMalloc(&s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
     }
-    /* on the slot's own stream, then waited for: a memset on the legacy
-       stream is not ordered before the slot's first copy of text (under load
-       it zeroed the first batch after it had landed) */
-    if (e == cudaSuccess) e = cudaMemsetAsync(s->dev_text, 0, text_bytes, s->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess) {
         sm_cuda_slot_close(s);
         return sm_cuda_fail(msg, "allocating batch buffers", e);
     }
-    memset(s->host_text, 0, text_bytes);
     s->chunk_len = 0;
     *out = s;
     return 0;
 }
 
-extern "C" uint8_t *sm_cuda_slot_text(sm_cuda_slot *s) { return s->host_text; }
+/* The text buffers are allocated when first asked for and grown on request:
+   pinned memory costs its size in time at allocation (a short search should
+   not pay for 64 MiB batches it never fills). */
+extern "C" uint8_t *sm_cuda_slot_text(sm_cuda_slot *s, size_t bytes, char *msg) {
+    if (bytes > s->text_cap) bytes = s->text_cap;
+    /* Kernels read whole 16-byte words, warps whole tiles of 512 bytes
+       (lanes past the end load nothing): pad to a word and one more. */
+    size_t want = (bytes + 15) / 16 * 16 + 16;
+    if (want <= s->text_bytes) return s->host_text;
+    if (cudaSetDevice(s->t->device) != cudaSuccess) {
+        sm_cuda_fail(msg, "selecting the device", cudaGetLastError());
+        return NULL;
+    }
+    uint8_t *host = NULL, *dev = NULL;
+    cudaError_t e = cudaMallocHost(&host, want);
+    if (e == cudaSuccess) e = cudaMalloc(&dev, want);
+    /* on the slot's own stream, then waited for: a memset on the legacy
+       stream is not ordered before the slot's first copy of text (under load
+       it zeroed the first batch after it had landed) */
+    if (e == cudaSuccess) e = cudaMemsetAsync(dev, 0, want, s->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
+    if (e != cudaSuccess) {
+        cudaFreeHost(host);
+        cudaFree(dev);
+        sm_cuda_fail(msg, "allocating a batch buffer", e);
+        return NULL;
+    }
+    /* the bytes written so far go on in the larger buffer */
+    if (s->text_bytes) memcpy(host, s->host_text, s->text_bytes);
+    memset(host + s->text_bytes, 0, want - s->text_bytes);
+    cudaFreeHost(s->host_text);
+    cudaFree(s->dev_text);
+    s->host_text = host;
+    s->dev_text = dev;
+    s->text_bytes = want;
+    return host;
+}
 extern "C" sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *s) { return s->host_chunks; }
 
 /* Queues every section's kernel for the slot's current batch, and in count
@@ -378,11 +442,16 @@ extern "C" int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) 
         return 0;
     }
     size_t n = (size_t)*s->host_nhits;
+    if (n > MAX_HIT_CAP) {
+        r->overflow = 1;
+        return 0;
+    }
     if (n > s->hit_cap) {
         /* More hits than room: grow both buffers and scan the batch again
            (its text and chunks are still on the device). */
         size_t cap = s->hit_cap;
         while (cap < n) cap *= 2;
+        if (cap > MAX_HIT_CAP) cap = MAX_HIT_CAP;
         cudaFreeHost(s->host_hits);
         cudaFree(s->dev_hits);
         s->host_hits = NULL;

@@ -29,6 +29,9 @@ typedef struct {
     const sm_gpu_hit *hits;
     size_t nhits;
     const unsigned long long *counts;
+    /* hit mode: the batch found more hits than the largest hit buffer holds
+       (hits NULL, nhits 0); its segments' hits are to be found elsewhere */
+    int overflow;
 } sm_cuda_result;
 
 typedef struct {
@@ -44,6 +47,8 @@ typedef struct sm_cuda_tables sm_cuda_tables; /* a database on one GPU */
 typedef struct sm_cuda_slot sm_cuda_slot;     /* one batch's buffers on one GPU */
 
 int sm_cuda_device_count(void);
+/* Starts the driver and a device's context (-1: every device) ahead of a runner (seqmatch.h). */
+int sm_cuda_prepare(int device);
 /* NULL when the GPU side is there (devices or not), else why it is not: a
    build without CUDA, a GPU module that cannot be loaded. */
 const char *sm_cuda_missing(void);
@@ -65,8 +70,11 @@ size_t sm_cuda_tables_chunk(const sm_cuda_tables *tables, size_t text_cap, size_
 int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap, int count_only,
                       sm_cuda_slot **out, char *msg);
 void sm_cuda_slot_close(sm_cuda_slot *slot);
-/* Host (pinned) arrays the caller fills before a launch. */
-uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot);
+/* Host (pinned) arrays the caller fills before a launch. The text buffer
+   holds at least bytes (at most text_cap): it is allocated on the first
+   call and grown, its bytes kept, when a call asks for more; NULL with a
+   message when that fails. */
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot, size_t bytes, char *msg);
 sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot);
 /* Starts copying and scanning text[0, len) with chunks[0, nchunks); returns at once. */
 int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg);

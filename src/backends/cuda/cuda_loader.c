@@ -80,6 +80,7 @@ static int unavailable(char *msg) {
 const char *sm_cuda_missing(void) { return gpu() ? NULL : missing; }
 
 int sm_cuda_device_count(void) { return gpu() ? module->device_count() : 0; }
+int sm_cuda_prepare(int device) { return gpu() ? module->prepare(device) : 0; }
 
 void sm_cuda_device_name(int device, char *name, size_t size) {
     if (gpu()) module->device_name(device, name, size);
@@ -109,7 +110,13 @@ void sm_cuda_slot_close(sm_cuda_slot *slot) {
     if (slot && gpu()) module->slot_close(slot);
 }
 
-uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot) { return gpu() ? module->slot_text(slot) : NULL; }
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot, size_t bytes, char *msg) {
+    if (!gpu()) {
+        unavailable(msg);
+        return NULL;
+    }
+    return module->slot_text(slot, bytes, msg);
+}
 
 sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { return gpu() ? module->slot_chunks(slot) : NULL; }
 

@@ -17,13 +17,14 @@
 #include "backends/cuda/cuda_device.h"
 #include "engines/dfa/dfa_gpu_device.h"
 
-#define SM_CUDA_MODULE_ABI 2
+#define SM_CUDA_MODULE_ABI 3
 #define SM_CUDA_MODULE_ENTRY "sm_cuda_module_entry"
 
 typedef struct {
     uint32_t abi;   /* SM_CUDA_MODULE_ABI */
     uint32_t size;  /* sizeof(sm_cuda_module) */
     int (*device_count)(void);
+    int (*prepare)(int device);
     void (*device_name)(int device, char *name, size_t size);
     /* the runner's exact engines (cuda_device.h) */
     int (*tables_open)(int device, const sm_cuda_database *db, sm_cuda_tables **out, char *msg);
@@ -32,7 +33,7 @@ typedef struct {
     int (*slot_open)(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap, int count_only, sm_cuda_slot **out,
                      char *msg);
     void (*slot_close)(sm_cuda_slot *slot);
-    uint8_t *(*slot_text)(sm_cuda_slot *slot);
+    uint8_t *(*slot_text)(sm_cuda_slot *slot, size_t bytes, char *msg);
     sm_gpu_chunk *(*slot_chunks)(sm_cuda_slot *slot);
     int (*slot_launch)(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg);
     int (*slot_wait)(sm_cuda_slot *slot, sm_cuda_result *result, char *msg);

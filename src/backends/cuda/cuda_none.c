@@ -9,6 +9,10 @@
 #include "backends/cuda/cuda_device.h"
 
 int sm_cuda_device_count(void) { return 0; }
+int sm_cuda_prepare(int device) {
+    (void)device;
+    return 0;
+}
 #ifdef SM_CUDA_STATIC_ARCHIVE
 #define MISSING                                                                                                   \
     "the static libseqmatch.a cannot use a GPU: link libseqmatch.so (pkg-config --libs seqmatch, without --static), " \
@@ -47,7 +51,11 @@ int sm_cuda_slot_open(sm_cuda_tables *tables, size_t text_cap, size_t chunk_cap,
 }
 
 void sm_cuda_slot_close(sm_cuda_slot *slot) { (void)slot; }
-uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot) { (void)slot; return NULL; }
+uint8_t *sm_cuda_slot_text(sm_cuda_slot *slot, size_t bytes, char *msg) {
+    (void)slot, (void)bytes;
+    unavailable(msg);
+    return NULL;
+}
 sm_gpu_chunk *sm_cuda_slot_chunks(sm_cuda_slot *slot) { (void)slot; return NULL; }
 
 int sm_cuda_slot_launch(sm_cuda_slot *slot, size_t len, size_t nchunks, char *msg) {
