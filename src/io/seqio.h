@@ -23,4 +23,22 @@ void sm_reader_share_threads(sm_reader *reader, unsigned threads,
                              void (*run)(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg),
                              void *ctx);
 
+/* Many whole records at once, for a reader on a mapped plain FASTA or
+   FASTQ file that strips on a team (sm_reader_share_threads), between
+   records: their sequences stripped back to back into dst (room bytes, 64
+   more writable), at most max_records of them, parsed and stripped on the
+   team's threads. Returns 1 with out->n (>= 1) records, their lengths and
+   names (valid until the next call); the reader is then past them, as if
+   each had been read. Returns 0 when it takes none: the caller reads the
+   next record the usual way (sm_reader_next_record), which also reports
+   whatever stopped this one; out->need is then a room that might take the
+   next record (SIZE_MAX: more than room), or 0. Never fails. */
+typedef struct {
+    size_t n;
+    const size_t *lens;
+    const char *const *names;
+    size_t need;
+} sm_reader_records;
+int sm_reader_read_records(sm_reader *reader, uint8_t *dst, size_t room, size_t max_records, sm_reader_records *out);
+
 #endif /* SM_SEQIO_H */
