@@ -557,19 +557,20 @@ int sm_runner_feed(sm_runner *runner, const void *data, size_t len);
    callbacks, as sm_runner_feed does. */
 int sm_runner_feed_buffer(sm_runner *runner, size_t want, void **dst, size_t *avail);
 int sm_runner_feed_commit(sm_runner *runner, size_t len);
-/* Many whole records written in place at once (a reader that parses them on
-   the runner's threads): ends any open record; *dst points where up to
-   *avail bytes may be written (64 more writable after them) as at most
-   *max_records records, the first to be numbered *first. With need >
-   *avail, a batch holding records leaves first, so that a record of need
-   bytes finds an empty buffer. sm_runner_records_commit then takes n
-   records (n <= *max_records) whose sequences lie back to back at *dst,
-   lens[i] bytes each: it runs no batch and calls no callback, so the caller
-   may name them before any of their hits is delivered. SM_ERR_INVALID for
-   anchored and circular runners (feed those a record at a time). */
+/* Many whole records written in place at once (a reader that strips them
+   on the runner's threads): ends any open record; *dst points where up to
+   *avail bytes may be written, holding at most *max_records records, the
+   first to be numbered *first. With need > *avail, a batch holding records
+   leaves first (need SIZE_MAX: the buffer also grows). Then
+   sm_runner_records_commit takes n records (in all at most *max_records),
+   record i's sequence at *dst + offs[i], lens[i] bytes (offsets increasing,
+   records apart; the bytes between them are never read): it runs no batch
+   and calls no callback, so that the caller may name them, a commit at a
+   time, before any of their hits is delivered. SM_ERR_INVALID for anchored
+   and circular runners (feed those a record at a time). */
 int sm_runner_records_buffer(sm_runner *runner, size_t need, void **dst, size_t *avail, size_t *max_records,
                              uint64_t *first);
-int sm_runner_records_commit(sm_runner *runner, size_t n, const size_t *lens);
+int sm_runner_records_commit(sm_runner *runner, size_t n, const size_t *offs, const size_t *lens);
 /* Runs job(arg, i) for every i in [0, n) on the runner's host threads (its
    one thread team: the CPU backend scans on it, every backend turns raw
    results into hits on it) and the caller's, before any scan work they have

@@ -1530,13 +1530,11 @@ int sm_reader_read_records(sm_reader *r, uint8_t *dst, size_t room, size_t max_r
     memset(&job, 0, sizeof job);
     job.p = r->buf + r->pos;
     job.n = r->end - r->pos;
-    /* raw bytes for room kept ones: line ends and headers besides */
-    size_t window = room + room / 8 + 4096;
-    job.window = window < job.n ? window : job.n;
+    /* records are stripped to their raw offsets (or before): room raw bytes */
+    job.window = room < job.n ? room : job.n;
     job.fastq = r->format == SM_INPUT_FASTQ;
     job.name_max = READER_NAME_MAX;
     job.dst = dst;
-    job.room = room;
     job.max_records = max_records;
     job.threads = r->threads;
     job.run = r->team;
@@ -1551,6 +1549,7 @@ int sm_reader_read_records(sm_reader *r, uint8_t *dst, size_t room, size_t max_r
     if (nl > r->pos) r->line_start = r->buf_abs + nl;
     r->pos = at;
     out->n = n;
+    out->offs = job.offs;
     out->lens = job.lens;
     out->names = job.names;
     return 1;

@@ -21,22 +21,22 @@ typedef struct {
     /* in */
     const uint8_t *p;     /* the window: p[0] starts a line (not after a \r) */
     size_t n;             /* bytes from p to the input's end (64 zero bytes readable after) */
-    size_t window;        /* raw bytes to look at (at most n) */
+    size_t window;        /* raw bytes to look at (at most n); dst has room for them */
     int fastq;            /* else FASTA */
     size_t name_max;      /* longer names are the serial reader's (its message) */
-    uint8_t *dst;         /* sequence bytes go here, back to back (64 writable bytes past room) */
-    size_t room;
+    uint8_t *dst;         /* sequence bytes go here, a record's at its raw offset or before */
     size_t max_records;
     unsigned threads;
     sm_parallel_for_fn run; /* the team (NULL: the caller alone) */
     void *run_ctx;
     /* out */
     size_t records;       /* taken */
+    const size_t *offs;   /* where each one's sequence is in dst (increasing, apart by the bytes dropped) */
     const size_t *lens;
     const char *const *names;
     size_t used;          /* raw bytes consumed: p[used] starts the next record (or is the input's end) */
     uint64_t lines;       /* \n in p[0, used) */
-    size_t need;          /* records == 0: room that might take the first record (SIZE_MAX: more than given; 0: none) */
+    size_t need;          /* records == 0: SIZE_MAX when a longer window (more room) might take the first record */
 } sm_records_job;
 
 /* Parses, places and strips; returns the records taken (job->records). */

@@ -112,15 +112,15 @@ static int feed_records(sm_runner *runner, sm_reader *reader, const sm_scan_read
         if (status != SM_OK) return runner_failed(status, err);
         sm_reader_records got;
         if (!sm_reader_read_records(reader, dst, avail, max_records, &got)) {
-            if (!got.need || got.need <= avail || attempt) return SM_OK;
+            if (!got.need || attempt) return SM_OK;
             need = got.need; /* a batch that leaves first makes room */
             continue;
         }
         /* committed one by one (a commit never moves bytes), so that each
            record's callbacks come in the other loop's order */
-        const uint8_t *at = dst;
         for (size_t i = 0; i < got.n; i++) {
-            size_t len = got.lens[i];
+            size_t len = got.lens[i], off = got.offs[i];
+            const uint8_t *at = (const uint8_t *)dst + off;
             int stop = opts->on_record && opts->on_record(opts->ctx, first + i, got.names[i]) != 0;
             if (!stop && opts->on_sequence && len > 0) stop = opts->on_sequence(opts->ctx, first + i, at, len) != 0;
             if (stop) {
@@ -128,10 +128,9 @@ static int feed_records(sm_runner *runner, sm_reader *reader, const sm_scan_read
                 (void)sm_runner_begin_record(runner);
                 return SM_ERR_TERMINATED;
             }
-            status = sm_runner_records_commit(runner, 1, &len);
+            status = sm_runner_records_commit(runner, 1, &off, &len);
             if (status != SM_OK) return runner_failed(status, err);
             ++*taken;
-            at += len;
             if (len && opts->on_progress && opts->on_progress(opts->ctx, len, 0) != 0) return SM_ERR_TERMINATED;
             if (opts->on_record_fed) opts->on_record_fed(opts->ctx, first + i, len);
             if (opts->on_progress && opts->on_progress(opts->ctx, 0, 1) != 0) return SM_ERR_TERMINATED;

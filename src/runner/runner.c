@@ -565,6 +565,7 @@ int sm_runner_records_buffer(sm_runner *r, size_t need, void **dst, size_t *avai
         }
         size_t room = (b->cap < limit ? b->cap : limit) - b->len;
         if (room == 0) return r->status = SM_ERR_NOMEM;
+        r->records_base = b->len;
         *dst = b->buf + b->len;
         *avail = room;
         *max_records = r->geo.max_segments - b->nsegs - 1;
@@ -573,14 +574,16 @@ int sm_runner_records_buffer(sm_runner *r, size_t need, void **dst, size_t *avai
     }
 }
 
-int sm_runner_records_commit(sm_runner *r, size_t n, const size_t *lens) {
-    if (!r || (n && !lens) || r->anchor || r->opt.circular || r->record_open) return SM_ERR_INVALID;
+int sm_runner_records_commit(sm_runner *r, size_t n, const size_t *offs, const size_t *lens) {
+    if (!r || (n && (!offs || !lens)) || r->anchor || r->opt.circular || r->record_open) return SM_ERR_INVALID;
     if (r->status != SM_OK) return r->status;
     sm_batch *b = &r->batches[r->fill];
-    size_t total = 0;
+    size_t at = b->len;
     for (size_t i = 0; i < n; i++) {
-        if (lens[i] > b->cap - b->len - total) return SM_ERR_INVALID;
-        total += lens[i];
+        if (offs[i] > b->cap - r->records_base || r->records_base + offs[i] < at ||
+            lens[i] > b->cap - r->records_base - offs[i])
+            return SM_ERR_INVALID;
+        at = r->records_base + offs[i] + lens[i];
     }
     /* begin, feed and end each record without a batch leaving in between:
        the bytes stay where they were written */
@@ -591,10 +594,10 @@ int sm_runner_records_commit(sm_runner *r, size_t n, const size_t *lens) {
     for (size_t i = 0; i < n; i++) {
         r->record_open = 1;
         r->record_id = r->next_record++;
-        r->open_off = r->open_base = b->len;
+        r->open_off = r->open_base = r->records_base + offs[i];
         r->own_from = 0;
         r->record_len = 0;
-        b->len += lens[i];
+        b->len = r->records_base + offs[i] + lens[i];
         int cut = cut_segments(r, 1, 0);
         r->record_open = 0;
         if (cut != SM_OK) return r->status = SM_ERR_NOMEM;

@@ -77,11 +77,15 @@ static void read_all(const char *path, unsigned threads, int batch, size_t room_
                 for (size_t i = 0; i < got.n; i++) {
                     put(out, got.names[i], strlen(got.names[i]));
                     put(out, "\t", 1);
-                    put(out, buf + at, got.lens[i]);
+                    put(out, buf + got.offs[i], got.lens[i]);
                     put(out, "\n", 1);
-                    at += got.lens[i];
+                    tu_check(got.offs[i] >= at, "record %zu at %zu, over the one before (to %zu)", i, got.offs[i], at);
+                    at = got.offs[i] + got.lens[i];
                 }
                 tu_check(at <= room, "%zu bytes written in a room of %zu", at, room);
+                int past = 0;
+                for (int k = 0; k < 64; k++) past |= buf[room + k] != 0xEE;
+                tu_check(!past, "a byte written past the room of %zu", room);
                 *taken += got.n;
                 continue;
             }
