@@ -281,7 +281,8 @@ static void test_reader(const char *path) {
         }
         free(want.text);
     }
-    tu_check(taken > 1000, "only %zu records were taken many at a time", taken);
+    /* about 100 a round; at least one a round whatever the scale */
+    tu_check(taken >= tu_scaled(300), "only %zu records were taken many at a time", taken);
     free(t.p);
 }
 
