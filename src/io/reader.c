@@ -1525,6 +1525,11 @@ int sm_reader_read_records(sm_reader *r, uint8_t *dst, size_t room, size_t max_r
         r->threads < 2 || (r->format != SM_INPUT_FASTA && r->format != SM_INPUT_FASTQ) || room == 0 ||
         max_records == 0 || r->pos >= r->end || r->buf_abs + r->pos != r->line_start)
         return 0;
+    /* FASTA from three threads, as the long records' stripping: on two
+       cores the serial loop strips a long record's lines as cheaply as the
+       parts do with the scan beside them (docs/architecture.md, "Many
+       records at once"); FASTQ's short records gain from two */
+    if (r->format == SM_INPUT_FASTA && r->threads < 3) return 0;
     if (!r->records && !(r->records = sm_records_parser_new())) return 0;
     sm_records_job job;
     memset(&job, 0, sizeof job);

@@ -23,9 +23,9 @@ void sm_reader_share_threads(sm_reader *reader, unsigned threads,
                              void (*run)(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg),
                              void *ctx);
 
-/* Many whole records at once, for a reader on a mapped plain FASTA or
-   FASTQ file that strips on a team (sm_reader_share_threads), between
-   records: at most max_records of them from the next room bytes of the
+/* Many whole records at once, for a reader on a mapped plain FASTQ file
+   (FASTA: from three threads) that strips on a team
+   (sm_reader_share_threads), between records: at most max_records of them from the next room bytes of the
    file, parsed and each record's sequence stripped on the team's threads
    into dst (room bytes) at offs[i] (increasing; record i's bytes lie at
    most at its own offset in the file, so gaps are left where line ends and

@@ -270,6 +270,7 @@ static void test_reader(const char *path) {
         reading want, got;
         size_t piece_cap = 1 + tu_rng_below(&rng, 3000);
         read_all(path, 1, 0, 1, piece_cap, &taken, &want);
+        /* FASTA is taken many at a time from 3 threads, FASTQ from 2 */
         for (unsigned threads = 2; threads <= 4; threads++) {
             size_t room_max = tu_rng_chance(&rng, 50) ? 1 + tu_rng_below(&rng, 4096) : 1 + tu_rng_below(&rng, 1u << 20);
             read_all(path, threads, 1, room_max, piece_cap, &taken, &got);
