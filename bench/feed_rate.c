@@ -65,7 +65,6 @@ static int compare(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     int repeats = 3;
-    uint64_t batched = 0;
     size_t room = 0;
     unsigned threads[32];
     int nthreads = 0;
@@ -91,11 +90,11 @@ int main(int argc, char **argv) {
     for (int ti = 0; ti < nthreads; ti++) {
         double secs[64];
         int n = repeats < 64 ? repeats : 64;
-        uint64_t bases = 0, records = 0;
+        uint64_t bases = 0, records = 0, at_once = 0;
         for (int r = 0; r < n; r++) {
             sm_reader *reader = NULL;
             sm_error err;
-            bases = records = 0;
+            bases = records = at_once = 0;
             double t0 = now();
             if (sm_reader_open_threads(path, SM_INPUT_AUTO, threads[ti], &reader, &err) != SM_OK) {
                 fprintf(stderr, "feed_rate: %s\n", err.message);
@@ -107,7 +106,8 @@ int main(int argc, char **argv) {
             for (;;) {
                 sm_reader_records got;
                 if (room && sm_reader_read_records(reader, buf, room, SIZE_MAX, &got)) {
-                    records += got.n; batched += got.n;
+                    records += got.n;
+                    at_once += got.n;
                     for (size_t k = 0; k < got.n; k++) bases += got.lens[k];
                     continue;
                 }
@@ -129,12 +129,13 @@ int main(int argc, char **argv) {
         }
         qsort(secs, (size_t)n, sizeof *secs, compare);
         double s = secs[n / 2];
-        printf("%sthreads=%u\tseconds=%.3f\tsequence_GBps=%.2f\tfile_GBps=%.2f\trecords=%llu\tbases=%llu\n",
-               room && threads[ti] > 1 ? "many_records\t" : "", threads[ti], s,
-               bases / s / 1e9, (double)st.st_size / s / 1e9, (unsigned long long)records, (unsigned long long)bases);
+        printf("%sthreads=%u\tseconds=%.3f\tsequence_GBps=%.2f\tfile_GBps=%.2f\trecords=%llu\tbases=%llu",
+               room && threads[ti] > 1 ? "many_records\t" : "", threads[ti], s, bases / s / 1e9,
+               (double)st.st_size / s / 1e9, (unsigned long long)records, (unsigned long long)bases);
+        if (room) printf("\trecords_at_once=%llu", (unsigned long long)at_once);
+        printf("\n");
         fflush(stdout);
     }
-    fprintf(stderr, "batched %llu\n", (unsigned long long)batched);
     free(buf);
     return 0;
 }
