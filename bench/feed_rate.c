@@ -10,7 +10,7 @@
  * With -m ROOM (bytes; k, M suffixes) the reader strips on a team of THREADS threads and takes
  * many whole records at a time into a room of ROOM bytes (sm_reader_read_records, as `seqmatch
  * search` does with a runner's batch, whose room is about 4 MiB per thread on the CPU), the
- * records it leaves (or all, with 1 thread) one at a time as above.
+ * records it leaves (or all, with 1 thread; FASTA: with fewer than 3) one at a time as above.
  * Build: make -C bench feed_rate LIBDIR=../build
  */
 #define _POSIX_C_SOURCE 200809L
