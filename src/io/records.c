@@ -45,8 +45,8 @@ typedef struct {
     int take;
 } rec_item;
 
-/* Where a part's stripped bytes go: dst from an offset on (exact stores,
-   never past the bytes kept), or a scratch buffer that grows. */
+/* Where a part's stripped bytes go: dst from an offset on (no store
+   reaches past the part's own raw bytes), or a scratch buffer that grows. */
 typedef struct {
     uint8_t *p;
     size_t len, cap;            /* cap SIZE_MAX: dst */
@@ -106,8 +106,9 @@ static int out_room(rec_out *o) {
 /* Sequence lines from i (a line start) up to the marker starting a line or
    end, their kept bytes appended to o: the marker's offset or end, with the
    \n counted added to *lines; SIZE_MAX at a byte that is not a sequence
-   byte, blank or \n (or out of memory). Every loop writes exactly the bytes
-   kept, nothing past them: parts write side by side in dst. */
+   byte, blank or \n (or out of memory). In dst no loop stores past the
+   raw bytes read so far (a byte kept never lies past its raw offset), nor
+   near the part's end past the bytes kept: parts write side by side. */
 static size_t seq_strip_plain(const uint8_t *p, size_t i, size_t end, uint8_t marker, rec_out *o, uint64_t *lines) {
     uint64_t l = 0;
     int line_start = 1;
@@ -138,9 +139,9 @@ static int quality_plain(const uint8_t *p, size_t lo, size_t hi) {
 }
 
 #ifdef RECORDS_X86
-/* 64 bytes a step: the kept bytes compressed in a register and stored under
-   a mask (the memory form of the compress is slow on some CPUs). The input
-   has 64 readable bytes past its end. */
+/* 64 bytes a step: the kept bytes compressed in a register (the memory
+   form of the compress is slow on some CPUs) and stored whole, or under a
+   mask near the part's end. The input has 64 readable bytes past its end. */
 __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi"))) static size_t
 seq_strip_avx512(const uint8_t *p, size_t i, size_t end, uint8_t marker, rec_out *o, uint64_t *lines) {
     /* A whole vector may be stored (past the bytes kept, to be written over)
