@@ -2,11 +2,15 @@
  * decompressed), with no scan behind it: the feed's own ceiling, to set beside read_rate (the
  * machine's) and the whole command (bench/results/history.md, "The feed").
  *
- * usage: feed_rate [-r REPEATS] [-t THREADS...] FILE
+ * usage: feed_rate [-r REPEATS] [-m ROOM] [-t THREADS...] FILE
  *
  * For each thread count: the reader opened with that many threads, every record read into one
  * reused 64 MiB buffer (as `seqmatch search` asks for its pieces). Prints GB/s of sequence bytes
  * delivered and of the file's bytes, median of REPEATS runs.
+ * With -m ROOM (bytes; k, M suffixes) the reader strips on a team of THREADS threads and takes
+ * many whole records at a time into a room of ROOM bytes (sm_reader_read_records, as `seqmatch
+ * search` does with a runner's batch, whose room is about 4 MiB per thread on the CPU), the
+ * records it leaves (or all, with 1 thread; FASTA: with fewer than 3) one at a time as above.
  * Build: make -C bench feed_rate LIBDIR=../build
  */
 #define _POSIX_C_SOURCE 200809L
@@ -17,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/team.h"
 #include "io/seqio.h"
 
 #define PIECE ((size_t)64 << 20)
@@ -27,6 +32,32 @@ static double now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+typedef struct {
+    void (*job)(void *arg, size_t i);
+    void *arg;
+} team_job;
+
+static void run_job(void *arg, size_t i, unsigned tid) {
+    (void)tid;
+    const team_job *j = arg;
+    j->job(j->arg, i);
+}
+
+/* sm_reader_share_threads' team: the process-wide one. */
+static void run_on_team(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg) {
+    team_job j = {job, arg};
+    unsigned threads = *(const unsigned *)ctx;
+    sm_team_for(sm_team_shared(threads), n, run_job, &j, threads);
+}
+
+static size_t parse_size(const char *s) {
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'k' || *end == 'K') v *= 1024;
+    if (*end == 'm' || *end == 'M') v *= 1024 * 1024;
+    return (size_t)v;
+}
+
 static int compare(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -34,11 +65,13 @@ static int compare(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     int repeats = 3;
+    size_t room = 0;
     unsigned threads[32];
     int nthreads = 0;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) repeats = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) room = parse_size(argv[++i]);
         else if (strcmp(argv[i], "-t") == 0) {
             while (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' && nthreads < 32)
                 threads[nthreads++] = (unsigned)atoi(argv[++i]);
@@ -46,29 +79,40 @@ int main(int argc, char **argv) {
     }
     struct stat st;
     if (!path || repeats < 1 || stat(path, &st) != 0) {
-        fprintf(stderr, "usage: feed_rate [-r REPEATS] [-t THREADS...] FILE\n");
+        fprintf(stderr, "usage: feed_rate [-r REPEATS] [-m ROOM] [-t THREADS...] FILE\n");
         return 2;
     }
     if (nthreads == 0) threads[nthreads++] = 1;
-    uint8_t *buf = malloc(PIECE + 64);
+    size_t cap = room > PIECE ? room : PIECE;
+    uint8_t *buf = malloc(cap + 64);
     if (!buf) return 2;
-    memset(buf, 0, PIECE + 64);
+    memset(buf, 0, cap + 64);
     for (int ti = 0; ti < nthreads; ti++) {
         double secs[64];
         int n = repeats < 64 ? repeats : 64;
-        uint64_t bases = 0, records = 0;
+        uint64_t bases = 0, records = 0, at_once = 0;
         for (int r = 0; r < n; r++) {
             sm_reader *reader = NULL;
             sm_error err;
-            bases = records = 0;
+            bases = records = at_once = 0;
             double t0 = now();
             if (sm_reader_open_threads(path, SM_INPUT_AUTO, threads[ti], &reader, &err) != SM_OK) {
                 fprintf(stderr, "feed_rate: %s\n", err.message);
                 return 2;
             }
+            if (room && threads[ti] > 1) sm_reader_share_threads(reader, threads[ti], run_on_team, &threads[ti]);
             const char *name;
             int more;
-            while ((more = sm_reader_next_record(reader, &name, &err)) == 1) {
+            for (;;) {
+                sm_reader_records got;
+                if (room && sm_reader_read_records(reader, buf, room, SIZE_MAX, &got)) {
+                    records += got.n;
+                    at_once += got.n;
+                    for (size_t k = 0; k < got.n; k++) bases += got.lens[k];
+                    continue;
+                }
+                more = sm_reader_next_record(reader, &name, &err);
+                if (more != 1) break;
                 records++;
                 size_t len;
                 int piece;
@@ -85,8 +129,11 @@ int main(int argc, char **argv) {
         }
         qsort(secs, (size_t)n, sizeof *secs, compare);
         double s = secs[n / 2];
-        printf("threads=%u\tseconds=%.3f\tsequence_GBps=%.2f\tfile_GBps=%.2f\trecords=%llu\tbases=%llu\n", threads[ti], s,
-               bases / s / 1e9, (double)st.st_size / s / 1e9, (unsigned long long)records, (unsigned long long)bases);
+        printf("%sthreads=%u\tseconds=%.3f\tsequence_GBps=%.2f\tfile_GBps=%.2f\trecords=%llu\tbases=%llu",
+               room && threads[ti] > 1 ? "many_records\t" : "", threads[ti], s, bases / s / 1e9,
+               (double)st.st_size / s / 1e9, (unsigned long long)records, (unsigned long long)bases);
+        if (room) printf("\trecords_at_once=%llu", (unsigned long long)at_once);
+        printf("\n");
         fflush(stdout);
     }
     free(buf);

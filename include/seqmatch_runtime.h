@@ -277,6 +277,22 @@ int sm_runner_feed(sm_runner *runner, const void *data, size_t len);
    callbacks, as sm_runner_feed does. */
 int sm_runner_feed_buffer(sm_runner *runner, size_t want, void **dst, size_t *avail);
 int sm_runner_feed_commit(sm_runner *runner, size_t len);
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Many whole records written in place at once (a reader that strips them
+   on the runner's threads): ends any open record; *dst points where up to
+   *avail bytes may be written, holding at most *max_records records, the
+   first to be numbered *first. With need > *avail, a batch holding records
+   leaves first (need SIZE_MAX: the buffer also grows). Then
+   sm_runner_records_commit takes n records (in all at most *max_records),
+   record i's sequence at *dst + offs[i], lens[i] bytes (offsets increasing,
+   records apart; the bytes between them are never read): it runs no batch
+   and calls no callback, so that the caller may name them, a commit at a
+   time, before any of their hits is delivered. SM_ERR_INVALID for anchored
+   and circular runners (feed those a record at a time). */
+int sm_runner_records_buffer(sm_runner *runner, size_t need, void **dst, size_t *avail, size_t *max_records,
+                             uint64_t *first);
+int sm_runner_records_commit(sm_runner *runner, size_t n, const size_t *offs, const size_t *lens);
+#endif /* SEQMATCH_EXPERIMENTAL */
 /* Runs job(arg, i) for every i in [0, n) on the runner's host threads (its
    one thread team: the CPU backend scans on it, every backend turns raw
    results into hits on it) and the caller's, before any scan work they have

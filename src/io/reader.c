@@ -48,6 +48,7 @@
 #endif
 
 #include "base/cpu.h"
+#include "io/records.h"
 #include "io/source.h"
 #include "io/strip.h"
 
@@ -104,6 +105,7 @@ struct sm_reader {
     sm_parallel_for_fn team; /* another team's threads strip instead of a pool's own (may be NULL) */
     void *team_ctx;
     int strip_misses;      /* windows in a row the pool left to the serial reader */
+    sm_records_parser *records; /* sm_reader_read_records: made on its first call */
 
     uint8_t *piece; /* FASTA/FASTQ output piece */
     char *name;
@@ -1516,10 +1518,53 @@ void sm_reader_share_threads(sm_reader *r, unsigned threads, sm_parallel_for_fn 
     r->team_ctx = ctx;
 }
 
+int sm_reader_read_records(sm_reader *r, uint8_t *dst, size_t room, size_t max_records, sm_reader_records *out) {
+    memset(out, 0, sizeof *out);
+    /* a mapped plain file between records, read from its start, on a team */
+    if (!r || !dst || !r->mapped || r->ranged || r->keep_raw || r->state != ST_BETWEEN || r->after_cr || !r->team ||
+        r->threads < 2 || (r->format != SM_INPUT_FASTA && r->format != SM_INPUT_FASTQ) || room == 0 ||
+        max_records == 0 || r->pos >= r->end || r->buf_abs + r->pos != r->line_start)
+        return 0;
+    /* FASTA from three threads, as the long records' stripping: on two
+       cores the serial loop strips a long record's lines as cheaply as the
+       parts do with the scan beside them (docs/architecture.md, "Many
+       records at once"); FASTQ's short records gain from two */
+    if (r->format == SM_INPUT_FASTA && r->threads < 3) return 0;
+    if (!r->records && !(r->records = sm_records_parser_new())) return 0;
+    sm_records_job job;
+    memset(&job, 0, sizeof job);
+    job.p = r->buf + r->pos;
+    job.n = r->end - r->pos;
+    /* records are stripped to their raw offsets (or before): room raw bytes */
+    job.window = room < job.n ? room : job.n;
+    job.fastq = r->format == SM_INPUT_FASTQ;
+    job.name_max = READER_NAME_MAX;
+    job.dst = dst;
+    job.max_records = max_records;
+    job.threads = r->threads;
+    job.run = r->team;
+    job.run_ctx = r->team_ctx;
+    size_t n = sm_records_parse(r->records, &job);
+    out->need = job.need;
+    if (n == 0) return 0;
+    size_t at = r->pos + job.used;
+    r->line += job.lines;
+    size_t nl = at;
+    while (nl > r->pos && r->buf[nl - 1] != '\n') nl--;
+    if (nl > r->pos) r->line_start = r->buf_abs + nl;
+    r->pos = at;
+    out->n = n;
+    out->offs = job.offs;
+    out->lens = job.lens;
+    out->names = job.names;
+    return 1;
+}
+
 void sm_reader_close(sm_reader *r) {
     if (!r) return;
     sm_io_source_close(r->src);
     sm_strip_pool_free(r->strip);
+    sm_records_parser_free(r->records);
     if (!r->mapped) free(r->buf);
     free(r->piece);
     free(r->name);

@@ -91,6 +91,59 @@ int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
     return status;
 }
 
+/* Many whole records at once (sm_reader_read_records), parsed and stripped
+   on the runner's threads straight into its batch, then named and committed
+   in order. *taken gets how many (0: read the next one the usual way);
+   returns SM_OK or the status to stop with. The callbacks see what the
+   record-at-a-time loop shows them, record by record. */
+static int feed_records(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, size_t *taken,
+                        int *unusable, sm_error *err) {
+    *taken = 0;
+    size_t need = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        void *dst;
+        size_t avail, max_records;
+        uint64_t first;
+        int status = sm_runner_records_buffer(runner, need, &dst, &avail, &max_records, &first);
+        if (status == SM_ERR_INVALID) {
+            *unusable = 1; /* anchored or circular: a record at a time */
+            return SM_OK;
+        }
+        if (status != SM_OK) return runner_failed(status, err);
+        sm_reader_records got;
+        if (!sm_reader_read_records(reader, dst, avail, max_records, &got)) {
+            if (!got.need || attempt) return SM_OK;
+            need = got.need; /* a batch that leaves first makes room */
+            continue;
+        }
+        /* committed one by one (a commit never moves bytes), so that each
+           record's callbacks come in the other loop's order */
+        for (size_t i = 0; i < got.n; i++) {
+            size_t len = got.lens[i], off = got.offs[i];
+            const uint8_t *at = (const uint8_t *)dst + off;
+            int stop = opts->on_record && opts->on_record(opts->ctx, first + i, got.names[i]) != 0;
+            if (!stop && opts->on_sequence && len > 0) stop = opts->on_sequence(opts->ctx, first + i, at, len) != 0;
+            if (stop) {
+                /* as the other loop leaves it: this record begun, nothing of it fed */
+                (void)sm_runner_begin_record(runner);
+                return SM_ERR_TERMINATED;
+            }
+            status = sm_runner_records_commit(runner, 1, &off, &len);
+            if (status != SM_OK) return runner_failed(status, err);
+            ++*taken;
+            if (len && opts->on_progress && opts->on_progress(opts->ctx, len, 0) != 0) return SM_ERR_TERMINATED;
+            if (opts->on_record_fed) opts->on_record_fed(opts->ctx, first + i, len);
+            if (opts->on_progress && opts->on_progress(opts->ctx, 0, 1) != 0) return SM_ERR_TERMINATED;
+        }
+        return SM_OK;
+    }
+    return SM_OK;
+}
+
+/* Records a failed attempt leaves to the one-at-a-time loop before the next
+   attempt: doubling while attempts fail (\r\n line ends, say), up to this. */
+#define RECORDS_BACKOFF_MAX 4096
+
 int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, sm_error *err) {
     sm_scan_reader_options none;
     if (!opts) {
@@ -107,9 +160,28 @@ int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
     unsigned threads = sm_runner_scan_threads(runner);
     if (threads > 1) sm_reader_share_threads(reader, threads, run_on_runner, runner);
 
+    /* many records at a time where the reader can (a mapped file, threads,
+       no callback that needs each piece as read, no ranges) */
+    int batched = threads > 1 && !opts->past_cut, unusable = 0;
+    size_t backoff = 0, skip = 0;
     const char *name = NULL;
-    int more;
-    while ((more = sm_reader_next_record(reader, &name, err)) == 1) {
+    for (;;) {
+        if (batched && !unusable && skip == 0) {
+            size_t taken = 0;
+            int status = feed_records(runner, reader, opts, &taken, &unusable, err);
+            if (status != SM_OK) return status;
+            if (taken) {
+                backoff = 0;
+                continue;
+            }
+            backoff = backoff ? backoff * 2 : 1;
+            if (backoff > RECORDS_BACKOFF_MAX) backoff = RECORDS_BACKOFF_MAX;
+            skip = backoff;
+        }
+        if (skip) skip--;
+        int more = sm_reader_next_record(reader, &name, err);
+        if (more < 0) return reader_failed(more, err);
+        if (more == 0) break;
         uint64_t record = sm_runner_begin_record(runner);
         if (opts->on_record && opts->on_record(opts->ctx, record, name) != 0) return SM_ERR_TERMINATED;
         uint64_t record_bytes = 0;
@@ -120,6 +192,5 @@ int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
         if (status != SM_OK) return runner_failed(status, err);
         if (opts->on_progress && opts->on_progress(opts->ctx, 0, 1) != 0) return SM_ERR_TERMINATED;
     }
-    if (more < 0) return reader_failed(more, err);
     return SM_OK;
 }

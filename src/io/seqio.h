@@ -23,4 +23,25 @@ void sm_reader_share_threads(sm_reader *reader, unsigned threads,
                              void (*run)(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg),
                              void *ctx);
 
+/* Many whole records at once, for a reader on a mapped plain FASTQ file
+   (FASTA: from three threads) that strips on a team
+   (sm_reader_share_threads), between records: at most max_records of them from the next room bytes of the
+   file, parsed and each record's sequence stripped on the team's threads
+   into dst (room bytes) at offs[i] (increasing; record i's bytes lie at
+   most at its own offset in the file, so gaps are left where line ends and
+   headers were), lens[i] bytes. Returns 1 with out->n (>= 1) records, their
+   places, lengths and names (valid until the next call); the reader is
+   then past them, as if each had been read. Returns 0 when it takes none:
+   the caller reads the next record the usual way (sm_reader_next_record),
+   which also reports whatever stopped this one; out->need is then SIZE_MAX
+   when more room might take the next record, else 0. Never fails. */
+typedef struct {
+    size_t n;
+    const size_t *offs;
+    const size_t *lens;
+    const char *const *names;
+    size_t need;
+} sm_reader_records;
+int sm_reader_read_records(sm_reader *reader, uint8_t *dst, size_t room, size_t max_records, sm_reader_records *out);
+
 #endif /* SM_SEQIO_H */

@@ -546,6 +546,73 @@ int sm_runner_feed_commit(sm_runner *r, size_t len) {
     return r->status;
 }
 
+int sm_runner_records_buffer(sm_runner *r, size_t need, void **dst, size_t *avail, size_t *max_records,
+                             uint64_t *first) {
+    if (!r || !dst || !avail || !max_records || !first) return SM_ERR_INVALID;
+    *dst = NULL;
+    *avail = *max_records = 0;
+    if (r->anchor || r->opt.circular) return SM_ERR_INVALID;
+    if (r->status != SM_OK) return r->status;
+    if (r->record_open && sm_runner_end_record(r) != SM_OK) return r->status;
+    size_t grow_for = need; /* SIZE_MAX: more than there is, the buffer doubles */
+    for (;;) {
+        sm_batch *b = &r->batches[r->fill];
+        size_t limit = r->fill_limit < r->geo.buf_cap ? r->fill_limit : r->geo.buf_cap;
+        /* no record is open: everything in the buffer is in segments */
+        /* one segment spare: a record fed after them ends the batch at max_segments */
+        if (b->len >= limit || b->nsegs + 1 >= r->geo.max_segments || (b->len > 0 && need > limit - b->len) ||
+            leave_early(r)) {
+            if (submit(r, 0) != SM_OK) return r->status;
+            need = 0; /* the next buffer is as empty as it gets */
+            continue;
+        }
+        /* a buffer grows as bytes arrive (doubling), never to its full size at once */
+        if (b->cap < limit && (b->len == b->cap || grow_for > b->cap - b->len)) {
+            size_t to = grow_for > limit - b->len ? b->cap + 1 : b->len + grow_for;
+            if (grow_buffer(r, b, to > b->cap ? to : b->cap + 1) != SM_OK) return r->status = SM_ERR_NOMEM;
+        }
+        size_t room = (b->cap < limit ? b->cap : limit) - b->len;
+        if (room == 0) return r->status = SM_ERR_NOMEM;
+        r->records_base = b->len;
+        *dst = b->buf + b->len;
+        *avail = room;
+        *max_records = r->geo.max_segments - b->nsegs - 1;
+        *first = r->next_record;
+        return SM_OK;
+    }
+}
+
+int sm_runner_records_commit(sm_runner *r, size_t n, const size_t *offs, const size_t *lens) {
+    if (!r || (n && (!offs || !lens)) || r->anchor || r->opt.circular || r->record_open) return SM_ERR_INVALID;
+    if (r->status != SM_OK) return r->status;
+    sm_batch *b = &r->batches[r->fill];
+    size_t at = b->len;
+    for (size_t i = 0; i < n; i++) {
+        if (offs[i] > b->cap - r->records_base || r->records_base + offs[i] < at ||
+            lens[i] > b->cap - r->records_base - offs[i])
+            return SM_ERR_INVALID;
+        at = r->records_base + offs[i] + lens[i];
+    }
+    /* begin, feed and end each record without a batch leaving in between:
+       the bytes stay where they were written */
+    r->part_floor = 0;
+    r->part_own_to = UINT64_MAX;
+    r->part_left_open = r->part_right_open = r->part_first_pending = 0;
+    r->head_len = 0;
+    for (size_t i = 0; i < n; i++) {
+        r->record_open = 1;
+        r->record_id = r->next_record++;
+        r->open_off = r->open_base = r->records_base + offs[i];
+        r->own_from = 0;
+        r->record_len = 0;
+        b->len = r->records_base + offs[i] + lens[i];
+        int cut = cut_segments(r, 1, 0);
+        r->record_open = 0;
+        if (cut != SM_OK) return r->status = SM_ERR_NOMEM;
+    }
+    return SM_OK;
+}
+
 typedef struct {
     void (*job)(void *arg, size_t i);
     void *arg;

@@ -160,6 +160,7 @@ struct sm_runner {
     uint64_t next_record;
     size_t open_off, open_base;
     uint64_t own_from;
+    size_t records_base;     /* sm_runner_records_buffer's place in the filling batch */
 
     /* Circular records (sm_runner_options.circular): the open record's first
        circ_reach bytes, copied as they are fed, and its length; they are
