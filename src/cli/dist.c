@@ -626,40 +626,40 @@ static void print_merge_help(FILE *out) {
           out);
 }
 
+typedef struct {
+    const char *output;
+    const char **paths;
+    size_t n;
+} merge_args;
+
+static int merge_option(void *ctx, cli_option_id id, const char *shown, const char *value) {
+    (void)shown;
+    if (id == OPT_HELP) return CLI_PARSE_HELP;
+    ((merge_args *)ctx)->output = value; /* -o, the table's only other option for merge */
+    return CLI_PARSE_OK;
+}
+
+static int merge_shard(void *ctx, char *arg) {
+    merge_args *m = ctx;
+    m->paths[m->n++] = arg;
+    return 0;
+}
+
 int cli_merge_main(int argc, char **argv) {
-    const char *output = NULL;
-    size_t n = 0;
-    const char **paths = calloc((size_t)argc, sizeof *paths);
-    if (!paths) {
+    merge_args m = {NULL, calloc((size_t)argc, sizeof *m.paths), 0};
+    if (!m.paths) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
-    int only_files = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_files && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-            free(paths);
-            print_merge_help(stdout);
-            return cli_finish_stdout();
-        } else if (!only_files && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
-            if (i + 1 >= argc) {
-                free(paths);
-                cli_error("option '%s' needs a value (try 'seqmatch merge --help')", a);
-                return CLI_EXIT_ERROR;
-            }
-            output = argv[++i];
-        } else if (!only_files && strncmp(a, "--output=", 9) == 0) {
-            output = a + 9;
-        } else if (!only_files && strcmp(a, "--") == 0) {
-            only_files = 1;
-        } else if (!only_files && a[0] == '-' && a[1]) {
-            free(paths);
-            cli_error("unknown option '%s' (try 'seqmatch merge --help')", a);
-            return CLI_EXIT_ERROR;
-        } else {
-            paths[n++] = a;
-        }
+    int parsed = cli_parse_argv(CLI_COMMAND_MERGE, argc, argv, merge_option, merge_shard, &m);
+    if (parsed != CLI_PARSE_OK) {
+        free(m.paths);
+        if (parsed != CLI_PARSE_HELP) return CLI_EXIT_ERROR;
+        print_merge_help(stdout);
+        return cli_finish_stdout();
     }
+    const char *output = m.output, **paths = m.paths;
+    size_t n = m.n;
     int status = CLI_EXIT_ERROR;
     cli_writer writer;
     memset(&writer, 0, sizeof writer);
