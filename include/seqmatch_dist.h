@@ -304,6 +304,12 @@ int sm_mpi_poll(sm_mpi *m);
 int sm_mpi_receive(sm_mpi *m, unsigned from, int (*consume)(void *ctx, const uint8_t *data, size_t len), void *ctx);
 /* Rank 0: tells every other rank to stop (once). */
 void sm_mpi_stop_others(sm_mpi *m);
+/* Rank 0 after its own share's stream went into merge: ends that stream,
+   feeds every other rank's stream to merge in rank order (telling the
+   others to stop once the merge is done) and finishes the merge. Returns
+   1 when something was found, 0 when not, -1 on error (err; the other
+   ranks' streams are still drained). */
+int sm_mpi_merge_ranks(sm_mpi *m, sm_dist_merge *merge, sm_error *err);
 /* Ends the job with the exit status rank 0 gives; returns it on every rank. */
 int sm_mpi_finish(sm_mpi *m, int status);
 /* Ends the job at once with exit status 2 (after this rank's message). */

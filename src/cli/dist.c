@@ -213,38 +213,6 @@ static void poll_mpi(void *ctx) {
     if (sm_mpi_rank(job) > 0 && sm_mpi_poll(job) && s->share) sm_dist_share_stop(s->share);
 }
 
-typedef struct {
-    sm_dist_merge *merge;
-    sm_error err;
-    int failed;
-} receive_ctx;
-
-static int consume(void *ctx, const uint8_t *data, size_t len) {
-    receive_ctx *r = ctx;
-    if (r->failed || sm_dist_merge_done(r->merge)) return 0; /* drained: the sender must finish */
-    if (sm_dist_merge_feed(r->merge, data, len, &r->err) != 0) r->failed = 1;
-    if (sm_dist_merge_done(r->merge)) sm_mpi_stop_others(job);
-    return 0;
-}
-
-/* Rank 0 after its own units: every other rank's stream in rank order. */
-static int merge_others(sm_dist_merge *merge, sm_error *err) {
-    receive_ctx r = {merge, {0, {0}}, 0};
-    int rc = 0;
-    for (unsigned from = 1; from < sm_mpi_size(job); from++) {
-        if (sm_mpi_receive(job, from, consume, &r) != 0) {
-            snprintf(err->message, sizeof err->message, "out of memory receiving rank %u's results", from);
-            return -1;
-        }
-        if (!r.failed && !sm_dist_merge_done(merge) && sm_dist_merge_share_end(merge, &r.err) != 0) r.failed = 1;
-        if (r.failed && rc == 0) {
-            *err = r.err;
-            rc = -1;
-        }
-    }
-    return rc;
-}
-
 /* ------------------------------------------------------------- common */
 
 /* Threads per rank when -t is not given: the node's cores shared by its ranks. */
@@ -376,9 +344,8 @@ static int end_share(dist_run *d, int rank0, int shard_status) {
         sm_mpi_send_end(job);
         status = CLI_EXIT_HIT; /* rank 0 says */
     } else if (job) {
-        int got = -1;
-        if (sm_dist_merge_share_end(d->merge, &err) != 0 || merge_others(d->merge, &err) != 0 ||
-            (got = sm_dist_merge_finish(d->merge, &err)) < 0) {
+        int got = sm_mpi_merge_ranks(job, d->merge, &err);
+        if (got < 0) {
             cli_error("%s", err.message);
             return -1;
         }
