@@ -250,6 +250,21 @@ int sm_dist_merge_finish(sm_dist_merge *m, sm_error *err);
 int sm_dist_merge_done(const sm_dist_merge *m);
 void sm_dist_merge_free(sm_dist_merge *m);
 
+/* What a merge delivers, printed as the command prints it: search hits
+   through a formatter of the settings' format (nothing per hit with -q or
+   counts only), dfa results as "[LABEL<TAB>]accept|reject<TAB>STATE"
+   lines, all into w. settings and w must outlive the printer. */
+typedef struct sm_dist_printer sm_dist_printer;
+struct sm_writer; /* seqmatch_output.h */
+/* Fills *sink (for sm_dist_merge_new or sm_shard_set_merge). NULL on
+   failure (err). */
+sm_dist_printer *sm_dist_printer_new(const sm_dist_settings *settings, struct sm_writer *w, sm_dist_sink *sink,
+                                     sm_error *err);
+/* After a successful merge: what waits for the end (a TSV header when no
+   hit came). SM_OK, or the writer's failure (err). */
+int sm_dist_printer_end(sm_dist_printer *p, sm_error *err);
+void sm_dist_printer_free(sm_dist_printer *p);
+
 /* Shard files (search --shard I/N -o FILE, one per share) merged, as
  * seqmatch merge does. */
 typedef struct sm_shard_set sm_shard_set;
