@@ -250,6 +250,21 @@ int sm_dist_merge_finish(sm_dist_merge *m, sm_error *err);
 int sm_dist_merge_done(const sm_dist_merge *m);
 void sm_dist_merge_free(sm_dist_merge *m);
 
+/* What a merge delivers, printed as the command prints it: search hits
+   through a formatter of the settings' format (nothing per hit with -q or
+   counts only), dfa results as "[LABEL<TAB>]accept|reject<TAB>STATE"
+   lines, all into w. settings and w must outlive the printer. */
+typedef struct sm_dist_printer sm_dist_printer;
+struct sm_writer; /* seqmatch_output.h */
+/* Fills *sink (for sm_dist_merge_new or sm_shard_set_merge). NULL on
+   failure (err). */
+sm_dist_printer *sm_dist_printer_new(const sm_dist_settings *settings, struct sm_writer *w, sm_dist_sink *sink,
+                                     sm_error *err);
+/* After a successful merge: what waits for the end (a TSV header when no
+   hit came). SM_OK, or the writer's failure (err). */
+int sm_dist_printer_end(sm_dist_printer *p, sm_error *err);
+void sm_dist_printer_free(sm_dist_printer *p);
+
 /* Shard files (search --shard I/N -o FILE, one per share) merged, as
  * seqmatch merge does. */
 typedef struct sm_shard_set sm_shard_set;
@@ -304,6 +319,12 @@ int sm_mpi_poll(sm_mpi *m);
 int sm_mpi_receive(sm_mpi *m, unsigned from, int (*consume)(void *ctx, const uint8_t *data, size_t len), void *ctx);
 /* Rank 0: tells every other rank to stop (once). */
 void sm_mpi_stop_others(sm_mpi *m);
+/* Rank 0 after its own share's stream went into merge: ends that stream,
+   feeds every other rank's stream to merge in rank order (telling the
+   others to stop once the merge is done) and finishes the merge. Returns
+   1 when something was found, 0 when not, -1 on error (err; the other
+   ranks' streams are still drained). */
+int sm_mpi_merge_ranks(sm_mpi *m, sm_dist_merge *merge, sm_error *err);
 /* Ends the job with the exit status rank 0 gives; returns it on every rank. */
 int sm_mpi_finish(sm_mpi *m, int status);
 /* Ends the job at once with exit status 2 (after this rank's message). */

@@ -18,7 +18,10 @@ enum { CLI_EXIT_HIT = 0, CLI_EXIT_NO_HIT = 1, CLI_EXIT_ERROR = 2, CLI_EXIT_RAN =
 /* What a parse step asks the caller to do next. */
 enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
 
-typedef enum { CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2, CLI_COMMAND_FILTER = 3, CLI_COMMAND_DEMUX = 4 } cli_command;
+typedef enum {
+    CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2, CLI_COMMAND_FILTER = 3, CLI_COMMAND_DEMUX = 4,
+    CLI_COMMAND_DFA = 5, CLI_COMMAND_MERGE = 6
+} cli_command;
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
 
@@ -119,6 +122,41 @@ const char *cli_command_line(void);
 int cli_finish_stdout(void);
 
 /* ------------------------------------------------------------- options */
+
+/* Every option of every command: one table in options.c (its name, short
+   name, whether it takes a value and the commands it is for) drives the
+   parsing of all of them. */
+typedef enum {
+    OPT_PATTERNS, OPT_PATTERN, OPT_EXACT_PATTERNS, OPT_DATABASE,
+    OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
+    OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
+    OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
+    OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME, OPT_SHARD,
+    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
+    OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
+    OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
+    /* dfa's own */
+    OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
+    OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH
+} cli_option_id;
+
+/* Called for each option in command-line order: shown is the option as the
+   user spelled it (-t or --threads), value NULL for a flag. Returns a
+   CLI_PARSE_* value (CLI_PARSE_HELP and CLI_PARSE_ERROR stop the parse). */
+typedef int (*cli_option_fn)(void *ctx, cli_option_id id, const char *shown, const char *value);
+/* Called for each operand (file, '-' for standard input). Returns 0 or -1
+   after a message. */
+typedef int (*cli_operand_fn)(void *ctx, char *arg);
+
+/* The one command-line grammar: --name VALUE, --name=VALUE, -x VALUE,
+   -xVALUE, grouped flags (-qi), '--' to end the options, '-' an operand.
+   Options the command does not take are refused with a usage message.
+   Returns a CLI_PARSE_* value. */
+int cli_parse_argv(cli_command command, int argc, char **argv, cli_option_fn option, cli_operand_fn operand,
+                   void *ctx);
+
+/* A decimal count of at most max. Returns 0, or -1 when text is not one. */
+int cli_parse_count(const char *text, unsigned long long max, unsigned long long *value);
 
 /* Parses argv (argv[0] is the command name) into *opts. Returns a
    CLI_PARSE_* value; on CLI_PARSE_ERROR a message has been printed. */

@@ -90,23 +90,6 @@ static void print_help(FILE *out) {
           out);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("seqmatch: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (try 'seqmatch dfa --help')\n", stderr);
-    return CLI_PARSE_ERROR;
-}
-
-static int parse_count(const char *text, unsigned long long max, unsigned long long *out) {
-    if (!text || text[0] < '0' || text[0] > '9') return -1;
-    errno = 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || v > max) return -1;
-    *out = v;
-    return 0;
-}
-
 /* The first byte of a file that is not white space (after a byte-order
    mark), decompressed: '>' or '@' for FASTA or FASTQ. 0 when there is none
    or the file cannot be read (the run says why). */
@@ -161,6 +144,101 @@ static int alphabet_of_inputs(dfa_options *o) {
     return 0;
 }
 
+#define usage_error(...) (cli_usage_error(CLI_COMMAND_DFA, __VA_ARGS__), CLI_PARSE_ERROR)
+
+static int take_input(void *ctx, char *arg) {
+    dfa_options *o = ctx;
+    o->inputs[o->input_count++] = arg;
+    return 0;
+}
+
+/* One option of cli_parse_argv (the table in options.c). */
+static int take_option(void *ctx, cli_option_id id, const char *shown, const char *value) {
+    dfa_options *o = ctx;
+    unsigned long long n;
+    (void)shown;
+    switch (id) {
+    case OPT_HELP: return CLI_PARSE_HELP;
+    case OPT_DFA: o->dfa_path = value, o->sources++; break;
+    case OPT_FROM_PATTERNS: o->patterns_path = value, o->sources++; break;
+    case OPT_REGEX: o->regex = value, o->sources++; break;
+    case OPT_MATCH:
+        if (strcmp(value, "contains") == 0) o->match = SM_DFA_CONTAINS;
+        else if (strcmp(value, "ends") == 0) o->match = SM_DFA_ENDS;
+        else return usage_error("--match takes contains or ends, not '%s'", value);
+        o->match_given = 1;
+        break;
+    case OPT_ALPHABET:
+        if (strcmp(value, "text") == 0) o->alphabet = SM_ALPHABET_TEXT;
+        else if (strcmp(value, "dna") == 0) o->alphabet = SM_ALPHABET_DNA;
+        else return usage_error("--alphabet takes text or dna, not '%s'", value);
+        o->alphabet_given = 1;
+        break;
+    case OPT_STRAND:
+        /* as search: both, + or - (forward and reverse kept as other names) */
+        if (strcmp(value, "both") == 0) o->strands = SM_STRAND_BOTH;
+        else if (strcmp(value, "+") == 0 || strcmp(value, "forward") == 0) o->strands = SM_STRAND_FORWARD;
+        else if (strcmp(value, "-") == 0 || strcmp(value, "reverse") == 0) o->strands = SM_STRAND_REVERSE;
+        else return usage_error("--strand takes both, + or -, not '%s'", value);
+        break;
+    case OPT_IGNORE_CASE: o->ignore_case = 1; break;
+    case OPT_MAX_STATES:
+        if (cli_parse_count(value, SM_DFA_MAX_STATES, &n) || n == 0)
+            return usage_error("--max-states takes a number from 1, not '%s'", value);
+        o->max_states = (uint32_t)n;
+        break;
+    case OPT_MINIMIZE: o->minimize = 1; break;
+    case OPT_NO_MINIMIZE: o->minimize = 0; break;
+    case OPT_DUMP: o->dump = 1; break;
+    case OPT_SKIP_UNKNOWN: o->skip_unknown = 1; break;
+    case OPT_PER_RECORD: o->per_record = 1; break;
+    case OPT_THREADS:
+        if (cli_parse_count(value, 4096, &n) || n == 0)
+            return usage_error("--threads takes a number from 1 to 4096, not '%s'", value);
+        o->parallel.threads = (unsigned)n;
+        break;
+    case OPT_CHUNKS:
+        if (cli_parse_count(value, 1u << 20, &n) || n == 0)
+            return usage_error("--chunks takes a number from 1, not '%s'", value);
+        o->parallel.chunks = (size_t)n;
+        o->chunks_given = 1;
+        break;
+    case OPT_POLICY:
+        if (strcmp(value, "balanced") == 0) o->parallel.policy = SM_DFA_CHUNKS_BALANCED;
+        else if (strcmp(value, "equal") == 0) o->parallel.policy = SM_DFA_CHUNKS_EQUAL;
+        else return usage_error("--policy takes balanced or equal, not '%s'", value);
+        break;
+    case OPT_FIRST_CHUNK_RATIO: {
+        char *end = NULL;
+        double m = strtod(value, &end);
+        if (!end || *end || !(m >= 1.0 && m <= 1e6))
+            return usage_error("--first-chunk-ratio takes a number from 1, not '%s'", value);
+        o->parallel.first_chunk_ratio = m;
+        break;
+    }
+    case OPT_SIMD:
+        if (strcmp(value, "auto") == 0) o->simd = SM_DFA_SIMD_AUTO;
+        else if (strcmp(value, "avx2") == 0) o->simd = SM_DFA_SIMD_AVX2;
+        else if (strcmp(value, "scalar") == 0) o->simd = SM_DFA_SIMD_SCALAR;
+        else return usage_error("--simd takes auto, avx2 or scalar, not '%s'", value);
+        o->simd_given = 1;
+        break;
+    case OPT_GPU: o->gpu = 1; break;
+    case OPT_GPU_BATCH:
+        if (cli_parse_size(value, &o->gpu_batch) != 0 || o->gpu_batch == 0 || o->gpu_batch > ((uint64_t)1 << 40))
+            return usage_error("--gpu-batch takes a size from 1 byte (K, M, G suffixes), not '%s'", value);
+        break;
+    case OPT_OUTPUT: o->output = value; break;
+    case OPT_SHARD:
+        if (cli_parse_shard(value, &o->shard_index, &o->shard_count) != 0)
+            return usage_error("--shard takes a share I/N (I from 0 to N - 1, e.g. 0/4), not '%s'", value);
+        break;
+    default: /* the table gives dfa no other option */
+        return CLI_PARSE_ERROR;
+    }
+    return CLI_PARSE_OK;
+}
+
 /* Returns CLI_PARSE_OK, CLI_PARSE_HELP or CLI_PARSE_ERROR (message printed). */
 static int parse_args(int argc, char **argv, dfa_options *o) {
     memset(o, 0, sizeof *o);
@@ -174,146 +252,26 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
         cli_error("out of memory");
         return CLI_PARSE_ERROR;
     }
-    int only_inputs = 0;
-    for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
-        if (only_inputs || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            o->inputs[o->input_count++] = arg;
-            continue;
-        }
-        if (strcmp(arg, "--") == 0) {
-            only_inputs = 1;
-            continue;
-        }
-        /* --name=value or --name value; -t N or -tN. */
-        char name[64];
-        const char *value = NULL;
-        const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-        if (eq) {
-            size_t n = (size_t)(eq - arg);
-            if (n >= sizeof name) return usage_error("unknown option '%s'", arg);
-            memcpy(name, arg, n);
-            name[n] = 0;
-            value = eq + 1;
-        } else if (arg[1] != '-' && arg[2] != 0) {
-            snprintf(name, sizeof name, "-%c", arg[1]);
-            value = arg + 2;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-#define IS(s) (strcmp(name, s) == 0)
-        int takes_value = IS("--dfa") || IS("--from-patterns") || IS("--regex") || IS("--match") ||
-                          IS("--alphabet") || IS("--strand") || IS("--max-states") || IS("--threads") || IS("-t") ||
-                          IS("--chunks") || IS("--policy") || IS("--first-chunk-ratio") || IS("--simd") ||
-                          IS("--output") || IS("-o") || IS("--gpu-batch") || IS("--shard");
-        if (takes_value && !value) {
-            if (i + 1 >= argc) {
-                usage_error("option '%s' needs a value", name);
-                return CLI_PARSE_ERROR;
-            }
-            value = argv[++i];
-        } else if (!takes_value && value) {
-            usage_error("option '%s' takes no value", arg);
-            return CLI_PARSE_ERROR;
-        }
-        unsigned long long n;
-        if (IS("-h") || IS("--help")) return CLI_PARSE_HELP;
-        else if (IS("--dfa")) o->dfa_path = value, o->sources++;
-        else if (IS("--from-patterns")) o->patterns_path = value, o->sources++;
-        else if (IS("--regex")) o->regex = value, o->sources++;
-        else if (IS("--match")) {
-            if (strcmp(value, "contains") == 0) o->match = SM_DFA_CONTAINS;
-            else if (strcmp(value, "ends") == 0) o->match = SM_DFA_ENDS;
-            else return usage_error("--match takes contains or ends, not '%s'", value);
-            o->match_given = 1;
-        } else if (IS("--alphabet")) {
-            if (strcmp(value, "text") == 0) o->alphabet = SM_ALPHABET_TEXT;
-            else if (strcmp(value, "dna") == 0) o->alphabet = SM_ALPHABET_DNA;
-            else return usage_error("--alphabet takes text or dna, not '%s'", value);
-            o->alphabet_given = 1;
-        } else if (IS("--strand")) {
-            /* as search: both, + or - (forward and reverse kept as other names) */
-            if (strcmp(value, "both") == 0) o->strands = SM_STRAND_BOTH;
-            else if (strcmp(value, "+") == 0 || strcmp(value, "forward") == 0) o->strands = SM_STRAND_FORWARD;
-            else if (strcmp(value, "-") == 0 || strcmp(value, "reverse") == 0) o->strands = SM_STRAND_REVERSE;
-            else return usage_error("--strand takes both, + or -, not '%s'", value);
-        } else if (IS("-i") || IS("--ignore-case")) o->ignore_case = 1;
-        else if (IS("--max-states")) {
-            if (parse_count(value, SM_DFA_MAX_STATES, &n) || n == 0)
-                return usage_error("--max-states takes a number from 1, not '%s'", value);
-            o->max_states = (uint32_t)n;
-        } else if (IS("--minimize")) o->minimize = 1;
-        else if (IS("--no-minimize")) o->minimize = 0;
-        else if (IS("--dump")) o->dump = 1;
-        else if (IS("--skip-unknown")) o->skip_unknown = 1;
-        else if (IS("--per-record")) o->per_record = 1;
-        else if (IS("-t") || IS("--threads")) {
-            if (parse_count(value, 4096, &n) || n == 0)
-                return usage_error("--threads takes a number from 1 to 4096, not '%s'", value);
-            o->parallel.threads = (unsigned)n;
-        } else if (IS("--chunks")) {
-            if (parse_count(value, 1u << 20, &n) || n == 0)
-                return usage_error("--chunks takes a number from 1, not '%s'", value);
-            o->parallel.chunks = (size_t)n;
-            o->chunks_given = 1;
-        } else if (IS("--policy")) {
-            if (strcmp(value, "balanced") == 0) o->parallel.policy = SM_DFA_CHUNKS_BALANCED;
-            else if (strcmp(value, "equal") == 0) o->parallel.policy = SM_DFA_CHUNKS_EQUAL;
-            else return usage_error("--policy takes balanced or equal, not '%s'", value);
-        } else if (IS("--first-chunk-ratio")) {
-            char *end = NULL;
-            double m = strtod(value, &end);
-            if (!end || *end || !(m >= 1.0 && m <= 1e6))
-                return usage_error("--first-chunk-ratio takes a number from 1, not '%s'", value);
-            o->parallel.first_chunk_ratio = m;
-        } else if (IS("--simd")) {
-            if (strcmp(value, "auto") == 0) o->simd = SM_DFA_SIMD_AUTO;
-            else if (strcmp(value, "avx2") == 0) o->simd = SM_DFA_SIMD_AVX2;
-            else if (strcmp(value, "scalar") == 0) o->simd = SM_DFA_SIMD_SCALAR;
-            else return usage_error("--simd takes auto, avx2 or scalar, not '%s'", value);
-            o->simd_given = 1;
-        } else if (IS("--gpu")) o->gpu = 1;
-        else if (IS("--gpu-batch")) {
-            if (cli_parse_size(value, &o->gpu_batch) != 0 || o->gpu_batch == 0 || o->gpu_batch > ((uint64_t)1 << 40))
-                return usage_error("--gpu-batch takes a size from 1 byte (K, M, G suffixes), not '%s'", value);
-        } else if (IS("-o") || IS("--output")) o->output = value;
-        else if (IS("--shard")) {
-            if (cli_parse_shard(value, &o->shard_index, &o->shard_count) != 0)
-                return usage_error("--shard takes a share I/N (I from 0 to N - 1, e.g. 0/4), not '%s'", value);
-        }
-        else {
-            usage_error("unknown option '%s'", arg);
-            return CLI_PARSE_ERROR;
-        }
-#undef IS
-    }
-    if (o->sources != 1) {
-        usage_error("%s", o->sources ? "give only one of --dfa, --from-patterns and --regex"
-                                     : "no automaton given: use --dfa FILE, --from-patterns FILE or --regex EXPR");
-        return CLI_PARSE_ERROR;
-    }
-    if (o->match_given && !o->patterns_path) {
-        usage_error("%s", "--match applies to --from-patterns only");
-        return CLI_PARSE_ERROR;
-    }
+    int rc = cli_parse_argv(CLI_COMMAND_DFA, argc, argv, take_option, take_input, o);
+    if (rc != CLI_PARSE_OK) return rc;
+    if (o->sources != 1)
+        return usage_error("%s", o->sources ? "give only one of --dfa, --from-patterns and --regex"
+                                            : "no automaton given: use --dfa FILE, --from-patterns FILE or --regex EXPR");
+    if (o->match_given && !o->patterns_path)
+        return usage_error("%s", "--match applies to --from-patterns only");
     if (o->gpu && (o->chunks_given || o->simd_given || o->dump)) {
-        usage_error("%s", o->dump ? "--dump writes the DFA and runs nothing: --gpu does not apply"
-                                   : "--chunks and --simd choose how the CPU runs; with --gpu the GPU's chunks are "
-                                     "planned for it");
-        return CLI_PARSE_ERROR;
+        return usage_error("%s", o->dump ? "--dump writes the DFA and runs nothing: --gpu does not apply"
+                                          : "--chunks and --simd choose how the CPU runs; with --gpu the GPU's chunks "
+                                            "are planned for it");
     }
-    if (o->gpu_batch && !o->gpu) {
-        usage_error("%s", "--gpu-batch applies to --gpu only");
-        return CLI_PARSE_ERROR;
-    }
+    if (o->gpu_batch && !o->gpu)
+        return usage_error("%s", "--gpu-batch applies to --gpu only");
     if (o->input_count == 0) o->inputs[o->input_count++] = "-";
     if (!o->alphabet_given && !o->dump && alphabet_of_inputs(o) != 0) return CLI_PARSE_ERROR;
     if (o->dfa_path && strcmp(o->dfa_path, "-") == 0 && !o->dump)
         for (size_t i = 0; i < o->input_count; i++)
-            if (strcmp(o->inputs[i], "-") == 0) {
-                usage_error("%s", "the DFA and an input cannot both be standard input");
-                return CLI_PARSE_ERROR;
-            }
+            if (strcmp(o->inputs[i], "-") == 0)
+                return usage_error("%s", "the DFA and an input cannot both be standard input");
     return CLI_PARSE_OK;
 }
 

@@ -1,8 +1,9 @@
 /* One search over several processes from the command line: MPI ranks
  * (mpirun -np N seqmatch search|dfa ...), one share written to a shard
  * file (--shard I/N), and `seqmatch merge` of shard files. The work is
- * the library's (seqmatch_dist.h); here the database and DFA get to every rank, the output goes
- * through the usual formatter, and failures end the whole job.
+ * the library's (seqmatch_dist.h: shares, streams, the merge and its
+ * printer); here the database and DFA get to every rank, the stream goes to
+ * its file or rank, and failures end the whole job.
  *
  * Under MPI only rank 0 checks the command line's files, compiles and
  * writes; what it finds goes to the others in one broadcast, so that they
@@ -88,85 +89,6 @@ static void rank_failed(cli_writer *w, int writer_open) {
     sm_mpi_abort(job);
 }
 
-/* ------------------------------------------------------------- output */
-
-typedef struct {
-    sm_formatter *formatter;   /* NULL: nothing per hit */
-    cli_writer *writer;
-    const sm_dist_settings *set;
-    int hits;                   /* hits are printed */
-} sink_ctx;
-
-static int sink_begin_file(void *ctx, size_t target) {
-    sink_ctx *c = ctx;
-    if (!c->formatter || !c->set->show_file) return 0;
-    return sm_formatter_set_file(c->formatter, c->set->target_names[target]);
-}
-
-static int sink_record(void *ctx, uint64_t record, const char *name) {
-    sink_ctx *c = ctx;
-    return c->hits ? sm_formatter_add_record(c->formatter, record, name) : 0;
-}
-
-static void sink_record_done(void *ctx, uint64_t record) {
-    sink_ctx *c = ctx;
-    if (c->hits) sm_formatter_record_done(c->formatter, record);
-}
-
-static int sink_hit(void *ctx, const sm_hit *hit) {
-    sink_ctx *c = ctx;
-    if (c->hits) sm_formatter_hit(c->formatter, hit);
-    return cli_writer_failed(c->writer) ? 1 : 0;
-}
-
-static void sink_counts(void *ctx, const uint64_t *counts, uint64_t total) {
-    sink_ctx *c = ctx;
-    if (c->formatter) sm_formatter_counts(c->formatter, counts, total);
-}
-
-static int sink_dfa(void *ctx, const char *label, int accepted, uint32_t state) {
-    sink_ctx *c = ctx;
-    char line[64];
-    if (label) {
-        sm_writer_write(c->writer->w, label, strlen(label));
-        sm_writer_write(c->writer->w, "\t", 1);
-    }
-    int n = snprintf(line, sizeof line, "%s\t%u\n", accepted ? "accept" : "reject", state);
-    sm_writer_write(c->writer->w, line, (size_t)n);
-    return cli_writer_failed(c->writer) ? 1 : 0;
-}
-
-/* The formatter for the settings' format (search) and the sink around it. */
-static int open_sink(const sm_dist_settings *set, cli_writer *w, sm_formatter **formatter, sink_ctx *ctx,
-                     sm_dist_sink *sink) {
-    memset(ctx, 0, sizeof *ctx);
-    *formatter = NULL;
-    ctx->writer = w;
-    ctx->set = set;
-    if (set->command == SM_DIST_SEARCH && !set->quiet) {
-        sm_error err;
-        *formatter = sm_formatter_new_named((sm_output_format)set->format, set->header, set->show_file,
-                                            (const char *const *)set->pattern_names, set->pattern_count, set->dna,
-                                            w->w, &err);
-        if (!*formatter) {
-            cli_error("%s", err.message);
-            return -1;
-        }
-        sm_formatter_begin(*formatter);
-        ctx->formatter = *formatter;
-        ctx->hits = !set->count_only && !set->count_format;
-    }
-    memset(sink, 0, sizeof *sink);
-    sink->ctx = ctx;
-    sink->begin_file = sink_begin_file;
-    sink->record = sink_record;
-    sink->record_done = sink_record_done;
-    sink->hit = sink_hit;
-    sink->counts = sink_counts;
-    sink->dfa_result = sink_dfa;
-    return 0;
-}
-
 /* ------------------------------------------------------- stream targets */
 
 typedef struct {
@@ -211,38 +133,6 @@ static int to_rank0(void *ctx, const uint8_t *data, size_t len) {
 static void poll_mpi(void *ctx) {
     stream_ctx *s = ctx;
     if (sm_mpi_rank(job) > 0 && sm_mpi_poll(job) && s->share) sm_dist_share_stop(s->share);
-}
-
-typedef struct {
-    sm_dist_merge *merge;
-    sm_error err;
-    int failed;
-} receive_ctx;
-
-static int consume(void *ctx, const uint8_t *data, size_t len) {
-    receive_ctx *r = ctx;
-    if (r->failed || sm_dist_merge_done(r->merge)) return 0; /* drained: the sender must finish */
-    if (sm_dist_merge_feed(r->merge, data, len, &r->err) != 0) r->failed = 1;
-    if (sm_dist_merge_done(r->merge)) sm_mpi_stop_others(job);
-    return 0;
-}
-
-/* Rank 0 after its own units: every other rank's stream in rank order. */
-static int merge_others(sm_dist_merge *merge, sm_error *err) {
-    receive_ctx r = {merge, {0, {0}}, 0};
-    int rc = 0;
-    for (unsigned from = 1; from < sm_mpi_size(job); from++) {
-        if (sm_mpi_receive(job, from, consume, &r) != 0) {
-            snprintf(err->message, sizeof err->message, "out of memory receiving rank %u's results", from);
-            return -1;
-        }
-        if (!r.failed && !sm_dist_merge_done(merge) && sm_dist_merge_share_end(merge, &r.err) != 0) r.failed = 1;
-        if (r.failed && rc == 0) {
-            *err = r.err;
-            rc = -1;
-        }
-    }
-    return rc;
 }
 
 /* ------------------------------------------------------------- common */
@@ -317,8 +207,7 @@ typedef struct {
     sm_dist_share *share;
     sm_dist_merge *merge;
     sm_dist_out out;
-    sm_formatter *formatter;
-    sink_ctx sctx;
+    sm_dist_printer *printer;
     sm_dist_sink sink;
     stream_ctx stream;
 } dist_run;
@@ -343,8 +232,9 @@ static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
         return 0;
     }
     if (rank0) {
-        if (open_sink(&d->set, &d->writer, &d->formatter, &d->sctx, &d->sink) != 0 ||
-            sm_dist_merge_new(&d->set, &d->sink, &d->merge) != SM_OK) {
+        sm_error err;
+        if (!(d->printer = sm_dist_printer_new(&d->set, d->writer.w, &d->sink, &err))) cli_error("%s", err.message);
+        if (!d->printer || sm_dist_merge_new(&d->set, &d->sink, &d->merge) != SM_OK) {
             cli_error("out of memory");
             return -1;
         }
@@ -376,15 +266,14 @@ static int end_share(dist_run *d, int rank0, int shard_status) {
         sm_mpi_send_end(job);
         status = CLI_EXIT_HIT; /* rank 0 says */
     } else if (job) {
-        int got = -1;
-        if (sm_dist_merge_share_end(d->merge, &err) != 0 || merge_others(d->merge, &err) != 0 ||
-            (got = sm_dist_merge_finish(d->merge, &err)) < 0) {
+        int got = sm_mpi_merge_ranks(job, d->merge, &err);
+        if (got < 0) {
             cli_error("%s", err.message);
             return -1;
         }
         status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
         /* what waits for a successful end (the tsv header when no hit came) */
-        if (d->formatter && sm_formatter_end(d->formatter, &err) != SM_OK) {
+        if (sm_dist_printer_end(d->printer, &err) != SM_OK) {
             cli_error("%s", err.message);
             return -1;
         }
@@ -413,7 +302,7 @@ static int close_run(dist_run *d, int status) {
     }
     if (d->writer_open) cli_writer_close(&d->writer, status != CLI_EXIT_ERROR);
     sm_dist_merge_free(d->merge);
-    sm_formatter_free(d->formatter);
+    sm_dist_printer_free(d->printer);
     sm_dist_share_free(d->share);
     sm_dist_out_free(&d->out);
     sm_dist_plan_free(&d->plan);
@@ -626,45 +515,45 @@ static void print_merge_help(FILE *out) {
           out);
 }
 
+typedef struct {
+    const char *output;
+    const char **paths;
+    size_t n;
+} merge_args;
+
+static int merge_option(void *ctx, cli_option_id id, const char *shown, const char *value) {
+    (void)shown;
+    if (id == OPT_HELP) return CLI_PARSE_HELP;
+    ((merge_args *)ctx)->output = value; /* -o, the table's only other option for merge */
+    return CLI_PARSE_OK;
+}
+
+static int merge_shard(void *ctx, char *arg) {
+    merge_args *m = ctx;
+    m->paths[m->n++] = arg;
+    return 0;
+}
+
 int cli_merge_main(int argc, char **argv) {
-    const char *output = NULL;
-    size_t n = 0;
-    const char **paths = calloc((size_t)argc, sizeof *paths);
-    if (!paths) {
+    merge_args m = {NULL, calloc((size_t)argc, sizeof *m.paths), 0};
+    if (!m.paths) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
-    int only_files = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_files && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-            free(paths);
-            print_merge_help(stdout);
-            return cli_finish_stdout();
-        } else if (!only_files && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
-            if (i + 1 >= argc) {
-                free(paths);
-                cli_error("option '%s' needs a value (try 'seqmatch merge --help')", a);
-                return CLI_EXIT_ERROR;
-            }
-            output = argv[++i];
-        } else if (!only_files && strncmp(a, "--output=", 9) == 0) {
-            output = a + 9;
-        } else if (!only_files && strcmp(a, "--") == 0) {
-            only_files = 1;
-        } else if (!only_files && a[0] == '-' && a[1]) {
-            free(paths);
-            cli_error("unknown option '%s' (try 'seqmatch merge --help')", a);
-            return CLI_EXIT_ERROR;
-        } else {
-            paths[n++] = a;
-        }
+    int parsed = cli_parse_argv(CLI_COMMAND_MERGE, argc, argv, merge_option, merge_shard, &m);
+    if (parsed != CLI_PARSE_OK) {
+        free(m.paths);
+        if (parsed != CLI_PARSE_HELP) return CLI_EXIT_ERROR;
+        print_merge_help(stdout);
+        return cli_finish_stdout();
     }
+    const char *output = m.output, **paths = m.paths;
+    size_t n = m.n;
     int status = CLI_EXIT_ERROR;
     cli_writer writer;
     memset(&writer, 0, sizeof writer);
     int writer_open = 0;
-    sm_formatter *formatter = NULL;
+    sm_dist_printer *printer = NULL;
     sm_shard_set *shards = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
@@ -681,9 +570,9 @@ int cli_merge_main(int argc, char **argv) {
     const sm_dist_settings *set = sm_shard_set_settings(shards);
     if (open_output(output, &writer) != 0) goto out;
     writer_open = 1;
-    sink_ctx sctx;
     sm_dist_sink sink;
-    if (open_sink(set, &writer, &formatter, &sctx, &sink) != 0) {
+    if (!(printer = sm_dist_printer_new(set, writer.w, &sink, &err))) {
+        cli_error("%s", err.message);
         cli_error("out of memory");
         goto out;
     }
@@ -693,7 +582,7 @@ int cli_merge_main(int argc, char **argv) {
         goto out;
     }
     status = found ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-    if (formatter && sm_formatter_end(formatter, &err) != SM_OK) {
+    if (sm_dist_printer_end(printer, &err) != SM_OK) {
         cli_error("%s", err.message);
         status = CLI_EXIT_ERROR;
         goto out;
@@ -705,7 +594,7 @@ int cli_merge_main(int argc, char **argv) {
     }
 out:
     if (writer_open) cli_writer_close(&writer, 0);
-    sm_formatter_free(formatter);
+    sm_dist_printer_free(printer);
     sm_shard_set_free(shards);
     free(paths);
     return status;

@@ -48,6 +48,8 @@ const char *cli_command_name(cli_command command) {
     case CLI_COMMAND_COMPILE: return "compile";
     case CLI_COMMAND_FILTER: return "filter";
     case CLI_COMMAND_DEMUX: return "demux";
+    case CLI_COMMAND_DFA: return "dfa";
+    case CLI_COMMAND_MERGE: return "merge";
     default: return "search";
     }
 }

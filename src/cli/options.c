@@ -1,4 +1,5 @@
-/* Command-line parsing for search and compile.
+/* The option table of every command and the one parser it drives
+ * (cli_parse_argv); search's, compile's, filter's and demux's options.
  *
  * Accepted forms: --name VALUE, --name=VALUE, -x VALUE, -xVALUE, grouped
  * flags (-qi), '--' to end the options, and '-' as a target (stdin). */
@@ -10,26 +11,16 @@
 
 #include "cli/cli.h"
 
-typedef enum {
-    OPT_PATTERNS, OPT_PATTERN, OPT_EXACT_PATTERNS, OPT_DATABASE,
-    OPT_ALPHABET, OPT_LINES, OPT_STRAND, OPT_IGNORE_CASE, OPT_TEXT_IUPAC, OPT_ENGINE,
-    OPT_BUILD_THREADS, OPT_MAX_MEMORY, OPT_MISMATCHES, OPT_EDITS, OPT_REPORT, OPT_PAM,
-    OPT_FORMAT, OPT_OUTPUT, OPT_THREADS, OPT_CHUNK_SIZE, OPT_OVERLAP_FREE, OPT_OVERLAP_FREE_PREFIX, OPT_GPU, OPT_QUIET, OPT_NO_HEADER,
-    OPT_MAX_HITS, OPT_WITH_FILENAME, OPT_NO_FILENAME, OPT_SHARD,
-    OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
-    OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
-    OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE
-} option_id;
 
 /* filter and demux scan as search does: they take its options, less those
    about hit output (reads_refuse below). */
 enum { FOR_FILTER = 1u << CLI_COMMAND_FILTER, FOR_DEMUX = 1u << CLI_COMMAND_DEMUX,
        FOR_READS = FOR_FILTER | FOR_DEMUX,
        FOR_SEARCH = (1u << CLI_COMMAND_SEARCH) | FOR_READS, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
-       FOR_BOTH = FOR_SEARCH | FOR_COMPILE };
+       FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE };
 
 typedef struct {
-    option_id id;
+    cli_option_id id;
     char short_name;        /* 0 when there is none */
     const char *long_name;
     int takes_value;
@@ -42,10 +33,10 @@ static const option_spec option_table[] = {
     {OPT_PATTERN, 'e', "pattern", 1, FOR_BOTH, 0},
     {OPT_EXACT_PATTERNS, 0, "exact-patterns", 1, FOR_BOTH, 0},
     {OPT_DATABASE, 'd', "database", 1, FOR_SEARCH, 0},
-    {OPT_ALPHABET, 0, "alphabet", 1, FOR_BOTH, 1},
+    {OPT_ALPHABET, 0, "alphabet", 1, FOR_BOTH|FOR_DFA, 1},
     {OPT_LINES, 0, "lines", 0, FOR_SEARCH, 0},
-    {OPT_STRAND, 0, "strand", 1, FOR_BOTH, 1},
-    {OPT_IGNORE_CASE, 'i', "ignore-case", 0, FOR_BOTH, 1},
+    {OPT_STRAND, 0, "strand", 1, FOR_BOTH|FOR_DFA, 1},
+    {OPT_IGNORE_CASE, 'i', "ignore-case", 0, FOR_BOTH|FOR_DFA, 1},
     {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH, 1},
     {OPT_ENGINE, 0, "engine", 1, FOR_BOTH, 1},
     {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH, 1},
@@ -60,23 +51,23 @@ static const option_spec option_table[] = {
     {OPT_SITE, 0, "site", 0, FOR_SEARCH, 0},
     {OPT_PROFILE, 0, "profile", 1, FOR_SEARCH, 0},
     {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0},
-    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH, 0},
-    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH, 0},
+    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE, 0},
+    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA, 0},
     {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0},
     {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0},
     {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0},
-    {OPT_GPU, 0, "gpu", 0, FOR_BOTH, 0},
+    {OPT_GPU, 0, "gpu", 0, FOR_BOTH|FOR_DFA, 0},
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
     {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
     {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
     {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0},
     {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0},
-    {OPT_SHARD, 0, "shard", 1, FOR_SEARCH, 0},
+    {OPT_SHARD, 0, "shard", 1, FOR_SEARCH|FOR_DFA, 0},
     {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
     {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
     {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0},
-    {OPT_HELP, 'h', "help", 0, FOR_BOTH, 0},
+    {OPT_HELP, 'h', "help", 0, FOR_BOTH|FOR_DFA|FOR_MERGE, 0},
     {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0},
     {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0},
     {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0},
@@ -90,6 +81,21 @@ static const option_spec option_table[] = {
     {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0},
     {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0},
     {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0},
+    {OPT_DFA, 0, "dfa", 1, FOR_DFA, 0},
+    {OPT_FROM_PATTERNS, 0, "from-patterns", 1, FOR_DFA, 0},
+    {OPT_REGEX, 0, "regex", 1, FOR_DFA, 0},
+    {OPT_MATCH, 0, "match", 1, FOR_DFA, 0},
+    {OPT_MAX_STATES, 0, "max-states", 1, FOR_DFA, 0},
+    {OPT_MINIMIZE, 0, "minimize", 0, FOR_DFA, 0},
+    {OPT_NO_MINIMIZE, 0, "no-minimize", 0, FOR_DFA, 0},
+    {OPT_DUMP, 0, "dump", 0, FOR_DFA, 0},
+    {OPT_SKIP_UNKNOWN, 0, "skip-unknown", 0, FOR_DFA, 0},
+    {OPT_PER_RECORD, 0, "per-record", 0, FOR_DFA, 0},
+    {OPT_CHUNKS, 0, "chunks", 1, FOR_DFA, 0},
+    {OPT_POLICY, 0, "policy", 1, FOR_DFA, 0},
+    {OPT_FIRST_CHUNK_RATIO, 0, "first-chunk-ratio", 1, FOR_DFA, 0},
+    {OPT_SIMD, 0, "simd", 1, FOR_DFA, 0},
+    {OPT_GPU_BATCH, 0, "gpu-batch", 1, FOR_DFA, 0},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
@@ -98,7 +104,7 @@ unsigned cli_online_cores(void) {
     return n > 0 ? (unsigned)n : 1u;
 }
 
-static int parse_unsigned(const char *text, unsigned long long max, unsigned long long *value) {
+int cli_parse_count(const char *text, unsigned long long max, unsigned long long *value) {
     if (text[0] < '0' || text[0] > '9') return -1;
     errno = 0;
     char *end = NULL;
@@ -140,7 +146,7 @@ int cli_parse_shard(const char *text, unsigned *index, unsigned *count) {
     char head[24];
     memcpy(head, text, (size_t)(slash - text));
     head[slash - text] = 0;
-    if (parse_unsigned(head, 1u << 20, &i) != 0 || parse_unsigned(slash + 1, 1u << 20, &n) != 0 || n == 0 || i >= n)
+    if (cli_parse_count(head, 1u << 20, &i) != 0 || cli_parse_count(slash + 1, 1u << 20, &n) != 0 || n == 0 || i >= n)
         return -1;
     *index = (unsigned)i;
     *count = (unsigned)n;
@@ -194,7 +200,7 @@ typedef struct {
 } seen_options;
 
 /* Options of search about hit output, which filter and demux do not print. */
-static int reads_refuse(option_id id) {
+static int reads_refuse(cli_option_id id) {
     return id == OPT_FORMAT || id == OPT_NO_HEADER || id == OPT_WITH_FILENAME || id == OPT_NO_FILENAME ||
            id == OPT_QUIET || id == OPT_MAX_HITS || id == OPT_SITE || id == OPT_PROFILE;
 }
@@ -280,7 +286,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             cli_usage_error(cmd, "--mismatches and --edits cannot be combined");
             return CLI_PARSE_ERROR;
         }
-        if (parse_unsigned(value, 65535, &number) != 0) {
+        if (cli_parse_count(value, 65535, &number) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not an error count (0 to 65535)", shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -312,7 +318,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         return CLI_PARSE_OK;
     case OPT_DNA_BULGES:
     case OPT_RNA_BULGES:
-        if (parse_unsigned(value, SM_MAX_BULGE, &number) != 0) {
+        if (cli_parse_count(value, SM_MAX_BULGE, &number) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not a bulge size (0 to %u)", shown, value, SM_MAX_BULGE);
             return CLI_PARSE_ERROR;
         }
@@ -330,7 +336,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->profile_path = value;
         return CLI_PARSE_OK;
     case OPT_BUILD_THREADS:
-        if (parse_unsigned(value, 4096, &number) != 0) {
+        if (cli_parse_count(value, 4096, &number) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not a thread count (0 to 4096)", shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -368,7 +374,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->output_path = value;
         return CLI_PARSE_OK;
     case OPT_THREADS:
-        if (parse_unsigned(value, 4096, &number) != 0) {
+        if (cli_parse_count(value, 4096, &number) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not a thread count (0 = all cores, up to 4096)",
                             shown, value);
             return CLI_PARSE_ERROR;
@@ -399,7 +405,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->header = 0;
         return CLI_PARSE_OK;
     case OPT_MAX_HITS:
-        if (parse_unsigned(value, UINT64_MAX, &number) != 0) {
+        if (cli_parse_count(value, UINT64_MAX, &number) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not a hit count (0 to 18446744073709551615)", shown,
                             value);
             return CLI_PARSE_ERROR;
@@ -491,6 +497,8 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     case OPT_CIGAR:
         opts->cigar = 1;
         return CLI_PARSE_OK;
+    default: /* dfa's own: the table keeps them from these commands */
+        break;
     }
     return CLI_PARSE_ERROR;
 }
@@ -623,24 +631,17 @@ static int check_options(cli_options *opts, const seen_options *seen) {
     return CLI_PARSE_OK;
 }
 
-int cli_parse_options(cli_command command, int argc, char **argv, cli_options *opts) {
-    memset(opts, 0, sizeof *opts);
-    opts->command = command;
-    sm_compile_options_init(&opts->compile);
-    opts->format = SM_FORMAT_TSV;
-    opts->header = 1;
-    opts->progress = CLI_PROGRESS_AUTO;
-
-    seen_options seen = {0, 0, 0, 0};
-    int only_targets = 0;
+int cli_parse_argv(cli_command command, int argc, char **argv, cli_option_fn option, cli_operand_fn operand,
+                   void *ctx) {
+    int only_operands = 0;
     for (int i = 1; i < argc; i++) {
         char *arg = argv[i];
-        if (only_targets || arg[0] != '-' || arg[1] == '\0') {
-            if (add_target(opts, arg) != 0) return CLI_PARSE_ERROR;
+        if (only_operands || arg[0] != '-' || arg[1] == '\0') {
+            if (operand(ctx, arg) != 0) return CLI_PARSE_ERROR;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
-            only_targets = 1;
+            only_operands = 1;
             continue;
         }
         if (arg[1] == '-') {
@@ -670,7 +671,7 @@ int cli_parse_options(cli_command command, int argc, char **argv, cli_options *o
                 cli_usage_error(command, "option '%s' takes no value", shown);
                 return CLI_PARSE_ERROR;
             }
-            int rc = apply_option(opts, &seen, spec, shown, value);
+            int rc = option(ctx, spec->id, shown, value);
             if (rc != CLI_PARSE_OK) return rc;
             continue;
         }
@@ -695,12 +696,39 @@ int cli_parse_options(cli_command command, int argc, char **argv, cli_options *o
                     return CLI_PARSE_ERROR;
                 }
             }
-            int rc = apply_option(opts, &seen, spec, shown, value);
+            int rc = option(ctx, spec->id, shown, value);
             if (rc != CLI_PARSE_OK) return rc;
             if (spec->takes_value) break;
         }
     }
-    return check_options(opts, &seen);
+    return CLI_PARSE_OK;
+}
+
+typedef struct {
+    cli_options *opts;
+    seen_options seen;
+} search_parse;
+
+static int search_option(void *ctx, cli_option_id id, const char *shown, const char *value) {
+    search_parse *p = ctx;
+    const option_spec *spec = option_table;
+    while (spec->id != id) spec++;
+    return apply_option(p->opts, &p->seen, spec, shown, value);
+}
+
+static int search_operand(void *ctx, char *arg) { return add_target(((search_parse *)ctx)->opts, arg); }
+
+int cli_parse_options(cli_command command, int argc, char **argv, cli_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->command = command;
+    sm_compile_options_init(&opts->compile);
+    opts->format = SM_FORMAT_TSV;
+    opts->header = 1;
+    opts->progress = CLI_PROGRESS_AUTO;
+
+    search_parse p = {opts, {0, 0, 0, 0}};
+    int rc = cli_parse_argv(command, argc, argv, search_option, search_operand, &p);
+    return rc != CLI_PARSE_OK ? rc : check_options(opts, &p.seen);
 }
 
 void cli_options_free(cli_options *opts) {

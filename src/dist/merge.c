@@ -770,3 +770,39 @@ void sm_dist_merge_free(sm_dist_merge *m) {
     free(m->dfa_map);
     free(m);
 }
+
+typedef struct {
+    sm_dist_merge *merge;
+    sm_mpi *mpi;
+    sm_error err;
+    int failed;
+} rank_stream;
+
+static int take_rank_bytes(void *ctx, const uint8_t *data, size_t len) {
+    rank_stream *r = ctx;
+    if (r->failed || sm_dist_merge_done(r->merge)) return 0; /* drained: the sender must finish */
+    if (sm_dist_merge_feed(r->merge, data, len, &r->err) != 0) r->failed = 1;
+    if (sm_dist_merge_done(r->merge)) sm_mpi_stop_others(r->mpi);
+    return 0;
+}
+
+int sm_mpi_merge_ranks(sm_mpi *mpi, sm_dist_merge *merge, sm_error *err) {
+    if (sm_dist_merge_share_end(merge, err) != 0) return -1;
+    rank_stream r;
+    memset(&r, 0, sizeof r);
+    r.merge = merge;
+    r.mpi = mpi;
+    int rc = 0;
+    for (unsigned from = 1; from < sm_mpi_size(mpi); from++) {
+        if (sm_mpi_receive(mpi, from, take_rank_bytes, &r) != 0) {
+            snprintf(err->message, sizeof err->message, "out of memory receiving rank %u's results", from);
+            return -1;
+        }
+        if (!r.failed && !sm_dist_merge_done(merge) && sm_dist_merge_share_end(merge, &r.err) != 0) r.failed = 1;
+        if (r.failed && rc == 0) {
+            *err = r.err;
+            rc = -1;
+        }
+    }
+    return rc != 0 ? -1 : sm_dist_merge_finish(merge, err);
+}

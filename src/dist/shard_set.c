@@ -1,6 +1,8 @@
 /* The shard files of one job merged (seqmatch merge): their settings read
  * and compared, every shard there once, every frame checked by a first pass
- * without output before the second pass gives the output. */
+ * without output before the second pass gives the output. And the printer:
+ * what a merge (of shard files or MPI ranks) delivers, formatted. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,4 +197,90 @@ void sm_shard_set_free(sm_shard_set *s) {
     free(s->files);
     free(s->order);
     free(s);
+}
+
+struct sm_dist_printer {
+    sm_formatter *formatter; /* NULL: nothing per hit */
+    sm_writer *w;
+    const sm_dist_settings *set;
+    int hits; /* hits are printed */
+};
+
+static int printer_begin_file(void *ctx, size_t target) {
+    sm_dist_printer *p = ctx;
+    if (!p->formatter || !p->set->show_file) return 0;
+    return sm_formatter_set_file(p->formatter, p->set->target_names[target]);
+}
+
+static int printer_record(void *ctx, uint64_t record, const char *name) {
+    sm_dist_printer *p = ctx;
+    return p->hits ? sm_formatter_add_record(p->formatter, record, name) : 0;
+}
+
+static void printer_record_done(void *ctx, uint64_t record) {
+    sm_dist_printer *p = ctx;
+    if (p->hits) sm_formatter_record_done(p->formatter, record);
+}
+
+static int printer_hit(void *ctx, const sm_hit *hit) {
+    sm_dist_printer *p = ctx;
+    if (p->hits) sm_formatter_hit(p->formatter, hit);
+    return sm_writer_error(p->w) ? 1 : 0;
+}
+
+static void printer_counts(void *ctx, const uint64_t *counts, uint64_t total) {
+    sm_dist_printer *p = ctx;
+    if (p->formatter) sm_formatter_counts(p->formatter, counts, total);
+}
+
+static int printer_dfa(void *ctx, const char *label, int accepted, uint32_t state) {
+    sm_dist_printer *p = ctx;
+    char line[64];
+    if (label) {
+        sm_writer_write(p->w, label, strlen(label));
+        sm_writer_write(p->w, "\t", 1);
+    }
+    int n = snprintf(line, sizeof line, "%s\t%u\n", accepted ? "accept" : "reject", state);
+    sm_writer_write(p->w, line, (size_t)n);
+    return sm_writer_error(p->w) ? 1 : 0;
+}
+
+sm_dist_printer *sm_dist_printer_new(const sm_dist_settings *set, sm_writer *w, sm_dist_sink *sink, sm_error *err) {
+    sm_dist_printer *p = calloc(1, sizeof *p);
+    if (!p) {
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    p->w = w;
+    p->set = set;
+    if (set->command == SM_DIST_SEARCH && !set->quiet) {
+        p->formatter = sm_formatter_new_named((sm_output_format)set->format, set->header, set->show_file,
+                                              (const char *const *)set->pattern_names, set->pattern_count, set->dna,
+                                              w, err);
+        if (!p->formatter) {
+            free(p);
+            return NULL;
+        }
+        sm_formatter_begin(p->formatter);
+        p->hits = !set->count_only && !set->count_format;
+    }
+    memset(sink, 0, sizeof *sink);
+    sink->ctx = p;
+    sink->begin_file = printer_begin_file;
+    sink->record = printer_record;
+    sink->record_done = printer_record_done;
+    sink->hit = printer_hit;
+    sink->counts = printer_counts;
+    sink->dfa_result = printer_dfa;
+    return p;
+}
+
+int sm_dist_printer_end(sm_dist_printer *p, sm_error *err) {
+    return p->formatter ? sm_formatter_end(p->formatter, err) : SM_OK;
+}
+
+void sm_dist_printer_free(sm_dist_printer *p) {
+    if (!p) return;
+    sm_formatter_free(p->formatter);
+    free(p);
 }
