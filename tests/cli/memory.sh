@@ -11,27 +11,6 @@ T=$'\t'
 sanitized=0
 if grep -qa -e __asan_init -e __tsan_init "$SEQMATCH"; then sanitized=1; fi
 
-# measure ARGS...: runs seqmatch, stdout to $TMP/out, and sets rss_mb to its
-# peak resident set size in MiB (empty when it cannot be measured).
-measure() {
-    rss_mb=""
-    if [ -x /usr/bin/time ]; then
-        /usr/bin/time -f '%M' -o "$TMP/rss" "$SEQMATCH" "$@" >"$TMP/out" 2>"$TMP/err"
-        status=$?
-        rss_mb=$(($(tail -n 1 "$TMP/rss") / 1024))
-    else
-        "$SEQMATCH" "$@" >"$TMP/out" 2>"$TMP/err" &
-        local pid=$! hwm
-        while kill -0 $pid 2>/dev/null; do
-            hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/$pid/status 2>/dev/null)
-            [ -n "$hwm" ] && rss_mb=$((hwm / 1024))
-            sleep 0.05
-        done
-        wait $pid
-        status=$?
-    fi
-}
-
 # check_rss NAME LIMIT_MIB
 check_rss() {
     if [ $sanitized -eq 1 ]; then
