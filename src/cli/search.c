@@ -165,13 +165,28 @@ static int scan_on_progress(void *ctx, size_t bytes, int record_ended) {
     return 0;
 }
 
-/* Streams one target into the runner. */
-static scan_result scan_target(const char *path, sm_input_format format, unsigned threads, sm_runner *runner,
-                               search_context *ctx, int stop_at_first_hit, cli_progress *progress) {
+/* A target's reader opened ahead: the next file's decompression (a thread
+   of its own, or BGZF's workers) starts while the current one is scanned,
+   so that many compressed files follow each other without a pause. Its
+   error, if any, is reported when its turn comes, as before. */
+typedef struct {
+    sm_reader *reader;
+    int rc;
     sm_error err;
-    memset(&err, 0, sizeof err);
-    sm_reader *reader = NULL;
-    int rc = sm_reader_open_threads(path, format, threads, &reader, &err);
+} opened_target;
+
+static void open_target(const char *path, sm_input_format format, unsigned threads, opened_target *o) {
+    memset(o, 0, sizeof *o);
+    o->rc = sm_reader_open_threads(path, format, threads, &o->reader, &o->err);
+}
+
+/* Streams one target (opened by open_target) into the runner, and closes it. */
+static scan_result scan_target(const char *path, opened_target *opened, sm_runner *runner, search_context *ctx,
+                               int stop_at_first_hit, cli_progress *progress) {
+    sm_error err = opened->err;
+    sm_reader *reader = opened->reader;
+    int rc = opened->rc;
+    opened->reader = NULL;
     if (rc != SM_OK) {
         cli_progress_clear(progress);
         cli_error("%s", err.message[0] ? err.message : sm_strerror(rc));
@@ -394,6 +409,9 @@ int cli_search_main(int argc, char **argv) {
 
     /* --max-hits 0: nothing to look for (as grep -m 0). */
     int failed = 0, stopped_early = opts.max_hits_given && opts.max_hits == 0;
+    opened_target current, ahead;
+    int have_ahead = 0;
+    memset(&ahead, 0, sizeof ahead);
     for (size_t i = 0; i < target_count && !failed; i++) {
         const char *shown = strcmp(targets[i], "-") == 0 ? "stdin" : targets[i];
         if (formatter && show_file && sm_formatter_set_file(formatter, shown) != 0) {
@@ -402,8 +420,13 @@ int cli_search_main(int argc, char **argv) {
             break;
         }
         if (!stopped_early) {
-            scan_result r = scan_target(targets[i], input_format, cli_threads(opts.threads), runner, &ctx, opts.quiet,
-                                        &progress);
+            unsigned threads = cli_threads(opts.threads);
+            if (have_ahead) current = ahead;
+            else open_target(targets[i], input_format, threads, &current);
+            /* standard input is read once, when its turn comes */
+            have_ahead = i + 1 < target_count && strcmp(targets[i + 1], "-") != 0;
+            if (have_ahead) open_target(targets[i + 1], input_format, threads, &ahead);
+            scan_result r = scan_target(targets[i], &current, runner, &ctx, opts.quiet, &progress);
             if (r == SCAN_FAILED) failed = 1;
             if (r == SCAN_STOPPED_EARLY) stopped_early = 1;
             if (r == SCAN_OK && per_file_counts) {
@@ -433,6 +456,7 @@ int cli_search_main(int argc, char **argv) {
         sm_formatter_counts(formatter, diff, sm_runner_total(runner) - counted);
         counted = sm_runner_total(runner);
     }
+    if (have_ahead) sm_reader_close(ahead.reader); /* a stop or a failure before its turn */
     if (!failed && !stopped_early) {
         status = sm_runner_flush(runner);
         if (status != SM_OK && !scan_stopped_by_limit(&ctx, status)) {

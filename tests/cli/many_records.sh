@@ -91,4 +91,29 @@ for f in many1.fa many2.fa many1.fq many2.fq crlf.fa bad.fa truncated.fq; do
     done
 done
 
+# Several compressed targets: the next one is opened (and inflated) while
+# one is scanned; the output is the files' in order, and a damaged file's
+# error comes after the files before it, as with one thread.
+gzip -c "$TMP/many1.fq" >"$TMP/a.fq.gz"
+gzip -c "$TMP/many2.fq" >"$TMP/c.fq.gz"
+head -c 5000 "$TMP/c.fq.gz" >"$TMP/b.fq.gz" # truncated
+for t in 1 2 3; do
+    run search -p "$TMP/patterns.fa" -m 1 -t "$t" "$TMP/a.fq.gz" "$TMP/c.fq.gz" "$TMP/a.fq.gz"
+    [ "$t" -eq 1 ] && cp "$TMP/out" "$TMP/expected_many"
+    check_status "three gzip files -t $t (exit)" 0
+    check_output "three gzip files -t $t" "$TMP/expected_many"
+    run search -p "$TMP/patterns.fa" -m 1 -t "$t" "$TMP/a.fq.gz" "$TMP/b.fq.gz" "$TMP/c.fq.gz"
+    check_status "a truncated gzip file between two, -t $t (exit)" 2
+    if [ "$t" -eq 1 ]; then
+        cp "$TMP/out" "$TMP/expected_cut"
+        cp "$TMP/err" "$TMP/expected_cut_err"
+    fi
+    check_output "a truncated gzip file between two, -t $t" "$TMP/expected_cut"
+    if cmp -s "$TMP/err" "$TMP/expected_cut_err" && grep -q "b.fq.gz" "$TMP/err"; then
+        pass
+    else
+        fail "a truncated gzip file between two, -t $t: message $(cat "$TMP/err")"
+    fi
+done
+
 finish
