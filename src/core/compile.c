@@ -8,7 +8,7 @@
 #include "base/internal.h"
 #include "core/scan_internal.h"
 #include "engines/approx/approx_cost.h"
-#include "core/plan.h"
+#include "engines/plan.h"
 
 #define DEFAULT_MAX_EXPANSION 256u
 

@@ -5,7 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-#include "core/plan.h"
+#include "engines/plan.h"
 #include "engines/approx/approx_cost.h"
 #include "engines/approx/pigeonhole.h"
 #include "engines/guide/guide.h"
