@@ -15,62 +15,41 @@
 
 #include "io/seqio.h"
 #include "io/strip.h"
+#include "reading.h"
 #include "testutil.h"
 
 static tu_rng rng;
 
 /* Records and sequence bytes of a file, as the reader gives them, joined:
    "name\tSEQUENCE\n" per record; the status at the end. */
-typedef struct {
-    char *text;
-    size_t len, cap;
-    int rc;
-    sm_error err;
-} reading;
-
-static void put(reading *r, const void *p, size_t n) {
-    if (r->len + n + 1 > r->cap) {
-        r->cap = (r->len + n + 1) * 2;
-        r->text = realloc(r->text, r->cap);
-    }
-    memcpy(r->text + r->len, p, n);
-    r->len += n;
-    r->text[r->len] = '\0';
-}
-
-/* A team for sm_reader_share_threads that runs the jobs on the caller, last
-   first: the reader must not depend on the order its blocks run in. */
-static void run_backwards(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg) {
-    (*(unsigned *)ctx)++;
-    for (size_t i = n; i-- > 0;) job(arg, i);
-}
+typedef tu_reading reading;
 
 /* Reads every record; into > 0 reads with sm_reader_read_into into pieces of
    up to that many bytes (as a runner's buffer asks), else sm_reader_read;
-   team: the blocks run through run_backwards, counted in *team. */
+   team: the blocks run through tu_run_backwards, counted in *team. */
 static void read_all_into(const char *path, unsigned threads, size_t into, unsigned *team, reading *out) {
     memset(out, 0, sizeof *out);
-    put(out, "", 0);
+    tu_reading_put(out, "", 0);
     sm_reader *rd;
     out->rc = sm_reader_open_threads(path, SM_INPUT_AUTO, threads, &rd, &out->err);
     if (out->rc != SM_OK) return;
-    if (team) sm_reader_share_threads(rd, threads, run_backwards, team);
+    if (team) sm_reader_share_threads(rd, threads, tu_run_backwards, team);
     uint8_t *piece = into ? malloc(into + 64) : NULL;
     if (into && !piece) exit(2);
     const char *name;
     int rc;
     while ((rc = sm_reader_next_record(rd, &name, &out->err)) > 0) {
-        put(out, name, strlen(name));
-        put(out, "\t", 1);
+        tu_reading_put(out, name, strlen(name));
+        tu_reading_put(out, "\t", 1);
         const uint8_t *d;
         size_t l;
         if (into) {
-            while ((rc = sm_reader_read_into(rd, piece, into, &l, &out->err)) > 0) put(out, piece, l);
+            while ((rc = sm_reader_read_into(rd, piece, into, &l, &out->err)) > 0) tu_reading_put(out, piece, l);
         } else {
-            while ((rc = sm_reader_read(rd, &d, &l, &out->err)) > 0) put(out, d, l);
+            while ((rc = sm_reader_read(rd, &d, &l, &out->err)) > 0) tu_reading_put(out, d, l);
         }
         if (rc < 0) break;
-        put(out, "\n", 1);
+        tu_reading_put(out, "\n", 1);
     }
     out->rc = rc < 0 ? out->err.code : SM_OK;
     free(piece);
@@ -81,13 +60,6 @@ static void read_all(const char *path, unsigned threads, reading *out) {
     read_all_into(path, threads, 0, NULL, out);
 }
 
-static void write_file(const char *path, const void *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
-        perror(path);
-        exit(2);
-    }
-}
 
 /* A gzip member of data, in memory (zlib, level 6). */
 static size_t gzip_member(const uint8_t *data, size_t n, uint8_t *out, size_t cap) {
@@ -207,12 +179,12 @@ static void test_random_layouts(void) {
     snprintf(p_mixed, sizeof p_mixed, "%s/mixed.fa.gz", dir);
     for (unsigned round = 0; round < tu_scaled(12); round++) {
         size_t n = random_fasta(plain, cap);
-        write_file(p_plain, plain, n);
+        tu_write_file(p_plain, plain, n);
         reading want;
         read_all(p_plain, 1, &want);
         tu_check(want.rc == SM_OK, "round %u: the plain file reads", round);
         size_t g = gzip_member(plain, n, packed, cap + (1u << 20));
-        write_file(p_gz, packed, g);
+        tu_write_file(p_gz, packed, g);
         /* members cut at random places */
         size_t m = 0, at = 0;
         while (at < n) {
@@ -221,16 +193,16 @@ static void test_random_layouts(void) {
             m += gzip_member(plain + at, b, packed + m, cap + (1u << 20) - m);
             at += b;
         }
-        write_file(p_multi, packed, m);
+        tu_write_file(p_multi, packed, m);
         size_t bl = bgzf_of(plain, n, round % 2 ? 65536 : 900, packed);
-        write_file(p_bgzf, packed, bl);
+        tu_write_file(p_bgzf, packed, bl);
         /* BGZF blocks, then a plain member, then zero padding */
         size_t half = n / 2;
         size_t mx = bgzf_of(plain, half, 20000, packed);
         mx -= 28; /* without the end-of-file block */
         mx += gzip_member(plain + half, n - half, packed + mx, cap + (1u << 20) - mx);
         memset(packed + mx, 0, 64);
-        write_file(p_mixed, packed, mx + 64);
+        tu_write_file(p_mixed, packed, mx + 64);
         const char *paths[] = {p_plain, p_gz, p_multi, p_bgzf, p_mixed};
         const char *names[] = {"plain", "gzip", "members", "bgzf", "bgzf then gzip"};
         for (int f = 0; f < 5; f++)
@@ -273,7 +245,7 @@ static void test_damage(void) {
         reading got;
         /* BGZF cut inside a block */
         size_t bl = bgzf_of(plain, n, 30000, packed);
-        write_file(path, packed, bl / 2);
+        tu_write_file(path, packed, bl / 2);
         read_all(path, t, &got);
         snprintf(what, sizeof what, "truncated BGZF, %u threads", t);
         tu_check(got.rc == SM_ERR_FORMAT && strstr(got.err.message, "unexpected end of file (truncated"), "%s: %s",
@@ -286,7 +258,7 @@ static void test_damage(void) {
             static const char first[] = ">a\nACGTACGTAC\n", second[] = "GGGGCCCCAAAATTTT\n";
             size_t g = gzip_member((const uint8_t *)first, sizeof first - 1, packed, cap);
             gzip_member((const uint8_t *)second, sizeof second - 1, packed + g, cap - g);
-            write_file(path, packed, g + cut);
+            tu_write_file(path, packed, g + cut);
             read_all(path, t, &got);
             snprintf(what, sizeof what, "gzip cut %zu bytes into a second member, %u threads", cut, t);
             tu_check(got.rc == SM_ERR_FORMAT && strstr(got.err.message, "unexpected end of file (truncated"),
@@ -299,7 +271,7 @@ static void test_damage(void) {
         while (at < bl / 2) at += (size_t)(packed[at + 16] | packed[at + 17] << 8) + 1, blocks++;
         size_t bsize = (size_t)(packed[at + 16] | packed[at + 17] << 8) + 1;
         packed[at + bsize - 8] ^= 1;
-        write_file(path, packed, bl);
+        tu_write_file(path, packed, bl);
         read_all(path, t, &got);
         snprintf(what, sizeof what, "BGZF block with a wrong CRC, %u threads", t);
         tu_check(got.rc == SM_ERR_FORMAT && strstr(got.err.message, "corrupt compressed data"), "%s: %s", what,
@@ -308,7 +280,7 @@ static void test_damage(void) {
         /* gzip with data after its member */
         size_t g = gzip_member(plain, n, packed, cap);
         memcpy(packed + g, ">b\nAC\n", 6);
-        write_file(path, packed, g + 6);
+        tu_write_file(path, packed, g + 6);
         read_all(path, t, &got);
         snprintf(what, sizeof what, "data after a gzip member, %u threads", t);
         char want[128];
@@ -318,7 +290,7 @@ static void test_damage(void) {
         tu_check(got.len == n - 2, "%s: %zu bytes read before the error, expected all %zu", what, got.len, n - 2);
         free(got.text);
         /* gzip cut short */
-        write_file(path, packed, g - 20);
+        tu_write_file(path, packed, g - 20);
         read_all(path, t, &got);
         snprintf(what, sizeof what, "truncated gzip, %u threads", t);
         tu_check(got.rc == SM_ERR_FORMAT && strstr(got.err.message, "truncated compressed stream"), "%s: %s", what,
@@ -383,7 +355,7 @@ static void test_long_records(void) {
         }
         if (round == 4) plain[n - 200] = '!';  /* a bad byte near the end: the error, after the rest */
         if (round == 5) plain[n / 2] = '>';    /* inside a line: a bad byte too */
-        write_file(path, plain, n);
+        tu_write_file(path, plain, n);
         reading want, got;
         read_all(path, 1, &want);
         /* pieces of the sizes a runner asks for (the threads strip only

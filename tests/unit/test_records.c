@@ -13,38 +13,12 @@
 #include <unistd.h>
 
 #include "io/seqio.h"
+#include "reading.h"
 #include "testutil.h"
 
 static tu_rng rng;
 
-typedef struct {
-    char *text;
-    size_t len, cap;
-    int rc;
-    sm_error err;
-} reading;
-
-static void put(reading *r, const void *p, size_t n) {
-    if (r->len + n + 1 > r->cap) {
-        r->cap = (r->len + n + 1) * 2;
-        r->text = realloc(r->text, r->cap);
-        if (!r->text) exit(2);
-    }
-    memcpy(r->text + r->len, p, n);
-    r->len += n;
-    r->text[r->len] = '\0';
-}
-
-/* Teams for sm_reader_share_threads that run the jobs on the caller, in
-   order or last first: the result must not depend on the order. */
-static void run_forwards(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg) {
-    (*(unsigned *)ctx)++;
-    for (size_t i = 0; i < n; i++) job(arg, i);
-}
-static void run_backwards(void *ctx, size_t n, void (*job)(void *arg, size_t i), void *arg) {
-    (*(unsigned *)ctx)++;
-    for (size_t i = n; i-- > 0;) job(arg, i);
-}
+typedef tu_reading reading;
 
 /* Every record as "name\tSEQUENCE\n". batch: sm_reader_read_records first
    whenever it takes records (rooms of random sizes up to room_max), the
@@ -54,13 +28,13 @@ static void run_backwards(void *ctx, size_t n, void (*job)(void *arg, size_t i),
 static void read_all(const char *path, unsigned threads, int batch, size_t room_max, size_t piece_cap, size_t *taken,
                      reading *out) {
     memset(out, 0, sizeof *out);
-    put(out, "", 0);
+    tu_reading_put(out, "", 0);
     sm_reader *rd;
     out->rc = sm_reader_open_threads(path, SM_INPUT_AUTO, threads, &rd, &out->err);
     if (out->rc != SM_OK) return;
     unsigned runs = 0;
     int backwards = tu_rng_chance(&rng, 50);
-    if (batch) sm_reader_share_threads(rd, threads, backwards ? run_backwards : run_forwards, &runs);
+    if (batch) sm_reader_share_threads(rd, threads, backwards ? tu_run_backwards : tu_run_forwards, &runs);
     uint8_t *buf = malloc(room_max + piece_cap + 64);
     if (!buf) exit(2);
     const char *name;
@@ -75,10 +49,10 @@ static void read_all(const char *path, unsigned threads, int batch, size_t room_
                 tu_check(got.n >= 1 && got.n <= max_records, "%zu records taken (at most %zu)", got.n, max_records);
                 size_t at = 0;
                 for (size_t i = 0; i < got.n; i++) {
-                    put(out, got.names[i], strlen(got.names[i]));
-                    put(out, "\t", 1);
-                    put(out, buf + got.offs[i], got.lens[i]);
-                    put(out, "\n", 1);
+                    tu_reading_put(out, got.names[i], strlen(got.names[i]));
+                    tu_reading_put(out, "\t", 1);
+                    tu_reading_put(out, buf + got.offs[i], got.lens[i]);
+                    tu_reading_put(out, "\n", 1);
                     tu_check(got.offs[i] >= at, "record %zu at %zu, over the one before (to %zu)", i, got.offs[i], at);
                     at = got.offs[i] + got.lens[i];
                 }
@@ -92,25 +66,18 @@ static void read_all(const char *path, unsigned threads, int batch, size_t room_
         }
         rc = sm_reader_next_record(rd, &name, &out->err);
         if (rc <= 0) break;
-        put(out, name, strlen(name));
-        put(out, "\t", 1);
+        tu_reading_put(out, name, strlen(name));
+        tu_reading_put(out, "\t", 1);
         size_t l;
-        while ((rc = sm_reader_read_into(rd, buf, piece_cap, &l, &out->err)) > 0) put(out, buf, l);
+        while ((rc = sm_reader_read_into(rd, buf, piece_cap, &l, &out->err)) > 0) tu_reading_put(out, buf, l);
         if (rc < 0) break;
-        put(out, "\n", 1);
+        tu_reading_put(out, "\n", 1);
     }
     out->rc = rc < 0 ? out->err.code : SM_OK;
     free(buf);
     sm_reader_close(rd);
 }
 
-static void write_file(const char *path, const void *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
-        perror(path);
-        exit(2);
-    }
-}
 
 typedef struct {
     char *p;
@@ -266,7 +233,7 @@ static void test_reader(const char *path) {
         int fastq = round % 2;
         int damage = tu_rng_chance(&rng, 30);
         size_t n = fastq ? random_fastq(&t, damage) : random_fasta(&t, damage);
-        write_file(path, t.p, n);
+        tu_write_file(path, t.p, n);
         reading want, got;
         size_t piece_cap = 1 + tu_rng_below(&rng, 3000);
         read_all(path, 1, 0, 1, piece_cap, &taken, &want);
@@ -298,9 +265,9 @@ static int on_record(void *ctx, uint64_t record, const char *name) {
     seen *s = ctx;
     char b[32];
     snprintf(b, sizeof b, "%llu ", (unsigned long long)record);
-    put(&s->names, b, strlen(b));
-    put(&s->names, name, strlen(name));
-    put(&s->names, ";", 1);
+    tu_reading_put(&s->names, b, strlen(b));
+    tu_reading_put(&s->names, name, strlen(name));
+    tu_reading_put(&s->names, ";", 1);
     return 0;
 }
 
@@ -308,7 +275,7 @@ static void on_record_fed(void *ctx, uint64_t record, uint64_t length) {
     seen *s = ctx;
     char b[64];
     snprintf(b, sizeof b, "fed %llu %llu;", (unsigned long long)record, (unsigned long long)length);
-    put(&s->names, b, strlen(b));
+    tu_reading_put(&s->names, b, strlen(b));
 }
 
 /* the record's end among its hits (ctx: the runner's, the hit list) */
@@ -317,7 +284,7 @@ static void on_record_done(uint64_t record, void *ctx) { tu_hits_add(ctx, record
 static int scan(const sm_db *db, const char *path, unsigned threads, size_t chunk, seen *out) {
     memset(out, 0, sizeof *out);
     tu_hits_init(&out->hits);
-    put(&out->names, "", 0);
+    tu_reading_put(&out->names, "", 0);
     sm_runner_options ro;
     sm_runner_options_init(&ro);
     ro.threads = threads;
@@ -338,7 +305,7 @@ static int scan(const sm_db *db, const char *path, unsigned threads, size_t chun
         so.on_record_fed = on_record_fed;
         rc = sm_runner_scan_reader(runner, rd, &so, &err);
         if (rc == SM_OK) rc = sm_runner_flush(runner);
-        if (rc != SM_OK) put(&out->names, err.message, strlen(err.message));
+        if (rc != SM_OK) tu_reading_put(&out->names, err.message, strlen(err.message));
     }
     sm_reader_close(rd);
     sm_runner_free(runner);
@@ -360,7 +327,7 @@ static void test_runner(const char *path) {
         int fastq = round % 2;
         int damage = tu_rng_chance(&rng, 20);
         size_t n = fastq ? random_fastq(&t, damage) : random_fasta(&t, damage);
-        write_file(path, t.p, n);
+        tu_write_file(path, t.p, n);
         seen want, got;
         int want_rc = scan(db, path, 1, 0, &want);
         for (unsigned threads = 1; threads <= 4; threads++) {
