@@ -288,6 +288,56 @@ int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_re
 int sm_runner_feed_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, uint64_t record,
                           uint64_t *length, sm_error *err);
 
+/* ---------------------------------- records with their bytes and their hits */
+
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental: for commands that keep or route whole records (seqmatch
+   filter, demux). Records are read with their bytes as read, scanned on a
+   runner, and handed back in input order once all their hits are in. */
+
+/* One record, or a pair of mates read in step. */
+typedef struct {
+    unsigned mates;        /* 1, or 2 for a pair */
+    const uint8_t *raw[2]; /* each mate's bytes as read (sm_reader_record_raw): valid during on_record */
+    size_t raw_len[2];
+    uint64_t hits;         /* hits in its scanned mates */
+    uint64_t user[3];      /* the caller's, 0 when the record is read */
+} sm_read_record;
+
+typedef struct {
+    sm_input_format format;  /* SM_INPUT_AUTO (FASTA or FASTQ, every input the same) or SM_INPUT_LINES */
+    unsigned reader_threads; /* as sm_reader_open_threads */
+    unsigned scan_mate;      /* pairs: scan only mate 1 or 2 (0: both) */
+    void *ctx;
+    /* Each scanned record's summary, in record order (with pairs, each
+       scanned mate's), before its on_record. */
+    void (*on_summary)(void *ctx, sm_read_record *record, const sm_record_summary *summary);
+    /* A record whose hits are all in, in input order. Non-zero stops the
+       scan: sm_reads_run returns SM_ERR_TERMINATED with err->message empty. */
+    int (*on_record)(void *ctx, sm_read_record *record);
+    /* An input's readers are open (path: the first mate's). */
+    void (*on_input)(void *ctx, const char *path);
+    /* After each piece of sequence fed: the reader it came from, its bytes,
+       the runner's hits so far. */
+    void (*on_progress)(void *ctx, const sm_reader *reader, size_t bytes, uint64_t hits);
+} sm_reads_options;
+
+typedef struct sm_reads sm_reads;
+
+/* A runner for db (runner_options, NULL for the defaults; its callbacks and
+   ctx are replaced) that reports to opts (copied). */
+int sm_reads_new(const sm_db *db, const sm_runner_options *runner_options, const sm_reads_options *opts,
+                 sm_reads **reads, sm_error *err);
+/* Reads path1 (and path2 in step with it: mates, "NAME/1" and "NAME/2" or
+   equal names) to its end, calling opts' callbacks; "-" is standard input.
+   Returns SM_OK, SM_ERR_TERMINATED when on_record stopped it, or an error
+   with err->message saying what and where. */
+int sm_reads_run(sm_reads *reads, const char *path1, const char *path2, sm_error *err);
+/* The format of the first input read (SM_INPUT_AUTO before any). */
+sm_input_format sm_reads_format(const sm_reads *reads);
+void sm_reads_free(sm_reads *reads);
+#endif /* SEQMATCH_EXPERIMENTAL */
+
 /* ---------------------------------------------------- a DFA over a reader */
 
 #ifdef SEQMATCH_EXPERIMENTAL

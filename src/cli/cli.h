@@ -301,43 +301,24 @@ int cli_gzip_name(const char *path);
 
 struct cli_progress;
 
-/* One record, or a pair of mates read in step, waiting for its hits. */
-typedef struct {
-    uint64_t first_record;    /* runner record of the first scanned mate */
-    unsigned records;         /* runner records it spans (mates scanned) */
-    unsigned done;            /* of them delivered */
-    unsigned mates;           /* 1, or 2 for pairs */
-    const uint8_t *raw[2];    /* the mates' bytes as read: valid in on_done */
-    size_t raw_len[2];
-    size_t raw_at[2];         /* in the arena when not stable (raw[] NULL until on_done) */
-    /* What the command keeps of the hits. */
-    uint64_t hits;
-    uint32_t best_errors;
-    uint32_t choice;
-    int tie;
-} cli_read_entry;
-
+/* A read command's run (reads.c): the library's record queue with the
+   command's callbacks (sm_reads_options'), its progress line and messages. */
 typedef struct {
     const cli_options *opts;
-    sm_input_format format;   /* of the first input read (FASTA or FASTQ; lines) */
-    /* demux: scan only mate 1 or 2 of each pair (0: both) */
-    unsigned scan_mate;
-    void (*on_hit)(cli_read_entry *e, const sm_hit *hit, void *ctx);
-    /* Instead of on_hit: a record's hits in summary (sm_runner_options.on_record_summary). */
-    void (*on_summary)(cli_read_entry *e, const sm_record_summary *summary, void *ctx);
-    /* A record (pair) whose hits have all been seen; returns 0, or -1 to stop. */
-    int (*on_done)(cli_read_entry *e, void *ctx);
-    void *ctx;
+    unsigned scan_mate;       /* demux: scan only mate 1 or 2 of each pair (0: both) */
+    void (*on_summary)(void *ctx, sm_read_record *record, const sm_record_summary *summary); /* or NULL */
+    int (*on_record)(void *ctx, sm_read_record *record);
     /* At the end of a run that did not fail: the closing line (progress.c's
        cli_progress_summary), or NULL. */
     void (*summary)(struct cli_progress *progress, void *ctx);
-    /* counts, for summaries */
-    uint64_t entries;
+    void *ctx;
+    sm_reads *reads;          /* during the run */
+    sm_input_format format;   /* after it: the first input's (SM_INPUT_AUTO: none read) */
 } cli_reads_job;
 
 /* Reads the targets (or the pair opts->read1 / opts->read2 in step), scans
-   them with db on a runner made from opts, and calls on_hit and on_done in
-   record order. Returns 0, or -1 after printing a message. */
+   them with db on a runner made from opts, and calls on_summary and
+   on_record in record order. Returns 0, or -1 after printing a message. */
 int cli_reads_run(cli_reads_job *job, const sm_db *db);
 
 /* Checks the options every read command shares: returns 0, or prints a

@@ -162,7 +162,8 @@ static int check_outputs(const demux_state *d) {
 static int make_path(demux_state *d, dm_barcode *b, unsigned m) {
     dm_file *f = &b->file[m];
     if (f->path) return 0;
-    f->path = output_name(d, b, m, d->job->format == SM_INPUT_FASTQ);
+    sm_input_format format = d->job->reads ? sm_reads_format(d->job->reads) : d->job->format;
+    f->path = output_name(d, b, m, format == SM_INPUT_FASTQ);
     return f->path ? 0 : -1;
 }
 
@@ -274,28 +275,30 @@ static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size
 /* ------------------------------------------------------------- scan */
 
 /* The barcode with the fewest errors; a tie when two barcodes have that
-   many (the order of the patterns does not matter). */
-static void demux_summary(cli_read_entry *e, const sm_record_summary *summary, void *ctx) {
+   many (the order of the patterns does not matter).
+   Kept in the record's user words: the fewest errors + 1 (0: none yet), the
+   barcode, a tie. */
+static void demux_summary(void *ctx, sm_read_record *e, const sm_record_summary *summary) {
     demux_state *d = ctx;
-    e->hits += summary->hits;
     for (size_t i = 0; i < summary->npatterns; i++) {
-        uint32_t b = d->barcode_of[summary->patterns[i].pattern], errors = summary->patterns[i].errors;
-        if (errors < e->best_errors) {
-            e->best_errors = errors;
-            e->choice = b;
-            e->tie = 0;
-        } else if (errors == e->best_errors && b != e->choice) {
-            e->tie = 1;
+        uint32_t b = d->barcode_of[summary->patterns[i].pattern];
+        uint64_t errors = (uint64_t)summary->patterns[i].errors + 1;
+        if (e->user[0] == 0 || errors < e->user[0]) {
+            e->user[0] = errors;
+            e->user[1] = b;
+            e->user[2] = 0;
+        } else if (errors == e->user[0] && b != e->user[1]) {
+            e->user[2] = 1;
         }
     }
 }
 
-static int demux_done(cli_read_entry *e, void *ctx) {
+static int demux_record(void *ctx, sm_read_record *e) {
     demux_state *d = ctx;
     size_t to = d->nbc;
     if (e->hits == 0) d->no_hit++;
-    else if (e->tie) d->ambiguous++;
-    else to = e->choice;
+    else if (e->user[2]) d->ambiguous++;
+    else to = (size_t)e->user[1];
     dm_barcode *b = &d->bc[to];
     b->records++;
     d->total++;
@@ -500,7 +503,7 @@ int cli_demux_main(int argc, char **argv) {
     job.opts = &opts;
     job.scan_mate = d.mates == 2 ? (opts.barcode_read ? opts.barcode_read : 1) : 0;
     job.on_summary = demux_summary;
-    job.on_done = demux_done;
+    job.on_record = demux_record;
     job.ctx = &d;
     d.job = &job;
     int rc = cli_reads_run(&job, db);

@@ -66,12 +66,7 @@ typedef struct {
     uint64_t chosen, matched, entries;
 } filter_state;
 
-static void filter_summary_of(cli_read_entry *e, const sm_record_summary *summary, void *ctx) {
-    (void)ctx;
-    e->hits += summary->hits;
-}
-
-static int filter_done(cli_read_entry *e, void *ctx) {
+static int filter_record(void *ctx, sm_read_record *e) {
     filter_state *f = ctx;
     int hit = e->hits > 0;
     f->matched += hit;
@@ -211,8 +206,7 @@ int cli_filter_main(int argc, char **argv) {
     cli_reads_job job;
     memset(&job, 0, sizeof job);
     job.opts = &opts;
-    job.on_summary = filter_summary_of;
-    job.on_done = filter_done;
+    job.on_record = filter_record;
     job.summary = filter_summary;
     job.ctx = &f;
     f.pairs = paired;
