@@ -265,6 +265,42 @@ sm_dist_printer *sm_dist_printer_new(const sm_dist_settings *settings, struct sm
 int sm_dist_printer_end(sm_dist_printer *p, sm_error *err);
 void sm_dist_printer_free(sm_dist_printer *p);
 
+/* ------------------------------------------ where a share's stream goes */
+
+/* One share's result stream on its way: with mpi NULL into a shard file
+   (w: its writer, framed with checksums; NULL: written nowhere, -q), on MPI
+   rank 0 into its own merge of every rank, printed into w as one process
+   prints (sm_dist_printer; NULL under -q), on another rank to rank 0. */
+typedef struct sm_dist_route sm_dist_route;
+struct sm_mpi; /* below */
+/* The route and its out (sm_dist_route_out: buffer bytes gathered per
+   flush), which sm_dist_share_new takes. SM_OK or SM_ERR_NOMEM. */
+int sm_dist_route_new(struct sm_mpi *mpi, struct sm_writer *w, size_t buffer, sm_dist_route **route);
+sm_dist_out *sm_dist_route_out(sm_dist_route *route);
+/* Once the settings are complete (sm_dist_settings_fill): a shard file's
+   magic and settings; rank 0's printer and merge; the share polled for the
+   other ranks' messages (stopped when rank 0 has enough). SM_OK or an
+   error (err). */
+int sm_dist_route_start(sm_dist_route *route, const sm_dist_settings *settings, sm_dist_share *share,
+                        sm_error *err);
+/* After the share ran: rank 0 merges the other ranks' streams
+   (sm_mpi_merge_ranks) and ends the printer, another rank tells rank 0 it
+   is done, a shard file gets its end frame. Returns rank 0's verdict (1
+   something found, 0 nothing), 1 elsewhere, -1 on error (err). */
+int sm_dist_route_end(sm_dist_route *route, sm_error *err);
+/* Why the stream failed when the merge refused it (rank 0), else NULL. */
+const char *sm_dist_route_failure(const sm_dist_route *route);
+/* Frees the route (after the share that writes into its out). */
+void sm_dist_route_free(sm_dist_route *route);
+
+/* The settings' names: db's patterns (none when db is NULL) and the
+   targets, "-" shown as stdin_name. SM_OK or SM_ERR_NOMEM (what was made
+   is freed by sm_dist_settings_free). */
+int sm_dist_settings_names(sm_dist_settings *settings, const sm_db *db, char *const *targets, size_t count,
+                           const char *stdin_name);
+/* A DFA's states, start and accepting states. SM_OK or SM_ERR_NOMEM. */
+int sm_dist_settings_dfa(sm_dist_settings *settings, const struct sm_dfa *dfa);
+
 /* Shard files (search --shard I/N -o FILE, one per share) merged, as
  * seqmatch merge does. */
 typedef struct sm_shard_set sm_shard_set;

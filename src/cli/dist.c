@@ -11,11 +11,9 @@
  * range unreadable, a bad record in it, no GPU) prints that rank's message
  * and aborts the job: exit status 2 within moments, never a hang, and -o's
  * temporary file removed rather than renamed. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -89,52 +87,6 @@ static void rank_failed(cli_writer *w, int writer_open) {
     sm_mpi_abort(job);
 }
 
-/* ------------------------------------------------------- stream targets */
-
-typedef struct {
-    cli_writer *writer;      /* shard: the file */
-    sm_shard_writer shard;   /* its frames' checksums */
-    int framed;              /* the shard file's magic is written: frames follow */
-    sm_dist_merge *merge;    /* MPI rank 0: its own stream merged as it comes */
-    sm_dist_share *share;
-    sm_error err;
-    int failed;
-} stream_ctx;
-
-/* A shard file: each flush of the stream one frame with its checksum. */
-static int to_writer(void *ctx, const uint8_t *data, size_t len) {
-    stream_ctx *s = ctx;
-    uint8_t head[SM_SHARD_FRAME_HEAD];
-    sm_shard_frame_head(&s->shard, data, len, head);
-    sm_writer_write(s->writer->w, head, sizeof head);
-    sm_writer_write(s->writer->w, data, len);
-    return cli_writer_failed(s->writer) ? -1 : 0;
-}
-
-static int to_merge(void *ctx, const uint8_t *data, size_t len) {
-    stream_ctx *s = ctx;
-    if (sm_dist_merge_feed(s->merge, data, len, &s->err) != 0) {
-        s->failed = 1;
-        return -1;
-    }
-    /* enough output already: rank 0's own scan and the others may stop */
-    if (sm_dist_merge_done(s->merge)) {
-        if (s->share) sm_dist_share_stop(s->share);
-        sm_mpi_stop_others(job);
-    }
-    return 0;
-}
-
-static int to_rank0(void *ctx, const uint8_t *data, size_t len) {
-    (void)ctx;
-    return sm_mpi_send(job, data, len);
-}
-
-static void poll_mpi(void *ctx) {
-    stream_ctx *s = ctx;
-    if (sm_mpi_rank(job) > 0 && sm_mpi_poll(job) && s->share) sm_dist_share_stop(s->share);
-}
-
 /* ------------------------------------------------------------- common */
 
 /* Threads per rank when -t is not given: the node's cores shared by its ranks. */
@@ -146,13 +98,6 @@ static unsigned rank_threads(unsigned asked) {
 
 static unsigned shares_of(const cli_options *opts) { return job ? sm_mpi_size(job) : opts->shard_count; }
 static unsigned share_of(const cli_options *opts) { return job ? sm_mpi_rank(job) : opts->shard_index; }
-
-/* Where the stream and the output go, by role: a shard file, rank 0
-   (merging), or another rank (sending). */
-static int open_output(const char *path, cli_writer *w) {
-    if (cli_writer_open(w, path) != 0) return -1;
-    return 0;
-}
 
 static void print_unsplit(const sm_dist_plan *plan, char *const *targets) {
     for (size_t i = 0; i < plan->unsplit_count; i++) {
@@ -197,92 +142,34 @@ static int share_db(const cli_options *opts, sm_db **db, int ok) {
     return rc;
 }
 
-/* What one process's share of a search or dfa holds while it runs (rank 0
-   also the merge of every rank's stream). */
+/* What one process's share of a search or dfa holds while it runs. */
 typedef struct {
     cli_writer writer;
     int writer_open;
     sm_dist_settings set;
     sm_dist_plan plan;
     sm_dist_share *share;
-    sm_dist_merge *merge;
-    sm_dist_out out;
-    sm_dist_printer *printer;
-    sm_dist_sink sink;
-    stream_ctx stream;
+    sm_dist_route *route;
 } dist_run;
 
-/* Where the share's result stream goes: a shard file (nowhere with
-   no_output), rank 0's merge, or rank 0. Returns 0, or -1 after a message. */
-static int route_stream(dist_run *d, int rank0, int shard_file, int no_output) {
-    d->stream.share = d->share;
-    d->stream.writer = &d->writer;
-    if (shard_file) {
-        d->out.flush = no_output ? NULL : to_writer;
-        if (!no_output) {
-            uint8_t magic[8];
-            sm_shard_writer_init(&d->stream.shard, magic);
-            sm_writer_write(d->writer.w, magic, sizeof magic);
-            d->stream.framed = 1;
-        }
-        if (sm_dist_settings_write(&d->out, &d->set) != SM_OK) {
-            cli_error("out of memory");
-            return -1;
-        }
-        return 0;
+/* After the share ran (rc: sm_dist_share_run's, err its message): the
+   stream's end (rank 0: the merge of every rank and the verdict), then
+   the output closed. Returns the exit status, or -1 after a message. */
+static int end_run(dist_run *d, int rc, const sm_error *err) {
+    if (rc != 0) {
+        const char *failure = sm_dist_route_failure(d->route);
+        if (failure) cli_error("%s", failure);
+        else if (cli_writer_failed(&d->writer)) cli_writer_report(&d->writer);
+        else cli_error("%s", err->message);
+        return -1;
     }
-    if (rank0) {
-        sm_error err;
-        if (!(d->printer = sm_dist_printer_new(&d->set, d->writer.w, &d->sink, &err))) cli_error("%s", err.message);
-        if (!d->printer || sm_dist_merge_new(&d->set, &d->sink, &d->merge) != SM_OK) {
-            cli_error("out of memory");
-            return -1;
-        }
-        d->stream.merge = d->merge;
-        d->out.flush = to_merge;
-    } else {
-        d->out.flush = to_rank0;
+    sm_error end_err;
+    int got = sm_dist_route_end(d->route, &end_err);
+    if (got < 0) {
+        cli_error("%s", end_err.message);
+        return -1;
     }
-    sm_dist_share_set_poll(d->share, poll_mpi, &d->stream);
-    return 0;
-}
-
-/* The message of a share that failed: the merge's, the output's or the scan's. */
-static void report_share_failure(const dist_run *d, const sm_error *err) {
-    if (d->stream.failed) cli_error("%s", d->stream.err.message);
-    else if (cli_writer_failed(&d->writer)) cli_writer_report(&d->writer);
-    else cli_error("%s", err->message);
-}
-
-/* After the share ran: rank 0 merges the other ranks' streams and gives the
-   verdict, another rank tells rank 0 it is done, a shard gives
-   shard_status; then the output is closed. Returns the exit status, or -1
-   after a message (the run failed). */
-static int end_share(dist_run *d, int rank0, int shard_status) {
-    sm_error err;
-    memset(&err, 0, sizeof err);
-    int status = shard_status;
-    if (job && !rank0) {
-        sm_mpi_send_end(job);
-        status = CLI_EXIT_HIT; /* rank 0 says */
-    } else if (job) {
-        int got = sm_mpi_merge_ranks(job, d->merge, &err);
-        if (got < 0) {
-            cli_error("%s", err.message);
-            return -1;
-        }
-        status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-        /* what waits for a successful end (the tsv header when no hit came) */
-        if (sm_dist_printer_end(d->printer, &err) != SM_OK) {
-            cli_error("%s", err.message);
-            return -1;
-        }
-    } else if (d->stream.framed) {
-        /* a shard file's end frame: a file without it is refused as unfinished */
-        uint8_t head[SM_SHARD_FRAME_HEAD];
-        sm_shard_frame_head(&d->stream.shard, NULL, 0, head);
-        sm_writer_write(d->writer.w, head, sizeof head);
-    }
+    int status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
     if (d->writer_open) {
         d->writer_open = 0;
         if (cli_writer_close(&d->writer, 1) != 0) {
@@ -301,13 +188,29 @@ static int close_run(dist_run *d, int status) {
         rank_failed(&d->writer, d->writer_open);
     }
     if (d->writer_open) cli_writer_close(&d->writer, status != CLI_EXIT_ERROR);
-    sm_dist_merge_free(d->merge);
-    sm_dist_printer_free(d->printer);
     sm_dist_share_free(d->share);
-    sm_dist_out_free(&d->out);
+    sm_dist_route_free(d->route);
     sm_dist_plan_free(&d->plan);
     sm_dist_settings_free(&d->set);
     return status;
+}
+
+/* The share's plan, route and share (threads: its readers'), after the
+   settings: returns 0, or -1 after a message. */
+static int start_share(dist_run *d, char *const *targets, unsigned threads) {
+    sm_dist_settings *set = &d->set;
+    sm_error err;
+    if (sm_dist_plan_make(targets, set->target_count, set->shards, set->shard, &d->plan, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        return -1;
+    }
+    if (set->shard == 0 && set->shards > 1) print_unsplit(&d->plan, targets);
+    if (sm_dist_route_new(job, d->writer_open ? d->writer.w : NULL, STREAM_BUFFER, &d->route) != SM_OK ||
+        sm_dist_share_new(set, sm_dist_route_out(d->route), threads, &d->share) != SM_OK) {
+        cli_error("out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 int cli_dist_search(const cli_options *opts, char *const *targets, size_t count, int show_file,
@@ -329,7 +232,7 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     int ok = 1;
     if (rank0) {
         ok = check(opts, targets, count) == 0 && cli_load_database(opts, &db) == 0;
-        if (ok && !no_output) ok = d->writer_open = open_output(opts->output_path, &d->writer) == 0;
+        if (ok && !no_output) ok = d->writer_open = cli_writer_open(&d->writer, opts->output_path) == 0;
     }
     if (share_db(opts, &db, ok) != 0) {
         if (d->writer_open) cli_writer_close(&d->writer, 0);
@@ -364,32 +267,13 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     set->texts = !set->count_only && (opts->format == SM_FORMAT_TSV || opts->format == SM_FORMAT_JSONL);
     set->dna = info.alphabet == SM_ALPHABET_DNA;
     set->max_hits = opts->max_hits_given ? opts->max_hits : UINT64_MAX;
-    set->pattern_count = info.pattern_count;
-    set->pattern_names = calloc(info.pattern_count ? info.pattern_count : 1, sizeof *set->pattern_names);
-    set->target_count = count;
-    set->target_names = calloc(count, sizeof *set->target_names);
-    int failed = !set->pattern_names || !set->target_names;
-    for (uint32_t i = 0; !failed && i < info.pattern_count; i++) {
-        const char *n = sm_db_pattern_name(db, i);
-        failed = !(set->pattern_names[i] = strdup(n ? n : ""));
-    }
-    for (size_t i = 0; !failed && i < count; i++)
-        failed = !(set->target_names[i] = strdup(strcmp(targets[i], "-") == 0 ? "stdin" : targets[i]));
-
     sm_error err;
-    memset(&err, 0, sizeof err);
     sm_runner *runner = NULL;
     int status = -1;
-    if (failed) {
+    if (sm_dist_settings_names(set, db, targets, count, "stdin") != SM_OK) {
         cli_error("out of memory");
         goto done;
     }
-    if (sm_dist_plan_make(targets, count, set->shards, set->shard, &d->plan, &err) != SM_OK) {
-        cli_error("%s", err.message);
-        goto done;
-    }
-    if (set->shard == 0 && set->shards > 1) print_unsplit(&d->plan, targets);
-
     sm_runner_options ro;
     sm_runner_options_init(&ro);
     ro.threads = rank_threads(opts->threads);
@@ -400,11 +284,7 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
         int ndev = sm_cuda_device_count();
         if (ndev > 0) ro.gpu_device = (int)(sm_mpi_local_rank(job) % (unsigned)ndev) + 1;
     }
-    if (sm_dist_out_init(&d->out, STREAM_BUFFER, NULL, &d->stream) != SM_OK ||
-        sm_dist_share_new(set, &d->out, ro.threads, &d->share) != SM_OK) {
-        cli_error("out of memory");
-        goto done;
-    }
+    if (start_share(d, targets, ro.threads) != 0) goto done;
     sm_dist_share_runner_options(d->share, &ro);
     if (sm_runner_create(db, &ro, &runner, &err) != SM_OK) {
         cli_error("%s", err.message[0] ? err.message : "cannot start the scan");
@@ -412,14 +292,13 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     }
     sm_dist_share_set_runner(d->share, runner);
     sm_dist_settings_fill(set, runner);
-    if (route_stream(d, rank0, shard_file, no_output) != 0) goto done;
-    if (sm_dist_share_run(d->share, targets, &d->plan, format, &err) != 0) {
-        report_share_failure(d, &err);
+    if (sm_dist_route_start(d->route, set, d->share, &err) != SM_OK) {
+        cli_error("%s", err.message);
         goto done;
     }
     /* a shard has no verdict (the merge gives it): 0 when it ran, so that a
        batch scheduler's task whose share holds no hit does not fail */
-    status = end_share(d, rank0, CLI_EXIT_RAN);
+    status = end_run(d, sm_dist_share_run(d->share, targets, &d->plan, format, &err), &err);
 done:
     status = close_run(d, status);
     if (runner) sm_runner_free(runner);
@@ -440,7 +319,7 @@ int cli_dist_dfa(const cli_dist_dfa_job *job_dfa) {
         cli_error("--shard writes a shard file for 'seqmatch merge': use -o FILE or redirect standard output");
         return CLI_EXIT_ERROR;
     }
-    if (rank0 && open_output(j->output, &d->writer) != 0) {
+    if (rank0 && cli_writer_open(&d->writer, j->output) != 0) {
         if (job) sm_mpi_abort(job);
         return CLI_EXIT_ERROR;
     }
@@ -454,45 +333,24 @@ int cli_dist_dfa(const cli_dist_dfa_job *job_dfa) {
     set->dna = j->dna;
     set->per_record = j->per_record;
     set->label_with_path = j->input_count > 1;
-    set->dfa_states = sm_dfa_state_count(j->dfa);
-    set->dfa_start = sm_dfa_start(j->dfa);
     set->max_hits = UINT64_MAX;
-    set->target_count = j->input_count;
-    set->target_names = calloc(j->input_count, sizeof *set->target_names);
-    set->dfa_accept = calloc((set->dfa_states + 63) / 64, sizeof *set->dfa_accept);
-    int failed = !set->target_names || !set->dfa_accept;
-    for (size_t i = 0; !failed && i < j->input_count; i++)
-        failed = !(set->target_names[i] = strdup(strcmp(j->inputs[i], "-") == 0 ? "standard input" : j->inputs[i]));
-    for (uint32_t s = 0; !failed && s < set->dfa_states; s++)
-        if (sm_dfa_is_accepting(j->dfa, s)) set->dfa_accept[s / 64] |= (uint64_t)1 << (s % 64);
-
     sm_error err;
-    memset(&err, 0, sizeof err);
     int status = -1;
-    if (failed) {
+    if (sm_dist_settings_names(set, NULL, j->inputs, j->input_count, "standard input") != SM_OK ||
+        sm_dist_settings_dfa(set, j->dfa) != SM_OK) {
         cli_error("out of memory");
         goto done;
     }
-    if (sm_dist_plan_make(j->inputs, j->input_count, set->shards, set->shard, &d->plan, &err) != SM_OK) {
+    sm_dfa_parallel_options popts = *j->parallel;
+    popts.threads = rank_threads(popts.threads);
+    if (start_share(d, j->inputs, popts.threads) != 0) goto done;
+    if (sm_dist_route_start(d->route, set, d->share, &err) != SM_OK) {
         cli_error("%s", err.message);
         goto done;
     }
-    if (set->shard == 0 && set->shards > 1) print_unsplit(&d->plan, j->inputs);
-    sm_dfa_parallel_options popts = *j->parallel;
-    popts.threads = rank_threads(popts.threads);
-    if (sm_dist_out_init(&d->out, STREAM_BUFFER, NULL, &d->stream) != SM_OK ||
-        sm_dist_share_new(set, &d->out, popts.threads, &d->share) != SM_OK) {
-        cli_error("out of memory");
-        goto done;
-    }
-    if (route_stream(d, rank0, shard_file, 0) != 0) goto done;
-    if (sm_dist_share_run_dfa(d->share, j->inputs, &d->plan, j->dfa, j->matcher, j->skip_unknown, &popts, &err) !=
-        0) {
-        report_share_failure(d, &err);
-        goto done;
-    }
     /* a shard has no verdict: the merge gives it */
-    status = end_share(d, rank0, CLI_EXIT_HIT);
+    status = end_run(d, sm_dist_share_run_dfa(d->share, j->inputs, &d->plan, j->dfa, j->matcher, j->skip_unknown,
+                                              &popts, &err), &err);
 done:
     return close_run(d, status);
 }
@@ -568,7 +426,7 @@ int cli_merge_main(int argc, char **argv) {
         goto out;
     }
     const sm_dist_settings *set = sm_shard_set_settings(shards);
-    if (open_output(output, &writer) != 0) goto out;
+    if (cli_writer_open(&writer, output) != 0) goto out;
     writer_open = 1;
     sm_dist_sink sink;
     if (!(printer = sm_dist_printer_new(set, writer.w, &sink, &err))) {
