@@ -86,6 +86,7 @@ typedef struct {
     const char *summary_path;       /* demux --summary */
     unsigned barcode_read;          /* demux --barcode-read (1 or 2; 0 = not given) */
     int strand_given;               /* --strand (demux defaults to +) */
+    int report_given;               /* --report */
     size_t buffer_size;             /* demux --buffer-size: bytes buffered per file (0: the default) */
 } cli_options;
 

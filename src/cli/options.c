@@ -19,6 +19,16 @@ enum { FOR_FILTER = 1u << CLI_COMMAND_FILTER, FOR_DEMUX = 1u << CLI_COMMAND_DEMU
        FOR_SEARCH = (1u << CLI_COMMAND_SEARCH) | FOR_READS, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
        FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE };
 
+/* How an option's value is taken: by the switch in apply_option (custom),
+   or from the table alone: a constant stored (flag), a non-empty file name,
+   a count or a size within bounds, one of a list of names. */
+typedef enum { V_CUSTOM, V_FLAG, V_PATH, V_COUNT, V_SIZE, V_CHOICE } value_kind;
+
+typedef struct {
+    const char *name;
+    int value;
+} choice;
+
 typedef struct {
     cli_option_id id;
     char short_name;        /* 0 when there is none */
@@ -26,76 +36,118 @@ typedef struct {
     int takes_value;
     unsigned commands;      /* FOR_* */
     int is_compile_option;  /* fixed by a saved database, so refused with -d */
+    value_kind kind;
+    size_t offset, width;   /* the cli_options field the value goes to */
+    unsigned long long min, max; /* V_FLAG: the constant in max */
+    const choice *choices;  /* V_CHOICE: ending with a NULL name */
+    const char *refusal;    /* format of the message for a bad value (the option, the value) */
+    size_t given;           /* offset of an int set to 1 when the option is given (0: none) */
 } option_spec;
 
+#define AT(field) offsetof(cli_options, field), sizeof(((cli_options *)0)->field)
+#define GIVEN(field) offsetof(cli_options, field)
+#define CUSTOM V_CUSTOM, 0, 0, 0, 0, NULL, NULL, 0
+#define FLAG(field, v) V_FLAG, AT(field), 0, v, NULL, NULL, 0
+#define PATH(field) V_PATH, AT(field), 0, 0, NULL, "%s: empty file name", 0
+#define COUNT(field, max, refusal, given) V_COUNT, AT(field), 0, max, NULL, refusal, given
+#define SIZE(field, min, max, refusal) V_SIZE, AT(field), min, max, NULL, refusal, 0
+#define CHOICE(field, list, refusal, given) V_CHOICE, AT(field), 0, 0, list, refusal, given
+
+static const choice alphabets[] = {{"dna", SM_ALPHABET_DNA}, {"text", SM_ALPHABET_TEXT}, {NULL, 0}};
+static const choice strands[] = {{"both", SM_STRAND_BOTH}, {"+", SM_STRAND_FORWARD}, {"forward", SM_STRAND_FORWARD},
+                                 {"-", SM_STRAND_REVERSE}, {"reverse", SM_STRAND_REVERSE}, {NULL, 0}};
+static const choice reports[] = {{"best", SM_REPORT_BEST}, {"ends", SM_REPORT_ENDS}, {NULL, 0}};
+static const choice formats[] = {{"tsv", SM_FORMAT_TSV}, {"bed", SM_FORMAT_BED}, {"jsonl", SM_FORMAT_JSONL},
+                                 {"count", SM_FORMAT_COUNT}, {"sam", SM_FORMAT_SAM}, {"records", SM_FORMAT_RECORDS},
+                                 {"profile", SM_FORMAT_PROFILE}, {"profile-jsonl", SM_FORMAT_PROFILE_JSONL},
+                                 {NULL, 0}};
+static const choice anchors[] = {{"start", SM_ANCHOR_START}, {"end", SM_ANCHOR_END}, {"any", SM_ANCHOR_NONE},
+                                 {NULL, 0}};
+static const choice mates[] = {{"1", 1}, {"2", 2}, {NULL, 0}};
+
 static const option_spec option_table[] = {
-    {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH, 0},
-    {OPT_PATTERN, 'e', "pattern", 1, FOR_BOTH, 0},
-    {OPT_EXACT_PATTERNS, 0, "exact-patterns", 1, FOR_BOTH, 0},
-    {OPT_DATABASE, 'd', "database", 1, FOR_SEARCH, 0},
-    {OPT_ALPHABET, 0, "alphabet", 1, FOR_BOTH|FOR_DFA, 1},
-    {OPT_LINES, 0, "lines", 0, FOR_SEARCH, 0},
-    {OPT_STRAND, 0, "strand", 1, FOR_BOTH|FOR_DFA, 1},
-    {OPT_IGNORE_CASE, 'i', "ignore-case", 0, FOR_BOTH|FOR_DFA, 1},
-    {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH, 1},
-    {OPT_ENGINE, 0, "engine", 1, FOR_BOTH, 1},
-    {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH, 1},
-    {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH, 1},
-    {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH, 1},
-    {OPT_EDITS, 'k', "edits", 1, FOR_BOTH, 1},
-    {OPT_REPORT, 0, "report", 1, FOR_BOTH, 1},
-    {OPT_PAM, 0, "pam", 1, FOR_BOTH, 1},
-    {OPT_PAM5, 0, "pam5", 1, FOR_BOTH, 1},
-    {OPT_DNA_BULGES, 0, "dna-bulges", 1, FOR_BOTH, 1},
-    {OPT_RNA_BULGES, 0, "rna-bulges", 1, FOR_BOTH, 1},
-    {OPT_SITE, 0, "site", 0, FOR_SEARCH, 0},
-    {OPT_PROFILE, 0, "profile", 1, FOR_SEARCH, 0},
-    {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0},
-    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE, 0},
-    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA, 0},
-    {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0},
-    {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0},
-    {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0},
-    {OPT_GPU, 0, "gpu", 0, FOR_BOTH|FOR_DFA, 0},
-    {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0},
-    {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0},
-    {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0},
-    {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0},
-    {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0},
-    {OPT_SHARD, 0, "shard", 1, FOR_SEARCH|FOR_DFA, 0},
-    {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0},
-    {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0},
-    {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0},
-    {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0},
-    {OPT_HELP, 'h', "help", 0, FOR_BOTH|FOR_DFA|FOR_MERGE, 0},
-    {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0},
-    {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0},
-    {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0},
-    {OPT_ANCHOR, 0, "anchor", 1, FOR_SEARCH, 0},
-    {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0},
-    {OPT_MATCHED, 0, "matched", 1, FOR_FILTER, 0},
-    {OPT_UNMATCHED, 0, "unmatched", 1, FOR_FILTER, 0},
-    {OPT_READ1, '1', "read1", 1, FOR_READS, 0},
-    {OPT_READ2, '2', "read2", 1, FOR_READS, 0},
-    {OPT_GZIP, 0, "gzip", 0, FOR_DEMUX, 0},
-    {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0},
-    {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0},
-    {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0},
-    {OPT_DFA, 0, "dfa", 1, FOR_DFA, 0},
-    {OPT_FROM_PATTERNS, 0, "from-patterns", 1, FOR_DFA, 0},
-    {OPT_REGEX, 0, "regex", 1, FOR_DFA, 0},
-    {OPT_MATCH, 0, "match", 1, FOR_DFA, 0},
-    {OPT_MAX_STATES, 0, "max-states", 1, FOR_DFA, 0},
-    {OPT_MINIMIZE, 0, "minimize", 0, FOR_DFA, 0},
-    {OPT_NO_MINIMIZE, 0, "no-minimize", 0, FOR_DFA, 0},
-    {OPT_DUMP, 0, "dump", 0, FOR_DFA, 0},
-    {OPT_SKIP_UNKNOWN, 0, "skip-unknown", 0, FOR_DFA, 0},
-    {OPT_PER_RECORD, 0, "per-record", 0, FOR_DFA, 0},
-    {OPT_CHUNKS, 0, "chunks", 1, FOR_DFA, 0},
-    {OPT_POLICY, 0, "policy", 1, FOR_DFA, 0},
-    {OPT_FIRST_CHUNK_RATIO, 0, "first-chunk-ratio", 1, FOR_DFA, 0},
-    {OPT_SIMD, 0, "simd", 1, FOR_DFA, 0},
-    {OPT_GPU_BATCH, 0, "gpu-batch", 1, FOR_DFA, 0},
+    {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH, 0, CUSTOM},
+    {OPT_PATTERN, 'e', "pattern", 1, FOR_BOTH, 0, CUSTOM},
+    {OPT_EXACT_PATTERNS, 0, "exact-patterns", 1, FOR_BOTH, 0, CUSTOM},
+    {OPT_DATABASE, 'd', "database", 1, FOR_SEARCH, 0, CUSTOM},
+    {OPT_ALPHABET, 0, "alphabet", 1, FOR_BOTH|FOR_DFA, 1,
+     CHOICE(compile.alphabet, alphabets, "%s: unknown alphabet '%s'; use dna or text", GIVEN(alphabet_given))},
+    {OPT_LINES, 0, "lines", 0, FOR_SEARCH, 0, FLAG(lines, 1)},
+    {OPT_STRAND, 0, "strand", 1, FOR_BOTH|FOR_DFA, 1,
+     CHOICE(compile.strands, strands, "%s: unknown strand '%s'; use both, + or -", GIVEN(strand_given))},
+    {OPT_IGNORE_CASE, 'i', "ignore-case", 0, FOR_BOTH|FOR_DFA, 1, CUSTOM},
+    {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH, 1, CUSTOM},
+    {OPT_ENGINE, 0, "engine", 1, FOR_BOTH, 1, CUSTOM},
+    {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH, 1,
+     COUNT(compile.build_threads, 4096, "%s: '%s' is not a thread count (0 to 4096)", GIVEN(build_threads_given))},
+    {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH, 1,
+     SIZE(compile.max_memory, 1, UINT64_MAX, "%s: '%s' is not a size (e.g. 512M or 4G)")},
+    {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH, 1, CUSTOM},
+    {OPT_EDITS, 'k', "edits", 1, FOR_BOTH, 1, CUSTOM},
+    {OPT_REPORT, 0, "report", 1, FOR_BOTH, 1,
+     CHOICE(compile.report, reports, "%s: unknown report mode '%s'; use best or ends", GIVEN(report_given))},
+    {OPT_PAM, 0, "pam", 1, FOR_BOTH, 1, CUSTOM},
+    {OPT_PAM5, 0, "pam5", 1, FOR_BOTH, 1, CUSTOM},
+    {OPT_DNA_BULGES, 0, "dna-bulges", 1, FOR_BOTH, 1,
+     COUNT(compile.dna_bulges, SM_MAX_BULGE, "%s: '%s' is not a bulge size (0 to 8)", 0)},
+    {OPT_RNA_BULGES, 0, "rna-bulges", 1, FOR_BOTH, 1,
+     COUNT(compile.rna_bulges, SM_MAX_BULGE, "%s: '%s' is not a bulge size (0 to 8)", 0)},
+    {OPT_SITE, 0, "site", 0, FOR_SEARCH, 0, FLAG(site, 1)},
+    {OPT_PROFILE, 0, "profile", 1, FOR_SEARCH, 0, PATH(profile_path)},
+    {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0,
+     CHOICE(format, formats, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, records, profile or "
+                             "profile-jsonl", 0)},
+    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE, 0, PATH(output_path)},
+    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA, 0,
+     COUNT(threads, 4096, "%s: '%s' is not a thread count (0 = all cores, up to 4096)", 0)},
+    {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0,
+     SIZE(chunk_size, 1, SIZE_MAX / 4, "%s: '%s' is not a positive size in bytes (e.g. 4096 or 1M)")},
+    {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0, FLAG(overlap_free, SM_OVERLAP_FREE_SPECULATE)},
+    {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0, FLAG(overlap_free, SM_OVERLAP_FREE_PREFIX)},
+    {OPT_GPU, 0, "gpu", 0, FOR_BOTH|FOR_DFA, 0, FLAG(gpu, 1)},
+    {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0, FLAG(quiet, 1)},
+    {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0, FLAG(header, 0)},
+    {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0,
+     COUNT(max_hits, UINT64_MAX, "%s: '%s' is not a hit count (0 to 18446744073709551615)", GIVEN(max_hits_given))},
+    {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0, FLAG(filename, CLI_FILENAME_ON)},
+    {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0, FLAG(filename, CLI_FILENAME_OFF)},
+    {OPT_SHARD, 0, "shard", 1, FOR_SEARCH|FOR_DFA, 0, CUSTOM},
+    {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0, FLAG(progress, CLI_PROGRESS_ON)},
+    {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0, FLAG(progress, CLI_PROGRESS_OFF)},
+    {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0, FLAG(explain, 1)},
+    {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0, FLAG(dump_dfa, 1)},
+    {OPT_HELP, 'h', "help", 0, FOR_BOTH|FOR_DFA|FOR_MERGE, 0, CUSTOM},
+    {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0, CUSTOM},
+    {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0, FLAG(circular, 1)},
+    {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0, FLAG(cigar, 1)},
+    {OPT_ANCHOR, 0, "anchor", 1, FOR_SEARCH, 0,
+     CHOICE(anchor, anchors, "%s: unknown anchor '%s'; use start, end or any", GIVEN(anchor_given))},
+    {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0, FLAG(invert, 1)},
+    {OPT_MATCHED, 0, "matched", 1, FOR_FILTER, 0, PATH(matched_path)},
+    {OPT_UNMATCHED, 0, "unmatched", 1, FOR_FILTER, 0, PATH(unmatched_path)},
+    {OPT_READ1, '1', "read1", 1, FOR_READS, 0, PATH(read1)},
+    {OPT_READ2, '2', "read2", 1, FOR_READS, 0, PATH(read2)},
+    {OPT_GZIP, 0, "gzip", 0, FOR_DEMUX, 0, FLAG(gzip, 1)},
+    {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0, PATH(summary_path)},
+    {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0,
+     CHOICE(barcode_read, mates, "%s: '%s' is not a mate; use 1 or 2", 0)},
+    {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0,
+     SIZE(buffer_size, 1024, (uint64_t)1 << 30, "%s: '%s' is not a size from 1K to 1G")},
+    {OPT_DFA, 0, "dfa", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_FROM_PATTERNS, 0, "from-patterns", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_REGEX, 0, "regex", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_MATCH, 0, "match", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_MAX_STATES, 0, "max-states", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_MINIMIZE, 0, "minimize", 0, FOR_DFA, 0, CUSTOM},
+    {OPT_NO_MINIMIZE, 0, "no-minimize", 0, FOR_DFA, 0, CUSTOM},
+    {OPT_DUMP, 0, "dump", 0, FOR_DFA, 0, CUSTOM},
+    {OPT_SKIP_UNKNOWN, 0, "skip-unknown", 0, FOR_DFA, 0, CUSTOM},
+    {OPT_PER_RECORD, 0, "per-record", 0, FOR_DFA, 0, CUSTOM},
+    {OPT_CHUNKS, 0, "chunks", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_POLICY, 0, "policy", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_FIRST_CHUNK_RATIO, 0, "first-chunk-ratio", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_SIMD, 0, "simd", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_GPU_BATCH, 0, "gpu-batch", 1, FOR_DFA, 0, CUSTOM},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
@@ -193,10 +245,8 @@ static int add_target(cli_options *opts, char *path) {
 }
 
 typedef struct {
-    int strand_given;
     int ignore_case;
     int text_iupac;
-    int report;      /* --report given */
 } seen_options;
 
 /* Options of search about hit output, which filter and demux do not print. */
@@ -205,12 +255,50 @@ static int reads_refuse(cli_option_id id) {
            id == OPT_QUIET || id == OPT_MAX_HITS || id == OPT_SITE || id == OPT_PROFILE;
 }
 
+/* An option the table describes alone (its kind is not V_CUSTOM). */
+static int apply_typed(cli_options *opts, const option_spec *spec, const char *shown, const char *value) {
+    unsigned long long number = spec->max;
+    const void *from = &number;
+    uint64_t size = 0;
+    switch (spec->kind) {
+    case V_PATH:
+        from = &value;
+        if (value[0] == '\0') goto refused;
+        break;
+    case V_COUNT:
+        if (cli_parse_count(value, spec->max, &number) != 0) goto refused;
+        break;
+    case V_SIZE:
+        if (cli_parse_size(value, &size) != 0 || size < spec->min || size > spec->max) goto refused;
+        number = size;
+        break;
+    case V_CHOICE: {
+        const choice *c = spec->choices;
+        while (c->name && strcmp(c->name, value) != 0) c++;
+        if (!c->name) goto refused;
+        number = (unsigned long long)c->value;
+        break;
+    }
+    default:
+        break;
+    }
+    char *field = (char *)opts + spec->offset;
+    uint32_t narrow = (uint32_t)number;
+    if (spec->kind == V_PATH) memcpy(field, from, spec->width);
+    else if (spec->width == sizeof narrow) memcpy(field, &narrow, sizeof narrow);
+    else memcpy(field, &number, spec->width);
+    if (spec->given) *(int *)((char *)opts + spec->given) = 1;
+    return CLI_PARSE_OK;
+refused:
+    cli_usage_error(opts->command, spec->refusal, shown, value);
+    return CLI_PARSE_ERROR;
+}
+
 /* Applies one option; shown is the option as the user spelled it. */
 static int apply_option(cli_options *opts, seen_options *seen, const option_spec *spec,
                         const char *shown, const char *value) {
     cli_command cmd = opts->command;
     unsigned long long number = 0;
-    uint64_t size = 0;
 
     if ((cmd == CLI_COMMAND_FILTER || cmd == CLI_COMMAND_DEMUX) && reads_refuse(spec->id)) {
         cli_usage_error(cmd, "%s does not apply to %s: it writes records, not hits", shown, cli_command_name(cmd));
@@ -219,6 +307,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
 
     if (spec->is_compile_option && !opts->first_compile_option)
         opts->first_compile_option = spec->long_name;
+    if (spec->kind != V_CUSTOM) return apply_typed(opts, spec, shown, value);
 
     switch (spec->id) {
     case OPT_PATTERNS:
@@ -233,31 +322,6 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             return CLI_PARSE_ERROR;
         }
         opts->database_path = value;
-        return CLI_PARSE_OK;
-    case OPT_ALPHABET:
-        if (strcmp(value, "dna") == 0) opts->compile.alphabet = SM_ALPHABET_DNA;
-        else if (strcmp(value, "text") == 0) opts->compile.alphabet = SM_ALPHABET_TEXT;
-        else {
-            cli_usage_error(cmd, "%s: unknown alphabet '%s'; use dna or text", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->alphabet_given = 1;
-        return CLI_PARSE_OK;
-    case OPT_LINES:
-        opts->lines = 1;
-        return CLI_PARSE_OK;
-    case OPT_STRAND:
-        if (strcmp(value, "both") == 0) opts->compile.strands = SM_STRAND_BOTH;
-        else if (strcmp(value, "+") == 0 || strcmp(value, "forward") == 0)
-            opts->compile.strands = SM_STRAND_FORWARD;
-        else if (strcmp(value, "-") == 0 || strcmp(value, "reverse") == 0)
-            opts->compile.strands = SM_STRAND_REVERSE;
-        else {
-            cli_usage_error(cmd, "%s: unknown strand '%s'; use both, + or -", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        seen->strand_given = 1;
-        opts->strand_given = 1;
         return CLI_PARSE_OK;
     case OPT_IGNORE_CASE:
         opts->compile.flags |= SM_FLAG_IGNORE_CASE;
@@ -294,15 +358,6 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->compile.max_errors = (uint32_t)number;
         return CLI_PARSE_OK;
     }
-    case OPT_REPORT:
-        seen->report = 1;
-        if (strcmp(value, "best") == 0) opts->compile.report = SM_REPORT_BEST;
-        else if (strcmp(value, "ends") == 0) opts->compile.report = SM_REPORT_ENDS;
-        else {
-            cli_usage_error(cmd, "%s: unknown report mode '%s'; use best or ends", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        return CLI_PARSE_OK;
     case OPT_PAM:
     case OPT_PAM5:
         if (opts->compile.pam) {
@@ -316,126 +371,11 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->compile.pam = value;
         opts->compile.pam_side = spec->id == OPT_PAM5 ? SM_PAM_5PRIME : SM_PAM_3PRIME;
         return CLI_PARSE_OK;
-    case OPT_DNA_BULGES:
-    case OPT_RNA_BULGES:
-        if (cli_parse_count(value, SM_MAX_BULGE, &number) != 0) {
-            cli_usage_error(cmd, "%s: '%s' is not a bulge size (0 to %u)", shown, value, SM_MAX_BULGE);
-            return CLI_PARSE_ERROR;
-        }
-        if (spec->id == OPT_DNA_BULGES) opts->compile.dna_bulges = (uint32_t)number;
-        else opts->compile.rna_bulges = (uint32_t)number;
-        return CLI_PARSE_OK;
-    case OPT_SITE:
-        opts->site = 1;
-        return CLI_PARSE_OK;
-    case OPT_PROFILE:
-        if (value[0] == '\0') {
-            cli_usage_error(cmd, "%s: empty file name", shown);
-            return CLI_PARSE_ERROR;
-        }
-        opts->profile_path = value;
-        return CLI_PARSE_OK;
-    case OPT_BUILD_THREADS:
-        if (cli_parse_count(value, 4096, &number) != 0) {
-            cli_usage_error(cmd, "%s: '%s' is not a thread count (0 to 4096)", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->compile.build_threads = (unsigned)number;
-        opts->build_threads_given = 1;
-        return CLI_PARSE_OK;
-    case OPT_MAX_MEMORY:
-        if (cli_parse_size(value, &size) != 0 || size == 0) {
-            cli_usage_error(cmd, "%s: '%s' is not a size (e.g. 512M or 4G)", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->compile.max_memory = size;
-        return CLI_PARSE_OK;
-    case OPT_FORMAT:
-        if (strcmp(value, "tsv") == 0) opts->format = SM_FORMAT_TSV;
-        else if (strcmp(value, "bed") == 0) opts->format = SM_FORMAT_BED;
-        else if (strcmp(value, "jsonl") == 0) opts->format = SM_FORMAT_JSONL;
-        else if (strcmp(value, "count") == 0) opts->format = SM_FORMAT_COUNT;
-        else if (strcmp(value, "sam") == 0) opts->format = SM_FORMAT_SAM;
-        else if (strcmp(value, "records") == 0) opts->format = SM_FORMAT_RECORDS;
-        else if (strcmp(value, "profile") == 0) opts->format = SM_FORMAT_PROFILE;
-        else if (strcmp(value, "profile-jsonl") == 0) opts->format = SM_FORMAT_PROFILE_JSONL;
-        else {
-            cli_usage_error(cmd, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, records, profile or "
-                            "profile-jsonl",
-                            shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        return CLI_PARSE_OK;
-    case OPT_OUTPUT:
-        if (value[0] == '\0') {
-            cli_usage_error(cmd, "%s: empty file name", shown);
-            return CLI_PARSE_ERROR;
-        }
-        opts->output_path = value;
-        return CLI_PARSE_OK;
-    case OPT_THREADS:
-        if (cli_parse_count(value, 4096, &number) != 0) {
-            cli_usage_error(cmd, "%s: '%s' is not a thread count (0 = all cores, up to 4096)",
-                            shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->threads = (unsigned)number;
-        return CLI_PARSE_OK;
-    case OPT_CHUNK_SIZE:
-        if (cli_parse_size(value, &size) != 0 || size == 0 || size > SIZE_MAX / 4) {
-            cli_usage_error(cmd, "%s: '%s' is not a positive size in bytes (e.g. 4096 or 1M)",
-                            shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->chunk_size = (size_t)size;
-        return CLI_PARSE_OK;
-    case OPT_OVERLAP_FREE:
-        opts->overlap_free = SM_OVERLAP_FREE_SPECULATE;
-        return CLI_PARSE_OK;
-    case OPT_OVERLAP_FREE_PREFIX:
-        opts->overlap_free = SM_OVERLAP_FREE_PREFIX;
-        return CLI_PARSE_OK;
-    case OPT_GPU:
-        opts->gpu = 1;
-        return CLI_PARSE_OK;
-    case OPT_QUIET:
-        opts->quiet = 1;
-        return CLI_PARSE_OK;
-    case OPT_NO_HEADER:
-        opts->header = 0;
-        return CLI_PARSE_OK;
-    case OPT_MAX_HITS:
-        if (cli_parse_count(value, UINT64_MAX, &number) != 0) {
-            cli_usage_error(cmd, "%s: '%s' is not a hit count (0 to 18446744073709551615)", shown,
-                            value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->max_hits = (uint64_t)number;
-        opts->max_hits_given = 1;
-        return CLI_PARSE_OK;
-    case OPT_WITH_FILENAME:
-        opts->filename = CLI_FILENAME_ON;
-        return CLI_PARSE_OK;
     case OPT_SHARD:
         if (cli_parse_shard(value, &opts->shard_index, &opts->shard_count) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not a share I/N (I from 0 to N - 1, e.g. 0/4)", shown, value);
             return CLI_PARSE_ERROR;
         }
-        return CLI_PARSE_OK;
-    case OPT_NO_FILENAME:
-        opts->filename = CLI_FILENAME_OFF;
-        return CLI_PARSE_OK;
-    case OPT_PROGRESS:
-        opts->progress = CLI_PROGRESS_ON;
-        return CLI_PARSE_OK;
-    case OPT_NO_PROGRESS:
-        opts->progress = CLI_PROGRESS_OFF;
-        return CLI_PARSE_OK;
-    case OPT_EXPLAIN:
-        opts->explain = 1;
-        return CLI_PARSE_OK;
-    case OPT_DUMP_DFA:
-        opts->dump_dfa = 1;
         return CLI_PARSE_OK;
     case OPT_HELP:
         if (cmd == CLI_COMMAND_COMPILE) cli_print_compile_help(stdout);
@@ -443,61 +383,9 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (cmd == CLI_COMMAND_DEMUX) cli_print_demux_help(stdout);
         else cli_print_search_help(stdout);
         return CLI_PARSE_HELP;
-    case OPT_ANCHOR:
-        if (strcmp(value, "start") == 0) opts->anchor = SM_ANCHOR_START;
-        else if (strcmp(value, "end") == 0) opts->anchor = SM_ANCHOR_END;
-        else if (strcmp(value, "any") == 0) opts->anchor = SM_ANCHOR_NONE;
-        else {
-            cli_usage_error(cmd, "%s: unknown anchor '%s'; use start, end or any", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->anchor_given = 1;
-        return CLI_PARSE_OK;
-    case OPT_INVERT:
-        opts->invert = 1;
-        return CLI_PARSE_OK;
-    case OPT_MATCHED:
-    case OPT_UNMATCHED:
-    case OPT_READ1:
-    case OPT_READ2:
-    case OPT_SUMMARY:
-        if (value[0] == '\0') {
-            cli_usage_error(cmd, "%s: empty file name", shown);
-            return CLI_PARSE_ERROR;
-        }
-        if (spec->id == OPT_MATCHED) opts->matched_path = value;
-        else if (spec->id == OPT_UNMATCHED) opts->unmatched_path = value;
-        else if (spec->id == OPT_READ1) opts->read1 = value;
-        else if (spec->id == OPT_READ2) opts->read2 = value;
-        else opts->summary_path = value;
-        return CLI_PARSE_OK;
-    case OPT_GZIP:
-        opts->gzip = 1;
-        return CLI_PARSE_OK;
-    case OPT_BARCODE_READ:
-        if (strcmp(value, "1") != 0 && strcmp(value, "2") != 0) {
-            cli_usage_error(cmd, "%s: '%s' is not a mate; use 1 or 2", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->barcode_read = (unsigned)(value[0] - '0');
-        return CLI_PARSE_OK;
-    case OPT_BUFFER_SIZE:
-        if (cli_parse_size(value, &size) != 0 || size < 1024 || size > ((uint64_t)1 << 30)) {
-            cli_usage_error(cmd, "%s: '%s' is not a size from 1K to 1G", shown, value);
-            return CLI_PARSE_ERROR;
-        }
-        opts->buffer_size = (size_t)size;
-        return CLI_PARSE_OK;
     case OPT_VERSION:
         cli_print_version(stdout);
-        return CLI_PARSE_HELP;
-    case OPT_CIRCULAR:
-        opts->circular = 1;
-        return CLI_PARSE_OK;
-    case OPT_CIGAR:
-        opts->cigar = 1;
-        return CLI_PARSE_OK;
-    default: /* dfa's own: the table keeps them from these commands */
+        return CLI_PARSE_HELP;    default: /* dfa's own: the table keeps them from these commands */
         break;
     }
     return CLI_PARSE_ERROR;
@@ -590,7 +478,7 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             cli_usage_error(cmd, "--pam is for --alphabet dna");
             return CLI_PARSE_ERROR;
         }
-        if (opts->compile.alphabet == SM_ALPHABET_TEXT && seen->strand_given) {
+        if (opts->compile.alphabet == SM_ALPHABET_TEXT && opts->strand_given) {
             cli_usage_error(cmd, "--strand is for --alphabet dna (text has one strand)");
             return CLI_PARSE_ERROR;
         }
@@ -598,7 +486,7 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             opts->compile.strands = SM_STRAND_FORWARD;
         /* best and ends are the two ways of reporting k-edit ends: without
            -k there is nothing to choose, and silence would hide a typo */
-        if (seen->report && opts->compile.match != SM_MATCH_EDITS) {
+        if (opts->report_given && opts->compile.match != SM_MATCH_EDITS) {
             cli_usage_error(cmd, "--report is for -k/--edits (which ends of a run of edit ends are reported)%s",
                             opts->compile.match == SM_MATCH_MISMATCHES ? "; -m reports every window" : "");
             return CLI_PARSE_ERROR;
@@ -726,7 +614,7 @@ int cli_parse_options(cli_command command, int argc, char **argv, cli_options *o
     opts->header = 1;
     opts->progress = CLI_PROGRESS_AUTO;
 
-    search_parse p = {opts, {0, 0, 0, 0}};
+    search_parse p = {opts, {0, 0}};
     int rc = cli_parse_argv(command, argc, argv, search_option, search_operand, &p);
     return rc != CLI_PARSE_OK ? rc : check_options(opts, &p.seen);
 }
