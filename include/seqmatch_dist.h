@@ -365,6 +365,14 @@ int sm_mpi_merge_ranks(sm_mpi *m, sm_dist_merge *merge, sm_error *err);
 int sm_mpi_finish(sm_mpi *m, int status);
 /* Ends the job at once with exit status 2 (after this rank's message). */
 void sm_mpi_abort(sm_mpi *m);
+/* Rank 0's database to every rank: rank 0 passes ok (0: it failed, and
+   said why) and *db; another rank gets its copy in *db, or with by_path
+   nothing (every rank opens the same saved file itself; only rank 0's
+   outcome travels). Returns SM_OK, SM_ERR_TERMINATED on every rank when
+   rank 0 failed, or the copy's failure (err: "the database from rank 0: ..."). */
+int sm_mpi_share_db(sm_mpi *m, int ok, sm_db **db, int by_path, sm_error *err);
+/* The same for a DFA (rank 0's *dfa, NULL when it failed). */
+int sm_mpi_share_dfa(sm_mpi *m, struct sm_dfa **dfa, sm_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -60,21 +60,12 @@ int cli_dist_mpi(void) { return job != NULL; }
 
 int cli_dist_share_dfa(sm_dfa **dfa) {
     if (!job) return *dfa ? 0 : -1;
-    void *bytes = NULL;
-    size_t len = 0;
-    if (sm_mpi_rank(job) == 0 && *dfa) bytes = (void *)sm_dfa_bytes(*dfa, &len);
-    sm_mpi_share_bytes(job, &bytes, &len);
-    if (sm_mpi_rank(job) == 0) return *dfa ? 0 : -1;
-    if (len == 0) return -1;
     sm_error err;
-    memset(&err, 0, sizeof err);
-    int rc = sm_dfa_from_bytes(bytes, len, dfa, &err);
-    free(bytes);
-    if (rc != SM_OK) {
-        cli_errors_muted = 0;
-        cli_error("the DFA from rank 0: %s", err.message);
-        sm_mpi_abort(job);
-    }
+    int rc = sm_mpi_share_dfa(job, dfa, &err);
+    if (rc == SM_OK || rc == SM_ERR_TERMINATED) return rc == SM_OK ? 0 : -1;
+    cli_errors_muted = 0;
+    cli_error("%s", err.message);
+    sm_mpi_abort(job);
     return 0;
 }
 
@@ -115,31 +106,19 @@ static void print_unsplit(const sm_dist_plan *plan, char *const *targets) {
 
 /* ------------------------------------------------------------- search */
 
+/* Rank 0's database (or, with -d, its outcome) to the other ranks; a rank
+   that cannot make its copy ends the job. Returns 0, or -1 (failed). */
 static int share_db(const cli_options *opts, sm_db **db, int ok) {
     if (!job) return ok ? 0 : -1;
-    void *bytes = NULL;
-    size_t len = 0;
-    if (sm_mpi_rank(job) == 0) {
-        if (ok && !opts->database_path) bytes = (void *)sm_db_bytes(*db, &len);
-        else if (ok) bytes = "1", len = 1; /* -d: every rank maps the file itself */
-    }
-    sm_mpi_share_bytes(job, &bytes, &len);
-    if (sm_mpi_rank(job) == 0) return ok ? 0 : -1;
-    int rc = 0;
+    sm_error err;
+    int rc = sm_mpi_share_db(job, ok, db, opts->database_path != NULL, &err);
+    if (sm_mpi_rank(job) == 0) return rc == SM_OK ? 0 : -1;
     cli_errors_muted = 0;
-    if (len == 0) rc = -1; /* rank 0 failed and said why */
-    else if (opts->database_path) rc = cli_load_database(opts, db) == 0 ? 0 : -2;
-    else {
-        sm_error err;
-        memset(&err, 0, sizeof err);
-        if (sm_db_from_bytes(bytes, len, db, &err) != SM_OK) {
-            cli_error("the database from rank 0: %s", err.message);
-            rc = -2;
-        }
-    }
-    free(bytes);
-    if (rc == -2) sm_mpi_abort(job);
-    return rc;
+    if (rc == SM_ERR_TERMINATED) return -1; /* rank 0 failed and said why */
+    if (rc == SM_OK && opts->database_path && cli_load_database(opts, db) != 0) rc = SM_ERR_IO;
+    else if (rc != SM_OK) cli_error("%s", err.message);
+    if (rc != SM_OK) sm_mpi_abort(job);
+    return rc == SM_OK ? 0 : -1;
 }
 
 /* What one process's share of a search or dfa holds while it runs. */

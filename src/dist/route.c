@@ -2,6 +2,7 @@
  * sm_dist_route_*): into a shard file as checksummed frames, into rank 0's
  * own merge and printer, or to rank 0; and the settings a share takes from
  * a database or a DFA. Public calls only. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,4 +169,43 @@ int sm_dist_settings_dfa(sm_dist_settings *s, const sm_dfa *dfa) {
     for (uint32_t st = 0; st < s->dfa_states; st++)
         if (sm_dfa_is_accepting(dfa, st)) s->dfa_accept[st / 64] |= (uint64_t)1 << (st % 64);
     return SM_OK;
+}
+
+int sm_mpi_share_db(sm_mpi *m, int ok, sm_db **db, int by_path, sm_error *err) {
+    memset(err, 0, sizeof *err);
+    void *bytes = NULL;
+    size_t len = 0;
+    int rank0 = sm_mpi_rank(m) == 0;
+    if (rank0 && ok) {
+        if (by_path) bytes = "1", len = 1; /* every rank maps the file itself */
+        else bytes = (void *)sm_db_bytes(*db, &len);
+    }
+    sm_mpi_share_bytes(m, &bytes, &len);
+    if (rank0) return ok ? SM_OK : SM_ERR_TERMINATED;
+    int rc = len == 0 ? SM_ERR_TERMINATED : SM_OK; /* rank 0 failed and said why */
+    if (rc == SM_OK && !by_path && (rc = sm_db_from_bytes(bytes, len, db, err)) != SM_OK) {
+        char why[sizeof err->message];
+        memcpy(why, err->message, sizeof why);
+        snprintf(err->message, sizeof err->message, "the database from rank 0: %.450s", why);
+    }
+    free(bytes);
+    return rc;
+}
+
+int sm_mpi_share_dfa(sm_mpi *m, sm_dfa **dfa, sm_error *err) {
+    memset(err, 0, sizeof *err);
+    void *bytes = NULL;
+    size_t len = 0;
+    int rank0 = sm_mpi_rank(m) == 0;
+    if (rank0 && *dfa) bytes = (void *)sm_dfa_bytes(*dfa, &len);
+    sm_mpi_share_bytes(m, &bytes, &len);
+    if (rank0) return *dfa ? SM_OK : SM_ERR_TERMINATED;
+    int rc = len == 0 ? SM_ERR_TERMINATED : sm_dfa_from_bytes(bytes, len, dfa, err);
+    if (rc != SM_OK && rc != SM_ERR_TERMINATED) {
+        char why[sizeof err->message];
+        memcpy(why, err->message, sizeof why);
+        snprintf(err->message, sizeof err->message, "the DFA from rank 0: %.450s", why);
+    }
+    free(bytes);
+    return rc;
 }
