@@ -139,6 +139,31 @@ void sm_formatter_counts(sm_formatter *f, const uint64_t *counts, uint64_t total
    an error (err filled). */
 int sm_formatter_end(sm_formatter *f, sm_error *err);
 
+/* ------------------------------------------- records written as read */
+
+/* Records' bytes as they were read (seqmatch filter and demux), handed to
+   write(ctx, data, len) (0, or non-zero when the write failed): a line end
+   is put between a record that ends without one and the next; with block
+   > 0 the bytes are gathered in blocks of that size first, and with a
+   packer each block becomes one gzip member (a series every gzip reader
+   reads as one file). Outputs may share one packer (the deflater and the
+   buffer of a member of up to its block size), one at a time. */
+typedef struct sm_record_packer sm_record_packer;
+sm_record_packer *sm_record_packer_new(size_t block);
+void sm_record_packer_free(sm_record_packer *packer);
+
+typedef struct sm_record_out sm_record_out;
+/* packer NULL: plain (block 0: every record written at once). NULL when
+   out of memory. */
+sm_record_out *sm_record_out_new(sm_record_packer *packer, size_t block,
+                                 int (*write)(void *ctx, const void *data, size_t len), void *ctx);
+/* One record. SM_OK, SM_ERR_IO (a write failed) or SM_ERR_NOMEM. */
+int sm_record_out_put(sm_record_out *out, const void *record, size_t len);
+/* What is gathered (a gzip output without a record gets an empty member). */
+int sm_record_out_end(sm_record_out *out);
+uint64_t sm_record_out_records(const sm_record_out *out);
+void sm_record_out_free(sm_record_out *out);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

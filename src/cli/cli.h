@@ -295,7 +295,6 @@ void cli_recout_put(cli_recout *o, const void *data, size_t len);
 int cli_recout_close(cli_recout *o, int keep);
 /* Whether a write has failed (scanning on is pointless). */
 int cli_recout_failed(const cli_recout *o);
-uint64_t cli_recout_records(const cli_recout *o);
 
 /* Whether the name ends in .gz. */
 int cli_gzip_name(const char *path);
@@ -321,6 +320,10 @@ typedef struct {
    them with db on a runner made from opts, and calls on_summary and
    on_record in record order. Returns 0, or -1 after printing a message. */
 int cli_reads_run(cli_reads_job *job, const sm_db *db);
+
+/* The files a read command reads (paired files, targets, pattern files,
+   the database; at most 64), which no output may be. Returns the count. */
+size_t cli_read_inputs(const cli_options *opts, const char *inputs[64]);
 
 /* Checks the options every read command shares: returns 0, or prints a
    usage message and returns -1. */

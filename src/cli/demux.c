@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "seqmatch_gzip.h"
 
 void cli_print_demux_help(FILE *out) {
     fputs(
@@ -82,24 +81,28 @@ void cli_print_demux_help(FILE *out) {
 #define BUFFER_MIN ((size_t)64 << 10)
 #define BUFFER_MAX ((size_t)1 << 20)
 
+struct demux_state;
+struct dm_barcode;
+
 typedef struct {
     char *path;       /* its name, made when the input's format is known */
     size_t index;     /* its temporary file's number (cli_tempdir) */
     int fd;           /* -1 when closed */
     int created;      /* truncated once; appended to since */
-    int owes_newline; /* its last record ended without a line end: the next needs one */
     uint64_t last_use;
-    uint8_t *buf;
-    size_t len;
+    sm_record_out *out; /* its records, gathered in a buffer (compressed: a member each) */
+    struct demux_state *d;
+    struct dm_barcode *b;
+    unsigned m;
 } dm_file;
 
-typedef struct {
+typedef struct dm_barcode {
     char *name;
     dm_file file[2];
     uint64_t records;
 } dm_barcode;
 
-typedef struct {
+typedef struct demux_state {
     const cli_options *opts;
     const char *dir;
     dm_barcode *bc;          /* nbc barcodes, then unassigned */
@@ -108,9 +111,7 @@ typedef struct {
     unsigned mates;
     int gzip;
     size_t buf_cap;
-    sm_deflater *deflater;
-    uint8_t *packed;
-    size_t packed_cap;
+    sm_record_packer *packer; /* --gzip */
     unsigned open_files, max_open;
     uint64_t tick;
     uint64_t no_hit, ambiguous, total;
@@ -228,48 +229,20 @@ static int append(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, s
     return 0;
 }
 
-/* Writes a file's buffer out (compressed: one member). */
-static int flush_file(demux_state *d, dm_barcode *b, unsigned m) {
-    dm_file *f = &b->file[m];
-    if (f->len == 0) return 0;
-    size_t n = f->len;
-    f->len = 0;
-    if (!d->gzip) return append(d, b, m, f->buf, n);
-    size_t packed = sm_gzip_member(d->deflater, f->buf, n, d->packed, d->packed_cap);
-    if (packed == 0) {
-        d->error = ENOMEM;
-        d->failed_path = f->path ? f->path : b->name;
-        return -1;
-    }
-    return append(d, b, m, d->packed, packed);
+/* A file's buffer out (sm_record_out's write). */
+static int write_file(void *ctx, const void *data, size_t len) {
+    dm_file *f = ctx;
+    return append(f->d, f->b, f->m, data, len);
 }
 
 static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
     dm_file *f = &b->file[m];
-    /* The last record of an input may end without a line end: a file keeps
-       it so (the input's bytes exactly) unless a record follows it there. */
-    int newline = f->owes_newline && n > 0;
-    if (n > 0) f->owes_newline = p[n - 1] != '\n' && p[n - 1] != '\r';
-    if (!f->buf && !(f->buf = malloc(d->buf_cap))) {
+    int rc = sm_record_out_put(f->out, p, n);
+    if (rc == SM_ERR_NOMEM) {
         d->error = ENOMEM;
-        d->failed_path = b->name;
-        return -1;
+        d->failed_path = f->path ? f->path : b->name;
     }
-    while (n + newline > 0) {
-        if (f->len == d->buf_cap && flush_file(d, b, m) != 0) return -1;
-        if (newline) {
-            f->buf[f->len++] = '\n';
-            newline = 0;
-            continue;
-        }
-        size_t room = d->buf_cap - f->len;
-        size_t take = n < room ? n : room;
-        memcpy(f->buf + f->len, p, take);
-        f->len += take;
-        p += take;
-        n -= take;
-    }
-    return 0;
+    return rc == SM_OK ? 0 : -1;
 }
 
 /* ------------------------------------------------------------- scan */
@@ -453,16 +426,8 @@ int cli_demux_main(int argc, char **argv) {
     /* Barcodes sit at the start of the read as sequenced, unless told. */
     if (!opts.anchor_given) opts.anchor = SM_ANCHOR_START;
     if (!opts.strand_given && !opts.database_path) opts.compile.strands = SM_STRAND_FORWARD;
-    {
-        size_t n = 0;
-        if (opts.read1) inputs[n++] = opts.read1, inputs[n++] = opts.read2;
-        for (size_t i = 0; i < opts.target_count && n < 48; i++) inputs[n++] = opts.targets[i];
-        for (size_t i = 0; i < opts.source_count && n < 56; i++)
-            if (opts.sources[i].is_file) inputs[n++] = opts.sources[i].text;
-        if (opts.database_path) inputs[n++] = opts.database_path;
-        d.inputs = inputs;
-        d.ninputs = n;
-    }
+    d.inputs = inputs;
+    d.ninputs = cli_read_inputs(&opts, inputs);
     if (opts.summary_path && cli_check_output(opts.summary_path, inputs, d.ninputs) != 0) goto cleanup;
     if (cli_load_database(&opts, &db) != 0) goto cleanup;
     sm_db_info info;
@@ -488,15 +453,19 @@ int cli_demux_main(int argc, char **argv) {
     rlim_t fds = getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur : 256;
     /* room for the inputs, the summary, the runner and the libraries */
     d.max_open = fds > 1024 + 32 ? 1024 : fds > 40 ? (unsigned)(fds - 32) : 8;
-    if (d.gzip) {
-        d.deflater = sm_deflater_new();
-        d.packed_cap = sm_gzip_bound(d.buf_cap);
-        d.packed = malloc(d.packed_cap);
-        if (!d.deflater || !d.packed) {
-            cli_error("out of memory");
-            goto cleanup;
-        }
+    if (d.gzip && !(d.packer = sm_record_packer_new(d.buf_cap))) {
+        cli_error("out of memory");
+        goto cleanup;
     }
+    for (size_t i = 0; i <= d.nbc; i++)
+        for (unsigned m = 0; m < 2; m++) {
+            dm_file *f = &d.bc[i].file[m];
+            f->d = &d, f->b = &d.bc[i], f->m = m;
+            if (!(f->out = sm_record_out_new(d.packer, d.buf_cap, write_file, f))) {
+                cli_error("out of memory");
+                goto cleanup;
+            }
+        }
 
     cli_reads_job job;
     memset(&job, 0, sizeof job);
@@ -511,16 +480,11 @@ int cli_demux_main(int argc, char **argv) {
     /* Every buffer out, and every barcode's file there (empty ones too). */
     for (size_t i = 0; i <= d.nbc && rc == 0 && !d.error; i++)
         for (unsigned m = 0; m < d.mates && !d.error; m++) {
-            dm_barcode *b = &d.bc[i];
-            if (flush_file(&d, b, m) != 0) break;
-            if (!b->file[m].created) {
-                if (d.gzip && b->records == 0) {
-                    size_t packed = sm_gzip_member(d.deflater, "", 0, d.packed, d.packed_cap);
-                    if (packed == 0 || append(&d, b, m, d.packed, packed) != 0) break;
-                } else if (append(&d, b, m, (const uint8_t *)"", 0) != 0) {
-                    break;
-                }
-            }
+            dm_file *f = &d.bc[i].file[m];
+            /* a gzip file without a record gets an empty member, a plain one is made empty */
+            int end = sm_record_out_end(f->out);
+            if (end == SM_ERR_NOMEM) d.error = ENOMEM, d.failed_path = f->path ? f->path : d.bc[i].name;
+            if (end == SM_OK && !f->created) append(&d, &d.bc[i], m, (const uint8_t *)"", 0);
         }
     for (size_t i = 0; i <= d.nbc; i++)
         for (unsigned m = 0; m < d.mates; m++)
@@ -584,14 +548,13 @@ cleanup:
             for (unsigned m = 0; m < 2; m++) {
                 if (d.bc[i].file[m].fd >= 0) close(d.bc[i].file[m].fd);
                 free(d.bc[i].file[m].path);
-                free(d.bc[i].file[m].buf);
+                sm_record_out_free(d.bc[i].file[m].out);
             }
         }
     free(d.bc);
     free(d.barcode_of);
     cli_tempdir_close(&d.temp);
-    sm_deflater_free(d.deflater);
-    free(d.packed);
+    sm_record_packer_free(d.packer);
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

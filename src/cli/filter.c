@@ -104,6 +104,16 @@ static char *mate_name(const char *name, unsigned mate) {
     return out;
 }
 
+size_t cli_read_inputs(const cli_options *opts, const char *inputs[64]) {
+    size_t n = 0;
+    if (opts->read1) inputs[n++] = opts->read1, inputs[n++] = opts->read2;
+    for (size_t i = 0; i < opts->target_count && n < 48; i++) inputs[n++] = opts->targets[i];
+    for (size_t i = 0; i < opts->source_count && n < 56; i++)
+        if (opts->sources[i].is_file) inputs[n++] = opts->sources[i].text;
+    if (opts->database_path) inputs[n++] = opts->database_path;
+    return n;
+}
+
 int cli_check_read_options(cli_options *opts) {
     cli_command cmd = opts->command;
     if ((opts->read1 != NULL) != (opts->read2 != NULL)) {
@@ -167,12 +177,7 @@ int cli_filter_main(int argc, char **argv) {
     /* No output may be an input, or another output. */
     {
         const char *inputs[64];
-        size_t n = 0;
-        if (paired) inputs[n++] = opts.read1, inputs[n++] = opts.read2;
-        for (size_t i = 0; i < opts.target_count && n < 48; i++) inputs[n++] = opts.targets[i];
-        for (size_t i = 0; i < opts.source_count && n < 56; i++)
-            if (opts.sources[i].is_file) inputs[n++] = opts.sources[i].text;
-        if (opts.database_path) inputs[n++] = opts.database_path;
+        size_t n = cli_read_inputs(&opts, inputs);
         for (int kind = 0; kind < OUT_KINDS; kind++)
             for (unsigned m = 0; m < mates; m++) {
                 if (!names[kind][m]) continue;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <seqmatch_output.h>
 #include <seqmatch_reader.h>
 
 #include "check.h"
@@ -222,6 +223,62 @@ static void refusals(void) {
     sm_reads_free(reads);
 }
 
+/* sm_record_out: the bytes as put, a line end only between records, in
+   blocks and gzip members of any size. */
+typedef struct {
+    uint8_t data[4096];
+    size_t len;
+    int writes;
+} sink;
+
+static int to_sink(void *ctx, const void *data, size_t len) {
+    sink *k = ctx;
+    memcpy(k->data + k->len, data, len);
+    k->len += len;
+    k->writes++;
+    return 0;
+}
+
+static void record_outputs(void) {
+    static const char *records[] = {">a\nACGT\n", ">b\nAC", ">c\r\nGG\r\n", ">d\nTT"};
+    static const char want[] = ">a\nACGT\n>b\nAC\n>c\r\nGG\r\n>d\nTT";
+    static const size_t blocks[] = {0, 1, 3, 7, 64};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (int gzip = 0; gzip <= (blocks[b] ? 1 : 0); gzip++) {
+            sink k = {{0}, 0, 0};
+            sm_record_packer *packer = gzip ? sm_record_packer_new(blocks[b]) : NULL;
+            sm_record_out *o = sm_record_out_new(packer, blocks[b], to_sink, &k);
+            for (int r = 0; r < 4; r++) CHECK(sm_record_out_put(o, records[r], strlen(records[r])) == SM_OK, "put");
+            CHECK(sm_record_out_end(o) == SM_OK && sm_record_out_records(o) == 4, "end");
+            uint8_t plain[4096];
+            size_t n = k.len;
+            if (gzip) {
+                z_stream z;
+                memset(&z, 0, sizeof z);
+                inflateInit2(&z, 31);
+                z.next_in = k.data, z.avail_in = (unsigned)k.len, z.next_out = plain, z.avail_out = sizeof plain;
+                int members = 0;
+                while (z.avail_in > 0 && inflate(&z, Z_NO_FLUSH) == Z_STREAM_END) members++, inflateReset(&z);
+                n = sizeof plain - z.avail_out;
+                inflateEnd(&z);
+                CHECK(members == k.writes, "block %zu: %d members, %d writes", blocks[b], members, k.writes);
+            } else {
+                memcpy(plain, k.data, n);
+            }
+            CHECK(n == strlen(want) && memcmp(plain, want, n) == 0, "block %zu gzip %d: %.*s", blocks[b], gzip,
+                  (int)n, (const char *)plain);
+            sm_record_out_free(o);
+            sm_record_packer_free(packer);
+        }
+    /* no record: nothing, or one empty gzip member */
+    sink k = {{0}, 0, 0};
+    sm_record_packer *packer = sm_record_packer_new(16);
+    sm_record_out *o = sm_record_out_new(packer, 16, to_sink, &k);
+    CHECK(sm_record_out_end(o) == SM_OK && k.writes == 1 && k.len >= 18 && k.data[0] == 0x1f, "empty gzip");
+    sm_record_out_free(o);
+    sm_record_packer_free(packer);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     sm_compile_options o;
@@ -237,6 +294,7 @@ int main(void) {
     run_files(0);
     run_files(1);
     refusals();
+    record_outputs();
     sm_db_free(compiled);
     for (int m = 0; m < 2; m++)
         for (int r = 0; r < RECORDS; r++) {
