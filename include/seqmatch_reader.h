@@ -225,6 +225,12 @@ int sm_pattern_list_read(sm_pattern_list *list, const char *path, sm_error *err)
 int sm_pattern_list_read_alphabet(sm_pattern_list *list, const char *path, sm_alphabet alphabet, sm_error *err);
 
 void sm_pattern_list_free(sm_pattern_list *list);
+
+/* What the regular file path holds, from its first 4 KiB (decompressed;
+   after a byte-order mark and white space): SM_INPUT_FASTA ('>'),
+   SM_INPUT_FASTQ ('@') or SM_INPUT_TEXT; SM_INPUT_AUTO when it cannot say
+   (standard input, a pipe, an empty or unreadable file). */
+sm_input_format sm_reader_sniff(const char *path);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "seqmatch_dfa.h"
@@ -90,36 +89,6 @@ static void print_help(FILE *out) {
           out);
 }
 
-/* The first byte of a file that is not white space (after a byte-order
-   mark), decompressed: '>' or '@' for FASTA or FASTQ. 0 when there is none
-   or the file cannot be read (the run says why). */
-static int first_byte(const char *path) {
-    /* a pipe or FIFO cannot be read twice: only regular files are looked at */
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    sm_reader *reader = NULL;
-    sm_error err;
-    const char *name;
-    if (sm_reader_open(path, SM_INPUT_TEXT, &reader, &err) != SM_OK) return 0;
-    int c = 0;
-    size_t seen = 0; /* the first 4 KiB are looked at */
-    const uint8_t *buf;
-    size_t n;
-    if (sm_reader_next_record(reader, &name, &err) == 1)
-        while (!c && seen < 4096 && sm_reader_read(reader, &buf, &n, &err) == 1) {
-            if (n > 4096 - seen) n = 4096 - seen;
-            size_t i = seen == 0 && n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
-            for (; i < n; i++)
-                if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') {
-                    c = buf[i];
-                    break;
-                }
-            seen += n;
-        }
-    sm_reader_close(reader);
-    return c;
-}
-
 /* Without --alphabet the inputs say, as for search: FASTA or FASTQ files are
    DNA, other files text; standard input and pipes (which cannot be looked
    at twice) are text, or DNA with --per-record. Files of both kinds are
@@ -127,11 +96,10 @@ static int first_byte(const char *path) {
 static int alphabet_of_inputs(dfa_options *o) {
     const char *dna = NULL, *text = NULL;
     for (size_t i = 0; i < o->input_count; i++) {
-        if (strcmp(o->inputs[i], "-") == 0) continue;
-        int c = first_byte(o->inputs[i]);
-        if (c == '>' || c == '@') {
+        sm_input_format holds = sm_reader_sniff(o->inputs[i]);
+        if (holds == SM_INPUT_FASTA || holds == SM_INPUT_FASTQ) {
             if (!dna) dna = o->inputs[i];
-        } else if (c && !text) {
+        } else if (holds == SM_INPUT_TEXT && !text) {
             text = o->inputs[i];
         }
     }
