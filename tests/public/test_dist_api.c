@@ -4,7 +4,8 @@
  * a pattern file read back; a file written as gzip members read back by the
  * reader; one search run as 1, 2, 3 and 7 shares whose result streams are
  * merged gives the hits of one runner fed by sm_runner_scan_reader, exact
- * and with mismatches and edits. */
+ * and with mismatches and edits; the same shares written to shard files
+ * through sm_dist_route and read back by sm_shard_set. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include <seqmatch_dist.h>
 #include <seqmatch_gzip.h>
+#include <seqmatch_output.h>
 
 #include "check.h"
 
@@ -142,6 +144,66 @@ static void search_shares(const sm_db *db, const sm_pattern_list *list, char *pa
     free(pattern_names);
 }
 
+/* The same shares written to shard files through sm_dist_route (settings
+   from sm_dist_settings_names) and merged back by sm_shard_set. */
+static void route_shares(const sm_db *db, char *path, unsigned shares, hit_log *log) {
+    char *targets[1] = {path};
+    char files[8][300];
+    const char *paths[8];
+    sm_error err;
+    for (unsigned s = 0; s < shares; s++) {
+        snprintf(files[s], sizeof files[s], "%s/shard%u", dir, s);
+        paths[s] = files[s];
+        sm_dist_settings set;
+        memset(&set, 0, sizeof set);
+        set.command = SM_DIST_SEARCH;
+        set.shards = shares;
+        set.shard = s;
+        set.dna = 1;
+        set.max_hits = UINT64_MAX;
+        CHECK(sm_dist_settings_names(&set, db, targets, 1, "stdin") == SM_OK && set.target_count == 1, "names");
+        sm_dist_plan plan;
+        CHECK(sm_dist_plan_make(targets, 1, shares, s, &plan, &err) == 0, "plan: %s", err.message);
+        FILE *f = fopen(files[s], "wb");
+        sm_writer *w = sm_writer_new(f);
+        sm_dist_route *route = NULL;
+        sm_dist_share *share = NULL;
+        CHECK(sm_dist_route_new(NULL, w, 4096, &route) == SM_OK, "route");
+        CHECK(sm_dist_share_new(&set, sm_dist_route_out(route), 1, &share) == 0, "share");
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = 2;
+        sm_dist_share_runner_options(share, &ro);
+        sm_runner *runner;
+        CHECK(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "runner: %s", err.message);
+        sm_dist_share_set_runner(share, runner);
+        sm_dist_settings_fill(&set, runner);
+        CHECK(sm_dist_route_start(route, &set, share, &err) == SM_OK, "route start: %s", err.message);
+        CHECK(sm_dist_share_run(share, targets, &plan, SM_INPUT_AUTO, &err) == 0, "share %u: %s", s, err.message);
+        CHECK(sm_dist_route_end(route, &err) == 1 && !sm_dist_route_failure(route), "route end: %s", err.message);
+        sm_dist_share_free(share);
+        sm_dist_route_free(route);
+        sm_runner_free(runner);
+        sm_dist_plan_free(&plan);
+        sm_dist_settings_free(&set);
+        CHECK(sm_writer_flush(w) == 0, "flush");
+        sm_writer_free(w);
+        fclose(f);
+    }
+    sm_shard_set *set = NULL;
+    CHECK(sm_shard_set_open(paths, shares, &set, &err) == SM_OK, "shard set: %s", err.message);
+    if (set) {
+        sm_dist_sink sink;
+        memset(&sink, 0, sizeof sink);
+        sink.ctx = log;
+        sink.record = sink_record;
+        sink.hit = sink_hit;
+        CHECK(sm_shard_set_merge(set, &sink, &err) >= 0, "merge: %s", err.message);
+        sm_shard_set_free(set);
+    }
+    for (unsigned s = 0; s < shares; s++) unlink(files[s]);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     char fasta[256], patterns[256], gz[256];
@@ -230,6 +292,12 @@ int main(void) {
             CHECK(merged.len == one.len && memcmp(merged.text, one.text, one.len) == 0,
                   "mode %d, %u shares: %zu bytes of hits merged, %zu from one runner", mode, counts[c], merged.len,
                   one.len);
+            free(merged.text);
+            memset(&merged, 0, sizeof merged);
+            route_shares(db, fasta, counts[c], &merged);
+            CHECK(merged.len == one.len && memcmp(merged.text, one.text, one.len) == 0,
+                  "mode %d, %u shard files: %zu bytes of hits merged, %zu from one runner", mode, counts[c],
+                  merged.len, one.len);
             free(merged.text);
         }
         free(one.text);
