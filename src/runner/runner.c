@@ -186,6 +186,7 @@ static int submit(sm_runner *r, int wait) {
     unsigned next = r->fill;
     if (b->nsegs > 0) {
         int rc = r->backend->launch(r->bd, b);
+        b->early = 0;
         if (rc != SM_OK) return r->status = rc;
         b->launched = 1;
         next = (r->fill + 1) % n;
@@ -460,7 +461,9 @@ static int leave_early(sm_runner *r) {
     size_t early = r->geo.early_len < r->fill_limit ? r->geo.early_len : r->fill_limit;
     if (!r->geo.early_len || !r->backend->idle || b->len < early) return 0;
     if (b->nsegs == 0 && b->len - r->open_off < r->chunk_now + read_ahead(r)) return 0;
-    return r->backend->idle(r->bd);
+    if (!r->backend->idle(r->bd)) return 0;
+    r->batches[r->fill].early = 1;
+    return 1;
 }
 
 /* Circular records: the first circ_reach bytes of the record kept. */

@@ -233,8 +233,10 @@ static int cpu_launch(void *backend, sm_batch *b) {
     cb->batch = b;
     if (c->overlap_free && !c->speculate && sm_cpu_start_states(c, b) != SM_OK) return SM_ERR_NOMEM;
     if (group_items(c, cb) != SM_OK) return SM_ERR_NOMEM;
-    /* one item and nothing in flight: the caller scans it when it lands */
-    if (c->threads > 1 && (cb->nitems > 1 || c->flight)) sm_team_start(c->runner->team);
+    /* one item and nothing in flight: the caller scans it when it lands,
+       unless the batch leaves early (input goes on: the workers scan it
+       while the caller reads what follows) */
+    if (c->threads > 1 && (cb->nitems > 1 || c->flight || b->early)) sm_team_start(c->runner->team);
     pthread_mutex_lock(&c->lock);
     cb->next_item = 0;
     cb->items_done = 0;
