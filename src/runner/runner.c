@@ -186,11 +186,11 @@ static int submit(sm_runner *r, int wait) {
     unsigned next = r->fill;
     if (b->nsegs > 0) {
         int rc = r->backend->launch(r->bd, b);
-        b->early = 0;
         if (rc != SM_OK) return r->status = rc;
         b->launched = 1;
         next = (r->fill + 1) % n;
     }
+    b->early = 0; /* read by launch only */
     if (wait) {
         for (unsigned k = 1; k <= n; k++) {
             sm_batch *x = &r->batches[(r->fill + k) % n];
