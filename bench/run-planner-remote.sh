@@ -11,12 +11,12 @@
 #   OUT   where the results go (made when absent)
 #
 # 1. Scaling (first, on a quiet machine): seqmatch search --format count over panel.fa, -t 1
-#    pinned to one core (taskset -c C0) and -t 2 to two (taskset -c C0,C1), alternating
-#    (1 2 1 2 ...), RATIO_REPS runs each after one warm-up pair; wall seconds and user + system
-#    CPU seconds of every run, medians and the ratio of the medians. Cases: one 20-mer -k 3
+#    pinned to one core (taskset -c C0), -t 2 to two (taskset -c C0,C1) and -t 2 to one core
+#    (the threads' own cost), alternating, RATIO_REPS runs each after one warm-up round; wall
+#    seconds and user + system CPU seconds of every run, medians and the ratio of the medians. Cases: one 20-mer -k 3
 #    (GTGCCAGCAGCCGCGGTAAT, both strands), 1000 8-mers exact (run-exact.sh's k8_1000 sampling),
 #    100 primers -k 2 (run-approx.sh's primers100 sampling).
-#      output: OUT/scaling.csv (case, threads, rep, wall_s, cpu_s), OUT/scaling.txt (medians)
+#      output: OUT/scaling.csv (case, threads: 1, 2 or 2one, rep, wall_s, cpu_s), OUT/scaling.txt
 # 2. Fit scans: bench/run-planner.sh fit at the levels of LEVELS, its (level, case) jobs spread
 #    over FIT_CORES (one partition per core, run side by side, the costliest jobs first by the
 #    rows of an earlier fit when bench/results holds one), REPS scans each.
@@ -75,7 +75,7 @@ say "data ready in $(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "
 {
   machine_info
   echo "seqmatch: $SEQMATCH ($(sha256sum "$SEQMATCH" | cut -c1-16))"
-  echo "scaling cores: $C0 (one thread), $C0,$C1 (two threads); runs $RATIO_REPS each, alternating"
+  echo "scaling cores: $C0 (one thread; two threads on one core), $C0,$C1 (two threads); runs $RATIO_REPS each, alternating"
 } > "$OUT/env.txt"
 
 # ---------------------------------------------------------------- 1. scaling
@@ -95,24 +95,26 @@ if [ -z "${SKIP_RATIO:-}" ]; then
     name=${c%%|*}
     read -r -a args <<< "${c#*|}"
     declare -A W=() C=() R=()
-    for ((r = 0; r <= RATIO_REPS; r++)); do # run 0: the warm-up pair, not counted
-      for t in 1 2; do
-        pin=$C0
-        [ "$t" = 2 ] && pin=$C0,$C1
+    for ((r = 0; r <= RATIO_REPS; r++)); do # run 0: the warm-up round, not counted
+      # 1: one thread on one core; 2: two threads on two cores; 2one: two threads on one core
+      # (what the threads cost in software, apart from what a second busy core costs)
+      for m in 1 2 2one; do
+        t=${m%one} pin=$C0
+        [ "$m" = 2 ] && pin=$C0,$C1
         timed_limit 300 "$WORK/scaling.out" taskset -c "$pin" "$SEQMATCH" search -t "$t" --format count "${args[@]}" "$DATA/panel.fa"
         [ "$LAST_RC" = 0 ] || { say "scaling $name -t $t failed: $(head -c 300 "$WORK/scaling.out.err")"; exit 1; }
-        R[$t]=$(md5sum < "$WORK/scaling.out")
+        R[$m]=$(md5sum < "$WORK/scaling.out")
         [ "$r" = 0 ] && continue
-        echo "$name,$t,$r,$LAST_S,$LAST_CPU" >> "$OUT/scaling.csv"
-        W[$t]="${W[$t]:-} $LAST_S"
-        C[$t]="${C[$t]:-} $LAST_CPU"
+        echo "$name,$m,$r,$LAST_S,$LAST_CPU" >> "$OUT/scaling.csv"
+        W[$m]="${W[$m]:-} $LAST_S"
+        C[$m]="${C[$m]:-} $LAST_CPU"
       done
-      [ "${R[1]}" = "${R[2]}" ] || { say "scaling $name: -t 1 and -t 2 counted differently"; exit 1; }
+      [ "${R[1]}" = "${R[2]}" ] && [ "${R[1]}" = "${R[2one]}" ] || { say "scaling $name: -t 1 and -t 2 counted differently"; exit 1; }
     done
-    w1=$(echo "${W[1]}" | median) w2=$(echo "${W[2]}" | median)
-    c1=$(echo "${C[1]}" | median) c2=$(echo "${C[2]}" | median)
-    line=$(awk -v n="$name" -v w1="$w1" -v w2="$w2" -v c1="$c1" -v c2="$c2" -v r="$RATIO_REPS" 'BEGIN {
-      printf "%-14s -t 1: %.4f s wall %.4f s CPU | -t 2: %.4f s wall %.4f s CPU | 1/2 threads wall %.2fx (medians of %d)", n, w1, c1, w2, c2, w1 / w2, r }')
+    w1=$(echo "${W[1]}" | median) w2=$(echo "${W[2]}" | median) w3=$(echo "${W[2one]}" | median)
+    c1=$(echo "${C[1]}" | median) c2=$(echo "${C[2]}" | median) c3=$(echo "${C[2one]}" | median)
+    line=$(awk -v n="$name" -v w1="$w1" -v w2="$w2" -v w3="$w3" -v c1="$c1" -v c2="$c2" -v c3="$c3" -v r="$RATIO_REPS" 'BEGIN {
+      printf "%-14s -t 1: %.4f s wall %.4f s CPU | -t 2: %.4f s wall %.4f s CPU | 1/2 threads wall %.2fx | -t 2 on one core: %.4f s wall %.4f s CPU (medians of %d)", n, w1, c1, w2, c2, w1 / w2, w3, c3, r }')
     echo "$line" >> "$OUT/scaling.txt"
     say "$line"
     unset W C R
