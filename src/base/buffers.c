@@ -7,20 +7,24 @@
 
 #include "base/internal.h"
 
+void sm_advise_huge_pages(void *p, size_t size) {
+#ifdef MADV_HUGEPAGE
+    const size_t HUGE_PAGE = (size_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p, (void)size;
+#endif
+}
+
 void *sm_aligned_alloc(size_t size) {
     void *p = NULL;
     if (size == 0) size = SM_DB_ALIGN;
     if (posix_memalign(&p, SM_DB_ALIGN, size) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
     /* Large databases (a k-mer hash table of 10^6 keys is 32 MiB) are probed
        at random; on 4 KiB pages nearly every probe also misses the TLB. */
-    const size_t HUGE_PAGE = (size_t)2 << 20, HUGE_MIN = (size_t)8 << 20;
-    if (size >= HUGE_MIN) {
-        uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-        uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
-        if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-    }
-#endif
+    if (size >= ((size_t)8 << 20)) sm_advise_huge_pages(p, size);
     return p;
 }
 

@@ -249,5 +249,7 @@ static inline int sm_db_filters_pam(const sm_db_header *h) { return h->pam_lengt
 /* Aligned allocation helpers (64-byte alignment for tables). */
 void *sm_aligned_alloc(size_t size);
 void sm_aligned_free(void *p);
+/* Asks for transparent huge pages over the 2 MiB pages inside [p, p + size). */
+void sm_advise_huge_pages(void *p, size_t size);
 
 #endif /* SM_INTERNAL_H */

@@ -190,6 +190,7 @@ static int submit(sm_runner *r, int wait) {
         b->launched = 1;
         next = (r->fill + 1) % n;
     }
+    b->early = 0; /* read by launch only */
     if (wait) {
         for (unsigned k = 1; k <= n; k++) {
             sm_batch *x = &r->batches[(r->fill + k) % n];
@@ -460,7 +461,9 @@ static int leave_early(sm_runner *r) {
     size_t early = r->geo.early_len < r->fill_limit ? r->geo.early_len : r->fill_limit;
     if (!r->geo.early_len || !r->backend->idle || b->len < early) return 0;
     if (b->nsegs == 0 && b->len - r->open_off < r->chunk_now + read_ahead(r)) return 0;
-    return r->backend->idle(r->bd);
+    if (!r->backend->idle(r->bd)) return 0;
+    r->batches[r->fill].early = 1;
+    return 1;
 }
 
 /* Circular records: the first circ_reach bytes of the record kept. */

@@ -69,6 +69,7 @@ typedef struct sm_batch {
     sm_segment *segs;
     size_t nsegs, segs_cap;
     int launched;            /* launched, not yet delivered */
+    int early;               /* leaving before it is full, with more input to come (leave_early) */
 } sm_batch;
 
 /* What a backend tells the shared layer when it opens. */

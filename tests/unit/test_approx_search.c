@@ -386,6 +386,71 @@ static void check_case_chunks(const acase *c, sm_engine engine, const size_t *ch
     sm_db_free(db);
 }
 
+/* Threads of this process (Linux's /proc/self/status), 0 where unknown. */
+static unsigned process_threads(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    unsigned n = 0;
+    if (!f) return 0;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %u", &n) == 1) break;
+    fclose(f);
+    return n;
+}
+
+/* A batch that leaves before it is full, the workers idle and input going
+   on, starts the workers even with one work item: the second thread scans
+   it while the caller feeds what follows (it used to wait for the next
+   full batch of several items). An input of one chunk starts none. Counts
+   as one thread's. */
+static void test_early_batch_starts_workers(void) {
+    if (process_threads() == 0) return; /* no /proc: nothing to observe */
+    sm_pattern p = {"p", "GTGCCAGCAGCCGCGGTAAT", 20};
+    sm_compile_options o;
+    sm_compile_options_init(&o);
+    o.match = SM_MATCH_EDITS;
+    o.max_errors = 2;
+    sm_db *db = NULL;
+    sm_error err;
+    if (!tu_check(sm_compile(&p, 1, &o, &db, &err) == SM_OK, "early batch: compile: %s", err.message)) return;
+    const size_t chunk = 4096, piece = 256;
+    for (int chunks = 1; chunks <= 3; chunks += 2) {
+        size_t n = chunk * (size_t)chunks;
+        char *text = malloc(n);
+        for (size_t i = 0; i < n; i++) text[i] = "ACGT"[tu_rng_below(&rng, 4)];
+        memcpy(text + n / 2, "GTGCCAGCAGCCGCGGTAAT", 20);
+        uint64_t counts[2] = {0, 0};
+        unsigned threads_fed[2] = {0, 0};
+        for (unsigned t = 1; t <= 2; t++) {
+            sm_runner_options ro;
+            sm_runner_options_init(&ro);
+            ro.threads = t;
+            ro.chunk_size = chunk;
+            ro.count_only = 1;
+            sm_runner *runner = NULL;
+            if (!tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_OK, "early batch: runner: %s", err.message))
+                continue;
+            unsigned before = process_threads();
+            sm_runner_begin_record(runner);
+            for (size_t i = 0; i < n; i += piece) sm_runner_feed(runner, text + i, n - i < piece ? n - i : piece);
+            threads_fed[t - 1] = process_threads() - before; /* workers started before the end of input */
+            sm_runner_end_record(runner);
+            sm_runner_flush(runner);
+            counts[t - 1] = sm_runner_counts(runner)[0];
+            if (chunks == 1) tu_check(process_threads() == before, "early batch: one chunk started a worker");
+            sm_runner_free(runner);
+        }
+        tu_check(counts[0] == counts[1] && counts[0] >= 1, "early batch, %d chunks: counts %llu (1 thread) %llu (2)",
+                 chunks, (unsigned long long)counts[0], (unsigned long long)counts[1]);
+        tu_check(threads_fed[0] == 0, "early batch, %d chunks: one thread started workers", chunks);
+        tu_check(threads_fed[1] == (chunks > 1 ? 1u : 0u),
+                 "early batch, %d chunks: %u workers running before the input ended, want %u", chunks, threads_fed[1],
+                 chunks > 1 ? 1u : 0u);
+        free(text);
+    }
+    sm_db_free(db);
+}
+
 /* Seed 001's worked example: pattern cacd in text bcbacddc. */
 static void test_seed_example(void) {
     sm_pattern p = {"cacd", "cacd", 4};
@@ -1039,6 +1104,7 @@ int main(void) {
     test_pam();
     test_pigeonhole();
     test_runner_pipeline();
+    test_early_batch_starts_workers();
     for (unsigned round = 0; round < tu_scaled(150) && tu_failures() < 10; round++) {
         acase c;
         random_case(&c, round);

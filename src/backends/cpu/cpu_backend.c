@@ -43,6 +43,8 @@
 #define COUNT_CHUNK_MAX (8u << 20)
 /* A batch with this many segments (many small records) leaves. */
 #define MAX_SEGMENTS 65536
+/* Buffers from this size on ask for huge pages. */
+#define BUFFER_HUGE_MIN ((size_t)4 << 20)
 /* The least bound on an item's stored hits (384 KiB). */
 #define ITEM_HITS_MIN ((size_t)16384)
 
@@ -233,8 +235,10 @@ static int cpu_launch(void *backend, sm_batch *b) {
     cb->batch = b;
     if (c->overlap_free && !c->speculate && sm_cpu_start_states(c, b) != SM_OK) return SM_ERR_NOMEM;
     if (group_items(c, cb) != SM_OK) return SM_ERR_NOMEM;
-    /* one item and nothing in flight: the caller scans it when it lands */
-    if (c->threads > 1 && (cb->nitems > 1 || c->flight)) sm_team_start(c->runner->team);
+    /* one item and nothing in flight: the caller scans it when it lands,
+       unless the batch leaves early (input goes on: the workers scan it
+       while the caller reads what follows) */
+    if (c->threads > 1 && (cb->nitems > 1 || c->flight || b->early)) sm_team_start(c->runner->team);
     pthread_mutex_lock(&c->lock);
     cb->next_item = 0;
     cb->items_done = 0;
@@ -344,7 +348,11 @@ static int cpu_idle(void *backend) {
 static uint8_t *cpu_buffer(void *backend, unsigned index, size_t bytes) {
     cpu_backend *c = backend;
     uint8_t *p = realloc(c->batches[index].buf, bytes + SM_WRITE_SLACK);
-    if (p) c->batches[index].buf = p;
+    if (!p) return NULL;
+    c->batches[index].buf = p;
+    /* a large buffer is written once per batch by the reader: its first
+       filling costs a page fault per 4 KiB on the thread that feeds */
+    if (bytes >= BUFFER_HUGE_MIN) sm_advise_huge_pages(p, bytes + SM_WRITE_SLACK);
     return p;
 }
 
