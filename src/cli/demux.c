@@ -40,6 +40,8 @@ void cli_print_demux_help(FILE *out) {
         "  --anchor start|end|any  at the record's start (default), at its end, or\n"
         "                        anywhere; with start or end only the first or last\n"
         "                        (barcode length + k) bases are searched\n"
+        "  --min-overlap N       also a barcode that runs off the read's start or end\n"
+        "                        with at least N bases inside\n"
         "  -m, --mismatches K    up to K substitutions\n"
         "  -k, --edits K         up to K substitutions, insertions or deletions\n"
         "  --strand +|-|both     strands to search (default +: the read as sequenced)\n"

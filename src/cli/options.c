@@ -17,7 +17,7 @@
 enum { FOR_FILTER = 1u << CLI_COMMAND_FILTER, FOR_DEMUX = 1u << CLI_COMMAND_DEMUX,
        FOR_READS = FOR_FILTER | FOR_DEMUX,
        FOR_SEARCH = (1u << CLI_COMMAND_SEARCH) | FOR_READS, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
-       FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE };
+       FOR_SEARCH_ONLY = 1u << CLI_COMMAND_SEARCH, FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE };
 
 typedef struct {
     cli_option_id id;
@@ -72,6 +72,10 @@ static const option_spec option_table[] = {
     {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0},
     {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0},
     {OPT_ANCHOR, 0, "anchor", 1, FOR_SEARCH, 0},
+    {OPT_MIN_OVERLAP, 0, "min-overlap", 1, FOR_SEARCH, 0},
+    {OPT_MAX_HITS_PER_PATTERN, 0, "max-hits-per-pattern", 1, FOR_SEARCH_ONLY, 0},
+    {OPT_MAX_HITS_PER_RECORD, 0, "max-hits-per-record", 1, FOR_SEARCH_ONLY, 0},
+    {OPT_FEWEST_ERRORS, 0, "fewest-errors", 0, FOR_SEARCH_ONLY, 0},
     {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0},
     {OPT_MATCHED, 0, "matched", 1, FOR_FILTER, 0},
     {OPT_UNMATCHED, 0, "unmatched", 1, FOR_FILTER, 0},
@@ -452,6 +456,21 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             return CLI_PARSE_ERROR;
         }
         opts->anchor_given = 1;
+        return CLI_PARSE_OK;
+    case OPT_MIN_OVERLAP:
+    case OPT_MAX_HITS_PER_PATTERN:
+    case OPT_MAX_HITS_PER_RECORD:
+        if (cli_parse_count(value, UINT32_MAX, &number) != 0 || (number == 0 && spec->id != OPT_MIN_OVERLAP)) {
+            cli_usage_error(cmd, "%s: '%s' is not a count (%s to 4294967295)", shown, value,
+                            spec->id == OPT_MIN_OVERLAP ? "0" : "1");
+            return CLI_PARSE_ERROR;
+        }
+        if (spec->id == OPT_MIN_OVERLAP) opts->min_overlap = (uint32_t)number;
+        else if (spec->id == OPT_MAX_HITS_PER_PATTERN) opts->max_hits_per_pattern = (uint32_t)number;
+        else opts->max_hits_per_record = (uint32_t)number;
+        return CLI_PARSE_OK;
+    case OPT_FEWEST_ERRORS:
+        opts->fewest_errors = 1;
         return CLI_PARSE_OK;
     case OPT_INVERT:
         opts->invert = 1;

@@ -327,6 +327,7 @@ int cli_reads_run(cli_reads_job *job, const sm_db *db) {
     ro.overlap_free = opts->overlap_free;
     ro.backend = opts->gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
     ro.anchor = opts->anchor;
+    ro.min_overlap = opts->min_overlap;
     /* a command that needs only each record's summary gets no hit list */
     if (job->on_summary) ro.on_record_summary = on_summary;
     else ro.on_hit = on_hit;
