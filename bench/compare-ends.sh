@@ -20,6 +20,11 @@
 #   D  filter -m 1 --strand + (no --min-overlap)  | -a ADAPTER (defaults: -O 3, -e 0.1, indels)
 #      the issue's comparison: partial matches and indels missing on seqmatch's side
 #   E  filter --min-overlap 3 -m 1 --strand +     | -a ADAPTER (defaults)
+#   F  the reads of filter --min-overlap 3 (exact) and of filter --min-overlap 10 -m 1, together
+#                                                 | -b ADAPTER -O 3 -e 0.1 --no-indels
+#      cutadapt's rate of 0.1 in seqmatch's terms: no error in a part of 3 to 9 bases, one
+#      in a part of 10 or more (the whole 13-base adapter included)
+#   G  the same                                   | -a ADAPTER (defaults: -e 0.1, indels)
 set -euo pipefail
 SM=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 READS=${2:?usage: compare-ends.sh SEQMATCH READS_DIR}
@@ -68,3 +73,8 @@ SMOPT=(--min-overlap 3); sm --min-overlap 3;        ca -a "$AD" -O 3 -e 0 --no-i
 SMOPT=(--min-overlap 3 -m 1); sm --min-overlap 3 -m 1; ca -b "$AD" -O 3 -e 1 --no-indels; compare "C -m 1, -b -e 1"
 SMOPT=(-m 1); sm -m 1;                              ca -a "$AD";                           compare "D -m 1 | -a defaults"
 SMOPT=(--min-overlap 3 -m 1); sm --min-overlap 3 -m 1; ca -a "$AD";                        compare "E --min-overlap 3 -m 1 | -a defaults"
+# F, G: two seqmatch runs, their reads together
+sm --min-overlap 3; cp sm.names exact.names; sm --min-overlap 10 -m 1; sort -u -o sm.names sm.names exact.names
+SMOPT=(--min-overlap 3 -m 1)
+ca -b "$AD" -O 3 -e 0.1 --no-indels; compare "F rate 0.1 as two runs, -b --no-indels"
+ca -a "$AD";                          compare "G rate 0.1 as two runs | -a defaults"

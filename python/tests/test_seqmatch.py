@@ -178,7 +178,7 @@ def test_min_overlap_adapter_at_read_ends(tmp_path):
     db = seqmatch.compile([("TruSeq", "AGATCGGAAGAGC")])
     reads = [("r1", "TTTTTTTTTTAGATC"), ("r2", "GATCTTTTTTTTTTT"), ("r3", "GGAAG")]
     got = [(h.record, h.strand, h.start, h.end) for h in db.search(reads, min_overlap=3)]
-    assert got == [(0, "+", 10, 15), (1, "-", 0, 5), (2, "+", 0, 5)]
+    assert got == [("r1", "+", 10, 15), ("r2", "-", 0, 5), ("r3", "+", 0, 5)]
     assert list(db.search(reads)) == []
     assert [r[0] for r in db.filter(reads, min_overlap=5, strand="+")] == ["r1", "r3"]
     with pytest.raises(ValueError, match="circular"):

@@ -269,6 +269,7 @@ static int by_key_then_errors(const void *pa, const void *pb) {
 static void sort_pending(sm_ends_state *e) {
     sm_rawhit *v = e->part + e->done;
     size_t n = e->npart - e->done, out = 0;
+    if (n == 0) return;
     qsort(v, n, sizeof *v, by_key_then_errors);
     for (size_t i = 0; i < n; i++)
         if (out == 0 || sm_rawhit_cmp(&v[out - 1], &v[i]) != 0) v[out++] = v[i];
