@@ -344,12 +344,12 @@ static void random_rounds(tu_rng *rng) {
                 compare(db, &recs, batch, 1, 0, feed_seed, circ);
                 circular_runs = 0;
             }
-            if (round % 3 == 1) {
+            if (round % 6 == 1) {
                 /* partial matches at record ends, and hit limits */
                 char ends[sizeof what + 32];
                 snprintf(ends, sizeof ends, "%s min-overlap, limits %u", what, round % 4);
-                ends_min_overlap = 1 + round % 3;
-                limit_runs = (int)(round % 4 % 3);
+                ends_min_overlap = 1 + round / 6 % 3;
+                limit_runs = (int)(round / 6 % 3);
                 compare(db, &recs, batch, 0, 0, feed_seed, ends);
                 compare(db, &recs, batch, 1, 0, feed_seed, ends);
                 ends_min_overlap = 0;
@@ -466,12 +466,12 @@ static void approx_rounds(tu_rng *rng) {
                 compare(db, &recs, batch, 1, 0, feed_seed, circ);
                 circular_runs = 0;
             }
-            if (round % 4 == 1 && o.match == SM_MATCH_MISMATCHES && !o.pam) {
+            if (round % 8 == 1 && o.match == SM_MATCH_MISMATCHES && !o.pam) {
                 /* partial matches at record ends (N > k), and hit limits */
                 char ends[sizeof what + 32];
                 snprintf(ends, sizeof ends, "%s min-overlap, limits", what);
-                ends_min_overlap = o.max_errors + 1 + round % 3;
-                limit_runs = 1 + (int)(round / 4 % 2);
+                ends_min_overlap = o.max_errors + 1 + round / 8 % 3;
+                limit_runs = 1 + (int)(round / 8 % 2);
                 compare(db, &recs, batch, 0, 0, feed_seed, ends);
                 compare(db, &recs, batch, 1, 0, feed_seed, ends);
                 ends_min_overlap = 0;
