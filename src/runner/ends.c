@@ -60,8 +60,12 @@ typedef struct sm_ends_state {
     held_hit *held;   /* ordinary hits held back, in order */
     size_t nheld, held_cap;
     sm_buf held_text;
-    uint8_t *key;
-    size_t key_cap;
+    /* Every (pattern, strand) key as codes (dna: nucleotide sets; text: the
+       folded bytes), key_off[pattern * 2 + reverse], made once; conv: a
+       slot's head and tail as codes, made per record end. */
+    uint8_t *keys;
+    uint64_t *key_off;
+    uint8_t *conv;
 } sm_ends_state;
 
 int sm_ends_open(sm_runner *r, sm_error *err) {
@@ -91,9 +95,29 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
     e->forward = !e->dna || h->strands != SM_STRAND_REVERSE;
     e->reverse = e->dna && h->strands != SM_STRAND_FORWARD;
     sm_text_fold(e->dna, e->flags, e->fold);
-    e->key_cap = (size_t)h->max_length + 1;
-    e->key = malloc(e->key_cap);
-    if (!e->key) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    uint64_t total = 0;
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        size_t m = 0;
+        sm_db_pattern_seq(r->db, p, &m);
+        total += 2 * (uint64_t)m;
+    }
+    e->keys = malloc(total ? total : 1);
+    e->key_off = malloc(2 * (size_t)(r->pattern_count ? r->pattern_count : 1) * sizeof *e->key_off);
+    e->conv = malloc(2 * e->width);
+    if (!e->keys || !e->key_off || !e->conv) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    total = 0;
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        size_t m = 0;
+        const char *seq = sm_db_pattern_seq(r->db, p, &m);
+        for (int rev = 0; rev < 2; rev++) {
+            e->key_off[2 * p + rev] = total;
+            for (size_t i = 0; i < m && seq; i++) {
+                uint8_t c = rev ? sm_nt_complement[(uint8_t)seq[m - 1 - i]] : (uint8_t)seq[i];
+                e->keys[total + i] = e->dna ? sm_nt_set[c] : e->fold[c];
+            }
+            total += m;
+        }
+    }
     return SM_OK;
 }
 
@@ -105,7 +129,9 @@ void sm_ends_close(sm_runner *r) {
     free(e->part);
     free(e->held);
     sm_buf_free(&e->held_text);
-    free(e->key);
+    free(e->keys);
+    free(e->key_off);
+    free(e->conv);
     free(e);
     r->ends = NULL;
 }
@@ -201,12 +227,13 @@ static const uint8_t *slot_text(const sm_ends_state *e, const ends_slot *s, cons
     return head + e->width + (a - (s->fed - s->tail_len));
 }
 
-/* Does key symbol p match text byte t? As the engines compare. */
-static int symbol_matches(const sm_ends_state *e, uint8_t p, uint8_t t) {
-    if (!e->dna) return e->fold[p] == e->fold[t];
+/* A text byte's code: its nucleotide set (dna; an IUPAC code or N matches
+   nothing unless --text-iupac, as the engines compare), or its folded byte. */
+static uint8_t text_code(const sm_ends_state *e, uint8_t t) {
+    if (!e->dna) return e->fold[t];
     unsigned ts = sm_nt_set[t];
     if (!(e->flags & SM_FLAG_TEXT_IUPAC) && (ts & (ts - 1)) != 0) return 0;
-    return (sm_nt_set[p] & ts) != 0;
+    return (uint8_t)ts;
 }
 
 static int push_part(sm_ends_state *e, const sm_rawhit *x) {
@@ -229,24 +256,33 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
     sm_ends_state *e = r->ends;
     int64_t n = n_known ? (int64_t)s->fed : INT64_MAX / 4;
     int64_t need = e->min_overlap;
+    for (size_t i = 0; i < s->head_len; i++) e->conv[i] = text_code(e, head[i]);
+    for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = text_code(e, head[e->width + i]);
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         size_t m;
         const char *seq = sm_db_pattern_seq(r->db, p, &m);
-        if (!seq || (int64_t)m <= need || m + 1 > e->key_cap) continue;
+        if (!seq || (int64_t)m <= need) continue;
         int64_t mm = (int64_t)m;
         for (int rev = 0; rev < 2; rev++) {
             if (rev ? !e->reverse : !e->forward) continue;
-            for (size_t i = 0; i < m; i++)
-                e->key[i] = rev ? sm_nt_complement[(uint8_t)seq[m - 1 - i]] : (uint8_t)seq[i];
+            const uint8_t *keys = e->keys + e->key_off[2 * p + rev];
             int64_t lo = lo_bound > need - mm ? lo_bound : need - mm, hi = hi_bound < n - need ? hi_bound : n - need;
             for (int64_t at = lo; at <= hi; at++) {
-                if (at >= 0 && at + mm <= n) continue; /* wholly inside: the engines' */
+                if (at >= 0 && at + mm <= n) {
+                    /* wholly inside: the engines'; on to the placements over the end */
+                    at = n - mm;
+                    continue;
+                }
                 int64_t a = at > 0 ? at : 0, b = at + mm < n ? at + mm : n;
                 if (b - a < need) continue;
-                const uint8_t *text = slot_text(e, s, head, (uint64_t)a, (uint64_t)b);
-                const uint8_t *key = e->key + (a - at);
-                uint32_t errors = 0;
-                for (int64_t i = 0; i < b - a && errors <= e->k; i++) errors += !symbol_matches(e, key[i], text[i]);
+                const uint8_t *text = slot_text(e, s, e->conv, (uint64_t)a, (uint64_t)b);
+                const uint8_t *key = keys + (a - at);
+                uint32_t errors = 0, k = e->k;
+                int64_t len = b - a;
+                if (e->dna)
+                    for (int64_t i = 0; i < len && errors <= k; i++) errors += !(key[i] & text[i]);
+                else
+                    for (int64_t i = 0; i < len && errors <= k; i++) errors += key[i] != text[i];
                 if (errors > e->k) continue;
                 sm_rawhit x = {(uint64_t)a, (uint64_t)b, p, (uint16_t)errors, (uint8_t)rev, 0};
                 if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
