@@ -59,6 +59,10 @@ run demux -e $AD --min-overlap 5 --anchor any -o "$TMP/dm" "$TMP/r.fq"
 check_status "demux: status" 0
 if [ "$(grep -c '^@' "$TMP/dm/$AD.fastq")" = 2 ]; then pass; else fail "demux: 2 reads to the adapter's file"; fi
 
+run demux -e $AD --min-overlap 5 -o "$TMP/dm2" "$TMP/r.fq"
+check_status "demux: the default anchor refused with --min-overlap" 2
+check_stderr "demux: the refusal names --anchor any" "--anchor any"
+
 # refusals, one line each
 run search -e $AD --min-overlap 3 --circular "$TMP/r.fq"
 check_stderr "with --circular" "--circular"
