@@ -1,7 +1,7 @@
 /* Fuzz target: demux's output files (src/cli/demux.c, run in process as
  * `seqmatch demux` runs). An input makes a few barcodes, FASTA or FASTQ
  * records of their bases and some others, and options (-m/-k, --anchor,
- * --strand, --gzip, a small --buffer-size so that files are appended to
+ * --strand, --gzip, --min-overlap, a small --buffer-size so that files are appended to
  * several times), sometimes a bad last record; the folder already holds a
  * file of an output's name and one of another name.
  *
@@ -196,6 +196,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (errors == 1) argv[argc++] = "-m", argv[argc++] = "1";
     if (errors == 2) argv[argc++] = "-k", argv[argc++] = "1";
     if (opt2 & 8) argv[argc++] = "--strand", argv[argc++] = "both";
+    /* partial barcodes at record ends (refused, leaving the folder as it was, with --anchor start|end and -k) */
+    if (opt2 & 16) argv[argc++] = "--min-overlap", argv[argc++] = "2";
     if (gzip) argv[argc++] = "--gzip";
     argv[argc++] = in_path;
     argv[argc] = NULL;

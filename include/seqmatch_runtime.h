@@ -166,7 +166,11 @@ typedef enum {
     SM_RPARAM_BACKEND = 5,      /* sm_backend */
     SM_RPARAM_GPU_DEVICE = 6,   /* CUDA: 0 = every visible GPU; d + 1 = GPU d only */
     SM_RPARAM_CIRCULAR = 7,     /* 1: every record is a circle */
-    SM_RPARAM_ANCHOR = 8        /* sm_anchor */
+    SM_RPARAM_ANCHOR = 8,       /* sm_anchor */
+    SM_RPARAM_MIN_OVERLAP = 9,  /* 0: off; N: partial matches at record ends, N symbols inside at least */
+    SM_RPARAM_MAX_HITS_PER_PATTERN = 10, /* 0: no limit; N: each pattern's first N hits in each record */
+    SM_RPARAM_MAX_HITS_PER_RECORD = 11,  /* 0: no limit; N: each record's first N hits */
+    SM_RPARAM_FEWEST_ERRORS = 12         /* 1: each pattern's hits with its fewest errors in each record */
 } sm_runner_param;
 
 /* New settings with the defaults and no callbacks; NULL when out of memory. */
@@ -259,6 +263,28 @@ typedef struct {
        backend and overlap-free runners sum on delivery. Counting runners
        (count_only) sum in the threads the same way. */
     int (*on_record_summary)(const sm_record_summary *summary, void *ctx);
+    /* Partial matches at record ends (0: off): a pattern of m symbols may
+       also be placed so that it runs off a record's start or end (or both,
+       round a record shorter than it), when at least min_overlap of its
+       symbols lie inside; the symbols outside are free, mismatches are
+       counted in the part inside (at most k), and the hit is that part: a
+       pattern suffix at [0, L), a prefix at [n - L, n) (for '-' hits, of the
+       reverse complement, as always). Where several placements give the same
+       part (a record shorter than the pattern), it is reported once, with
+       the fewest errors. Exact and k mismatches, every backend; refused
+       (SM_ERR_INVALID) with k edits, a PAM, circular, anchor, a value of k
+       or less, and for records split between processes. */
+    uint32_t min_overlap;
+    /* Hit limits (0: none), applied to the hits in output order, so the
+       same whatever the backend or thread count: in each record, at most
+       max_hits_per_pattern hits of each pattern (both strands together) and
+       max_hits_per_record hits in all, the first ones. With fewest_errors,
+       only each pattern's hits with the fewest errors in the record go on
+       (a record's hits are then held until it ends). Counts and summaries
+       count the hits kept. */
+    uint32_t max_hits_per_pattern;
+    uint32_t max_hits_per_record;
+    int fewest_errors;
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);

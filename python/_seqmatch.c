@@ -32,6 +32,8 @@ static const char *const python_words[][2] = {
     {"use --alphabet text for plain text", "compile with alphabet=\"text\" for plain text"},
     {"--alphabet text", "alphabet=\"text\""},
     {"--circular and --anchor cannot be used together", "circular=True and anchor cannot be used together"},
+    {"--min-overlap", "min_overlap"},
+    {"-k edits", "edits"},
     {"--engine automaton", "engine=\"automaton\""},
     {"--circular", "circular=True"},
     {"--anchor", "anchor"},
@@ -1399,15 +1401,17 @@ static const uint32_t *barcodes_of(DatabaseObject *db) {
 }
 
 /* _run_pass(targets, mode, threads, format, circular, cigar, strand, anchor,
-   max_hits, invert, per_file): a pass over targets, a list of (kind,
-   object, shown). strand "" / "+" / "-"; anchor 0 none, 1 start, 2 end;
-   max_hits None or a count. */
+   max_hits, invert, per_file, (min_overlap, max_hits_per_pattern,
+   max_hits_per_record, fewest_errors)): a pass over targets, a list of
+   (kind, object, shown). strand "" / "+" / "-"; anchor 0 none, 1 start, 2
+   end; max_hits None or a count; the limits 0 for none. */
 static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     PyObject *targets, *strand, *max_hits;
-    int mode, format, circular, cigar, anchor, invert, per_file;
-    unsigned int threads;
-    if (!PyArg_ParseTuple(args, "O!iIippUiOpp:_run_pass", &PyList_Type, &targets, &mode, &threads, &format, &circular,
-                          &cigar, &strand, &anchor, &max_hits, &invert, &per_file))
+    int mode, format, circular, cigar, anchor, invert, per_file, fewest;
+    unsigned int threads, min_overlap, per_pattern, per_record;
+    if (!PyArg_ParseTuple(args, "O!iIippUiOpp(IIIp):_run_pass", &PyList_Type, &targets, &mode, &threads, &format,
+                          &circular, &cigar, &strand, &anchor, &max_hits, &invert, &per_file, &min_overlap,
+                          &per_pattern, &per_record, &fewest))
         return NULL;
     if (mode < MODE_HITS || mode > MODE_DEMUX || format < SM_INPUT_AUTO || format > SM_INPUT_LINES) {
         PyErr_SetString(PyExc_ValueError, "_run: bad mode or format");
@@ -1475,6 +1479,10 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     o.count_only = mode == MODE_COUNT && !r->own_counts;
     o.circular = circular;
     o.anchor = (sm_anchor)anchor;
+    o.min_overlap = min_overlap;
+    o.max_hits_per_pattern = per_pattern;
+    o.max_hits_per_record = per_record;
+    o.fewest_errors = fewest;
     o.on_hit = run_on_hit;
     o.on_record_done = run_on_record_done;
     o.ctx = r;

@@ -612,7 +612,8 @@ class Database(_seqmatch._Database):
         if anchor_id:
             records = [(None, sequence)]
             run = self._run_pass([(_TARGET_RECORDS, records, None)], _MODE_ARRAYS if arrays else _MODE_HITS, 1,
-                                 _INPUT_AUTO, False, cigar, strand_filter, anchor_id, max_hits, False, False)
+                                 _INPUT_AUTO, False, cigar, strand_filter, anchor_id, max_hits, False, False,
+                                 (0, 0, 0, False))
             if arrays:
                 raw, records_with_hits = run._finish()
                 return _columns(raw, self.patterns, records_with_hits, [None])
@@ -624,32 +625,52 @@ class Database(_seqmatch._Database):
 
     def _pass(self, target: Target, mode: int, threads: int, circular: bool, cigar: bool, strand: Optional[str],
               anchor: Optional[str], max_hits: Optional[int], lines: bool, invert: bool = False,
-              per_file: bool = False) -> Tuple[Any, List[Optional[str]]]:
+              per_file: bool = False,
+              ends: Tuple[int, Optional[int], Optional[int], bool] = (0, None, None, False)
+              ) -> Tuple[Any, List[Optional[str]]]:
         anchor_id, input_format = self._pass_options(circular, anchor, max_hits, threads, lines)
+        _count_argument(ends[0], "min_overlap", none=False)
+        for limit, name in ((ends[1], "max_hits_per_pattern"), (ends[2], "max_hits_per_record")):
+            _count_argument(limit, name)
+            if limit == 0:
+                raise ValueError(f"{name}=0 would keep no hit; None is no limit")
+        for value, name in ((ends[0], "min_overlap"), (ends[1], "max_hits_per_pattern"),
+                            (ends[2], "max_hits_per_record")):
+            if value is not None and value > 0xFFFFFFFF:
+                raise ValueError(f"{name} must be at most 4294967295, not {value}")
+        limits = (ends[0], ends[1] or 0, ends[2] or 0, bool(ends[3]))
         strand_filter = self._strand(strand)
         targets = _targets(target)
         run = self._run_pass(targets, mode, threads, input_format, circular, cigar, strand_filter, anchor_id,
-                            max_hits, invert, per_file)
+                            max_hits, invert, per_file, limits)
         return run, [t[2] for t in targets]
 
     @overload
     def search(self, target: Target, *, threads: int = ..., circular: bool = ..., cigar: bool = ...,
                strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
-               lines: bool = ..., arrays: Literal[False] = ...) -> Iterator[Hit]: ...
+               lines: bool = ..., min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
+               max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
+               arrays: Literal[False] = ...) -> Iterator[Hit]: ...
 
     @overload
     def search(self, target: Target, *, threads: int = ..., circular: bool = ..., cigar: bool = ...,
                strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
-               lines: bool = ..., arrays: Literal[True]) -> HitColumns: ...
+               lines: bool = ..., min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
+               max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
+               arrays: Literal[True]) -> HitColumns: ...
 
     @overload
     def search(self, target: Target, *, threads: int = ..., circular: bool = ..., cigar: bool = ...,
                strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
-               lines: bool = ..., arrays: bool = ...) -> Union[Iterator[Hit], HitColumns]: ...
+               lines: bool = ..., min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
+               max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
+               arrays: bool = ...) -> Union[Iterator[Hit], HitColumns]: ...
 
     def search(self, target: Target, *, threads: int = 0, circular: bool = False, cigar: bool = False,
                strand: Optional[str] = None, anchor: Optional[str] = None, max_hits: Optional[int] = None,
-               lines: bool = False, arrays: bool = False) -> Union[Iterator[Hit], HitColumns]:
+               lines: bool = False, min_overlap: int = 0, max_hits_per_pattern: Optional[int] = None,
+               max_hits_per_record: Optional[int] = None, fewest_errors: bool = False,
+               arrays: bool = False) -> Union[Iterator[Hit], HitColumns]:
         """The hits in a target, as an iterator of Hit with .record (and
         .file) set, or with arrays=True as HitColumns.
 
@@ -664,13 +685,22 @@ class Database(_seqmatch._Database):
             (max_hits counts over all the targets).
         lines: alphabet="text": each line of a file is a record (named
             PATH:LINE), as the command's --lines.
+        min_overlap: N > 0 also reports the partial matches at each record's
+            ends: a pattern that runs off the record's start or end with at
+            least N of its symbols inside (the part inside is the hit; its
+            mismatches are counted there); exact or mismatches only.
+        max_hits_per_pattern, max_hits_per_record: in each record, only each
+            pattern's first N hits, or the record's first N, in output order;
+            fewest_errors: only each pattern's hits with its fewest errors
+            in the record (before those limits).
         arrays: the hits as HitColumns (the whole target is read first).
         The target is read as the hits are asked for, with the GIL released;
         a bad file raises ValueError or OSError naming the file, record and
         line; a file object's own exceptions come through as they are.
         """
         mode = _MODE_ARRAYS if arrays else _MODE_HITS
-        run, files = self._pass(target, mode, threads, circular, cigar, strand, anchor, max_hits, lines)
+        ends = (min_overlap, max_hits_per_pattern, max_hits_per_record, fewest_errors)
+        run, files = self._pass(target, mode, threads, circular, cigar, strand, anchor, max_hits, lines, ends=ends)
         if arrays:
             raw, records = run._finish()
             return _columns(raw, self.patterns, records, files)
@@ -679,30 +709,40 @@ class Database(_seqmatch._Database):
     @overload
     def count(self, target: Target, *, threads: int = ..., circular: bool = ..., strand: Optional[str] = ...,
               anchor: Optional[str] = ..., max_hits: Optional[int] = ..., lines: bool = ...,
+              min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
+              max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
               per_file: Literal[False] = ...) -> Dict[str, int]: ...
 
     @overload
     def count(self, target: Target, *, threads: int = ..., circular: bool = ..., strand: Optional[str] = ...,
               anchor: Optional[str] = ..., max_hits: Optional[int] = ..., lines: bool = ...,
+              min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
+              max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
               per_file: Literal[True]) -> List[Tuple[Optional[str], Dict[str, int]]]: ...
 
     @overload
     def count(self, target: Target, *, threads: int = ..., circular: bool = ..., strand: Optional[str] = ...,
               anchor: Optional[str] = ..., max_hits: Optional[int] = ..., lines: bool = ...,
+              min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
+              max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
               per_file: bool = ...) -> Union[Dict[str, int], List[Tuple[Optional[str], Dict[str, int]]]]: ...
 
     def count(self, target: Target, *, threads: int = 0, circular: bool = False, strand: Optional[str] = None,
               anchor: Optional[str] = None, max_hits: Optional[int] = None, lines: bool = False,
+              min_overlap: int = 0, max_hits_per_pattern: Optional[int] = None,
+              max_hits_per_record: Optional[int] = None, fewest_errors: bool = False,
               per_file: bool = False) -> Union[Dict[str, int], List[Tuple[Optional[str], Dict[str, int]]]]:
         """The number of hits of each pattern in a target (as for search),
         as {name: count} in pattern order (patterns of the same name add
         up), over all of the target's files; with per_file=True, a list of
         (file, {name: count}), one per target in order (file None for
         records given as Python objects). strand, anchor and max_hits
-        as for scan (max_hits: only the first hits are counted). The whole
-        scan runs with the GIL released."""
+        as for scan (max_hits: only the first hits are counted); min_overlap
+        and the per-record limits as for search. The whole scan runs with
+        the GIL released."""
+        ends = (min_overlap, max_hits_per_pattern, max_hits_per_record, fewest_errors)
         run, files = self._pass(target, _MODE_COUNT, threads, circular, False, strand, anchor, max_hits, lines,
-                               per_file=per_file)
+                               per_file=per_file, ends=ends)
         counts = run._finish()
         names = self.patterns
 
@@ -717,21 +757,23 @@ class Database(_seqmatch._Database):
         return by_name(counts)
 
     def filter(self, target: Target, *, invert: bool = False, threads: int = 0, circular: bool = False,
-               strand: Optional[str] = None, anchor: Optional[str] = None, lines: bool = False) -> Iterator[Any]:
+               strand: Optional[str] = None, anchor: Optional[str] = None, lines: bool = False,
+               min_overlap: int = 0) -> Iterator[Any]:
         """The records of a target that hold a hit (with invert=True, those
         that hold none), in order, as the command's filter keeps them.
 
         Records of a file come as Record(name, sequence, raw), raw being the
         record's bytes exactly as read (write them to keep a subset of the
         file); records given as Python objects come back as they were given.
-        target, threads, circular, strand, anchor and lines as for search.
+        target, threads, circular, strand, anchor, lines and min_overlap as
+        for search.
         """
         run, _ = self._pass(target, _MODE_FILTER, threads, circular, False, strand, anchor, None, lines,
-                           invert=invert)
+                           invert=invert, ends=(min_overlap, None, None, False))
         return run  # type: ignore[no-any-return]
 
     def demux(self, target: Target, *, anchor: Optional[str] = "start", strand: Optional[str] = "+",
-              threads: int = 0, lines: bool = False) -> Iterator[Tuple[Optional[str], Any]]:
+              threads: int = 0, lines: bool = False, min_overlap: int = 0) -> Iterator[Tuple[Optional[str], Any]]:
         """Each record of a target with the barcode it carries, as
         (barcode name or None, record), in order, as the command's demux
         assigns them: the barcode (the patterns of one name) whose hit has
@@ -740,7 +782,8 @@ class Database(_seqmatch._Database):
         (anchor="start"; "end", or None for anywhere) on the read's own
         strand (strand="+"; None for both). Records as filter gives them.
         """
-        run, _ = self._pass(target, _MODE_DEMUX, threads, False, False, strand, anchor, None, lines)
+        run, _ = self._pass(target, _MODE_DEMUX, threads, False, False, strand, anchor, None, lines,
+                           ends=(min_overlap, None, None, False))
         return run  # type: ignore[no-any-return]
 
     def save(self, path: PathLike) -> None:

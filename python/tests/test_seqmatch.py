@@ -162,6 +162,31 @@ def test_circular_record_shorter_than_a_hit():
     assert spans("AAAAA", "AAA") == [(0, 5), (1, 6), (2, 7)]
 
 
+@pytest.mark.parametrize("options,flags", CASES[:2], ids=[" ".join(f) or "exact" for _, f in CASES[:2]])
+def test_min_overlap_and_limits_equal_the_command(genome, options, flags):
+    db = seqmatch.compile(genome["pattern_list"], **options)
+    ends = ["--min-overlap", "4", "--max-hits-per-pattern", "2", "--fewest-errors"]
+    want = cli_rows("-p", genome["patterns"], *ends, *flags, genome["fasta"])
+    kw = dict(min_overlap=4, max_hits_per_pattern=2, fewest_errors=True)
+    assert [hit_row(h) for h in db.search(genome["fasta"], threads=2, **kw)] == want
+    assert sum(db.count(genome["fasta"], **kw).values()) == len(want)
+
+
+def test_min_overlap_adapter_at_read_ends(tmp_path):
+    # a read that ends in the adapter's first 5 bases, one that starts with
+    # the last 5 of its reverse complement, and one shorter than it, inside it
+    db = seqmatch.compile([("TruSeq", "AGATCGGAAGAGC")])
+    reads = [("r1", "TTTTTTTTTTAGATC"), ("r2", "GATCTTTTTTTTTTT"), ("r3", "GGAAG")]
+    got = [(h.record, h.strand, h.start, h.end) for h in db.search(reads, min_overlap=3)]
+    assert got == [("r1", "+", 10, 15), ("r2", "-", 0, 5), ("r3", "+", 0, 5)]
+    assert list(db.search(reads)) == []
+    assert [r[0] for r in db.filter(reads, min_overlap=5, strand="+")] == ["r1", "r3"]
+    with pytest.raises(ValueError, match="circular"):
+        list(db.search(reads, min_overlap=3, circular=True))
+    with pytest.raises(ValueError, match="max_hits_per_record=0"):
+        list(db.search(reads, max_hits_per_record=0))
+
+
 def test_one_pattern_in_text_lanes_equals_the_definition():
     """One pattern over long sequences: the scan cuts them into SIMD lanes
     (both strands, windows across every lane border), hits as the definition

@@ -71,6 +71,10 @@ typedef struct {
     int circular;                   /* --circular: hits over a record's end too */
     int site;                       /* --site: a guide site's bulge and aligned rows (tsv, jsonl) */
     const char *profile_path;       /* --profile FILE: sites per guide and class, beside the hits */
+    uint32_t min_overlap;           /* --min-overlap N: partial matches at record ends (0: off) */
+    uint32_t max_hits_per_pattern;  /* --max-hits-per-pattern N (0: no limit) */
+    uint32_t max_hits_per_record;   /* --max-hits-per-record N (0: no limit) */
+    int fewest_errors;              /* --fewest-errors */
 
     char **targets;
     size_t target_count;
@@ -136,6 +140,7 @@ typedef enum {
     OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_DUMP_DFA, OPT_HELP, OPT_VERSION,
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
+    OPT_MIN_OVERLAP, OPT_MAX_HITS_PER_PATTERN, OPT_MAX_HITS_PER_RECORD, OPT_FEWEST_ERRORS,
     /* dfa's own */
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
     OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH

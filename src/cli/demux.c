@@ -39,6 +39,8 @@ void cli_print_demux_help(FILE *out) {
         "  --anchor start|end|any  at the record's start (default), at its end, or\n"
         "                        anywhere; with start or end only the first or last\n"
         "                        (barcode length + k) bases are searched\n"
+        "  --min-overlap N       also a barcode that runs off the read's start or end\n"
+        "                        with at least N bases inside (with --anchor any)\n"
         "  -m, --mismatches K    up to K substitutions\n"
         "  -k, --edits K         up to K substitutions, insertions or deletions\n"
         "  --strand +|-|both     strands to search (default +: the read as sequenced)\n"
@@ -424,6 +426,11 @@ int cli_demux_main(int argc, char **argv) {
     }
     d.dir = opts.output_path;
     /* Barcodes sit at the start of the read as sequenced, unless told. */
+    if (opts.min_overlap && (!opts.anchor_given || opts.anchor != SM_ANCHOR_NONE)) {
+        /* the default anchor (start) and --min-overlap cannot be combined: say which option to add */
+        cli_error("--min-overlap needs --anchor any (demux looks at the read start by default)");
+        goto cleanup;
+    }
     if (!opts.anchor_given) opts.anchor = SM_ANCHOR_START;
     if (!opts.strand_given && !opts.database_path) opts.compile.strands = SM_STRAND_FORWARD;
     d.inputs = inputs;

@@ -17,7 +17,7 @@
 enum { FOR_FILTER = 1u << CLI_COMMAND_FILTER, FOR_DEMUX = 1u << CLI_COMMAND_DEMUX,
        FOR_READS = FOR_FILTER | FOR_DEMUX,
        FOR_SEARCH = (1u << CLI_COMMAND_SEARCH) | FOR_READS, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
-       FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE };
+       FOR_SEARCH_ONLY = 1u << CLI_COMMAND_SEARCH, FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE };
 
 /* How an option's value is taken: by the switch in apply_option (custom),
    or from the table alone: a constant stored (flag), a non-empty file name,
@@ -122,6 +122,10 @@ static const option_spec option_table[] = {
     {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0, FLAG(cigar, 1)},
     {OPT_ANCHOR, 0, "anchor", 1, FOR_SEARCH, 0,
      CHOICE(anchor, anchors, "%s: unknown anchor '%s'; use start, end or any", GIVEN(anchor_given))},
+    {OPT_MIN_OVERLAP, 0, "min-overlap", 1, FOR_SEARCH, 0, CUSTOM},
+    {OPT_MAX_HITS_PER_PATTERN, 0, "max-hits-per-pattern", 1, FOR_SEARCH_ONLY, 0, CUSTOM},
+    {OPT_MAX_HITS_PER_RECORD, 0, "max-hits-per-record", 1, FOR_SEARCH_ONLY, 0, CUSTOM},
+    {OPT_FEWEST_ERRORS, 0, "fewest-errors", 0, FOR_SEARCH_ONLY, 0, FLAG(fewest_errors, 1)},
     {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0, FLAG(invert, 1)},
     {OPT_MATCHED, 0, "matched", 1, FOR_FILTER, 0, PATH(matched_path)},
     {OPT_UNMATCHED, 0, "unmatched", 1, FOR_FILTER, 0, PATH(unmatched_path)},
@@ -383,6 +387,18 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         else if (cmd == CLI_COMMAND_DEMUX) cli_print_demux_help(stdout);
         else cli_print_search_help(stdout);
         return CLI_PARSE_HELP;
+    case OPT_MIN_OVERLAP:
+    case OPT_MAX_HITS_PER_PATTERN:
+    case OPT_MAX_HITS_PER_RECORD:
+        if (cli_parse_count(value, UINT32_MAX, &number) != 0 || (number == 0 && spec->id != OPT_MIN_OVERLAP)) {
+            cli_usage_error(cmd, "%s: '%s' is not a count (%s to 4294967295)", shown, value,
+                            spec->id == OPT_MIN_OVERLAP ? "0" : "1");
+            return CLI_PARSE_ERROR;
+        }
+        if (spec->id == OPT_MIN_OVERLAP) opts->min_overlap = (uint32_t)number;
+        else if (spec->id == OPT_MAX_HITS_PER_PATTERN) opts->max_hits_per_pattern = (uint32_t)number;
+        else opts->max_hits_per_record = (uint32_t)number;
+        return CLI_PARSE_OK;
     case OPT_VERSION:
         cli_print_version(stdout);
         return CLI_PARSE_HELP;    default: /* dfa's own: the table keeps them from these commands */

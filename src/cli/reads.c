@@ -42,6 +42,7 @@ int cli_reads_run(cli_reads_job *job, const sm_db *db) {
     ro.overlap_free = opts->overlap_free;
     ro.backend = opts->gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
     ro.anchor = opts->anchor;
+    ro.min_overlap = opts->min_overlap;
     sm_reads_options o = {.format = opts->lines ? SM_INPUT_LINES : SM_INPUT_AUTO,
                           .reader_threads = cli_threads(opts->threads), .scan_mate = job->scan_mate, .ctx = &run,
                           .on_summary = job->on_summary ? on_summary : NULL, .on_record = on_record,

@@ -275,6 +275,20 @@ int cli_search_main(int argc, char **argv) {
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
     }
+    if (cli_dist_active(&opts) && (opts.min_overlap || opts.max_hits_per_pattern || opts.max_hits_per_record ||
+                                   opts.fewest_errors)) {
+        /* a record's ends and all its hits must be in one process */
+        cli_error("--min-overlap, --max-hits-per-pattern, --max-hits-per-record and --fewest-errors run in one "
+                  "process (not under mpirun or with --shard)");
+        cli_options_free(&opts);
+        return CLI_EXIT_ERROR;
+    }
+    if (opts.min_overlap && (opts.cigar || opts.format == SM_FORMAT_SAM)) {
+        /* a partial hit aligns only part of its pattern: no CIGAR of the whole pattern */
+        cli_error("--min-overlap cannot be used with --cigar or --format sam");
+        cli_options_free(&opts);
+        return CLI_EXIT_ERROR;
+    }
     if (cli_dist_active(&opts)) {
         /* MPI ranks or --shard: src/dist, with the same output */
         exit_status = cli_dist_search(&opts, targets, target_count, show_file, check_search_inputs);
@@ -333,6 +347,10 @@ int cli_search_main(int argc, char **argv) {
     runner_opts.ctx = &ctx;
     runner_opts.on_record_done = record_done;
     runner_opts.circular = opts.circular;
+    runner_opts.min_overlap = opts.min_overlap;
+    runner_opts.max_hits_per_pattern = opts.max_hits_per_pattern;
+    runner_opts.max_hits_per_record = opts.max_hits_per_record;
+    runner_opts.fewest_errors = opts.fewest_errors;
     sm_error err;
     memset(&err, 0, sizeof err);
     int status = sm_runner_create(db, &runner_opts, &runner, &err);

@@ -47,6 +47,11 @@ void sm_delivery_close(sm_runner *r) {
 }
 
 int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+    if (r->limits) return sm_limits_take(r, record, x, text);
+    return sm_runner_emit_out(r, record, x, text);
+}
+
+int sm_runner_emit_out(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
     r->counts[x->pattern]++;
     r->total++;
     if (r->count_only) return SM_OK;
@@ -70,6 +75,7 @@ int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint
 static int emit(sm_runner *r, const sm_segment *s, const sm_rawhit *x, const uint8_t *text) {
     if (x->start >= s->start_limit) return SM_OK;
     if (r->anchor) return sm_anchor_take(r, s->record, x, text);
+    if (r->ends) return sm_ends_take(r, s->record, x, text);
     return sm_runner_emit(r, s->record, x, text);
 }
 
@@ -234,6 +240,14 @@ static int deliver_segment(sm_runner *r, const sm_batch *b, const sm_segment *s)
     }
     if (s->last_of_record && r->anchor) {
         int rc = sm_anchor_record_done(r, s->record);
+        if (rc != SM_OK) return rc;
+    }
+    if (s->last_of_record && r->ends) {
+        int rc = sm_ends_record_done(r, s->record);
+        if (rc != SM_OK) return rc;
+    }
+    if (s->last_of_record && r->limits) {
+        int rc = sm_limits_record_done(r, s->record);
         if (rc != SM_OK) return rc;
     }
     if (s->last_of_record && r->sums && !r->count_only) {

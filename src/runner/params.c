@@ -28,6 +28,10 @@ int sm_runner_param_bounds(sm_runner_param param, int64_t *lower, int64_t *upper
     case SM_RPARAM_GPU_DEVICE: hi = INT32_MAX; break;
     case SM_RPARAM_CIRCULAR: hi = 1; break;
     case SM_RPARAM_ANCHOR: hi = SM_ANCHOR_END; break;
+    case SM_RPARAM_MIN_OVERLAP:
+    case SM_RPARAM_MAX_HITS_PER_PATTERN:
+    case SM_RPARAM_MAX_HITS_PER_RECORD: hi = UINT32_MAX; break;
+    case SM_RPARAM_FEWEST_ERRORS: hi = 1; break;
     default:
         if (lower) *lower = 0;
         if (upper) *upper = 0;
@@ -51,6 +55,10 @@ int sm_runner_params_set(sm_runner_params *p, sm_runner_param param, int64_t v) 
     case SM_RPARAM_GPU_DEVICE: o->gpu_device = (int)v; break;
     case SM_RPARAM_CIRCULAR: o->circular = (int)v; break;
     case SM_RPARAM_ANCHOR: o->anchor = (sm_anchor)v; break;
+    case SM_RPARAM_MIN_OVERLAP: o->min_overlap = (uint32_t)v; break;
+    case SM_RPARAM_MAX_HITS_PER_PATTERN: o->max_hits_per_pattern = (uint32_t)v; break;
+    case SM_RPARAM_MAX_HITS_PER_RECORD: o->max_hits_per_record = (uint32_t)v; break;
+    case SM_RPARAM_FEWEST_ERRORS: o->fewest_errors = (int)v; break;
     default: return SM_ERR_INVALID;
     }
     return SM_OK;
@@ -69,6 +77,10 @@ int sm_runner_params_get(const sm_runner_params *p, sm_runner_param param, int64
     case SM_RPARAM_GPU_DEVICE: *value = o->gpu_device; break;
     case SM_RPARAM_CIRCULAR: *value = o->circular; break;
     case SM_RPARAM_ANCHOR: *value = o->anchor; break;
+    case SM_RPARAM_MIN_OVERLAP: *value = o->min_overlap; break;
+    case SM_RPARAM_MAX_HITS_PER_PATTERN: *value = o->max_hits_per_pattern; break;
+    case SM_RPARAM_MAX_HITS_PER_RECORD: *value = o->max_hits_per_record; break;
+    case SM_RPARAM_FEWEST_ERRORS: *value = o->fewest_errors; break;
     default: return SM_ERR_INVALID;
     }
     return SM_OK;

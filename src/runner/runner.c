@@ -241,6 +241,8 @@ void sm_runner_free(sm_runner *r) {
     sm_settle_close(r);
     sm_team_free(r->team);
     sm_anchor_close(r);
+    sm_ends_close(r);
+    sm_limits_close(r);
     sm_dense_close(r);
     sm_record_sums_close(r);
     if (r->batches)
@@ -294,6 +296,9 @@ int sm_runner_create_variant(const sm_db *db, const sm_runner_options *opts, con
     /* anchored hits are chosen on delivery: the backend always returns hits */
     r->count_only = opts->count_only;
     if (opts->anchor != SM_ANCHOR_NONE) r->opt.count_only = 0;
+    /* limits choose hits on delivery too */
+    int limited = opts->max_hits_per_pattern || opts->max_hits_per_record || opts->fewest_errors;
+    if (limited) r->opt.count_only = 0;
     r->pattern_count = h->pattern_count;
     r->edits = h->match == SM_MATCH_EDITS;
     /* Exact sections beside k edits own hits by their start: every segment
@@ -328,6 +333,17 @@ int sm_runner_create_variant(const sm_db *db, const sm_runner_options *opts, con
             sm_runner_free(r);
             return arc;
         }
+    }
+    if (opts->min_overlap) {
+        int erc = sm_ends_open(r, err);
+        if (erc != SM_OK) {
+            sm_runner_free(r);
+            return erc;
+        }
+    }
+    if (limited && sm_limits_open(r) != SM_OK) {
+        sm_runner_free(r);
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     /* One team for everything the runner does on host threads. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -390,6 +406,7 @@ static int append_head(sm_runner *r) {
 int sm_runner_end_record(sm_runner *r) {
     if (!r) return SM_ERR_INVALID;
     if (!r->record_open) return r->status;
+    if (r->ends) sm_ends_end_record(r);
     if (r->anchor && r->status == SM_OK) {
         int rc = sm_anchor_end_record(r);
         if (rc != SM_OK) return rc;
@@ -424,6 +441,7 @@ uint64_t sm_runner_begin_record(sm_runner *r) {
     r->head_len = 0;
     r->record_len = 0;
     if (r->anchor && sm_anchor_begin_record(r) != SM_OK && r->status == SM_OK) r->status = SM_ERR_NOMEM;
+    if (r->ends && sm_ends_begin_record(r) != SM_OK && r->status == SM_OK) r->status = SM_ERR_NOMEM;
     return r->record_id;
 }
 
@@ -484,6 +502,7 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
     if (!r->record_open) sm_runner_begin_record(r);
     if (r->anchor) return r->status == SM_OK ? sm_anchor_feed(r, data, len) : r->status;
     if (r->opt.circular) note_fed(r, data, len);
+    if (r->ends) sm_ends_feed(r, data, len);
     return sm_runner_feed_direct(r, data, len);
 }
 
@@ -545,6 +564,7 @@ int sm_runner_feed_commit(sm_runner *r, size_t len) {
     sm_batch *b = &r->batches[r->fill];
     if (len > b->cap - b->len) return SM_ERR_INVALID;
     if (r->opt.circular) note_fed(r, b->buf + b->len, len);
+    if (r->ends) sm_ends_feed(r, b->buf + b->len, len);
     b->len += len;
     return r->status;
 }
@@ -608,6 +628,11 @@ int sm_runner_records_commit(sm_runner *r, size_t n, const size_t *offs, const s
         r->open_off = r->open_base = r->records_base + offs[i];
         r->own_from = 0;
         r->record_len = 0;
+        if (r->ends) {
+            if (sm_ends_begin_record(r) != SM_OK) return r->status = SM_ERR_NOMEM;
+            sm_ends_feed(r, b->buf + r->open_off, lens[i]);
+            sm_ends_end_record(r);
+        }
         b->len = r->records_base + offs[i] + lens[i];
         int cut = cut_segments(r, 1, 0);
         r->record_open = 0;
@@ -656,6 +681,8 @@ uint64_t sm_runner_begin_part(sm_runner *r, uint64_t own_from, int left_open) {
        split, not exact hits beside them (not supported: refused). */
     if (left_open && r->exact_beside && r->status == SM_OK) r->status = SM_ERR_INVALID;
     r->part_first_pending = left_open && r->edits;
+    /* a record's ends must be in one process */
+    if (left_open && r->ends && r->status == SM_OK) r->status = SM_ERR_INVALID;
     return id;
 }
 
@@ -665,6 +692,7 @@ int sm_runner_end_part(sm_runner *r, uint64_t own_to, int right_open) {
     r->part_own_to = own_to;
     r->part_right_open = right_open && r->edits;
     if (right_open && r->exact_beside && r->status == SM_OK) r->status = SM_ERR_INVALID;
+    if (right_open && r->ends && r->status == SM_OK) r->status = SM_ERR_INVALID;
     return sm_runner_end_record(r);
 }
 

@@ -177,6 +177,11 @@ struct sm_runner {
        count_only keeps what the caller asked. */
     struct sm_anchor_state *anchor;
     int count_only;
+    /* Partial matches at record ends (ends.c) and hit limits (limits.c);
+       NULL without sm_runner_options.min_overlap, or without any limit
+       (the backends then always return hits, as for anchors). */
+    struct sm_ends_state *ends;
+    struct sm_limits *limits;
     /* The open record as a part of one split between processes (runner_part.h). */
     uint64_t part_floor;     /* first owned coordinate */
     uint64_t part_own_to;    /* owned end of its last segment (UINT64_MAX: the record's end) */
@@ -301,6 +306,27 @@ void sm_delivery_close(sm_runner *r);
 int sm_deliver_batch(sm_runner *r, const sm_batch *b);
 /* Counts one hit and hands it to the caller (unless only counting). */
 int sm_runner_emit(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text);
+/* The same past the hit limits: counted, summed or handed to on_hit. */
+int sm_runner_emit_out(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text);
+
+/* Partial matches at record ends (ends.c): the first and last longest
+   pattern - 1 bytes of each record kept as fed; delivery hands each record's
+   hits to sm_ends_take (in order) and its end to sm_ends_record_done, which
+   merge the partial hits in. */
+int sm_ends_open(sm_runner *r, sm_error *err);
+void sm_ends_close(sm_runner *r);
+int sm_ends_begin_record(sm_runner *r);
+void sm_ends_feed(sm_runner *r, const void *data, size_t len);
+void sm_ends_end_record(sm_runner *r);
+int sm_ends_take(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text);
+int sm_ends_record_done(sm_runner *r, uint64_t record);
+
+/* Hit limits (limits.c): every hit passes sm_limits_take on its way out,
+   and each record's end sm_limits_record_done. */
+int sm_limits_open(sm_runner *r);
+void sm_limits_close(sm_runner *r);
+int sm_limits_take(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text);
+int sm_limits_record_done(sm_runner *r, uint64_t record);
 
 /* The bytes of a hit that starts at `start` in a segment whose scanned text
    begins at base (record coordinate pos0); overlap-free hits may start before. */

@@ -28,7 +28,7 @@ while read -r name commands; do
     for group in $(echo "$commands" | tr '|' ' '); do
         case $group in
             FOR_BOTH) helps="$helps search compile" ;;
-            FOR_SEARCH) helps="$helps search" ;;
+            FOR_SEARCH|FOR_SEARCH_ONLY) helps="$helps search" ;;
             FOR_COMPILE) helps="$helps compile" ;;
             FOR_READS) helps="$helps filter demux" ;;
             FOR_FILTER) helps="$helps filter" ;;

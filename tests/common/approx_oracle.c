@@ -173,3 +173,26 @@ int aoracle_pam_hits(const char *guide, size_t g, const char *pam, size_t q, int
     free(G), free(Q), free(Dp), free(start);
     return 0;
 }
+
+int aoracle_overlap_hits(const char *key, size_t m, const char *text, size_t n, uint32_t k, uint32_t min_overlap,
+                         sm_alphabet alphabet, unsigned flags, uint64_t record, uint32_t pattern, char strand,
+                         tu_hits *out) {
+    /* best[a * (n + 1) + b]: the fewest mismatches of a part [a, b), or UINT32_MAX */
+    size_t cells = (n + 1) * (n + 1);
+    uint32_t *best = malloc((cells ? cells : 1) * sizeof *best);
+    if (!best) return -1;
+    for (size_t i = 0; i < cells; i++) best[i] = UINT32_MAX;
+    for (long long s = -(long long)m + 1; s < (long long)n; s++) {
+        long long a = s > 0 ? s : 0, b = s + (long long)m < (long long)n ? s + (long long)m : (long long)n;
+        int inside = s >= 0 && s + (long long)m <= (long long)n;
+        if (b <= a) continue;
+        if (!inside && (min_overlap == 0 || b - a < (long long)min_overlap)) continue;
+        uint32_t mm = aoracle_mismatches(key + (a - s), (size_t)(b - a), text + a, alphabet, flags);
+        if (mm <= k && mm < best[a * (n + 1) + b]) best[a * (n + 1) + b] = mm;
+    }
+    for (size_t a = 0; a <= n; a++)
+        for (size_t b = a; b <= n; b++)
+            if (best[a * (n + 1) + b] != UINT32_MAX) tu_hits_add(out, record, a, b, pattern, strand, best[a * (n + 1) + b]);
+    free(best);
+    return out->out_of_memory ? -1 : 0;
+}

@@ -33,6 +33,21 @@ int aoracle_D_all(const char *key, size_t m, const char *text, size_t n, sm_alph
 uint64_t aoracle_edit_start(const char *key, size_t m, const char *text, size_t j, uint32_t d, size_t lo,
                             sm_alphabet alphabet, unsigned flags);
 
+/* --------------------------------------------- partial matches at ends */
+
+/* Every hit of key[0, m) (engine form) in the record text[0, n) with at most
+   k mismatches, partial matches at the record's ends included (min_overlap
+   N, include/seqmatch_runtime.h), straight from the definition: the key
+   placed at every s with -m < s < n; the part inside is [max(0, s),
+   min(n, s + m)); a placement wholly inside is an ordinary hit, one that
+   overhangs counts when at least N symbols are inside; mismatches are
+   counted in the part inside. Each part (start, end) is added once, with
+   the fewest mismatches of the placements that give it, as record,
+   pattern, strand. Returns 0, or -1 when out of memory. */
+int aoracle_overlap_hits(const char *key, size_t m, const char *text, size_t n, uint32_t k, uint32_t min_overlap,
+                         sm_alphabet alphabet, unsigned flags, uint64_t record, uint32_t pattern, char strand,
+                         tu_hits *out);
+
 /* ---------------------------------------------------------------- PAM */
 
 /* The hits of one pattern on one strand of a text with a PAM, straight from

@@ -62,6 +62,10 @@ typedef struct {
 
 /* Circular records in the runs that follow (sm_runner_options.circular). */
 static int circular_runs;
+/* Partial matches at record ends (min_overlap, 0: off) and hit limits in the
+   runs that follow. */
+static uint32_t ends_min_overlap;
+static int limit_runs;
 
 /* Runs every record through a runner of the given backend, fed in pieces
    whose sizes come from a generator seeded alike for both backends. */
@@ -79,6 +83,12 @@ static run_result run(const sm_db *db, sm_backend backend, int count_only, size_
     o.ctx = c;
     o.on_record_done = record_done;
     o.circular = circular_runs;
+    o.min_overlap = ends_min_overlap;
+    if (limit_runs) {
+        o.max_hits_per_pattern = 2;
+        o.max_hits_per_record = 7;
+        o.fewest_errors = limit_runs > 1;
+    }
     sm_runner *r = NULL;
     sm_error err;
     out.status = sm_runner_create(db, &o, &r, &err);
@@ -334,6 +344,17 @@ static void random_rounds(tu_rng *rng) {
                 compare(db, &recs, batch, 1, 0, feed_seed, circ);
                 circular_runs = 0;
             }
+            if (round % 6 == 1) {
+                /* partial matches at record ends, and hit limits */
+                char ends[sizeof what + 32];
+                snprintf(ends, sizeof ends, "%s min-overlap, limits %u", what, round % 4);
+                ends_min_overlap = 1 + round / 6 % 3;
+                limit_runs = (int)(round / 6 % 3);
+                compare(db, &recs, batch, 0, 0, feed_seed, ends);
+                compare(db, &recs, batch, 1, 0, feed_seed, ends);
+                ends_min_overlap = 0;
+                limit_runs = 0;
+            }
             sm_db_free(db);
         }
         free(pats);
@@ -444,6 +465,17 @@ static void approx_rounds(tu_rng *rng) {
                 compare(db, &recs, batch, 0, 0, feed_seed, circ);
                 compare(db, &recs, batch, 1, 0, feed_seed, circ);
                 circular_runs = 0;
+            }
+            if (round % 8 == 1 && o.match == SM_MATCH_MISMATCHES && !o.pam) {
+                /* partial matches at record ends (N > k), and hit limits */
+                char ends[sizeof what + 32];
+                snprintf(ends, sizeof ends, "%s min-overlap, limits", what);
+                ends_min_overlap = o.max_errors + 1 + round / 8 % 3;
+                limit_runs = 1 + (int)(round / 8 % 2);
+                compare(db, &recs, batch, 0, 0, feed_seed, ends);
+                compare(db, &recs, batch, 1, 0, feed_seed, ends);
+                ends_min_overlap = 0;
+                limit_runs = 0;
             }
             sm_db_free(db);
         }

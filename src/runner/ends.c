@@ -1,0 +1,429 @@
+/* Partial matches at record ends (sm_runner_options.min_overlap, --min-overlap
+ * N), for every backend, in the shared layer.
+ *
+ * A pattern of m symbols placed at s (s < 0 or s + m > n for a record of n
+ * bytes) runs off the record's start or end; the symbols inside, [max(0, s),
+ * min(n, s + m)), at least N of them, are compared and the others are free.
+ * The engines find the placements that lie wholly inside (the ordinary
+ * hits); the others all lie in the record's first or last m - 1 bytes, so
+ * this file keeps a copy of the first and the last W = longest pattern - 1
+ * bytes of every record not yet delivered (a ring of slots, as anchor.c) and
+ * compares every overhanging placement of every (pattern, strand) there:
+ * patterns x strands x m^2 / 2 symbol tests per record end.
+ *
+ * Order: a partial hit at the start has start 0, one at the end starts at
+ * n - m + 1 or later, so it can only be preceded in the output by the hits
+ * of shorter patterns that start in the record's last W bytes. Delivery
+ * hands every ordinary hit of a record here: the start's partial hits are
+ * known once the record holds W + 1 bytes (its first segment reads W bytes
+ * past what it owns), and go out before the first hit they precede; a hit
+ * that starts within W bytes of what has been fed is held until the
+ * record's end (or until more has been fed), when the end's partial hits
+ * are known and merged with them. Counting and record summaries without
+ * hit limits take the partial hits at the record's end, in any order. */
+#include <stdlib.h>
+
+#include "runner/runner_internal.h"
+
+typedef struct {
+    uint64_t record;
+    uint64_t fed;     /* bytes so far; the record's length once ended */
+    int ended;
+    size_t head_len;  /* bytes of the first W kept */
+    size_t tail_len;  /* bytes of the last W kept */
+} ends_slot;
+
+typedef struct {
+    sm_rawhit hit;
+    size_t text;      /* offset of its bytes in held_text */
+} held_hit;
+
+typedef struct sm_ends_state {
+    uint32_t min_overlap;
+    uint32_t k;
+    size_t width;     /* W */
+    int dna;
+    unsigned flags;
+    int forward, reverse;
+    uint8_t fold[256];
+    /* Slots of the records fed and not yet delivered, oldest first; slot
+       i's head at bytes + at * 2W, its tail W bytes after. */
+    ends_slot *slots;
+    uint8_t *bytes;
+    size_t first, count, cap;
+    /* The record being delivered. */
+    uint64_t cur;
+    int cur_valid;
+    int known;        /* 0 nothing, 1 the start's partial hits, 2 all of them */
+    sm_rawhit *part;  /* its partial hits, sorted; part[0, done) went out */
+    size_t npart, done, part_cap;
+    held_hit *held;   /* ordinary hits held back, in order */
+    size_t nheld, held_cap;
+    sm_buf held_text;
+    /* Every (pattern, strand) key as codes (dna: nucleotide sets; text: the
+       folded bytes), key_off[pattern * 2 + reverse], made once; conv: a
+       slot's head and tail as codes, made per record end. */
+    uint8_t *keys;
+    uint64_t *key_off;
+    uint8_t *conv;
+} sm_ends_state;
+
+int sm_ends_open(sm_runner *r, sm_error *err) {
+    const sm_db_header *h = sm_db_head(r->db);
+    if (r->opt.circular)
+        return sm_set_error(err, SM_ERR_INVALID,
+                            "--min-overlap cannot be used with --circular (a circular record has no ends to run off)");
+    if (r->opt.anchor != SM_ANCHOR_NONE)
+        return sm_set_error(err, SM_ERR_INVALID, "--min-overlap cannot be used with --anchor");
+    if (h->match == SM_MATCH_EDITS)
+        return sm_set_error(err, SM_ERR_INVALID, "--min-overlap takes exact matching or -m mismatches, not -k edits");
+    if (h->pam_length > 0)
+        return sm_set_error(err, SM_ERR_INVALID, "--min-overlap cannot be used with a PAM");
+    uint32_t k = h->match == SM_MATCH_EXACT ? 0 : h->max_errors;
+    if (r->opt.min_overlap <= k)
+        return sm_set_error(err, SM_ERR_INVALID,
+                            "--min-overlap %u must exceed the errors allowed (%u): every record end would match",
+                            r->opt.min_overlap, k);
+    sm_ends_state *e = calloc(1, sizeof *e);
+    if (!e) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    r->ends = e;
+    e->min_overlap = r->opt.min_overlap;
+    e->k = k;
+    e->width = h->max_length > 1 ? (size_t)h->max_length - 1 : 1;
+    e->dna = h->alphabet == SM_ALPHABET_DNA;
+    e->flags = h->flags;
+    e->forward = !e->dna || h->strands != SM_STRAND_REVERSE;
+    e->reverse = e->dna && h->strands != SM_STRAND_FORWARD;
+    sm_text_fold(e->dna, e->flags, e->fold);
+    uint64_t total = 0;
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        size_t m = 0;
+        sm_db_pattern_seq(r->db, p, &m);
+        total += 2 * (uint64_t)m;
+    }
+    e->keys = malloc(total ? total : 1);
+    e->key_off = malloc(2 * (size_t)(r->pattern_count ? r->pattern_count : 1) * sizeof *e->key_off);
+    e->conv = malloc(2 * e->width);
+    if (!e->keys || !e->key_off || !e->conv) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    total = 0;
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        size_t m = 0;
+        const char *seq = sm_db_pattern_seq(r->db, p, &m);
+        for (int rev = 0; rev < 2; rev++) {
+            e->key_off[2 * p + rev] = total;
+            for (size_t i = 0; i < m && seq; i++) {
+                uint8_t c = rev ? sm_nt_complement[(uint8_t)seq[m - 1 - i]] : (uint8_t)seq[i];
+                e->keys[total + i] = e->dna ? sm_nt_set[c] : e->fold[c];
+            }
+            total += m;
+        }
+    }
+    return SM_OK;
+}
+
+void sm_ends_close(sm_runner *r) {
+    sm_ends_state *e = r->ends;
+    if (!e) return;
+    free(e->slots);
+    free(e->bytes);
+    free(e->part);
+    free(e->held);
+    sm_buf_free(&e->held_text);
+    free(e->keys);
+    free(e->key_off);
+    free(e->conv);
+    free(e);
+    r->ends = NULL;
+}
+
+static ends_slot *slot_at(sm_ends_state *e, size_t i, uint8_t **head) {
+    size_t at = (e->first + i) % e->cap;
+    *head = e->bytes + at * 2 * e->width;
+    return &e->slots[at];
+}
+
+int sm_ends_begin_record(sm_runner *r) {
+    sm_ends_state *e = r->ends;
+    if (e->count == e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 256, w2 = 2 * e->width;
+        ends_slot *slots = malloc(cap * sizeof *slots);
+        uint8_t *bytes = malloc(cap * w2);
+        if (!slots || !bytes) {
+            free(slots);
+            free(bytes);
+            return SM_ERR_NOMEM;
+        }
+        for (size_t i = 0; i < e->count; i++) {
+            uint8_t *old;
+            slots[i] = *slot_at(e, i, &old);
+            memcpy(bytes + i * w2, old, w2);
+        }
+        free(e->slots);
+        free(e->bytes);
+        e->slots = slots;
+        e->bytes = bytes;
+        e->first = 0;
+        e->cap = cap;
+    }
+    e->count++;
+    uint8_t *head;
+    ends_slot *s = slot_at(e, e->count - 1, &head);
+    s->record = r->record_id;
+    s->fed = 0;
+    s->ended = 0;
+    s->head_len = s->tail_len = 0;
+    return SM_OK;
+}
+
+void sm_ends_feed(sm_runner *r, const void *data, size_t len) {
+    sm_ends_state *e = r->ends;
+    if (!e->count || len == 0) return;
+    uint8_t *head;
+    ends_slot *s = slot_at(e, e->count - 1, &head);
+    uint8_t *tail = head + e->width;
+    const uint8_t *p = data;
+    size_t w = e->width;
+    s->fed += len;
+    if (s->head_len < w) {
+        size_t take = len < w - s->head_len ? len : w - s->head_len;
+        memcpy(head + s->head_len, p, take);
+        s->head_len += take;
+    }
+    /* the last w bytes so far */
+    if (len >= w) {
+        memcpy(tail, p + len - w, w);
+        s->tail_len = w;
+    } else if (s->tail_len + len <= w) {
+        memcpy(tail + s->tail_len, p, len);
+        s->tail_len += len;
+    } else {
+        size_t keep = w - len;
+        memmove(tail, tail + s->tail_len - keep, keep);
+        memcpy(tail + keep, p, len);
+        s->tail_len = w;
+    }
+}
+
+void sm_ends_end_record(sm_runner *r) {
+    sm_ends_state *e = r->ends;
+    if (!e->count) return;
+    uint8_t *head;
+    slot_at(e, e->count - 1, &head)->ended = 1;
+}
+
+static ends_slot *slot_of(sm_ends_state *e, uint64_t record, uint8_t **head) {
+    if (e->count == 0) return NULL;
+    uint64_t first = e->slots[e->first].record;
+    if (record < first || record - first >= e->count) return NULL;
+    ends_slot *s = slot_at(e, (size_t)(record - first), head);
+    return s->record == record ? s : NULL;
+}
+
+/* The bytes [a, b) of a slot's record: in its head or its tail (every
+   overhanging placement lies in one of them). */
+static const uint8_t *slot_text(const sm_ends_state *e, const ends_slot *s, const uint8_t *head, uint64_t a,
+                                uint64_t b) {
+    if (b <= s->head_len) return head + a;
+    return head + e->width + (a - (s->fed - s->tail_len));
+}
+
+/* A text byte's code: its nucleotide set (dna; an IUPAC code or N matches
+   nothing unless --text-iupac, as the engines compare), or its folded byte. */
+static uint8_t text_code(const sm_ends_state *e, uint8_t t) {
+    if (!e->dna) return e->fold[t];
+    unsigned ts = sm_nt_set[t];
+    if (!(e->flags & SM_FLAG_TEXT_IUPAC) && (ts & (ts - 1)) != 0) return 0;
+    return (uint8_t)ts;
+}
+
+static int push_part(sm_ends_state *e, const sm_rawhit *x) {
+    if (e->npart == e->part_cap) {
+        size_t cap = e->part_cap ? e->part_cap * 2 : 64;
+        sm_rawhit *p = realloc(e->part, cap * sizeof *p);
+        if (!p) return SM_ERR_NOMEM;
+        e->part = p;
+        e->part_cap = cap;
+    }
+    e->part[e->npart++] = *x;
+    return SM_OK;
+}
+
+/* Placements s in [lo, hi] of every (pattern, strand) that overhang the
+   record (n bytes, known when n_known; else longer than any pattern) with at
+   least N symbols inside and at most k errors there. */
+static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, int64_t lo_bound, int64_t hi_bound,
+                         int n_known) {
+    sm_ends_state *e = r->ends;
+    int64_t n = n_known ? (int64_t)s->fed : INT64_MAX / 4;
+    int64_t need = e->min_overlap;
+    for (size_t i = 0; i < s->head_len; i++) e->conv[i] = text_code(e, head[i]);
+    for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = text_code(e, head[e->width + i]);
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        size_t m;
+        const char *seq = sm_db_pattern_seq(r->db, p, &m);
+        if (!seq || (int64_t)m <= need) continue;
+        int64_t mm = (int64_t)m;
+        for (int rev = 0; rev < 2; rev++) {
+            if (rev ? !e->reverse : !e->forward) continue;
+            const uint8_t *keys = e->keys + e->key_off[2 * p + rev];
+            int64_t lo = lo_bound > need - mm ? lo_bound : need - mm, hi = hi_bound < n - need ? hi_bound : n - need;
+            for (int64_t at = lo; at <= hi; at++) {
+                if (at >= 0 && at + mm <= n) {
+                    /* wholly inside: the engines'; on to the placements over the end */
+                    at = n - mm;
+                    continue;
+                }
+                int64_t a = at > 0 ? at : 0, b = at + mm < n ? at + mm : n;
+                if (b - a < need) continue;
+                const uint8_t *text = slot_text(e, s, e->conv, (uint64_t)a, (uint64_t)b);
+                const uint8_t *key = keys + (a - at);
+                uint32_t errors = 0, k = e->k;
+                int64_t len = b - a;
+                if (e->dna)
+                    for (int64_t i = 0; i < len && errors <= k; i++) errors += !(key[i] & text[i]);
+                else
+                    for (int64_t i = 0; i < len && errors <= k; i++) errors += key[i] != text[i];
+                if (errors > e->k) continue;
+                sm_rawhit x = {(uint64_t)a, (uint64_t)b, p, (uint16_t)errors, (uint8_t)rev, 0};
+                if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
+            }
+        }
+    }
+    return SM_OK;
+}
+
+static int by_key_then_errors(const void *pa, const void *pb) {
+    const sm_rawhit *x = pa, *y = pb;
+    int c = sm_rawhit_cmp(x, y);
+    if (c) return c;
+    return (int)x->errors - (int)y->errors;
+}
+
+/* Sorts part[done, npart) and keeps one hit per (start, end, pattern,
+   strand), its fewest errors: round a record shorter than a pattern several
+   placements give the same part inside. */
+static void sort_pending(sm_ends_state *e) {
+    sm_rawhit *v = e->part + e->done;
+    size_t n = e->npart - e->done, out = 0;
+    if (n == 0) return;
+    qsort(v, n, sizeof *v, by_key_then_errors);
+    for (size_t i = 0; i < n; i++)
+        if (out == 0 || sm_rawhit_cmp(&v[out - 1], &v[i]) != 0) v[out++] = v[i];
+    e->npart = e->done + out;
+}
+
+/* The record's partial hits as far as they can be known now. */
+static int learn(sm_runner *r, uint64_t record) {
+    sm_ends_state *e = r->ends;
+    if (!e->cur_valid || e->cur != record) {
+        e->cur = record;
+        e->cur_valid = 1;
+        e->known = 0;
+        e->npart = e->done = e->nheld = 0;
+        e->held_text.len = 0;
+    }
+    if (e->known == 2) return SM_OK;
+    uint8_t *head;
+    ends_slot *s = slot_of(e, record, &head);
+    if (!s) return SM_OK;
+    int rc = SM_OK;
+    if (s->ended && e->known == 0) {
+        rc = find_partials(r, s, head, INT64_MIN / 4, INT64_MAX / 4, 1);
+        e->known = 2;
+    } else if (s->ended && e->known == 1) {
+        /* the start's are known; the record is longer than every pattern */
+        rc = find_partials(r, s, head, 0, INT64_MAX / 4, 1);
+        e->known = 2;
+    } else if (!s->ended && e->known == 0 && s->fed > e->width) {
+        rc = find_partials(r, s, head, INT64_MIN / 4, -1, 0);
+        e->known = 1;
+    }
+    if (rc == SM_OK) sort_pending(e);
+    return rc;
+}
+
+static int emit_part(sm_runner *r, uint64_t record, const sm_rawhit *x) {
+    sm_ends_state *e = r->ends;
+    uint8_t *head;
+    ends_slot *s = slot_of(e, record, &head);
+    if (!s) return SM_ERR_INVALID;
+    return sm_runner_emit(r, record, x, slot_text(e, s, head, x->start, x->end));
+}
+
+/* Partial hits that precede x (all of them when x is NULL) go out. */
+static int flush_parts(sm_runner *r, uint64_t record, const sm_rawhit *x) {
+    sm_ends_state *e = r->ends;
+    while (e->done < e->npart && (!x || sm_rawhit_cmp(&e->part[e->done], x) < 0)) {
+        int rc = emit_part(r, record, &e->part[e->done++]);
+        if (rc != SM_OK) return rc;
+    }
+    return SM_OK;
+}
+
+/* Held hits starting before limit go out, after the partial hits before each. */
+static int flush_held(sm_runner *r, uint64_t record, uint64_t limit) {
+    sm_ends_state *e = r->ends;
+    size_t i = 0;
+    int rc = SM_OK;
+    for (; i < e->nheld && e->held[i].hit.start < limit && rc == SM_OK; i++) {
+        rc = flush_parts(r, record, &e->held[i].hit);
+        if (rc == SM_OK) rc = sm_runner_emit(r, record, &e->held[i].hit, e->held_text.data + e->held[i].text);
+    }
+    if (i > 0) {
+        memmove(e->held, e->held + i, (e->nheld - i) * sizeof *e->held);
+        e->nheld -= i;
+        if (e->nheld == 0) e->held_text.len = 0;
+    }
+    return rc;
+}
+
+int sm_ends_take(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+    sm_ends_state *e = r->ends;
+    /* order matters only to hits, and to limits (the first N) */
+    if ((r->count_only || r->sums) && !r->limits) return sm_runner_emit(r, record, x, text);
+    int rc = learn(r, record);
+    if (rc != SM_OK) return rc;
+    if (e->known == 2) {
+        rc = flush_held(r, record, UINT64_MAX);
+        if (rc == SM_OK) rc = flush_parts(r, record, x);
+        return rc == SM_OK ? sm_runner_emit(r, record, x, text) : rc;
+    }
+    /* The end's partial hits start at fed - W + 1 or later. */
+    uint8_t *head;
+    ends_slot *s = slot_of(e, record, &head);
+    uint64_t limit = e->known == 1 && s && s->fed > e->width ? s->fed - e->width : 0;
+    rc = flush_held(r, record, limit);
+    if (rc == SM_OK) rc = flush_parts(r, record, x);
+    if (rc != SM_OK) return rc;
+    if (x->start < limit && e->nheld == 0) return sm_runner_emit(r, record, x, text);
+    if (e->nheld == e->held_cap) {
+        size_t cap = e->held_cap ? e->held_cap * 2 : 64;
+        held_hit *h = realloc(e->held, cap * sizeof *h);
+        if (!h) return SM_ERR_NOMEM;
+        e->held = h;
+        e->held_cap = cap;
+    }
+    e->held[e->nheld].hit = *x;
+    e->held[e->nheld].text = e->held_text.len;
+    e->nheld++;
+    return sm_buf_append(&e->held_text, text, x->end - x->start);
+}
+
+int sm_ends_record_done(sm_runner *r, uint64_t record) {
+    sm_ends_state *e = r->ends;
+    int rc = learn(r, record);
+    if (rc == SM_OK) rc = flush_held(r, record, UINT64_MAX);
+    if (rc == SM_OK) rc = flush_parts(r, record, NULL);
+    e->cur_valid = 0;
+    e->npart = e->done = e->nheld = 0;
+    e->held_text.len = 0;
+    while (e->count && e->slots[e->first].record <= record) {
+        e->first = (e->first + 1) % e->cap;
+        e->count--;
+    }
+    return rc;
+}
+
+int sm_ends_check_part(sm_runner *r, int open_side) {
+    return r->ends && open_side ? SM_ERR_INVALID : SM_OK;
+}
