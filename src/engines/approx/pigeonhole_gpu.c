@@ -51,6 +51,10 @@ static int ph_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *vi
     v->packed = !v->edits && v->seeds && v->has_all && v->max_key <= 32;
     const sm_ph_key *keys = (const sm_ph_key *)(s->bytes + h->keys_off);
     for (uint32_t i = 0; v->packed && i < h->nkeys; i++) v->packed = keys[i].packed != 0;
+    v->one_word = v->edits;
+    for (uint32_t i = 0; v->one_word && i < h->nkeys; i++) v->one_word = keys[i].blocks == 1;
+    /* the tiles want long chunks (a block's 8 KB; pigeonhole_gpu.h) */
+    if (v->edits && v->seeds && v->has_all && v->one_word) view->flags |= SM_GPU_WARP_CHUNKS;
     if (v->edits && v->k > SM_PH_GPU_BAND_K) {
         snprintf(why, 256, "engine pigeonhole takes at most %u edits on the GPU (use --engine myers)", SM_PH_GPU_BAND_K);
         return -1;
@@ -115,10 +119,14 @@ static void ph_gpu_describe(const sm_gpu_view *view, char *buf, size_t size) {
                                  : "the automaton over the pieces";
     char max[32] = "";
     if (v->seeds) snprintf(max, sizeof max, " %u bases)", v->seed_max);
+    char tiles[80] = "";
+    if (v->edits && v->seeds && v->has_all && v->one_word)
+        snprintf(tiles, sizeof tiles, "tiles of %u bytes a block (chunks of %u bytes or more), else ", SM_PH_GPU_TILE,
+                 SM_PH_GPU_TILE_MIN);
     snprintf(buf, size,
-             "pigeonhole filter: %u keys cut into %u exact pieces, found by %s%s, slices of %u bytes a thread; %s "
+             "pigeonhole filter: %u keys cut into %u exact pieces, found by %s%s, %sslices of %u bytes a thread; %s "
              "verified on the GPU%s",
-             v->nkeys, v->k + 1, seeds, max, v->slice,
+             v->nkeys, v->k + 1, seeds, max, tiles, v->slice,
              v->edits ? "anchors (Myers' search over each anchor's window, or a band of 2k + 1 cells)" : v->packed ? "packed windows" : "windows",
              v->alive_columns ? " after the death tables" : "");
 }
@@ -129,11 +137,39 @@ static size_t ph_gpu_extra(const sm_section *s, const sm_gpu_view *view, void *b
     return sizeof(sm_ph_gpu_tables) + (v->packed ? (size_t)v->nkeys * sizeof(sm_ph_gpu_rkey) : 0);
 }
 
+/* The kernel's tiles: the bitmap a word at a time, each marked position
+   verified, its anchors queued (a small queue, so that full queues are
+   met too) and searched after each word. */
+static void ph_gpu_emulate_tiles(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
+                                 const sm_ph_gpu_combined *cb) {
+    const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
+    const uint32_t parts = sm_ph_gpu_tile_parts(a);
+    sm_ph_gpu_cand slots[8];
+    uint32_t count = 0;
+    const sm_ph_gpu_queue later = {slots, &count, 8};
+    for (uint32_t c = 0; c < a->nchunks; c++)
+        for (uint32_t q = 0; q < parts; q++) {
+            const sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[c], q, parts, a->tail, a->reach);
+            if (ch.c0 >= ch.c1) continue;
+            const uint32_t lo = ch.from, hi = ch.c1;
+            for (uint32_t p = lo & ~31u; p < hi; p += 32) {
+                for (uint32_t bits = sm_ph_gpu_tile_word(a, v, cb, lo, hi, p); bits; bits &= bits - 1)
+                    sm_ph_gpu_tile_candidate(a, v, tb, cb, ch, lo, p + (uint32_t)__builtin_ctz(bits), &later);
+                for (uint32_t i = 0; i < count && i < 8; i++) sm_ph_gpu_window_queued(a, v, slots[i], ch, NULL, class_of);
+                count = 0;
+            }
+        }
+}
+
 static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     (void)threads;
     const sm_gpu_pigeonhole *v = SM_GPU_VIEW(&a->view, const sm_gpu_pigeonhole);
     const sm_ph_gpu_tables *tb = a->extra;
     const sm_ph_gpu_combined cb = sm_ph_gpu_combined_of(a->section, v, tb);
+    if (sm_ph_gpu_tiled(a, v)) {
+        ph_gpu_emulate_tiles(a, v, tb, &cb);
+        return;
+    }
     const sm_ph_gpu_rkey *rkeys = (const sm_ph_gpu_rkey *)((const uint8_t *)tb + tb->rkeys_off);
     uint32_t slices = sm_ph_gpu_slices(a, v);
     for (uint32_t c = 0; c < a->nchunks; c++)
