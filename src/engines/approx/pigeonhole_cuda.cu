@@ -1,16 +1,20 @@
-/* The pigeonhole filter on the GPU (pigeonhole_gpu.h has the scheme): a
- * thread per slice of a chunk finds the pieces through the k-mer engine's
- * tables (the combined table in shared memory when it fits) or the
- * automaton. Candidates (a code with pieces, found from the bitmap alone)
- * go to a queue in the block's shared memory and are verified a thread each
- * after every stretch of the slices; the anchors of k edits that pass the
- * death tables go to a second queue and are searched a thread each (Myers'
- * search over the anchor's window, the keys' match words in shared
- * memory); packed k-mismatch windows are compared on the spot, the keys
- * read from their end in shared memory. */
+/* The pigeonhole filter on the GPU (pigeonhole_gpu.h has the scheme).
+ * k edits through the combined table with keys of one word, over chunks of
+ * 1 KB or more: a block per tile of a chunk (the bitmap of positions where
+ * a piece may end and the tile's bases packed, a word of 32 positions a
+ * thread; the marked positions ranked by a block-wide sum, listed,
+ * verified a thread each with the death tables read from the packed
+ * bases, the anchors that pass searched a thread each). Otherwise a thread
+ * per slice of a chunk finds the pieces through the k-mer engine's tables
+ * (the combined table in shared memory when it fits) or the automaton;
+ * candidates go to a queue in the block's shared memory and are verified a
+ * thread each after every stretch of the slices; the anchors of k edits
+ * that pass the death tables go to a second queue and are searched a
+ * thread each (Myers' search over the anchor's window, the keys' match
+ * words in shared memory); packed k-mismatch windows are compared on the
+ * spot, the keys read from their end in shared memory. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "engines/cuda_engine.cuh"
 #include "engines/approx/pigeonhole_gpu.h"
@@ -175,11 +179,14 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_packed_kernel(sm_gpu_scan_args a,
 }
 
 /* The tile kernel's shared memory after the tables and rows (as
-   ph_queue_layout places them): the bitmap, the warps' sums, the anchor
-   count, the marked positions of a round (16 bits from the bitmap's first
-   position) and the anchors. Returns the words in all. */
+   ph_queue_layout places them), in 32-bit words: the tile's bases packed
+   (8-byte aligned), their base bits, the byte -> code table,
+   the warps' sums, the anchor count, the marked positions of a round (16
+   bits from the bitmap's first position) and the anchors. Returns the
+   words in all. */
 #define PH_TILE_BLOCK 256
 #define PH_TILE_WARPS (PH_TILE_BLOCK / 32)
+#define PH_TILE_WORDS (SM_PH_GPU_TILE_BITS / 32)
 #define PH_TILE_CANDS 1024u
 #define PH_TILE_LATER 1024u
 static __host__ __device__ uint32_t ph_tile_layout(const sm_gpu_pigeonhole &v, uint32_t table_words, bool tables,
@@ -188,20 +195,24 @@ static __host__ __device__ uint32_t ph_tile_layout(const sm_gpu_pigeonhole &v, u
     *rows_at = at;
     if (rows) at += 128 + 2 * v.nkeys * v.rows;
     *tile_at = at;
-    return at + SM_PH_GPU_TILE_BITS / 32 + PH_TILE_WARPS + 2 + PH_TILE_CANDS / 2 + 3 * PH_TILE_LATER;
+    return at + 2 * PH_TILE_WORDS + PH_TILE_WORDS + 64 + PH_TILE_WARPS + 2 + PH_TILE_CANDS / 2 +
+           3 * PH_TILE_LATER;
 }
 
 /* A block per tile (pigeonhole_gpu.h, "tiles"): the bitmap of marked
    positions a word per thread, their ranks by a block-wide sum, then in
    rounds of PH_TILE_CANDS: the positions listed, verified a thread each,
    the anchors searched a thread each. */
-template <bool kShared, bool kRowsShared, int kMinBlocks>
-__global__ void __launch_bounds__(PH_TILE_BLOCK, kMinBlocks) ph_tile_kernel(sm_gpu_scan_args a, uint32_t table_words) {
+template <bool kShared, bool kRowsShared>
+__global__ void __launch_bounds__(PH_TILE_BLOCK, 4) ph_tile_kernel(sm_gpu_scan_args a, uint32_t table_words) {
     extern __shared__ uint32_t shm[];
     const sm_gpu_pigeonhole &v = *SM_GPU_VIEW(&a.view, const sm_gpu_pigeonhole);
     uint32_t rows_at, tile_at;
     ph_tile_layout(v, table_words, kShared, kRowsShared, &rows_at, &tile_at);
-    uint32_t *warp_sums = shm + tile_at + SM_PH_GPU_TILE_BITS / 32;
+    uint64_t *tile_codes = reinterpret_cast<uint64_t *>(shm + tile_at);
+    uint32_t *tile_valid = shm + tile_at + 2 * PH_TILE_WORDS;
+    uint8_t *code_of = reinterpret_cast<uint8_t *>(tile_valid + PH_TILE_WORDS);
+    uint32_t *warp_sums = tile_valid + PH_TILE_WORDS + 64;
     uint32_t &nlater = warp_sums[PH_TILE_WARPS];
     uint16_t *marked = reinterpret_cast<uint16_t *>(warp_sums + PH_TILE_WARPS + 2);
     sm_ph_gpu_cand *later_slots = reinterpret_cast<sm_ph_gpu_cand *>(warp_sums + PH_TILE_WARPS + 2 + PH_TILE_CANDS / 2);
@@ -210,6 +221,7 @@ __global__ void __launch_bounds__(PH_TILE_BLOCK, kMinBlocks) ph_tile_kernel(sm_g
     const uint64_t *rows = NULL;
     const uint16_t *class_of = (const uint16_t *)(a.section + v.class_of_off);
     if (kRowsShared) ph_rows(a, v, shm, rows_at, &rows, &class_of);
+    sm_ph_gpu_code_table(code_of, threadIdx.x, blockDim.x);
     __syncthreads();
     const sm_ph_gpu_queue later = {later_slots, &nlater, PH_TILE_LATER};
     const uint32_t parts = sm_ph_gpu_tile_parts(&a);
@@ -220,7 +232,12 @@ __global__ void __launch_bounds__(PH_TILE_BLOCK, kMinBlocks) ph_tile_kernel(sm_g
         if (ch.c0 >= ch.c1) continue;
         const uint32_t lo = ch.from, hi = ch.c1, first = lo & ~31u;
         const uint32_t p = first + 32u * threadIdx.x;
-        const uint32_t mask = p < hi ? sm_ph_gpu_tile_word(&a, &v, &cb, lo, hi, p) : 0u;
+        uint64_t codes = 0;
+        uint32_t valid = 0;
+        const uint32_t mask = p < hi ? sm_ph_gpu_tile_word(&a, &v, &cb, code_of, lo, hi, p, &codes, &valid) : 0u;
+        tile_codes[threadIdx.x] = codes;
+        tile_valid[threadIdx.x] = valid;
+        const sm_ph_gpu_tile tile = {tile_codes, tile_valid, first};
         /* the ranks of this thread's marked positions: a block-wide sum */
         const uint32_t n = __popc(mask);
         uint32_t sum = n;
@@ -251,7 +268,7 @@ __global__ void __launch_bounds__(PH_TILE_BLOCK, kMinBlocks) ph_tile_kernel(sm_g
             __syncthreads();
             const uint32_t nc = total - r < PH_TILE_CANDS ? total - r : PH_TILE_CANDS;
             for (uint32_t c = threadIdx.x; c < nc; c += blockDim.x)
-                sm_ph_gpu_tile_candidate(&a, &v, tables, &cb, ch, lo, first + marked[c], &later);
+                sm_ph_gpu_tile_candidate(&a, &v, tables, &cb, ch, &tile, lo, first + marked[c], &later);
             __syncthreads();
             const uint32_t nl = nlater < PH_TILE_LATER ? nlater : PH_TILE_LATER;
             for (uint32_t c = threadIdx.x; c < nl; c += blockDim.x)
@@ -259,25 +276,6 @@ __global__ void __launch_bounds__(PH_TILE_BLOCK, kMinBlocks) ph_tile_kernel(sm_g
             __syncthreads();
         }
         __syncthreads(); /* the sums are the next tile's */
-    }
-}
-
-/* Blocks of the tile kernel a multiprocessor should hold (its register
-   budget): SEQMATCH_CUDA_PH_TILE=off|3|4|5|6 picks for measurement. */
-static int ph_tile_choice(void) {
-    const char *e = getenv("SEQMATCH_CUDA_PH_TILE");
-    if (!e || !*e) return 4;
-    if (!strcmp(e, "off")) return 0;
-    return atoi(e);
-}
-
-template <bool kShared, bool kRowsShared>
-static void (*ph_tile_pick(int min_blocks))(sm_gpu_scan_args, uint32_t) {
-    switch (min_blocks) {
-    case 3: return ph_tile_kernel<kShared, kRowsShared, 3>;
-    case 5: return ph_tile_kernel<kShared, kRowsShared, 5>;
-    case 6: return ph_tile_kernel<kShared, kRowsShared, 6>;
-    default: return ph_tile_kernel<kShared, kRowsShared, 4>;
     }
 }
 
@@ -324,12 +322,11 @@ static int ph_launch(const sm_cuda_launch *l, char *msg) {
     size_t rows_bytes = (size_t)v.nkeys * v.rows * 8;
     bool rows_shared = v.edits && rows_bytes <= PH_ROWS_SHARED_MAX;
     uint32_t rows_at, queues_at;
-    const int tile_blocks = ph_tile_choice();
-    if (tile_blocks && sm_ph_gpu_tiled(&l->args, &v)) {
+    if (sm_ph_gpu_tiled(&l->args, &v)) {
         shared = (size_t)ph_tile_layout(v, words, tables_shared, rows_shared, &rows_at, &queues_at) * 4;
         void (*kernel)(sm_gpu_scan_args, uint32_t) =
-            tables_shared ? (rows_shared ? ph_tile_pick<true, true>(tile_blocks) : ph_tile_pick<true, false>(tile_blocks))
-                          : (rows_shared ? ph_tile_pick<false, true>(tile_blocks) : ph_tile_pick<false, false>(tile_blocks));
+            tables_shared ? (rows_shared ? ph_tile_kernel<true, true> : ph_tile_kernel<true, false>)
+                          : (rows_shared ? ph_tile_kernel<false, true> : ph_tile_kernel<false, false>);
         const size_t tiles = (size_t)l->args.nchunks * sm_ph_gpu_tile_parts(&l->args);
         if (sm_cuda_grid_threads((const void *)kernel, shared, tiles, PH_TILE_BLOCK, PH_TILE_BLOCK, l->sms, &blocks,
                                  msg) != 0)

@@ -137,13 +137,17 @@ static size_t ph_gpu_extra(const sm_section *s, const sm_gpu_view *view, void *b
     return sizeof(sm_ph_gpu_tables) + (v->packed ? (size_t)v->nkeys * sizeof(sm_ph_gpu_rkey) : 0);
 }
 
-/* The kernel's tiles: the bitmap a word at a time, each marked position
-   verified, its anchors queued (a small queue, so that full queues are
-   met too) and searched after each word. */
+/* The kernel's tiles: the bitmap and the packed bases of a tile, then each
+   marked position verified, its anchors queued (a small queue, so that full
+   queues are met too) and searched after each word of the bitmap. */
 static void ph_gpu_emulate_tiles(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
                                  const sm_ph_gpu_combined *cb) {
     const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
     const uint32_t parts = sm_ph_gpu_tile_parts(a);
+    uint8_t code_of[256];
+    sm_ph_gpu_code_table(code_of, 0, 1);
+    static _Thread_local uint64_t codes[SM_PH_GPU_TILE_BITS / 32];
+    static _Thread_local uint32_t valid[SM_PH_GPU_TILE_BITS / 32], marks[SM_PH_GPU_TILE_BITS / 32];
     sm_ph_gpu_cand slots[8];
     uint32_t count = 0;
     const sm_ph_gpu_queue later = {slots, &count, 8};
@@ -151,10 +155,14 @@ static void ph_gpu_emulate_tiles(const sm_gpu_scan_args *a, const sm_gpu_pigeonh
         for (uint32_t q = 0; q < parts; q++) {
             const sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[c], q, parts, a->tail, a->reach);
             if (ch.c0 >= ch.c1) continue;
-            const uint32_t lo = ch.from, hi = ch.c1;
-            for (uint32_t p = lo & ~31u; p < hi; p += 32) {
-                for (uint32_t bits = sm_ph_gpu_tile_word(a, v, cb, lo, hi, p); bits; bits &= bits - 1)
-                    sm_ph_gpu_tile_candidate(a, v, tb, cb, ch, lo, p + (uint32_t)__builtin_ctz(bits), &later);
+            const uint32_t lo = ch.from, hi = ch.c1, first = lo & ~31u, words = (hi - first + 31) / 32;
+            for (uint32_t w = 0; w < words; w++)
+                marks[w] = sm_ph_gpu_tile_word(a, v, cb, code_of, lo, hi, first + 32 * w, &codes[w], &valid[w]);
+            const sm_ph_gpu_tile tile = {codes, valid, first};
+            for (uint32_t w = 0; w < words; w++) {
+                for (uint32_t bits = marks[w]; bits; bits &= bits - 1)
+                    sm_ph_gpu_tile_candidate(a, v, tb, cb, ch, &tile, lo, first + 32 * w + (uint32_t)__builtin_ctz(bits),
+                                             &later);
                 for (uint32_t i = 0; i < count && i < 8; i++) sm_ph_gpu_window_queued(a, v, slots[i], ch, NULL, class_of);
                 count = 0;
             }
