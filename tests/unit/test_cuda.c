@@ -576,7 +576,9 @@ static void long_piece_rounds(tu_rng *rng) {
             sm_pattern *pats = calloc(n, sizeof *pats);
             for (size_t i = 0; i < n; i++) {
                 char *s = store + i * 40;
-                uint32_t len = sets[set].shortest + tu_rng_below(rng, sets[set].longest - sets[set].shortest + 1);
+                /* the first of the longest length, so that the longest piece is there */
+                uint32_t len = i == 0 ? sets[set].longest
+                                      : sets[set].shortest + tu_rng_below(rng, sets[set].longest - sets[set].shortest + 1);
                 const char *src = NULL;
                 for (int tries = 0; tries < 4 && !src; tries++) {
                     size_t r = tu_rng_below(rng, (uint32_t)recs.n);
@@ -620,6 +622,79 @@ static void long_piece_rounds(tu_rng *rng) {
             free(store);
             free_records(&recs);
         }
+    }
+}
+
+/* k edits of keys of one word over long records: the pigeonhole kernel's
+   tiles (a block per 8 KB of a chunk; chunks shorter than 1 KB keep the
+   slices): keys of 4 to 10 bases a piece taken from the records and
+   mutated a little (an IUPAC code now and then), records with IUPAC codes,
+   runs of N and lower case, batches whose chunks hold one tile, several or less.
+   The GPU's description must name the tiles, so the rounds fail should
+   such sets stop reaching them. */
+static void tile_rounds(tu_rng *rng) {
+    static const size_t batches[] = {4096, 65536, (size_t)1 << 20, 0};
+    unsigned rounds = tu_scaled(2) + 2;
+    for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
+        records recs;
+        recs.n = 2 + tu_rng_below(rng, 3);
+        recs.data = calloc(recs.n, sizeof *recs.data);
+        recs.len = calloc(recs.n, sizeof *recs.len);
+        for (size_t i = 0; i < recs.n; i++) {
+            size_t len = i == 0 ? 20000 + tu_rng_below(rng, 50000) : tu_rng_below(rng, 3000);
+            recs.len[i] = len;
+            recs.data[i] = malloc(len + 1);
+            tu_random_iupac(rng, recs.data[i], len, 3, round % 2 ? 10 : 0);
+            if (tu_rng_chance(rng, 50)) sprinkle(rng, recs.data[i], len);
+        }
+        const uint32_t k = 1 + tu_rng_below(rng, 3);
+        size_t n = 1 + tu_rng_below(rng, round % 2 ? 150 : 20);
+        /* pieces of one or two lengths, so that the combined table is built */
+        const uint32_t piece = 4 + tu_rng_below(rng, 6);
+        char *store = malloc(n * 64);
+        sm_pattern *pats = calloc(n, sizeof *pats);
+        for (size_t i = 0; i < n; i++) {
+            char *x = store + i * 64;
+            uint32_t len = piece * (k + 1) + tu_rng_below(rng, k + 1);
+            size_t r = tu_rng_below(rng, (uint32_t)recs.n);
+            if (recs.len[r] >= len && tu_rng_chance(rng, 90))
+                memcpy(x, recs.data[r] + tu_rng_below(rng, (uint32_t)(recs.len[r] - len + 1)), len);
+            else
+                tu_random_dna(rng, x, len);
+            for (uint32_t j = 0; j < len; j++)
+                if (!x[j] || !strchr("ACGTacgt", x[j])) x[j] = "ACGT"[tu_rng_below(rng, 4)];
+            for (uint32_t e = tu_rng_below(rng, k + 2); e > 0; e--) x[tu_rng_below(rng, len)] = "ACGT"[tu_rng_below(rng, 4)];
+            if (tu_rng_chance(rng, 5)) x[tu_rng_below(rng, len)] = "RY"[tu_rng_below(rng, 2)];
+            pats[i].seq = x;
+            pats[i].len = len;
+        }
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        o.strands = (sm_strands)tu_rng_below(rng, 3);
+        o.match = SM_MATCH_EDITS;
+        o.max_errors = k;
+        o.report = tu_rng_chance(rng, 50) ? SM_REPORT_BEST : SM_REPORT_ENDS;
+        o.engine = SM_ENGINE_PIGEONHOLE;
+        o.backend = SM_BACKEND_CUDA;
+        sm_db *db = NULL;
+        sm_error err;
+        char what[200], gpu[512] = "";
+        snprintf(what, sizeof what, "tiles round %u (%zu patterns, -k %u %s, records of %zu..)", round, n, k,
+                 o.report == SM_REPORT_ENDS ? "ends" : "best", recs.len[0]);
+        if (sm_compile(pats, n, &o, &db, &err) != SM_OK) {
+            tu_check(0, "%s: compile: %s", what, err.message);
+        } else {
+            sm_db_section_gpu(db, 0, gpu, sizeof gpu);
+            tu_check(strstr(gpu, "tiles") != NULL, "%s: the GPU runs '%s'", what, gpu);
+            size_t batch = batches[tu_rng_below(rng, 4)];
+            uint64_t feed_seed = tu_rng_next(rng);
+            compare(db, &recs, batch, 0, 0, feed_seed, what);
+            compare(db, &recs, batch, 1, 0, feed_seed, what);
+            sm_db_free(db);
+        }
+        free(pats);
+        free(store);
+        free_records(&recs);
     }
 }
 
@@ -864,6 +939,7 @@ int main(void) {
     random_rounds(&rng);
     approx_rounds(&rng);
     long_piece_rounds(&rng);
+    tile_rounds(&rng);
     exact_beside_rounds(&rng);
     large_sets(&rng);
     return tu_summary(TEST_NAME);

@@ -51,6 +51,10 @@ static int ph_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *vi
     v->packed = !v->edits && v->seeds && v->has_all && v->max_key <= 32;
     const sm_ph_key *keys = (const sm_ph_key *)(s->bytes + h->keys_off);
     for (uint32_t i = 0; v->packed && i < h->nkeys; i++) v->packed = keys[i].packed != 0;
+    v->one_word = v->edits;
+    for (uint32_t i = 0; v->one_word && i < h->nkeys; i++) v->one_word = keys[i].blocks == 1;
+    /* the tiles want long chunks (a block's 8 KB; pigeonhole_gpu.h) */
+    if (v->edits && v->seeds && v->has_all && v->one_word) view->flags |= SM_GPU_WARP_CHUNKS;
     if (v->edits && v->k > SM_PH_GPU_BAND_K) {
         snprintf(why, 256, "engine pigeonhole takes at most %u edits on the GPU (use --engine myers)", SM_PH_GPU_BAND_K);
         return -1;
@@ -115,10 +119,14 @@ static void ph_gpu_describe(const sm_gpu_view *view, char *buf, size_t size) {
                                  : "the automaton over the pieces";
     char max[32] = "";
     if (v->seeds) snprintf(max, sizeof max, " %u bases)", v->seed_max);
+    char tiles[80] = "";
+    if (v->edits && v->seeds && v->has_all && v->one_word)
+        snprintf(tiles, sizeof tiles, "tiles of %u bytes a block (chunks of %u bytes or more), else ", SM_PH_GPU_TILE,
+                 SM_PH_GPU_TILE_MIN);
     snprintf(buf, size,
-             "pigeonhole filter: %u keys cut into %u exact pieces, found by %s%s, slices of %u bytes a thread; %s "
+             "pigeonhole filter: %u keys cut into %u exact pieces, found by %s%s, %sslices of %u bytes a thread; %s "
              "verified on the GPU%s",
-             v->nkeys, v->k + 1, seeds, max, v->slice,
+             v->nkeys, v->k + 1, seeds, max, tiles, v->slice,
              v->edits ? "anchors (Myers' search over each anchor's window, or a band of 2k + 1 cells)" : v->packed ? "packed windows" : "windows",
              v->alive_columns ? " after the death tables" : "");
 }
@@ -129,11 +137,47 @@ static size_t ph_gpu_extra(const sm_section *s, const sm_gpu_view *view, void *b
     return sizeof(sm_ph_gpu_tables) + (v->packed ? (size_t)v->nkeys * sizeof(sm_ph_gpu_rkey) : 0);
 }
 
+/* The kernel's tiles: the bitmap and the packed bases of a tile, then each
+   marked position verified, its anchors queued (a small queue, so that full
+   queues are met too) and searched after each word of the bitmap. */
+static void ph_gpu_emulate_tiles(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
+                                 const sm_ph_gpu_combined *cb) {
+    const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
+    const uint32_t parts = sm_ph_gpu_tile_parts(a);
+    uint8_t code_of[256];
+    sm_ph_gpu_code_table(code_of, 0, 1);
+    static _Thread_local uint64_t codes[SM_PH_GPU_TILE_BITS / 32];
+    static _Thread_local uint32_t valid[SM_PH_GPU_TILE_BITS / 32], marks[SM_PH_GPU_TILE_BITS / 32];
+    sm_ph_gpu_cand slots[8];
+    uint32_t count = 0;
+    const sm_ph_gpu_queue later = {slots, &count, 8};
+    for (uint32_t c = 0; c < a->nchunks; c++)
+        for (uint32_t q = 0; q < parts; q++) {
+            const sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[c], q, parts, a->tail, a->reach);
+            if (ch.c0 >= ch.c1) continue;
+            const uint32_t lo = ch.from, hi = ch.c1, first = lo & ~31u, words = (hi - first + 31) / 32;
+            for (uint32_t w = 0; w < words; w++)
+                marks[w] = sm_ph_gpu_tile_word(a, v, cb, code_of, lo, hi, first + 32 * w, &codes[w], &valid[w]);
+            const sm_ph_gpu_tile tile = {codes, valid, first};
+            for (uint32_t w = 0; w < words; w++) {
+                for (uint32_t bits = marks[w]; bits; bits &= bits - 1)
+                    sm_ph_gpu_tile_candidate(a, v, tb, cb, ch, &tile, lo, first + 32 * w + (uint32_t)__builtin_ctz(bits),
+                                             &later);
+                for (uint32_t i = 0; i < count && i < 8; i++) sm_ph_gpu_window_queued(a, v, slots[i], ch, NULL, class_of);
+                count = 0;
+            }
+        }
+}
+
 static void ph_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     (void)threads;
     const sm_gpu_pigeonhole *v = SM_GPU_VIEW(&a->view, const sm_gpu_pigeonhole);
     const sm_ph_gpu_tables *tb = a->extra;
     const sm_ph_gpu_combined cb = sm_ph_gpu_combined_of(a->section, v, tb);
+    if (sm_ph_gpu_tiled(a, v)) {
+        ph_gpu_emulate_tiles(a, v, tb, &cb);
+        return;
+    }
     const sm_ph_gpu_rkey *rkeys = (const sm_ph_gpu_rkey *)((const uint8_t *)tb + tb->rkeys_off);
     uint32_t slices = sm_ph_gpu_slices(a, v);
     for (uint32_t c = 0; c < a->nchunks; c++)

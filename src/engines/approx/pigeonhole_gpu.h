@@ -45,7 +45,7 @@ typedef struct {
     uint32_t slice;          /* owned bytes of a thread */
     uint32_t edits;
     uint32_t packed;         /* k mismatches, every key packed (<= 32 symbols, bases or N): windows compared packed */
-    uint32_t pad;
+    uint32_t one_word;       /* k edits, every key of one word (<= 64 symbols): no band DPs */
     uint64_t keys_off, pieces_off, lengths_off, peq_off, class_of_off, seed_any_off, seed_list_off, alive_off;
 } sm_gpu_pigeonhole;
 
@@ -201,6 +201,41 @@ SM_GPU_FN int sm_ph_gpu_push(const sm_ph_gpu_queue *queue, sm_ph_gpu_cand c) {
     return 1;
 }
 
+/* A tile's bases as its scan packed them (tiles, below): two bits a
+   position from `first` (A C G T: 0 1 2 3), 32 a word, and a bit a
+   position set where the byte is a base. */
+typedef struct sm_ph_gpu_tile {
+    const uint64_t *codes;
+    const uint32_t *valid;
+    uint32_t first;
+} sm_ph_gpu_tile;
+
+/* The n <= 16 bases of the tile from position at on, the first lowest;
+   their base bits in *valid, the first lowest. */
+SM_GPU_FN uint32_t sm_ph_gpu_tile_bases(const sm_ph_gpu_tile *t, uint32_t at, uint32_t n, uint32_t *valid) {
+    const uint32_t o = at - t->first, w = o >> 5, b = o & 31u;
+    uint64_t codes = t->codes[w] >> (2 * b);
+    uint64_t bits = t->valid[w] >> b;
+    if (b + n > 32) {
+        codes |= t->codes[w + 1] << (64 - 2 * b);
+        bits |= (uint64_t)t->valid[w + 1] << (32 - b);
+    }
+    *valid = (uint32_t)(bits & ((1u << n) - 1));
+    return (uint32_t)(codes & ((1ull << (2 * n)) - 1));
+}
+
+/* The n two-bit groups of x in reverse order (the first becomes the last). */
+SM_GPU_FN uint32_t sm_ph_gpu_reverse_groups(uint32_t x, uint32_t n) {
+#ifdef __CUDACC__
+    uint32_t r = __brev(x);
+#else
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i);
+#endif
+    r >>= 32 - 2 * n;
+    return ((r >> 1) & 0x55555555u) | ((r & 0x55555555u) << 1);
+}
+
 /* ------------------------------------------------------------ k edits */
 
 /* One Myers column of a key of up to W bits (W = 32 or 64): the
@@ -308,7 +343,7 @@ SM_GPU_FN uint32_t sm_ph_gpu_band(const sm_gpu_scan_args *a, const sm_gpu_pigeon
    slice) or the band DPs on both sides (ph_verify_anchor). */
 SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, uint32_t key_index,
                                 uint32_t piece, uint32_t q, sm_gpu_chunk ch, uint32_t item,
-                                const sm_ph_gpu_queue *later) {
+                                const sm_ph_gpu_queue *later, const struct sm_ph_gpu_tile *tile) {
     const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
     const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
     const uint64_t *peq = (const uint64_t *)(a->section + v->peq_off) + SM_GPU_LDG(&key->peq_at);
@@ -320,27 +355,41 @@ SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         const uint32_t c = v->alive_columns;
         const uint64_t words = (1ull << (2 * c)) / 64;
         const uint64_t *alive = (const uint64_t *)(a->section + v->alive_off) + (uint64_t)piece * 2 * words;
+        const uint32_t all = (1u << c) - 1;
         if (offset > 0 && q - floor >= c) {
             uint32_t code = 0, bad = 0;
-            for (uint32_t j = 0; j < c; j++) {
-                uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q - 1 - j]));
-                bad |= x;
-                code |= (x & 3u) << (2 * j);
+            if (tile) {
+                /* the c bases before q, the nearest lowest */
+                uint32_t valid;
+                code = sm_ph_gpu_reverse_groups(sm_ph_gpu_tile_bases(tile, q - c, c, &valid), c);
+                bad = valid == all ? 0u : 4u;
+            } else {
+                for (uint32_t j = 0; j < c; j++) {
+                    uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q - 1 - j]));
+                    bad |= x;
+                    code |= (x & 3u) << (2 * j);
+                }
             }
             if (bad < 4 && !((SM_GPU_LDG(&alive[code / 64]) >> (code % 64)) & 1u)) return;
         }
         if (rest > 0 && q + plen + c <= limit) {
             uint32_t code = 0, bad = 0;
-            for (uint32_t j = 0; j < c; j++) {
-                uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q + plen + j]));
-                bad |= x;
-                code |= (x & 3u) << (2 * j);
+            if (tile) {
+                uint32_t valid;
+                code = sm_ph_gpu_tile_bases(tile, q + plen, c, &valid);
+                bad = valid == all ? 0u : 4u;
+            } else {
+                for (uint32_t j = 0; j < c; j++) {
+                    uint32_t x = sm_ph_gpu_code(SM_GPU_LDG(&a->text[q + plen + j]));
+                    bad |= x;
+                    code |= (x & 3u) << (2 * j);
+                }
             }
             if (bad < 4 && !((SM_GPU_LDG(&alive[words + code / 64]) >> (code % 64)) & 1u)) return;
         }
     }
     if (q + plen > limit) return; /* every end through it lies past the slice */
-    if (blocks == 1) {
+    if (tile || blocks == 1) {
         sm_ph_gpu_cand c;
         c.q = q;
         c.entry = piece;
@@ -385,7 +434,7 @@ SM_GPU_FN void sm_ph_gpu_window_queued(const sm_gpu_scan_args *a, const sm_gpu_p
    pieces `index`, number `piece` in the section) found at q. */
 SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, sm_gpu_chunk ch, uint32_t q,
                              uint32_t key_index, uint32_t offset, uint32_t piece, uint32_t index, uint32_t item,
-                             const sm_ph_gpu_queue *later) {
+                             const sm_ph_gpu_queue *later, const struct sm_ph_gpu_tile *tile) {
     if (!v->edits) {
         if (q < ch.c0 + offset) return; /* the window starts before the slice: another thread's */
         const sm_ph_gpu_key *key = (const sm_ph_gpu_key *)(a->section + v->keys_off) + key_index;
@@ -394,13 +443,13 @@ SM_GPU_FN void sm_ph_gpu_hit(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole 
         sm_ph_gpu_window(a, v, key, index, x);
         return;
     }
-    sm_ph_gpu_anchor(a, v, key_index, piece, q, ch, item, later);
+    sm_ph_gpu_anchor(a, v, key_index, piece, q, ch, item, later, tile);
 }
 
 /* Verifies a candidate of slice ch (anchors that pass the death tables
    to `later` when given). */
 SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
-                                sm_gpu_chunk ch, sm_ph_gpu_cand c, const sm_ph_gpu_queue *later) {
+                                sm_gpu_chunk ch, sm_ph_gpu_cand c, const sm_ph_gpu_queue *later, const struct sm_ph_gpu_tile *tile) {
     if (c.entry & SM_PH_GPU_CODE) {
         /* every piece ending at c.q that the combined table lists under the code */
         const uint32_t code = c.entry & ~SM_PH_GPU_CODE;
@@ -409,7 +458,7 @@ SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         for (uint32_t e = cb->out_index[slot], end = cb->out_index[slot + 1]; e < end; e++) {
             const sm_ph_gpu_seed *x = &list[e];
             sm_ph_gpu_hit(a, v, ch, c.q - SM_GPU_LDG(&x->length), SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset),
-                          SM_GPU_LDG(&x->piece), SM_GPU_LDG(&x->index), c.item, later);
+                          SM_GPU_LDG(&x->piece), SM_GPU_LDG(&x->index), c.item, later, tile);
         }
         return;
     }
@@ -417,37 +466,40 @@ SM_GPU_FN void sm_ph_gpu_verify(const sm_gpu_scan_args *a, const sm_gpu_pigeonho
         const uint32_t piece = c.entry & ~SM_PH_GPU_PIECE;
         const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + piece;
         sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece, SM_GPU_LDG(&pc->index),
-                      c.item, later);
+                      c.item, later, tile);
         return;
     }
     const sm_ph_gpu_seed *x = (const sm_ph_gpu_seed *)(a->section + v->seed_list_off) + c.entry;
     sm_ph_gpu_hit(a, v, ch, c.q, SM_GPU_LDG(&x->key), SM_GPU_LDG(&x->offset), SM_GPU_LDG(&x->piece),
-                  SM_GPU_LDG(&x->index), c.item, later);
+                  SM_GPU_LDG(&x->index), c.item, later, tile);
 }
 
+/* A candidate: queued (queue), or verified at once, its anchors to
+   `later` (or searched at once when NULL). */
 SM_GPU_FN void sm_ph_gpu_found(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_combined *cb,
-                               sm_gpu_chunk ch, const sm_ph_gpu_queue *queue, uint32_t q, uint32_t entry,
-                               uint32_t item) {
+                               sm_gpu_chunk ch, const sm_ph_gpu_queue *queue, const sm_ph_gpu_queue *later,
+                               uint32_t q, uint32_t entry, uint32_t item, const struct sm_ph_gpu_tile *tile) {
     sm_ph_gpu_cand c;
     c.q = q;
     c.entry = entry;
     c.item = item;
     if (queue && sm_ph_gpu_push(queue, c)) return;
-    sm_ph_gpu_verify(a, v, cb, ch, c, NULL);
+    sm_ph_gpu_verify(a, v, cb, ch, c, later, tile);
 }
 
 /* Every piece ending just past batch offset i (the base at i, the rolling
    code of the last `run` bases in roll, newest lowest). */
 SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_tables *tb,
                                   const sm_ph_gpu_combined *cb, sm_gpu_chunk ch, const sm_ph_gpu_queue *queue,
-                                  uint32_t item, uint64_t roll, uint32_t run, uint32_t i) {
+                                  const sm_ph_gpu_queue *later, uint32_t item, uint64_t roll, uint32_t run,
+                                  uint32_t i, const struct sm_ph_gpu_tile *tile) {
     const uint32_t max = v->seed_max;
     if (run >= max) {
         uint32_t code = (uint32_t)(roll & ((1ull << (2 * max)) - 1));
         if (!((cb->any[code >> 5] >> (code & 31)) & 1u)) return;
         if (v->has_all) {
             /* the table is read when the candidate is verified */
-            sm_ph_gpu_found(a, v, cb, ch, queue, i + 1, SM_PH_GPU_CODE | code, item);
+            sm_ph_gpu_found(a, v, cb, ch, queue, later, i + 1, SM_PH_GPU_CODE | code, item, tile);
             return;
         }
     }
@@ -462,7 +514,8 @@ SM_GPU_FN void sm_ph_gpu_position(const sm_gpu_scan_args *a, const sm_gpu_pigeon
         const uint32_t *out_index = (const uint32_t *)(base + t->out_index_off);
         const uint32_t *out_list = (const uint32_t *)(base + t->out_list_off);
         for (uint32_t e = SM_GPU_LDG(&out_index[slot]), end = SM_GPU_LDG(&out_index[slot + 1]); e < end; e++)
-            sm_ph_gpu_found(a, v, cb, ch, queue, i + 1 - L, SM_PH_GPU_PIECE | (SM_GPU_LDG(&out_list[e]) >> 1), item);
+            sm_ph_gpu_found(a, v, cb, ch, queue, later, i + 1 - L, SM_PH_GPU_PIECE | (SM_GPU_LDG(&out_list[e]) >> 1), item,
+                            tile);
     }
 }
 
@@ -545,7 +598,7 @@ SM_GPU_FN void sm_ph_gpu_slice_packed(const sm_gpu_scan_args *a, const sm_gpu_pi
                 uint32_t piece = SM_GPU_LDG(&ol[x]) >> 1;
                 const sm_ph_gpu_piece *pc = &pieces[piece];
                 sm_ph_gpu_hit(a, v, ch, i + 1 - L, SM_GPU_LDG(&pc->key), SM_GPU_LDG(&pc->offset), piece,
-                              SM_GPU_LDG(&pc->index), 0, NULL);
+                              SM_GPU_LDG(&pc->index), 0, NULL, NULL);
             }
         }
     }
@@ -592,7 +645,7 @@ SM_GPU_FN void sm_ph_gpu_scan(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole
                 }
                 roll = roll << 2 | c;
                 run += run < 32;
-                sm_ph_gpu_position(a, v, tb, cb, ch, queue, item, roll, run, i);
+                sm_ph_gpu_position(a, v, tb, cb, ch, queue, NULL, item, roll, run, i, NULL);
             }
         }
         st->roll = roll;
@@ -615,10 +668,104 @@ SM_GPU_FN void sm_ph_gpu_scan(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole
         for (uint32_t o = SM_GPU_LDG(&out_index[state]), end = SM_GPU_LDG(&out_index[state + 1]); o < end; o++) {
             uint32_t piece = SM_GPU_LDG(&out_list[o]) >> 1;
             uint32_t len = SM_GPU_LDG(&lengths[6 * piece + 4]);
-            sm_ph_gpu_found(a, v, cb, ch, queue, i + 1 - len, SM_PH_GPU_PIECE | piece, item);
+            sm_ph_gpu_found(a, v, cb, ch, queue, NULL, i + 1 - len, SM_PH_GPU_PIECE | piece, item, NULL);
         }
     }
     st->state = s;
+}
+
+/* ---------------------------------------------------------- tiles */
+
+/* k edits through the combined table, keys of one word, long chunks: a
+   block takes a tile of a chunk (SM_PH_GPU_TILE owned bytes and its
+   look-back; sm_gpu_chunk_part), its threads mark the positions where a
+   piece may end in a bitmap and pack the tile's bases (32 positions a
+   thread, 16-byte loads, consecutive threads on consecutive text), the
+   block ranks the marked positions, lists them and verifies them a thread
+   each (the codes before each from the packed bases, the combined table's
+   list, the death tables from the packed bases), then searches the anchors
+   that pass a thread each. Each stage gives every thread the same kind of
+   work; the slices' scan held a thread's whole verification beside its
+   serial byte loop. */
+#define SM_PH_GPU_TILE 8064u
+/* Bits of a tile's bitmap: 32 a thread of a block of 256. The span (tile,
+   look-back, the bitmap's first word aligned down) must fit. */
+#define SM_PH_GPU_TILE_BITS 8192u
+/* Chunks at least this long go in tiles (shorter ones, e.g. reads, a
+   slice a thread). */
+#define SM_PH_GPU_TILE_MIN 1024u
+
+SM_GPU_HOSTDEV int sm_ph_gpu_tiled(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v) {
+    return v->edits && v->seeds && v->has_all && v->one_word && a->chunk_max >= SM_PH_GPU_TILE_MIN &&
+           SM_PH_GPU_TILE + a->reach + 31u <= SM_PH_GPU_TILE_BITS;
+}
+
+/* Tiles a chunk is cut into (every chunk alike, from the longest). */
+SM_GPU_HOSTDEV uint32_t sm_ph_gpu_tile_parts(const sm_gpu_scan_args *a) {
+    uint32_t n = (a->chunk_max + SM_PH_GPU_TILE - 1) / SM_PH_GPU_TILE;
+    return n ? n : 1;
+}
+
+/* The byte -> base code table of the tiles' scan (sm_ph_gpu_code). */
+SM_GPU_FN void sm_ph_gpu_code_table(uint8_t *table, uint32_t from, uint32_t step) {
+    for (uint32_t b = from; b < 256; b += step) table[b] = (uint8_t)sm_ph_gpu_code(b);
+}
+
+/* The positions i of [p, p + 32) within [lo, hi) (p a multiple of 32)
+   where the slice scan started at lo would look a piece up, as bits i - p:
+   the last max bases form a code some piece ends with, or fewer than max
+   bases follow a non-base or lo (the tables of each length). Also the
+   positions' bases packed (sm_ph_gpu_tile), through code_of (the byte ->
+   code table). */
+SM_GPU_FN uint32_t sm_ph_gpu_tile_word(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v,
+                                       const sm_ph_gpu_combined *cb, const uint8_t *code_of, uint32_t lo,
+                                       uint32_t hi, uint32_t p, uint64_t *codes, uint32_t *valid) {
+    uint32_t w[12] = {0, 0, 0, 0};
+    if (p >= 16) sm_gpu_load16(a->text + p - 16, w);
+    sm_gpu_load16(a->text + p, w + 4);
+    sm_gpu_load16(a->text + p + 16, w + 8);
+    const uint32_t max = v->seed_max, mask = (1u << (2 * max)) - 1;
+    uint32_t roll = 0, run = 0, bits = 0, ok = 0;
+    uint64_t packed = 0;
+    /* from the longest piece's length - 1 bytes before p (more bases
+       before those change neither the code nor whether run reaches max) */
+    SM_GPU_UNROLL
+    for (uint32_t j = 16 - (SM_PH_GPU_SEED_MAX - 1); j < 48; j++) {
+        const uint32_t c = code_of[(w[j >> 2] >> (8 * (j & 3))) & 0xffu];
+        if (j >= 16) {
+            packed |= (uint64_t)(c & 3u) << (2 * (j - 16));
+            ok |= (uint32_t)(c < 4) << (j - 16);
+        }
+        if (p + j < lo + 16) continue; /* before lo: the scan starts there */
+        if (c > 3) {
+            run = 0;
+            continue;
+        }
+        roll = ((roll << 2) | c) & mask;
+        run += run < max;
+        if (j >= 16 && p + j - 16 < hi && (run < max || ((cb->any[roll >> 5] >> (roll & 31)) & 1u)))
+            bits |= 1u << (j - 16);
+    }
+    *codes = packed;
+    *valid = ok;
+    return bits;
+}
+
+/* A marked position i of a tile ch scanned from lo (its bases in tile):
+   the pieces ending just past it, verified at once; anchors to `later`
+   (searched at once when it is full). */
+SM_GPU_FN void sm_ph_gpu_tile_candidate(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v,
+                                        const sm_ph_gpu_tables *tb, const sm_ph_gpu_combined *cb, sm_gpu_chunk ch,
+                                        const sm_ph_gpu_tile *tile, uint32_t lo, uint32_t i,
+                                        const sm_ph_gpu_queue *later) {
+    const uint32_t max = v->seed_max;
+    const uint32_t from = i - lo >= max - 1 ? i - (max - 1) : lo, n = i - from + 1;
+    uint32_t valid;
+    const uint32_t codes = sm_ph_gpu_tile_bases(tile, from, n, &valid);
+    /* the bases since the last non-base, the newest lowest (the scan's roll) */
+    uint32_t run = 0;
+    while (run < n && ((valid >> (n - 1 - run)) & 1u)) run++;
+    if (run) sm_ph_gpu_position(a, v, tb, cb, ch, NULL, later, 0, sm_ph_gpu_reverse_groups(codes, n), run, i, tile);
 }
 
 #endif /* SM_PIGEONHOLE_GPU_H */
