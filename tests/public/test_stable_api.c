@@ -111,9 +111,9 @@ static void bounds_and_values(void) {
               sm_engine_name(sm_engine_at(i)));
         sm_compile_params_free(p);
     }
-    for (int param = 0; param <= 9; param++) {
+    for (int param = 0; param <= SM_RPARAM_FEWEST_ERRORS + 1; param++) {
         int64_t v = -1, before;
-        int known = param >= 1 && param <= 8;
+        int known = param >= SM_RPARAM_THREADS && param <= SM_RPARAM_FEWEST_ERRORS;
         CHECK((sm_runner_param_bounds((sm_runner_param)param, &lo, &hi) == SM_OK) == known, "rparam %d", param);
         sm_runner_params *p = sm_runner_params_new();
         CHECK(p != NULL, "runner params");
