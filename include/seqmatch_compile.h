@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -163,6 +164,20 @@ typedef struct {
    of about typical_record bytes (0: long; see sm_compile_options). Returns
    SM_OK, or SM_ERR_INVALID for exact matching; SM_ERR_NOMEM. */
 int sm_db_approx_estimates(const sm_db *db, uint32_t typical_record, sm_approx_estimates *est);
+
+/* ------------------------------------------------------- the plan, in words */
+
+#define SM_EXPLAIN_FORCED 1u /* the engine was named by the caller, not chosen by the planner */
+#define SM_EXPLAIN_GPU 2u    /* the database was planned for the GPU (SM_BACKEND_CUDA) */
+
+/* Writes to out, one "name  value" line each, what db holds and why (the
+   text of `seqmatch compile --explain`): alphabet and strands, pattern
+   count and lengths, PAM and bulges, the matching, the engines and the
+   planner's reasons or (approximate matching on the CPU) its cost
+   estimates, the automaton's size, what each section would run on the GPU
+   and the database's size. flags: SM_EXPLAIN_*. Returns SM_OK, or SM_ERR_IO
+   when out is in error afterwards. */
+int sm_db_explain(const sm_db *db, FILE *out, unsigned flags);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 #if defined(__GNUC__)
