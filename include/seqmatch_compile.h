@@ -178,6 +178,15 @@ int sm_db_approx_estimates(const sm_db *db, uint32_t typical_record, sm_approx_e
    and the database's size. flags: SM_EXPLAIN_*. Returns SM_OK, or SM_ERR_IO
    when out is in error afterwards. */
 int sm_db_explain(const sm_db *db, FILE *out, unsigned flags);
+
+/* Whether the planner estimates engine (an approximate one, named by the
+   caller) at least 10 times slower on db than the engine it would choose
+   itself, for records of about typical_record bytes (as
+   sm_db_approx_estimates). Returns 1 and writes a one-line note without a
+   line end to buf (size bytes, cut to fit; buf NULL: none) naming both
+   engines, their estimates and the ratio; else 0 (also for an exact
+   database, an engine that cannot take the patterns or auto's own). */
+int sm_db_engine_slowdown(const sm_db *db, sm_engine engine, uint32_t typical_record, char *buf, size_t size);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 #if defined(__GNUC__)

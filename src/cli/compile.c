@@ -116,39 +116,6 @@ static int has_non_dna_symbol(const sm_pattern_list *list) {
     return 0;
 }
 
-/* An approximate engine forced where the planner estimates it this many
-   times slower than the best one is reported (it still runs). */
-#define HOPELESS_RATIO 10.0
-
-static const sm_engine_estimate *estimate_of(const sm_approx_estimates *est, sm_engine engine) {
-    switch (engine) {
-    case SM_ENGINE_MISMATCH: return &est->mismatch;
-    case SM_ENGINE_MYERS: return &est->myers;
-    case SM_ENGINE_WAVEFRONT: return &est->wavefront;
-    case SM_ENGINE_PIGEONHOLE: return &est->pigeonhole;
-    default: return NULL;
-    }
-}
-
-static const char *estimate_name(sm_engine engine) {
-    return engine == SM_ENGINE_MISMATCH ? "mismatch" : engine == SM_ENGINE_MYERS ? "myers"
-           : engine == SM_ENGINE_WAVEFRONT ? "wavefront" : "pigeonhole";
-}
-
-static void warn_hopeless_engine(const sm_db *db, sm_engine forced, uint32_t typical_record) {
-    sm_approx_estimates est;
-    if (sm_db_approx_estimates(db, typical_record, &est) != SM_OK) return;
-    const sm_engine_estimate *mine = estimate_of(&est, forced), *best = estimate_of(&est, est.choice);
-    if (!mine || !best || !mine->usable || forced == est.choice || best->ns_per_byte <= 0) return;
-    double ratio = mine->ns_per_byte / best->ns_per_byte;
-    if (ratio < HOPELESS_RATIO) return;
-    fprintf(stderr,
-            "seqmatch: warning: --engine %s is hopeless here: about %.3g ns per text byte (%s), %.0f times the "
-            "estimate for %s (%.3g), which --engine auto takes\n",
-            estimate_name(forced), mine->ns_per_byte, mine->basis, ratio, estimate_name(est.choice),
-            best->ns_per_byte);
-}
-
 /* What the inputs' records are like, for the approximate planner's cost
    model: text lines (--lines) and FASTQ reads are short (their engines run
    byte by byte, not in SIMD lanes); genomes are long (0). The first target
@@ -218,9 +185,12 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         *db = NULL;
         return CLI_EXIT_ERROR;
     }
+    /* a forced approximate engine far slower than auto's choice still runs */
+    char note[512];
     if (opts->compile.engine != SM_ENGINE_AUTO && opts->compile.match != SM_MATCH_EXACT &&
-        opts->compile.backend != SM_BACKEND_CUDA && !cli_errors_muted)
-        warn_hopeless_engine(*db, opts->compile.engine, co.typical_record);
+        opts->compile.backend != SM_BACKEND_CUDA && !cli_errors_muted &&
+        sm_db_engine_slowdown(*db, opts->compile.engine, co.typical_record, note, sizeof note))
+        fprintf(stderr, "seqmatch: warning: %s\n", note);
     return 0;
 }
 

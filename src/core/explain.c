@@ -1,7 +1,8 @@
 /* The --explain text of a database (include/seqmatch_compile.h,
  * sm_db_explain): its alphabet, patterns, matching, engines and why the
  * planner chose them, the cost estimates, what --gpu would run and its
- * size. Public calls only. */
+ * size; and the note on a forced engine far slower than the planner's
+ * choice (sm_db_engine_slowdown). Public calls only. */
 #include <stdio.h>
 
 #include "seqmatch_common.h"
@@ -26,6 +27,26 @@ static const sm_engine_estimate *estimate_of(const sm_approx_estimates *est, sm_
 static const char *estimate_name(sm_engine engine) {
     return engine == SM_ENGINE_MISMATCH ? "mismatch" : engine == SM_ENGINE_MYERS ? "myers"
            : engine == SM_ENGINE_WAVEFRONT ? "wavefront" : "pigeonhole";
+}
+
+/* An approximate engine forced where the planner estimates it this many
+   times slower than its own choice is worth a note (it still runs). */
+#define SLOWDOWN_NOTED 10.0
+
+int sm_db_engine_slowdown(const sm_db *db, sm_engine engine, uint32_t typical_record, char *buf, size_t size) {
+    sm_approx_estimates est;
+    if (sm_db_approx_estimates(db, typical_record, &est) != SM_OK) return 0;
+    const sm_engine_estimate *mine = estimate_of(&est, engine), *best = estimate_of(&est, est.choice);
+    if (!mine || !best || !mine->usable || engine == est.choice || best->ns_per_byte <= 0) return 0;
+    double ratio = mine->ns_per_byte / best->ns_per_byte;
+    if (ratio < SLOWDOWN_NOTED) return 0;
+    if (buf && size)
+        snprintf(buf, size,
+                 "--engine %s is hopeless here: about %.3g ns per text byte (%s), %.0f times the estimate for %s "
+                 "(%.3g), which --engine auto takes",
+                 estimate_name(engine), mine->ns_per_byte, mine->basis, ratio, estimate_name(est.choice),
+                 best->ns_per_byte);
+    return 1;
 }
 
 static void print_size(FILE *out, uint64_t bytes) {

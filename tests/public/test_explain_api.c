@@ -1,9 +1,10 @@
-/* The plan in words (sm_db_explain, seqmatch_compile.h), through the
+/* The plan in words (sm_db_explain, sm_db_engine_slowdown; seqmatch_compile.h), through the
  * installed headers only, linked against libseqmatch.so and libseqmatch.a:
  * exact, k-mismatch, k-edit, PAM and text databases each say what they
  * hold (alphabet, counts, lengths, matching, engines, why or the
  * estimates, size); the flags add or remove the lines they name; a write
- * to a full device reports SM_ERR_IO. */
+ * to a full device reports SM_ERR_IO; a forced engine far slower than the
+ * planner's choice gets its note (sm_db_engine_slowdown), no other. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,26 @@ int main(void) {
             expect_prefix(text, "estimate         mismatch ", 0, "edits");
             free(text);
         }
+        sm_db_free(db);
+    }
+    /* a forced engine far slower than the planner's choice: the note */
+    db = compiled(primer, 1, SM_ALPHABET_DNA, SM_MATCH_EDITS, 3, NULL, SM_ENGINE_WAVEFRONT);
+    if (db) {
+        char note[512] = "", cut[12] = "";
+        CHECK(sm_db_engine_slowdown(db, SM_ENGINE_WAVEFRONT, 0, note, sizeof note) == 1, "wavefront: no note");
+        CHECK(strncmp(note, "--engine wavefront is hopeless here: about ", 43) == 0 &&
+                  strstr(note, " times the estimate for myers (") && strchr(note, '\n') == NULL,
+              "wavefront: note \"%s\"", note);
+        CHECK(sm_db_engine_slowdown(db, SM_ENGINE_WAVEFRONT, 0, NULL, 0) == 1, "wavefront: no note without buf");
+        CHECK(sm_db_engine_slowdown(db, SM_ENGINE_WAVEFRONT, 0, cut, sizeof cut) == 1 && strlen(cut) == sizeof cut - 1,
+              "wavefront: the note not cut to its buffer: \"%s\"", cut);
+        CHECK(sm_db_engine_slowdown(db, SM_ENGINE_MYERS, 0, note, sizeof note) == 0, "myers (auto's choice) noted");
+        CHECK(sm_db_engine_slowdown(db, SM_ENGINE_AUTOMATON, 0, note, sizeof note) == 0, "an exact engine noted");
+        sm_db_free(db);
+    }
+    db = compiled(exact, 3, SM_ALPHABET_DNA, SM_MATCH_EXACT, 0, NULL, SM_ENGINE_AUTO);
+    if (db) {
+        CHECK(sm_db_engine_slowdown(db, SM_ENGINE_WAVEFRONT, 0, NULL, 0) == 0, "an exact database noted");
         sm_db_free(db);
     }
     static const char *const guide[] = {"GAGTCCGAGCAGAAGAAGAA"};
