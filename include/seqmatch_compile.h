@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -163,6 +164,29 @@ typedef struct {
    of about typical_record bytes (0: long; see sm_compile_options). Returns
    SM_OK, or SM_ERR_INVALID for exact matching; SM_ERR_NOMEM. */
 int sm_db_approx_estimates(const sm_db *db, uint32_t typical_record, sm_approx_estimates *est);
+
+/* ------------------------------------------------------- the plan, in words */
+
+#define SM_EXPLAIN_FORCED 1u /* the engine was named by the caller, not chosen by the planner */
+#define SM_EXPLAIN_GPU 2u    /* the database was planned for the GPU (SM_BACKEND_CUDA) */
+
+/* Writes to out, one "name  value" line each, what db holds and why (the
+   text of `seqmatch compile --explain`): alphabet and strands, pattern
+   count and lengths, PAM and bulges, the matching, the engines and the
+   planner's reasons or (approximate matching on the CPU) its cost
+   estimates, the automaton's size, what each section would run on the GPU
+   and the database's size. flags: SM_EXPLAIN_*. Returns SM_OK, or SM_ERR_IO
+   when out is in error afterwards. */
+int sm_db_explain(const sm_db *db, FILE *out, unsigned flags);
+
+/* Whether the planner estimates engine (an approximate one, named by the
+   caller) at least 10 times slower on db than the engine it would choose
+   itself, for records of about typical_record bytes (as
+   sm_db_approx_estimates). Returns 1 and writes a one-line note without a
+   line end to buf (size bytes, cut to fit; buf NULL: none) naming both
+   engines, their estimates and the ratio; else 0 (also for an exact
+   database, an engine that cannot take the patterns or auto's own). */
+int sm_db_engine_slowdown(const sm_db *db, sm_engine engine, uint32_t typical_record, char *buf, size_t size);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 #if defined(__GNUC__)
