@@ -203,3 +203,31 @@ const char *tu_excerpt(const char *data, size_t len, size_t max, char *buf, size
     buf[o < size ? o : size - 1] = '\0';
     return buf;
 }
+
+int tu_feed_records(sm_runner *runner, char *const *records, const size_t *lens, size_t n, tu_rng *rng,
+                    uint32_t max_piece) {
+    int rc = SM_OK;
+    for (size_t r = 0; r < n && rc == SM_OK; r++) {
+        sm_runner_begin_record(runner);
+        size_t at = 0;
+        while (at < lens[r] && rc == SM_OK) {
+            size_t piece = 1 + tu_rng_below(rng, max_piece);
+            if (piece > lens[r] - at) piece = lens[r] - at;
+            if (tu_rng_chance(rng, 50)) {
+                rc = sm_runner_feed(runner, records[r] + at, piece);
+            } else {
+                void *dst;
+                size_t room;
+                rc = sm_runner_feed_buffer(runner, piece, &dst, &room);
+                if (rc != SM_OK) break;
+                if (room < piece) piece = room;
+                memcpy(dst, records[r] + at, piece);
+                rc = sm_runner_feed_commit(runner, piece);
+            }
+            at += piece;
+        }
+        if (rc == SM_OK) rc = sm_runner_end_record(runner);
+    }
+    if (rc == SM_OK) rc = sm_runner_flush(runner);
+    return rc;
+}

@@ -47,6 +47,12 @@ void tu_random_from(tu_rng *rng, char *out, size_t n, const char *alphabet);
 /* n random bytes 0..255. */
 void tu_random_bytes(tu_rng *rng, char *out, size_t n);
 
+/* Feeds records to a runner, each in random pieces of 1 to max_piece
+   bytes, half through sm_runner_feed and half straight into its buffer
+   (sm_runner_feed_buffer), then flushes; the first failure's status. */
+int tu_feed_records(sm_runner *runner, char *const *records, const size_t *lens, size_t n, tu_rng *rng,
+                    uint32_t max_piece);
+
 /* -------------------------------------------------------------- hit lists */
 
 typedef struct {

@@ -135,29 +135,7 @@ static int feed_all(const ecase *c, sm_runner *runner, int at_once) {
         }
         if (rc != SM_OK) return rc;
     }
-    for (size_t r = 0; r < c->nrecords && rc == SM_OK; r++) {
-        sm_runner_begin_record(runner);
-        size_t at = 0, n = c->record_len[r];
-        while (at < n && rc == SM_OK) {
-            size_t piece = 1 + tu_rng_below(&rng, 40);
-            if (piece > n - at) piece = n - at;
-            if (tu_rng_chance(&rng, 50)) {
-                rc = sm_runner_feed(runner, c->records[r] + at, piece);
-            } else {
-                void *dst;
-                size_t room;
-                rc = sm_runner_feed_buffer(runner, piece, &dst, &room);
-                if (rc != SM_OK) break;
-                if (room < piece) piece = room;
-                memcpy(dst, c->records[r] + at, piece);
-                rc = sm_runner_feed_commit(runner, piece);
-            }
-            at += piece;
-        }
-        if (rc == SM_OK) rc = sm_runner_end_record(runner);
-    }
-    if (rc == SM_OK) rc = sm_runner_flush(runner);
-    return rc;
+    return tu_feed_records(runner, c->records, c->record_len, c->nrecords, &rng, 40);
 }
 
 static const char *describe(const ecase *c, const char *engine, char *buf, size_t size) {
