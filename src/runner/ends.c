@@ -303,9 +303,9 @@ static int by_key_then_errors(const void *pa, const void *pb) {
    strand), its fewest errors: round a record shorter than a pattern several
    placements give the same part inside. */
 static void sort_pending(sm_ends_state *e) {
-    sm_rawhit *v = e->part + e->done;
     size_t n = e->npart - e->done, out = 0;
-    if (n == 0) return;
+    if (n == 0) return; /* (part may be NULL then: no pointer arithmetic on it) */
+    sm_rawhit *v = e->part + e->done;
     qsort(v, n, sizeof *v, by_key_then_errors);
     for (size_t i = 0; i < n; i++)
         if (out == 0 || sm_rawhit_cmp(&v[out - 1], &v[i]) != 0) v[out++] = v[i];
