@@ -3,31 +3,17 @@
  * gathered into blocks of up to 64 MiB (bounded memory for any input) and
  * each block is run on the matcher's threads; a large piece of the reader
  * (a mapped file's) is run where it lies. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "seqmatch_reader.h"
+#include "io/source.h"
 
 /* Input is simulated in blocks of this size. */
 #define DFA_BLOCK_BYTES ((size_t)64 << 20)
 /* Pieces at least this long are run in place (no copy into the block). */
 #define DFA_DIRECT_BYTES ((size_t)4 << 20)
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int fail(sm_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 typedef struct {
     const sm_dfa_matcher *matcher;
@@ -50,17 +36,17 @@ static int flush_block(dfa_scan *r, const char *record, sm_error *err) {
     memset(&e, 0, sizeof e);
     uint32_t next = r->state;
     int rc = sm_dfa_run_parallel(r->matcher, r->state, r->block, r->block_len, r->o->parallel, &next, &e);
-    if (rc != SM_OK) return fail(err, rc, "%s: %s", r->o->name, e.message);
+    if (rc != SM_OK) return sm_io_error(err, rc, "%s: %s", r->o->name, e.message);
     if (next == SM_DFA_NO_STATE) {
         size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len);
         char what[32];
         describe_byte(r->block[at], what, sizeof what);
         if (record)
-            return fail(err, SM_ERR_PATTERN,
+            return sm_io_error(err, SM_ERR_PATTERN,
                         "%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
                         "ignores such bytes)",
                         r->o->name, record, what, (unsigned long long)(r->offset + at));
-        return fail(err, SM_ERR_PATTERN,
+        return sm_io_error(err, SM_ERR_PATTERN,
                     "%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)",
                     r->o->name, what, (unsigned long long)(r->offset + at));
     }
@@ -107,7 +93,7 @@ int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_read
     r.matcher = matcher;
     r.o = opts;
     if (!(r.block = malloc(DFA_BLOCK_BYTES)))
-        return fail(err, SM_ERR_NOMEM, "out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
+        return sm_io_error(err, SM_ERR_NOMEM, "out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
     r.state = sm_dfa_start(dfa);
     char *record = NULL;
     int rc = SM_OK;
@@ -121,7 +107,7 @@ int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_read
         if (got == 0) break;
         free(record);
         if (!(record = strdup(name ? name : ""))) {
-            rc = fail(err, SM_ERR_NOMEM, "out of memory");
+            rc = sm_io_error(err, SM_ERR_NOMEM, "out of memory");
             break;
         }
         if (opts->per_record) r.state = sm_dfa_start(dfa);
@@ -227,7 +213,7 @@ static int report_unknown(const gpu_scan *c, const pending_input *p, uint64_t at
     char what[32];
     describe_byte(byte, what, sizeof what);
     if (!c->o->dna)
-        return fail(err, SM_ERR_PATTERN,
+        return sm_io_error(err, SM_ERR_PATTERN,
                     "%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", p->shown,
                     what, (unsigned long long)at);
     const char *record = p->label ? p->label : "";
@@ -243,7 +229,7 @@ static int report_unknown(const gpu_scan *c, const pending_input *p, uint64_t at
         record = p->marks[lo].name;
         offset = at - p->marks[lo].offset;
     }
-    return fail(err, SM_ERR_PATTERN,
+    return sm_io_error(err, SM_ERR_PATTERN,
                 "%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown ignores "
                 "such bytes)",
                 p->shown, record, what, (unsigned long long)offset);
@@ -301,7 +287,7 @@ static int scan_input_gpu(gpu_scan *c, const sm_dfa *dfa, sm_reader *reader, con
     int rc = SM_OK;
     uint64_t fed = 0, record_start = 0;
     if (!o->per_record) {
-        if (!push_pending(c, label, shown)) return fail(err, SM_ERR_NOMEM, "out of memory");
+        if (!push_pending(c, label, shown)) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
         if ((rc = sm_dfa_gpu_begin(c->gpu, start, &e)) != SM_OK) return gpu_failed(c, rc, &e, err);
     }
     for (;;) {
@@ -311,10 +297,10 @@ static int scan_input_gpu(gpu_scan *c, const sm_dfa *dfa, sm_reader *reader, con
         if (got == 0) break;
         record_start = fed;
         if (o->per_record) {
-            if (!push_pending(c, name ? name : "", shown)) return fail(err, SM_ERR_NOMEM, "out of memory");
+            if (!push_pending(c, name ? name : "", shown)) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
             if ((rc = sm_dfa_gpu_begin(c->gpu, start, &e)) != SM_OK) return gpu_failed(c, rc, &e, err);
         } else if (o->dna && add_mark(&c->queue[c->tail - 1], fed, name ? name : "") != 0) {
-            return fail(err, SM_ERR_NOMEM, "out of memory");
+            return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
         }
         const uint8_t *data;
         size_t len;
@@ -340,7 +326,7 @@ int sm_dfa_gpu_scan_files(const sm_dfa *dfa, const sm_dfa_matcher *matcher, cons
     sm_error e;
     memset(&e, 0, sizeof e);
     int rc = sm_dfa_gpu_open(matcher, gpu_options, on_gpu_result, &c, &c.gpu, &e);
-    if (rc != SM_OK) return fail(err, rc, "--gpu: %s", e.message);
+    if (rc != SM_OK) return sm_io_error(err, rc, "--gpu: %s", e.message);
     sm_input_format format = opts->dna ? SM_INPUT_AUTO : SM_INPUT_TEXT;
     for (size_t i = 0; i < count && rc == SM_OK; i++) {
         sm_reader *reader = NULL;

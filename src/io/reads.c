@@ -8,12 +8,12 @@
  * with its bytes: a pointer into the file when the reader reads it in place
  * (valid until the reader closes: the runner is flushed at the end of every
  * input), else a copy in an arena that the queue empties as records go. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "seqmatch_reader.h"
+#include "io/source.h"
 
 /* Bytes of a record asked of the reader at a time. */
 #define FEED_PIECE ((size_t)64 << 20)
@@ -40,27 +40,15 @@ struct sm_reads {
     const sm_reader *reader; /* the one being fed, for on_progress */
 };
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int fail(sm_error *err, int code, const char *fmt, ...) {
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 static int fail_read(sm_error *err, const sm_error *from, int code) {
-    return fail(err, code ? code : SM_ERR_IO, "%s", from->message[0] ? from->message : "read error");
+    return sm_io_error(err, code ? code : SM_ERR_IO, "%s", from->message[0] ? from->message : "read error");
 }
 
 static const char *shown(const char *path) { return strcmp(path, "-") == 0 ? "stdin" : path; }
 
 static int fail_runner(sm_error *err, const char *what, int status) {
-    if (status == SM_ERR_NOMEM) return fail(err, status, "%s: out of memory while scanning", what);
-    return fail(err, status, "%s: %s", what, sm_strerror(status));
+    if (status == SM_ERR_NOMEM) return sm_io_error(err, status, "%s: out of memory while scanning", what);
+    return sm_io_error(err, status, "%s: %s", what, sm_strerror(status));
 }
 
 static queued *entry_at(sm_reads *s, size_t i) { return &s->queue[(s->head + i) % s->cap]; }
@@ -153,7 +141,7 @@ int sm_reads_new(const sm_db *db, const sm_runner_options *runner_options, const
     *reads = NULL;
     memset(err, 0, sizeof *err);
     sm_reads *s = calloc(1, sizeof *s);
-    if (!s) return fail(err, SM_ERR_NOMEM, "out of memory");
+    if (!s) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     s->o = *opts;
     s->format = SM_INPUT_AUTO;
     sm_runner_options ro;
@@ -201,7 +189,7 @@ static int feed_record(sm_reads *s, sm_reader *reader, const char *path, uint64_
     int status = sm_runner_feed_reader(s->runner, reader, &opts, record, NULL, &e);
     if (status == SM_OK) return 0;
     if (status == SM_ERR_TERMINATED && s->stop) return STOPPED;
-    if (e.message[0]) return fail(err, status, "%s", e.message); /* bad input */
+    if (e.message[0]) return sm_io_error(err, status, "%s", e.message); /* bad input */
     return fail_runner(err, shown(path), status);
 }
 
@@ -220,7 +208,7 @@ static int keep_raw(sm_reads *s, queued *e, unsigned m, sm_reader *reader, sm_er
         return 0;
     }
     size_t at = arena_add(s, data, len);
-    if (at == SIZE_MAX) return fail(err, SM_ERR_NOMEM, "out of memory");
+    if (at == SIZE_MAX) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     e->rec.raw[m] = NULL;
     e->raw_at[m] = at;
     return 0;
@@ -238,7 +226,7 @@ static int open_reader(sm_reads *s, const char *path, sm_reader **reader, sm_err
     sm_error e;
     e.code = 0, e.message[0] = '\0';
     int rc = sm_reader_open_threads(path, s->o.format, s->o.reader_threads, reader, &e);
-    if (rc != SM_OK) return fail(err, rc, "%s", e.message[0] ? e.message : sm_strerror(rc));
+    if (rc != SM_OK) return sm_io_error(err, rc, "%s", e.message[0] ? e.message : sm_strerror(rc));
     sm_reader_keep_raw(*reader);
     sm_input_format got = sm_reader_format(*reader);
     if (s->format == SM_INPUT_AUTO) {
@@ -246,7 +234,7 @@ static int open_reader(sm_reads *s, const char *path, sm_reader **reader, sm_err
     } else if (got != s->format) {
         sm_reader_close(*reader);
         *reader = NULL;
-        return fail(err, SM_ERR_INVALID, "%s: %s, but the input before it is %s; give inputs of one format",
+        return sm_io_error(err, SM_ERR_INVALID, "%s: %s, but the input before it is %s; give inputs of one format",
                     shown(path), format_name(got), format_name(s->format));
     }
     return 0;
@@ -270,13 +258,13 @@ static int next_pair(sm_reader **readers, const char **paths, unsigned mates, ui
         if ((more[m] = sm_reader_next_record(readers[m], &names[m], &e)) < 0)
             return fail_read(err, &e, e.code);
     if (mates == 2 && more[0] != more[1])
-        return fail(err, SM_ERR_FORMAT,
+        return sm_io_error(err, SM_ERR_FORMAT,
                     "%s has more records than %s (%llu); paired files must hold the same reads in the same order",
                     shown(paths[more[0] ? 0 : 1]), shown(paths[more[0] ? 1 : 0]), (unsigned long long)pair);
     if (mates == 2 && more[0]) {
         size_t n0 = pair_name_length(names[0]), n1 = pair_name_length(names[1]);
         if (n0 != n1 || memcmp(names[0], names[1], n0) != 0)
-            return fail(err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
+            return sm_io_error(err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
                         (unsigned long long)pair + 1, names[0], shown(paths[0]), names[1], shown(paths[1]));
     }
     *more_out = more[0];
@@ -287,7 +275,7 @@ static int next_pair(sm_reader **readers, const char **paths, unsigned mates, ui
    mate ends, as its record-done call may come as it ends. */
 static int scan_pair(sm_reads *s, sm_reader **readers, const char **paths, unsigned mates, sm_error *err) {
     queued *e = push_entry(s);
-    if (!e) return fail(err, SM_ERR_NOMEM, "out of memory");
+    if (!e) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     e->rec.mates = mates;
     int rc = 0;
     const char *open_path = NULL;
