@@ -11,7 +11,8 @@
 #   (bench/crispr_guides.py, seed SEED, default 31); PAM NGG; -m M (default 3),
 #   at most one DNA bulge of DNA and one RNA bulge of RNA bases (default 1 1).
 # environment: DEVICE (C: Cas-OFFinder's OpenCL CPUs; G: GPUs), THREADS (seqmatch -t, default
-#   all cores), SEED, KEEP (a folder to keep the inputs and outputs in)
+#   all cores), SM_ARGS (more seqmatch options, e.g. --gpu), SEED, KEEP (a folder to keep the inputs
+#   and outputs in)
 set -euo pipefail
 CO=${1:?usage: compare-casoffinder.sh CAS_OFFINDER SEQMATCH GENOME.fa [N M DNA RNA]}
 SM=${2:?seqmatch}
@@ -37,9 +38,9 @@ seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 t0=$EPOCHREALTIME
 "$CO" "$work/casoffinder.in" "$DEVICE" "$work/casoffinder.out" > "$work/casoffinder.log" 2>&1
 t1=$EPOCHREALTIME
-"$SM" search -p "$work/guides.fa" --pam NGG -m "$M" --dna-bulges "$DNA" --rna-bulges "$RNA" -t "$THREADS" \
+"$SM" search ${SM_ARGS:-} -p "$work/guides.fa" --pam NGG -m "$M" --dna-bulges "$DNA" --rna-bulges "$RNA" -t "$THREADS" \
   "$GENOME" > "$work/seqmatch.tsv" || [ $? -eq 1 ]
 t2=$EPOCHREALTIME
 echo "genome $(basename "$GENOME"), $N guides, NGG, -m $M, DNA bulge <= $DNA, RNA bulge <= $RNA"
-echo "cas-offinder ($DEVICE) $(seconds "$t0" "$t1") s; seqmatch (-t $THREADS) $(seconds "$t1" "$t2") s"
+echo "cas-offinder ($DEVICE) $(seconds "$t0" "$t1") s; seqmatch (-t $THREADS ${SM_ARGS:-}) $(seconds "$t1" "$t2") s"
 python3 "$here/casoffinder_compare.py" "$work/casoffinder.out" "$work/seqmatch.tsv" 3

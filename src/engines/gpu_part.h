@@ -109,10 +109,14 @@ typedef struct {
    pattern's length; SM_GPU_HIT_STATE, code is a DFA state of the section
    (every output of it is a hit); SM_GPU_HIT_END, a k-edit end event of
    output code with D(end) = errors. section: the database section that
-   reported it. */
+   reported it. SM_GPU_HIT_SITE, a site of output code that ends at end
+   and spans its pattern's length + delta (a bulge: delta symbols more or
+   fewer), with errors = mismatches | (delta + SM_GPU_SITE_DELTA_BIAS) << 8. */
 #define SM_GPU_HIT_OUTPUT 0u
 #define SM_GPU_HIT_STATE 1u
 #define SM_GPU_HIT_END 2u
+#define SM_GPU_HIT_SITE 3u
+#define SM_GPU_SITE_DELTA_BIAS 128
 typedef struct {
     uint32_t end, code;
     uint16_t errors;

@@ -242,9 +242,10 @@ static uint32_t approx_kind_by_cpu_cost(const sm_ac_key *keys, size_t nk, const 
    bulges; under auto it takes every such set on the CPU whose guides it
    can hold, since the PAM leaves few positions to look at (one in eight
    for NGG on both strands; docs/architecture.md, "The guide engine", has
-   the measurements). On the GPU the pigeonhole filter's kernel keeps the
-   sets without bulges, as measured there. Forced, the first pass gave
-   it its patterns. */
+   the measurements). On the GPU it takes the sets with bulges (its kernel
+   checks every key at every PAM, guide_gpu.h); the pigeonhole filter's
+   kernel keeps the sets without, as measured there. Forced, the first
+   pass gave it its patterns. */
 static int use_guide(const sm_ac_key *keys, size_t nk, const sm_compile_options *o, unsigned flags) {
     if (o->engine != SM_ENGINE_AUTO) return 0;
     if (o->dna_bulges || o->rna_bulges) return 1;

@@ -128,8 +128,9 @@ static void collector_free(collector *c) {
     memset(c, 0, sizeof *c);
 }
 
-/* Compares the CUDA backend with the CPU runner on one database and input. */
-static void compare(const sm_db *db, const records *recs, size_t batch, int count_only, uint64_t stop_after,
+/* Compares the CUDA backend with the CPU runner on one database and input;
+   returns the CPU's hits. */
+static uint64_t compare(const sm_db *db, const records *recs, size_t batch, int count_only, uint64_t stop_after,
                     uint64_t feed_seed, const char *what) {
     collector cpu = {0}, gpu = {0};
     tu_hits_init(&cpu.hits);
@@ -166,6 +167,7 @@ static void compare(const sm_db *db, const records *recs, size_t batch, int coun
     free(b.counts);
     collector_free(&cpu);
     collector_free(&gpu);
+    return a.total;
 }
 
 static sm_db *compile_opts(sm_pattern *pats, size_t n, sm_alphabet alphabet, sm_strands strands, unsigned flags,
@@ -698,6 +700,105 @@ static void tile_rounds(tu_rng *rng) {
     }
 }
 
+/* CRISPR guides with a PAM, mismatches and bulges (the guide engine's
+   kernel): 3' and 5' PAMs with IUPAC codes, guides of one or two lengths
+   taken beside PAMs of the records and mutated (IUPAC codes and N in some),
+   records with N, lower case and odd bytes, --text-iupac, every strand
+   choice, 0..4 mismatches and 0..2 bulges of each kind. */
+static void guide_rounds(tu_rng *rng) {
+    static const size_t batches[] = {300, 4096, 65536, (size_t)1 << 20, 0};
+    static const char *const pams3[] = {"NGG", "NRG", "NNGRRT", "NAG"};
+    static const char *const pams5[] = {"TTTV", "TYCV", "TTN"};
+    unsigned rounds = tu_scaled(3) + 6, bulged = 0;
+    uint64_t sites = 0, before = 0;
+    for (unsigned round = 0; round < rounds && tu_failures() < 20; round++) {
+        records recs;
+        random_records(rng, &recs, 1, round % 3 ? 3000 : 40000);
+        for (size_t i = 0; i < recs.n && round % 4 == 1; i++)
+            for (size_t j = 0; j < recs.len[i]; j++)
+                if (tu_rng_chance(rng, 20)) recs.data[i][j] = (char)(recs.data[i][j] | 0x20);
+        sm_compile_options o;
+        sm_compile_options_init(&o);
+        int five = tu_rng_chance(rng, 30);
+        o.pam = five ? pams5[tu_rng_below(rng, 3)] : pams3[tu_rng_below(rng, 4)];
+        o.pam_side = five ? SM_PAM_5PRIME : SM_PAM_3PRIME;
+        o.match = SM_MATCH_MISMATCHES;
+        o.max_errors = tu_rng_below(rng, 5);
+        o.dna_bulges = tu_rng_below(rng, 3);
+        o.rna_bulges = tu_rng_below(rng, 3);
+        o.strands = (sm_strands)tu_rng_below(rng, 3);
+        o.engine = SM_ENGINE_GUIDE;
+        o.backend = SM_BACKEND_CUDA;
+        if (tu_rng_chance(rng, 15)) o.flags |= SM_FLAG_TEXT_IUPAC;
+        size_t q = strlen(o.pam), n = 2 + tu_rng_below(rng, round % 2 ? 60 : 8);
+        uint32_t lengths[2] = {14 + tu_rng_below(rng, 10), 14 + tu_rng_below(rng, 19)};
+        char *store = malloc(n * 64);
+        sm_pattern *pats = calloc(n, sizeof *pats);
+        for (size_t i = 0; i < n; i++) {
+            /* the guides alone: the PAM comes from the options */
+            char *g = store + i * 64;
+            uint32_t L = lengths[i % 2];
+            size_t r = tu_rng_below(rng, (uint32_t)recs.n);
+            if (recs.len[r] >= L && tu_rng_chance(rng, 85))
+                memcpy(g, recs.data[r] + tu_rng_below(rng, (uint32_t)(recs.len[r] - L + 1)), L);
+            else
+                tu_random_dna(rng, g, L);
+            for (uint32_t j = 0; j < L; j++)
+                if (!g[j] || !strchr("ACGTacgt", g[j])) g[j] = "ACGT"[tu_rng_below(rng, 4)];
+            for (uint32_t e = tu_rng_below(rng, 3); e > 0; e--) g[tu_rng_below(rng, L)] = "ACGT"[tu_rng_below(rng, 4)];
+            if (tu_rng_chance(rng, 8)) g[tu_rng_below(rng, L)] = "RYN"[tu_rng_below(rng, 3)];
+            pats[i].seq = g;
+            pats[i].len = L;
+        }
+        /* sites planted: a guide, a base changed, left out or put in, and its PAM made concrete */
+        for (size_t t = 0; t < 3 * n && t < 40; t++) {
+            size_t r = tu_rng_below(rng, (uint32_t)recs.n);
+            char site[80];
+            size_t len = 0, L = pats[t % n].len;
+            const char *g = pats[t % n].seq;
+            if (five)
+                for (size_t i = 0; i < q; i++) site[len++] = o.pam[i] == 'N' ? 'C' : o.pam[i] == 'V' ? 'G' : o.pam[i] == 'Y' ? 'C' : o.pam[i];
+            size_t skip = tu_rng_chance(rng, 25) ? 1 + tu_rng_below(rng, (uint32_t)L - 2) : L;
+            size_t extra = tu_rng_chance(rng, 25) ? 1 + tu_rng_below(rng, (uint32_t)L - 2) : L;
+            for (size_t i = 0; i < L; i++) {
+                if (i == extra) site[len++] = "ACGT"[tu_rng_below(rng, 4)];
+                if (i != skip) site[len++] = tu_rng_chance(rng, 4) ? "ACGT"[tu_rng_below(rng, 4)] : g[i];
+            }
+            if (!five)
+                for (size_t i = 0; i < q; i++) site[len++] = o.pam[i] == 'N' ? 'A' : o.pam[i] == 'R' ? 'G' : o.pam[i];
+            if (recs.len[r] < len) continue;
+            memcpy(recs.data[r] + tu_rng_below(rng, (uint32_t)(recs.len[r] - len + 1)), site, len);
+        }
+        sm_db *db = NULL;
+        sm_error err;
+        char what[240];
+        snprintf(what, sizeof what, "guide round %u (%zu guides of %u/%u, pam %s%s, -m %u, bulges %u/%u%s, strands %d)",
+                 round, n, lengths[0], lengths[1], o.pam, five ? " 5'" : "", o.max_errors, o.dna_bulges, o.rna_bulges,
+                 o.flags & SM_FLAG_TEXT_IUPAC ? ", text-iupac" : "", (int)o.strands);
+        if (sm_compile(pats, n, &o, &db, &err) != SM_OK) {
+            tu_check(0, "%s: compile: %s", what, err.message);
+        } else {
+            tu_check(gpu_runs(db), "%s: the GPU does not run it", what);
+            size_t batch = batches[tu_rng_below(rng, 5)];
+            uint64_t feed_seed = tu_rng_next(rng);
+            sites += compare(db, &recs, batch, 0, 0, feed_seed, what);
+            compare(db, &recs, batch, 1, 0, feed_seed, what);
+            if (round % 3 == 0) compare(db, &recs, batch, 0, 1 + tu_rng_below(rng, 30), feed_seed, what);
+            bulged += (o.dna_bulges || o.rna_bulges) && sites > before;
+            before = sites;
+            sm_db_free(db);
+        }
+        free(pats);
+        free(store);
+        free_records(&recs);
+    }
+    /* the rounds are worth something only when sites, bulged ones too, were found */
+    tu_check(sites > 0 && bulged > 0, "guide rounds: %llu sites, %u rounds with bulges found sites",
+             (unsigned long long)sites, bulged);
+    printf("guide rounds: %llu sites over %u rounds, %u rounds with bulges found sites\n", (unsigned long long)sites,
+           rounds, bulged);
+}
+
 /* Records of DNA for the large sets. */
 static void long_records(tu_rng *rng, records *recs) {
     recs->n = 3;
@@ -940,6 +1041,7 @@ int main(void) {
     approx_rounds(&rng);
     long_piece_rounds(&rng);
     tile_rounds(&rng);
+    guide_rounds(&rng);
     exact_beside_rounds(&rng);
     large_sets(&rng);
     return tu_summary(TEST_NAME);

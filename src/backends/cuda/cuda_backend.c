@@ -385,13 +385,18 @@ static int hand_out(sm_cuda *g, slot *s, sm_batch *b, const sm_cuda_result *res)
         for (uint32_t o = 0; o < count; o++) {
             uint32_t id = ids[o];
             if (id >> 1 >= g->runner->pattern_count || r->end == 0) continue; /* only a crafted database gets here */
-            uint32_t len = patterns[id >> 1].length;
+            uint32_t len = patterns[id >> 1].length, errors = r->errors;
+            if (r->kind == SM_GPU_HIT_SITE) {
+                /* a site with a bulge spans more or fewer symbols than its pattern */
+                len += (uint32_t)((int32_t)(errors >> 8) - SM_GPU_SITE_DELTA_BIAS);
+                errors &= 0xffu;
+            }
             if (r->kind != SM_GPU_HIT_END && len > r->end) continue;
             sm_rawhit *h = &s->hits[n++];
             h->start = r->kind == SM_GPU_HIT_END ? SM_START_UNKNOWN : r->end - len;
             h->end = r->end;
             h->pattern = id >> 1;
-            h->errors = r->errors;
+            h->errors = errors;
             h->reverse = (uint8_t)(id & 1);
             h->pad = 0;
         }

@@ -2,6 +2,8 @@
 #include "engines/engine.h"
 #include "engines/guide/guide.h"
 
+extern const sm_gpu_part sm_gd_gpu_part;
+
 static int gd_build(const sm_build_input *in, sm_buf *section, sm_error *err) {
     if (in->alphabet != SM_ALPHABET_DNA || in->match != SM_MATCH_MISMATCHES || in->pam_length == 0)
         return sm_set_error(err, SM_ERR_INVALID, "the guide engine takes dna guides with a PAM and mismatches");
@@ -42,4 +44,5 @@ const sm_engine_ops sm_engine_guide = {
     .state_fits = gd_state_fits,
     .scan = gd_scan,
     .finish = gd_finish,
+    .gpu = &sm_gd_gpu_part,
 };

@@ -102,7 +102,7 @@ typedef struct {
 #define SM_GD_LANES 0x5555555555555555ull
 
 /* The text shift of lookup shift index ti. */
-SM_GPU_HOSTDEV int32_t sm_gd_shift(const sm_gd_shape *g, uint32_t ti) {
+SM_GPU_FN int32_t sm_gd_shift(const sm_gd_shape *g, uint32_t ti) {
     int32_t away = g->left ? -1 : 1; /* the direction away from the PAM */
     if (ti == 0) return 0;
     if (ti <= g->dna) return away * (int32_t)ti;
@@ -110,17 +110,17 @@ SM_GPU_HOSTDEV int32_t sm_gd_shift(const sm_gd_shape *g, uint32_t ti) {
 }
 
 /* The lanes of n symbols from lane 0. */
-SM_GPU_HOSTDEV uint64_t sm_gd_lanes(uint32_t n) { return n >= 32 ? SM_GD_LANES : SM_GD_LANES & ((1ull << (2 * n)) - 1); }
+SM_GPU_FN uint64_t sm_gd_lanes(uint32_t n) { return n >= 32 ? SM_GD_LANES : SM_GD_LANES & ((1ull << (2 * n)) - 1); }
 
 /* The lanes of the guide symbols at distances [lo, hi) from the PAM. */
-SM_GPU_HOSTDEV uint64_t sm_gd_dist_lanes(uint32_t L, uint32_t left, uint32_t lo, uint32_t hi) {
+SM_GPU_FN uint64_t sm_gd_dist_lanes(uint32_t L, uint32_t left, uint32_t lo, uint32_t hi) {
     if (hi <= lo) return 0;
     uint32_t first = left ? L - hi : lo;
     return sm_gd_lanes(hi - lo) << (2 * first);
 }
 
 /* Bit of the symbol at distance d from the PAM. */
-SM_GPU_HOSTDEV uint32_t sm_gd_bit(uint64_t m, uint32_t L, uint32_t left, uint32_t d) {
+SM_GPU_FN uint32_t sm_gd_bit(uint64_t m, uint32_t L, uint32_t left, uint32_t d) {
     uint32_t j = left ? L - 1 - d : d;
     return (uint32_t)(m >> (2 * j)) & 1u;
 }
@@ -128,7 +128,7 @@ SM_GPU_HOSTDEV uint32_t sm_gd_bit(uint64_t m, uint32_t L, uint32_t left, uint32_
 /* The best DNA bulge of b at this PAM: the least mismatches over the
    bulge positions i = 1 .. L - 1 (symbols d < i paired without shift, d >=
    i through ms), the smallest i on ties; SM_GD_NONE when over k. */
-SM_GPU_HOSTDEV uint32_t sm_gd_best_dna(const sm_gd_shape *g, uint64_t m0, uint64_t ms, uint32_t *at) {
+SM_GPU_FN uint32_t sm_gd_best_dna(const sm_gd_shape *g, uint64_t m0, uint64_t ms, uint32_t *at) {
     uint32_t L = g->len, left = g->left;
     if (L < 2) return SM_GD_NONE;
     /* symbol 0 is always near the PAM and L - 1 always beyond the bulge; the
@@ -153,7 +153,7 @@ SM_GPU_HOSTDEV uint32_t sm_gd_best_dna(const sm_gd_shape *g, uint64_t m0, uint64
 
 /* The best RNA bulge of b: positions i = 1 .. L - 1 - b (symbols d < i
    paired without shift, [i, i + b) unpaired, d >= i + b through ms). */
-SM_GPU_HOSTDEV uint32_t sm_gd_best_rna(const sm_gd_shape *g, uint64_t m0, uint64_t ms, uint32_t b, uint32_t *at) {
+SM_GPU_FN uint32_t sm_gd_best_rna(const sm_gd_shape *g, uint64_t m0, uint64_t ms, uint32_t b, uint32_t *at) {
     uint32_t L = g->len, left = g->left;
     if (L < b + 2) return SM_GD_NONE;
     uint32_t both = (uint32_t)SM_GPU_POPC64(m0 & ms & sm_gd_dist_lanes(L, left, 1, L - 1));
@@ -176,7 +176,7 @@ SM_GPU_HOSTDEV uint32_t sm_gd_best_rna(const sm_gd_shape *g, uint64_t m0, uint64
 
 /* Every site of a key at one PAM, from its masks m[0 .. 1 + dna + rna):
    into out (room for 1 + dna + rna), their number returned. */
-SM_GPU_HOSTDEV uint32_t sm_gd_sites(const sm_gd_shape *g, const uint64_t *m, sm_gd_site *out) {
+SM_GPU_FN uint32_t sm_gd_sites(const sm_gd_shape *g, const uint64_t *m, sm_gd_site *out) {
     uint32_t n = 0, at = 0;
     uint32_t plain = (uint32_t)SM_GPU_POPC64(m[0]);
     if (plain <= g->k) {
@@ -207,7 +207,7 @@ SM_GPU_HOSTDEV uint32_t sm_gd_sites(const sm_gd_shape *g, const uint64_t *m, sm_
    it when its seed is exact there: no mismatch in its lanes of m[ti'].
    The lookup that finds it first verifies it, so each (key, PAM) is
    verified once. */
-SM_GPU_HOSTDEV int sm_gd_found_before(const uint64_t *m, const sm_gd_piece *pieces, uint32_t npieces, uint32_t ti,
+SM_GPU_FN int sm_gd_found_before(const uint64_t *m, const sm_gd_piece *pieces, uint32_t npieces, uint32_t ti,
                                       uint32_t j) {
     for (uint32_t t = 0; t <= ti; t++) {
         uint32_t from = t == 0 ? 0 : 1, to = t == ti ? j : npieces;
@@ -218,7 +218,7 @@ SM_GPU_HOSTDEV int sm_gd_found_before(const uint64_t *m, const sm_gd_piece *piec
 }
 
 /* The site's extent: [start, end) from the PAM's start p, q and L. */
-SM_GPU_HOSTDEV void sm_gd_extent(uint64_t p, uint32_t q, uint32_t L, uint32_t left, int32_t delta, uint64_t *start,
+SM_GPU_FN void sm_gd_extent(uint64_t p, uint32_t q, uint32_t L, uint32_t left, int32_t delta, uint64_t *start,
                                  uint64_t *end) {
     if (left) {
         *end = p + q;
