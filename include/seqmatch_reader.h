@@ -339,6 +339,9 @@ void sm_scan_reader_options_init(sm_scan_reader_options *opts);
    not read one at a time (opts), the reader strips on the runner's threads
    (sm_runner_parallel_for) instead of its own and whole records may be
    stripped into the runner many at a time. opts may be NULL.
+   This is the library's one loop from a reader to a runner: seqmatch
+   search, filter and demux, the MPI and --shard shares and the Python
+   package all read through it (opts says how).
    Returns SM_OK at the end of the input; SM_ERR_TERMINATED when a callback
    of opts or of the runner (sm_hit_fn) asked to stop; a runner's failure
    (SM_ERR_NOMEM, SM_ERR_DEVICE, ...) with err->code set and err->message
