@@ -308,7 +308,8 @@ struct sm_scan_reader_options {
        If one has ended and this returns 0, the scan fails with
        SM_ERR_FORMAT. */
     int (*on_pair)(void *ctx, uint64_t pair, const char *name, const char *mate_name);
-    /* A record began (after on_record). */
+    /* A record began (after on_record), or, for a mate not fed, is
+       reached. */
     int (*on_record_begin)(void *ctx, const sm_scan_record *record);
     /* The record's sequence is read (and fed, with on_record_fed called),
        before its record ends in the runner: where a caller that keeps whole
@@ -323,8 +324,10 @@ struct sm_scan_reader_options {
     int (*end_record)(void *ctx, sm_runner *runner, const sm_scan_record *record);
     /* 1: a stop asked by on_progress can be resumed (an iterator that hands
        out what is ready): the next sm_runner_scan_reader call on the same
-       runner and reader goes on where this one stopped, in the middle of
-       the record if it stopped there. Not with mate (SM_ERR_INVALID). */
+       runner and reader, with resumable set, goes on where this one
+       stopped, in the middle of the record if it stopped there (the reader
+       keeps where). Other stops end the scan. Not with mate
+       (SM_ERR_INVALID). */
     int resumable;
 };
 
