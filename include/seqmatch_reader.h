@@ -240,24 +240,44 @@ typedef struct sm_scan_reader_options sm_scan_reader_options;
 #ifdef SEQMATCH_EXPERIMENTAL
 /* Experimental (seqmatch.h, "Stability"): the layout of the options below;
    the stable calls take NULL for none. */
+
+/* A record as the record callbacks below see it (valid during the call). */
+typedef struct {
+    uint64_t number;    /* the runner's record number; UINT64_MAX for a mate that is not fed */
+    unsigned mate;      /* 1, or 2 for a record of opts->mate */
+    sm_reader *reader;  /* the reader it is read from (sm_reader_record_raw, ...) */
+    const char *name;   /* as sm_reader_next_record gave it */
+    uint64_t length;    /* sequence bytes fed so far (past_cut's not counted) */
+    int continued;      /* byte ranges: it began before the range (sm_reader_record_continued) */
+    int cut;            /* byte ranges: its sequence stopped at the range end (known once it is read) */
+} sm_scan_record;
+
+/* Which mates of a pair are fed to the runner (sm_scan_reader_options.scan_mates). */
+enum { SM_SCAN_MATE_1 = 1, SM_SCAN_MATE_2 = 2 };
+
 /* What sm_runner_scan_reader tells its caller while it reads; every field may
-   be 0 / NULL. Callbacks run on the calling thread. */
+   be 0 / NULL. Callbacks run on the calling thread; those that return int
+   stop the scan when they return non-zero (sm_runner_scan_reader then
+   returns SM_ERR_TERMINATED and leaves err as it was: the caller knows why).
+   Start from sm_scan_reader_options_init. */
 struct sm_scan_reader_options {
+    /* sizeof(sm_scan_reader_options) as the caller was compiled
+       (sm_scan_reader_options_init sets it): the library reads no field
+       past it. 0: the fields up to past_cut only. */
+    size_t size;
     void *ctx;
     /* A record began: its number in the runner (sm_runner_begin_record's)
-       and its name (valid until the next record begins). Non-zero stops
-       the scan. */
+       and its name (valid until the next record begins). */
     int (*on_record)(void *ctx, uint64_t record, const char *name);
     /* A piece of the record's sequence, read and about to be fed (data
-       valid during the call only). Non-zero stops the scan (the piece is
-       not fed). */
+       valid during the call only); a stop leaves the piece unfed. */
     int (*on_sequence)(void *ctx, uint64_t record, const uint8_t *data, size_t len);
     /* The record's whole sequence (length bytes) has been fed; called
        before sm_runner_end_record, so before its hits are all delivered. */
     void (*on_record_fed)(void *ctx, uint64_t record, uint64_t length);
     /* After each piece fed (bytes of it, record_ended 0) and after each
        record's end (bytes 0, record_ended 1), once the runner took them
-       without failing. Non-zero stops the scan. */
+       without failing. */
     int (*on_progress)(void *ctx, size_t bytes, int record_ended);
     /* Bytes asked of the reader at a time (0: 64 MiB): large enough that
        the calls cost nothing, small enough that a stop is seen soon. */
@@ -268,15 +288,63 @@ struct sm_scan_reader_options {
        reach into; those bytes are not counted in the record's length and
        are not shown to on_sequence or on_progress. 0: none. */
     uint64_t past_cut;
+
+    /* ---- Records one at a time. Any of the fields below (set) makes the
+       scan read and feed records one at a time: no batches of whole
+       records, and the reader keeps its own threads. */
+
+    /* Paired reads: a second reader read in step with reader, record for
+       record; its records are mate 2 (a pair's mates are fed as two
+       records, mate 1's first). A fed mate's record ends when the next fed
+       one begins or when the pair is read, so the pair's last fed record
+       ends after on_record_read has seen both mates. */
+    sm_reader *mate;
+    /* With mate: which mates are fed (SM_SCAN_MATE_* bits; 0: both). A mate
+       not fed is still read past, and seen by on_record_begin and
+       on_record_read with number UINT64_MAX. */
+    unsigned scan_mates;
+    /* With mate: both readers are at their next record (pair counts from 0
+       in each call); a name is NULL when its reader has no more records.
+       If one has ended and this returns 0, the scan fails with
+       SM_ERR_FORMAT. */
+    int (*on_pair)(void *ctx, uint64_t pair, const char *name, const char *mate_name);
+    /* A record began (after on_record), or, for a mate not fed, is
+       reached. */
+    int (*on_record_begin)(void *ctx, const sm_scan_record *record);
+    /* The record's sequence is read (and fed, with on_record_fed called),
+       before its record ends in the runner: where a caller that keeps whole
+       records takes its bytes (sm_reader_record_raw). */
+    int (*on_record_read)(void *ctx, const sm_scan_record *record);
+    /* Instead of sm_runner_begin_record and sm_runner_end_record, for a
+       caller that begins and ends records its own way (the parts of
+       records split between processes): begin_record sets *number and
+       returns 0 (non-zero stops); end_record returns what the runner's
+       end returned. record->cut and ->length are final in end_record. */
+    int (*begin_record)(void *ctx, sm_runner *runner, const sm_scan_record *record, uint64_t *number);
+    int (*end_record)(void *ctx, sm_runner *runner, const sm_scan_record *record);
+    /* 1: a stop asked by on_progress can be resumed (an iterator that hands
+       out what is ready): the next sm_runner_scan_reader call on the same
+       runner and reader, with resumable set, goes on where this one
+       stopped, in the middle of the record if it stopped there (the reader
+       keeps where). Other stops end the scan. Not with mate
+       (SM_ERR_INVALID). */
+    int resumable;
 };
+
+/* Zero-fills opts and sets its size. */
+void sm_scan_reader_options_init(sm_scan_reader_options *opts);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* Reads every record of reader into runner (sm_runner_begin_record, the
    sequence written straight into the runner's batch, sm_runner_end_record),
    until the reader's end; the runner is not flushed. When the runner has
-   more than one host thread and the reader has not read yet, the reader
-   strips on the runner's threads (sm_runner_parallel_for) instead of its
-   own. opts may be NULL.
+   more than one host thread, the reader has not read yet and records are
+   not read one at a time (opts), the reader strips on the runner's threads
+   (sm_runner_parallel_for) instead of its own and whole records may be
+   stripped into the runner many at a time. opts may be NULL.
+   This is the library's one loop from a reader to a runner: seqmatch
+   search, filter and demux, the MPI and --shard shares and the Python
+   package all read through it (opts says how).
    Returns SM_OK at the end of the input; SM_ERR_TERMINATED when a callback
    of opts or of the runner (sm_hit_fn) asked to stop; a runner's failure
    (SM_ERR_NOMEM, SM_ERR_DEVICE, ...) with err->code set and err->message
@@ -284,8 +352,9 @@ struct sm_scan_reader_options {
    naming the file and the place. */
 int sm_runner_scan_reader(sm_runner *runner, sm_reader *reader, const sm_scan_reader_options *opts, sm_error *err);
 
-/* One record at a time, for a caller that interleaves readers (paired
-   files read in step) or keeps each record's bytes: feeds the rest of
+/* One record's sequence, for a caller that begins and ends the runner's
+   records itself (sm_runner_scan_reader's options cover paired files,
+   whole records' bytes and parts of records): feeds the rest of
    reader's current record (after sm_reader_next_record) into the runner's
    current record (after sm_runner_begin_record, whose number is record),
    calling opts' on_sequence and on_progress (record_ended 0) per piece;

@@ -708,10 +708,8 @@ typedef struct {
     PyObject *file_error_value, *file_error_tb;
     PyObject *pending;        /* bytes a file object's read gave beyond what was asked */
     Py_ssize_t pending_at;
-    int in_record;            /* a record of the reader is being fed */
     int stop_when_ready;      /* run_read_file's: pause when something is ready */
-    int feed_status;          /* why a feeding callback stopped sm_runner_feed_reader */
-    int paused;               /* it stopped because something is ready */
+    int feed_status;          /* why a callback stopped sm_runner_scan_reader (SM_OK: a pause) */
     int target_end;           /* the current target has no more records */
     uint64_t record;          /* the number of the record being fed */
 
@@ -939,12 +937,11 @@ static void run_close_target(RunObject *r) {
     Py_CLEAR(r->file);
     Py_CLEAR(r->pending);
     r->kind = -1;
-    r->in_record = 0;
     r->target_end = 0;
 }
 
 /* A record of the current target: its name and where it is kept. */
-static record_info *run_begin_record(RunObject *r, const char *name, size_t name_len) {
+static record_info *run_add_record(RunObject *r, const char *name, size_t name_len) {
     record_info *e = record_push(r);
     if (!e) return NULL;
     e->target = r->target;
@@ -953,8 +950,18 @@ static record_info *run_begin_record(RunObject *r, const char *name, size_t name
         memcpy(e->name, name, name_len);
         e->name[name_len] = '\0';
     }
-    r->record = sm_runner_begin_record(r->runner);
-    if (r->count == 1) r->first_record = r->record;
+    return e;
+}
+
+/* The runner's number of the record just added (the last in the ring). */
+static void run_numbered(RunObject *r, uint64_t number) {
+    r->record = number;
+    if (r->count == 1) r->first_record = number;
+}
+
+static record_info *run_begin_record(RunObject *r, const char *name, size_t name_len) {
+    record_info *e = run_add_record(r, name, name_len);
+    if (e) run_numbered(r, sm_runner_begin_record(r->runner));
     return e;
 }
 
@@ -999,59 +1006,68 @@ static int run_keep_sequence(void *ctx, uint64_t record, const uint8_t *data, si
     return 0;
 }
 
-/* After each piece fed: a pause when something is ready. */
+/* After each piece fed and each record's end: a pause when something is ready. */
 static int run_pause_when_ready(void *ctx, size_t bytes, int record_ended) {
     (void)bytes;
     (void)record_ended;
     RunObject *r = ctx;
     if (!(r->stop_when_ready && run_ready(r))) return 0;
     r->feed_status = SM_OK;
-    r->paused = 1;
     return 1;
 }
 
+/* A record of the file begins: kept in the ring with its name. */
+static int run_reader_record(void *ctx, uint64_t number, const char *name) {
+    RunObject *r = ctx;
+    run_forget_records(r);
+    if (!run_add_record(r, name ? name : "", name ? strlen(name) : 0)) {
+        r->feed_status = SM_ERR_NOMEM;
+        return 1;
+    }
+    run_numbered(r, number);
+    return 0;
+}
+
+/* Filter and demux: the record's bytes as read, for the Record handed out. */
+static int run_keep_raw(void *ctx, const sm_scan_record *record) {
+    RunObject *r = ctx;
+    const uint8_t *raw;
+    size_t raw_len;
+    if (sm_reader_record_raw(record->reader, &raw, &raw_len, NULL, &r->err) < 0) {
+        r->feed_status = r->err.code ? r->err.code : SM_ERR_IO;
+        return 1;
+    }
+    record_info *e = record_of(r, record->number);
+    if (!(e->raw = malloc(raw_len ? raw_len : 1))) {
+        r->feed_status = SM_ERR_NOMEM;
+        return 1;
+    }
+    memcpy(e->raw, raw, raw_len);
+    e->raw_len = raw_len;
+    return 0;
+}
+
 /* Reads the current file target and feeds it (without the GIL) until
-   something is ready (stop_when_ready) or the target ends (target_end
-   set); returns an sm_status. */
+   something is ready (stop_when_ready: the scan pauses, to go on from
+   there at the next call) or the target ends (target_end set); returns an
+   sm_status. */
 static int run_read_file(RunObject *r, int stop_when_ready) {
     int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX;
-    sm_scan_reader_options feed = {.ctx = r, .on_sequence = keep ? run_keep_sequence : NULL,
-                                   .on_progress = run_pause_when_ready, .piece = FEED_PIECE};
+    sm_scan_reader_options feed;
+    sm_scan_reader_options_init(&feed);
+    feed.ctx = r;
+    feed.on_record = run_reader_record;
+    feed.on_sequence = keep ? run_keep_sequence : NULL;
+    feed.on_record_read = keep ? run_keep_raw : NULL;
+    feed.on_progress = run_pause_when_ready;
+    feed.piece = FEED_PIECE;
+    feed.resumable = 1;
     r->stop_when_ready = stop_when_ready;
-    while (!(stop_when_ready && run_ready(r))) {
-        if (!r->in_record) {
-            const char *name = NULL;
-            int more = sm_reader_next_record(r->reader, &name, &r->err);
-            if (more < 0) return r->err.code ? r->err.code : SM_ERR_IO;
-            if (more == 0) {
-                r->target_end = 1;
-                return SM_OK;
-            }
-            run_forget_records(r);
-            if (!run_begin_record(r, name ? name : "", name ? strlen(name) : 0)) return SM_ERR_NOMEM;
-            r->in_record = 1;
-        }
-        r->feed_status = SM_ERR_TERMINATED; /* a callback that stops sets its own */
-        r->paused = 0;
-        int status = sm_runner_feed_reader(r->runner, r->reader, &feed, r->record, NULL, &r->err);
-        if (status == SM_ERR_TERMINATED) status = r->feed_status;
-        if (status != SM_OK) return status;
-        if (r->paused) break; /* inside the record, something is ready */
-        r->in_record = 0;
-        if (keep) {
-            const uint8_t *raw;
-            size_t raw_len;
-            if (sm_reader_record_raw(r->reader, &raw, &raw_len, NULL, &r->err) < 0)
-                return r->err.code ? r->err.code : SM_ERR_IO;
-            record_info *e = record_of(r, r->record);
-            if (!(e->raw = malloc(raw_len ? raw_len : 1))) return SM_ERR_NOMEM;
-            memcpy(e->raw, raw, raw_len);
-            e->raw_len = raw_len;
-        }
-        status = sm_runner_end_record(r->runner);
-        if (status != SM_OK) return status;
-    }
-    return SM_OK;
+    r->feed_status = SM_ERR_TERMINATED; /* a callback that stops sets its own */
+    int status = sm_runner_scan_reader(r->runner, r->reader, &feed, &r->err);
+    if (status == SM_OK) r->target_end = 1;
+    else if (status == SM_ERR_TERMINATED) status = r->feed_status;
+    return status;
 }
 
 /* The name of a record item (str, bytes or None) as UTF-8; -1 with an

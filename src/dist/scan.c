@@ -54,7 +54,6 @@ struct sm_dist_share {
     uint64_t *counts_seen;
     sm_error err;
     int failed;
-    int feed_stopped;    /* the feed stopped by feed_progress */
 };
 
 static part_info *part_of(sm_dist_share *s, uint64_t record) {
@@ -291,42 +290,107 @@ static void write_unit_end(sm_dist_share *s, const sm_reader *rd, int ranged) {
     wire_send(s->out, MSG_UNIT_END, &s->msg);
 }
 
-/* Between pieces of a record: stop when done, else poll (MPI). */
-static int feed_progress(void *ctx, size_t bytes, int record_ended) {
-    (void)bytes;
-    (void)record_ended;
-    sm_dist_share *s = ctx;
-    if (done(s) || (s->poll && (s->poll(s->poll_ctx), s->stopped))) {
-        s->feed_stopped = 1;
-        return 1;
+/* One unit's records through sm_runner_scan_reader (src/io/scan_reader.c),
+   each begun and ended as a part. */
+typedef struct {
+    sm_dist_share *s;
+    int ranged;
+    sm_input_format format;
+    unsigned since_poll;
+    int stop_asked;  /* on_progress stopped the feed */
+    int polled;      /* the record's poll count was taken (its end) */
+} unit_scan;
+
+static int part_begin(void *ctx, sm_runner *runner, const sm_scan_record *rec, uint64_t *number) {
+    unit_scan *u = ctx;
+    sm_dist_share *s = u->s;
+    int continued = u->ranged && rec->continued;
+    uint64_t own_from = continued && s->set->edits ? sm_runner_reach(runner) : 0;
+    uint64_t id = sm_runner_begin_part(runner, own_from, continued);
+    *number = id;
+    u->polled = 0;
+    part_info *x = push_part(s, id);
+    if (!x) return fail(s, NULL, "out of memory");
+    x->continued = continued;
+    if (u->format == SM_INPUT_LINES && u->ranged) {
+        /* PATH:N with N counted from the range's first line */
+        const char *colon = strrchr(rec->name, ':');
+        x->has_line = 1;
+        x->line = colon ? strtoull(colon + 1, NULL, 10) : 0;
+    } else if (!continued && !(x->name = strdup(rec->name ? rec->name : ""))) {
+        return fail(s, NULL, "out of memory");
     }
     return 0;
 }
 
-/* One record (part) into the runner: its bytes, the cut, the bytes past it. */
-static int feed_record(sm_dist_share *s, sm_reader *rd, uint64_t id, const char *path, int ranged, part_info *x) {
+/* The part's end: owned up to its length unless the record goes on. */
+static int part_end(void *ctx, sm_runner *runner, const sm_scan_record *rec) {
+    unit_scan *u = ctx;
+    sm_dist_share *s = u->s;
+    int cut = u->ranged && rec->cut;
+    part_info *x = part_of(s, rec->number);
+    if (x) {
+        x->nominal = rec->length;
+        x->cut = cut;
+        x->fed = 1;
+    }
+    return sm_runner_end_part(runner, cut && !s->set->edits ? rec->length : UINT64_MAX, cut);
+}
+
+/* Records between polls (MPI progress and stops). */
+static void count_poll(unit_scan *u) {
+    sm_dist_share *s = u->s;
+    u->polled = 1;
+    if (s->poll && ++u->since_poll >= POLL_RECORDS) {
+        u->since_poll = 0;
+        s->poll(s->poll_ctx);
+    }
+}
+
+/* Between pieces of a record: stop when done, else poll (MPI); after a
+   record: stop when done, and poll every POLL_RECORDS records. */
+static int unit_progress(void *ctx, size_t bytes, int record_ended) {
+    (void)bytes;
+    unit_scan *u = ctx;
+    sm_dist_share *s = u->s;
+    int stop;
+    if (!record_ended) {
+        stop = done(s) || (s->poll && (s->poll(s->poll_ctx), s->stopped));
+    } else {
+        stop = done(s);
+        count_poll(u);
+        if (s->stopped) stop = 1;
+    }
+    if (stop) u->stop_asked = 1;
+    return stop;
+}
+
+/* Every record of the unit's reader into the runner. Returns 0 at the
+   unit's end, 1 when the share stops, -1 when it failed. */
+static int scan_unit(sm_dist_share *s, sm_reader *rd, const char *path, int ranged, sm_input_format format) {
+    unit_scan u = {.s = s, .ranged = ranged, .format = format};
     sm_scan_reader_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.ctx = s;
-    opts.on_progress = feed_progress;
+    sm_scan_reader_options_init(&opts);
+    opts.ctx = &u;
+    opts.on_progress = unit_progress;
     opts.piece = FEED_PIECE;
     if (ranged) opts.past_cut = sm_runner_part_overlap(s->runner);
-    uint64_t nominal = 0;
+    opts.begin_record = part_begin;
+    opts.end_record = part_end;
     sm_error e;
-    memset(&e, 0, sizeof e);
-    s->feed_stopped = 0;
-    int status = sm_runner_feed_reader(s->runner, rd, &opts, id, &nominal, &e);
-    if (status == SM_ERR_TERMINATED && s->feed_stopped) return 1;
-    if (status != SM_OK && e.message[0]) return fail(s, &e, "read error");
-    int st = runner_status(s, status, path);
-    if (st != 0) return st;
-    int cut = ranged && sm_reader_record_cut(rd);
-    x->nominal = nominal;
-    x->cut = cut;
-    x->fed = 1;
-    status = sm_runner_end_part(s->runner, cut && !s->set->edits ? nominal : UINT64_MAX, cut);
-    if ((st = runner_status(s, status, path)) != 0) return st;
-    return done(s) ? 1 : 0;
+    int status = sm_runner_scan_reader(s->runner, rd, &opts, &e);
+    if (status == SM_OK) return 0;
+    if (s->failed) return -1;
+    int st;
+    if (status == SM_ERR_TERMINATED && u.stop_asked) st = 1;
+    else if (e.message[0]) return fail(s, &e, "read error");
+    else if ((st = runner_status(s, status, path)) < 0) return -1;
+    /* a record that stopped the share before its end still counts a poll */
+    if (!u.polled) {
+        count_poll(&u);
+        if (s->stopped) st = 1;
+    }
+    return st;
 }
 
 /* A unit of the plan begins: announced in the result stream (the merge
@@ -351,40 +415,7 @@ int sm_dist_share_run(sm_dist_share *s, char *const *targets, const sm_dist_plan
         sm_reader *rd = NULL;
         if (begin_unit(s, path, u, format, &rd) != 0) break;
         int ranged = !u->whole;
-        const char *name;
-        int more;
-        sm_error e;
-        memset(&e, 0, sizeof e);
-        unsigned since_poll = 0;
-        while (!stop && (more = sm_reader_next_record(rd, &name, &e)) == 1) {
-            int continued = ranged && sm_reader_record_continued(rd);
-            uint64_t own_from = continued && s->set->edits ? sm_runner_reach(s->runner) : 0;
-            uint64_t id = sm_runner_begin_part(s->runner, own_from, continued);
-            part_info *x = push_part(s, id);
-            if (!x) {
-                fail(s, NULL, "out of memory");
-                break;
-            }
-            x->continued = continued;
-            if (format == SM_INPUT_LINES && ranged) {
-                /* PATH:N with N counted from the range's first line */
-                const char *colon = strrchr(name, ':');
-                x->has_line = 1;
-                x->line = colon ? strtoull(colon + 1, NULL, 10) : 0;
-            } else if (!continued && !(x->name = strdup(name ? name : ""))) {
-                fail(s, NULL, "out of memory");
-                break;
-            }
-            int r = feed_record(s, rd, id, path, ranged, x);
-            if (r < 0) break;
-            if (r > 0) stop = 1;
-            if (s->poll && ++since_poll >= POLL_RECORDS) {
-                since_poll = 0;
-                s->poll(s->poll_ctx);
-                if (s->stopped) stop = 1;
-            }
-        }
-        if (!stop && !s->failed && more < 0) fail(s, &e, "read error");
+        if (scan_unit(s, rd, path, ranged, format) > 0) stop = 1;
         if (s->failed) {
             sm_reader_close(rd);
             break;

@@ -137,6 +137,8 @@ struct sm_reader {
     uint64_t next_record_at;    /* of the record after the last one owned (UINT64_MAX: the input's end) */
     uint64_t fail_off;          /* ranged messages: the offset of the byte at fault */
     int fail_off_set;
+
+    sm_reader_resume resume; /* sm_runner_scan_reader's, when it stopped inside a record */
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -1510,6 +1512,8 @@ void sm_reader_progress(const sm_reader *r, uint64_t *done, uint64_t *total) {
     sm_io_source_progress(r->src, done, total);
     if (r->mapped && done) *done = r->pos;
 }
+
+sm_reader_resume *sm_reader_resume_point(sm_reader *r) { return &r->resume; }
 
 void sm_reader_share_threads(sm_reader *r, unsigned threads, sm_parallel_for_fn run, void *ctx) {
     if (!r || r->strip) return;

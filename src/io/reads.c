@@ -171,53 +171,103 @@ void sm_reads_free(sm_reads *reads) {
     free(reads);
 }
 
+/* The record queue's side of sm_runner_scan_reader (src/io/scan_reader.c). */
+typedef struct {
+    sm_reads *s;
+    const char *paths[2];
+    unsigned mates;
+    queued *entry;      /* the record (pair) being read */
+    unsigned fed_mate;  /* the mate whose runner record is open: its path names runner failures */
+    sm_error *err;
+    int failed;         /* a callback failed, err says why */
+} input_scan;
+
 static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
-    (void)record_ended;
-    sm_reads *s = ctx;
-    if (s->o.on_progress) s->o.on_progress(s->o.ctx, s->reader, bytes, sm_runner_total(s->runner));
+    input_scan *in = ctx;
+    sm_reads *s = in->s;
+    if (!record_ended && s->o.on_progress) s->o.on_progress(s->o.ctx, s->reader, bytes, sm_runner_total(s->runner));
     return 0;
 }
 
-/* Feeds the current record of reader to the runner (record: its number).
-   Returns 0, STOPPED, or an error. */
-static int feed_record(sm_reads *s, sm_reader *reader, const char *path, uint64_t record, sm_error *err) {
-    sm_error e;
-    e.code = 0, e.message[0] = '\0'; /* what is read of it below; a memset per record costs
-                                      as much as the record's queue entry */
-    sm_scan_reader_options opts = {.ctx = s, .on_progress = on_piece_fed, .piece = FEED_PIECE};
-    s->reader = reader;
-    int status = sm_runner_feed_reader(s->runner, reader, &opts, record, NULL, &e);
-    if (status == SM_OK) return 0;
-    if (status == SM_ERR_TERMINATED && s->stop) return STOPPED;
-    if (e.message[0]) return sm_io_error(err, status, "%s", e.message); /* bad input */
-    return fail_runner(err, shown(path), status);
+static int callback_failed(input_scan *in) {
+    in->failed = 1;
+    return 1;
 }
 
-/* Keeps mate m's bytes with entry e. */
-static int keep_raw(sm_reads *s, queued *e, unsigned m, sm_reader *reader, sm_error *err) {
+/* "r7/1" and "r7/2" are one pair. */
+static size_t pair_name_length(const char *name) {
+    size_t n = strlen(name);
+    if (n >= 2 && name[n - 2] == '/' && (name[n - 1] == '1' || name[n - 1] == '2')) n -= 2;
+    return n;
+}
+
+/* Both files at their next record: as many records, the same read. */
+static int on_pair(void *ctx, uint64_t pair, const char *name, const char *mate_name) {
+    input_scan *in = ctx;
+    if (!name || !mate_name) {
+        sm_io_error(in->err, SM_ERR_FORMAT,
+                    "%s has more records than %s (%llu); paired files must hold the same reads in the same order",
+                    shown(in->paths[name ? 0 : 1]), shown(in->paths[name ? 1 : 0]), (unsigned long long)pair);
+        return callback_failed(in);
+    }
+    size_t n0 = pair_name_length(name), n1 = pair_name_length(mate_name);
+    if (n0 != n1 || memcmp(name, mate_name, n0) != 0) {
+        sm_io_error(in->err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
+                    (unsigned long long)pair + 1, name, shown(in->paths[0]), mate_name, shown(in->paths[1]));
+        return callback_failed(in);
+    }
+    return 0;
+}
+
+/* A record (a pair's first mate: a new queue entry) begins. */
+static int on_record_begin(void *ctx, const sm_scan_record *record) {
+    input_scan *in = ctx;
+    sm_reads *s = in->s;
+    if (record->mate == 1) {
+        if (!(in->entry = push_entry(s))) {
+            sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
+            return callback_failed(in);
+        }
+        in->entry->rec.mates = in->mates;
+    }
+    if (record->number != UINT64_MAX) {
+        queued *e = in->entry;
+        if (e->records++ == 0) e->first_record = record->number;
+        in->fed_mate = record->mate - 1;
+        s->reader = record->reader;
+    }
+    return 0;
+}
+
+/* A mate is read: its bytes are kept with the entry (every mate's before
+   the last fed one ends, as its record-done call may come as it ends). */
+static int on_record_read(void *ctx, const sm_scan_record *record) {
+    input_scan *in = ctx;
+    sm_reads *s = in->s;
+    queued *e = in->entry;
+    unsigned m = record->mate - 1;
     const uint8_t *data;
     size_t len;
     int stable;
     sm_error e2;
     e2.code = 0, e2.message[0] = '\0';
-    int rc = sm_reader_record_raw(reader, &data, &len, &stable, &e2);
-    if (rc < 0) return fail_read(err, &e2, e2.code);
+    if (sm_reader_record_raw(record->reader, &data, &len, &stable, &e2) < 0) {
+        fail_read(in->err, &e2, e2.code);
+        return callback_failed(in);
+    }
     e->rec.raw_len[m] = len;
     if (stable) {
         e->rec.raw[m] = data;
         return 0;
     }
     size_t at = arena_add(s, data, len);
-    if (at == SIZE_MAX) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+    if (at == SIZE_MAX) {
+        sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
+        return callback_failed(in);
+    }
     e->rec.raw[m] = NULL;
     e->raw_at[m] = at;
     return 0;
-}
-
-static int end_record(sm_reads *s, const char *path, sm_error *err) {
-    int status = sm_runner_end_record(s->runner);
-    if (status == SM_ERR_TERMINATED && s->stop) return STOPPED;
-    return status == SM_OK ? 0 : fail_runner(err, shown(path), status);
 }
 
 static const char *format_name(sm_input_format f) { return f == SM_INPUT_FASTQ ? "FASTQ" : "FASTA"; }
@@ -240,59 +290,27 @@ static int open_reader(sm_reads *s, const char *path, sm_reader **reader, sm_err
     return 0;
 }
 
-/* "r7/1" and "r7/2" are one pair. */
-static size_t pair_name_length(const char *name) {
-    size_t n = strlen(name);
-    if (n >= 2 && name[n - 2] == '/' && (name[n - 1] == '1' || name[n - 1] == '2')) n -= 2;
-    return n;
-}
-
-/* Reads the next record of each reader (*more: 1 a record or pair, 0 the end). */
-static int next_pair(sm_reader **readers, const char **paths, unsigned mates, uint64_t pair, int *more_out,
-                     sm_error *err) {
-    const char *names[2] = {NULL, NULL};
-    int more[2] = {0, 0};
+/* Every record (pair) of the open readers through the runner. Returns 0,
+   STOPPED, or an error. */
+static int scan_input(sm_reads *s, sm_reader **readers, const char **paths, unsigned mates, sm_error *err) {
+    input_scan in = {.s = s, .paths = {paths[0], paths[1]}, .mates = mates, .err = err};
+    sm_scan_reader_options opts;
+    sm_scan_reader_options_init(&opts);
+    opts.ctx = &in;
+    opts.on_progress = on_piece_fed;
+    opts.piece = FEED_PIECE;
+    opts.mate = mates == 2 ? readers[1] : NULL;
+    opts.scan_mates = s->o.scan_mate == 1 ? SM_SCAN_MATE_1 : s->o.scan_mate == 2 ? SM_SCAN_MATE_2 : 0;
+    opts.on_pair = mates == 2 ? on_pair : NULL;
+    opts.on_record_begin = on_record_begin;
+    opts.on_record_read = on_record_read;
     sm_error e;
-    e.code = 0, e.message[0] = '\0';
-    for (unsigned m = 0; m < mates; m++)
-        if ((more[m] = sm_reader_next_record(readers[m], &names[m], &e)) < 0)
-            return fail_read(err, &e, e.code);
-    if (mates == 2 && more[0] != more[1])
-        return sm_io_error(err, SM_ERR_FORMAT,
-                    "%s has more records than %s (%llu); paired files must hold the same reads in the same order",
-                    shown(paths[more[0] ? 0 : 1]), shown(paths[more[0] ? 1 : 0]), (unsigned long long)pair);
-    if (mates == 2 && more[0]) {
-        size_t n0 = pair_name_length(names[0]), n1 = pair_name_length(names[1]);
-        if (n0 != n1 || memcmp(names[0], names[1], n0) != 0)
-            return sm_io_error(err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
-                        (unsigned long long)pair + 1, names[0], shown(paths[0]), names[1], shown(paths[1]));
-    }
-    *more_out = more[0];
-    return 0;
-}
-
-/* One record (pair): every mate's bytes are kept before the last scanned
-   mate ends, as its record-done call may come as it ends. */
-static int scan_pair(sm_reads *s, sm_reader **readers, const char **paths, unsigned mates, sm_error *err) {
-    queued *e = push_entry(s);
-    if (!e) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
-    e->rec.mates = mates;
-    int rc = 0;
-    const char *open_path = NULL;
-    for (unsigned m = 0; m < mates && rc == 0; m++) {
-        if (mates == 2 && s->o.scan_mate != 0 && s->o.scan_mate != m + 1) {
-            rc = keep_raw(s, e, m, readers[m], err);
-            continue;
-        }
-        if (open_path && (rc = end_record(s, open_path, err)) != 0) break;
-        uint64_t id = sm_runner_begin_record(s->runner);
-        if (e->records++ == 0) e->first_record = id;
-        rc = feed_record(s, readers[m], paths[m], id, err);
-        if (rc == 0) rc = keep_raw(s, e, m, readers[m], err);
-        open_path = paths[m];
-    }
-    if (rc == 0 && open_path) rc = end_record(s, open_path, err);
-    return rc;
+    int status = sm_runner_scan_reader(s->runner, readers[0], &opts, &e);
+    if (status == SM_OK) return 0;
+    if (in.failed) return err->code ? err->code : SM_ERR_IO;
+    if (status == SM_ERR_TERMINATED && s->stop) return STOPPED;
+    if (e.message[0]) return fail_read(err, &e, e.code); /* bad input */
+    return fail_runner(err, shown(paths[in.fed_mate]), status);
 }
 
 int sm_reads_run(sm_reads *s, const char *path1, const char *path2, sm_error *err) {
@@ -303,12 +321,7 @@ int sm_reads_run(sm_reads *s, const char *path1, const char *path2, sm_error *er
     int rc = 0;
     for (unsigned m = 0; m < mates && rc == 0; m++) rc = open_reader(s, paths[m], &readers[m], err);
     if (rc == 0 && s->o.on_input) s->o.on_input(s->o.ctx, path1);
-    for (uint64_t pair = 0; rc == 0; pair++) {
-        int more = 0;
-        rc = next_pair(readers, paths, mates, pair, &more, err);
-        if (rc != 0 || !more) break;
-        rc = scan_pair(s, readers, paths, mates, err);
-    }
+    if (rc == 0) rc = scan_input(s, readers, paths, mates, err);
     if (rc == 0) {
         int status = sm_runner_flush(s->runner);
         if (status == SM_ERR_TERMINATED && s->stop) rc = STOPPED;

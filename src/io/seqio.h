@@ -14,6 +14,17 @@
    byte, control bytes included, belongs to it. */
 static inline int sm_name_end(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || c == 0; }
 
+/* Where a resumable sm_runner_scan_reader stopped inside a record (open
+   0: between records), kept with the reader it reads. */
+typedef struct {
+    int open;
+    uint64_t record;  /* the runner's number */
+    uint64_t length;  /* bytes fed so far */
+    const char *name; /* the reader's, valid until its next record */
+    int continued;
+} sm_reader_resume;
+sm_reader_resume *sm_reader_resume_point(sm_reader *reader);
+
 /* Strips on another team's threads (threads of them, the caller's
    included) instead of starting its own: run(ctx, n, job, arg) runs
    job(arg, i) for i in [0, n) and returns when all have run (a runner's,
