@@ -179,8 +179,9 @@ check_stderr "bam with text" "--format bam is for --alphabet dna"
 run search -e ACGTACGT -m 1 --min-overlap 5 --format bam -o "$TMP/x.bam" "$TMP/t.fa"
 check_status "bam with --min-overlap" 2
 check_stderr "bam with --min-overlap" "--format bam"
-# a full disk: one line
-run search -e ACGTTGCA -k 1 --format bam -o /dev/full "$TMP/t.fa"
+# a full disk: one line (htslib's bgzf_close keeps its state when its last
+# write fails: LeakSanitizer would report htslib's memory, not seqmatch's)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" run search -e ACGTTGCA -k 1 --format bam -o /dev/full "$TMP/t.fa"
 check_status "bam to /dev/full" 2
 if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "No space left" "$TMP/err"; then pass
 else fail "bam to /dev/full: $(head -3 "$TMP/err")"; fi
