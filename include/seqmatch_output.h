@@ -58,7 +58,8 @@ typedef enum {
     SM_FORMAT_SAM = 4,           /* after sm_formatter_start_sam */
     SM_FORMAT_RECORDS = 5,       /* a line per record: [file] record, hits, the patterns hit */
     SM_FORMAT_PROFILE = 6,       /* per pattern its sites by class (bulge kind and size x errors), TSV */
-    SM_FORMAT_PROFILE_JSONL = 7  /* the same as JSON lines */
+    SM_FORMAT_PROFILE_JSONL = 7, /* the same as JSON lines */
+    SM_FORMAT_BAM = 8            /* SAM's alignments as BAM (BGZF), through htslib loaded at run time */
 } sm_output_format;
 
 /* ----------------------------------------------------------------- writer */
@@ -109,7 +110,10 @@ void sm_formatter_set_site(sm_formatter *f);
 /* SAM (patterns as reads, the records with hits as references): the
    alignments go to an unlinked temporary file in $TMPDIR (/tmp) until
    sm_formatter_end writes the header (its @PG line's CL: the command_line
-   given, which is copied) and them. Returns SM_OK or an error (err filled). */
+   given, which is copied) and them. For SM_FORMAT_BAM the same header and
+   alignments are written as BAM, through htslib (libhts.so.3) loaded at
+   that end: an error there when it is not installed. Returns SM_OK or an
+   error (err filled). */
 int sm_formatter_start_sam(sm_formatter *f, const char *command_line, sm_error *err);
 
 /* Writes the header line of the formats that have one at the start. */

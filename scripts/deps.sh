@@ -6,14 +6,14 @@
 # results (the tests check them with and without it) and mypy for its type
 # information; Open MPI for mpirun -np N
 # seqmatch, without which the build has no MPI; bgzip from tabix for the
-# tests' BGZF inputs).
+# tests' BGZF inputs; htslib's library, loaded at run time for --format bam).
 # clang (with libFuzzer's runtime) is optional: it builds the fuzz targets,
 # and a machine where it cannot be installed still builds and tests; so is
 # samtools, which reads the SAM output back in a test.
 set -euo pipefail
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 need=() optional=()
-for pkg in build-essential cmake zlib1g-dev libisal-dev libzstd-dev pkg-config libopenmpi-dev openmpi-bin tabix \
+for pkg in build-essential cmake zlib1g-dev libisal-dev libzstd-dev pkg-config libopenmpi-dev openmpi-bin tabix libhts3 \
            python3-dev python3-pip python3-setuptools python3-wheel python3-pytest python3-numpy \
            python3-mypy; do
   installed "$pkg" || need+=("$pkg")

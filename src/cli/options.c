@@ -58,7 +58,7 @@ static const choice strands[] = {{"both", SM_STRAND_BOTH}, {"+", SM_STRAND_FORWA
                                  {"-", SM_STRAND_REVERSE}, {"reverse", SM_STRAND_REVERSE}, {NULL, 0}};
 static const choice reports[] = {{"best", SM_REPORT_BEST}, {"ends", SM_REPORT_ENDS}, {NULL, 0}};
 static const choice formats[] = {{"tsv", SM_FORMAT_TSV}, {"bed", SM_FORMAT_BED}, {"jsonl", SM_FORMAT_JSONL},
-                                 {"count", SM_FORMAT_COUNT}, {"sam", SM_FORMAT_SAM}, {"records", SM_FORMAT_RECORDS},
+                                 {"count", SM_FORMAT_COUNT}, {"sam", SM_FORMAT_SAM}, {"bam", SM_FORMAT_BAM}, {"records", SM_FORMAT_RECORDS},
                                  {"profile", SM_FORMAT_PROFILE}, {"profile-jsonl", SM_FORMAT_PROFILE_JSONL},
                                  {NULL, 0}};
 static const choice anchors[] = {{"start", SM_ANCHOR_START}, {"end", SM_ANCHOR_END}, {"any", SM_ANCHOR_NONE},
@@ -95,7 +95,7 @@ static const option_spec option_table[] = {
     {OPT_SITE, 0, "site", 0, FOR_SEARCH, 0, FLAG(site, 1)},
     {OPT_PROFILE, 0, "profile", 1, FOR_SEARCH, 0, PATH(profile_path)},
     {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0,
-     CHOICE(format, formats, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, records, profile or "
+     CHOICE(format, formats, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, bam, records, profile or "
                              "profile-jsonl", 0)},
     {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE, 0, PATH(output_path)},
     {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA, 0,
@@ -426,13 +426,14 @@ static int check_alignment_options(const cli_options *opts) {
         cli_usage_error(opts->command, "--cigar adds a column to tsv or jsonl (--format sam always has the CIGAR)");
         return CLI_PARSE_ERROR;
     }
-    if (opts->format == SM_FORMAT_SAM && opts->target_count > 1) {
-        cli_usage_error(opts->command, "--format sam takes one target (its records are the references); "
-                        "search the files one at a time, or join them first");
+    const char *sam = opts->format == SM_FORMAT_SAM ? "sam" : opts->format == SM_FORMAT_BAM ? "bam" : NULL;
+    if (sam && opts->target_count > 1) {
+        cli_usage_error(opts->command, "--format %s takes one target (its records are the references); "
+                        "search the files one at a time, or join them first", sam);
         return CLI_PARSE_ERROR;
     }
-    if (opts->format == SM_FORMAT_SAM && !opts->database_path && opts->compile.alphabet == SM_ALPHABET_TEXT) {
-        cli_usage_error(opts->command, "--format sam is for --alphabet dna");
+    if (sam && !opts->database_path && opts->compile.alphabet == SM_ALPHABET_TEXT) {
+        cli_usage_error(opts->command, "--format %s is for --alphabet dna", sam);
         return CLI_PARSE_ERROR;
     }
     return CLI_PARSE_OK;

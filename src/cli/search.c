@@ -264,13 +264,13 @@ int cli_search_main(int argc, char **argv) {
     uint64_t *file_counts = NULL;
 
     if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar || opts.site ||
-                                   opts.profile_path || opts.format == SM_FORMAT_SAM ||
+                                   opts.profile_path || opts.format == SM_FORMAT_SAM || opts.format == SM_FORMAT_BAM ||
                                    opts.format == SM_FORMAT_RECORDS || opts.format == SM_FORMAT_PROFILE ||
                                    opts.format == SM_FORMAT_PROFILE_JSONL ||
                                    opts.compile.dna_bulges || opts.compile.rna_bulges)) {
         /* these need a whole record in one process (its head, its ends, its length, its hits together),
            or the database (sites' alignments, profiles) */
-        cli_error("--circular, --anchor, --cigar, --site, --profile, bulges, --format sam, records and profile "
+        cli_error("--circular, --anchor, --cigar, --site, --profile, bulges, --format sam/bam, records and profile "
                   "run in one process (not under mpirun or with --shard)");
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
@@ -283,9 +283,9 @@ int cli_search_main(int argc, char **argv) {
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
     }
-    if (opts.min_overlap && (opts.cigar || opts.format == SM_FORMAT_SAM)) {
+    if (opts.min_overlap && (opts.cigar || opts.format == SM_FORMAT_SAM || opts.format == SM_FORMAT_BAM)) {
         /* a partial hit aligns only part of its pattern: no CIGAR of the whole pattern */
-        cli_error("--min-overlap cannot be used with --cigar or --format sam");
+        cli_error("--min-overlap cannot be used with --cigar or --format %s", opts.format == SM_FORMAT_BAM ? "bam" : "sam");
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
     }
@@ -320,8 +320,14 @@ int cli_search_main(int argc, char **argv) {
         cli_usage_error(CLI_COMMAND_SEARCH, "--site is for guides with a PAM (--pam or --pam5) and -m");
         goto cleanup;
     }
-    if (opts.format == SM_FORMAT_SAM && info.alphabet != SM_ALPHABET_DNA) {
-        cli_usage_error(CLI_COMMAND_SEARCH, "--format sam is for dna; %s was compiled for text", opts.database_path);
+    const int sam_or_bam = opts.format == SM_FORMAT_SAM || opts.format == SM_FORMAT_BAM;
+    if (sam_or_bam && info.alphabet != SM_ALPHABET_DNA) {
+        cli_usage_error(CLI_COMMAND_SEARCH, "--format %s is for dna; %s was compiled for text",
+                        opts.format == SM_FORMAT_BAM ? "bam" : "sam", opts.database_path);
+        goto cleanup;
+    }
+    if (opts.format == SM_FORMAT_BAM && !opts.output_path && isatty(STDOUT_FILENO)) {
+        cli_usage_error(CLI_COMMAND_SEARCH, "--format bam is binary: give -o FILE.bam, or pipe it (| samtools view)");
         goto cleanup;
     }
 
@@ -396,7 +402,7 @@ int cli_search_main(int argc, char **argv) {
             }
             sm_formatter_begin(profile);
         }
-        if (opts.format == SM_FORMAT_SAM && sm_formatter_start_sam(formatter, cli_command_line(), &err) != SM_OK) {
+        if (sam_or_bam && sm_formatter_start_sam(formatter, cli_command_line(), &err) != SM_OK) {
             cli_error("%s", err.message);
             goto cleanup;
         }

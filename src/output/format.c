@@ -403,7 +403,7 @@ static void write_site(sm_formatter *f, const sm_hit *hit, int json) {
 
 int sm_formatter_start_sam(sm_formatter *f, const char *command_line, sm_error *err) {
     if (!f->db) return sm_set_error(err, SM_ERR_INVALID, "SAM output needs the database");
-    f->sam = sm_sam_open(f->db, command_line, err);
+    f->sam = sm_sam_open(f->db, command_line, f->format == SM_FORMAT_BAM, err);
     return f->sam ? SM_OK : err ? err->code : SM_ERR_NOMEM;
 }
 
@@ -653,6 +653,7 @@ static void write_hit_fields(sm_formatter *f, const sm_hit *hit) {
         break;
     case SM_FORMAT_COUNT:
     case SM_FORMAT_SAM:
+    case SM_FORMAT_BAM:
     case SM_FORMAT_RECORDS:
     case SM_FORMAT_PROFILE:
     case SM_FORMAT_PROFILE_JSONL:
@@ -851,6 +852,7 @@ int sm_formatter_hit(sm_formatter *f, const sm_hit *hit) {
         break;
     case SM_FORMAT_COUNT:
     case SM_FORMAT_SAM:
+    case SM_FORMAT_BAM:
     case SM_FORMAT_RECORDS:
     case SM_FORMAT_PROFILE:
     case SM_FORMAT_PROFILE_JSONL:

@@ -59,7 +59,8 @@ void sm_profile_free(sm_profile *p);
 
 /* SAM: patterns as reads, the records with hits as references. */
 typedef struct sm_sam sm_sam;
-sm_sam *sm_sam_open(const sm_db *db, const char *command_line, sm_error *err);
+/* bam: the same alignments written as BAM at the end (bam.c). */
+sm_sam *sm_sam_open(const sm_db *db, const char *command_line, int bam, sm_error *err);
 void sm_sam_free(sm_sam *s);
 int sm_sam_add_record(sm_sam *s, uint64_t record, const char *name);
 void sm_sam_record_length(sm_sam *s, uint64_t record, uint64_t length);
@@ -67,5 +68,13 @@ void sm_sam_record_done(sm_sam *s, uint64_t record);
 void sm_sam_hit(sm_sam *s, const char *pattern_name, size_t pattern_name_len, const sm_hit *hit);
 /* Writes the header, then the alignments, to out. */
 int sm_sam_finish(sm_sam *s, sm_writer *out, sm_error *err);
+
+/* BAM through htslib, loaded at the first call (bam.c): the SAM header's
+   text, then each alignment line (a line end or none), then the end, which
+   frees it (and with err, reports a failure to finish the file). */
+typedef struct sm_bam sm_bam;
+sm_bam *sm_bam_begin(sm_writer *out, const char *header, size_t header_len, sm_error *err);
+int sm_bam_line(sm_bam *b, const char *line, size_t len, sm_error *err);
+int sm_bam_end(sm_bam *b, sm_error *err);
 
 #endif /* SM_OUTPUT_INTERNAL_H */

@@ -1,5 +1,6 @@
 /* Alignments in the hit output: the cigar column (tsv and jsonl) and
- * SAM (patterns as reads, records as references).
+ * SAM (patterns as reads, records as references), or the same as BAM
+ * (bam.c).
  *
  * SAM's header lists every reference (@SQ, with its length) before the
  * first alignment, but a record's length is known only once it has been
@@ -76,18 +77,20 @@ struct sm_sam {
     uint32_t *touched;        /* patterns with a hit in the record */
     size_t ntouched;
     char *command_line;       /* @PG's CL: */
+    int bam;                  /* written as BAM at the end */
     uint64_t *primary;        /* the primary lines, ascending */
     size_t nprimary, primary_cap;
     int failed;               /* out of memory */
 };
 
-sm_sam *sm_sam_open(const sm_db *db, const char *command_line, sm_error *err) {
+sm_sam *sm_sam_open(const sm_db *db, const char *command_line, int bam, sm_error *err) {
     sm_sam *s = calloc(1, sizeof *s);
     if (!s) {
         sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
     s->db = db;
+    s->bam = bam;
     sm_db_info info;
     sm_db_get_info(db, &info);
     uint32_t patterns = s->patterns = info.pattern_count;
@@ -336,40 +339,64 @@ void sm_sam_hit(sm_sam *s, const char *pattern_name, size_t pattern_name_len, co
     writer_put(w, "\n", 1);
 }
 
-/* Copies the alignment lines to out, with 256 added to the flag of every
-   line that is not primary. Returns 0, or -1 on a read error. */
-static int copy_alignments(sm_sam *s, sm_writer *out) {
-    char *line = NULL;
-    size_t cap = 0, next = 0;
+/* Hands each alignment line to emit, with 256 added to the flag of every
+   line that is not primary. Returns 0, -1 on a read error, or emit's
+   non-zero. */
+typedef int (*line_sink)(void *ctx, const char *line, size_t len);
+
+static int copy_alignments(sm_sam *s, line_sink emit, void *ctx) {
+    char *line = NULL, *fixed = NULL;
+    size_t cap = 0, fixed_cap = 0, next = 0;
     ssize_t n;
-    for (uint64_t i = 0; (n = getline(&line, &cap, s->body_file)) > 0; i++) {
+    int status = 0;
+    for (uint64_t i = 0; status == 0 && (n = getline(&line, &cap, s->body_file)) > 0; i++) {
         while (next < s->nprimary && s->primary[next] < i) next++;
         const char *tab = memchr(line, '\t', (size_t)n);
-        if ((next < s->nprimary && s->primary[next] == i) || !tab) {
-            writer_put(out, line, (size_t)n);
-            continue;
-        }
         /* QNAME, then the flag (0 or 16) */
-        const char *flag = tab + 1, *flag_end = memchr(flag, '\t', (size_t)(line + n - flag));
-        if (!flag_end) {
-            writer_put(out, line, (size_t)n);
+        const char *flag = tab ? tab + 1 : NULL, *flag_end = flag ? memchr(flag, '\t', (size_t)(line + n - flag)) : NULL;
+        if ((next < s->nprimary && s->primary[next] == i) || !flag_end) {
+            status = emit(ctx, line, (size_t)n);
             continue;
         }
-        writer_put(out, line, (size_t)(flag - line));
-        put_u64(out, strtoull(flag, NULL, 10) | 256u);
-        writer_put(out, flag_end, (size_t)(line + n - flag_end));
+        if ((size_t)n + 24 > fixed_cap) {
+            char *grown = realloc(fixed, (size_t)n + 64);
+            if (!grown) {
+                s->failed = 1;
+                status = -1;
+                break;
+            }
+            fixed = grown;
+            fixed_cap = (size_t)n + 64;
+        }
+        size_t head = (size_t)(flag - line);
+        memcpy(fixed, line, head);
+        int digits = snprintf(fixed + head, 24, "%llu", strtoull(flag, NULL, 10) | 256ull);
+        memcpy(fixed + head + (size_t)digits, flag_end, (size_t)(line + n - flag_end));
+        status = emit(ctx, fixed, head + (size_t)digits + (size_t)(line + n - flag_end));
     }
     free(line);
+    free(fixed);
+    if (status) return status;
     return ferror(s->body_file) ? -1 : 0;
 }
 
-int sm_sam_finish(sm_sam *s, sm_writer *out, sm_error *err) {
-    close_hit_record(s);
-    if (s->failed) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
-    if (writer_flush(&s->body) != 0 || fflush(s->body_file) != 0)
-        return sm_set_error(err, SM_ERR_IO, "the temporary SAM file: %s",
-                            strerror(s->body.error ? s->body.error : errno));
-    /* Sorted by reference (in @SQ order, the input's) and position. */
+static int emit_text(void *ctx, const char *line, size_t len) {
+    writer_put(ctx, line, len);
+    return 0;
+}
+
+typedef struct {
+    sm_bam *bam;
+    sm_error *err;
+} bam_sink;
+
+static int emit_bam(void *ctx, const char *line, size_t len) {
+    bam_sink *b = ctx;
+    return sm_bam_line(b->bam, line, len, b->err) == SM_OK ? 0 : 1;
+}
+
+/* Sorted by reference (in @SQ order, the input's) and position. */
+static void put_header(sm_sam *s, sm_writer *out) {
     put_str(out, "@HD\tVN:1.6\tSO:coordinate\n");
     for (size_t i = 0; i < s->nrefs; i++) {
         put_str(out, "@SQ\tSN:");
@@ -381,8 +408,54 @@ int sm_sam_finish(sm_sam *s, sm_writer *out, sm_error *err) {
     put_str(out, "@PG\tID:seqmatch\tPN:seqmatch\tVN:" SM_VERSION_STRING "\tCL:");
     put_str(out, s->command_line);
     writer_put(out, "\n", 1);
+}
+
+/* The header's text in memory, for htslib. */
+static char *header_text(sm_sam *s, size_t *len) {
+    char *text = NULL;
+    FILE *mem = open_memstream(&text, len);
+    if (!mem) return NULL;
+    sm_writer w;
+    int ok = sm_writer_init_file(&w, mem) == 0;
+    if (ok) {
+        put_header(s, &w);
+        ok = writer_flush(&w) == 0;
+        free(w.buf);
+    }
+    if (fclose(mem) != 0) ok = 0;
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int sm_sam_finish(sm_sam *s, sm_writer *out, sm_error *err) {
+    close_hit_record(s);
+    if (s->failed) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    if (writer_flush(&s->body) != 0 || fflush(s->body_file) != 0)
+        return sm_set_error(err, SM_ERR_IO, "the temporary SAM file: %s",
+                            strerror(s->body.error ? s->body.error : errno));
     rewind(s->body_file);
-    if (copy_alignments(s, out) != 0)
-        return sm_set_error(err, SM_ERR_IO, "the temporary SAM file: %s", strerror(errno));
-    return SM_OK;
+    if (!s->bam) {
+        put_header(s, out);
+        if (copy_alignments(s, emit_text, out) != 0)
+            return sm_set_error(err, SM_ERR_IO, "the temporary SAM file: %s", strerror(errno));
+        return SM_OK;
+    }
+    size_t len = 0;
+    char *text = header_text(s, &len);
+    if (!text) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    bam_sink sink = {sm_bam_begin(out, text, len, err), err};
+    free(text);
+    if (!sink.bam) return err ? err->code : SM_ERR_IO;
+    int copied = copy_alignments(s, emit_bam, &sink);
+    if (copied != 0) {
+        sm_bam_end(sink.bam, NULL);
+        if (copied < 0)
+            return s->failed ? sm_set_error(err, SM_ERR_NOMEM, "out of memory")
+                             : sm_set_error(err, SM_ERR_IO, "the temporary SAM file: %s", strerror(errno));
+        return err ? err->code : SM_ERR_IO;
+    }
+    return sm_bam_end(sink.bam, err);
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# --cigar (tsv, jsonl) and --format sam: alignments worked out by hand, then
-# every hit of -m and -k searches checked by applying its CIGAR (the pattern
-# against the matched text, reverse-complemented for '-'), and the SAM read
-# back by samtools (view, and calmd's NM against the reference) where it is
-# installed.
+# --cigar (tsv, jsonl), --format sam and bam: alignments worked out by hand,
+# then every hit of -m and -k searches checked by applying its CIGAR (the
+# pattern against the matched text, reverse-complemented for '-'), and the
+# SAM and BAM read back by samtools (view, calmd's NM against the
+# reference, index) where it is installed.
 source "$(dirname "$0")/testlib.bash"
 T=$'\t'
 
@@ -141,6 +141,57 @@ run search -e ACGTTGCA -k 1 --format sam <(printf '>x\nGGTGCACGTCC\n')
 sam_cigar=$(grep -v '^@' "$TMP/out" | cut -f6)
 if [ "$tsv_cigar" = "3=1I4=" ] && [ "$sam_cigar" = "4=1I3=" ]; then pass
 else fail "'-' CIGAR: tsv '$tsv_cigar', sam '$sam_cigar'"; fi
+
+# BAM: the SAM's header and alignments, through htslib. Without samtools the
+# file's frame is checked: BGZF blocks (gzip with the BC subfield) ending in
+# the empty end-of-file block; with it, the records read back equal the SAM.
+bgzf_eof=1f8b08040000000000ff0600424302001b0003000000000000000000
+for how in "-m 2" "-k 2" "-k 1 --report ends"; do
+    # shellcheck disable=SC2086
+    run search -p "$TMP/pats.txt" $how --format sam -o "$TMP/hits.sam" "$TMP/genome.fa"
+    # shellcheck disable=SC2086
+    run search -p "$TMP/pats.txt" $how --format bam -o "$TMP/hits.bam" "$TMP/genome.fa"
+    check_status "bam $how" 0
+    if [ "$(head -c 4 "$TMP/hits.bam" | od -An -tx1 | tr -d ' \n')" = 1f8b0804 ] &&
+       [ "$(tail -c 28 "$TMP/hits.bam" | od -An -tx1 | tr -d ' \n')" = "$bgzf_eof" ]; then pass
+    else fail "bam $how: not BGZF with its end-of-file block"; fi
+    if command -v samtools >/dev/null; then
+        if samtools quickcheck "$TMP/hits.bam" && samtools view -h --no-PG "$TMP/hits.bam" | grep -v '^@PG' >"$TMP/view" &&
+           grep -v '^@PG' "$TMP/hits.sam" | cmp -s - "$TMP/view"; then pass
+        else fail "bam $how: samtools view differs from the SAM: $(grep -v '^@PG' "$TMP/hits.sam" | diff - "$TMP/view" | head -3)"; fi
+    fi
+done
+if command -v samtools >/dev/null; then
+    # sorted as the header says: samtools index takes it; a pipe works too
+    if samtools index "$TMP/hits.bam" 2>"$TMP/err" && [ -s "$TMP/hits.bam.bai" ]; then pass
+    else fail "samtools index of the bam: $(head -2 "$TMP/err")"; fi
+    n_sam=$(grep -vc '^@' "$TMP/hits.sam")
+    n_pipe=$("$SEQMATCH" search -p "$TMP/pats.txt" -k 1 --report ends --format bam "$TMP/genome.fa" | samtools view -c -)
+    if [ "$n_pipe" = "$n_sam" ]; then pass; else fail "bam through a pipe: $n_pipe alignments, want $n_sam"; fi
+fi
+# a text database, two targets, --min-overlap: refused as for sam
+run search -e ACGT --format bam -o "$TMP/x.bam" "$TMP/t.fa" "$TMP/t.fa"
+check_status "bam with two targets" 2
+check_stderr "bam with two targets" "--format bam takes one target"
+run search --alphabet text -e acgt --format bam -o "$TMP/x.bam" "$TMP/seed.txt"
+check_status "bam with text" 2
+check_stderr "bam with text" "--format bam is for --alphabet dna"
+run search -e ACGTACGT -m 1 --min-overlap 5 --format bam -o "$TMP/x.bam" "$TMP/t.fa"
+check_status "bam with --min-overlap" 2
+check_stderr "bam with --min-overlap" "--format bam"
+# a full disk: one line (htslib's bgzf_close keeps its state when its last
+# write fails: LeakSanitizer would report htslib's memory, not seqmatch's)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" run search -e ACGTTGCA -k 1 --format bam -o /dev/full "$TMP/t.fa"
+check_status "bam to /dev/full" 2
+if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "No space left" "$TMP/err"; then pass
+else fail "bam to /dev/full: $(head -3 "$TMP/err")"; fi
+# no htslib: one line saying so, and no output file left behind
+rm -f "$TMP/x.bam"
+SEQMATCH_HTSLIB=$TMP/no-such-libhts.so run search -e ACGTTGCA -k 1 --format bam -o "$TMP/x.bam" "$TMP/t.fa"
+check_status "bam without htslib" 2
+check_stderr "bam without htslib" "htslib"
+if [ ! -e "$TMP/x.bam" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]; then pass
+else fail "bam without htslib: $(wc -l <"$TMP/err") lines, file left: $(ls "$TMP/x.bam" 2>&1)"; fi
 
 run search --help
 if grep -qF -- '--cigar' "$TMP/out" && grep -qF 'sam' "$TMP/out"; then pass; else fail "--help: --cigar, sam"; fi
