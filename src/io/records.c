@@ -109,24 +109,73 @@ static int out_room(rec_out *o) {
    byte, blank or \n (or out of memory). In dst no loop stores past the
    raw bytes read so far (a byte kept never lies past its raw offset), nor
    near the part's end past the bytes kept: parts write side by side. */
+
+/* Room for n more bytes and 64 past them (out_room's, for a whole line). */
+static int out_reserve(rec_out *o, size_t n) {
+    if (o->len + n + 64 <= o->cap) return 0;
+    size_t cap = o->cap ? o->cap * 2 : (size_t)1 << 16;
+    while (cap < o->len + n + 64) cap *= 2;
+    uint8_t *q = realloc(o->p, cap);
+    if (!q) return -1;
+    o->p = q;
+    o->cap = cap;
+    return 0;
+}
+
+/* Whether the n bytes at p are all kept bytes: 16 at a time with SSE2 (the
+   x86-64 baseline), else in a loop without branches, which compilers
+   vectorise. */
+static inline int all_kept(const uint8_t *p, size_t n) {
+    size_t k = 0;
+    unsigned odd = 0;
+#ifdef RECORDS_X86
+    const __m128i fold = _mm_set1_epi8(0x20), below = _mm_set1_epi8('a' - 1), above = _mm_set1_epi8('z' + 1);
+    const __m128i dash = _mm_set1_epi8('-'), dot = _mm_set1_epi8('.'), star = _mm_set1_epi8('*');
+    for (; k + 16 <= n; k += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + k)), low = _mm_or_si128(v, fold);
+        /* signed compares: bytes >= 0x80 are no letters */
+        __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(low, below), _mm_cmpgt_epi8(above, low));
+        ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(v, dash),
+                                           _mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_cmpeq_epi8(v, star))));
+        if (_mm_movemask_epi8(ok) != 0xffff) return 0;
+    }
+#endif
+    for (; k < n; k++) {
+        unsigned c = p[k];
+        odd |= ((c | 0x20u) - 'a' >= 26u) & (c != '-') & (c != '.') & (c != '*');
+    }
+    return !odd;
+}
+
+/* Without SIMD (and at the SSE2 level): a line at a time, its end found by
+   memchr (the C library's vector search on every machine); a line of kept
+   bytes only, as nearly all are, checked in a loop the compiler vectorises
+   and copied whole, any other byte by byte. Only the line's kept bytes are
+   stored. */
 static size_t seq_strip_plain(const uint8_t *p, size_t i, size_t end, uint8_t marker, rec_out *o, uint64_t *lines) {
     uint64_t l = 0;
-    int line_start = 1;
-    for (; i < end; i++) {
-        uint8_t c = p[i];
-        if (keep_byte(c)) {
-            if (out_room(o) < 0) return SIZE_MAX;
-            o->p[o->len++] = c;
-            line_start = 0;
-        } else if (c == '\n') {
-            l++, line_start = 1;
-        } else if (c == ' ' || c == '\t') {
-            line_start = 0;
-        } else if (c == marker && line_start) {
-            break;
+    while (i < end && p[i] != marker) {
+        const uint8_t *nl = memchr(p + i, '\n', end - i);
+        size_t stop = nl ? (size_t)(nl - p) : end;
+        if (out_reserve(o, stop - i) < 0) return SIZE_MAX;
+        uint8_t *out = o->p + o->len;
+        if (all_kept(p + i, stop - i)) {
+            memcpy(out, p + i, stop - i);
+            out += stop - i;
         } else {
-            return SIZE_MAX;
+            for (size_t k = i; k < stop; k++) {
+                uint8_t c = p[k];
+                if (keep_byte(c)) *out++ = c;
+                else if (c != ' ' && c != '\t') return SIZE_MAX;
+            }
         }
+        o->len = (size_t)(out - o->p);
+        if (!nl) {
+            i = end;
+            break;
+        }
+        l++;
+        i = stop + 1;
     }
     *lines += l;
     return i;
