@@ -1,12 +1,11 @@
-/* BAM output (--format bam) through htslib, loaded when first asked for:
- * libhts.so.3 is the SONAME of every htslib since 1.10, so the library and
- * the command link nothing more, and only a program that writes BAM needs
- * htslib installed. sam.c makes the SAM text (the header, then each
+/* BAM output (--format bam) through htslib, loaded when first asked for
+ * (src/backends/htslib_open.c: libhts.so.3, the SONAME of every htslib
+ * since 1.10), so the library and the command link nothing more, and only
+ * a program that writes BAM needs htslib installed; libseqmatch.a loads
+ * nothing at run time (htslib_none.c). sam.c makes the SAM text (the header, then each
  * alignment line); htslib's own SAM parser turns each line into a record
  * and its BGZF writer compresses them, so the BAM encoding is htslib's,
  * not ours. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,51 +41,18 @@ struct sm_bam {
     uint64_t lines;
 };
 
-/* SEQMATCH_HTSLIB names another htslib (a path, or a file name the loader
-   looks up) instead of the system's. */
 static int load_htslib(hts_calls *c, sm_error *err) {
-    const char *names[] = {"libhts.so.3", "libhts.so"};
-    size_t count = 2;
-    const char *custom = getenv("SEQMATCH_HTSLIB");
-    if (custom && *custom) names[0] = custom, count = 1;
-    void *lib = NULL;
-    char first[256] = "";
-    for (size_t i = 0; i < count && !lib; i++) {
-        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!lib && !first[0]) {
-            const char *e = dlerror();
-            snprintf(first, sizeof first, "%.200s", e ? e : names[i]);
-        }
-    }
-    if (!lib)
-        return sm_set_error(err, SM_ERR_INVALID,
-                            "--format bam writes through htslib, which is not installed (Debian: libhts3): %s", first);
-    struct {
-        const char *name;
-        void **slot;
-    } want[] = {
-        {"sam_hdr_parse", (void **)&c->sam_hdr_parse}, {"sam_hdr_destroy", (void **)&c->sam_hdr_destroy},
-        {"bgzf_dopen", (void **)&c->bgzf_dopen},       {"bgzf_close", (void **)&c->bgzf_close},
-        {"bam_hdr_write", (void **)&c->bam_hdr_write}, {"bam_init1", (void **)&c->bam_init1},
-        {"bam_destroy1", (void **)&c->bam_destroy1},   {"sam_parse1", (void **)&c->sam_parse1},
-        {"bam_write1", (void **)&c->bam_write1},
-    };
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        void *f = dlsym(lib, want[i].name);
-        if (!f) {
-            dlclose(lib);
-            return sm_set_error(err, SM_ERR_INVALID, "--format bam: the htslib found has no %s", want[i].name);
-        }
-        memcpy(want[i].slot, &f, sizeof f);
-    }
-    /* its own messages off: the errors come back here and are said once */
-    void (*set_log_level)(int) = NULL;
-    void *quiet = dlsym(lib, "hts_set_log_level");
-    if (quiet) {
-        memcpy(&set_log_level, &quiet, sizeof quiet);
-        set_log_level(0);
-    }
-    return SM_OK; /* the library stays loaded: the process may write BAM again */
+    static const char *const names[] = {"sam_hdr_parse", "sam_hdr_destroy", "bgzf_dopen",   "bgzf_close", "bam_hdr_write",
+                                        "bam_init1",     "bam_destroy1",    "sam_parse1",   "bam_write1"};
+    void **slots[] = {(void **)&c->sam_hdr_parse, (void **)&c->sam_hdr_destroy, (void **)&c->bgzf_dopen,
+                      (void **)&c->bgzf_close,    (void **)&c->bam_hdr_write,   (void **)&c->bam_init1,
+                      (void **)&c->bam_destroy1,  (void **)&c->sam_parse1,      (void **)&c->bam_write1};
+    void *found[sizeof names / sizeof *names];
+    char why[256];
+    if (sm_htslib_load(names, sizeof names / sizeof *names, found, why, sizeof why) != 0)
+        return sm_set_error(err, SM_ERR_INVALID, "--format bam: %s", why);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) memcpy(slots[i], &found[i], sizeof found[i]);
+    return SM_OK;
 }
 
 sm_bam *sm_bam_begin(sm_writer *out, const char *header, size_t header_len, sm_error *err) {

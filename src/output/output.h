@@ -73,6 +73,10 @@ int sm_sam_finish(sm_sam *s, sm_writer *out, sm_error *err);
    text, then each alignment line (a line end or none), then the end, which
    frees it (and with err, reports a failure to finish the file). */
 typedef struct sm_bam sm_bam;
+/* htslib's functions names[0 .. n) into syms, found at run time: 0, or -1
+   with the reason in why (src/backends/htslib_open.c in libseqmatch.so and
+   the command; htslib_none.c in libseqmatch.a, which loads nothing). */
+int sm_htslib_load(const char *const *names, size_t n, void **syms, char *why, size_t why_size);
 sm_bam *sm_bam_begin(sm_writer *out, const char *header, size_t header_len, sm_error *err);
 int sm_bam_line(sm_bam *b, const char *line, size_t len, sm_error *err);
 int sm_bam_end(sm_bam *b, sm_error *err);
