@@ -53,6 +53,8 @@ int sm_trim_set_add(sm_trim_set *set, const char *text, sm_trim_kind kind, sm_er
         (dots && (memchr(second, '^', second_len) || memchr(second, '$', second_len))))
         return sm_io_error(err, SM_ERR_INVALID, "adapter '%s': '^' only begins it, '$' only ends it, and '...' "
                            "links two parts once", text);
+    if (first_len == 0 || (dots && second_len == 0))
+        return sm_io_error(err, SM_ERR_INVALID, "adapter '%s': an empty sequence", text);
     if (dots) {
         /* -a FIRST...SECOND: FIRST anchored, as cutadapt; anchored parts are required */
         if (kind == SM_TRIM_BACK) a.anchored = 1;
@@ -211,9 +213,7 @@ static int rewrite(const uint8_t *raw, size_t len, uint64_t length, uint64_t sta
     size_t eol_len = strlen(eol);
     int fastq = len > 0 && raw[0] == '@';
     if (buf_put(out, header, at) != 0) return -1;
-    if (at == len || raw[at - 1] != '\n') {
-        if (buf_put(out, "\n", 1) != 0) return -1;
-    }
+    if ((at == 0 || raw[at - 1] != '\n') && buf_put(out, "\n", 1) != 0) return -1; /* a last line without its end */
     const uint8_t *plus = NULL;
     size_t plus_len = 0;
     while (at < len) {
