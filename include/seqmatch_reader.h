@@ -359,13 +359,15 @@ void sm_reads_free(sm_reads *reads);
      hit that runs off the read's end does not count; anchored ('^SEQ'),
      only a whole hit at the read's start;
    - a linked adapter (SM_TRIM_LINKED, 'FIRST...SECOND'): FIRST as a 5'
-     adapter, then SECOND as a 3' adapter in what follows FIRST's hit; a
-     part that is anchored must be found (required), one that is not is
-     used when found.
+     adapter, then SECOND as a 3' adapter in what follows FIRST's hit (in
+     the whole read when FIRST is not found); ^FIRST and SECOND$ anchor the
+     parts. Given with -a (SM_TRIM_BACK), an anchored part is required and
+     one that is not is cut when found; given with -g, both are required.
    A read shorter than an adapter that lies wholly inside one of its
    placements counts for either kind (it is cut to nothing).
    Which hit: of each adapter its leftmost (smallest start; then fewest
-   errors, then shortest); of the adapters, the one whose hit scores most
+   errors, then shortest), a 5' hit running off the read's start only when
+   there is no other; of the adapters, the one whose hit scores most
    (symbols inside minus twice the errors: matches minus errors, linked: of
    both parts), then fewest errors, then the one given first. One adapter
    is removed per read (cutadapt's default --times 1). */
@@ -389,10 +391,9 @@ typedef struct {
     sm_pattern_list patterns;
 } sm_trim_set;
 
-/* Adds an adapter as cutadapt writes it: kind SM_TRIM_BACK for -a (SEQ,
-   SEQ$ or FIRST...SECOND, whose FIRST is anchored), SM_TRIM_FRONT for -g
-   (SEQ, ^SEQ or FIRST...SECOND, neither anchored unless written ^FIRST or
-   SECOND$). Returns SM_OK, or SM_ERR_INVALID / SM_ERR_NOMEM with a message
+/* Adds an adapter as cutadapt (5.2) writes it: kind SM_TRIM_BACK for -a
+   (SEQ, SEQ$ or [^]FIRST...SECOND[$]), SM_TRIM_FRONT for -g (SEQ, ^SEQ or
+   [^]FIRST...SECOND[$]). Returns SM_OK, or SM_ERR_INVALID / SM_ERR_NOMEM with a message
    naming the adapter. */
 int sm_trim_set_add(sm_trim_set *set, const char *text, sm_trim_kind kind, sm_error *err);
 void sm_trim_set_free(sm_trim_set *set);

@@ -56,10 +56,10 @@ int sm_trim_set_add(sm_trim_set *set, const char *text, sm_trim_kind kind, sm_er
     if (first_len == 0 || (dots && second_len == 0))
         return sm_io_error(err, SM_ERR_INVALID, "adapter '%s': an empty sequence", text);
     if (dots) {
-        /* -a FIRST...SECOND: FIRST anchored, as cutadapt; anchored parts are required */
-        if (kind == SM_TRIM_BACK) a.anchored = 1;
+        /* as cutadapt: given with -a, the anchored parts are required; with -g, both */
         a.kind = SM_TRIM_LINKED;
-        a.required = a.anchored, a.second_required = a.second_anchored;
+        a.required = kind == SM_TRIM_FRONT || a.anchored;
+        a.second_required = kind == SM_TRIM_FRONT || a.second_anchored;
     } else {
         a.kind = kind;
     }
@@ -99,7 +99,7 @@ static int hit_place(const sm_hit *h, uint32_t pattern_length, uint32_t min_over
 }
 
 typedef struct {
-    int found;
+    int found, partial;
     uint64_t start, end;
     uint32_t errors;
 } part_hit;
@@ -109,7 +109,7 @@ typedef struct {
    start (FRONT). */
 static part_hit leftmost(const sm_hit *hits, size_t count, uint32_t pattern, uint32_t pattern_length,
                          sm_trim_kind kind, int anchored, uint32_t min_overlap, uint64_t from, uint64_t length) {
-    part_hit best = {0, 0, 0, 0};
+    part_hit best = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < count; i++) {
         const sm_hit *h = &hits[i];
         if (h->pattern != pattern || h->strand == '-' || h->start < from) continue;
@@ -117,10 +117,14 @@ static part_hit leftmost(const sm_hit *hits, size_t count, uint32_t pattern, uin
         if (kind == SM_TRIM_BACK ? place == OFF_START : place == OFF_END) continue;
         if (anchored && (place != WHOLE || (kind == SM_TRIM_BACK ? h->end != length : h->start != from)))
             continue;
-        int better = !best.found || h->start < best.start ||
-                     (h->start == best.start && (h->errors < best.errors ||
-                                                 (h->errors == best.errors && h->end < best.end)));
-        if (better) best = (part_hit){1, h->start, h->end, h->errors};
+        /* a hit off the read's start (5') loses to a whole one, as in cutadapt */
+        int partial = place == OFF_START;
+        int better = !best.found || partial < best.partial ||
+                     (partial == best.partial &&
+                      (h->start < best.start ||
+                       (h->start == best.start && (h->errors < best.errors ||
+                                                   (h->errors == best.errors && h->end < best.end)))));
+        if (better) best = (part_hit){1, partial, h->start, h->end, h->errors};
     }
     return best;
 }

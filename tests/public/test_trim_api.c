@@ -45,7 +45,7 @@ static int symbols_match(char pattern, char text, int text_iupac) {
 }
 
 typedef struct {
-    int found;
+    int found, partial;
     long start, end;
     unsigned errors;
 } part;
@@ -54,7 +54,7 @@ typedef struct {
    after from, with its fewest errors. */
 static part oracle_part(const char *read, long n, const char *seq, long m, int kind, int anchored, long from,
                         unsigned k, unsigned overlap, int text_iupac) {
-    part best = {0, 0, 0, 0};
+    part best = {0, 0, 0, 0, 0};
     for (long s = -(m - 1); s < n; s++) {
         long a = s < 0 ? 0 : s, b = s + m > n ? n : s + m;
         int whole = s >= 0 && s + m <= n, covers = s <= 0 && s + m >= n;
@@ -66,8 +66,11 @@ static part oracle_part(const char *read, long n, const char *seq, long m, int k
         unsigned e = 0;
         for (long i = a; i < b; i++) e += !symbols_match(seq[i - s], read[i], text_iupac);
         if (e > k) continue;
-        if (!best.found || a < best.start || (a == best.start && (e < best.errors || (e == best.errors && b < best.end))))
-            best = (part){1, a, b, e};
+        int partial = s < 0 && !covers; /* off the start: loses to every other */
+        if (!best.found || partial < best.partial ||
+            (partial == best.partial &&
+             (a < best.start || (a == best.start && (e < best.errors || (e == best.errors && b < best.end))))))
+            best = (part){1, partial, a, b, e};
     }
     return best;
 }
@@ -103,11 +106,12 @@ static void oracle_cut(const adapter *ad, size_t na, const char *read, long n, u
             sc = score(&p), errors = p.errors;
         } else {
             part p = oracle_part(read, n, a->first, (long)strlen(a->first), 2, a->anchored, 0, k, overlap, text_iupac);
-            if (!p.found && a->anchored) continue;
+            int required = !a->as_back || a->anchored, second_required = !a->as_back || a->second_anchored;
+            if (!p.found && required) continue;
             long from = p.found ? p.end : 0;
             part q = oracle_part(read, n, a->second, (long)strlen(a->second), 1, a->second_anchored, from, k, overlap,
                                  text_iupac);
-            if ((!q.found && a->second_anchored) || (!p.found && !q.found)) continue;
+            if ((!q.found && second_required) || (!p.found && !q.found)) continue;
             s0 = from, e0 = q.found ? q.start : n;
             sc = (p.found ? score(&p) : 0) + (q.found ? score(&q) : 0);
             errors = (p.found ? p.errors : 0) + (q.found ? q.errors : 0);
@@ -236,10 +240,9 @@ static void random_adapters(adapter *ad, size_t *na) {
         a->anchored = rnd(4) == 0;
         a->second_anchored = a->kind == 3 && rnd(4) == 0;
         int as_back = a->kind == 1 || (a->kind == 3 && rnd(2));
-        if (a->kind == 3 && as_back) a->anchored = 1; /* -a FIRST...SECOND: FIRST anchored */
         if (a->kind == 1) snprintf(a->text, sizeof a->text, "%s%s", a->first, a->anchored ? "$" : "");
         else if (a->kind == 2) snprintf(a->text, sizeof a->text, "%s%s", a->anchored ? "^" : "", a->first);
-        else snprintf(a->text, sizeof a->text, "%s%s...%s%s", a->anchored && !as_back ? "^" : "", a->first, a->second,
+        else snprintf(a->text, sizeof a->text, "%s%s...%s%s", a->anchored ? "^" : "", a->first, a->second,
                       a->second_anchored ? "$" : "");
         a->as_back = as_back;
     }
