@@ -42,7 +42,7 @@ void cli_print_trim_help(FILE *out) {
         "\n"
         "Performance: -t, --threads N (default all cores), --chunk-size, --engine,\n"
         "--build-threads, --max-memory. --progress / --no-progress: a progress line and\n"
-        "a closing summary (reads trimmed, kept) on standard error.\n"
+        "a closing summary (reads trimmed, kept) on standard error. --help, --version.\n"
         "\n"
         "Examples:\n"
         "  seqmatch trim -a AGATCGGAAGAGC -m 1 --minimum-length 20 -o clean.fq.gz reads.fq.gz\n"
