@@ -197,10 +197,17 @@ static const uint8_t *next_line(const uint8_t *raw, size_t len, size_t *at, size
     return p;
 }
 
-/* Sequence or quality bytes of a line (carriage returns are no symbols). */
+/* Sequence or quality bytes of a line (carriage returns are no symbols),
+   copied in runs between them. */
 static int put_symbols(byte_buf *b, const uint8_t *line, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (line[i] != '\r' && buf_put(b, &line[i], 1) != 0) return -1;
+    while (n > 0) {
+        const uint8_t *cr = memchr(line, '\r', n);
+        size_t run = cr ? (size_t)(cr - line) : n;
+        if (buf_put(b, line, run) != 0) return -1;
+        if (!cr) break;
+        line += run + 1;
+        n -= run + 1;
+    }
     return 0;
 }
 
