@@ -74,7 +74,8 @@ compare "P2 pairs, mate 2" sm_2.fq ca_2.fq
 # Timing: wall seconds of each command, RUNS times, alternating seqmatch and cutadapt, both
 # on the cores CORES (taskset) with THREADS threads (cutadapt -j); medians.
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-wall() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+# "wall cpu": seconds elapsed, and user + system seconds of the command and its children
+wall() { /usr/bin/time -f '%e %U %S' -o time.out "$@" > /dev/null 2>&1; awk '{ print $1, $2 + $3 }' time.out; }
 timing() { # NAME, then the seqmatch command, "--", the cutadapt command
     local name=$1; shift
     local sm_cmd=() ca_cmd=()
@@ -85,19 +86,30 @@ timing() { # NAME, then the seqmatch command, "--", the cutadapt command
         wall taskset -c "$CORES" "${sm_cmd[@]}" >> sm.t
         wall taskset -c "$CORES" "${ca_cmd[@]}" >> ca.t
     done
-    local s c
-    s=$(median < sm.t); c=$(median < ca.t)
-    printf '%-40s seqmatch %6.3f s  cutadapt %6.3f s  ratio %5.1f  (runs: seqmatch %s; cutadapt %s)\n' "$name" "$s" "$c" \
-        "$(echo "$c / $s" | bc -l)" "$(tr '\n' ' ' < sm.t | sed 's/ $//')" "$(tr '\n' ' ' < ca.t | sed 's/ $//')"
+    local s c sc cc
+    s=$(cut -d' ' -f1 sm.t | median); c=$(cut -d' ' -f1 ca.t | median)
+    sc=$(cut -d' ' -f2 sm.t | median); cc=$(cut -d' ' -f2 ca.t | median)
+    printf '%-42s wall: seqmatch %6.2f s, cutadapt %6.2f s, %4.1fx; CPU: %6.2f s, %6.2f s, %4.1fx\n' "$name" \
+        "$s" "$c" "$(echo "$c / $s" | bc -l)" "$sc" "$cc" "$(echo "$cc / $sc" | bc -l)"
+    echo "    runs (wall): seqmatch $(cut -d' ' -f1 sm.t | tr '\n' ' ')| cutadapt $(cut -d' ' -f1 ca.t | tr '\n' ' ')"
 }
-echo "## time (median of $RUNS alternating runs; taskset -c $CORES; $T threads each)"
-timing "-a, gz in, plain out" "$SM" trim -t "$T" -a "$AD" -o sm.fq "$R1" -- \
-    cutadapt -j "$T" -a "$AD" -e 0 --no-indels -O 3 -o ca.fq "$R1"
-timing "-a, gz in, gz out" "$SM" trim -t "$T" -a "$AD" -o sm.fq.gz "$R1" -- \
-    cutadapt -j "$T" -a "$AD" -e 0 --no-indels -O 3 -o ca.fq.gz "$R1"
-timing "-a -m 1 | -e 1, gz in, plain out" "$SM" trim -t "$T" -a "$AD" -m 1 -o sm.fq "$R1" -- \
-    cutadapt -j "$T" -a "$AD" -e 1 --no-indels -O 3 -o ca.fq "$R1"
-timing "-a | cutadapt defaults, plain out" "$SM" trim -t "$T" -a "$AD" -m 1 -o sm.fq "$R1" -- \
-    cutadapt -j "$T" -a "$AD" -o ca.fq "$R1"
-timing "pairs -a | -a -A, gz in, gz out" "$SM" trim -t "$T" -a "$AD" -1 "$R1" -2 "$R2" -o sm_#.fq.gz -- \
-    cutadapt -j "$T" -a "$AD" -A "$AD" -e 0 --no-indels -O 3 -o ca_1.fq.gz -p ca_2.fq.gz "$R1" "$R2"
+# The input: the two files' reads REPEAT times (default 4: 401,600 reads, 110 MB), gzip -1, so
+# that the start of either tool is not the measure; pairs: each file REPEAT times.
+REPEAT=${REPEAT:-4}
+for _ in $(seq "$REPEAT"); do zcat "$R1" "$R2"; done | gzip -1 > big.fq.gz
+for _ in $(seq "$REPEAT"); do zcat "$R1"; done | gzip -1 > big_1.fq.gz
+for _ in $(seq "$REPEAT"); do zcat "$R2"; done | gzip -1 > big_2.fq.gz
+echo "## time: $(zcat big.fq.gz | awk 'END { print NR / 4 }') reads (pairs: half as many); median of $RUNS" \
+    "alternating runs; taskset -c $CORES; $T threads each; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+timing "-a, gz in, plain out" "$SM" trim -t "$T" -a "$AD" -o sm.fq big.fq.gz -- \
+    cutadapt -j "$T" -a "$AD" -e 0 --no-indels -O 3 -o ca.fq big.fq.gz
+timing "-a, gz in, gz out" "$SM" trim -t "$T" -a "$AD" -o sm.fq.gz big.fq.gz -- \
+    cutadapt -j "$T" -a "$AD" -e 0 --no-indels -O 3 -o ca.fq.gz big.fq.gz
+timing "-a -m 1 | -e 1, gz in, plain out" "$SM" trim -t "$T" -a "$AD" -m 1 -o sm.fq big.fq.gz -- \
+    cutadapt -j "$T" -a "$AD" -e 1 --no-indels -O 3 -o ca.fq big.fq.gz
+timing "-a -m 1 | cutadapt defaults, plain out" "$SM" trim -t "$T" -a "$AD" -m 1 -o sm.fq big.fq.gz -- \
+    cutadapt -j "$T" -a "$AD" -o ca.fq big.fq.gz
+timing "pairs -a | -a -A, gz in, gz out" "$SM" trim -t "$T" -a "$AD" -1 big_1.fq.gz -2 big_2.fq.gz \
+    -o sm_#.fq.gz -- cutadapt -j "$T" -a "$AD" -A "$AD" -e 0 --no-indels -O 3 -o ca_1.fq.gz -p ca_2.fq.gz \
+    big_1.fq.gz big_2.fq.gz
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
