@@ -65,10 +65,14 @@ single "K  -a -m 1 | -e 1 (rate 1/13 in partials)" "-a $AD -m 1" "-a $AD -e 1 --
 single "L  -a -m 1 --min-overlap 13 | -e 1 -O 13" "-a $AD -m 1 --min-overlap 13" "-a $AD -e 1 --no-indels -O 13"
 single "M  -a -m 1 | cutadapt defaults (-e 0.1, indels)" "-a $AD -m 1" "-a $AD"
 echo "## pairs (-1/-2 | -a -A), mates in step, a pair dropped when either mate is shorter than 122"
-"$SM" trim -t "$T" -a "$AD" --minimum-length 122 -1 "$R1" -2 "$R2" -o sm_#.fq
+"$SM" trim -t "$T" -a "$AD" -A "$AD" --minimum-length 122 -1 "$R1" -2 "$R2" -o sm_#.fq
 cutadapt -j "$T" -a "$AD" -A "$AD" -e 0 --no-indels -O 3 -m 122 -o ca_1.fq -p ca_2.fq "$R1" "$R2" > ca.log 2>&1
 compare "P1 pairs, mate 1, --minimum-length 122" sm_1.fq ca_1.fq
 compare "P2 pairs, mate 2" sm_2.fq ca_2.fq
+"$SM" trim -t "$T" -a "$AD" -G GATC -1 "$R1" -2 "$R2" -o sm_#.fq
+cutadapt -j "$T" -a "$AD" -G GATC -e 0 --no-indels -O 3 -o ca_1.fq -p ca_2.fq "$R1" "$R2" > ca.log 2>&1
+compare "P3 pairs -a ADAPTER -G GATC, mate 1" sm_1.fq ca_1.fq
+compare "P4 pairs -a ADAPTER -G GATC, mate 2" sm_2.fq ca_2.fq
 
 [ "${TIMING:-1}" = 0 ] && exit 0
 # Timing: wall seconds of each command, RUNS times, alternating seqmatch and cutadapt, both
@@ -109,7 +113,7 @@ timing "-a -m 1 | -e 1, gz in, plain out" "$SM" trim -t "$T" -a "$AD" -m 1 -o sm
     cutadapt -j "$T" -a "$AD" -e 1 --no-indels -O 3 -o ca.fq big.fq.gz
 timing "-a -m 1 | cutadapt defaults, plain out" "$SM" trim -t "$T" -a "$AD" -m 1 -o sm.fq big.fq.gz -- \
     cutadapt -j "$T" -a "$AD" -o ca.fq big.fq.gz
-timing "pairs -a | -a -A, gz in, gz out" "$SM" trim -t "$T" -a "$AD" -1 big_1.fq.gz -2 big_2.fq.gz \
+timing "pairs -a -A, gz in, gz out" "$SM" trim -t "$T" -a "$AD" -A "$AD" -1 big_1.fq.gz -2 big_2.fq.gz \
     -o sm_#.fq.gz -- cutadapt -j "$T" -a "$AD" -A "$AD" -e 0 --no-indels -O 3 -o ca_1.fq.gz -p ca_2.fq.gz \
     big_1.fq.gz big_2.fq.gz
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

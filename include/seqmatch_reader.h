@@ -381,6 +381,7 @@ typedef struct {
     uint8_t anchored;          /* BACK: '$'; FRONT and FIRST: '^' */
     uint8_t second_anchored;   /* LINKED: SECOND ends in '$' */
     uint8_t required, second_required; /* LINKED: the part must be found */
+    uint8_t mate;              /* pairs: only for mate 1 or 2 (cutadapt's -a / -A); 0: every read */
 } sm_trim_adapter;
 
 /* The adapters and the patterns to compile for them (pattern i of
@@ -406,9 +407,10 @@ typedef struct {
 } sm_trim_cut;
 
 /* The cut of one read of length bytes from its hits (any order; '-' hits
-   and hits of other records ignored by the caller's choice: all are used),
-   found with min_overlap as the runner's (0: every hit is whole). */
-void sm_trim_decide(const sm_trim_set *set, uint32_t min_overlap, const sm_hit *hits, size_t count,
+   are ignored, and hits of other records must be left out by the caller),
+   found with min_overlap as the runner's (0: every hit is whole); mate 1
+   or 2 (a single read is mate 1): the adapters for it. */
+void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits, size_t count,
                     uint64_t length, sm_trim_cut *cut);
 
 /* One read or pair, trimmed: each mate's record rewritten (header and '+'

@@ -35,7 +35,8 @@ typedef struct {
     int is_file;
     const char *text;
     int exact;
-    int adapter;  /* trim: SM_TRIM_BACK (-a) or SM_TRIM_FRONT (-g) */
+    int adapter;  /* trim: SM_TRIM_BACK (-a, -A) or SM_TRIM_FRONT (-g, -G) */
+    int mate;     /* trim: 2 for -A and -G (mate 2), else 1 */
 } cli_pattern_source;
 
 /* Everything the command line can say, for both commands. */
@@ -144,7 +145,7 @@ typedef enum {
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
     OPT_MIN_OVERLAP, OPT_MAX_HITS_PER_PATTERN, OPT_MAX_HITS_PER_RECORD, OPT_FEWEST_ERRORS,
-    OPT_ADAPTER, OPT_FRONT, OPT_MINIMUM_LENGTH,
+    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH,
     /* dfa's own */
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
     OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH

@@ -129,6 +129,8 @@ static const option_spec option_table[] = {
     {OPT_FEWEST_ERRORS, 0, "fewest-errors", 0, FOR_SEARCH_ONLY, 0, FLAG(fewest_errors, 1)},
     {OPT_ADAPTER, 'a', "adapter", 1, FOR_TRIM, 0, CUSTOM},
     {OPT_FRONT, 'g', "front", 1, FOR_TRIM, 0, CUSTOM},
+    {OPT_ADAPTER2, 'A', "adapter2", 1, FOR_TRIM, 0, CUSTOM},
+    {OPT_FRONT2, 'G', "front2", 1, FOR_TRIM, 0, CUSTOM},
     {OPT_MINIMUM_LENGTH, 0, "minimum-length", 1, FOR_TRIM, 0,
      COUNT(minimum_length, UINT64_MAX, "%s: '%s' is not a length (0 to 18446744073709551615)", 0)},
     {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0, FLAG(invert, 1)},
@@ -325,8 +327,12 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         return add_source(opts, 0, value, 0) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
     case OPT_ADAPTER:
     case OPT_FRONT:
+    case OPT_ADAPTER2:
+    case OPT_FRONT2:
         if (add_source(opts, 0, value, 0) != 0) return CLI_PARSE_ERROR;
-        opts->sources[opts->source_count - 1].adapter = spec->id == OPT_ADAPTER ? SM_TRIM_BACK : SM_TRIM_FRONT;
+        opts->sources[opts->source_count - 1].adapter =
+            spec->id == OPT_ADAPTER || spec->id == OPT_ADAPTER2 ? SM_TRIM_BACK : SM_TRIM_FRONT;
+        opts->sources[opts->source_count - 1].mate = spec->id == OPT_ADAPTER2 || spec->id == OPT_FRONT2 ? 2 : 1;
         return CLI_PARSE_OK;
     case OPT_EXACT_PATTERNS:
         return add_source(opts, 1, value, 1) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;

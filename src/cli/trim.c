@@ -9,7 +9,7 @@
 void cli_print_trim_help(FILE *out) {
     fputs(
         "Usage: seqmatch trim [options] (-a ADAPTER | -g ADAPTER)... [-o OUT] [TARGET...]\n"
-        "       seqmatch trim [options] (-a ADAPTER | -g ADAPTER)... -1 R1 -2 R2 -o OUT_#.fq\n"
+        "       seqmatch trim [options] (-a|-g|-A|-G ADAPTER)... -1 R1 -2 R2 -o OUT_#.fq\n"
         "\n"
         "Cuts each read (FASTA or FASTQ; gzip, BGZF or zstd) at the hit of its adapter\n"
         "and writes it, qualities cut in step, header and '+' lines as read. Adapters\n"
@@ -38,7 +38,10 @@ void cli_print_trim_help(FILE *out) {
         "                        FILE ends in .gz\n"
         "  -1, --read1 FILE      mates in step with -2, --read2 FILE: each mate is cut\n"
         "  -2, --read2 FILE      at its own hit; -o then names both files with a '#'\n"
-        "                        (trimmed_#.fq.gz: 1 and 2)\n"
+        "                        (trimmed_#.fq.gz: 1 and 2). As in cutadapt, -a and -g\n"
+        "                        are mate 1's adapters and\n"
+        "  -A, --adapter2 SEQ    mate 2's 3' adapters,\n"
+        "  -G, --front2 SEQ      mate 2's 5' adapters\n"
         "\n"
         "Performance: -t, --threads N (default all cores), --chunk-size, --engine,\n"
         "--build-threads, --max-memory. --progress / --no-progress: a progress line and\n"
@@ -46,7 +49,7 @@ void cli_print_trim_help(FILE *out) {
         "\n"
         "Examples:\n"
         "  seqmatch trim -a AGATCGGAAGAGC -m 1 --minimum-length 20 -o clean.fq.gz reads.fq.gz\n"
-        "  seqmatch trim -a AGATCGGAAGAGC -1 r1.fq.gz -2 r2.fq.gz -o trimmed_#.fq.gz\n"
+        "  seqmatch trim -a AGATCGGAAGAGC -A AGATCGGAAGAGC -1 r1.fq.gz -2 r2.fq.gz -o trimmed_#.fq.gz\n"
         "  seqmatch trim -a ^GTGCCAGCMGCCGCGGTAA...ATTAGAWACCCBNGTAGTCC reads.fq > amplicons.fq\n"
         "\n"
         "Exit status: 0 when it ran, whatever it trimmed, 2 on error.\n",
@@ -88,6 +91,11 @@ static int check_trim_options(cli_options *o) {
                         "than %u", o->min_overlap, k, k);
         return -1;
     }
+    for (size_t i = 0; i < o->source_count && !o->read1; i++)
+        if (o->sources[i].mate == 2) {
+            cli_usage_error(CLI_COMMAND_TRIM, "-A and -G are mate 2's adapters: give paired files with -1 and -2");
+            return -1;
+        }
     if (o->read1 && (!o->output_path || !strchr(o->output_path, '#'))) {
         cli_usage_error(CLI_COMMAND_TRIM, "paired reads need -o with a '#' for the mate (trimmed_#.fq)");
         return -1;
@@ -113,8 +121,10 @@ int cli_trim_main(int argc, char **argv) {
     sm_error err;
     memset(&err, 0, sizeof err);
     if (check_trim_options(&opts) != 0) goto done;
-    for (size_t i = 0; i < opts.source_count; i++)
+    for (size_t i = 0; i < opts.source_count; i++) {
         if (sm_trim_set_add(&set, opts.sources[i].text, opts.sources[i].adapter, &err) != SM_OK) goto failed;
+        set.adapters[set.count - 1].mate = (uint8_t)opts.sources[i].mate; /* -a/-g mate 1 (or single reads), -A/-G 2 */
+    }
     opts.compile.strands = SM_STRAND_FORWARD;
     if (sm_compile(set.patterns.items, set.patterns.count, &opts.compile, &db, &err) != SM_OK) goto failed;
 

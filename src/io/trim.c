@@ -131,12 +131,13 @@ static part_hit leftmost(const sm_hit *hits, size_t count, uint32_t pattern, uin
 
 static int64_t score(const part_hit *p) { return (int64_t)(p->end - p->start) - 2 * (int64_t)p->errors; }
 
-void sm_trim_decide(const sm_trim_set *set, uint32_t min_overlap, const sm_hit *hits, size_t count,
+void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits, size_t count,
                     uint64_t length, sm_trim_cut *cut) {
     *cut = (sm_trim_cut){0, length, -1, 0};
     int64_t best_score = 0;
     for (size_t i = 0; i < set->count; i++) {
         const sm_trim_adapter *a = &set->adapters[i];
+        if (a->mate != 0 && a->mate != mate) continue;
         sm_trim_cut c = {0, length, (int64_t)i, 0};
         int64_t s = 0;
         if (a->kind == SM_TRIM_BACK || a->kind == SM_TRIM_FRONT) {
@@ -314,7 +315,7 @@ static void on_record_done(uint64_t record, void *ctx) {
         size_t from = t->hits_head;
         while (t->hits_head < t->hits_len && t->hits[t->hits_head].record == e->first_record + m) t->hits_head++;
         r.length[m] = e->length[m];
-        sm_trim_decide(t->o.set, t->min_overlap, t->hits + from, t->hits_head - from, e->length[m], &r.cut[m]);
+        sm_trim_decide(t->o.set, m + 1, t->min_overlap, t->hits + from, t->hits_head - from, e->length[m], &r.cut[m]);
         const uint8_t *raw = e->raw[m] ? e->raw[m] : t->arena.data + e->raw_at[m];
         int rc = rewrite(raw, e->raw_len[m], e->length[m], r.cut[m].start, r.cut[m].end, &t->seq, &t->out[m]);
         if (rc != 0) {

@@ -73,11 +73,19 @@ check_output "CRLF kept, from standard input" "$TMP/crlf_want.fq"
 # pairs: each mate cut at its own hit, a pair dropped whole
 printf '@p1/1\nAAAAAAGATCGG\n+\nIIIIIIIIIIII\n@p2/1\nCCCCCCCCCCCC\n+\nIIIIIIIIIIII\n' >"$TMP/m1.fq"
 printf '@p1/2\nGGGGGGGGGGGG\n+\nIIIIIIIIIIII\n@p2/2\nTTAGATCGGAAG\n+\nIIIIIIIIIIII\n' >"$TMP/m2.fq"
-run trim -a $AD -1 "$TMP/m1.fq" -2 "$TMP/m2.fq" -o "$TMP/p_#.fq"
+run trim -a $AD -A $AD -1 "$TMP/m1.fq" -2 "$TMP/m2.fq" -o "$TMP/p_#.fq"
 if [ "$(sed -n 2p "$TMP/p_1.fq")" = AAAAA ] && [ "$(sed -n 6p "$TMP/p_2.fq")" = TT ] &&
    [ "$(sed -n 6p "$TMP/p_1.fq")" = CCCCCCCCCCCC ]; then pass
 else fail "pairs: each mate cut at its own hit"; fi
-run trim -a $AD --minimum-length 3 -1 "$TMP/m1.fq" -2 "$TMP/m2.fq" -o "$TMP/q_#.fq.gz"
+run trim -a $AD -1 "$TMP/m1.fq" -2 "$TMP/m2.fq" -o "$TMP/p_#.fq"
+if [ "$(sed -n 2p "$TMP/p_1.fq")" = AAAAA ] && [ "$(sed -n 6p "$TMP/p_2.fq")" = TTAGATCGGAAG ]; then pass
+else fail "pairs: -a is mate 1's adapter only, as in cutadapt"; fi
+run trim -G TTAG -1 "$TMP/m1.fq" -2 "$TMP/m2.fq" -o "$TMP/p_#.fq"
+if [ "$(sed -n 6p "$TMP/p_2.fq")" = ATCGGAAG ] && [ "$(sed -n 2p "$TMP/p_1.fq")" = AAAAAAGATCGG ]; then pass
+else fail "pairs: -G is mate 2's 5' adapter"; fi
+run trim -A $AD "$TMP/r.fq"
+check_stderr "-A without pairs" "mate 2"
+run trim -a $AD -A $AD --minimum-length 3 -1 "$TMP/m1.fq" -2 "$TMP/m2.fq" -o "$TMP/q_#.fq.gz"
 if [ "$(gzip -dc "$TMP/q_1.fq.gz" | grep -c '^@')" = 1 ] && gzip -dc "$TMP/q_2.fq.gz" | grep -q '^@p1/2'; then pass
 else fail "pairs: dropped together when a mate is short"; fi
 

@@ -80,6 +80,7 @@ typedef struct {
     const char *first, *second;
     int anchored, second_anchored;
     int as_back; /* given with -a (3' and linked), else -g */
+    unsigned mate; /* pairs: 1 or 2 only, 0 both */
     char text[96];
 } adapter;
 
@@ -88,13 +89,14 @@ static long cut_by_kind[4], cut_partial;
 
 static long score(const part *p) { return (p->end - p->start) - 2 * (long)p->errors; }
 
-static void oracle_cut(const adapter *ad, size_t na, const char *read, long n, unsigned k, unsigned overlap,
-                       int text_iupac, long *keep_start, long *keep_end, long *which) {
+static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *read, long n, unsigned k,
+                       unsigned overlap, int text_iupac, long *keep_start, long *keep_end, long *which) {
     *keep_start = 0, *keep_end = n, *which = -1;
     long best_score = 0;
     unsigned best_errors = 0;
     for (size_t i = 0; i < na; i++) {
         const adapter *a = &ad[i];
+        if (a->mate && a->mate != mate) continue;
         long s0 = 0, e0 = n, sc;
         unsigned errors;
         if (a->kind != 3) {
@@ -209,7 +211,7 @@ static int check_record(void *ctx, const sm_trimmed_record *rec) {
     for (unsigned m = 0; m < rec->mates; m++) {
         const read_t *r = &x->reads[m][i];
         long s, e, which;
-        oracle_cut(x->ad, x->na, r->seq, r->n, x->k, x->overlap, x->text_iupac, &s, &e, &which);
+        oracle_cut(x->ad, x->na, m + 1, r->seq, r->n, x->k, x->overlap, x->text_iupac, &s, &e, &which);
         char want[3 * MAX_LEN + 128];
         expected_record(r, i, (int)m + 1, x->fasta, s, e, want);
         CHECK(rec->len[m] == strlen(want) && memcmp(rec->bytes[m], want, rec->len[m]) == 0,
@@ -245,6 +247,7 @@ static void random_adapters(adapter *ad, size_t *na) {
         else snprintf(a->text, sizeof a->text, "%s%s...%s%s", a->anchored ? "^" : "", a->first, a->second,
                       a->second_anchored ? "$" : "");
         a->as_back = as_back;
+        a->mate = rnd(4) == 0 ? 1 + rnd(2) : 0;
     }
 }
 
@@ -266,6 +269,7 @@ static void run_round(int round) {
     for (size_t i = 0; i < na; i++) {
         int st = sm_trim_set_add(&set, ad[i].text, ad[i].as_back ? SM_TRIM_BACK : SM_TRIM_FRONT, &err);
         CHECK(st == SM_OK, "round %d: adapter '%s': %s", round, ad[i].text, err.message);
+        if (st == SM_OK) set.adapters[set.count - 1].mate = (uint8_t)ad[i].mate;
     }
     sm_compile_options co;
     sm_compile_options_init(&co);
