@@ -125,6 +125,68 @@ static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *
     }
 }
 
+/* k edits: the hits are search's (sm_scan of the read, checked against
+   its own oracles elsewhere), whole adapters only; the choice as above. */
+typedef struct {
+    sm_hit h[4096];
+    size_t n;
+} hit_list;
+
+static int collect(const sm_hit *hit, void *ctx) {
+    hit_list *l = ctx;
+    if (hit->strand == '+' && l->n < 4096) l->h[l->n++] = *hit;
+    return 0;
+}
+
+static part edit_part(const hit_list *l, uint32_t pattern, int kind, int anchored, long from, long n) {
+    part best = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < l->n; i++) {
+        const sm_hit *h = &l->h[i];
+        long a = (long)h->start, b = (long)h->end;
+        if (h->pattern != pattern || a < from) continue;
+        if (anchored && (kind == 1 ? b != n : a != from)) continue;
+        if (!best.found || a < best.start || (a == best.start && (h->errors < best.errors ||
+                                                                   (h->errors == best.errors && b < best.end))))
+            best = (part){1, 0, a, b, h->errors};
+    }
+    return best;
+}
+
+static void edit_cut(const adapter *ad, size_t na, const uint32_t *pattern_of, unsigned mate, const hit_list *l,
+                     long n, long *keep_start, long *keep_end, long *which) {
+    *keep_start = 0, *keep_end = n, *which = -1;
+    long best_score = 0;
+    unsigned best_errors = 0;
+    for (size_t i = 0; i < na; i++) {
+        const adapter *a = &ad[i];
+        if (a->mate && a->mate != mate) continue;
+        long s0 = 0, e0 = n, sc;
+        unsigned errors;
+        if (a->kind != 3) {
+            part p = edit_part(l, pattern_of[i], a->kind, a->anchored, 0, n);
+            if (!p.found) continue;
+            if (a->kind == 1) e0 = p.start;
+            else s0 = p.end;
+            sc = (p.end - p.start) - 2 * (long)p.errors, errors = p.errors;
+        } else {
+            int required = !a->as_back || a->anchored, second_required = !a->as_back || a->second_anchored;
+            part p = edit_part(l, pattern_of[i], 2, a->anchored, 0, n);
+            if (!p.found && required) continue;
+            long from = p.found ? p.end : 0;
+            part q = edit_part(l, pattern_of[i] + 1, 1, a->second_anchored, from, n);
+            if ((!q.found && second_required) || (!p.found && !q.found)) continue;
+            s0 = from, e0 = q.found ? q.start : n;
+            sc = (p.found ? (p.end - p.start) - 2 * (long)p.errors : 0) +
+                 (q.found ? (q.end - q.start) - 2 * (long)q.errors : 0);
+            errors = (p.found ? p.errors : 0) + (q.found ? q.errors : 0);
+        }
+        if (*which < 0 || sc > best_score || (sc == best_score && errors < best_errors)) {
+            *keep_start = s0, *keep_end = e0, *which = (long)i;
+            best_score = sc, best_errors = errors;
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- inputs */
 
 #define MAX_READS 400
@@ -197,6 +259,10 @@ typedef struct {
     uint64_t minimum_length;
     size_t next;
     int round;
+    int edits;                 /* k edits: expected from sm_scan's hits */
+    const sm_db *db;
+    sm_scratch *scratch;
+    uint32_t pattern_of[4];    /* each adapter's first pattern */
 } expect;
 
 static void expected_record(const read_t *r, size_t index, int mate, int fasta, long s, long e, char *out) {
@@ -211,7 +277,14 @@ static int check_record(void *ctx, const sm_trimmed_record *rec) {
     for (unsigned m = 0; m < rec->mates; m++) {
         const read_t *r = &x->reads[m][i];
         long s, e, which;
-        oracle_cut(x->ad, x->na, m + 1, r->seq, r->n, x->k, x->overlap, x->text_iupac, &s, &e, &which);
+        if (x->edits) {
+            static hit_list l;
+            l.n = 0;
+            sm_scan(x->db, x->scratch, r->seq, (size_t)r->n, collect, &l);
+            edit_cut(x->ad, x->na, x->pattern_of, m + 1, &l, r->n, &s, &e, &which);
+        } else {
+            oracle_cut(x->ad, x->na, m + 1, r->seq, r->n, x->k, x->overlap, x->text_iupac, &s, &e, &which);
+        }
         char want[3 * MAX_LEN + 128];
         expected_record(r, i, (int)m + 1, x->fasta, s, e, want);
         CHECK(rec->len[m] == strlen(want) && memcmp(rec->bytes[m], want, rec->len[m]) == 0,
@@ -255,8 +328,9 @@ static void run_round(int round) {
     adapter ad[4];
     size_t na;
     random_adapters(ad, &na);
-    unsigned k = rnd(3) == 0 ? 0 : rnd(3);
-    unsigned overlap = rnd(4) == 0 ? 0 : k + 1 + rnd(4);
+    int edits = rnd(5) == 0;
+    unsigned k = edits ? 1 + rnd(2) : rnd(3) == 0 ? 0 : rnd(3);
+    unsigned overlap = edits || rnd(4) == 0 ? 0 : k + 1 + rnd(4);
     int text_iupac = rnd(5) == 0, fasta = rnd(4) == 0, gz = rnd(3) == 0, paired = rnd(3) == 0;
     size_t count = 1 + rnd(MAX_READS);
     static read_t reads[2][MAX_READS];
@@ -274,7 +348,7 @@ static void run_round(int round) {
     sm_compile_options co;
     sm_compile_options_init(&co);
     co.strands = SM_STRAND_FORWARD;
-    co.match = k ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
+    co.match = edits ? SM_MATCH_EDITS : k ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
     co.max_errors = k;
     if (text_iupac) co.flags |= SM_FLAG_TEXT_IUPAC;
     sm_db *db = NULL;
@@ -290,7 +364,10 @@ static void run_round(int round) {
     write_reads(p1, reads[0], count, 1, fasta, gz);
     if (paired) write_reads(p2, reads[1], count, 2, fasta, gz);
 
-    expect x = {{reads[0], reads[1]}, ad, na, k, overlap, text_iupac, fasta, rnd(3) == 0 ? rnd(40) : 0, 0, round};
+    expect x = {{reads[0], reads[1]}, ad, na, k, overlap, text_iupac, fasta, rnd(3) == 0 ? rnd(40) : 0, 0, round,
+                edits, db, NULL, {0, 0, 0, 0}};
+    for (size_t i = 0; i < na; i++) x.pattern_of[i] = set.adapters[i].pattern;
+    if (sm_scratch_alloc(db, &x.scratch) != SM_OK) CHECK(0, "scratch");
     sm_runner_options ro;
     sm_runner_options_init(&ro);
     ro.threads = 1 + rnd(3);
@@ -310,6 +387,7 @@ static void run_round(int round) {
         CHECK(stats.records == count && stats.reads == count * (paired ? 2 : 1), "round %d: stats", round);
     }
     sm_trimmer_free(t);
+    sm_scratch_free(x.scratch);
     sm_db_free(db);
     sm_trim_set_free(&set);
 }
