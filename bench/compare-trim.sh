@@ -74,6 +74,17 @@ cutadapt -j "$T" -a "$AD" -G GATC -e 0 --no-indels -O 3 -o ca_1.fq -p ca_2.fq "$
 compare "P3 pairs -a ADAPTER -G GATC, mate 1" sm_1.fq ca_1.fq
 compare "P4 pairs -a ADAPTER -G GATC, mate 2" sm_2.fq ca_2.fq
 
+echo "## demux --trim | cutadapt -g ^file: (which trims): every file compared"
+zcat "$R1" > r1.fq
+awk 'NR % 800 == 2 { print substr($0, 1, 8) }' r1.fq | sort -u | awk '{ printf ">bc%d\n%s\n", NR, $0 }' > barcodes.fa
+rm -rf sm_dm ca_dm && mkdir ca_dm
+"$SM" demux -t "$T" -p barcodes.fa --trim -o sm_dm r1.fq 2> /dev/null
+cutadapt -j "$T" -g ^file:barcodes.fa -e 0 --no-indels -o "ca_dm/{name}.fastq" r1.fq > /dev/null 2>&1
+mv ca_dm/unknown.fastq ca_dm/unassigned.fastq
+same=0 differ=0
+for f in sm_dm/*.fastq; do if cmp -s "$f" "ca_dm/$(basename "$f")"; then same=$((same + 1)); else differ=$((differ + 1)); fi; done
+echo "X  demux --trim, $(grep -c '>' barcodes.fa) 8-mer barcodes, exact: files the same $same, differing $differ"
+
 [ "${TIMING:-1}" = 0 ] && exit 0
 # Timing: wall seconds of each command, RUNS times, alternating seqmatch and cutadapt, both
 # on the cores CORES (taskset) with THREADS threads (cutadapt -j); medians.

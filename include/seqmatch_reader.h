@@ -445,6 +445,15 @@ typedef struct {
 
 typedef struct sm_trimmer sm_trimmer;
 
+/* One record as read (FASTA or FASTQ bytes, sm_read_record's raw) written
+   as sm_trimmer writes it, without its first head and last tail symbols
+   (the qualities in step; a record shorter than both loses all): e.g. a
+   barcode at the read's start. *out (of *cap bytes, grown with realloc;
+   NULL and 0 at first) receives *out_len bytes. Returns SM_OK, SM_ERR_FORMAT
+   for bytes that are no record, or SM_ERR_NOMEM. */
+int sm_trim_record(const uint8_t *raw, size_t len, uint64_t head, uint64_t tail, uint8_t **out, size_t *out_len,
+                   size_t *cap);
+
 /* A trimmer for db (compiled from set's patterns, forward strand) on a
    runner with runner_options (NULL: defaults; min_overlap, threads,
    chunk_size and backend are used; callbacks replaced; anchors, hit limits

@@ -140,6 +140,7 @@ static const option_spec option_table[] = {
     {OPT_READ2, '2', "read2", 1, FOR_READS|FOR_TRIM, 0, PATH(read2)},
     {OPT_GZIP, 0, "gzip", 0, FOR_DEMUX, 0, FLAG(gzip, 1)},
     {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0, PATH(summary_path)},
+    {OPT_TRIM_BARCODE, 0, "trim", 0, FOR_DEMUX, 0, FLAG(trim_barcode, 1)},
     {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0,
      CHOICE(barcode_read, mates, "%s: '%s' is not a mate; use 1 or 2", 0)},
     {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0,

@@ -253,6 +253,28 @@ static int rewrite(const uint8_t *raw, size_t len, uint64_t length, uint64_t sta
     return 0;
 }
 
+int sm_trim_record(const uint8_t *raw, size_t len, uint64_t head, uint64_t tail, uint8_t **out, size_t *out_len,
+                   size_t *cap) {
+    /* the sequence's length first: its lines up to the '+' line (FASTQ) or the end */
+    int fastq = len > 0 && raw[0] == '@';
+    size_t at = 0, n;
+    uint64_t length = 0;
+    if (len == 0 || (raw[0] != '@' && raw[0] != '>')) return SM_ERR_FORMAT;
+    next_line(raw, len, &at, &n);
+    while (at < len) {
+        const uint8_t *line = next_line(raw, len, &at, &n);
+        if (fastq && n > 0 && line[0] == '+') break;
+        for (size_t i = 0; i < n; i++) length += line[i] != '\r';
+    }
+    uint64_t start = head < length ? head : length;
+    uint64_t end = length - start > tail ? length - tail : start;
+    byte_buf seq = {NULL, 0, 0}, o = {*out, 0, *cap};
+    int rc = rewrite(raw, len, length, start, end, &seq, &o);
+    free(seq.data);
+    *out = o.data, *cap = o.cap, *out_len = o.len;
+    return rc < 0 ? SM_ERR_NOMEM : rc > 0 ? SM_ERR_FORMAT : SM_OK;
+}
+
 /* ------------------------------------------------------------ the loop */
 
 /* Bytes of a record asked of the reader at a time. */
