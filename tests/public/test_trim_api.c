@@ -392,6 +392,35 @@ static void run_round(int round) {
     sm_trim_set_free(&set);
 }
 
+/* sm_trim_record: a record without its first head and last tail symbols. */
+static void record_cuts(void) {
+    static const struct {
+        const char *raw;
+        uint64_t head, tail;
+        const char *want;
+        int status;
+    } cases[] = {
+        {"@r x\nACGTACGT\n+\nABCDEFGH\n", 2, 3, "@r x\nGTA\n+\nCDE\n", SM_OK},
+        {"@r\nACGT\n+r\nABCD", 0, 1, "@r\nACG\n+r\nABC\n", SM_OK},
+        {"@r\r\nAC\r\nGT\r\n+\r\nAB\r\nCD\r\n\r\n", 1, 0, "@r\r\nCGT\r\n+\r\nBCD\r\n", SM_OK},
+        {">f desc\nACG\nTAC\n\n", 1, 1, ">f desc\nCGTA\n", SM_OK},
+        {">f\nACGT\n", 3, 3, ">f\n\n", SM_OK},
+        {"@r\nACGT\n+\nAB\n", 0, 0, NULL, SM_ERR_FORMAT},
+        {"ACGT\n", 0, 0, NULL, SM_ERR_FORMAT},
+    };
+    uint8_t *out = NULL;
+    size_t len = 0, cap = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = sm_trim_record((const uint8_t *)cases[i].raw, strlen(cases[i].raw), cases[i].head, cases[i].tail, &out,
+                                &len, &cap);
+        CHECK(st == cases[i].status, "record %zu: status %d", i, st);
+        if (st == SM_OK)
+            CHECK(len == strlen(cases[i].want) && memcmp(out, cases[i].want, len) == 0, "record %zu: got %.*s", i,
+                  (int)len, (const char *)out);
+    }
+    free(out);
+}
+
 static void refusals(void) {
     sm_trim_set set;
     memset(&set, 0, sizeof set);
@@ -441,6 +470,7 @@ int main(void) {
     const char *seed_text = getenv("SM_TEST_SEED");
     seed = seed_text ? (unsigned)strtoul(seed_text, NULL, 10) : 35;
     refusals();
+    record_cuts();
     for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
     /* (at full scale: a handful of sanitizer rounds may miss a kind) */
     CHECK(rounds < 30 || (cut_by_kind[1] > rounds && cut_by_kind[2] > 0 && cut_by_kind[3] > 0 && cut_partial > 0), "the rounds cut too few reads: 3' %ld, 5' %ld, linked %ld, partial 3' %ld",
