@@ -212,6 +212,11 @@ static int put_symbols(byte_buf *b, const uint8_t *line, size_t n) {
     return 0;
 }
 
+/* [start, end) of what b holds (which may be nothing yet: no pointer arithmetic on NULL). */
+static int put_part(byte_buf *out, const byte_buf *b, uint64_t start, uint64_t end) {
+    return end > start ? buf_put(out, b->data + start, (size_t)(end - start)) : 0;
+}
+
 /* Writes the record raw (FASTA or FASTQ as read) with its sequence (and
    qualities) cut to [start, end) into out. Returns 0, 1 when the record
    does not read as length symbols (not expected from the reader), or -1
@@ -239,7 +244,7 @@ static int rewrite(const uint8_t *raw, size_t len, uint64_t length, uint64_t sta
         if (put_symbols(seq, line, n) != 0) return -1;
     }
     if (seq->len != length || (fastq && !plus)) return 1;
-    if (buf_put(out, seq->data + start, (size_t)(end - start)) != 0 || buf_put(out, eol, eol_len) != 0) return -1;
+    if (put_part(out, seq, start, end) != 0 || buf_put(out, eol, eol_len) != 0) return -1;
     if (!fastq) return 0;
     if (buf_put(out, plus, plus_len) != 0) return -1;
     if (plus[plus_len - 1] != '\n' && buf_put(out, "\n", 1) != 0) return -1;
@@ -249,7 +254,7 @@ static int rewrite(const uint8_t *raw, size_t len, uint64_t length, uint64_t sta
         if (put_symbols(seq, line, n) != 0) return -1;
     }
     if (seq->len != length) return 1;
-    if (buf_put(out, seq->data + start, (size_t)(end - start)) != 0 || buf_put(out, eol, eol_len) != 0) return -1;
+    if (put_part(out, seq, start, end) != 0 || buf_put(out, eol, eol_len) != 0) return -1;
     return 0;
 }
 
