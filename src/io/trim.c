@@ -342,7 +342,8 @@ static void on_record_done(uint64_t record, void *ctx) {
         size_t from = t->hits_head;
         while (t->hits_head < t->hits_len && t->hits[t->hits_head].record == e->first_record + m) t->hits_head++;
         r.length[m] = e->length[m];
-        sm_trim_decide(t->o.set, m + 1, t->min_overlap, t->hits + from, t->hits_head - from, e->length[m], &r.cut[m]);
+        const sm_hit *hits = t->hits ? t->hits + from : NULL; /* none delivered yet: NULL, no arithmetic on it */
+        sm_trim_decide(t->o.set, m + 1, t->min_overlap, hits, t->hits_head - from, e->length[m], &r.cut[m]);
         const uint8_t *raw = e->raw[m] ? e->raw[m] : t->arena.data + e->raw_at[m];
         int rc = rewrite(raw, e->raw_len[m], e->length[m], r.cut[m].start, r.cut[m].end, &t->seq, &t->out[m]);
         if (rc != 0) {
