@@ -61,6 +61,8 @@ single "G  -a GATC...ADAPTER (linked)" "-a GATC...$AD" "-a GATC...$AD -e 0 --no-
 single "H  -a ^ACGT...ADAPTER\$ (linked, anchored)" "-a ^ACGT...$AD\$" "-a ^ACGT...$AD\$ -e 0 --no-indels -O 3"
 single "I  -g ACGT...ADAPTER (linked, both required)" "-g ACGT...$AD" "-g ACGT...$AD -e 0 --no-indels -O 3"
 single "J  -a --minimum-length 100 | -m 100" "-a $AD --minimum-length 100" "-a $AD -e 0 --no-indels -O 3 -m 100"
+single "J2 -g GATC --discard-untrimmed" "-g GATC --discard-untrimmed" "-g GATC -e 0 --no-indels -O 3 --discard-untrimmed"
+single "J3 -a --discard-trimmed" "-a $AD --discard-trimmed" "-a $AD -e 0 --no-indels -O 3 --discard-trimmed"
 single "K  -a -m 1 | -e 1 (rate 1/13 in partials)" "-a $AD -m 1" "-a $AD -e 1 --no-indels -O 3"
 single "L  -a -m 1 --min-overlap 13 | -e 1 -O 13" "-a $AD -m 1 --min-overlap 13" "-a $AD -e 1 --no-indels -O 13"
 single "M  -a -m 1 | cutadapt defaults (-e 0.1, indels)" "-a $AD -m 1" "-a $AD"
@@ -73,6 +75,10 @@ compare "P2 pairs, mate 2" sm_2.fq ca_2.fq
 cutadapt -j "$T" -a "$AD" -G GATC -e 0 --no-indels -O 3 -o ca_1.fq -p ca_2.fq "$R1" "$R2" > ca.log 2>&1
 compare "P3 pairs -a ADAPTER -G GATC, mate 1" sm_1.fq ca_1.fq
 compare "P4 pairs -a ADAPTER -G GATC, mate 2" sm_2.fq ca_2.fq
+"$SM" trim -t "$T" -a "$AD" --discard-untrimmed -1 "$R1" -2 "$R2" -o sm_#.fq
+cutadapt -j "$T" -a "$AD" -e 0 --no-indels -O 3 --discard-untrimmed -o ca_1.fq -p ca_2.fq "$R1" "$R2" > ca.log 2>&1
+compare "P5 pairs -a ADAPTER --discard-untrimmed, mate 1" sm_1.fq ca_1.fq
+compare "P6 pairs -a ADAPTER --discard-untrimmed, mate 2" sm_2.fq ca_2.fq
 
 echo "## demux --trim | cutadapt -g ^file: (which trims): every file compared"
 zcat "$R1" > r1.fq

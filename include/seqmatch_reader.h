@@ -421,12 +421,20 @@ typedef struct {
     size_t len[2];
     uint64_t length[2];        /* each mate's length before trimming */
     sm_trim_cut cut[2];
-    int kept;                  /* 0: shorter than minimum_length (a pair: either mate) */
+    int kept;                  /* 0: shorter than minimum_length (a pair: either mate), or discarded */
 } sm_trimmed_record;
+
+/* Which reads are kept besides minimum_length (sm_trim_options.discard),
+   as cutadapt's --discard-untrimmed and --discard-trimmed: a read (pair)
+   that no adapter cut, or that one cut. With pairs, a pair is dropped when
+   any of its mates that has adapters (sm_trim_adapter.mate) is untrimmed,
+   or trimmed. */
+enum { SM_TRIM_KEEP_ALL = 0, SM_TRIM_DISCARD_UNTRIMMED = 1, SM_TRIM_DISCARD_TRIMMED = 2 };
 
 typedef struct {
     const sm_trim_set *set;
     uint64_t minimum_length;   /* reads shorter after trimming are not kept */
+    int discard;               /* SM_TRIM_KEEP_ALL or SM_TRIM_DISCARD_* */
     unsigned reader_threads;   /* as sm_reader_open_threads */
     void *ctx;
     /* Every read (pair) in input order, kept or not. Non-zero stops. */

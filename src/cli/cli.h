@@ -79,6 +79,7 @@ typedef struct {
     int fewest_errors;              /* --fewest-errors */
     int min_overlap_given;
     uint64_t minimum_length;        /* trim --minimum-length */
+    int discard;                    /* trim --discard-untrimmed / --discard-trimmed (SM_TRIM_DISCARD_*) */
 
     char **targets;
     size_t target_count;
@@ -147,6 +148,7 @@ typedef enum {
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
     OPT_MIN_OVERLAP, OPT_MAX_HITS_PER_PATTERN, OPT_MAX_HITS_PER_RECORD, OPT_FEWEST_ERRORS,
     OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE,
+    OPT_DISCARD_UNTRIMMED, OPT_DISCARD_TRIMMED,
     /* dfa's own */
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
     OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH

@@ -130,6 +130,8 @@ static const option_spec option_table[] = {
     {OPT_ADAPTER, 'a', "adapter", 1, FOR_TRIM, 0, CUSTOM},
     {OPT_FRONT, 'g', "front", 1, FOR_TRIM, 0, CUSTOM},
     {OPT_ADAPTER2, 'A', "adapter2", 1, FOR_TRIM, 0, CUSTOM},
+    {OPT_DISCARD_UNTRIMMED, 0, "discard-untrimmed", 0, FOR_TRIM, 0, FLAG(discard, SM_TRIM_DISCARD_UNTRIMMED)},
+    {OPT_DISCARD_TRIMMED, 0, "discard-trimmed", 0, FOR_TRIM, 0, FLAG(discard, SM_TRIM_DISCARD_TRIMMED)},
     {OPT_FRONT2, 'G', "front2", 1, FOR_TRIM, 0, CUSTOM},
     {OPT_MINIMUM_LENGTH, 0, "minimum-length", 1, FOR_TRIM, 0,
      COUNT(minimum_length, UINT64_MAX, "%s: '%s' is not a length (0 to 18446744073709551615)", 0)},

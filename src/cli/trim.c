@@ -29,6 +29,8 @@ void cli_print_trim_help(FILE *out) {
         "  --text-iupac          N and IUPAC codes in reads match the adapter's bases\n"
         "  --minimum-length N    drop reads shorter than N after trimming (a pair when\n"
         "                        either mate is)\n"
+        "  --discard-untrimmed   drop the reads no adapter cut (a pair when a mate with\n"
+        "                        adapters is not cut); --discard-trimmed: those cut\n"
         "Which hit: of each adapter the leftmost; of several adapters the one whose hit\n"
         "has the most matches minus errors (then the fewest errors, then the first\n"
         "given). One adapter is cut from each read (docs/trim.md).\n"
@@ -141,7 +143,7 @@ int cli_trim_main(int argc, char **argv) {
     ro.threads = opts.threads;
     ro.chunk_size = opts.chunk_size;
     ro.min_overlap = opts.min_overlap;
-    sm_trim_options to = {.set = &set, .minimum_length = opts.minimum_length,
+    sm_trim_options to = {.set = &set, .minimum_length = opts.minimum_length, .discard = opts.discard,
                           .reader_threads = cli_threads(opts.threads), .ctx = &s, .on_record = put_record,
                           .on_input = on_input, .on_progress = on_progress};
     if (sm_trimmer_new(db, &ro, &to, &trimmer, &err) != SM_OK) goto failed;

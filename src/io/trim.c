@@ -308,6 +308,7 @@ struct sm_trimmer {
     sm_trim_stats stats;
     int stop, nomem, bad_record;
     const sm_reader *reader;
+    int has_adapters[2];        /* mate 1 (or a single read), mate 2: some adapter is for it */
 };
 
 static int on_hit(const sm_hit *hit, void *ctx) {
@@ -356,6 +357,9 @@ static void on_record_done(uint64_t record, void *ctx) {
         r.len[m] = t->out[m].len;
         uint64_t kept = r.cut[m].end - r.cut[m].start;
         if (kept < t->o.minimum_length) r.kept = 0;
+        if (t->o.discard && t->has_adapters[m] &&
+            (r.cut[m].adapter >= 0) == (t->o.discard == SM_TRIM_DISCARD_TRIMMED))
+            r.kept = 0;
         t->stats.reads++;
         t->stats.trimmed += r.cut[m].adapter >= 0;
         t->stats.bases_in += e->length[m];
@@ -390,6 +394,8 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
     if (!t) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     t->o = *opts;
     t->min_overlap = ro.min_overlap;
+    for (size_t i = 0; i < opts->set->count; i++)
+        for (unsigned m = 0; m < 2; m++) t->has_adapters[m] |= opts->set->adapters[i].mate != 2 - m;
     t->format = SM_INPUT_AUTO;
     ro.on_hit = on_hit;
     ro.on_record_summary = NULL;

@@ -61,6 +61,13 @@ run trim -a $AD --minimum-length 11 "$TMP/r.fq"
 if [ "$(grep -c '^@r' "$TMP/out" | tr -d ' ')" = 2 ] && grep -q '^@r3' "$TMP/out" && grep -q '^@r5' "$TMP/out"; then pass
 else fail "--minimum-length drops the reads cut shorter"; fi
 
+run trim -a $AD --discard-untrimmed "$TMP/r.fq"
+if [ "$(grep -c '^@r' "$TMP/out" | tr -d ' ')" = 2 ] && grep -q '^@r1' "$TMP/out" && grep -q '^@r2' "$TMP/out"; then pass
+else fail "--discard-untrimmed keeps the reads an adapter cut"; fi
+run trim -a $AD --discard-trimmed "$TMP/r.fq"
+if [ "$(grep -c '^@r' "$TMP/out" | tr -d ' ')" = 3 ] && ! grep -q '^@r[12]' "$TMP/out"; then pass
+else fail "--discard-trimmed keeps the others"; fi
+
 # FASTA (wrapped lines become one), CRLF line ends, gzip in and out, stdin, threads
 printf '>f1 x\nCCCCCAGATC\nGGAAGAG\n>f2\nACGT\n' | gzip >"$TMP/f.fa.gz"
 run trim -a $AD "$TMP/f.fa.gz" -o "$TMP/o.fa.gz"

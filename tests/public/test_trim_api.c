@@ -263,6 +263,7 @@ typedef struct {
     const sm_db *db;
     sm_scratch *scratch;
     uint32_t pattern_of[4];    /* each adapter's first pattern */
+    int discard;               /* SM_TRIM_KEEP_ALL or SM_TRIM_DISCARD_* */
 } expect;
 
 static void expected_record(const read_t *r, size_t index, int mate, int fasta, long s, long e, char *out) {
@@ -295,6 +296,9 @@ static int check_record(void *ctx, const sm_trimmed_record *rec) {
               (long long)rec->cut[m].adapter, (unsigned long long)rec->cut[m].start,
               (unsigned long long)rec->cut[m].end, which, s, e);
         if ((uint64_t)(e - s) < x->minimum_length) kept = 0;
+        int has_adapters = 0;
+        for (size_t a = 0; a < x->na; a++) has_adapters |= !x->ad[a].mate || x->ad[a].mate == m + 1;
+        if (x->discard && has_adapters && (which >= 0) == (x->discard == SM_TRIM_DISCARD_TRIMMED)) kept = 0;
         if (which >= 0) {
             cut_by_kind[x->ad[which].kind]++;
             cut_partial += x->ad[which].kind == 1 && e > r->n - (long)strlen(x->ad[which].first);
@@ -365,16 +369,17 @@ static void run_round(int round) {
     if (paired) write_reads(p2, reads[1], count, 2, fasta, gz);
 
     expect x = {{reads[0], reads[1]}, ad, na, k, overlap, text_iupac, fasta, rnd(3) == 0 ? rnd(40) : 0, 0, round,
-                edits, db, NULL, {0, 0, 0, 0}};
+                edits, db, NULL, {0, 0, 0, 0}, SM_TRIM_KEEP_ALL};
     for (size_t i = 0; i < na; i++) x.pattern_of[i] = set.adapters[i].pattern;
+    x.discard = (int)rnd(3);
     if (sm_scratch_alloc(db, &x.scratch) != SM_OK) CHECK(0, "scratch");
     sm_runner_options ro;
     sm_runner_options_init(&ro);
     ro.threads = 1 + rnd(3);
     ro.chunk_size = rnd(2) ? 0 : 16 + rnd(200);
     ro.min_overlap = overlap;
-    sm_trim_options to = {.set = &set, .minimum_length = x.minimum_length, .reader_threads = 1 + rnd(2), .ctx = &x,
-                          .on_record = check_record};
+    sm_trim_options to = {.set = &set, .minimum_length = x.minimum_length, .discard = x.discard,
+                          .reader_threads = 1 + rnd(2), .ctx = &x, .on_record = check_record};
     sm_trimmer *t = NULL;
     st = sm_trimmer_new(db, &ro, &to, &t, &err);
     CHECK(st == SM_OK, "round %d: trimmer: %s", round, err.message);
