@@ -27,20 +27,20 @@ cd "$WORK"
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) cores; $($SM --version | head -1); cutadapt $(cutadapt --version)"
 echo "# $(zcat "$R1" | awk 'END { print NR / 4 }') reads per file; adapter $AD"
 
-# compare NAME: sm.fq against ca.fq (and mate 2 when given)
+# compare NAME SEQMATCH_FILE OTHER_FILE [OTHER_NAME]: record by record
 compare() {
-    local name=$1
+    local name=$1 other=${4:-cutadapt}
     paste <(awk 'NR % 4 == 1 { h = $0 } NR % 4 == 2 { s = $0 } NR % 4 == 0 { print h "\t" s "\t" $0 }' "$2") \
           <(awk 'NR % 4 == 1 { h = $0 } NR % 4 == 2 { s = $0 } NR % 4 == 0 { print h "\t" s "\t" $0 }' "$3") |
-        awk -F'\t' -v n="$name" '
+        awk -F'\t' -v n="$name" -v other="$other" '
             $1 != $4 { names++ }
             $1 == $4 && $2 == $5 && $3 == $6 { same++; next }
-            { diff++; k["seqmatch " length($2) " / cutadapt " length($5)]++ }
+            { diff++; k["seqmatch " length($2) " / " other " " length($5)]++ }
             END { printf "%-44s same %6d  differ %5d%s\n", n, same, diff, names ? "  (records out of step)" : "";
                   m = 0; for (x in k) if (m++ < 6) printf "    %6d reads: %s bases kept\n", k[x], x }'
     local a b
     a=$(wc -l < "$2"); b=$(wc -l < "$3")
-    [ "$a" = "$b" ] || echo "    records written: seqmatch $((a / 4)), cutadapt $((b / 4))"
+    [ "$a" = "$b" ] || echo "    records written: seqmatch $((a / 4)), $other $((b / 4))"
 }
 single() { # NAME "seqmatch options" "cutadapt options"
     local name=$1 sm_opts=$2 ca_opts=$3
@@ -91,6 +91,18 @@ same=0 differ=0
 for f in sm_dm/*.fastq; do if cmp -s "$f" "ca_dm/$(basename "$f")"; then same=$((same + 1)); else differ=$((differ + 1)); fi; done
 echo "X  demux --trim, $(grep -c '>' barcodes.fa) 8-mer barcodes, exact: files the same $same, differing $differ"
 
+if command -v bbduk.sh > /dev/null; then
+    echo "## BBDuk ktrim=r (k=13, mink=3: adapter k-mers, shorter ones at the read's end)"
+    "$SM" trim -t "$T" -a "$AD" -o sm.fq r1.fq
+    bbduk.sh in=r1.fq out=bb.fq literal="$AD" ktrim=r k=13 mink=3 hdist=0 rcomp=f ordered=t threads="$T" 2> /dev/null
+    compare "Y  -a | bbduk ktrim=r k=13 mink=3 hdist=0" sm.fq bb.fq bbduk
+    # what BBDuk alone cuts off: a prefix of the adapter, a suffix of it, or another part
+    paste <(awk 'NR % 4 == 2' r1.fq) <(awk 'NR % 4 == 2' sm.fq) <(awk 'NR % 4 == 2' bb.fq) |
+        awk -F'\t' -v A="$AD" '$2 != $3 { t = substr($1, length($3) + 1); n = length(t)
+            c[substr(A, length(A) - n + 1) == t ? "a suffix of the adapter" : substr(A, 1, n) == t ? "a prefix" : "other"]++ }
+            END { for (x in c) printf "    %6d reads: bbduk cut %s off the read end\n", c[x], x }'
+fi
+
 [ "${TIMING:-1}" = 0 ] && exit 0
 # Timing: wall seconds of each command, RUNS times, alternating seqmatch and cutadapt, both
 # on the cores CORES (taskset) with THREADS threads (cutadapt -j); medians.
@@ -133,4 +145,17 @@ timing "-a -m 1 | cutadapt defaults, plain out" "$SM" trim -t "$T" -a "$AD" -m 1
 timing "pairs -a -A, gz in, gz out" "$SM" trim -t "$T" -a "$AD" -A "$AD" -1 big_1.fq.gz -2 big_2.fq.gz \
     -o sm_#.fq.gz -- cutadapt -j "$T" -a "$AD" -A "$AD" -e 0 --no-indels -O 3 -o ca_1.fq.gz -p ca_2.fq.gz \
     big_1.fq.gz big_2.fq.gz
+if command -v bbduk.sh > /dev/null; then
+    : > sm.t; : > bb.t
+    for _ in $(seq "$RUNS"); do
+        wall taskset -c "$CORES" "$SM" trim -t "$T" -a "$AD" -o sm.fq big.fq.gz >> sm.t
+        wall taskset -c "$CORES" bbduk.sh in=big.fq.gz out=bb.fq literal="$AD" ktrim=r k=13 mink=3 hdist=0 rcomp=f \
+            ordered=t threads="$T" >> bb.t
+    done
+    printf '%-42s wall: seqmatch %6.2f s, bbduk    %6.2f s, %4.1fx; CPU: %6.2f s, %6.2f s, %4.1fx\n' \
+        "-a | bbduk ktrim=r, gz in, plain out" "$(cut -d' ' -f1 sm.t | median)" "$(cut -d' ' -f1 bb.t | median)" \
+        "$(echo "$(cut -d' ' -f1 bb.t | median) / $(cut -d' ' -f1 sm.t | median)" | bc -l)" \
+        "$(cut -d' ' -f2 sm.t | median)" "$(cut -d' ' -f2 bb.t | median)" \
+        "$(echo "$(cut -d' ' -f2 bb.t | median) / $(cut -d' ' -f2 sm.t | median)" | bc -l)"
+fi
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
