@@ -413,6 +413,138 @@ sm_input_format sm_reads_format(const sm_reads *reads);
 void sm_reads_free(sm_reads *reads);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
+/* ------------------------------------------------------- adapter trimming */
+
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental: seqmatch trim. Each read (or each mate of a pair) is cut at
+   the hit of one adapter, chosen from the hits search reports for the
+   adapters on the read's forward strand (exact or -m mismatches or -k
+   edits; with the runner's min_overlap, adapters that run off the read's
+   start or end, docs/trim.md):
+   - a 3' adapter (SM_TRIM_BACK): the hit and everything after it go; a hit
+     that runs off the read's start does not count (the adapter begins
+     inside the read); anchored ('SEQ$'), only a whole hit at the read's end;
+   - a 5' adapter (SM_TRIM_FRONT): the hit and everything before it go; a
+     hit that runs off the read's end does not count; anchored ('^SEQ'),
+     only a whole hit at the read's start;
+   - a linked adapter (SM_TRIM_LINKED, 'FIRST...SECOND'): FIRST as a 5'
+     adapter, then SECOND as a 3' adapter in what follows FIRST's hit (in
+     the whole read when FIRST is not found); ^FIRST and SECOND$ anchor the
+     parts. Given with -a (SM_TRIM_BACK), an anchored part is required and
+     one that is not is cut when found; given with -g, both are required.
+   A read shorter than an adapter that lies wholly inside one of its
+   placements counts for either kind (it is cut to nothing).
+   Which hit: of each adapter its leftmost (smallest start; then fewest
+   errors, then shortest), a 5' hit running off the read's start only when
+   there is no other; of the adapters, the one whose hit scores most
+   (symbols inside minus twice the errors: matches minus errors, linked: of
+   both parts), then fewest errors, then the one given first. One adapter
+   is removed per read (cutadapt's default --times 1). */
+typedef enum { SM_TRIM_BACK = 1, SM_TRIM_FRONT = 2, SM_TRIM_LINKED = 3 } sm_trim_kind;
+
+typedef struct {
+    sm_trim_kind kind;
+    uint32_t pattern;          /* its pattern in the database; LINKED: FIRST */
+    uint32_t second;           /* LINKED: SECOND's pattern */
+    uint32_t length, second_length; /* symbols of the patterns */
+    uint8_t anchored;          /* BACK: '$'; FRONT and FIRST: '^' */
+    uint8_t second_anchored;   /* LINKED: SECOND ends in '$' */
+    uint8_t required, second_required; /* LINKED: the part must be found */
+    uint8_t mate;              /* pairs: only for mate 1 or 2 (cutadapt's -a / -A); 0: every read */
+} sm_trim_adapter;
+
+/* The adapters and the patterns to compile for them (pattern i of
+   patterns.items is database pattern i). Start from a zero-filled set. */
+typedef struct {
+    sm_trim_adapter *adapters;
+    size_t count;
+    sm_pattern_list patterns;
+} sm_trim_set;
+
+/* Adds an adapter as cutadapt (5.2) writes it: kind SM_TRIM_BACK for -a
+   (SEQ, SEQ$ or [^]FIRST...SECOND[$]), SM_TRIM_FRONT for -g (SEQ, ^SEQ or
+   [^]FIRST...SECOND[$]). Returns SM_OK, or SM_ERR_INVALID / SM_ERR_NOMEM with a message
+   naming the adapter. */
+int sm_trim_set_add(sm_trim_set *set, const char *text, sm_trim_kind kind, sm_error *err);
+void sm_trim_set_free(sm_trim_set *set);
+
+/* What is kept of a read: [start, end); adapter -1 when none matched. */
+typedef struct {
+    uint64_t start, end;
+    int64_t adapter;
+    uint32_t errors;
+} sm_trim_cut;
+
+/* The cut of one read of length bytes from its hits (any order; '-' hits
+   are ignored, and hits of other records must be left out by the caller),
+   found with min_overlap as the runner's (0: every hit is whole); mate 1
+   or 2 (a single read is mate 1): the adapters for it. */
+void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits, size_t count,
+                    uint64_t length, sm_trim_cut *cut);
+
+/* One read or pair, trimmed: each mate's record rewritten (header and '+'
+   line as read, sequence and quality cut in step on one line each). */
+typedef struct {
+    unsigned mates;
+    const uint8_t *bytes[2];
+    size_t len[2];
+    uint64_t length[2];        /* each mate's length before trimming */
+    sm_trim_cut cut[2];
+    int kept;                  /* 0: shorter than minimum_length (a pair: either mate), or discarded */
+} sm_trimmed_record;
+
+/* Which reads are kept besides minimum_length (sm_trim_options.discard),
+   as cutadapt's --discard-untrimmed and --discard-trimmed: a read (pair)
+   that no adapter cut, or that one cut. With pairs, a pair is dropped when
+   any of its mates that has adapters (sm_trim_adapter.mate) is untrimmed,
+   or trimmed. */
+enum { SM_TRIM_KEEP_ALL = 0, SM_TRIM_DISCARD_UNTRIMMED = 1, SM_TRIM_DISCARD_TRIMMED = 2 };
+
+typedef struct {
+    const sm_trim_set *set;
+    uint64_t minimum_length;   /* reads shorter after trimming are not kept */
+    int discard;               /* SM_TRIM_KEEP_ALL or SM_TRIM_DISCARD_* */
+    unsigned reader_threads;   /* as sm_reader_open_threads */
+    void *ctx;
+    /* Every read (pair) in input order, kept or not. Non-zero stops. */
+    int (*on_record)(void *ctx, const sm_trimmed_record *record);
+    void (*on_input)(void *ctx, const char *path);
+    void (*on_progress)(void *ctx, const sm_reader *reader, size_t bytes, uint64_t trimmed);
+} sm_trim_options;
+
+typedef struct {
+    uint64_t records;          /* reads, or pairs */
+    uint64_t reads;            /* mates read */
+    uint64_t trimmed;          /* mates an adapter cut */
+    uint64_t kept;             /* records (pairs) kept */
+    uint64_t bases_in, bases_kept;
+} sm_trim_stats;
+
+typedef struct sm_trimmer sm_trimmer;
+
+/* One record as read (FASTA or FASTQ bytes, sm_read_record's raw) written
+   as sm_trimmer writes it, without its first head and last tail symbols
+   (the qualities in step; a record shorter than both loses all): e.g. a
+   barcode at the read's start. *out (of *cap bytes, grown with realloc;
+   NULL and 0 at first) receives *out_len bytes. Returns SM_OK, SM_ERR_FORMAT
+   for bytes that are no record, or SM_ERR_NOMEM. */
+int sm_trim_record(const uint8_t *raw, size_t len, uint64_t head, uint64_t tail, uint8_t **out, size_t *out_len,
+                   size_t *cap);
+
+/* A trimmer for db (compiled from set's patterns, forward strand) on a
+   runner with runner_options (NULL: defaults; min_overlap, threads,
+   chunk_size and backend are used; callbacks replaced; anchors, hit limits
+   and counting refused with SM_ERR_INVALID). */
+int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, const sm_trim_options *opts,
+                   sm_trimmer **trimmer, sm_error *err);
+/* Reads path1 (FASTA or FASTQ; with path2, mates in step as sm_reads_run)
+   to its end. Returns SM_OK, SM_ERR_TERMINATED when on_record stopped it,
+   or an error with err->message saying what and where. */
+int sm_trimmer_run(sm_trimmer *trimmer, const char *path1, const char *path2, sm_error *err);
+void sm_trimmer_stats(const sm_trimmer *trimmer, sm_trim_stats *stats);
+void sm_trimmer_free(sm_trimmer *trimmer);
+#endif /* SEQMATCH_EXPERIMENTAL */
+
 /* ---------------------------------------------------- a DFA over a reader */
 
 #ifdef SEQMATCH_EXPERIMENTAL

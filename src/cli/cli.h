@@ -20,7 +20,7 @@ enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
 
 typedef enum {
     CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2, CLI_COMMAND_FILTER = 3, CLI_COMMAND_DEMUX = 4,
-    CLI_COMMAND_DFA = 5, CLI_COMMAND_MERGE = 6
+    CLI_COMMAND_DFA = 5, CLI_COMMAND_MERGE = 6, CLI_COMMAND_TRIM = 7
 } cli_command;
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
@@ -35,6 +35,8 @@ typedef struct {
     int is_file;
     const char *text;
     int exact;
+    int adapter;  /* trim: SM_TRIM_BACK (-a, -A) or SM_TRIM_FRONT (-g, -G) */
+    int mate;     /* trim: 2 for -A and -G (mate 2), else 1 */
 } cli_pattern_source;
 
 /* Everything the command line can say, for both commands. */
@@ -75,6 +77,9 @@ typedef struct {
     uint32_t max_hits_per_pattern;  /* --max-hits-per-pattern N (0: no limit) */
     uint32_t max_hits_per_record;   /* --max-hits-per-record N (0: no limit) */
     int fewest_errors;              /* --fewest-errors */
+    int min_overlap_given;
+    uint64_t minimum_length;        /* trim --minimum-length */
+    int discard;                    /* trim --discard-untrimmed / --discard-trimmed (SM_TRIM_DISCARD_*) */
 
     char **targets;
     size_t target_count;
@@ -87,6 +92,7 @@ typedef struct {
     const char *unmatched_path;     /* filter --unmatched */
     const char *read1, *read2;      /* -1 / -2: paired files */
     int gzip;                       /* demux --gzip */
+    int trim_barcode;               /* demux --trim */
     const char *summary_path;       /* demux --summary */
     unsigned barcode_read;          /* demux --barcode-read (1 or 2; 0 = not given) */
     int strand_given;               /* --strand (demux defaults to +) */
@@ -141,6 +147,8 @@ typedef enum {
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
     OPT_MIN_OVERLAP, OPT_MAX_HITS_PER_PATTERN, OPT_MAX_HITS_PER_RECORD, OPT_FEWEST_ERRORS,
+    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE,
+    OPT_DISCARD_UNTRIMMED, OPT_DISCARD_TRIMMED,
     /* dfa's own */
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
     OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH
@@ -199,6 +207,9 @@ int cli_filter_main(int argc, char **argv);
 int cli_demux_main(int argc, char **argv);
 void cli_print_filter_help(FILE *out);
 void cli_print_demux_help(FILE *out);
+/* seqmatch trim: each read cut at its adapter. */
+int cli_trim_main(int argc, char **argv);
+void cli_print_trim_help(FILE *out);
 /* seqmatch merge: shard files back into one output. */
 int cli_merge_main(int argc, char **argv);
 int cli_compile_main(int argc, char **argv);

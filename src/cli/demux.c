@@ -52,6 +52,8 @@ void cli_print_demux_help(FILE *out) {
         "                        files are written in a temporary folder inside DIR\n"
         "                        first; a refused or failed run leaves DIR as it was)\n"
         "  --gzip                write NAME.fastq.gz (and unassigned.fastq.gz)\n"
+        "  --trim                cut the barcode off (with its qualities): the first or\n"
+        "                        last (barcode length) bases, with --anchor start or end\n"
         "  --summary FILE        the table to FILE instead of standard error\n"
         "  --buffer-size SIZE    bytes held per file before they are appended to it\n"
         "                        (default 256M shared by all files, 64K to 1M each);\n"
@@ -123,6 +125,9 @@ typedef struct demux_state {
     const char **inputs;     /* to refuse an output that is an input */
     size_t ninputs;
     cli_tempdir temp;        /* every file is written there, moved on success */
+    const sm_db *db;         /* --trim: the barcodes' lengths */
+    uint8_t *cut;            /* --trim: a record without its barcode */
+    size_t cut_cap;
 } demux_state;
 
 static const char UNASSIGNED[] = "unassigned";
@@ -252,17 +257,17 @@ static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size
 /* The barcode with the fewest errors; a tie when two barcodes have that
    many (the order of the patterns does not matter).
    Kept in the record's user words: the fewest errors + 1 (0: none yet), the
-   barcode, a tie. */
+   first pattern of the barcode with them, a tie. */
 static void demux_summary(void *ctx, sm_read_record *e, const sm_record_summary *summary) {
     demux_state *d = ctx;
     for (size_t i = 0; i < summary->npatterns; i++) {
-        uint32_t b = d->barcode_of[summary->patterns[i].pattern];
+        uint32_t p = summary->patterns[i].pattern, b = d->barcode_of[p];
         uint64_t errors = (uint64_t)summary->patterns[i].errors + 1;
         if (e->user[0] == 0 || errors < e->user[0]) {
             e->user[0] = errors;
-            e->user[1] = b;
+            e->user[1] = p;
             e->user[2] = 0;
-        } else if (errors == e->user[0] && b != e->user[1]) {
+        } else if (errors == e->user[0] && b != d->barcode_of[e->user[1]]) {
             e->user[2] = 1;
         }
     }
@@ -273,12 +278,26 @@ static int demux_record(void *ctx, sm_read_record *e) {
     size_t to = d->nbc;
     if (e->hits == 0) d->no_hit++;
     else if (e->user[2]) d->ambiguous++;
-    else to = (size_t)e->user[1];
+    else to = d->barcode_of[e->user[1]];
     dm_barcode *b = &d->bc[to];
     b->records++;
     d->total++;
-    for (unsigned m = 0; m < e->mates; m++)
-        if (put(d, b, m, e->raw[m], e->raw_len[m]) != 0) return -1;
+    for (unsigned m = 0; m < e->mates; m++) {
+        const uint8_t *raw = e->raw[m];
+        size_t n = e->raw_len[m], len = 0;
+        if (d->cut_cap != SIZE_MAX && to < d->nbc && (d->mates == 1 || m + 1 == d->job->scan_mate)) {
+            /* --trim: the barcode's length off the read's start or end */
+            size_t blen = 0;
+            sm_db_pattern_seq(d->db, (uint32_t)e->user[1], &blen);
+            int start = d->opts->anchor == SM_ANCHOR_START;
+            if (sm_trim_record(raw, n, start ? blen : 0, start ? 0 : blen, &d->cut, &len, &d->cut_cap) != SM_OK) {
+                d->error = ENOMEM, d->failed_path = b->name;
+                return -1;
+            }
+            raw = d->cut, n = len;
+        }
+        if (put(d, b, m, raw, n) != 0) return -1;
+    }
     return 0;
 }
 
@@ -432,6 +451,7 @@ int cli_demux_main(int argc, char **argv) {
         goto cleanup;
     }
     if (!opts.anchor_given) opts.anchor = SM_ANCHOR_START;
+    d.cut_cap = opts.trim_barcode ? 0 : SIZE_MAX; /* SIZE_MAX: no --trim */
     if (!opts.strand_given && !opts.database_path) opts.compile.strands = SM_STRAND_FORWARD;
     d.inputs = inputs;
     d.ninputs = cli_read_inputs(&opts, inputs);
@@ -444,7 +464,13 @@ int cli_demux_main(int argc, char **argv) {
                         opts.database_path ? opts.database_path : "the database");
         goto cleanup;
     }
+    if (opts.trim_barcode && (opts.anchor == SM_ANCHOR_NONE || info.match == SM_MATCH_EDITS)) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "--trim cuts the barcode's length off the read's start or end: it needs "
+                        "--anchor start or end, and exact matching or -m (with -k the length varies)");
+        goto cleanup;
+    }
     if (make_barcodes(&d, db) != 0) goto cleanup;
+    d.db = db;
     /* Every check that can refuse the run before any file is made. */
     if (check_outputs(&d) != 0) goto cleanup;
     if (make_dir(d.dir) != 0) goto cleanup;
@@ -560,6 +586,7 @@ cleanup:
         }
     free(d.bc);
     free(d.barcode_of);
+    free(d.cut);
     cli_tempdir_close(&d.temp);
     sm_record_packer_free(d.packer);
     if (db) sm_db_free(db);

@@ -31,6 +31,7 @@ void cli_print_main_help(FILE *out) {
         "  seqmatch search  [options] -d DB [TARGET...]\n"
         "  seqmatch filter  [options] (-p FILE | -e PATTERN | -d DB)... [-o OUT] [TARGET...]\n"
         "  seqmatch demux   [options] (-p BARCODES | -e SEQ | -d DB)... -o DIR [TARGET...]\n"
+        "  seqmatch trim    [options] (-a ADAPTER | -g ADAPTER)... [-o OUT] [TARGET]\n"
         "  seqmatch compile [options] (-p FILE | -e PATTERN)... -o DB\n"
         "  seqmatch dfa     [options] (--dfa FILE | --regex EXPR | --from-patterns FILE) [INPUT...]\n"
         "  seqmatch merge   [-o FILE] SHARD...\n"
@@ -43,6 +44,7 @@ void cli_print_main_help(FILE *out) {
         "  filter    write the records (reads) that hold a hit, or -v those that do not,\n"
         "            exactly as read; paired files in step (-1 R1 -2 R2)\n"
         "  demux     send each record to the file of the barcode it carries\n"
+        "  trim      cut each read at its adapter (3', 5', linked; partial at the read ends)\n"
         "  compile   build a pattern database once, then search it many times with -d\n"
         "  dfa       does the input belong to the language of a DFA? (parallel speculative\n"
         "            run over chunks, composed by a parallel prefix)\n"
@@ -87,7 +89,7 @@ void cli_print_main_help(FILE *out) {
         "  seqmatch merge part0 part1 part2 part3 > counts.tsv\n"
         "\n"
         "Exit status: 0 some hit, 1 no hit, 2 error.\n"
-        "Run 'seqmatch COMMAND --help' (search, filter, demux, compile, dfa, merge) for every option,\n"
+        "Run 'seqmatch COMMAND --help' (search, filter, demux, trim, compile, dfa, merge) for every option,\n"
         "and 'man seqmatch' for the details.\n",
         out);
 }

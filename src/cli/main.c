@@ -50,6 +50,7 @@ const char *cli_command_name(cli_command command) {
     case CLI_COMMAND_DEMUX: return "demux";
     case CLI_COMMAND_DFA: return "dfa";
     case CLI_COMMAND_MERGE: return "merge";
+    case CLI_COMMAND_TRIM: return "trim";
     default: return "search";
     }
 }
@@ -115,7 +116,7 @@ int cli_finish_stdout(void) {
 
 static int run_command(int argc, char **argv) {
     if (argc < 2) {
-        cli_error("no command given; usage: seqmatch search|filter|demux|compile|dfa|merge [options] "
+        cli_error("no command given; usage: seqmatch search|filter|demux|trim|compile|dfa|merge [options] "
                   "(try 'seqmatch --help')");
         return CLI_EXIT_ERROR;
     }
@@ -137,6 +138,8 @@ static int run_command(int argc, char **argv) {
             cli_print_filter_help(stdout);
         else if (argc > 2 && strcmp(argv[2], "demux") == 0)
             cli_print_demux_help(stdout);
+        else if (argc > 2 && strcmp(argv[2], "trim") == 0)
+            cli_print_trim_help(stdout);
         else
             cli_print_main_help(stdout);
         return cli_finish_stdout();
@@ -147,9 +150,11 @@ static int run_command(int argc, char **argv) {
     if (strcmp(command, "filter") == 0) return cli_filter_main(argc - 1, argv + 1);
     if (strcmp(command, "demux") == 0) return cli_demux_main(argc - 1, argv + 1);
     if (strcmp(command, "merge") == 0) return cli_merge_main(argc - 1, argv + 1);
+    if (strcmp(command, "trim") == 0) return cli_trim_main(argc - 1, argv + 1);
     /* Options first (seqmatch -e ACGT file.fa) mean search, as in grep. */
     if (command[0] == '-' && command[1] != '\0') return cli_search_main(argc, argv);
-    cli_error("unknown command '%s'; the commands are 'search', 'filter', 'demux', 'compile', 'dfa' and 'merge' "
+    cli_error("unknown command '%s'; the commands are 'search', 'filter', 'demux', 'trim', 'compile', 'dfa' and "
+              "'merge' "
               "(try 'seqmatch --help')", command);
     return CLI_EXIT_ERROR;
 }

@@ -17,7 +17,8 @@
 enum { FOR_FILTER = 1u << CLI_COMMAND_FILTER, FOR_DEMUX = 1u << CLI_COMMAND_DEMUX,
        FOR_READS = FOR_FILTER | FOR_DEMUX,
        FOR_SEARCH = (1u << CLI_COMMAND_SEARCH) | FOR_READS, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
-       FOR_SEARCH_ONLY = 1u << CLI_COMMAND_SEARCH, FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE };
+       FOR_SEARCH_ONLY = 1u << CLI_COMMAND_SEARCH, FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE,
+       FOR_TRIM = 1u << CLI_COMMAND_TRIM };
 
 /* How an option's value is taken: by the switch in apply_option (custom),
    or from the table alone: a constant stored (flag), a non-empty file name,
@@ -76,14 +77,14 @@ static const option_spec option_table[] = {
     {OPT_STRAND, 0, "strand", 1, FOR_BOTH|FOR_DFA, 1,
      CHOICE(compile.strands, strands, "%s: unknown strand '%s'; use both, + or -", GIVEN(strand_given))},
     {OPT_IGNORE_CASE, 'i', "ignore-case", 0, FOR_BOTH|FOR_DFA, 1, CUSTOM},
-    {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH, 1, CUSTOM},
-    {OPT_ENGINE, 0, "engine", 1, FOR_BOTH, 1, CUSTOM},
-    {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH, 1,
+    {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
+    {OPT_ENGINE, 0, "engine", 1, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
+    {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH|FOR_TRIM, 1,
      COUNT(compile.build_threads, 4096, "%s: '%s' is not a thread count (0 to 4096)", GIVEN(build_threads_given))},
-    {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH, 1,
+    {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH|FOR_TRIM, 1,
      SIZE(compile.max_memory, 1, UINT64_MAX, "%s: '%s' is not a size (e.g. 512M or 4G)")},
-    {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH, 1, CUSTOM},
-    {OPT_EDITS, 'k', "edits", 1, FOR_BOTH, 1, CUSTOM},
+    {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
+    {OPT_EDITS, 'k', "edits", 1, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
     {OPT_REPORT, 0, "report", 1, FOR_BOTH, 1,
      CHOICE(compile.report, reports, "%s: unknown report mode '%s'; use best or ends", GIVEN(report_given))},
     {OPT_PAM, 0, "pam", 1, FOR_BOTH, 1, CUSTOM},
@@ -97,10 +98,10 @@ static const option_spec option_table[] = {
     {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0,
      CHOICE(format, formats, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, bam, records, profile or "
                              "profile-jsonl", 0)},
-    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE, 0, PATH(output_path)},
-    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA, 0,
+    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE|FOR_TRIM, 0, PATH(output_path)},
+    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA|FOR_TRIM, 0,
      COUNT(threads, 4096, "%s: '%s' is not a thread count (0 = all cores, up to 4096)", 0)},
-    {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH, 0,
+    {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH|FOR_TRIM, 0,
      SIZE(chunk_size, 1, SIZE_MAX / 4, "%s: '%s' is not a positive size in bytes (e.g. 4096 or 1M)")},
     {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0, FLAG(overlap_free, SM_OVERLAP_FREE_SPECULATE)},
     {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0, FLAG(overlap_free, SM_OVERLAP_FREE_PREFIX)},
@@ -112,27 +113,36 @@ static const option_spec option_table[] = {
     {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0, FLAG(filename, CLI_FILENAME_ON)},
     {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0, FLAG(filename, CLI_FILENAME_OFF)},
     {OPT_SHARD, 0, "shard", 1, FOR_SEARCH|FOR_DFA, 0, CUSTOM},
-    {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH, 0, FLAG(progress, CLI_PROGRESS_ON)},
-    {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH, 0, FLAG(progress, CLI_PROGRESS_OFF)},
+    {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH|FOR_TRIM, 0, FLAG(progress, CLI_PROGRESS_ON)},
+    {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH|FOR_TRIM, 0, FLAG(progress, CLI_PROGRESS_OFF)},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0, FLAG(explain, 1)},
     {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0, FLAG(dump_dfa, 1)},
-    {OPT_HELP, 'h', "help", 0, FOR_BOTH|FOR_DFA|FOR_MERGE, 0, CUSTOM},
-    {OPT_VERSION, 0, "version", 0, FOR_BOTH, 0, CUSTOM},
+    {OPT_HELP, 'h', "help", 0, FOR_BOTH|FOR_DFA|FOR_MERGE|FOR_TRIM, 0, CUSTOM},
+    {OPT_VERSION, 0, "version", 0, FOR_BOTH|FOR_TRIM, 0, CUSTOM},
     {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0, FLAG(circular, 1)},
     {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0, FLAG(cigar, 1)},
     {OPT_ANCHOR, 0, "anchor", 1, FOR_SEARCH, 0,
      CHOICE(anchor, anchors, "%s: unknown anchor '%s'; use start, end or any", GIVEN(anchor_given))},
-    {OPT_MIN_OVERLAP, 0, "min-overlap", 1, FOR_SEARCH, 0, CUSTOM},
+    {OPT_MIN_OVERLAP, 0, "min-overlap", 1, FOR_SEARCH|FOR_TRIM, 0, CUSTOM},
     {OPT_MAX_HITS_PER_PATTERN, 0, "max-hits-per-pattern", 1, FOR_SEARCH_ONLY, 0, CUSTOM},
     {OPT_MAX_HITS_PER_RECORD, 0, "max-hits-per-record", 1, FOR_SEARCH_ONLY, 0, CUSTOM},
     {OPT_FEWEST_ERRORS, 0, "fewest-errors", 0, FOR_SEARCH_ONLY, 0, FLAG(fewest_errors, 1)},
+    {OPT_ADAPTER, 'a', "adapter", 1, FOR_TRIM, 0, CUSTOM},
+    {OPT_FRONT, 'g', "front", 1, FOR_TRIM, 0, CUSTOM},
+    {OPT_ADAPTER2, 'A', "adapter2", 1, FOR_TRIM, 0, CUSTOM},
+    {OPT_DISCARD_UNTRIMMED, 0, "discard-untrimmed", 0, FOR_TRIM, 0, FLAG(discard, SM_TRIM_DISCARD_UNTRIMMED)},
+    {OPT_DISCARD_TRIMMED, 0, "discard-trimmed", 0, FOR_TRIM, 0, FLAG(discard, SM_TRIM_DISCARD_TRIMMED)},
+    {OPT_FRONT2, 'G', "front2", 1, FOR_TRIM, 0, CUSTOM},
+    {OPT_MINIMUM_LENGTH, 0, "minimum-length", 1, FOR_TRIM, 0,
+     COUNT(minimum_length, UINT64_MAX, "%s: '%s' is not a length (0 to 18446744073709551615)", 0)},
     {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0, FLAG(invert, 1)},
     {OPT_MATCHED, 0, "matched", 1, FOR_FILTER, 0, PATH(matched_path)},
     {OPT_UNMATCHED, 0, "unmatched", 1, FOR_FILTER, 0, PATH(unmatched_path)},
-    {OPT_READ1, '1', "read1", 1, FOR_READS, 0, PATH(read1)},
-    {OPT_READ2, '2', "read2", 1, FOR_READS, 0, PATH(read2)},
+    {OPT_READ1, '1', "read1", 1, FOR_READS|FOR_TRIM, 0, PATH(read1)},
+    {OPT_READ2, '2', "read2", 1, FOR_READS|FOR_TRIM, 0, PATH(read2)},
     {OPT_GZIP, 0, "gzip", 0, FOR_DEMUX, 0, FLAG(gzip, 1)},
     {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0, PATH(summary_path)},
+    {OPT_TRIM_BARCODE, 0, "trim", 0, FOR_DEMUX, 0, FLAG(trim_barcode, 1)},
     {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0,
      CHOICE(barcode_read, mates, "%s: '%s' is not a mate; use 1 or 2", 0)},
     {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0,
@@ -318,6 +328,15 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         return add_source(opts, 1, value, 0) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
     case OPT_PATTERN:
         return add_source(opts, 0, value, 0) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
+    case OPT_ADAPTER:
+    case OPT_FRONT:
+    case OPT_ADAPTER2:
+    case OPT_FRONT2:
+        if (add_source(opts, 0, value, 0) != 0) return CLI_PARSE_ERROR;
+        opts->sources[opts->source_count - 1].adapter =
+            spec->id == OPT_ADAPTER || spec->id == OPT_ADAPTER2 ? SM_TRIM_BACK : SM_TRIM_FRONT;
+        opts->sources[opts->source_count - 1].mate = spec->id == OPT_ADAPTER2 || spec->id == OPT_FRONT2 ? 2 : 1;
+        return CLI_PARSE_OK;
     case OPT_EXACT_PATTERNS:
         return add_source(opts, 1, value, 1) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
     case OPT_DATABASE:
@@ -385,6 +404,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         if (cmd == CLI_COMMAND_COMPILE) cli_print_compile_help(stdout);
         else if (cmd == CLI_COMMAND_FILTER) cli_print_filter_help(stdout);
         else if (cmd == CLI_COMMAND_DEMUX) cli_print_demux_help(stdout);
+        else if (cmd == CLI_COMMAND_TRIM) cli_print_trim_help(stdout);
         else cli_print_search_help(stdout);
         return CLI_PARSE_HELP;
     case OPT_MIN_OVERLAP:
@@ -395,7 +415,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
                             spec->id == OPT_MIN_OVERLAP ? "0" : "1");
             return CLI_PARSE_ERROR;
         }
-        if (spec->id == OPT_MIN_OVERLAP) opts->min_overlap = (uint32_t)number;
+        if (spec->id == OPT_MIN_OVERLAP) opts->min_overlap = (uint32_t)number, opts->min_overlap_given = 1;
         else if (spec->id == OPT_MAX_HITS_PER_PATTERN) opts->max_hits_per_pattern = (uint32_t)number;
         else opts->max_hits_per_record = (uint32_t)number;
         return CLI_PARSE_OK;
@@ -460,7 +480,9 @@ static int check_options(cli_options *opts, const seen_options *seen) {
             return CLI_PARSE_ERROR;
         }
     } else if (opts->source_count == 0) {
-        if (cmd != CLI_COMMAND_COMPILE)
+        if (cmd == CLI_COMMAND_TRIM)
+            cli_usage_error(cmd, "no adapter given; use -a ADAPTER (3') or -g ADAPTER (5')");
+        else if (cmd != CLI_COMMAND_COMPILE)
             cli_usage_error(cmd, "no patterns given; use -p FILE, -e PATTERN or -d DB");
         else
             cli_usage_error(cmd, "no patterns given; use -p FILE or -e PATTERN");

@@ -1,0 +1,488 @@
+/* Adapter trimming (sm_trim_*, sm_trimmer_*, include/seqmatch_reader.h)
+ * through the installed headers only, against an oracle written from the
+ * definition (docs/trim.md): every placement of every adapter on the read
+ * (whole, or running off an end with at least min_overlap bases inside),
+ * mismatches counted inside with the IUPAC rules, the kinds' placements
+ * (3': not off the start; 5': not off the end; a read wholly inside a
+ * placement counts for both; anchors), of each adapter the leftmost part,
+ * of the adapters the best score. Random reads with planted whole and
+ * partial adapters (mutated), IUPAC codes, N and lower case, FASTQ with
+ * qualities and wrapped FASTA, plain and gzip, single and paired, 1 to 3
+ * threads and small chunks, minimum length; refusals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <seqmatch_reader.h>
+
+#include "check.h"
+
+static char dir[] = "/tmp/sm_trim_api_XXXXXX";
+static unsigned seed = 1;
+
+static unsigned rnd(unsigned n) {
+    seed = seed * 1103515245u + 12345u;
+    return ((seed >> 8) & 0xffffffu) % n;
+}
+
+/* ---------------------------------------------------------------- oracle */
+
+static unsigned base_set(char c) {
+    switch (c | 0x20) {
+    case 'a': return 1; case 'c': return 2; case 'g': return 4; case 't': case 'u': return 8;
+    case 'r': return 5; case 'y': return 10; case 's': return 6; case 'w': return 9; case 'k': return 12;
+    case 'm': return 3; case 'b': return 14; case 'd': return 13; case 'h': return 11; case 'v': return 7;
+    case 'n': return 15; default: return 0;
+    }
+}
+
+static int symbols_match(char pattern, char text, int text_iupac) {
+    unsigned t = base_set(text), p = base_set(pattern);
+    if (!text_iupac && t != 1 && t != 2 && t != 4 && t != 8) return 0;
+    return (p & t) != 0;
+}
+
+typedef struct {
+    int found, partial;
+    long start, end;
+    unsigned errors;
+} part;
+
+/* The leftmost part of adapter seq[0, m) as kind (1 back, 2 front) at or
+   after from, with its fewest errors. */
+static part oracle_part(const char *read, long n, const char *seq, long m, int kind, int anchored, long from,
+                        unsigned k, unsigned overlap, int text_iupac) {
+    part best = {0, 0, 0, 0, 0};
+    for (long s = -(m - 1); s < n; s++) {
+        long a = s < 0 ? 0 : s, b = s + m > n ? n : s + m;
+        int whole = s >= 0 && s + m <= n, covers = s <= 0 && s + m >= n;
+        if (b <= a || (!whole && (overlap == 0 || b - a < (long)overlap))) continue;
+        if (kind == 1 && !(s >= 0 || covers)) continue;
+        if (kind == 2 && !(s + m <= n || covers)) continue;
+        if (anchored && (!whole || (kind == 1 ? s + m != n : s != from))) continue;
+        if (a < from) continue;
+        unsigned e = 0;
+        for (long i = a; i < b; i++) e += !symbols_match(seq[i - s], read[i], text_iupac);
+        if (e > k) continue;
+        int partial = s < 0 && !covers; /* off the start: loses to every other */
+        if (!best.found || partial < best.partial ||
+            (partial == best.partial &&
+             (a < best.start || (a == best.start && (e < best.errors || (e == best.errors && b < best.end))))))
+            best = (part){1, partial, a, b, e};
+    }
+    return best;
+}
+
+typedef struct {
+    int kind; /* 1 back, 2 front, 3 linked */
+    const char *first, *second;
+    int anchored, second_anchored;
+    int as_back; /* given with -a (3' and linked), else -g */
+    unsigned mate; /* pairs: 1 or 2 only, 0 both */
+    char text[96];
+} adapter;
+
+/* reads cut by each kind of adapter, and cut by an adapter running off the read's end: the rounds must reach them */
+static long cut_by_kind[4], cut_partial;
+
+static long score(const part *p) { return (p->end - p->start) - 2 * (long)p->errors; }
+
+static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *read, long n, unsigned k,
+                       unsigned overlap, int text_iupac, long *keep_start, long *keep_end, long *which) {
+    *keep_start = 0, *keep_end = n, *which = -1;
+    long best_score = 0;
+    unsigned best_errors = 0;
+    for (size_t i = 0; i < na; i++) {
+        const adapter *a = &ad[i];
+        if (a->mate && a->mate != mate) continue;
+        long s0 = 0, e0 = n, sc;
+        unsigned errors;
+        if (a->kind != 3) {
+            part p = oracle_part(read, n, a->first, (long)strlen(a->first), a->kind, a->anchored, 0, k, overlap,
+                                 text_iupac);
+            if (!p.found) continue;
+            if (a->kind == 1) e0 = p.start;
+            else s0 = p.end;
+            sc = score(&p), errors = p.errors;
+        } else {
+            part p = oracle_part(read, n, a->first, (long)strlen(a->first), 2, a->anchored, 0, k, overlap, text_iupac);
+            int required = !a->as_back || a->anchored, second_required = !a->as_back || a->second_anchored;
+            if (!p.found && required) continue;
+            long from = p.found ? p.end : 0;
+            part q = oracle_part(read, n, a->second, (long)strlen(a->second), 1, a->second_anchored, from, k, overlap,
+                                 text_iupac);
+            if ((!q.found && second_required) || (!p.found && !q.found)) continue;
+            s0 = from, e0 = q.found ? q.start : n;
+            sc = (p.found ? score(&p) : 0) + (q.found ? score(&q) : 0);
+            errors = (p.found ? p.errors : 0) + (q.found ? q.errors : 0);
+        }
+        if (*which < 0 || sc > best_score || (sc == best_score && errors < best_errors)) {
+            *keep_start = s0, *keep_end = e0, *which = (long)i;
+            best_score = sc, best_errors = errors;
+        }
+    }
+}
+
+/* k edits: the hits are search's (sm_scan of the read, checked against
+   its own oracles elsewhere), whole adapters only; the choice as above. */
+typedef struct {
+    sm_hit h[4096];
+    size_t n;
+} hit_list;
+
+static int collect(const sm_hit *hit, void *ctx) {
+    hit_list *l = ctx;
+    if (hit->strand == '+' && l->n < 4096) l->h[l->n++] = *hit;
+    return 0;
+}
+
+static part edit_part(const hit_list *l, uint32_t pattern, int kind, int anchored, long from, long n) {
+    part best = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < l->n; i++) {
+        const sm_hit *h = &l->h[i];
+        long a = (long)h->start, b = (long)h->end;
+        if (h->pattern != pattern || a < from) continue;
+        if (anchored && (kind == 1 ? b != n : a != from)) continue;
+        if (!best.found || a < best.start || (a == best.start && (h->errors < best.errors ||
+                                                                   (h->errors == best.errors && b < best.end))))
+            best = (part){1, 0, a, b, h->errors};
+    }
+    return best;
+}
+
+static void edit_cut(const adapter *ad, size_t na, const uint32_t *pattern_of, unsigned mate, const hit_list *l,
+                     long n, long *keep_start, long *keep_end, long *which) {
+    *keep_start = 0, *keep_end = n, *which = -1;
+    long best_score = 0;
+    unsigned best_errors = 0;
+    for (size_t i = 0; i < na; i++) {
+        const adapter *a = &ad[i];
+        if (a->mate && a->mate != mate) continue;
+        long s0 = 0, e0 = n, sc;
+        unsigned errors;
+        if (a->kind != 3) {
+            part p = edit_part(l, pattern_of[i], a->kind, a->anchored, 0, n);
+            if (!p.found) continue;
+            if (a->kind == 1) e0 = p.start;
+            else s0 = p.end;
+            sc = (p.end - p.start) - 2 * (long)p.errors, errors = p.errors;
+        } else {
+            int required = !a->as_back || a->anchored, second_required = !a->as_back || a->second_anchored;
+            part p = edit_part(l, pattern_of[i], 2, a->anchored, 0, n);
+            if (!p.found && required) continue;
+            long from = p.found ? p.end : 0;
+            part q = edit_part(l, pattern_of[i] + 1, 1, a->second_anchored, from, n);
+            if ((!q.found && second_required) || (!p.found && !q.found)) continue;
+            s0 = from, e0 = q.found ? q.start : n;
+            sc = (p.found ? (p.end - p.start) - 2 * (long)p.errors : 0) +
+                 (q.found ? (q.end - q.start) - 2 * (long)q.errors : 0);
+            errors = (p.found ? p.errors : 0) + (q.found ? q.errors : 0);
+        }
+        if (*which < 0 || sc > best_score || (sc == best_score && errors < best_errors)) {
+            *keep_start = s0, *keep_end = e0, *which = (long)i;
+            best_score = sc, best_errors = errors;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+#define MAX_READS 400
+#define MAX_LEN 160
+
+typedef struct {
+    char seq[MAX_LEN + 1], qual[MAX_LEN + 1];
+    long n;
+} read_t;
+
+static const char *const pool[] = {"AGATCGGAAGAGC", "CTGTCTCTTATA", "GGNACRT", "ACGTTGCA", "TTTTTTTTTT",
+                                   "GATCGATC", "CCAGTWCA"};
+
+static void plant(char *s, long n, const char *a) {
+    long m = (long)strlen(a);
+    long at = (long)rnd((unsigned)(n + m)) - m + 1; /* may run off either end */
+    for (long i = 0; i < m; i++) {
+        long j = at + i;
+        if (j < 0 || j >= n) continue;
+        char c = a[i];
+        if (base_set(c) != 1 && base_set(c) != 2 && base_set(c) != 4 && base_set(c) != 8) c = "ACGT"[rnd(4)];
+        if (rnd(12) == 0) c = "ACGT"[rnd(4)];
+        s[j] = c;
+    }
+}
+
+static void make_read(read_t *r, const adapter *ad, size_t na) {
+    r->n = rnd(4) == 0 ? (long)rnd(16) : (long)rnd(MAX_LEN);
+    for (long i = 0; i < r->n; i++) {
+        unsigned x = rnd(60);
+        r->seq[i] = x < 1 ? 'N' : x < 2 ? "RYKM"[rnd(4)] : x < 6 ? "acgt"[rnd(4)] : "ACGT"[rnd(4)];
+        r->qual[i] = (char)('!' + rnd(41));
+    }
+    for (unsigned p = rnd(3); p > 0 && r->n > 0; p--) {
+        const adapter *a = &ad[rnd((unsigned)na)];
+        plant(r->seq, r->n, a->kind == 3 && rnd(2) ? a->second : a->first);
+    }
+    r->seq[r->n] = r->qual[r->n] = '\0';
+}
+
+static void write_reads(const char *path, const read_t *reads, size_t count, int mate, int fasta, int gz) {
+    gzFile g = gz ? gzopen(path, "wb") : NULL;
+    FILE *f = gz ? NULL : fopen(path, "wb");
+    for (size_t i = 0; i < count; i++) {
+        char buf[3 * MAX_LEN + 128];
+        size_t at = 0;
+        if (fasta) {
+            at += (size_t)snprintf(buf + at, sizeof buf - at, ">r%zu/%d x\n", i, mate);
+            for (long j = 0; j < reads[i].n; j += 37)
+                at += (size_t)snprintf(buf + at, sizeof buf - at, "%.37s\n", reads[i].seq + j);
+        } else {
+            at += (size_t)snprintf(buf + at, sizeof buf - at, "@r%zu/%d x\n%s\n+\n%s\n", i, mate, reads[i].seq,
+                                   reads[i].qual);
+        }
+        if (gz) gzwrite(g, buf, (unsigned)at);
+        else fwrite(buf, 1, at, f);
+    }
+    if (gz) gzclose(g);
+    else fclose(f);
+}
+
+/* ---------------------------------------------------------------- runs */
+
+typedef struct {
+    const read_t *reads[2];
+    const adapter *ad;
+    size_t na;
+    unsigned k, overlap;
+    int text_iupac, fasta;
+    uint64_t minimum_length;
+    size_t next;
+    int round;
+    int edits;                 /* k edits: expected from sm_scan's hits */
+    const sm_db *db;
+    sm_scratch *scratch;
+    uint32_t pattern_of[4];    /* each adapter's first pattern */
+    int discard;               /* SM_TRIM_KEEP_ALL or SM_TRIM_DISCARD_* */
+} expect;
+
+static void expected_record(const read_t *r, size_t index, int mate, int fasta, long s, long e, char *out) {
+    if (fasta) sprintf(out, ">r%zu/%d x\n%.*s\n", index, mate, (int)(e - s), r->seq + s);
+    else sprintf(out, "@r%zu/%d x\n%.*s\n+\n%.*s\n", index, mate, (int)(e - s), r->seq + s, (int)(e - s), r->qual + s);
+}
+
+static int check_record(void *ctx, const sm_trimmed_record *rec) {
+    expect *x = ctx;
+    size_t i = x->next++;
+    int kept = 1;
+    for (unsigned m = 0; m < rec->mates; m++) {
+        const read_t *r = &x->reads[m][i];
+        long s, e, which;
+        if (x->edits) {
+            static hit_list l;
+            l.n = 0;
+            sm_scan(x->db, x->scratch, r->seq, (size_t)r->n, collect, &l);
+            edit_cut(x->ad, x->na, x->pattern_of, m + 1, &l, r->n, &s, &e, &which);
+        } else {
+            oracle_cut(x->ad, x->na, m + 1, r->seq, r->n, x->k, x->overlap, x->text_iupac, &s, &e, &which);
+        }
+        char want[3 * MAX_LEN + 128];
+        expected_record(r, i, (int)m + 1, x->fasta, s, e, want);
+        CHECK(rec->len[m] == strlen(want) && memcmp(rec->bytes[m], want, rec->len[m]) == 0,
+              "round %d read %zu mate %u (%s, k %u, overlap %u): got\n%.*s want\n%s", x->round, i, m + 1, r->seq,
+              x->k, x->overlap, (int)rec->len[m], (const char *)rec->bytes[m], want);
+        CHECK(rec->cut[m].adapter == which && (long)rec->cut[m].start == s && (long)rec->cut[m].end == e,
+              "round %d read %zu: adapter %lld [%llu, %llu), want %ld [%ld, %ld)", x->round, i,
+              (long long)rec->cut[m].adapter, (unsigned long long)rec->cut[m].start,
+              (unsigned long long)rec->cut[m].end, which, s, e);
+        if ((uint64_t)(e - s) < x->minimum_length) kept = 0;
+        int has_adapters = 0;
+        for (size_t a = 0; a < x->na; a++) has_adapters |= !x->ad[a].mate || x->ad[a].mate == m + 1;
+        if (x->discard && has_adapters && (which >= 0) == (x->discard == SM_TRIM_DISCARD_TRIMMED)) kept = 0;
+        if (which >= 0) {
+            cut_by_kind[x->ad[which].kind]++;
+            cut_partial += x->ad[which].kind == 1 && e > r->n - (long)strlen(x->ad[which].first);
+        }
+    }
+    CHECK(rec->kept == kept, "round %d read %zu: kept %d, want %d", x->round, i, rec->kept, kept);
+    return 0;
+}
+
+static void random_adapters(adapter *ad, size_t *na, int round) {
+    *na = 1 + rnd(3);
+    for (size_t i = 0; i < *na; i++) {
+        adapter *a = &ad[i];
+        memset(a, 0, sizeof *a);
+        a->kind = i == 0 ? 1 + round % 3 : 1 + (int)rnd(3); /* every kind in any 3 rounds */
+        a->first = pool[rnd(sizeof pool / sizeof pool[0])];
+        a->second = pool[rnd(sizeof pool / sizeof pool[0])];
+        a->anchored = rnd(4) == 0;
+        a->second_anchored = a->kind == 3 && rnd(4) == 0;
+        int as_back = a->kind == 1 || (a->kind == 3 && rnd(2));
+        if (a->kind == 1) snprintf(a->text, sizeof a->text, "%s%s", a->first, a->anchored ? "$" : "");
+        else if (a->kind == 2) snprintf(a->text, sizeof a->text, "%s%s", a->anchored ? "^" : "", a->first);
+        else snprintf(a->text, sizeof a->text, "%s%s...%s%s", a->anchored ? "^" : "", a->first, a->second,
+                      a->second_anchored ? "$" : "");
+        a->as_back = as_back;
+        a->mate = rnd(4) == 0 ? 1 + rnd(2) : 0;
+    }
+}
+
+static void run_round(int round) {
+    adapter ad[4];
+    size_t na;
+    random_adapters(ad, &na, round);
+    int edits = rnd(5) == 0;
+    unsigned k = edits ? 1 + rnd(2) : rnd(3) == 0 ? 0 : rnd(3);
+    unsigned overlap = edits || rnd(4) == 0 ? 0 : k + 1 + rnd(4);
+    int text_iupac = rnd(5) == 0, fasta = rnd(4) == 0, gz = rnd(3) == 0, paired = rnd(3) == 0;
+    size_t count = 1 + rnd(MAX_READS);
+    static read_t reads[2][MAX_READS];
+    for (int m = 0; m < 2; m++)
+        for (size_t i = 0; i < count; i++) make_read(&reads[m][i], ad, na);
+
+    sm_trim_set set;
+    memset(&set, 0, sizeof set);
+    sm_error err;
+    for (size_t i = 0; i < na; i++) {
+        int st = sm_trim_set_add(&set, ad[i].text, ad[i].as_back ? SM_TRIM_BACK : SM_TRIM_FRONT, &err);
+        CHECK(st == SM_OK, "round %d: adapter '%s': %s", round, ad[i].text, err.message);
+        if (st == SM_OK) set.adapters[set.count - 1].mate = (uint8_t)ad[i].mate;
+    }
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.strands = SM_STRAND_FORWARD;
+    co.match = edits ? SM_MATCH_EDITS : k ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
+    co.max_errors = k;
+    if (text_iupac) co.flags |= SM_FLAG_TEXT_IUPAC;
+    sm_db *db = NULL;
+    int st = sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err);
+    CHECK(st == SM_OK, "round %d: compile: %s", round, err.message);
+    if (st != SM_OK) {
+        sm_trim_set_free(&set);
+        return;
+    }
+    char p1[256], p2[256];
+    snprintf(p1, sizeof p1, "%s/r1.%s%s", dir, fasta ? "fa" : "fq", gz ? ".gz" : "");
+    snprintf(p2, sizeof p2, "%s/r2.%s%s", dir, fasta ? "fa" : "fq", gz ? ".gz" : "");
+    write_reads(p1, reads[0], count, 1, fasta, gz);
+    if (paired) write_reads(p2, reads[1], count, 2, fasta, gz);
+
+    expect x = {{reads[0], reads[1]}, ad, na, k, overlap, text_iupac, fasta, rnd(3) == 0 ? rnd(40) : 0, 0, round,
+                edits, db, NULL, {0, 0, 0, 0}, SM_TRIM_KEEP_ALL};
+    for (size_t i = 0; i < na; i++) x.pattern_of[i] = set.adapters[i].pattern;
+    x.discard = (int)rnd(3);
+    if (sm_scratch_alloc(db, &x.scratch) != SM_OK) CHECK(0, "scratch");
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    ro.threads = 1 + rnd(3);
+    ro.chunk_size = rnd(2) ? 0 : 16 + rnd(200);
+    ro.min_overlap = overlap;
+    sm_trim_options to = {.set = &set, .minimum_length = x.minimum_length, .discard = x.discard,
+                          .reader_threads = 1 + rnd(2), .ctx = &x, .on_record = check_record};
+    sm_trimmer *t = NULL;
+    st = sm_trimmer_new(db, &ro, &to, &t, &err);
+    CHECK(st == SM_OK, "round %d: trimmer: %s", round, err.message);
+    if (st == SM_OK) {
+        st = sm_trimmer_run(t, p1, paired ? p2 : NULL, &err);
+        CHECK(st == SM_OK, "round %d: run: %s", round, err.message);
+        CHECK(x.next == count, "round %d: %zu records handed on, want %zu", round, x.next, count);
+        sm_trim_stats stats;
+        sm_trimmer_stats(t, &stats);
+        CHECK(stats.records == count && stats.reads == count * (paired ? 2 : 1), "round %d: stats", round);
+    }
+    sm_trimmer_free(t);
+    sm_scratch_free(x.scratch);
+    sm_db_free(db);
+    sm_trim_set_free(&set);
+}
+
+/* sm_trim_record: a record without its first head and last tail symbols. */
+static void record_cuts(void) {
+    static const struct {
+        const char *raw;
+        uint64_t head, tail;
+        const char *want;
+        int status;
+    } cases[] = {
+        {"@r x\nACGTACGT\n+\nABCDEFGH\n", 2, 3, "@r x\nGTA\n+\nCDE\n", SM_OK},
+        {"@r\nACGT\n+r\nABCD", 0, 1, "@r\nACG\n+r\nABC\n", SM_OK},
+        {"@r\r\nAC\r\nGT\r\n+\r\nAB\r\nCD\r\n\r\n", 1, 0, "@r\r\nCGT\r\n+\r\nBCD\r\n", SM_OK},
+        {">f desc\nACG\nTAC\n\n", 1, 1, ">f desc\nCGTA\n", SM_OK},
+        {">f\nACGT\n", 3, 3, ">f\n\n", SM_OK},
+        {"@r\nACGT\n+\nAB\n", 0, 0, NULL, SM_ERR_FORMAT},
+        {"ACGT\n", 0, 0, NULL, SM_ERR_FORMAT},
+    };
+    uint8_t *out = NULL;
+    size_t len = 0, cap = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = sm_trim_record((const uint8_t *)cases[i].raw, strlen(cases[i].raw), cases[i].head, cases[i].tail, &out,
+                                &len, &cap);
+        CHECK(st == cases[i].status, "record %zu: status %d", i, st);
+        if (st == SM_OK)
+            CHECK(len == strlen(cases[i].want) && memcmp(out, cases[i].want, len) == 0, "record %zu: got %.*s", i,
+                  (int)len, (const char *)out);
+    }
+    free(out);
+}
+
+static void refusals(void) {
+    sm_trim_set set;
+    memset(&set, 0, sizeof set);
+    sm_error err;
+    CHECK(sm_trim_set_add(&set, "^ACGT", SM_TRIM_BACK, &err) == SM_ERR_INVALID && strstr(err.message, "'^'"),
+          "^ on a 3' adapter: %s", err.message);
+    CHECK(sm_trim_set_add(&set, "ACGT$", SM_TRIM_FRONT, &err) == SM_ERR_INVALID && strstr(err.message, "'$'"),
+          "$ on a 5' adapter: %s", err.message);
+    CHECK(sm_trim_set_add(&set, "AC...GT...TT", SM_TRIM_BACK, &err) == SM_ERR_INVALID, "two links");
+    CHECK(sm_trim_set_add(&set, "AC$GT", SM_TRIM_BACK, &err) == SM_ERR_INVALID, "$ inside");
+    CHECK(sm_trim_set_add(&set, "", SM_TRIM_BACK, &err) == SM_ERR_INVALID && strstr(err.message, "empty"), "empty");
+    CHECK(sm_trim_set_add(&set, "ACGT...", SM_TRIM_FRONT, &err) == SM_ERR_INVALID, "empty second part");
+    CHECK(set.count == 0 && set.patterns.count == 0, "refused adapters left nothing");
+    CHECK(sm_trim_set_add(&set, "ACGTAC", SM_TRIM_BACK, &err) == SM_OK, "plain");
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    sm_db *db = NULL;
+    CHECK(sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err) == SM_OK, "compile");
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    ro.anchor = SM_ANCHOR_END;
+    sm_trim_options to = {.set = &set};
+    sm_trimmer *t = NULL;
+    CHECK(sm_trimmer_new(db, &ro, &to, &t, &err) == SM_ERR_INVALID && !t, "anchor refused");
+    sm_runner_options_init(&ro);
+    CHECK(sm_trimmer_new(db, &ro, &to, &t, &err) == SM_OK, "trimmer");
+    char path[256];
+    snprintf(path, sizeof path, "%s/missing.fq", dir);
+    CHECK(sm_trimmer_run(t, path, NULL, &err) != SM_OK && strstr(err.message, "missing.fq"), "missing file: %s",
+          err.message);
+    snprintf(path, sizeof path, "%s/text.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs("hello\n", f);
+    fclose(f);
+    CHECK(sm_trimmer_run(t, path, NULL, &err) != SM_OK && err.message[0], "text refused: %s", err.message);
+    sm_trimmer_free(t);
+    sm_db_free(db);
+    sm_trim_set_free(&set);
+}
+
+int main(void) {
+    if (!mkdtemp(dir)) return 1;
+    const char *scale_text = getenv("SM_TEST_SCALE");
+    double scale = scale_text ? atof(scale_text) / 100.0 : 1.0;
+    int rounds = (int)(60 * scale);
+    if (rounds < 6) rounds = 6;
+    const char *seed_text = getenv("SM_TEST_SEED");
+    seed = seed_text ? (unsigned)strtoul(seed_text, NULL, 10) : 35;
+    refusals();
+    record_cuts();
+    for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
+    /* (at full scale: a handful of sanitizer rounds may miss a kind) */
+    CHECK(rounds < 30 || (cut_by_kind[1] > rounds && cut_by_kind[2] > 0 && cut_by_kind[3] > 0 && cut_partial > 0), "the rounds cut too few reads: 3' %ld, 5' %ld, linked %ld, partial 3' %ld",
+          cut_by_kind[1], cut_by_kind[2], cut_by_kind[3], cut_partial);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) failures++;
+    if (failures) fprintf(stderr, "test_trim_api: %d failures\n", failures);
+    return failures ? 1 : 0;
+}
