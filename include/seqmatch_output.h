@@ -164,6 +164,57 @@ int sm_record_out_end(sm_record_out *out);
 uint64_t sm_record_out_records(const sm_record_out *out);
 void sm_record_out_free(sm_record_out *out);
 
+/* ------------------------------------------------------- output files */
+
+/* An output file that is never half written under its name: a regular file
+   (or a name not there yet) is written to a temporary file beside it
+   (NAME.tmp-XXXXXX, an existing file's permissions kept, a symbolic link's
+   target replaced), renamed over the name by sm_outfile_close with keep and
+   removed otherwise, and also when SIGINT, SIGTERM or SIGHUP ends the
+   process (a handler that only unlinks is installed while such a file or
+   an sm_outdir is open; a signal ignored on entry stays ignored). A device
+   or FIFO, or a file in a folder that may not be written, is written in
+   place. At most 8 open at once. */
+typedef struct sm_outfile sm_outfile;
+
+/* SM_ERR_INVALID ("output OUT is also an input", with " (IN)" when the
+   names differ) when output is the same regular file as one of the inputs
+   (NULL and "-" skipped, links and other names of it found); else SM_OK. */
+int sm_output_check(const char *output, const char *const *inputs, size_t count, sm_error *err);
+/* Opens path for writing. NULL with err filled ("PATH: REASON"). */
+sm_outfile *sm_outfile_open(const char *path, sm_error *err);
+FILE *sm_outfile_file(const sm_outfile *o);
+/* Closes and frees o (NULL: nothing): with keep the file takes its name,
+   without it what was written is removed (a file written in place stays).
+   Returns 0, or the errno of a failed write, close or rename. */
+int sm_outfile_close(sm_outfile *o, int keep);
+
+/* Many output files in one folder (seqmatch demux): files 0, 1, ... written
+   in a temporary folder made inside it, through at most max_open file
+   descriptors at once (the least recently used closed when another is
+   needed), and moved to their names one by one by sm_outdir_commit;
+   sm_outdir_close (or SIGINT, SIGTERM, SIGHUP) removes what is left and
+   the folder. One at a time. */
+typedef struct sm_outdir sm_outdir;
+/* The folder dir (made when missing) and in it the temporary one for files
+   0 .. files - 1; max_open 0: from the descriptor limit (RLIMIT_NOFILE less
+   32, at most 1024, at least 8). NULL with err filled ("DIR: REASON"). */
+sm_outdir *sm_outdir_open(const char *dir, size_t files, unsigned max_open, sm_error *err);
+/* Appends len bytes to file i, which the first call creates (also with len
+   0; a later len 0 does nothing). Returns 0 or an errno, *failed (may be
+   NULL) then the file that failed (files: the folder; a descriptor closed
+   to make room counts, its failure said after i's own). */
+int sm_outdir_append(sm_outdir *t, size_t i, const void *data, size_t len, size_t *failed);
+/* Closes every open descriptor: 0, or the first failure's errno (*failed). */
+int sm_outdir_end(sm_outdir *t, size_t *failed);
+/* File i's temporary name (malloc'd), or NULL when out of memory. */
+char *sm_outdir_name(const sm_outdir *t, size_t i);
+/* Moves file i over final (an existing file's permissions kept). Returns 0
+   or an errno. */
+int sm_outdir_commit(sm_outdir *t, size_t i, const char *final);
+/* Closes what is open, removes what is left and the folder; frees t. */
+void sm_outdir_close(sm_outdir *t);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -207,46 +207,11 @@ int cli_dfa_main(int argc, char **argv);
 
 /* ------------------------------------------------------------- output */
 
-/* An output file (-o). A regular file is written beside its name and
-   renamed over it only when the command succeeds; a device or FIFO is
-   written in place. */
-typedef struct {
-    FILE *file;
-    const char *path;  /* as given */
-    char *final;       /* the name the temporary file becomes; NULL when in place */
-    int temp_slot;     /* its entry among the temporary files open at once */
-} cli_outfile;
-
-/* Refuses (message printed, -1) an output that is the same regular file as
-   one of the inputs (NULL and "-" inputs are skipped); 0 otherwise. */
+/* Output files (-o) are the library's sm_outfile (include/seqmatch_output.h):
+   never an input, never half written under their name. These print the
+   library's message and return -1 (NULL) on failure. */
 int cli_check_output(const char *output, const char *const *inputs, size_t count);
-/* Opens path for writing. Returns 0, or prints a message and returns -1. */
-int cli_outfile_open(cli_outfile *o, const char *path);
-/* Closes: with keep, puts the file in place; without, removes what was
-   written (a file written in place stays). Returns 0 or the errno of a
-   failed write, close or rename (nothing printed). */
-int cli_outfile_close(cli_outfile *o, int keep);
-
-/* Many output files in one folder (demux): written as files named 0, 1, ...
-   in a temporary folder inside it, and moved to their names only when the
-   command succeeds (cli_tempdir_commit, then cli_tempdir_close with keep);
-   otherwise, or on SIGINT, SIGTERM or SIGHUP, removed with the folder. */
-typedef struct {
-    char *path;        /* the temporary folder */
-    size_t files;      /* files 0 .. files - 1 may be there */
-    int open;
-} cli_tempdir;
-
-/* Makes the temporary folder in dir for up to files files. Returns 0, or
-   prints a message and returns -1. */
-int cli_tempdir_open(cli_tempdir *t, const char *dir, size_t files);
-/* The temporary name of file i (malloc'd), or NULL. */
-char *cli_tempdir_name(const cli_tempdir *t, size_t i);
-/* Moves file i over final (a symbolic link there is replaced; an existing
-   file's permissions are kept). Returns 0 or an errno (nothing printed). */
-int cli_tempdir_commit(cli_tempdir *t, size_t i, const char *final);
-/* Removes what is left (every file without keep) and the folder. */
-void cli_tempdir_close(cli_tempdir *t);
+sm_outfile *cli_outfile_open(const char *path);
 
 /* Hit output (-o, --profile, shard files): the library's buffered writer
    (include/seqmatch_output.h) over standard output or an output file. */
@@ -254,8 +219,7 @@ typedef struct {
     sm_writer *w;
     const char *display_name;  /* for messages: the path, or "standard output" */
     FILE *file;
-    int owns_file;
-    cli_outfile out;           /* when owns_file */
+    sm_outfile *out;           /* NULL: standard output */
     int error;                 /* the errno of a failed write or close */
 } cli_writer;
 

@@ -460,15 +460,14 @@ int cli_dfa_main(int argc, char **argv) {
         return CLI_EXIT_ERROR;
     }
     FILE *out = stdout;
-    cli_outfile outfile;
-    memset(&outfile, 0, sizeof outfile);
+    sm_outfile *outfile = NULL;
     if (o.output && strcmp(o.output, "-") != 0) {
-        if (cli_outfile_open(&outfile, o.output) != 0) {
+        if (!(outfile = cli_outfile_open(o.output))) {
             sm_dfa_free(dfa);
             free(o.inputs);
             return CLI_EXIT_ERROR;
         }
-        out = outfile.file;
+        out = sm_outfile_file(outfile);
     }
     int status = 0;
     if (o.dump) {
@@ -513,7 +512,7 @@ int cli_dfa_main(int argc, char **argv) {
     }
     if (out != stdout) {
         /* kept when the command succeeded (some input accepted or none) */
-        int e = cli_outfile_close(&outfile, status != CLI_EXIT_ERROR);
+        int e = sm_outfile_close(outfile, status != CLI_EXIT_ERROR);
         if (e && status != CLI_EXIT_ERROR) {
             cli_error("%s: %s", o.output, strerror(e));
             status = CLI_EXIT_ERROR;
