@@ -30,7 +30,9 @@ def sources(*patterns):
     return found
 
 
-library = sources("base/*.c", "core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c") + [
+# output/: the reader's file loops (io/search_files.c, io/record_out.c) write through the formatter and writer
+library = sources("base/*.c", "core/*.c", "engines/*.c", "engines/*/*.c", "runner/*.c", "backends/cpu/*.c", "io/*.c",
+                  "output/*.c") + [
     "src/backends/cuda/cuda_backend.c",
     "src/backends/cuda/cuda_none.c",
     "src/backends/cuda/dfa_cuda_none.c",

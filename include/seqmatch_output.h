@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "seqmatch.h"
+#include "seqmatch_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -214,6 +215,56 @@ char *sm_outdir_name(const sm_outdir *t, size_t i);
 int sm_outdir_commit(sm_outdir *t, size_t i, const char *final);
 /* Closes what is open, removes what is left and the folder; frees t. */
 void sm_outdir_close(sm_outdir *t);
+
+/* ------------------------------------------------ files into a formatter */
+
+/* Refuses (SM_ERR_IO, "PATH: REASON") the first path that cannot be read:
+   missing, a folder, or not readable ("-" skipped). */
+int sm_check_input_files(char *const *paths, size_t count, sm_error *err);
+
+/* What sm_runner_scan_files does besides reading; zero (the _init) is
+   nothing. Callbacks run on the calling thread. */
+typedef struct {
+    sm_input_format format;     /* every file's (SM_INPUT_AUTO: each says) */
+    unsigned threads;           /* decompression threads, as sm_reader_open_threads */
+    /* Records are named (sm_formatter_add_record) and measured
+       (sm_formatter_record_length) in it; NULL: no formatter. */
+    sm_formatter *formatter;
+    int show_file;              /* sm_formatter_set_file before each file ("-" as "stdin") */
+    /* SM_FORMAT_COUNT per file: the runner flushed after each file and the
+       file's counts (of pattern_count patterns) given to the formatter;
+       files after a stop get zero counts. */
+    int counts_per_file;
+    uint32_t pattern_count;
+    int stop_at_first_hit;      /* stop (a success) once the runner has a hit */
+    int start_stopped;          /* read nothing (a limit of 0 hits) */
+    /* Added in parentheses to "PATH: out of memory while scanning". */
+    const char *nomem_hint;
+    void *ctx;
+    /* Whether a stop asked by one of the runner's callbacks (its status
+       SM_ERR_TERMINATED) was the caller's limit, a success; otherwise it is
+       a failure the caller reports. NULL: always a failure. */
+    int (*limit_reached)(void *ctx);
+    void (*on_file)(void *ctx, const char *path);  /* a file opened, before its first byte */
+    /* As the reader goes: the sequence bytes of the piece just fed, the hits so far. */
+    void (*on_progress)(void *ctx, const sm_reader *reader, size_t bytes, uint64_t hits);
+    /* Each file's first piece of sequence (a check of what it holds). */
+    void (*on_first_sequence)(void *ctx, const char *path, const char *record, const uint8_t *data, size_t len);
+} sm_scan_files_options;
+
+void sm_scan_files_options_init(sm_scan_files_options *opts);
+
+/* Reads paths ("-": standard input) one after another into runner, the
+   next one opened (its decompression started) while the current one is
+   scanned, then flushes the runner; *stopped says whether the reading
+   stopped early (stop_at_first_hit, start_stopped, or the caller's limit;
+   a limit reached in the last flush is not early). Returns SM_OK, or the
+   failure with err filled: a file that cannot be opened or read, the
+   runner's status ("PATH: ..." or "scan: ..."), out of memory, or
+   SM_ERR_TERMINATED with an empty message when a callback of the caller's
+   stopped the runner without its limit (the caller says why). */
+int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, const sm_scan_files_options *opts,
+                         int *stopped, sm_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
