@@ -266,6 +266,33 @@ void sm_scan_files_options_init(sm_scan_files_options *opts);
 int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, const sm_scan_files_options *opts,
                          int *stopped, sm_error *err);
 
+/* ---------------------------------------------------------- progress line */
+
+/* A progress line of a scan of files on out (a terminal's standard error):
+   the file (long names keep their end), "file N of M", percent of the file
+   (or MB read, when its size is unknown), MB/s of sequence, the hits so
+   far and the time left, redrawn in place at most five times a second;
+   and a closing summary line. Nothing is written unless enabled. Every
+   call takes NULL (does nothing). */
+typedef struct sm_progress sm_progress;
+/* NULL when out of memory. */
+sm_progress *sm_progress_new(FILE *out, int enabled);
+void sm_progress_free(sm_progress *p);
+/* The files to come ("-": standard input), whose sizes give the time left. */
+void sm_progress_set_files(sm_progress *p, char *const *paths, size_t count);
+void sm_progress_begin_file(sm_progress *p, const char *name);
+/* bytes more sequence of the current file scanned (reader's position gives
+   the percent), hits so far (sm_runner_scan_files' on_progress). */
+void sm_progress_update(sm_progress *p, const sm_reader *reader, size_t bytes, uint64_t hits);
+/* Removes the line from the terminal (before other output there). */
+void sm_progress_clear(sm_progress *p);
+/* sm_progress_clear(ctx), as sm_writer_set_before_write's fn. */
+void sm_progress_before_write(void *ctx);
+/* "PREFIXWHAT; N files, X MB of sequence in S s (R MB/s)" and a line end. */
+void sm_progress_summary(sm_progress *p, const char *prefix, const char *what);
+/* 1234567 as "1,234,567" in buf. */
+const char *sm_thousands(uint64_t value, char *buf, size_t size);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

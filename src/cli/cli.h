@@ -268,8 +268,6 @@ int cli_recout_failed(const cli_recout *o);
 /* Whether the name ends in .gz. */
 int cli_gzip_name(const char *path);
 
-struct cli_progress;
-
 /* A read command's run (reads.c): the library's record queue with the
    command's callbacks (sm_reads_options'), its progress line and messages. */
 typedef struct {
@@ -277,9 +275,9 @@ typedef struct {
     unsigned scan_mate;       /* demux: scan only mate 1 or 2 of each pair (0: both) */
     void (*on_summary)(void *ctx, sm_read_record *record, const sm_record_summary *summary); /* or NULL */
     int (*on_record)(void *ctx, sm_read_record *record);
-    /* At the end of a run that did not fail: the closing line (progress.c's
-       cli_progress_summary), or NULL. */
-    void (*summary)(struct cli_progress *progress, void *ctx);
+    /* At the end of a run that did not fail: the closing line
+       (sm_progress_summary), or NULL. */
+    void (*summary)(sm_progress *progress, void *ctx);
     void *ctx;
     sm_reads *reads;          /* during the run */
     sm_input_format format;   /* after it: the first input's (SM_INPUT_AUTO: none read) */
@@ -300,45 +298,9 @@ int cli_check_read_options(cli_options *opts);
 
 /* ------------------------------------------------------------- progress */
 
-typedef struct cli_progress {
-    int enabled;
-    int drawn;
-    const char *name;
-    double start;             /* the command's start */
-    double file_start;
-    double last_draw;
-    uint64_t bytes_scanned;   /* sequence bytes of the current file so far */
-    uint64_t total_scanned;   /* ... of every file so far */
-    uint64_t hits;            /* so far, as the caller last said */
-    unsigned file, files;     /* the current file (from 1) of how many */
-    uint64_t files_bytes;     /* the files' sizes together (0: some unknown) */
-    uint64_t done_bytes;      /* the sizes of the files before the current one */
-    unsigned width;
-} cli_progress;
-
-/* A progress line on standard error while files are read (file, file N of
-   M, percent, MB/s, hits so far, time left), and a closing summary line:
-   both when enabled (standard error a terminal, or --progress). */
-void cli_progress_init(cli_progress *p, int enabled);
-/* The targets to come (their sizes, for the time left). */
-void cli_progress_set_files(cli_progress *p, char *const *paths, size_t count);
-void cli_progress_begin_file(cli_progress *p, const char *name);
-/* Adds bytes_scanned sequence bytes, with the hits so far; redraws at most
-   about five times a second. */
-void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits);
-/* Removes the bar from the terminal. */
-void cli_progress_clear(cli_progress *p);
-/* Writer hook: clears the bar before output reaches a shared terminal. */
-void cli_progress_before_write(void *ctx);
-/* The closing line, "seqmatch: " and what the caller says, then the
-   sequence read, the time and the speed; nothing when not enabled. */
-void cli_progress_summary(cli_progress *p, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* 1234567 as "1,234,567" in buf. */
-const char *cli_thousands(uint64_t value, char *buf, size_t size);
+/* The progress line (standard error a terminal, or --progress) is the
+   library's sm_progress; its closing line starts "seqmatch: ". */
+#define CLI_PROGRESS_PREFIX "seqmatch: "
 
 /* Threads for a --threads value (0: every online core). */
 unsigned cli_threads(unsigned asked);

@@ -88,12 +88,13 @@ static int filter_record(void *ctx, sm_read_record *e) {
     return failed ? -1 : 0;
 }
 
-static void filter_summary(cli_progress *progress, void *ctx) {
+static void filter_summary(sm_progress *progress, void *ctx) {
     const filter_state *f = ctx;
-    char kept[32], all[32];
-    cli_progress_summary(progress, "%s of %s %s with a hit (%.1f %%)", cli_thousands(f->matched, kept, sizeof kept),
-                         cli_thousands(f->entries, all, sizeof all), f->pairs ? "pairs" : "records",
-                         f->entries ? 100.0 * (double)f->matched / (double)f->entries : 0.0);
+    char kept[32], all[32], what[160];
+    snprintf(what, sizeof what, "%s of %s %s with a hit (%.1f %%)", sm_thousands(f->matched, kept, sizeof kept),
+             sm_thousands(f->entries, all, sizeof all), f->pairs ? "pairs" : "records",
+             f->entries ? 100.0 * (double)f->matched / (double)f->entries : 0.0);
+    sm_progress_summary(progress, CLI_PROGRESS_PREFIX, what);
 }
 
 /* NAME with its '#' replaced by the mate number; malloc'd. */

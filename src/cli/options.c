@@ -160,6 +160,8 @@ unsigned cli_online_cores(void) {
     return n > 0 ? (unsigned)n : 1u;
 }
 
+unsigned cli_threads(unsigned asked) { return asked ? asked : cli_online_cores(); }
+
 int cli_parse_count(const char *text, unsigned long long max, unsigned long long *value) {
     if (text[0] < '0' || text[0] > '9') return -1;
     errno = 0;

@@ -18,7 +18,7 @@ typedef struct {
     int limit_reached;          /* the scan stopped after max_hits hits */
     int dna;                    /* targets read as DNA: warn when one looks like protein */
     sm_formatter *profile;     /* --profile FILE, beside the hits; NULL without */
-    cli_progress *progress;
+    sm_progress *progress;
 } search_context;
 
 static int deliver_hit(const sm_hit *hit, void *ctx) {
@@ -90,14 +90,14 @@ static int check_search_inputs(const cli_options *opts, char *const *targets, si
    line, the protein warning. */
 static int limit_reached(void *ctx) { return ((search_context *)ctx)->limit_reached; }
 
-static void on_file(void *ctx, const char *path) { cli_progress_begin_file(((search_context *)ctx)->progress, path); }
+static void on_file(void *ctx, const char *path) { sm_progress_begin_file(((search_context *)ctx)->progress, path); }
 
 static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64_t hits) {
-    cli_progress_update(((search_context *)ctx)->progress, reader, bytes, hits);
+    sm_progress_update(((search_context *)ctx)->progress, reader, bytes, hits);
 }
 
 static void on_first_sequence(void *ctx, const char *path, const char *record, const uint8_t *data, size_t len) {
-    cli_progress_clear(((search_context *)ctx)->progress);
+    sm_progress_clear(((search_context *)ctx)->progress);
     cli_check_protein(path, record, data, len);
 }
 
@@ -143,8 +143,7 @@ int cli_search_main(int argc, char **argv) {
     memset(&profile_writer, 0, sizeof profile_writer);
     int writer_open = 0;
     memset(&writer, 0, sizeof writer);
-    cli_progress progress;
-    cli_progress_init(&progress, 0);
+    sm_progress *progress = NULL;
 
     char *stdin_target[] = {"-"};
     char *const *targets = opts.target_count ? opts.targets : stdin_target;
@@ -219,7 +218,7 @@ int cli_search_main(int argc, char **argv) {
     int count_only = opts.quiet || (opts.format == SM_FORMAT_COUNT && !opts.max_hits_given && !opts.profile_path);
     /* The runner first: a backend that cannot start (no GPU) fails before any output. */
     search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0,
-                          info.alphabet == SM_ALPHABET_DNA, NULL, &progress};
+                          info.alphabet == SM_ALPHABET_DNA, NULL, NULL};
     sm_runner_options runner_opts;
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
@@ -294,11 +293,11 @@ int cli_search_main(int argc, char **argv) {
         if (!count_only) ctx.profile = profile;
         int show = opts.progress == CLI_PROGRESS_ON ||
                    (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
-        cli_progress_init(&progress, show);
-        cli_progress_set_files(&progress, targets, target_count);
+        ctx.progress = progress = sm_progress_new(stderr, show);
+        sm_progress_set_files(progress, targets, target_count);
         /* The bar only gets in the way of output to the same terminal. */
         if (show && isatty(fileno(writer.file))) {
-            sm_writer_set_before_write(writer.w, cli_progress_before_write, &progress);
+            sm_writer_set_before_write(writer.w, sm_progress_before_write, progress);
         }
     }
 
@@ -324,7 +323,7 @@ int cli_search_main(int argc, char **argv) {
     if (ctx.dna) scan.on_first_sequence = on_first_sequence;
     int stopped_early = 0;
     int failed = sm_runner_scan_files(runner, targets, target_count, &scan, &stopped_early, &err) != SM_OK;
-    cli_progress_clear(&progress);
+    sm_progress_clear(progress);
     if (failed && err.message[0]) cli_error("%s", err.message);
 
     uint64_t total = count_only || opts.format == SM_FORMAT_COUNT ? sm_runner_total(runner)
@@ -356,21 +355,23 @@ int cli_search_main(int argc, char **argv) {
     if (failed) exit_status = CLI_EXIT_ERROR;
     else exit_status = total > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
     if (!failed) {
-        char hits[32];
-        cli_progress_summary(&progress, "%s hit%s of %u pattern%s%s", cli_thousands(total, hits, sizeof hits),
-                             total == 1 ? "" : "s", info.pattern_count, info.pattern_count == 1 ? "" : "s",
-                             stopped_early ? " (stopped at --max-hits)" : "");
+        char hits[32], what[160];
+        snprintf(what, sizeof what, "%s hit%s of %u pattern%s%s", sm_thousands(total, hits, sizeof hits),
+                 total == 1 ? "" : "s", info.pattern_count, info.pattern_count == 1 ? "" : "s",
+                 stopped_early ? " (stopped at --max-hits)" : "");
+        sm_progress_summary(progress, CLI_PROGRESS_PREFIX, what);
     }
 
 cleanup:
     /* the CUDA runtime must not be torn down while it starts */
     if (cuda_starting) pthread_join(cuda_start, NULL);
-    cli_progress_clear(&progress);
+    sm_progress_clear(progress);
     if (runner) sm_runner_free(runner);
     if (writer_open) cli_writer_close(&writer, 0);
     if (profile_open) cli_writer_close(&profile_writer, 0);
     sm_formatter_free(formatter);
     sm_formatter_free(profile);
+    sm_progress_free(progress); /* after the writers: their hook clears it */
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;
