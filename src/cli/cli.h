@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "seqmatch.h"
+#include "seqmatch_dfa.h"
 #include "seqmatch_output.h"
 #include "seqmatch_reader.h"
 
@@ -145,6 +146,38 @@ typedef enum {
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
     OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH
 } cli_option_id;
+
+/* dfa's options (its own struct: dfa.c); those only dfa takes are applied
+   from the table by cli_apply_dfa_option. */
+typedef struct {
+    const char *dfa_path, *patterns_path, *regex;
+    int sources;
+    sm_dfa_match match;
+    int match_given;
+    sm_alphabet alphabet;
+    int alphabet_given;
+    sm_strands strands;
+    int ignore_case;
+    uint32_t max_states;
+    int minimize;          /* -1: the default for the source */
+    int skip_unknown;
+    int per_record;
+    int dump;
+    const char *output;
+    unsigned shard_index, shard_count; /* --shard I/N */
+    sm_dfa_parallel_options parallel;
+    sm_dfa_simd simd;
+    int simd_given, chunks_given;
+    int gpu;
+    uint64_t gpu_batch;    /* 0: the library's default */
+    char **inputs;
+    size_t input_count;
+} cli_dfa_options;
+
+/* Applies a dfa-only option whose table entry says how its value is taken
+   (a flag, a count, a size, a choice) to *o: returns a CLI_PARSE_* value
+   (the refusal printed), or -1 for an option dfa's switch takes. */
+int cli_apply_dfa_option(cli_dfa_options *o, cli_option_id id, const char *shown, const char *value);
 
 /* Called for each option in command-line order: shown is the option as the
    user spelled it (-t or --threads), value NULL for a flag. Returns a
