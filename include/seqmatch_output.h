@@ -165,6 +165,23 @@ int sm_record_out_end(sm_record_out *out);
 uint64_t sm_record_out_records(const sm_record_out *out);
 void sm_record_out_free(sm_record_out *out);
 
+/* Records written as read (sm_record_out) to a file by name or standard
+   output (sm_writer_open: the file takes its name only when kept), as
+   gzip members of 1 MiB of records when the name ends in .gz (seqmatch
+   filter's outputs). */
+typedef struct sm_record_file sm_record_file;
+/* NULL with err filled. */
+sm_record_file *sm_record_file_open(const char *path, sm_error *err);
+/* One record. Returns 0, or non-zero once a write or the compression has
+   failed (later records are lost: scanning on is pointless). */
+int sm_record_file_put(sm_record_file *f, const void *record, size_t len);
+/* Ends, closes and frees f (NULL: nothing); the file keeps its name only
+   with keep and nothing failed. Returns SM_OK, SM_ERR_NOMEM ("NAME: out of
+   memory while compressing") or SM_ERR_IO ("NAME: REASON", NAME the path
+   or "standard output"); *write_errno (may be NULL) gets the errno of a
+   failed write, close or rename (EPIPE: the reader went away), else 0. */
+int sm_record_file_close(sm_record_file *f, int keep, int *write_errno, sm_error *err);
+
 /* ------------------------------------------------------- output files */
 
 /* An output file that is never half written under its name: a regular file
@@ -215,6 +232,17 @@ char *sm_outdir_name(const sm_outdir *t, size_t i);
 int sm_outdir_commit(sm_outdir *t, size_t i, const char *final);
 /* Closes what is open, removes what is left and the folder; frees t. */
 void sm_outdir_close(sm_outdir *t);
+
+/* A writer over a file by name (an sm_outfile: the name gets the file only
+   from sm_writer_close with keep) or over standard output (path NULL or
+   "-"). NULL with err filled ("PATH: REASON", or out of memory). */
+sm_writer *sm_writer_open(const char *path, sm_error *err);
+FILE *sm_writer_file(const sm_writer *w);
+/* Flushes, closes what sm_writer_open opened (standard output is flushed,
+   not closed) and frees w (NULL: nothing); the file takes its name only
+   with keep and no failed write. Returns 0, or the errno of the first
+   failed write, flush, close or rename. */
+int sm_writer_close(sm_writer *w, int keep);
 
 /* ------------------------------------------------ files into a formatter */
 

@@ -249,10 +249,8 @@ sm_outfile *cli_outfile_open(const char *path);
 /* Hit output (-o, --profile, shard files): the library's buffered writer
    (include/seqmatch_output.h) over standard output or an output file. */
 typedef struct {
-    sm_writer *w;
+    sm_writer *w;              /* sm_writer_open's */
     const char *display_name;  /* for messages: the path, or "standard output" */
-    FILE *file;
-    sm_outfile *out;           /* NULL: standard output */
     int error;                 /* the errno of a failed write or close */
 } cli_writer;
 
@@ -283,23 +281,6 @@ const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, 
 int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact);
 
 /* --------------------------------------------------- records of reads */
-
-/* Record outputs (filter, demux): records written as read, to a file or
-   standard output ("-" or NULL), gzip-compressed (independent members of
-   up to 1 MiB of input) when the name ends in .gz. */
-typedef struct cli_recout cli_recout;
-/* Returns the output, or prints a message and returns NULL. */
-cli_recout *cli_recout_open(const char *path);
-/* Appends one record's bytes (a line end added when they end without one). */
-void cli_recout_put(cli_recout *o, const void *data, size_t len);
-/* Flushes and closes (the file kept only with keep); returns 0, or -1
-   after printing what failed. Frees o. */
-int cli_recout_close(cli_recout *o, int keep);
-/* Whether a write has failed (scanning on is pointless). */
-int cli_recout_failed(const cli_recout *o);
-
-/* Whether the name ends in .gz. */
-int cli_gzip_name(const char *path);
 
 /* A read command's run (reads.c): the library's record queue with the
    command's callbacks (sm_reads_options'), its progress line and messages. */

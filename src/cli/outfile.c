@@ -25,37 +25,16 @@ sm_outfile *cli_outfile_open(const char *path) {
 
 int cli_writer_open(cli_writer *w, const char *path) {
     memset(w, 0, sizeof *w);
-    if (!path || strcmp(path, "-") == 0) {
-        w->file = stdout;
-        w->display_name = "standard output";
-    } else {
-        if (!(w->out = cli_outfile_open(path))) return -1;
-        w->file = sm_outfile_file(w->out);
-        w->display_name = path;
-    }
-    if (!(w->w = sm_writer_new(w->file))) {
-        cli_error("out of memory");
-        sm_outfile_close(w->out, 0);
-        w->out = NULL;
-        w->file = NULL;
-        return -1;
-    }
-    return 0;
+    w->display_name = !path || strcmp(path, "-") == 0 ? "standard output" : path;
+    sm_error err;
+    if ((w->w = sm_writer_open(path, &err))) return 0;
+    cli_error("%s", err.message);
+    return -1;
 }
 
 int cli_writer_close(cli_writer *w, int keep) {
-    if (!w->file) return w->error ? -1 : 0;
-    w->error = sm_writer_flush(w->w);
-    errno = 0;
-    if (w->out) {
-        int e = sm_outfile_close(w->out, keep && !w->error);
-        w->out = NULL;
-        if (e && !w->error) w->error = e;
-    } else if ((fflush(w->file) != 0 || ferror(w->file)) && !w->error) {
-        w->error = errno ? errno : EIO;
-    }
-    w->file = NULL;
-    sm_writer_free(w->w);
+    if (!w->w) return w->error ? -1 : 0;
+    w->error = sm_writer_close(w->w, keep);
     w->w = NULL;
     return w->error ? -1 : 0;
 }

@@ -296,7 +296,7 @@ int cli_search_main(int argc, char **argv) {
         ctx.progress = progress = sm_progress_new(stderr, show);
         sm_progress_set_files(progress, targets, target_count);
         /* The bar only gets in the way of output to the same terminal. */
-        if (show && isatty(fileno(writer.file))) {
+        if (show && isatty(fileno(sm_writer_file(writer.w)))) {
             sm_writer_set_before_write(writer.w, sm_progress_before_write, progress);
         }
     }

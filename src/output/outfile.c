@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output/output.h"
 #include "seqmatch_output.h"
 
 struct sm_outfile {
@@ -421,4 +422,35 @@ void sm_outdir_close(sm_outdir *t) {
     remove_pending_dir();
     restore_handlers_if_idle();
     outdir_free(t);
+}
+
+/* ------------------------------------------------- a writer over a name */
+
+sm_writer *sm_writer_open(const char *path, sm_error *err) {
+    sm_outfile *o = NULL;
+    if (path && strcmp(path, "-") != 0 && !(o = sm_outfile_open(path, err))) return NULL;
+    sm_writer *w = sm_writer_new(o ? o->file : stdout);
+    if (!w) {
+        sm_outfile_close(o, 0);
+        fail(err, SM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    w->outfile = o;
+    return w;
+}
+
+FILE *sm_writer_file(const sm_writer *w) { return w->file; }
+
+int sm_writer_close(sm_writer *w, int keep) {
+    if (!w) return 0;
+    int error = sm_writer_flush(w);
+    errno = 0;
+    if (w->outfile) {
+        int e = sm_outfile_close(w->outfile, keep && !error);
+        if (e && !error) error = e;
+    } else if ((fflush(w->file) != 0 || ferror(w->file)) && !error) {
+        error = errno ? errno : EIO;
+    }
+    sm_writer_free(w);
+    return error;
 }

@@ -7,7 +7,9 @@
  * a device is written in place and its write error comes back from the
  * close; SIGTERM removes the temporary file; the folder of many files
  * creates each one on first use, keeps no more than max_open descriptors,
- * moves the files it is told to and removes the rest. */
+ * moves the files it is told to and removes the rest; a writer over a name
+ * (sm_writer_open/close) and records written to a file by name, plain or
+ * gzip (sm_record_file_*), kept or not, and their write errors. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -250,6 +252,67 @@ static void check_outdir(void) {
     }
 }
 
+static void check_writer(void) {
+    sm_error err;
+    sm_writer *w = sm_writer_open(at("w.txt"), &err);
+    CHECK(w != NULL && sm_writer_file(w) != NULL && sm_writer_file(w) != stdout, "writer: %s", err.message);
+    if (w) {
+        sm_writer_write(w, "abc", 3);
+        CHECK(access(at("w.txt"), F_OK) != 0, "w.txt there before the close");
+        CHECK(sm_writer_close(w, 1) == 0, "close");
+        CHECK(strcmp(content(at("w.txt")), "abc") == 0, "w.txt: '%s'", content(at("w.txt")));
+    }
+    w = sm_writer_open(at("w2.txt"), &err);
+    if (w) {
+        sm_writer_write(w, "abc", 3);
+        CHECK(sm_writer_close(w, 0) == 0, "close without keep");
+        CHECK(access(at("w2.txt"), F_OK) != 0, "w2.txt kept");
+    }
+    w = sm_writer_open("/dev/full", &err);
+    CHECK(w != NULL, "/dev/full");
+    if (w) {
+        sm_writer_write(w, "abc", 3);
+        CHECK(sm_writer_close(w, 1) == ENOSPC, "the close of /dev/full");
+    }
+    CHECK(sm_writer_open(base, &err) == NULL && strstr(err.message, strerror(EISDIR)), "a folder: '%s'", err.message);
+    w = sm_writer_open("-", &err);
+    CHECK(w != NULL && sm_writer_file(w) == stdout, "standard output");
+    CHECK(sm_writer_close(w, 1) == 0, "close standard output");
+    CHECK(sm_writer_close(NULL, 1) == 0, "close NULL");
+
+    /* records: a line end only between records; gzip members by the name */
+    static const char *records[] = {"@a\nACGT\n+\nIIII\n", "@b\nGG\n+\nII", "@c\nT\n+\nI"};
+    sm_record_file *f = sm_record_file_open(at("r.fq"), &err);
+    CHECK(f != NULL, "record file: %s", err.message);
+    for (int i = 0; f && i < 3; i++) CHECK(sm_record_file_put(f, records[i], strlen(records[i])) == 0, "put %d", i);
+    int write_errno = -1;
+    CHECK(sm_record_file_close(f, 1, &write_errno, &err) == SM_OK && write_errno == 0, "close");
+    CHECK(strcmp(content(at("r.fq")), "@a\nACGT\n+\nIIII\n@b\nGG\n+\nII\n@c\nT\n+\nI") == 0, "r.fq: '%s'",
+          content(at("r.fq")));
+    f = sm_record_file_open(at("r.fq.gz"), &err);
+    for (int i = 0; f && i < 3; i++) sm_record_file_put(f, records[i], strlen(records[i]));
+    CHECK(sm_record_file_close(f, 1, NULL, &err) == SM_OK, "close gz");
+    const char *gz = content(at("r.fq.gz"));
+    CHECK((unsigned char)gz[0] == 0x1f && (unsigned char)gz[1] == 0x8b, "not gzip");
+    sm_reader *reader = NULL;
+    unsigned n = 0;
+    if (sm_reader_open(at("r.fq.gz"), SM_INPUT_AUTO, &reader, &err) == SM_OK) {
+        const char *name;
+        while (sm_reader_next_record(reader, &name, &err) == 1) n++;
+        sm_reader_close(reader);
+    }
+    CHECK(n == 3, "%u records read back from r.fq.gz", n);
+    f = sm_record_file_open(at("dropped.fq"), &err);
+    sm_record_file_put(f, records[0], strlen(records[0]));
+    CHECK(sm_record_file_close(f, 0, NULL, &err) == SM_OK && access(at("dropped.fq"), F_OK) != 0, "not kept");
+    f = sm_record_file_open("/dev/full", &err);
+    sm_record_file_put(f, records[0], strlen(records[0]));
+    CHECK(sm_record_file_close(f, 1, &write_errno, &err) == SM_ERR_IO && write_errno == ENOSPC &&
+              strcmp(err.message, "/dev/full: No space left on device") == 0,
+          "/dev/full: %d '%s'", write_errno, err.message);
+    CHECK(sm_record_file_open(base, &err) == NULL, "a folder as a record file");
+}
+
 int main(void) {
     snprintf(base, sizeof base, "%s/sm_outfile_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(base)) {
@@ -259,6 +322,7 @@ int main(void) {
     check_inputs();
     check_outfile();
     check_outdir();
+    check_writer();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", base);
