@@ -231,17 +231,6 @@ static int demux_record(void *ctx, sm_read_record *e) {
 
 /* ------------------------------------------------------------- setup */
 
-typedef struct {
-    const char *name;
-    uint32_t pattern;
-} named;
-
-static int by_name(const void *a, const void *b) {
-    const named *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->pattern < y->pattern ? -1 : x->pattern > y->pattern);
-}
-
 /* A barcode name that is a plain file name. */
 static const char *bad_name(const char *name) {
     if (!name[0]) return "is empty";
@@ -254,62 +243,40 @@ static const char *bad_name(const char *name) {
     return NULL;
 }
 
-/* The barcodes: one per distinct pattern name, in the order first given. */
+/* The barcodes: one per distinct pattern name (the library's groups by
+   name), in the order first given. */
 static int make_barcodes(demux_state *d, const sm_db *db) {
     sm_db_info info;
     sm_db_get_info(db, &info);
-    uint32_t n = info.pattern_count;
-    named *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    uint32_t n = info.pattern_count, groups = 0;
     d->barcode_of = malloc((n ? n : 1) * sizeof *d->barcode_of);
     d->bc = calloc((size_t)n + 1, sizeof *d->bc);
-    if (!sorted || !d->barcode_of || !d->bc) {
-        free(sorted);
+    if (!d->barcode_of || !d->bc) {
         cli_error("out of memory");
         return -1;
     }
     for (uint32_t i = 0; i < n; i++) {
         const char *name = sm_db_pattern_name(db, i);
-        sorted[i].name = name ? name : "";
-        sorted[i].pattern = i;
-        const char *why = bad_name(sorted[i].name);
+        const char *why = bad_name(name ? name : "");
         if (why) {
             cli_error("barcode %u: its name '%s' %s; name the barcodes in a FASTA file (>NAME)", i + 1,
-                      sorted[i].name, why);
-            free(sorted);
+                      name ? name : "", why);
             return -1;
         }
     }
-    qsort(sorted, n, sizeof *sorted, by_name);
-    /* a name's barcode is numbered by its first pattern: the given order */
-    uint32_t *first = malloc((n ? n : 1) * sizeof *first);
-    if (!first) {
-        free(sorted);
+    if (sm_db_name_groups(db, d->barcode_of, &groups) != SM_OK) {
         cli_error("out of memory");
         return -1;
     }
-    for (uint32_t i = 0; i < n; i++) first[i] = UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t lead = i > 0 && strcmp(sorted[i].name, sorted[i - 1].name) == 0 ? first[sorted[i - 1].pattern]
-                                                                                   : sorted[i].pattern;
-        first[sorted[i].pattern] = lead;
-    }
-    free(sorted);
     for (uint32_t p = 0; p < n; p++) {
-        if (first[p] != p) {
-            d->barcode_of[p] = d->barcode_of[first[p]];
-            continue;
-        }
-        d->barcode_of[p] = (uint32_t)d->nbc;
+        if (d->barcode_of[p] != d->nbc) continue; /* its name came before */
         const char *name = sm_db_pattern_name(db, p);
-        d->bc[d->nbc].name = strdup(name ? name : "");
-        if (!d->bc[d->nbc].name) {
-            free(first);
+        if (!(d->bc[d->nbc].name = strdup(name ? name : ""))) {
             cli_error("out of memory");
             return -1;
         }
         d->nbc++;
     }
-    free(first);
     d->bc[d->nbc].name = strdup(UNASSIGNED);
     return d->bc[d->nbc].name ? 0 : -1;
 }
