@@ -8,7 +8,8 @@
  * first hit, a start stopped (zero counts per file, no file opened), the
  * caller's limit (a stop) and a callback's stop without it (a failure with
  * an empty message); a missing file in the middle, its message; the first
- * sequence of each file shown once. */
+ * sequence of each file shown once; a protein-looking record start
+ * (sm_seq_looks_like_protein) told from DNA. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -282,6 +283,25 @@ int main(void) {
     snprintf(message, sizeof message, "%s: %s", dir, strerror(EISDIR));
     CHECK(sm_check_input_files(folder, 1, &err) == SM_ERR_IO && strcmp(err.message, message) == 0, "folder: '%s'",
           err.message);
+
+    /* protein or DNA: letters that are no nucleotide code */
+    size_t letters = 0, other = 0;
+    char seen[16];
+    const char *protein = "MKVLAAGIVGLLLAAQPAMAmkvlaagivgEFX12";
+    CHECK(sm_seq_looks_like_protein((const uint8_t *)protein, strlen(protein), &letters, &other, seen) == 1 &&
+              letters == 33 && other == 12 && strcmp(seen, "L I Q P E F") == 0,
+          "protein: %zu %zu '%s'", letters, other, seen);
+    const char *dna = "ACGTNRYKMacgtnnnnACGTACGTACGTGGGCCCAAATTT";
+    CHECK(sm_seq_looks_like_protein((const uint8_t *)dna, strlen(dna), &letters, &other, seen) == 0 && other == 0,
+          "dna: %zu", other);
+    CHECK(sm_seq_looks_like_protein((const uint8_t *)"LLLLLLLLLL", 10, &letters, &other, seen) == 0,
+          "10 letters are too few");
+    char *late = malloc(5000);
+    memset(late, 'A', 4096);
+    memset(late + 4096, 'L', 904);
+    CHECK(sm_seq_looks_like_protein((const uint8_t *)late, 5000, &letters, &other, seen) == 0 && letters == 4096,
+          "past the first 4096 bytes: %zu letters", letters);
+    free(late);
 
     sm_db_free(db);
     for (int i = 0; i < 4; i++) remove(paths[i]);
