@@ -255,9 +255,12 @@ int sm_check_input_files(char *const *paths, size_t count, sm_error *err);
 typedef struct {
     sm_input_format format;     /* every file's (SM_INPUT_AUTO: each says) */
     unsigned threads;           /* decompression threads, as sm_reader_open_threads */
-    /* Records are named (sm_formatter_add_record) and measured
-       (sm_formatter_record_length) in it; NULL: no formatter. */
+    /* The formatter: each file named in it (show_file) and its counts
+       (counts_per_file); with name_records also each record named
+       (sm_formatter_add_record) and measured (sm_formatter_record_length),
+       which hits formatted one by one need. NULL: no formatter. */
     sm_formatter *formatter;
+    int name_records;
     int show_file;              /* sm_formatter_set_file before each file ("-" as "stdin") */
     /* SM_FORMAT_COUNT per file: the runner flushed after each file and the
        file's counts (of pattern_count patterns) given to the formatter;

@@ -310,6 +310,7 @@ int cli_search_main(int argc, char **argv) {
     scan.format = input_format;
     scan.threads = cli_threads(opts.threads);
     scan.formatter = formatter;
+    scan.name_records = ctx.formatter != NULL; /* hits formatted one by one */
     scan.show_file = show_file;
     scan.counts_per_file = per_file_counts;
     scan.pattern_count = info.pattern_count;

@@ -75,7 +75,7 @@ typedef struct {
 static int scan_on_record(void *ctx, uint64_t record, const char *name) {
     file_scan *t = ctx;
     t->name = name;
-    if (t->o->formatter && sm_formatter_add_record(t->o->formatter, record, name) != 0) {
+    if (t->o->formatter && t->o->name_records && sm_formatter_add_record(t->o->formatter, record, name) != 0) {
         t->failed = 1;
         return 1;
     }
@@ -94,7 +94,7 @@ static int scan_on_sequence(void *ctx, uint64_t record, const uint8_t *data, siz
 
 static void scan_on_record_fed(void *ctx, uint64_t record, uint64_t length) {
     file_scan *t = ctx;
-    if (t->o->formatter) sm_formatter_record_length(t->o->formatter, record, length);
+    if (t->o->formatter && t->o->name_records) sm_formatter_record_length(t->o->formatter, record, length);
 }
 
 static int scan_on_progress(void *ctx, size_t bytes, int record_ended) {

@@ -135,6 +135,7 @@ static char *scan_three(const sm_db *db, sm_output_format format, unsigned threa
     sm_formatter_begin(s->f);
     sm_runner *runner = runner_for(db, s, threads, chunk, format == SM_FORMAT_COUNT);
     so->formatter = s->f;
+    so->name_records = format != SM_FORMAT_COUNT;
     so->show_file = 1;
     so->pattern_count = 2;
     so->ctx = s;
