@@ -187,6 +187,13 @@ int sm_db_explain(const sm_db *db, FILE *out, unsigned flags);
    engines, their estimates and the ratio; else 0 (also for an exact
    database, an engine that cannot take the patterns or auto's own). */
 int sm_db_engine_slowdown(const sm_db *db, sm_engine engine, uint32_t typical_record, char *buf, size_t size);
+
+/* The patterns grouped by name (a NULL name counts as ""), as seqmatch
+   demux makes one sample of the patterns of one name: group_of (the
+   caller's, one per pattern) gets each pattern's group, numbered from 0 in
+   the order the names first come; *groups the number of groups. Returns
+   SM_OK or SM_ERR_NOMEM. */
+int sm_db_name_groups(const sm_db *db, uint32_t *group_of, uint32_t *groups);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 #if defined(__GNUC__)

@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "seqmatch.h"
+#include "seqmatch_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -167,6 +168,165 @@ int sm_record_out_put(sm_record_out *out, const void *record, size_t len);
 int sm_record_out_end(sm_record_out *out);
 uint64_t sm_record_out_records(const sm_record_out *out);
 void sm_record_out_free(sm_record_out *out);
+
+/* Records written as read (sm_record_out) to a file by name or standard
+   output (sm_writer_open: the file takes its name only when kept), as
+   gzip members of 1 MiB of records when the name ends in .gz (seqmatch
+   filter's outputs). */
+typedef struct sm_record_file sm_record_file;
+/* NULL with err filled. */
+sm_record_file *sm_record_file_open(const char *path, sm_error *err);
+/* One record. Returns 0, or non-zero once a write or the compression has
+   failed (later records are lost: scanning on is pointless). */
+int sm_record_file_put(sm_record_file *f, const void *record, size_t len);
+/* Ends, closes and frees f (NULL: nothing); the file keeps its name only
+   with keep and nothing failed. Returns SM_OK, SM_ERR_NOMEM ("NAME: out of
+   memory while compressing") or SM_ERR_IO ("NAME: REASON", NAME the path
+   or "standard output"); *write_errno (may be NULL) gets the errno of a
+   failed write, close or rename (EPIPE: the reader went away), else 0. */
+int sm_record_file_close(sm_record_file *f, int keep, int *write_errno, sm_error *err);
+
+/* ------------------------------------------------------- output files */
+
+/* An output file that is never half written under its name: a regular file
+   (or a name not there yet) is written to a temporary file beside it
+   (NAME.tmp-XXXXXX, an existing file's permissions kept, a symbolic link's
+   target replaced), renamed over the name by sm_outfile_close with keep and
+   removed otherwise, and also when SIGINT, SIGTERM or SIGHUP ends the
+   process (a handler that only unlinks is installed while such a file or
+   an sm_outdir is open; a signal ignored on entry stays ignored). A device
+   or FIFO, or a file in a folder that may not be written, is written in
+   place. At most 8 open at once. */
+typedef struct sm_outfile sm_outfile;
+
+/* SM_ERR_INVALID ("output OUT is also an input", with " (IN)" when the
+   names differ) when output is the same regular file as one of the inputs
+   (NULL and "-" skipped, links and other names of it found); else SM_OK. */
+int sm_output_check(const char *output, const char *const *inputs, size_t count, sm_error *err);
+/* Opens path for writing. NULL with err filled ("PATH: REASON"). */
+sm_outfile *sm_outfile_open(const char *path, sm_error *err);
+FILE *sm_outfile_file(const sm_outfile *o);
+/* Closes and frees o (NULL: nothing): with keep the file takes its name,
+   without it what was written is removed (a file written in place stays).
+   Returns 0, or the errno of a failed write, close or rename. */
+int sm_outfile_close(sm_outfile *o, int keep);
+
+/* Many output files in one folder (seqmatch demux): files 0, 1, ... written
+   in a temporary folder made inside it, through at most max_open file
+   descriptors at once (the least recently used closed when another is
+   needed), and moved to their names one by one by sm_outdir_commit;
+   sm_outdir_close (or SIGINT, SIGTERM, SIGHUP) removes what is left and
+   the folder. One at a time. */
+typedef struct sm_outdir sm_outdir;
+/* The folder dir (made when missing) and in it the temporary one for files
+   0 .. files - 1; max_open 0: from the descriptor limit (RLIMIT_NOFILE less
+   32, at most 1024, at least 8). NULL with err filled ("DIR: REASON"). */
+sm_outdir *sm_outdir_open(const char *dir, size_t files, unsigned max_open, sm_error *err);
+/* Appends len bytes to file i, which the first call creates (also with len
+   0; a later len 0 does nothing). Returns 0 or an errno, *failed (may be
+   NULL) then the file that failed (files: the folder; a descriptor closed
+   to make room counts, its failure said after i's own). */
+int sm_outdir_append(sm_outdir *t, size_t i, const void *data, size_t len, size_t *failed);
+/* Closes every open descriptor: 0, or the first failure's errno (*failed). */
+int sm_outdir_end(sm_outdir *t, size_t *failed);
+/* File i's temporary name (malloc'd), or NULL when out of memory. */
+char *sm_outdir_name(const sm_outdir *t, size_t i);
+/* Moves file i over final (an existing file's permissions kept). Returns 0
+   or an errno. */
+int sm_outdir_commit(sm_outdir *t, size_t i, const char *final);
+/* Closes what is open, removes what is left and the folder; frees t. */
+void sm_outdir_close(sm_outdir *t);
+
+/* A writer over a file by name (an sm_outfile: the name gets the file only
+   from sm_writer_close with keep) or over standard output (path NULL or
+   "-"). NULL with err filled ("PATH: REASON", or out of memory). */
+sm_writer *sm_writer_open(const char *path, sm_error *err);
+FILE *sm_writer_file(const sm_writer *w);
+/* Flushes, closes what sm_writer_open opened (standard output is flushed,
+   not closed) and frees w (NULL: nothing); the file takes its name only
+   with keep and no failed write. Returns 0, or the errno of the first
+   failed write, flush, close or rename. */
+int sm_writer_close(sm_writer *w, int keep);
+
+/* ------------------------------------------------ files into a formatter */
+
+/* Refuses (SM_ERR_IO, "PATH: REASON") the first path that cannot be read:
+   missing, a folder, or not readable ("-" skipped). */
+int sm_check_input_files(char *const *paths, size_t count, sm_error *err);
+
+/* What sm_runner_scan_files does besides reading; zero (the _init) is
+   nothing. Callbacks run on the calling thread. */
+typedef struct {
+    sm_input_format format;     /* every file's (SM_INPUT_AUTO: each says) */
+    unsigned threads;           /* decompression threads, as sm_reader_open_threads */
+    /* The formatter: each file named in it (show_file) and its counts
+       (counts_per_file); with name_records also each record named
+       (sm_formatter_add_record) and measured (sm_formatter_record_length),
+       which hits formatted one by one need. NULL: no formatter. */
+    sm_formatter *formatter;
+    int name_records;
+    int show_file;              /* sm_formatter_set_file before each file ("-" as "stdin") */
+    /* SM_FORMAT_COUNT per file: the runner flushed after each file and the
+       file's counts (of pattern_count patterns) given to the formatter;
+       files after a stop get zero counts. */
+    int counts_per_file;
+    uint32_t pattern_count;
+    int stop_at_first_hit;      /* stop (a success) once the runner has a hit */
+    int start_stopped;          /* read nothing (a limit of 0 hits) */
+    /* Added in parentheses to "PATH: out of memory while scanning". */
+    const char *nomem_hint;
+    void *ctx;
+    /* Whether a stop asked by one of the runner's callbacks (its status
+       SM_ERR_TERMINATED) was the caller's limit, a success; otherwise it is
+       a failure the caller reports. NULL: always a failure. */
+    int (*limit_reached)(void *ctx);
+    void (*on_file)(void *ctx, const char *path);  /* a file opened, before its first byte */
+    /* As the reader goes: the sequence bytes of the piece just fed, the hits so far. */
+    void (*on_progress)(void *ctx, const sm_reader *reader, size_t bytes, uint64_t hits);
+    /* Each file's first piece of sequence (a check of what it holds). */
+    void (*on_first_sequence)(void *ctx, const char *path, const char *record, const uint8_t *data, size_t len);
+} sm_scan_files_options;
+
+void sm_scan_files_options_init(sm_scan_files_options *opts);
+
+/* Reads paths ("-": standard input) one after another into runner, the
+   next one opened (its decompression started) while the current one is
+   scanned, then flushes the runner; *stopped says whether the reading
+   stopped early (stop_at_first_hit, start_stopped, or the caller's limit;
+   a limit reached in the last flush is not early). Returns SM_OK, or the
+   failure with err filled: a file that cannot be opened or read, the
+   runner's status ("PATH: ..." or "scan: ..."), out of memory, or
+   SM_ERR_TERMINATED with an empty message when a callback of the caller's
+   stopped the runner without its limit (the caller says why). */
+int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, const sm_scan_files_options *opts,
+                         int *stopped, sm_error *err);
+
+/* ---------------------------------------------------------- progress line */
+
+/* A progress line of a scan of files on out (a terminal's standard error):
+   the file (long names keep their end), "file N of M", percent of the file
+   (or MB read, when its size is unknown), MB/s of sequence, the hits so
+   far and the time left, redrawn in place at most five times a second;
+   and a closing summary line. Nothing is written unless enabled. Every
+   call takes NULL (does nothing). */
+typedef struct sm_progress sm_progress;
+/* NULL when out of memory. */
+sm_progress *sm_progress_new(FILE *out, int enabled);
+void sm_progress_free(sm_progress *p);
+/* The files to come ("-": standard input), whose sizes give the time left. */
+void sm_progress_set_files(sm_progress *p, char *const *paths, size_t count);
+void sm_progress_begin_file(sm_progress *p, const char *name);
+/* bytes more sequence of the current file scanned (reader's position gives
+   the percent), hits so far (sm_runner_scan_files' on_progress). */
+void sm_progress_update(sm_progress *p, const sm_reader *reader, size_t bytes, uint64_t hits);
+/* Removes the line from the terminal (before other output there). */
+void sm_progress_clear(sm_progress *p);
+/* sm_progress_clear(ctx), as sm_writer_set_before_write's fn. */
+void sm_progress_before_write(void *ctx);
+/* "PREFIXWHAT; N files, X MB of sequence in S s (R MB/s)" and a line end. */
+void sm_progress_summary(sm_progress *p, const char *prefix, const char *what);
+/* 1234567 as "1,234,567" in buf. */
+const char *sm_thousands(uint64_t value, char *buf, size_t size);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

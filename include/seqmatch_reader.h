@@ -231,6 +231,11 @@ void sm_pattern_list_free(sm_pattern_list *list);
    SM_INPUT_FASTQ ('@') or SM_INPUT_TEXT; SM_INPUT_AUTO when it cannot say
    (standard input, a pipe, an empty or unreadable file). */
 sm_input_format sm_reader_sniff(const char *path);
+/* Whether a DNA record's start looks like protein: of its first 4096 bytes'
+   letters (at least 20 of them: *letters) 10 % or more (*other) are no
+   nucleotide code (A C G T U and IUPAC, either case); list gets up to six
+   of those letters, upper case, space-separated, in the order first seen. */
+int sm_seq_looks_like_protein(const uint8_t *seq, size_t len, size_t *letters, size_t *other, char list[16]);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "seqmatch.h"
+#include "seqmatch_dfa.h"
 #include "seqmatch_output.h"
 #include "seqmatch_reader.h"
 
@@ -154,6 +155,38 @@ typedef enum {
     OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH
 } cli_option_id;
 
+/* dfa's options (its own struct: dfa.c); those only dfa takes are applied
+   from the table by cli_apply_dfa_option. */
+typedef struct {
+    const char *dfa_path, *patterns_path, *regex;
+    int sources;
+    sm_dfa_match match;
+    int match_given;
+    sm_alphabet alphabet;
+    int alphabet_given;
+    sm_strands strands;
+    int ignore_case;
+    uint32_t max_states;
+    int minimize;          /* -1: the default for the source */
+    int skip_unknown;
+    int per_record;
+    int dump;
+    const char *output;
+    unsigned shard_index, shard_count; /* --shard I/N */
+    sm_dfa_parallel_options parallel;
+    sm_dfa_simd simd;
+    int simd_given, chunks_given;
+    int gpu;
+    uint64_t gpu_batch;    /* 0: the library's default */
+    char **inputs;
+    size_t input_count;
+} cli_dfa_options;
+
+/* Applies a dfa-only option whose table entry says how its value is taken
+   (a flag, a count, a size, a choice) to *o: returns a CLI_PARSE_* value
+   (the refusal printed), or -1 for an option dfa's switch takes. */
+int cli_apply_dfa_option(cli_dfa_options *o, cli_option_id id, const char *shown, const char *value);
+
 /* Called for each option in command-line order: shown is the option as the
    user spelled it (-t or --threads), value NULL for a flag. Returns a
    CLI_PARSE_* value (CLI_PARSE_HELP and CLI_PARSE_ERROR stop the parse). */
@@ -218,55 +251,17 @@ int cli_dfa_main(int argc, char **argv);
 
 /* ------------------------------------------------------------- output */
 
-/* An output file (-o). A regular file is written beside its name and
-   renamed over it only when the command succeeds; a device or FIFO is
-   written in place. */
-typedef struct {
-    FILE *file;
-    const char *path;  /* as given */
-    char *final;       /* the name the temporary file becomes; NULL when in place */
-    int temp_slot;     /* its entry among the temporary files open at once */
-} cli_outfile;
-
-/* Refuses (message printed, -1) an output that is the same regular file as
-   one of the inputs (NULL and "-" inputs are skipped); 0 otherwise. */
+/* Output files (-o) are the library's sm_outfile (include/seqmatch_output.h):
+   never an input, never half written under their name. These print the
+   library's message and return -1 (NULL) on failure. */
 int cli_check_output(const char *output, const char *const *inputs, size_t count);
-/* Opens path for writing. Returns 0, or prints a message and returns -1. */
-int cli_outfile_open(cli_outfile *o, const char *path);
-/* Closes: with keep, puts the file in place; without, removes what was
-   written (a file written in place stays). Returns 0 or the errno of a
-   failed write, close or rename (nothing printed). */
-int cli_outfile_close(cli_outfile *o, int keep);
-
-/* Many output files in one folder (demux): written as files named 0, 1, ...
-   in a temporary folder inside it, and moved to their names only when the
-   command succeeds (cli_tempdir_commit, then cli_tempdir_close with keep);
-   otherwise, or on SIGINT, SIGTERM or SIGHUP, removed with the folder. */
-typedef struct {
-    char *path;        /* the temporary folder */
-    size_t files;      /* files 0 .. files - 1 may be there */
-    int open;
-} cli_tempdir;
-
-/* Makes the temporary folder in dir for up to files files. Returns 0, or
-   prints a message and returns -1. */
-int cli_tempdir_open(cli_tempdir *t, const char *dir, size_t files);
-/* The temporary name of file i (malloc'd), or NULL. */
-char *cli_tempdir_name(const cli_tempdir *t, size_t i);
-/* Moves file i over final (a symbolic link there is replaced; an existing
-   file's permissions are kept). Returns 0 or an errno (nothing printed). */
-int cli_tempdir_commit(cli_tempdir *t, size_t i, const char *final);
-/* Removes what is left (every file without keep) and the folder. */
-void cli_tempdir_close(cli_tempdir *t);
+sm_outfile *cli_outfile_open(const char *path);
 
 /* Hit output (-o, --profile, shard files): the library's buffered writer
    (include/seqmatch_output.h) over standard output or an output file. */
 typedef struct {
-    sm_writer *w;
+    sm_writer *w;              /* sm_writer_open's */
     const char *display_name;  /* for messages: the path, or "standard output" */
-    FILE *file;
-    int owns_file;
-    cli_outfile out;           /* when owns_file */
     int error;                 /* the errno of a failed write or close */
 } cli_writer;
 
@@ -298,25 +293,6 @@ int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options 
 
 /* --------------------------------------------------- records of reads */
 
-/* Record outputs (filter, demux): records written as read, to a file or
-   standard output ("-" or NULL), gzip-compressed (independent members of
-   up to 1 MiB of input) when the name ends in .gz. */
-typedef struct cli_recout cli_recout;
-/* Returns the output, or prints a message and returns NULL. */
-cli_recout *cli_recout_open(const char *path);
-/* Appends one record's bytes (a line end added when they end without one). */
-void cli_recout_put(cli_recout *o, const void *data, size_t len);
-/* Flushes and closes (the file kept only with keep); returns 0, or -1
-   after printing what failed. Frees o. */
-int cli_recout_close(cli_recout *o, int keep);
-/* Whether a write has failed (scanning on is pointless). */
-int cli_recout_failed(const cli_recout *o);
-
-/* Whether the name ends in .gz. */
-int cli_gzip_name(const char *path);
-
-struct cli_progress;
-
 /* A read command's run (reads.c): the library's record queue with the
    command's callbacks (sm_reads_options'), its progress line and messages. */
 typedef struct {
@@ -324,9 +300,9 @@ typedef struct {
     unsigned scan_mate;       /* demux: scan only mate 1 or 2 of each pair (0: both) */
     void (*on_summary)(void *ctx, sm_read_record *record, const sm_record_summary *summary); /* or NULL */
     int (*on_record)(void *ctx, sm_read_record *record);
-    /* At the end of a run that did not fail: the closing line (progress.c's
-       cli_progress_summary), or NULL. */
-    void (*summary)(struct cli_progress *progress, void *ctx);
+    /* At the end of a run that did not fail: the closing line
+       (sm_progress_summary), or NULL. */
+    void (*summary)(sm_progress *progress, void *ctx);
     void *ctx;
     sm_reads *reads;          /* during the run */
     sm_input_format format;   /* after it: the first input's (SM_INPUT_AUTO: none read) */
@@ -347,45 +323,9 @@ int cli_check_read_options(cli_options *opts);
 
 /* ------------------------------------------------------------- progress */
 
-typedef struct cli_progress {
-    int enabled;
-    int drawn;
-    const char *name;
-    double start;             /* the command's start */
-    double file_start;
-    double last_draw;
-    uint64_t bytes_scanned;   /* sequence bytes of the current file so far */
-    uint64_t total_scanned;   /* ... of every file so far */
-    uint64_t hits;            /* so far, as the caller last said */
-    unsigned file, files;     /* the current file (from 1) of how many */
-    uint64_t files_bytes;     /* the files' sizes together (0: some unknown) */
-    uint64_t done_bytes;      /* the sizes of the files before the current one */
-    unsigned width;
-} cli_progress;
-
-/* A progress line on standard error while files are read (file, file N of
-   M, percent, MB/s, hits so far, time left), and a closing summary line:
-   both when enabled (standard error a terminal, or --progress). */
-void cli_progress_init(cli_progress *p, int enabled);
-/* The targets to come (their sizes, for the time left). */
-void cli_progress_set_files(cli_progress *p, char *const *paths, size_t count);
-void cli_progress_begin_file(cli_progress *p, const char *name);
-/* Adds bytes_scanned sequence bytes, with the hits so far; redraws at most
-   about five times a second. */
-void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits);
-/* Removes the bar from the terminal. */
-void cli_progress_clear(cli_progress *p);
-/* Writer hook: clears the bar before output reaches a shared terminal. */
-void cli_progress_before_write(void *ctx);
-/* The closing line, "seqmatch: " and what the caller says, then the
-   sequence read, the time and the speed; nothing when not enabled. */
-void cli_progress_summary(cli_progress *p, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* 1234567 as "1,234,567" in buf. */
-const char *cli_thousands(uint64_t value, char *buf, size_t size);
+/* The progress line (standard error a terminal, or --progress) is the
+   library's sm_progress; its closing line starts "seqmatch: ". */
+#define CLI_PROGRESS_PREFIX "seqmatch: "
 
 /* Threads for a --threads value (0: every online core). */
 unsigned cli_threads(unsigned asked);

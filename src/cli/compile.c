@@ -198,13 +198,13 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
    beside its name and renamed over it, a device or FIFO written in place,
    and an interrupted write leaves nothing behind. */
 static int save_database(const sm_db *db, const char *path) {
-    cli_outfile out;
-    if (cli_outfile_open(&out, path) != 0) return -1;
+    sm_outfile *out = cli_outfile_open(path);
+    if (!out) return -1;
     size_t size = 0;
     const void *bytes = sm_db_bytes(db, &size);
     errno = 0;
-    int e = fwrite(bytes, 1, size, out.file) == size ? 0 : errno ? errno : EIO;
-    int closed = cli_outfile_close(&out, !e);
+    int e = fwrite(bytes, 1, size, sm_outfile_file(out)) == size ? 0 : errno ? errno : EIO;
+    int closed = sm_outfile_close(out, !e);
     if (!e) e = closed;
     if (e) cli_error("%s: %s", path, strerror(e));
     return e ? -1 : 0;

@@ -4,21 +4,17 @@
  * A record goes to the barcode whose hit has the fewest errors; two
  * barcodes equally close, or none, send it to "unassigned". Thousands of
  * barcodes means thousands of files: each has a buffer in memory, and a
- * full buffer is appended to its file through a small set of open
- * descriptors, the least recently used closed when another is needed, so
- * the process never holds more than the limit allows. gzip output is a
- * series of members, one per buffer. */
+ * full buffer is appended to its file through the library's sm_outdir (a
+ * small set of open descriptors, the least recently used closed when
+ * another is needed). gzip output is a series of members, one per buffer. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -90,10 +86,7 @@ struct dm_barcode;
 
 typedef struct {
     char *path;       /* its name, made when the input's format is known */
-    size_t index;     /* its temporary file's number (cli_tempdir) */
-    int fd;           /* -1 when closed */
-    int created;      /* truncated once; appended to since */
-    uint64_t last_use;
+    size_t index;     /* its temporary file's number (sm_outdir) */
     sm_record_out *out; /* its records, gathered in a buffer (compressed: a member each) */
     struct demux_state *d;
     struct dm_barcode *b;
@@ -116,15 +109,13 @@ typedef struct demux_state {
     int gzip;
     size_t buf_cap;
     sm_record_packer *packer; /* --gzip */
-    unsigned open_files, max_open;
-    uint64_t tick;
     uint64_t no_hit, ambiguous, total;
     int error;               /* errno of a failed write; the path in failed_path */
     const char *failed_path;
     const cli_reads_job *job;
     const char **inputs;     /* to refuse an output that is an input */
     size_t ninputs;
-    cli_tempdir temp;        /* every file is written there, moved on success */
+    sm_outdir *temp;         /* every file is written there, moved on success */
     const sm_db *db;         /* --trim: the barcodes' lengths */
     uint8_t *cut;            /* --trim: a record without its barcode */
     size_t cut_cap;
@@ -175,65 +166,21 @@ static int make_path(demux_state *d, dm_barcode *b, unsigned m) {
     return f->path ? 0 : -1;
 }
 
-static void close_lru(demux_state *d) {
-    dm_file *oldest = NULL;
-    for (size_t i = 0; i <= d->nbc; i++)
-        for (unsigned m = 0; m < d->mates; m++) {
-            dm_file *f = &d->bc[i].file[m];
-            if (f->fd >= 0 && (!oldest || f->last_use < oldest->last_use)) oldest = f;
-        }
-    if (!oldest) return;
-    if (close(oldest->fd) != 0 && !d->error) {
-        d->error = errno;
-        d->failed_path = oldest->path;
-    }
-    oldest->fd = -1;
-    d->open_files--;
-}
-
-/* Appends bytes to a file's temporary file, opening it (the first time:
-   creating it). */
+/* Appends bytes to a file's temporary file (the first time: creating it). */
 static int append(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
-    dm_file *f = &b->file[m];
     if (d->error) return -1;
     if (make_path(d, b, m) != 0) {
         d->error = ENOMEM;
         d->failed_path = d->dir;
         return -1;
     }
-    f->last_use = ++d->tick;
-    if (f->fd < 0) {
-        while (d->open_files >= d->max_open) close_lru(d);
-        char *temp = cli_tempdir_name(&d->temp, f->index);
-        if (!temp) {
-            d->error = ENOMEM;
-            d->failed_path = d->dir;
-            return -1;
-        }
-        int flags = O_WRONLY | O_CREAT | (f->created ? O_APPEND : O_TRUNC);
-        f->fd = open(temp, flags, 0666);
-        int e = errno;
-        free(temp);
-        if (f->fd < 0) {
-            d->error = e;
-            d->failed_path = f->path;
-            return -1;
-        }
-        f->created = 1;
-        d->open_files++;
-    }
-    while (n > 0) {
-        ssize_t w = write(f->fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            d->error = w < 0 ? errno : EIO;
-            d->failed_path = f->path;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    size_t failed = 0;
+    int e = sm_outdir_append(d->temp, b->file[m].index, p, n, &failed);
+    if (!e) return 0;
+    d->error = e;
+    /* files i * 2 + m are barcode i's; the last number is the folder's */
+    d->failed_path = failed < (d->nbc + 1) * 2 ? d->bc[failed / 2].file[failed % 2].path : d->dir;
+    return -1;
 }
 
 /* A file's buffer out (sm_record_out's write). */
@@ -303,17 +250,6 @@ static int demux_record(void *ctx, sm_read_record *e) {
 
 /* ------------------------------------------------------------- setup */
 
-typedef struct {
-    const char *name;
-    uint32_t pattern;
-} named;
-
-static int by_name(const void *a, const void *b) {
-    const named *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->pattern < y->pattern ? -1 : x->pattern > y->pattern);
-}
-
 /* A barcode name that is a plain file name. */
 static const char *bad_name(const char *name) {
     if (!name[0]) return "is empty";
@@ -326,63 +262,40 @@ static const char *bad_name(const char *name) {
     return NULL;
 }
 
-/* The barcodes: one per distinct pattern name, in the order first given. */
+/* The barcodes: one per distinct pattern name (the library's groups by
+   name), in the order first given. */
 static int make_barcodes(demux_state *d, const sm_db *db) {
     sm_db_info info;
     sm_db_get_info(db, &info);
-    uint32_t n = info.pattern_count;
-    named *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    uint32_t n = info.pattern_count, groups = 0;
     d->barcode_of = malloc((n ? n : 1) * sizeof *d->barcode_of);
     d->bc = calloc((size_t)n + 1, sizeof *d->bc);
-    if (!sorted || !d->barcode_of || !d->bc) {
-        free(sorted);
+    if (!d->barcode_of || !d->bc) {
         cli_error("out of memory");
         return -1;
     }
-    for (size_t i = 0; i <= n; i++) d->bc[i].file[0].fd = d->bc[i].file[1].fd = -1;
     for (uint32_t i = 0; i < n; i++) {
         const char *name = sm_db_pattern_name(db, i);
-        sorted[i].name = name ? name : "";
-        sorted[i].pattern = i;
-        const char *why = bad_name(sorted[i].name);
+        const char *why = bad_name(name ? name : "");
         if (why) {
             cli_error("barcode %u: its name '%s' %s; name the barcodes in a FASTA file (>NAME)", i + 1,
-                      sorted[i].name, why);
-            free(sorted);
+                      name ? name : "", why);
             return -1;
         }
     }
-    qsort(sorted, n, sizeof *sorted, by_name);
-    /* a name's barcode is numbered by its first pattern: the given order */
-    uint32_t *first = malloc((n ? n : 1) * sizeof *first);
-    if (!first) {
-        free(sorted);
+    if (sm_db_name_groups(db, d->barcode_of, &groups) != SM_OK) {
         cli_error("out of memory");
         return -1;
     }
-    for (uint32_t i = 0; i < n; i++) first[i] = UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t lead = i > 0 && strcmp(sorted[i].name, sorted[i - 1].name) == 0 ? first[sorted[i - 1].pattern]
-                                                                                   : sorted[i].pattern;
-        first[sorted[i].pattern] = lead;
-    }
-    free(sorted);
     for (uint32_t p = 0; p < n; p++) {
-        if (first[p] != p) {
-            d->barcode_of[p] = d->barcode_of[first[p]];
-            continue;
-        }
-        d->barcode_of[p] = (uint32_t)d->nbc;
+        if (d->barcode_of[p] != d->nbc) continue; /* its name came before */
         const char *name = sm_db_pattern_name(db, p);
-        d->bc[d->nbc].name = strdup(name ? name : "");
-        if (!d->bc[d->nbc].name) {
-            free(first);
+        if (!(d->bc[d->nbc].name = strdup(name ? name : ""))) {
             cli_error("out of memory");
             return -1;
         }
         d->nbc++;
     }
-    free(first);
     d->bc[d->nbc].name = strdup(UNASSIGNED);
     return d->bc[d->nbc].name ? 0 : -1;
 }
@@ -399,20 +312,6 @@ static void print_summary(const demux_state *d, FILE *out) {
     fprintf(out, "total\t%llu\t%.2f\t\n", (unsigned long long)d->total, d->total ? 100.0 : 0.0);
     fprintf(out, "# unassigned: %llu without a barcode, %llu with two barcodes equally close\n",
             (unsigned long long)d->no_hit, (unsigned long long)d->ambiguous);
-}
-
-static int make_dir(const char *dir) {
-    struct stat st;
-    if (stat(dir, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return 0;
-        cli_error("%s: %s", dir, strerror(ENOTDIR));
-        return -1;
-    }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("%s: %s", dir, strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
 int cli_demux_main(int argc, char **argv) {
@@ -473,19 +372,18 @@ int cli_demux_main(int argc, char **argv) {
     d.db = db;
     /* Every check that can refuse the run before any file is made. */
     if (check_outputs(&d) != 0) goto cleanup;
-    if (make_dir(d.dir) != 0) goto cleanup;
     for (size_t i = 0; i <= d.nbc; i++)
         for (unsigned m = 0; m < 2; m++) d.bc[i].file[m].index = i * 2 + m;
-    if (cli_tempdir_open(&d.temp, d.dir, (d.nbc + 1) * 2) != 0) goto cleanup;
+    sm_error err;
+    if (!(d.temp = sm_outdir_open(d.dir, (d.nbc + 1) * 2, 0, &err))) {
+        cli_error("%s", err.message);
+        goto cleanup;
+    }
     size_t files = (d.nbc + 1) * d.mates;
     d.buf_cap = BUFFER_BUDGET / files;
     if (d.buf_cap < BUFFER_MIN) d.buf_cap = BUFFER_MIN;
     if (d.buf_cap > BUFFER_MAX) d.buf_cap = BUFFER_MAX;
     if (opts.buffer_size) d.buf_cap = opts.buffer_size;
-    struct rlimit lim;
-    rlim_t fds = getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur : 256;
-    /* room for the inputs, the summary, the runner and the libraries */
-    d.max_open = fds > 1024 + 32 ? 1024 : fds > 40 ? (unsigned)(fds - 32) : 8;
     if (d.gzip && !(d.packer = sm_record_packer_new(d.buf_cap))) {
         cli_error("out of memory");
         goto cleanup;
@@ -517,17 +415,11 @@ int cli_demux_main(int argc, char **argv) {
             /* a gzip file without a record gets an empty member, a plain one is made empty */
             int end = sm_record_out_end(f->out);
             if (end == SM_ERR_NOMEM) d.error = ENOMEM, d.failed_path = f->path ? f->path : d.bc[i].name;
-            if (end == SM_OK && !f->created) append(&d, &d.bc[i], m, (const uint8_t *)"", 0);
+            if (end == SM_OK) append(&d, &d.bc[i], m, (const uint8_t *)"", 0);
         }
-    for (size_t i = 0; i <= d.nbc; i++)
-        for (unsigned m = 0; m < d.mates; m++)
-            if (d.bc[i].file[m].fd >= 0) {
-                if (close(d.bc[i].file[m].fd) != 0 && !d.error) {
-                    d.error = errno;
-                    d.failed_path = d.bc[i].file[m].path;
-                }
-                d.bc[i].file[m].fd = -1;
-            }
+    size_t failed = 0;
+    int closed = sm_outdir_end(d.temp, &failed);
+    if (closed && !d.error) d.error = closed, d.failed_path = d.bc[failed / 2].file[failed % 2].path;
     if (d.error > 0) cli_error("%s: %s", d.failed_path ? d.failed_path : d.dir, strerror(d.error));
     if (rc != 0 || d.error) goto cleanup;
     for (size_t i = 0; i <= d.nbc; i++)
@@ -539,31 +431,30 @@ int cli_demux_main(int argc, char **argv) {
 
     /* The run succeeded: the summary is written to its temporary file, every
        barcode's file moved to its name, then the summary to its own. */
-    cli_outfile sf;
-    int summary_open = 0;
+    sm_outfile *sf = NULL;
     if (opts.summary_path) {
-        if (cli_outfile_open(&sf, opts.summary_path) != 0) goto cleanup;
-        summary_open = 1;
-        print_summary(&d, sf.file);
-        if (ferror(sf.file) || fflush(sf.file) != 0) {
+        if (!(sf = cli_outfile_open(opts.summary_path))) goto cleanup;
+        print_summary(&d, sm_outfile_file(sf));
+        if (ferror(sm_outfile_file(sf)) || fflush(sm_outfile_file(sf)) != 0) {
             cli_error("%s: %s", opts.summary_path, strerror(EIO));
-            cli_outfile_close(&sf, 0);
+            sm_outfile_close(sf, 0);
             goto cleanup;
         }
     }
     for (size_t i = 0; i <= d.nbc; i++)
         for (unsigned m = 0; m < d.mates; m++) {
             dm_file *f = &d.bc[i].file[m];
-            int e = cli_tempdir_commit(&d.temp, f->index, f->path);
+            int e = sm_outdir_commit(d.temp, f->index, f->path);
             if (e) {
                 cli_error("%s: %s", f->path, strerror(e));
-                if (summary_open) cli_outfile_close(&sf, 0);
+                sm_outfile_close(sf, 0);
                 goto cleanup;
             }
         }
-    cli_tempdir_close(&d.temp);
-    if (summary_open) {
-        int e = cli_outfile_close(&sf, 1);
+    sm_outdir_close(d.temp);
+    d.temp = NULL;
+    if (sf) {
+        int e = sm_outfile_close(sf, 1);
         if (e) {
             cli_error("%s: %s", opts.summary_path, strerror(e));
             goto cleanup;
@@ -579,7 +470,6 @@ cleanup:
             if (!d.bc[i].name && i < d.nbc) continue;
             free(d.bc[i].name);
             for (unsigned m = 0; m < 2; m++) {
-                if (d.bc[i].file[m].fd >= 0) close(d.bc[i].file[m].fd);
                 free(d.bc[i].file[m].path);
                 sm_record_out_free(d.bc[i].file[m].out);
             }
@@ -587,7 +477,7 @@ cleanup:
     free(d.bc);
     free(d.barcode_of);
     free(d.cut);
-    cli_tempdir_close(&d.temp);
+    sm_outdir_close(d.temp);
     sm_record_packer_free(d.packer);
     if (db) sm_db_free(db);
     cli_options_free(&opts);

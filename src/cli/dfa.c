@@ -14,33 +14,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "seqmatch_dfa.h"
 
 
-typedef struct {
-    const char *dfa_path, *patterns_path, *regex;
-    int sources;
-    sm_dfa_match match;
-    int match_given;
-    sm_alphabet alphabet;
-    int alphabet_given;
-    sm_strands strands;
-    int ignore_case;
-    uint32_t max_states;
-    int minimize;          /* -1: the default for the source */
-    int skip_unknown;
-    int per_record;
-    int dump;
-    const char *output;
-    unsigned shard_index, shard_count; /* --shard I/N */
-    sm_dfa_parallel_options parallel;
-    sm_dfa_simd simd;
-    int simd_given, chunks_given;
-    int gpu;
-    uint64_t gpu_batch;    /* 0: the library's default */
-    char **inputs;
-    size_t input_count;
-} dfa_options;
 
 static void print_help(FILE *out) {
     fputs("Usage: seqmatch dfa (--dfa FILE | --from-patterns FILE | --regex EXPR) [options] [INPUT...]\n"
@@ -93,7 +68,7 @@ static void print_help(FILE *out) {
    DNA, other files text; standard input and pipes (which cannot be looked
    at twice) are text, or DNA with --per-record. Files of both kinds are
    refused. */
-static int alphabet_of_inputs(dfa_options *o) {
+static int alphabet_of_inputs(cli_dfa_options *o) {
     const char *dna = NULL, *text = NULL;
     for (size_t i = 0; i < o->input_count; i++) {
         sm_input_format holds = sm_reader_sniff(o->inputs[i]);
@@ -115,27 +90,22 @@ static int alphabet_of_inputs(dfa_options *o) {
 #define usage_error(...) (cli_usage_error(CLI_COMMAND_DFA, __VA_ARGS__), CLI_PARSE_ERROR)
 
 static int take_input(void *ctx, char *arg) {
-    dfa_options *o = ctx;
+    cli_dfa_options *o = ctx;
     o->inputs[o->input_count++] = arg;
     return 0;
 }
 
 /* One option of cli_parse_argv (the table in options.c). */
 static int take_option(void *ctx, cli_option_id id, const char *shown, const char *value) {
-    dfa_options *o = ctx;
+    cli_dfa_options *o = ctx;
     unsigned long long n;
-    (void)shown;
+    int typed = cli_apply_dfa_option(o, id, shown, value);
+    if (typed >= 0) return typed;
     switch (id) {
     case OPT_HELP: return CLI_PARSE_HELP;
     case OPT_DFA: o->dfa_path = value, o->sources++; break;
     case OPT_FROM_PATTERNS: o->patterns_path = value, o->sources++; break;
     case OPT_REGEX: o->regex = value, o->sources++; break;
-    case OPT_MATCH:
-        if (strcmp(value, "contains") == 0) o->match = SM_DFA_CONTAINS;
-        else if (strcmp(value, "ends") == 0) o->match = SM_DFA_ENDS;
-        else return usage_error("--match takes contains or ends, not '%s'", value);
-        o->match_given = 1;
-        break;
     case OPT_ALPHABET:
         if (strcmp(value, "text") == 0) o->alphabet = SM_ALPHABET_TEXT;
         else if (strcmp(value, "dna") == 0) o->alphabet = SM_ALPHABET_DNA;
@@ -150,31 +120,10 @@ static int take_option(void *ctx, cli_option_id id, const char *shown, const cha
         else return usage_error("--strand takes both, + or -, not '%s'", value);
         break;
     case OPT_IGNORE_CASE: o->ignore_case = 1; break;
-    case OPT_MAX_STATES:
-        if (cli_parse_count(value, SM_DFA_MAX_STATES, &n) || n == 0)
-            return usage_error("--max-states takes a number from 1, not '%s'", value);
-        o->max_states = (uint32_t)n;
-        break;
-    case OPT_MINIMIZE: o->minimize = 1; break;
-    case OPT_NO_MINIMIZE: o->minimize = 0; break;
-    case OPT_DUMP: o->dump = 1; break;
-    case OPT_SKIP_UNKNOWN: o->skip_unknown = 1; break;
-    case OPT_PER_RECORD: o->per_record = 1; break;
     case OPT_THREADS:
         if (cli_parse_count(value, 4096, &n) || n == 0)
             return usage_error("--threads takes a number from 1 to 4096, not '%s'", value);
         o->parallel.threads = (unsigned)n;
-        break;
-    case OPT_CHUNKS:
-        if (cli_parse_count(value, 1u << 20, &n) || n == 0)
-            return usage_error("--chunks takes a number from 1, not '%s'", value);
-        o->parallel.chunks = (size_t)n;
-        o->chunks_given = 1;
-        break;
-    case OPT_POLICY:
-        if (strcmp(value, "balanced") == 0) o->parallel.policy = SM_DFA_CHUNKS_BALANCED;
-        else if (strcmp(value, "equal") == 0) o->parallel.policy = SM_DFA_CHUNKS_EQUAL;
-        else return usage_error("--policy takes balanced or equal, not '%s'", value);
         break;
     case OPT_FIRST_CHUNK_RATIO: {
         char *end = NULL;
@@ -184,18 +133,7 @@ static int take_option(void *ctx, cli_option_id id, const char *shown, const cha
         o->parallel.first_chunk_ratio = m;
         break;
     }
-    case OPT_SIMD:
-        if (strcmp(value, "auto") == 0) o->simd = SM_DFA_SIMD_AUTO;
-        else if (strcmp(value, "avx2") == 0) o->simd = SM_DFA_SIMD_AVX2;
-        else if (strcmp(value, "scalar") == 0) o->simd = SM_DFA_SIMD_SCALAR;
-        else return usage_error("--simd takes auto, avx2 or scalar, not '%s'", value);
-        o->simd_given = 1;
-        break;
     case OPT_GPU: o->gpu = 1; break;
-    case OPT_GPU_BATCH:
-        if (cli_parse_size(value, &o->gpu_batch) != 0 || o->gpu_batch == 0 || o->gpu_batch > ((uint64_t)1 << 40))
-            return usage_error("--gpu-batch takes a size from 1 byte (K, M, G suffixes), not '%s'", value);
-        break;
     case OPT_OUTPUT: o->output = value; break;
     case OPT_SHARD:
         if (cli_parse_shard(value, &o->shard_index, &o->shard_count) != 0)
@@ -208,7 +146,7 @@ static int take_option(void *ctx, cli_option_id id, const char *shown, const cha
 }
 
 /* Returns CLI_PARSE_OK, CLI_PARSE_HELP or CLI_PARSE_ERROR (message printed). */
-static int parse_args(int argc, char **argv, dfa_options *o) {
+static int parse_args(int argc, char **argv, cli_dfa_options *o) {
     memset(o, 0, sizeof *o);
     o->alphabet = SM_ALPHABET_TEXT;
     o->strands = SM_STRAND_BOTH;
@@ -243,7 +181,7 @@ static int parse_args(int argc, char **argv, dfa_options *o) {
     return CLI_PARSE_OK;
 }
 
-static int load_dfa(const dfa_options *o, sm_dfa **dfa) {
+static int load_dfa(const cli_dfa_options *o, sm_dfa **dfa) {
     sm_error err;
     memset(&err, 0, sizeof err);
     sm_dfa *raw = NULL;
@@ -308,7 +246,7 @@ static int load_dfa(const dfa_options *o, sm_dfa **dfa) {
 typedef struct {
     const sm_dfa *dfa;
     const sm_dfa_matcher *matcher;
-    const dfa_options *o;
+    const cli_dfa_options *o;
     FILE *out;
     uint32_t state;
     int any_accepted;
@@ -335,7 +273,7 @@ static int on_result(void *ctx, const char *record, uint32_t state) {
 
 /* One input through the library's loop (sm_dfa_scan_reader). */
 static int run_input(dfa_run *r, const char *path, int label_with_path) {
-    const dfa_options *o = r->o;
+    const cli_dfa_options *o = r->o;
     sm_error err;
     sm_reader *reader = NULL;
     sm_input_format format = o->alphabet == SM_ALPHABET_DNA ? SM_INPUT_AUTO : SM_INPUT_TEXT;
@@ -367,7 +305,7 @@ static int on_gpu_result(void *ctx, const char *label, uint32_t state) {
 }
 
 /* The inputs through the library's GPU loop (sm_dfa_gpu_scan_files). */
-static int run_gpu(dfa_run *r, const dfa_options *o) {
+static int run_gpu(dfa_run *r, const cli_dfa_options *o) {
     sm_dfa_gpu_options go;
     sm_dfa_gpu_options_init(&go);
     go.batch_bytes = (size_t)o->gpu_batch;
@@ -393,7 +331,7 @@ static void *start_cuda(void *arg) {
 }
 
 int cli_dfa_main(int argc, char **argv) {
-    dfa_options o;
+    cli_dfa_options o;
     int parsed = parse_args(argc, argv, &o);
     if (parsed != CLI_PARSE_OK) {
         free(o.inputs);
@@ -460,15 +398,14 @@ int cli_dfa_main(int argc, char **argv) {
         return CLI_EXIT_ERROR;
     }
     FILE *out = stdout;
-    cli_outfile outfile;
-    memset(&outfile, 0, sizeof outfile);
+    sm_outfile *outfile = NULL;
     if (o.output && strcmp(o.output, "-") != 0) {
-        if (cli_outfile_open(&outfile, o.output) != 0) {
+        if (!(outfile = cli_outfile_open(o.output))) {
             sm_dfa_free(dfa);
             free(o.inputs);
             return CLI_EXIT_ERROR;
         }
-        out = outfile.file;
+        out = sm_outfile_file(outfile);
     }
     int status = 0;
     if (o.dump) {
@@ -513,7 +450,7 @@ int cli_dfa_main(int argc, char **argv) {
     }
     if (out != stdout) {
         /* kept when the command succeeded (some input accepted or none) */
-        int e = cli_outfile_close(&outfile, status != CLI_EXIT_ERROR);
+        int e = sm_outfile_close(outfile, status != CLI_EXIT_ERROR);
         if (e && status != CLI_EXIT_ERROR) {
             cli_error("%s: %s", o.output, strerror(e));
             status = CLI_EXIT_ERROR;

@@ -1,5 +1,6 @@
 /* seqmatch filter: the records (or pairs of mates) that hold a hit, or
  * those that do not, written exactly as they were read. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,7 @@ void cli_print_filter_help(FILE *out) {
 enum { OUT_CHOSEN, OUT_MATCHED, OUT_UNMATCHED, OUT_KINDS };
 
 typedef struct {
-    cli_recout *out[OUT_KINDS][2];
+    sm_record_file *out[OUT_KINDS][2];  /* records as read, gzip when named .gz */
     int invert, pairs;
     uint64_t chosen, matched, entries;
 } filter_state;
@@ -80,20 +81,30 @@ static int filter_record(void *ctx, sm_read_record *e) {
         if (!wanted || !f->out[kind][0]) continue;
         if (kind == OUT_CHOSEN) f->chosen++;
         for (unsigned m = 0; m < e->mates; m++) {
-            cli_recout_put(f->out[kind][m], e->raw[m], e->raw_len[m]);
-            failed |= cli_recout_failed(f->out[kind][m]);
+            failed |= sm_record_file_put(f->out[kind][m], e->raw[m], e->raw_len[m]);
         }
     }
     /* a broken output ends the scan; the close says why */
     return failed ? -1 : 0;
 }
 
-static void filter_summary(cli_progress *progress, void *ctx) {
+static void filter_summary(sm_progress *progress, void *ctx) {
     const filter_state *f = ctx;
-    char kept[32], all[32];
-    cli_progress_summary(progress, "%s of %s %s with a hit (%.1f %%)", cli_thousands(f->matched, kept, sizeof kept),
-                         cli_thousands(f->entries, all, sizeof all), f->pairs ? "pairs" : "records",
-                         f->entries ? 100.0 * (double)f->matched / (double)f->entries : 0.0);
+    char kept[32], all[32], what[160];
+    snprintf(what, sizeof what, "%s of %s %s with a hit (%.1f %%)", sm_thousands(f->matched, kept, sizeof kept),
+             sm_thousands(f->entries, all, sizeof all), f->pairs ? "pairs" : "records",
+             f->entries ? 100.0 * (double)f->matched / (double)f->entries : 0.0);
+    sm_progress_summary(progress, CLI_PROGRESS_PREFIX, what);
+}
+
+/* Closes an output (kept only with keep): 0, or -1 after saying what failed
+   (nothing for a reader that went away: | head). */
+static int close_output(sm_record_file *out, int keep) {
+    int write_errno = 0;
+    sm_error err;
+    int rc = sm_record_file_close(out, keep, &write_errno, &err);
+    if (rc != SM_OK && !(rc == SM_ERR_IO && write_errno == EPIPE)) cli_error("%s", err.message);
+    return rc == SM_OK ? 0 : -1;
 }
 
 /* NAME with its '#' replaced by the mate number; malloc'd. */
@@ -197,6 +208,7 @@ int cli_filter_main(int argc, char **argv) {
     if (cli_load_database(&opts, &db) != 0) goto cleanup;
     sm_db_info info;
     sm_db_get_info(db, &info);
+    sm_error err;
     if (info.alphabet == SM_ALPHABET_TEXT && !opts.lines) {
         cli_usage_error(CLI_COMMAND_FILTER, "filter writes records: with --alphabet text give --lines (each line a "
                         "record)");
@@ -209,7 +221,10 @@ int cli_filter_main(int argc, char **argv) {
     }
     for (int kind = 0; kind < OUT_KINDS; kind++)
         for (unsigned m = 0; m < mates; m++)
-            if (names[kind][m] && !(f.out[kind][m] = cli_recout_open(names[kind][m]))) goto cleanup;
+            if (names[kind][m] && !(f.out[kind][m] = sm_record_file_open(names[kind][m], &err))) {
+                cli_error("%s", err.message);
+                goto cleanup;
+            }
 
     cli_reads_job job;
     memset(&job, 0, sizeof job);
@@ -224,7 +239,7 @@ int cli_filter_main(int argc, char **argv) {
     for (int kind = 0; kind < OUT_KINDS; kind++)
         for (unsigned m = 0; m < mates; m++) {
             if (!f.out[kind][m]) continue;
-            if (cli_recout_close(f.out[kind][m], rc == 0) != 0) write_failed = 1;
+            if (close_output(f.out[kind][m], rc == 0) != 0) write_failed = 1;
             f.out[kind][m] = NULL;
         }
     if (rc != 0 || write_failed) goto cleanup;
@@ -234,7 +249,7 @@ int cli_filter_main(int argc, char **argv) {
 cleanup:
     for (int kind = 0; kind < OUT_KINDS; kind++)
         for (unsigned m = 0; m < mates; m++) {
-            if (f.out[kind][m]) cli_recout_close(f.out[kind][m], 0);
+            if (f.out[kind][m]) close_output(f.out[kind][m], 0);
             free(names[kind][m]);
         }
     if (db) sm_db_free(db);

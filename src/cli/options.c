@@ -47,10 +47,17 @@ typedef struct {
 
 #define AT(field) offsetof(cli_options, field), sizeof(((cli_options *)0)->field)
 #define GIVEN(field) offsetof(cli_options, field)
+/* dfa's own options (FOR_DFA alone) go to its struct */
+#define DFA_AT(field) offsetof(cli_dfa_options, field), sizeof(((cli_dfa_options *)0)->field)
+#define DFA_GIVEN(field) offsetof(cli_dfa_options, field)
 #define CUSTOM V_CUSTOM, 0, 0, 0, 0, NULL, NULL, 0
 #define FLAG(field, v) V_FLAG, AT(field), 0, v, NULL, NULL, 0
 #define PATH(field) V_PATH, AT(field), 0, 0, NULL, "%s: empty file name", 0
 #define COUNT(field, max, refusal, given) V_COUNT, AT(field), 0, max, NULL, refusal, given
+#define DFA_FLAG(field, v) V_FLAG, DFA_AT(field), 0, v, NULL, NULL, 0
+#define DFA_COUNT(field, max, refusal, given) V_COUNT, DFA_AT(field), 1, max, NULL, refusal, given
+#define DFA_SIZE(field, max, refusal) V_SIZE, DFA_AT(field), 1, max, NULL, refusal, 0
+#define DFA_CHOICE(field, list, refusal, given) V_CHOICE, DFA_AT(field), 0, 0, list, refusal, given
 #define SIZE(field, min, max, refusal) V_SIZE, AT(field), min, max, NULL, refusal, 0
 #define CHOICE(field, list, refusal, given) V_CHOICE, AT(field), 0, 0, list, refusal, given
 
@@ -65,6 +72,10 @@ static const choice formats[] = {{"tsv", SM_FORMAT_TSV}, {"bed", SM_FORMAT_BED},
 static const choice anchors[] = {{"start", SM_ANCHOR_START}, {"end", SM_ANCHOR_END}, {"any", SM_ANCHOR_NONE},
                                  {NULL, 0}};
 static const choice mates[] = {{"1", 1}, {"2", 2}, {NULL, 0}};
+static const choice dfa_matches[] = {{"contains", SM_DFA_CONTAINS}, {"ends", SM_DFA_ENDS}, {NULL, 0}};
+static const choice policies[] = {{"balanced", SM_DFA_CHUNKS_BALANCED}, {"equal", SM_DFA_CHUNKS_EQUAL}, {NULL, 0}};
+static const choice simds[] = {{"auto", SM_DFA_SIMD_AUTO}, {"avx2", SM_DFA_SIMD_AVX2}, {"scalar", SM_DFA_SIMD_SCALAR},
+                               {NULL, 0}};
 
 static const option_spec option_table[] = {
     {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH, 0, CUSTOM},
@@ -150,18 +161,24 @@ static const option_spec option_table[] = {
     {OPT_DFA, 0, "dfa", 1, FOR_DFA, 0, CUSTOM},
     {OPT_FROM_PATTERNS, 0, "from-patterns", 1, FOR_DFA, 0, CUSTOM},
     {OPT_REGEX, 0, "regex", 1, FOR_DFA, 0, CUSTOM},
-    {OPT_MATCH, 0, "match", 1, FOR_DFA, 0, CUSTOM},
-    {OPT_MAX_STATES, 0, "max-states", 1, FOR_DFA, 0, CUSTOM},
-    {OPT_MINIMIZE, 0, "minimize", 0, FOR_DFA, 0, CUSTOM},
-    {OPT_NO_MINIMIZE, 0, "no-minimize", 0, FOR_DFA, 0, CUSTOM},
-    {OPT_DUMP, 0, "dump", 0, FOR_DFA, 0, CUSTOM},
-    {OPT_SKIP_UNKNOWN, 0, "skip-unknown", 0, FOR_DFA, 0, CUSTOM},
-    {OPT_PER_RECORD, 0, "per-record", 0, FOR_DFA, 0, CUSTOM},
-    {OPT_CHUNKS, 0, "chunks", 1, FOR_DFA, 0, CUSTOM},
-    {OPT_POLICY, 0, "policy", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_MATCH, 0, "match", 1, FOR_DFA, 0,
+     DFA_CHOICE(match, dfa_matches, "%s takes contains or ends, not '%s'", DFA_GIVEN(match_given))},
+    {OPT_MAX_STATES, 0, "max-states", 1, FOR_DFA, 0,
+     DFA_COUNT(max_states, SM_DFA_MAX_STATES, "%s takes a number from 1, not '%s'", 0)},
+    {OPT_MINIMIZE, 0, "minimize", 0, FOR_DFA, 0, DFA_FLAG(minimize, 1)},
+    {OPT_NO_MINIMIZE, 0, "no-minimize", 0, FOR_DFA, 0, DFA_FLAG(minimize, 0)},
+    {OPT_DUMP, 0, "dump", 0, FOR_DFA, 0, DFA_FLAG(dump, 1)},
+    {OPT_SKIP_UNKNOWN, 0, "skip-unknown", 0, FOR_DFA, 0, DFA_FLAG(skip_unknown, 1)},
+    {OPT_PER_RECORD, 0, "per-record", 0, FOR_DFA, 0, DFA_FLAG(per_record, 1)},
+    {OPT_CHUNKS, 0, "chunks", 1, FOR_DFA, 0,
+     DFA_COUNT(parallel.chunks, 1u << 20, "%s takes a number from 1, not '%s'", DFA_GIVEN(chunks_given))},
+    {OPT_POLICY, 0, "policy", 1, FOR_DFA, 0,
+     DFA_CHOICE(parallel.policy, policies, "%s takes balanced or equal, not '%s'", 0)},
     {OPT_FIRST_CHUNK_RATIO, 0, "first-chunk-ratio", 1, FOR_DFA, 0, CUSTOM},
-    {OPT_SIMD, 0, "simd", 1, FOR_DFA, 0, CUSTOM},
-    {OPT_GPU_BATCH, 0, "gpu-batch", 1, FOR_DFA, 0, CUSTOM},
+    {OPT_SIMD, 0, "simd", 1, FOR_DFA, 0,
+     DFA_CHOICE(simd, simds, "%s takes auto, avx2 or scalar, not '%s'", DFA_GIVEN(simd_given))},
+    {OPT_GPU_BATCH, 0, "gpu-batch", 1, FOR_DFA, 0,
+     DFA_SIZE(gpu_batch, (uint64_t)1 << 40, "%s takes a size from 1 byte (K, M, G suffixes), not '%s'")},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
@@ -169,6 +186,8 @@ unsigned cli_online_cores(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (unsigned)n : 1u;
 }
+
+unsigned cli_threads(unsigned asked) { return asked ? asked : cli_online_cores(); }
 
 int cli_parse_count(const char *text, unsigned long long max, unsigned long long *value) {
     if (text[0] < '0' || text[0] > '9') return -1;
@@ -269,8 +288,10 @@ static int reads_refuse(cli_option_id id) {
            id == OPT_QUIET || id == OPT_MAX_HITS || id == OPT_SITE || id == OPT_PROFILE;
 }
 
-/* An option the table describes alone (its kind is not V_CUSTOM). */
-static int apply_typed(cli_options *opts, const option_spec *spec, const char *shown, const char *value) {
+/* An option the table describes alone (its kind is not V_CUSTOM), into the
+   struct at base (cli_options, or dfa's own for FOR_DFA-only entries). */
+static int apply_typed(cli_command command, void *base, const option_spec *spec, const char *shown,
+                       const char *value) {
     unsigned long long number = spec->max;
     const void *from = &number;
     uint64_t size = 0;
@@ -280,7 +301,7 @@ static int apply_typed(cli_options *opts, const option_spec *spec, const char *s
         if (value[0] == '\0') goto refused;
         break;
     case V_COUNT:
-        if (cli_parse_count(value, spec->max, &number) != 0) goto refused;
+        if (cli_parse_count(value, spec->max, &number) != 0 || number < spec->min) goto refused;
         break;
     case V_SIZE:
         if (cli_parse_size(value, &size) != 0 || size < spec->min || size > spec->max) goto refused;
@@ -296,16 +317,25 @@ static int apply_typed(cli_options *opts, const option_spec *spec, const char *s
     default:
         break;
     }
-    char *field = (char *)opts + spec->offset;
+    char *field = (char *)base + spec->offset;
     uint32_t narrow = (uint32_t)number;
     if (spec->kind == V_PATH) memcpy(field, from, spec->width);
     else if (spec->width == sizeof narrow) memcpy(field, &narrow, sizeof narrow);
     else memcpy(field, &number, spec->width);
-    if (spec->given) *(int *)((char *)opts + spec->given) = 1;
+    if (spec->given) *(int *)((char *)base + spec->given) = 1;
     return CLI_PARSE_OK;
 refused:
-    cli_usage_error(opts->command, spec->refusal, shown, value);
+    cli_usage_error(command, spec->refusal, shown, value);
     return CLI_PARSE_ERROR;
+}
+
+int cli_apply_dfa_option(cli_dfa_options *o, cli_option_id id, const char *shown, const char *value) {
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (option_table[i].id == id)
+            return option_table[i].commands == FOR_DFA && option_table[i].kind != V_CUSTOM
+                       ? apply_typed(CLI_COMMAND_DFA, o, &option_table[i], shown, value)
+                       : -1;
+    return -1;
 }
 
 /* Applies one option; shown is the option as the user spelled it. */
@@ -321,7 +351,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
 
     if (spec->is_compile_option && !opts->first_compile_option)
         opts->first_compile_option = spec->long_name;
-    if (spec->kind != V_CUSTOM) return apply_typed(opts, spec, shown, value);
+    if (spec->kind != V_CUSTOM) return apply_typed(cmd, opts, spec, shown, value);
 
     switch (spec->id) {
     case OPT_PATTERNS:

@@ -9,13 +9,13 @@
 
 typedef struct {
     const cli_reads_job *job;
-    cli_progress progress;
+    sm_progress *progress;
 } reads_run;
 
-static void on_input(void *ctx, const char *path) { cli_progress_begin_file(&((reads_run *)ctx)->progress, path); }
+static void on_input(void *ctx, const char *path) { sm_progress_begin_file(((reads_run *)ctx)->progress, path); }
 
 static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64_t hits) {
-    cli_progress_update(&((reads_run *)ctx)->progress, reader, bytes, hits);
+    sm_progress_update(((reads_run *)ctx)->progress, reader, bytes, hits);
 }
 
 static void on_summary(void *ctx, sm_read_record *record, const sm_record_summary *summary) {
@@ -31,9 +31,8 @@ static int on_record(void *ctx, sm_read_record *record) {
 int cli_reads_run(cli_reads_job *job, const sm_db *db) {
     const cli_options *opts = job->opts;
     reads_run run = {.job = job};
-    cli_progress *progress = &run.progress;
     int show = opts->progress == CLI_PROGRESS_ON || (opts->progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
-    cli_progress_init(progress, show);
+    sm_progress *progress = run.progress = sm_progress_new(stderr, show);
 
     sm_runner_options ro;
     sm_runner_options_init(&ro);
@@ -52,19 +51,21 @@ int cli_reads_run(cli_reads_job *job, const sm_db *db) {
     int status = sm_reads_new(db, &ro, &o, &job->reads, &err);
     if (status != SM_OK) {
         cli_error("%s", err.message[0] ? err.message : sm_strerror(status));
+        sm_progress_free(progress);
         return -1;
     }
     char *stdin_target[] = {"-"};
     char *const *targets = opts->read1 ? (char *const *)&opts->read1 : opts->target_count ? opts->targets : stdin_target;
     size_t count = opts->read1 || !opts->target_count ? 1 : opts->target_count;
-    cli_progress_set_files(progress, targets, count);
+    sm_progress_set_files(progress, targets, count);
     for (size_t i = 0; i < count && status == SM_OK; i++) status = sm_reads_run(job->reads, targets[i], opts->read2, &err);
-    cli_progress_clear(progress);
+    sm_progress_clear(progress);
     int failed = status != SM_OK && (status != SM_ERR_TERMINATED || err.message[0]);
     if (failed) cli_error("%s", err.message);
     else if (job->summary) job->summary(progress, job->ctx);
     job->format = sm_reads_format(job->reads);
     sm_reads_free(job->reads);
     job->reads = NULL;
+    sm_progress_free(progress);
     return failed ? -1 : 0;
 }

@@ -18,6 +18,7 @@ typedef struct {
     int limit_reached;          /* the scan stopped after max_hits hits */
     int dna;                    /* targets read as DNA: warn when one looks like protein */
     sm_formatter *profile;     /* --profile FILE, beside the hits; NULL without */
+    sm_progress *progress;
 } search_context;
 
 static int deliver_hit(const sm_hit *hit, void *ctx) {
@@ -31,12 +32,6 @@ static int deliver_hit(const sm_hit *hit, void *ctx) {
     }
     /* Once the output is broken there is no point in scanning on. */
     return broken ? 1 : 0;
-}
-
-/* Whether a runner status means the scan stopped at --max-hits (rather than
-   on broken output, which is reported when the writer closes). */
-static int scan_stopped_by_limit(const search_context *ctx, int status) {
-    return status == SM_ERR_TERMINATED && ctx->limit_reached;
 }
 
 /* --format records: a record's hits in summary (no hit list held). */
@@ -54,24 +49,10 @@ static void record_done(uint64_t record, void *ctx) {
 
 /* Fails early, before any output, on targets that cannot be read. */
 static int check_targets(char *const *targets, size_t count) {
-    for (size_t i = 0; i < count; i++) {
-        const char *path = targets[i];
-        if (strcmp(path, "-") == 0) continue;
-        struct stat st;
-        if (stat(path, &st) != 0) {
-            cli_error("%s: %s", path, strerror(errno));
-            return -1;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            cli_error("%s: %s", path, strerror(EISDIR));
-            return -1;
-        }
-        if (access(path, R_OK) != 0) {
-            cli_error("%s: %s", path, strerror(errno));
-            return -1;
-        }
-    }
-    return 0;
+    sm_error err;
+    if (sm_check_input_files(targets, count, &err) == SM_OK) return 0;
+    cli_error("%s", err.message);
+    return -1;
 }
 
 /* The scan's memory is mostly its batch buffers, which --chunk-size and the
@@ -105,110 +86,19 @@ static int check_search_inputs(const cli_options *opts, char *const *targets, si
     return check_search_output(opts, targets, count) != 0 || check_targets(targets, count) != 0 ? -1 : 0;
 }
 
-static void report_status(const char *what, int status) {
-    if (strcmp(what, "-") == 0) what = "stdin";
-    if (status == SM_ERR_NOMEM) cli_error("%s: out of memory while scanning (%s)", what, NOMEM_HINT);
-    else cli_error("%s: %s", what, sm_strerror(status));
+/* The scan's callbacks of the command's own: the hit limit, the progress
+   line, the protein warning. */
+static int limit_reached(void *ctx) { return ((search_context *)ctx)->limit_reached; }
+
+static void on_file(void *ctx, const char *path) { sm_progress_begin_file(((search_context *)ctx)->progress, path); }
+
+static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64_t hits) {
+    sm_progress_update(((search_context *)ctx)->progress, reader, bytes, hits);
 }
 
-typedef enum { SCAN_OK, SCAN_STOPPED_EARLY, SCAN_FAILED } scan_result;
-
-/* One target's scan, as sm_runner_scan_reader's callbacks see it. */
-typedef struct {
-    search_context *search;
-    const char *path;
-    sm_reader *reader;
-    sm_runner *runner;
-    cli_progress *progress;
-    const char *name;     /* the current record's */
-    int checked;          /* the file's first bytes, for the protein warning */
-    int stop_at_first_hit;
-    int stopped;          /* a callback stopped the scan: the first hit, or a failure */
-    int failed;
-} target_scan;
-
-static int scan_on_record(void *ctx, uint64_t record, const char *name) {
-    target_scan *t = ctx;
-    t->name = name;
-    if (t->search->formatter && sm_formatter_add_record(t->search->formatter, record, name) != 0) {
-        cli_progress_clear(t->progress);
-        cli_error("out of memory");
-        t->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-static int scan_on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
-    (void)record;
-    target_scan *t = ctx;
-    if (!t->checked && len > 0) {
-        cli_progress_clear(t->progress);
-        t->checked = 1;
-        cli_check_protein(t->path, t->name, data, len);
-    }
-    return 0;
-}
-
-static void scan_on_record_fed(void *ctx, uint64_t record, uint64_t length) {
-    target_scan *t = ctx;
-    if (t->search->formatter) sm_formatter_record_length(t->search->formatter, record, length);
-}
-
-static int scan_on_progress(void *ctx, size_t bytes, int record_ended) {
-    target_scan *t = ctx;
-    if (t->stop_at_first_hit && sm_runner_total(t->runner) > 0) {
-        t->stopped = 1;
-        return 1;
-    }
-    if (!record_ended) cli_progress_update(t->progress, t->reader, bytes, sm_runner_total(t->runner));
-    return 0;
-}
-
-/* A target's reader opened ahead: the next file's decompression (a thread
-   of its own, or BGZF's workers) starts while the current one is scanned,
-   so that many compressed files follow each other without a pause. Its
-   error, if any, is reported when its turn comes, as before. */
-typedef struct {
-    sm_reader *reader;
-    int rc;
-    sm_error err;
-} opened_target;
-
-static void open_target(const char *path, sm_input_format format, unsigned threads, opened_target *o) {
-    memset(o, 0, sizeof *o);
-    o->rc = sm_reader_open_threads(path, format, threads, &o->reader, &o->err);
-}
-
-/* Streams one target (opened by open_target) into the runner, and closes it. */
-static scan_result scan_target(const char *path, opened_target *opened, sm_runner *runner, search_context *ctx,
-                               int stop_at_first_hit, cli_progress *progress) {
-    sm_error err = opened->err;
-    sm_reader *reader = opened->reader;
-    int rc = opened->rc;
-    opened->reader = NULL;
-    if (rc != SM_OK) {
-        cli_progress_clear(progress);
-        cli_error("%s", err.message[0] ? err.message : sm_strerror(rc));
-        return SCAN_FAILED;
-    }
-    cli_progress_begin_file(progress, path);
-
-    target_scan t = {ctx, path, reader, runner, progress, NULL, !ctx->dna, stop_at_first_hit, 0, 0};
-    sm_scan_reader_options scan = {.ctx = &t, .on_record = scan_on_record, .on_sequence = scan_on_sequence,
-                                    .on_record_fed = scan_on_record_fed, .on_progress = scan_on_progress};
-    int status = sm_runner_scan_reader(runner, reader, &scan, &err);
-    scan_result result = SCAN_OK;
-    if (status == SM_ERR_TERMINATED) {
-        result = t.failed ? SCAN_FAILED : t.stopped || ctx->limit_reached ? SCAN_STOPPED_EARLY : SCAN_FAILED;
-    } else if (status != SM_OK) {
-        cli_progress_clear(progress);
-        if (err.message[0]) cli_error("%s", err.message); /* bad input, between records or inside one */
-        else report_status(path, status);
-        result = SCAN_FAILED;
-    }
-    sm_reader_close(reader);
-    return result;
+static void on_first_sequence(void *ctx, const char *path, const char *record, const uint8_t *data, size_t len) {
+    sm_progress_clear(((search_context *)ctx)->progress);
+    cli_check_protein(path, record, data, len);
 }
 
 /* --gpu: the CUDA driver and the devices' contexts start on a thread of
@@ -253,15 +143,13 @@ int cli_search_main(int argc, char **argv) {
     memset(&profile_writer, 0, sizeof profile_writer);
     int writer_open = 0;
     memset(&writer, 0, sizeof writer);
-    cli_progress progress;
-    cli_progress_init(&progress, 0);
+    sm_progress *progress = NULL;
 
     char *stdin_target[] = {"-"};
     char *const *targets = opts.target_count ? opts.targets : stdin_target;
     size_t target_count = opts.target_count ? opts.target_count : 1;
     /* With several targets every hit names its file, and counts are per file. */
     int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
-    uint64_t *file_counts = NULL;
 
     if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar || opts.site ||
                                    opts.profile_path || opts.format == SM_FORMAT_SAM || opts.format == SM_FORMAT_BAM ||
@@ -336,7 +224,7 @@ int cli_search_main(int argc, char **argv) {
     int count_only = opts.quiet || (opts.format == SM_FORMAT_COUNT && !opts.max_hits_given && !opts.profile_path);
     /* The runner first: a backend that cannot start (no GPU) fails before any output. */
     search_context ctx = {NULL, &writer, 0, opts.max_hits_given ? opts.max_hits : UINT64_MAX, 0,
-                          info.alphabet == SM_ALPHABET_DNA, NULL};
+                          info.alphabet == SM_ALPHABET_DNA, NULL, NULL};
     sm_runner_options runner_opts;
     sm_runner_options_init(&runner_opts);
     runner_opts.threads = opts.threads;
@@ -411,87 +299,39 @@ int cli_search_main(int argc, char **argv) {
         if (!count_only) ctx.profile = profile;
         int show = opts.progress == CLI_PROGRESS_ON ||
                    (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
-        cli_progress_init(&progress, show);
-        cli_progress_set_files(&progress, targets, target_count);
+        ctx.progress = progress = sm_progress_new(stderr, show);
+        sm_progress_set_files(progress, targets, target_count);
         /* The bar only gets in the way of output to the same terminal. */
-        if (show && isatty(fileno(writer.file))) {
-            sm_writer_set_before_write(writer.w, cli_progress_before_write, &progress);
+        if (show && isatty(fileno(sm_writer_file(writer.w)))) {
+            sm_writer_set_before_write(writer.w, sm_progress_before_write, progress);
         }
     }
 
     /* Counts per file: the runner is flushed after each file (its counts
        run one batch behind the bytes fed), and the file's block printed. */
     int per_file_counts = show_file && opts.format == SM_FORMAT_COUNT && formatter;
-    uint64_t counted = 0; /* the runner's total at the end of the previous file */
-    /* the counts seen at the end of the previous file, then this file's */
-    if (per_file_counts && !(file_counts = calloc((size_t)info.pattern_count * 2, sizeof *file_counts))) {
-        cli_error("out of memory");
-        goto cleanup;
-    }
-
     if (opts.target_count == 0) cli_note_stdin_terminal();
-
-    /* --max-hits 0: nothing to look for (as grep -m 0). */
-    int failed = 0, stopped_early = opts.max_hits_given && opts.max_hits == 0;
-    opened_target current, ahead;
-    int have_ahead = 0;
-    memset(&ahead, 0, sizeof ahead);
-    for (size_t i = 0; i < target_count && !failed; i++) {
-        const char *shown = strcmp(targets[i], "-") == 0 ? "stdin" : targets[i];
-        if (formatter && show_file && sm_formatter_set_file(formatter, shown) != 0) {
-            cli_error("out of memory");
-            failed = 1;
-            break;
-        }
-        if (!stopped_early) {
-            unsigned threads = cli_threads(opts.threads);
-            if (have_ahead) current = ahead;
-            else open_target(targets[i], input_format, threads, &current);
-            /* standard input is read once, when its turn comes */
-            have_ahead = i + 1 < target_count && strcmp(targets[i + 1], "-") != 0;
-            if (have_ahead) open_target(targets[i + 1], input_format, threads, &ahead);
-            scan_result r = scan_target(targets[i], &current, runner, &ctx, opts.quiet, &progress);
-            if (r == SCAN_FAILED) failed = 1;
-            if (r == SCAN_STOPPED_EARLY) stopped_early = 1;
-            if (r == SCAN_OK && per_file_counts) {
-                status = sm_runner_flush(runner);
-                if (scan_stopped_by_limit(&ctx, status)) stopped_early = 1;
-                else if (status != SM_OK) {
-                    if (status != SM_ERR_TERMINATED) {
-                        cli_progress_clear(&progress);
-                        report_status("scan", status);
-                    }
-                    failed = 1;
-                }
-            }
-        }
-        if (failed) break;
-        if (!per_file_counts) {
-            if (stopped_early) break;
-            continue;
-        }
-        /* The file's counts (zero for files after a stop at --max-hits). */
-        const uint64_t *now = sm_runner_counts(runner);
-        uint64_t *seen = file_counts, *diff = file_counts + info.pattern_count;
-        for (uint32_t p = 0; p < info.pattern_count; p++) {
-            diff[p] = now[p] - seen[p];
-            seen[p] = now[p];
-        }
-        sm_formatter_counts(formatter, diff, sm_runner_total(runner) - counted);
-        counted = sm_runner_total(runner);
-    }
-    if (have_ahead) sm_reader_close(ahead.reader); /* a stop or a failure before its turn */
-    if (!failed && !stopped_early) {
-        status = sm_runner_flush(runner);
-        if (status != SM_OK && !scan_stopped_by_limit(&ctx, status)) {
-            if (status != SM_ERR_TERMINATED) {
-                cli_progress_clear(&progress);
-                report_status("scan", status);
-            }
-            failed = 1;
-        }
-    }
-    cli_progress_clear(&progress);
+    sm_scan_files_options scan;
+    sm_scan_files_options_init(&scan);
+    scan.format = input_format;
+    scan.threads = cli_threads(opts.threads);
+    scan.formatter = formatter;
+    scan.name_records = ctx.formatter != NULL; /* hits formatted one by one */
+    scan.show_file = show_file;
+    scan.counts_per_file = per_file_counts;
+    scan.pattern_count = info.pattern_count;
+    scan.stop_at_first_hit = opts.quiet;
+    scan.start_stopped = opts.max_hits_given && opts.max_hits == 0; /* --max-hits 0: as grep -m 0 */
+    scan.nomem_hint = NOMEM_HINT;
+    scan.ctx = &ctx;
+    scan.limit_reached = limit_reached;
+    scan.on_file = on_file;
+    scan.on_progress = on_progress;
+    if (ctx.dna) scan.on_first_sequence = on_first_sequence;
+    int stopped_early = 0;
+    int failed = sm_runner_scan_files(runner, targets, target_count, &scan, &stopped_early, &err) != SM_OK;
+    sm_progress_clear(progress);
+    if (failed && err.message[0]) cli_error("%s", err.message);
 
     uint64_t total = count_only || opts.format == SM_FORMAT_COUNT ? sm_runner_total(runner)
                                                                     : ctx.hits_written;
@@ -522,22 +362,23 @@ int cli_search_main(int argc, char **argv) {
     if (failed) exit_status = CLI_EXIT_ERROR;
     else exit_status = total > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
     if (!failed) {
-        char hits[32];
-        cli_progress_summary(&progress, "%s hit%s of %u pattern%s%s", cli_thousands(total, hits, sizeof hits),
-                             total == 1 ? "" : "s", info.pattern_count, info.pattern_count == 1 ? "" : "s",
-                             stopped_early ? " (stopped at --max-hits)" : "");
+        char hits[32], what[160];
+        snprintf(what, sizeof what, "%s hit%s of %u pattern%s%s", sm_thousands(total, hits, sizeof hits),
+                 total == 1 ? "" : "s", info.pattern_count, info.pattern_count == 1 ? "" : "s",
+                 stopped_early ? " (stopped at --max-hits)" : "");
+        sm_progress_summary(progress, CLI_PROGRESS_PREFIX, what);
     }
 
 cleanup:
     /* the CUDA runtime must not be torn down while it starts */
     if (cuda_starting) pthread_join(cuda_start, NULL);
-    free(file_counts);
-    cli_progress_clear(&progress);
+    sm_progress_clear(progress);
     if (runner) sm_runner_free(runner);
     if (writer_open) cli_writer_close(&writer, 0);
     if (profile_open) cli_writer_close(&profile_writer, 0);
     sm_formatter_free(formatter);
     sm_formatter_free(profile);
+    sm_progress_free(progress); /* after the writers: their hook clears it */
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

@@ -1,5 +1,6 @@
 /* seqmatch trim: each read (or pair) cut at its adapter; the choice and the
  * rewriting are the library's (sm_trimmer_*, seqmatch_reader.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,24 +60,32 @@ void cli_print_trim_help(FILE *out) {
 }
 
 typedef struct {
-    cli_recout *out[2];
-    cli_progress progress;
+    sm_record_file *out[2];
+    sm_progress *progress;
 } trim_state;
 
 static int put_record(void *ctx, const sm_trimmed_record *r) {
     trim_state *s = ctx;
     int failed = 0;
     for (unsigned m = 0; m < r->mates && r->kept; m++) {
-        cli_recout_put(s->out[m], r->bytes[m], r->len[m]);
-        failed |= cli_recout_failed(s->out[m]);
+        failed |= sm_record_file_put(s->out[m], r->bytes[m], r->len[m]);
     }
     return failed ? -1 : 0;
 }
 
-static void on_input(void *ctx, const char *path) { cli_progress_begin_file(&((trim_state *)ctx)->progress, path); }
+static void on_input(void *ctx, const char *path) { sm_progress_begin_file(((trim_state *)ctx)->progress, path); }
 
 static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64_t trimmed) {
-    cli_progress_update(&((trim_state *)ctx)->progress, reader, bytes, trimmed);
+    sm_progress_update(((trim_state *)ctx)->progress, reader, bytes, trimmed);
+}
+
+/* Closes an output, saying why it failed unless its reader went away. */
+static int close_output(sm_record_file *out, int keep) {
+    int write_errno = 0;
+    sm_error err;
+    int rc = sm_record_file_close(out, keep, &write_errno, &err);
+    if (rc != SM_OK && !(rc == SM_ERR_IO && write_errno == EPIPE)) cli_error("%s", err.message);
+    return rc == SM_OK ? 0 : -1;
 }
 
 /* The combinations trim cannot take, each refused in one line. */
@@ -136,7 +145,8 @@ int cli_trim_main(int argc, char **argv) {
         names[m] = strdup(opts.output_path ? opts.output_path : "-");
         if (!names[m]) goto failed;
         if (paired) *strchr(names[m], '#') = (char)('1' + m);
-        if (cli_check_output(names[m], inputs, ninputs) != 0 || !(s.out[m] = cli_recout_open(names[m]))) goto done;
+        if (cli_check_output(names[m], inputs, ninputs) != 0) goto done;
+        if (!(s.out[m] = sm_record_file_open(names[m], &err))) goto failed;
     }
     sm_runner_options ro;
     sm_runner_options_init(&ro);
@@ -147,37 +157,39 @@ int cli_trim_main(int argc, char **argv) {
                           .reader_threads = cli_threads(opts.threads), .ctx = &s, .on_record = put_record,
                           .on_input = on_input, .on_progress = on_progress};
     if (sm_trimmer_new(db, &ro, &to, &trimmer, &err) != SM_OK) goto failed;
-    cli_progress_init(&s.progress, opts.progress == CLI_PROGRESS_ON ||
-                                       (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO)));
+    if (!(s.progress = sm_progress_new(stderr, opts.progress == CLI_PROGRESS_ON ||
+                                                     (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO)))))
+        goto failed;
     char *stdin_target[] = {"-"};
     char *const *targets = paired ? (char *const *)&opts.read1 : opts.target_count ? opts.targets : stdin_target;
     size_t count = paired || !opts.target_count ? 1 : opts.target_count;
-    cli_progress_set_files(&s.progress, targets, count);
+    sm_progress_set_files(s.progress, targets, count);
     int rc = SM_OK;
     for (size_t i = 0; i < count && rc == SM_OK; i++) rc = sm_trimmer_run(trimmer, targets[i], opts.read2, &err);
-    cli_progress_clear(&s.progress);
+    sm_progress_clear(s.progress);
     int write_failed = 0;
     for (unsigned m = 0; m < 2; m++) {
-        if (s.out[m] && cli_recout_close(s.out[m], rc == SM_OK) != 0) write_failed = 1;
+        if (s.out[m] && close_output(s.out[m], rc == SM_OK) != 0) write_failed = 1;
         s.out[m] = NULL;
     }
     if (rc != SM_OK && err.message[0]) goto failed;
     if (rc != SM_OK || write_failed) goto done;
     sm_trim_stats st;
     sm_trimmer_stats(trimmer, &st);
-    char a[32], b[32], c[32];
-    cli_progress_summary(&s.progress, "%s reads, %s trimmed, %s %s kept", cli_thousands(st.reads, a, sizeof a),
-                         cli_thousands(st.trimmed, b, sizeof b), cli_thousands(st.kept, c, sizeof c),
-                         paired ? "pairs" : "reads");
+    char a[32], b[32], c[32], what[160];
+    snprintf(what, sizeof what, "%s reads, %s trimmed, %s %s kept", sm_thousands(st.reads, a, sizeof a),
+             sm_thousands(st.trimmed, b, sizeof b), sm_thousands(st.kept, c, sizeof c), paired ? "pairs" : "reads");
+    sm_progress_summary(s.progress, CLI_PROGRESS_PREFIX, what);
     status = CLI_EXIT_RAN;
     goto done;
 failed:
     cli_error("%s", err.message[0] ? err.message : "out of memory");
 done:
     for (unsigned m = 0; m < 2; m++) {
-        if (s.out[m]) cli_recout_close(s.out[m], 0);
+        if (s.out[m]) close_output(s.out[m], 0);
         free(names[m]);
     }
+    sm_progress_free(s.progress);
     sm_trimmer_free(trimmer);
     if (db) sm_db_free(db);
     sm_trim_set_free(&set);

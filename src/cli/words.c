@@ -15,35 +15,10 @@ void cli_note_stdin_terminal(void) {
           stderr);
 }
 
-/* Letters that are no nucleotide code (A C G T U and IUPAC R Y S W K M B D
-   H V N) are common in proteins (E F I L P Q, ~35 %) and rare in DNA. */
-#define PROTEIN_SAMPLE 4096
-#define PROTEIN_MIN_LETTERS 20
-#define PROTEIN_PERCENT 10
-
 int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len) {
-    static const char nucleotide[] = "ACGTURYSWKMBDHVNacgturyswkmbdhvn";
-    if (len > PROTEIN_SAMPLE) len = PROTEIN_SAMPLE;
-    size_t letters = 0, other = 0;
-    char seen[8];
-    size_t nseen = 0;
-    for (size_t i = 0; i < len; i++) {
-        int c = seq[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) continue;
-        letters++;
-        if (strchr(nucleotide, c)) continue;
-        other++;
-        if (c >= 'a') c -= 32;
-        if (nseen < 6 && !memchr(seen, c, nseen)) seen[nseen++] = (char)c;
-    }
-    if (letters < PROTEIN_MIN_LETTERS || other * 100 < letters * PROTEIN_PERCENT) return 0;
-    char list[32];
-    size_t at = 0;
-    for (size_t i = 0; i < nseen; i++) {
-        if (i) list[at++] = ' ';
-        list[at++] = seen[i];
-    }
-    list[at] = '\0';
+    size_t letters, other;
+    char list[16];
+    if (!sm_seq_looks_like_protein(seq, len, &letters, &other, list)) return 0;
     if (strcmp(file, "-") == 0) file = "stdin";
     fprintf(stderr,
             "seqmatch: warning: %s: record '%s' looks like protein, not DNA (%zu of its first %zu letters are no "

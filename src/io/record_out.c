@@ -4,6 +4,7 @@
  * it, so a file's last record keeps the input's bytes exactly. gzip output
  * is a series of independent members, one per block: every gzip reader
  * reads the series as one file. Public calls only. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,4 +108,73 @@ void sm_record_out_free(sm_record_out *o) {
     if (!o) return;
     free(o->buf);
     free(o);
+}
+
+/* ------------------------------------------ records into a file by name */
+
+#define GZIP_BLOCK ((size_t)1 << 20)
+
+struct sm_record_file {
+    sm_writer *w;
+    sm_record_packer *packer;
+    sm_record_out *out;
+    const char *name;  /* for messages: the path, or "standard output" */
+    int failed;        /* compression failed (out of memory) */
+};
+
+static int write_file(void *ctx, const void *data, size_t len) {
+    sm_record_file *f = ctx;
+    sm_writer_write(f->w, data, len);
+    return 0; /* a failed write is seen by sm_record_file_put */
+}
+
+sm_record_file *sm_record_file_open(const char *path, sm_error *err) {
+    sm_record_file *f = calloc(1, sizeof *f);
+    if (!f) {
+        err->code = SM_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return NULL;
+    }
+    f->name = !path || strcmp(path, "-") == 0 ? "standard output" : path;
+    if (!(f->w = sm_writer_open(path, err))) {
+        free(f);
+        return NULL;
+    }
+    size_t n = path ? strlen(path) : 0;
+    int gzip = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+    if ((gzip && !(f->packer = sm_record_packer_new(GZIP_BLOCK))) ||
+        !(f->out = sm_record_out_new(f->packer, gzip ? GZIP_BLOCK : 0, write_file, f))) {
+        sm_record_file_close(f, 0, NULL, err);
+        err->code = SM_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return NULL;
+    }
+    return f;
+}
+
+int sm_record_file_put(sm_record_file *f, const void *record, size_t len) {
+    if (sm_record_out_put(f->out, record, len) == SM_ERR_NOMEM) f->failed = 1;
+    return f->failed || sm_writer_error(f->w) != 0;
+}
+
+int sm_record_file_close(sm_record_file *f, int keep, int *write_errno, sm_error *err) {
+    if (write_errno) *write_errno = 0;
+    if (!f) return SM_OK;
+    int rc = SM_OK;
+    if (keep && !f->failed && sm_record_out_end(f->out) == SM_ERR_NOMEM) f->failed = 1;
+    if (f->failed) {
+        rc = err->code = SM_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "%s: out of memory while compressing", f->name);
+        keep = 0;
+    }
+    int e = sm_writer_close(f->w, keep);
+    if (e && rc == SM_OK) {
+        rc = err->code = SM_ERR_IO;
+        snprintf(err->message, sizeof err->message, "%s: %s", f->name, strerror(e));
+    }
+    if (write_errno) *write_errno = e;
+    sm_record_out_free(f->out);
+    sm_record_packer_free(f->packer);
+    free(f);
+    return rc;
 }

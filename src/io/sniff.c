@@ -1,6 +1,7 @@
 /* What a file holds, from its first bytes (include/seqmatch_reader.h,
  * sm_reader_sniff): FASTA or FASTQ when its first byte that is not white
  * space (after a byte-order mark, decompressed) is '>' or '@', else text.
+ * And whether a DNA record's start looks like protein (sm_seq_looks_like_protein).
  * Public calls only. */
 #include <string.h>
 #include <sys/stat.h>
@@ -34,4 +35,34 @@ sm_input_format sm_reader_sniff(const char *path) {
         }
     sm_reader_close(reader);
     return c == '>' ? SM_INPUT_FASTA : c == '@' ? SM_INPUT_FASTQ : c ? SM_INPUT_TEXT : SM_INPUT_AUTO;
+}
+
+/* Letters that are no nucleotide code (A C G T U and IUPAC R Y S W K M B D
+   H V N) are common in proteins (E F I L P Q, ~35 %) and rare in DNA. */
+#define PROTEIN_SAMPLE 4096
+#define PROTEIN_MIN_LETTERS 20
+#define PROTEIN_PERCENT 10
+
+int sm_seq_looks_like_protein(const uint8_t *seq, size_t len, size_t *letters, size_t *other, char list[16]) {
+    static const char nucleotide[] = "ACGTURYSWKMBDHVNacgturyswkmbdhvn";
+    if (len > PROTEIN_SAMPLE) len = PROTEIN_SAMPLE;
+    *letters = *other = 0;
+    char seen[8];
+    size_t nseen = 0;
+    for (size_t i = 0; i < len; i++) {
+        int c = seq[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) continue;
+        ++*letters;
+        if (strchr(nucleotide, c)) continue;
+        ++*other;
+        if (c >= 'a') c -= 32;
+        if (nseen < 6 && !memchr(seen, c, nseen)) seen[nseen++] = (char)c;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < nseen; i++) {
+        if (i) list[at++] = ' ';
+        list[at++] = seen[i];
+    }
+    list[at] = '\0';
+    return *letters >= PROTEIN_MIN_LETTERS && *other * 100 >= *letters * PROTEIN_PERCENT;
 }

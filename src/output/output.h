@@ -18,6 +18,7 @@ struct sm_writer {
     int error;
     void (*before_write)(void *ctx);
     void *before_write_ctx;
+    struct sm_outfile *outfile; /* sm_writer_open's file, closed by sm_writer_close; NULL: none */
 };
 
 void writer_write_slow(sm_writer *w, const void *data, size_t len);

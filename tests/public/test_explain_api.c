@@ -4,7 +4,9 @@
  * hold (alphabet, counts, lengths, matching, engines, why or the
  * estimates, size); the flags add or remove the lines they name; a write
  * to a full device reports SM_ERR_IO; a forced engine far slower than the
- * planner's choice gets its note (sm_db_engine_slowdown), no other. */
+ * planner's choice gets its note (sm_db_engine_slowdown), no other; the
+ * patterns grouped by name (sm_db_name_groups) in the order names first
+ * come. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +177,29 @@ int main(void) {
             free(text);
         }
         sm_db_free(db);
+    }
+    /* groups by name: s2 s1 s2 s0 s1 s3 s0 -> 0 1 0 2 1 3 2 */
+    {
+        static const char *const names[] = {"s2", "s1", "s2", "s0", "s1", "s3", "s0"};
+        static const char *const seqs[] = {"GATCTGAC", "ACGTACGT", "TTGGCCAA", "GGGAAATT", "CCCGGGAA", "TACGATCG",
+                                           "AGAGAGAG"};
+        static const uint32_t want[] = {0, 1, 0, 2, 1, 3, 2};
+        sm_pattern patterns[7];
+        for (int i = 0; i < 7; i++) {
+            patterns[i].name = names[i];
+            patterns[i].seq = seqs[i];
+            patterns[i].len = strlen(seqs[i]);
+        }
+        sm_compile_options opts;
+        sm_compile_options_init(&opts);
+        sm_db *named = NULL;
+        sm_error err;
+        CHECK(sm_compile(patterns, 7, &opts, &named, &err) == SM_OK, "compile: %s", err.message);
+        uint32_t group_of[7], groups = 99;
+        CHECK(named && sm_db_name_groups(named, group_of, &groups) == SM_OK && groups == 4, "%u groups", groups);
+        for (int i = 0; named && i < 7; i++)
+            CHECK(group_of[i] == want[i], "pattern %d in group %u, not %u", i, group_of[i], want[i]);
+        sm_db_free(named);
     }
     if (failures) fprintf(stderr, "%d failures\n", failures);
     return failures != 0;

@@ -1,14 +1,35 @@
-/* A one-line progress bar on standard error (file, file N of M, percent,
- * speed, hits so far, time left), and the closing summary line. */
-#include <stdarg.h>
+/* A one-line progress display of a scan of files (include/seqmatch_output.h,
+ * sm_progress_*): file, file N of M, percent, speed, hits so far, time
+ * left, redrawn in place; and a closing summary line. Public calls only. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "seqmatch_output.h"
+
+struct sm_progress {
+    FILE *out;
+    int enabled;
+    int drawn;
+    const char *name;
+    double start;             /* the scan's start */
+    double file_start;
+    double last_draw;
+    uint64_t bytes_scanned;   /* sequence bytes of the current file so far */
+    uint64_t total_scanned;   /* ... of every file so far */
+    unsigned file, files;     /* the current file (from 1) of how many */
+    uint64_t files_bytes;     /* the files' sizes together (0: some unknown) */
+    uint64_t done_bytes;      /* the sizes of the files before the current one */
+    unsigned width;
+};
 
 #define REDRAW_INTERVAL 0.2   /* seconds: at most five redraws a second */
 
@@ -18,13 +39,13 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static unsigned terminal_width(void) {
+static unsigned terminal_width(FILE *out) {
     struct winsize ws;
-    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+    if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
     return 80;
 }
 
-const char *cli_thousands(uint64_t value, char *buf, size_t size) {
+const char *sm_thousands(uint64_t value, char *buf, size_t size) {
     char digits[32];
     int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)value);
     size_t at = 0;
@@ -36,14 +57,20 @@ const char *cli_thousands(uint64_t value, char *buf, size_t size) {
     return buf;
 }
 
-void cli_progress_init(cli_progress *p, int enabled) {
-    memset(p, 0, sizeof *p);
+sm_progress *sm_progress_new(FILE *out, int enabled) {
+    sm_progress *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->out = out;
     p->enabled = enabled;
     p->start = now_seconds();
-    if (enabled) p->width = terminal_width();
+    if (enabled) p->width = terminal_width(out);
+    return p;
 }
 
-void cli_progress_set_files(cli_progress *p, char *const *paths, size_t count) {
+void sm_progress_free(sm_progress *p) { free(p); }
+
+void sm_progress_set_files(sm_progress *p, char *const *paths, size_t count) {
+    if (!p) return;
     p->files = (unsigned)count;
     p->files_bytes = 0;
     for (size_t i = 0; i < count; i++) {
@@ -56,7 +83,8 @@ void cli_progress_set_files(cli_progress *p, char *const *paths, size_t count) {
     }
 }
 
-void cli_progress_begin_file(cli_progress *p, const char *name) {
+void sm_progress_begin_file(sm_progress *p, const char *name) {
+    if (!p) return;
     if (p->file > 0 && p->name && strcmp(p->name, "standard input") != 0) {
         struct stat st;
         if (stat(p->name, &st) == 0) p->done_bytes += (uint64_t)st.st_size;
@@ -75,11 +103,19 @@ static void format_duration(double seconds, char *buf, size_t size) {
     else snprintf(buf, size, "%lu:%02lu", s / 60, s % 60);
 }
 
-void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits) {
-    if (!p->enabled) return;
+static void update(sm_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits);
+
+/* Called per piece read: the disabled line costs a test, not update's frame. */
+void sm_progress_update(sm_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits) {
+    if (p && p->enabled) update(p, reader, bytes_scanned, hits);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void update(sm_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits) {
     p->bytes_scanned += bytes_scanned;
     p->total_scanned += bytes_scanned;
-    p->hits = hits;
     double now = now_seconds();
     if (now - p->last_draw < REDRAW_INTERVAL) return;
     p->last_draw = now;
@@ -102,7 +138,7 @@ void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_
         at += (size_t)snprintf(tail + at, sizeof tail - at, "  %9.1f MB", (double)p->bytes_scanned / 1e6);
     }
     at += (size_t)snprintf(tail + at, sizeof tail - at, "  %8.1f MB/s  %s hit%s", rate,
-                           cli_thousands(hits, count, sizeof count), hits == 1 ? "" : "s");
+                           sm_thousands(hits, count, sizeof count), hits == 1 ? "" : "s");
     /* Time left: of all the files when their sizes are known, else of this one. */
     double fraction = 0;
     if (p->files_bytes > 0 && total > 0) fraction = (double)(p->done_bytes + done) / (double)p->files_bytes;
@@ -123,40 +159,27 @@ void cli_progress_update(cli_progress *p, const sm_reader *reader, size_t bytes_
         name += name_len - (room - 3);
         ellipsis = "...";
     }
-    fprintf(stderr, "\r%s%s%s\033[K", ellipsis, name, tail);
-    fflush(stderr);
+    fprintf(p->out, "\r%s%s%s\033[K", ellipsis, name, tail);
+    fflush(p->out);
     p->drawn = 1;
 }
 
-void cli_progress_clear(cli_progress *p) {
-    if (!p->enabled || !p->drawn) return;
-    fputs("\r\033[K", stderr);
-    fflush(stderr);
+void sm_progress_clear(sm_progress *p) {
+    if (!p || !p->enabled || !p->drawn) return;
+    fputs("\r\033[K", p->out);
+    fflush(p->out);
     p->drawn = 0;
 }
 
-void cli_progress_before_write(void *ctx) {
-    cli_progress_clear(ctx);
-}
+void sm_progress_before_write(void *ctx) { sm_progress_clear(ctx); }
 
-void cli_progress_summary(cli_progress *p, const char *fmt, ...) {
-    if (!p->enabled) return;
-    cli_progress_clear(p);
+void sm_progress_summary(sm_progress *p, const char *prefix, const char *what) {
+    if (!p || !p->enabled) return;
+    sm_progress_clear(p);
     double seconds = now_seconds() - p->start;
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
     char files[48] = "";
     if (p->files > 1) snprintf(files, sizeof files, "%u files, ", p->files);
-    fprintf(stderr, "seqmatch: %s; %s%.1f MB of sequence in %.1f s (%.0f MB/s)\n", what, files,
+    fprintf(p->out, "%s%s; %s%.1f MB of sequence in %.1f s (%.0f MB/s)\n", prefix, what, files,
             (double)p->total_scanned / 1e6, seconds, seconds > 0 ? (double)p->total_scanned / 1e6 / seconds : 0.0);
-    fflush(stderr);
-}
-
-unsigned cli_threads(unsigned asked) {
-    if (asked) return asked;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
+    fflush(p->out);
 }
