@@ -460,13 +460,6 @@ static void compact(sm_trimmer *t) {
     }
 }
 
-static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
-    (void)record_ended;
-    sm_trimmer *t = ctx;
-    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, bytes, t->stats.trimmed);
-    return 0;
-}
-
 static int open_reader(sm_trimmer *t, const char *path, sm_reader **reader, sm_error *err) {
     sm_error e;
     memset(&e, 0, sizeof e);
@@ -492,91 +485,128 @@ static size_t pair_name_length(const char *name) {
     return n;
 }
 
-/* One read or pair: each mate fed, its bytes kept before it ends (its
-   record-done call may come as it ends). */
-static int trim_pair(sm_trimmer *t, sm_reader **readers, const char **paths, unsigned mates, sm_error *err) {
+/* One run over a file or a pair of files: what the callbacks of
+   sm_runner_scan_reader (the library's one reader-to-runner loop) need. */
+typedef struct {
+    sm_trimmer *t;
+    const char *paths[2];
+    unsigned mates;
+    sm_error *err;
+    int failed;                 /* a callback filled err */
+} trim_scan;
+
+static int on_pair(void *ctx, uint64_t pair, const char *name, const char *mate_name) {
+    trim_scan *in = ctx;
+    if (!name || !mate_name) {
+        sm_io_error(in->err, SM_ERR_FORMAT,
+                    "%s has more records than %s (%llu); paired files must hold the same reads in the same order",
+                    shown(in->paths[name ? 0 : 1]), shown(in->paths[name ? 1 : 0]), (unsigned long long)pair);
+        in->failed = 1;
+        return 1;
+    }
+    size_t n0 = pair_name_length(name), n1 = pair_name_length(mate_name);
+    if (n0 != n1 || memcmp(name, mate_name, n0) != 0) {
+        sm_io_error(in->err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
+                    (unsigned long long)pair + 1, name, shown(in->paths[0]), mate_name, shown(in->paths[1]));
+        in->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* A read or pair begins (mate 1): its place in the queue (between runner
+   calls, so the queue may be compacted here). */
+static int on_record_begin(void *ctx, const sm_scan_record *r) {
+    trim_scan *in = ctx;
+    sm_trimmer *t = in->t;
+    if (r->mate != 1) return 0;
     compact(t);
     if (t->count == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 1024;
         pending *q = realloc(t->queue, cap * sizeof *q);
-        if (!q) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+        if (!q) {
+            sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
+            in->failed = 1;
+            return 1;
+        }
         t->queue = q;
         t->cap = cap;
     }
-    size_t index = t->count++;
-    memset(&t->queue[index], 0, sizeof t->queue[index]);
-    t->queue[index].mates = mates;
-    for (unsigned m = 0; m < mates; m++) {
-        uint64_t id = sm_runner_begin_record(t->runner);
-        if (m == 0) t->queue[index].first_record = id;
-        sm_error e;
-        e.code = 0, e.message[0] = '\0';
-        sm_scan_reader_options so = {.ctx = t, .on_progress = on_piece_fed, .piece = FEED_PIECE};
-        t->reader = readers[m];
-        uint64_t length = 0;
-        int status = sm_runner_feed_reader(t->runner, readers[m], &so, id, &length, &e);
-        if (status != SM_OK) {
-            if (e.message[0]) return sm_io_error(err, status, "%s", e.message);
-            return runner_failed(t, status, paths[m], err);
-        }
-        const uint8_t *data;
-        size_t len;
-        int stable;
-        if (sm_reader_record_raw(readers[m], &data, &len, &stable, &e) < 0)
-            return sm_io_error(err, e.code ? e.code : SM_ERR_IO, "%s", e.message[0] ? e.message : "read error");
-        pending *p = &t->queue[index];
-        p->length[m] = length;
-        p->raw_len[m] = len;
-        if (stable) {
-            p->raw[m] = data;
-        } else {
-            p->raw_at[m] = t->arena.len;
-            if (buf_put(&t->arena, data, len) != 0) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
-        }
-        status = sm_runner_end_record(t->runner);
-        if (status != SM_OK || t->stop) return runner_failed(t, status ? status : SM_ERR_TERMINATED, paths[m], err);
+    pending *p = &t->queue[t->count++];
+    memset(p, 0, sizeof *p);
+    p->mates = in->mates;
+    p->first_record = r->number;
+    return 0;
+}
+
+/* A mate's sequence is fed: its bytes kept before its record ends (its
+   record-done call may come as it ends). */
+static int on_record_read(void *ctx, const sm_scan_record *r) {
+    trim_scan *in = ctx;
+    sm_trimmer *t = in->t;
+    unsigned m = r->mate - 1;
+    const uint8_t *data;
+    size_t len;
+    int stable;
+    sm_error e;
+    e.code = 0, e.message[0] = '\0';
+    if (sm_reader_record_raw(r->reader, &data, &len, &stable, &e) < 0) {
+        sm_io_error(in->err, e.code ? e.code : SM_ERR_IO, "%s", e.message[0] ? e.message : "read error");
+        in->failed = 1;
+        return 1;
     }
-    return SM_OK;
+    pending *p = &t->queue[t->count - 1];
+    p->length[m] = r->length;
+    p->raw_len[m] = len;
+    if (stable) {
+        p->raw[m] = data;
+    } else {
+        p->raw_at[m] = t->arena.len;
+        if (buf_put(&t->arena, data, len) != 0) {
+            sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
+            in->failed = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
+    (void)record_ended;
+    sm_trimmer *t = ((trim_scan *)ctx)->t;
+    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, bytes, t->stats.trimmed);
+    return t->stop; /* a write failed: reading on is pointless */
 }
 
 int sm_trimmer_run(sm_trimmer *t, const char *path1, const char *path2, sm_error *err) {
     memset(err, 0, sizeof *err);
     sm_reader *readers[2] = {NULL, NULL};
-    const char *paths[2] = {path1, path2};
-    unsigned mates = path2 ? 2 : 1;
+    trim_scan in = {t, {path1, path2}, path2 ? 2u : 1u, err, 0};
     int rc = SM_OK;
-    for (unsigned m = 0; m < mates && rc == SM_OK; m++) rc = open_reader(t, paths[m], &readers[m], err);
+    for (unsigned m = 0; m < in.mates && rc == SM_OK; m++) rc = open_reader(t, in.paths[m], &readers[m], err);
     if (rc == SM_OK && t->o.on_input) t->o.on_input(t->o.ctx, path1);
-    for (uint64_t pair = 0; rc == SM_OK; pair++) {
-        const char *names[2] = {NULL, NULL};
-        int more[2] = {0, 0};
+    if (rc == SM_OK) {
+        sm_scan_reader_options so;
+        sm_scan_reader_options_init(&so);
+        so.ctx = &in;
+        so.on_progress = on_piece_fed;
+        so.piece = FEED_PIECE;
+        so.on_record_begin = on_record_begin;
+        so.on_record_read = on_record_read;
+        so.mate = readers[1];
+        so.on_pair = in.mates == 2 ? on_pair : NULL;
+        t->reader = readers[0];
         sm_error e;
-        e.code = 0, e.message[0] = '\0';
-        for (unsigned m = 0; m < mates && rc == SM_OK; m++)
-            if ((more[m] = sm_reader_next_record(readers[m], &names[m], &e)) < 0)
-                rc = sm_io_error(err, e.code ? e.code : SM_ERR_IO, "%s", e.message[0] ? e.message : "read error");
-        if (rc != SM_OK) break;
-        if (mates == 2 && more[0] != more[1]) {
-            rc = sm_io_error(err, SM_ERR_FORMAT, "%s has more records than %s (%llu); paired files must hold the "
-                             "same reads in the same order", shown(paths[more[0] ? 0 : 1]),
-                             shown(paths[more[0] ? 1 : 0]), (unsigned long long)pair);
-            break;
-        }
-        if (!more[0]) break;
-        if (mates == 2) {
-            size_t n0 = pair_name_length(names[0]), n1 = pair_name_length(names[1]);
-            if (n0 != n1 || memcmp(names[0], names[1], n0) != 0) {
-                rc = sm_io_error(err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
-                                 (unsigned long long)pair + 1, names[0], shown(paths[0]), names[1], shown(paths[1]));
-                break;
-            }
-        }
-        rc = trim_pair(t, readers, paths, mates, err);
+        memset(&e, 0, sizeof e);
+        int status = sm_runner_scan_reader(t->runner, readers[0], &so, &e);
+        if (status != SM_OK && in.failed) rc = err->code ? err->code : status;
+        else if (status != SM_OK && e.message[0]) rc = sm_io_error(err, status, "%s", e.message);
+        else if (status != SM_OK || t->stop) rc = runner_failed(t, status ? status : SM_ERR_TERMINATED, path1, err);
     }
     if (rc == SM_OK) {
         int status = sm_runner_flush(t->runner);
         if (status != SM_OK || t->stop) rc = runner_failed(t, status ? status : SM_ERR_TERMINATED, path1, err);
     }
-    for (unsigned m = 0; m < mates; m++) sm_reader_close(readers[m]);
+    for (unsigned m = 0; m < in.mates; m++) sm_reader_close(readers[m]);
     return rc;
 }
