@@ -556,6 +556,26 @@ void sm_trimmer_free(sm_trimmer *trimmer);
 /* Experimental, as the DFA header they take their types from. */
 #include "seqmatch_dfa.h"
 
+/* Where sm_dfa_load takes a DFA from: the first of dfa_path, regex,
+   patterns_path that is set. */
+typedef struct {
+    const char *dfa_path;      /* a DFA file (sm_dfa_read_file) */
+    const char *regex;         /* a regular expression (sm_dfa_from_regex; max_states, 0: its default) */
+    const char *patterns_path; /* a pattern file (sm_pattern_list_read_alphabet), compiled with strands and
+                                  ignore_case (text only), made a DFA by match (sm_dfa_from_db) */
+    sm_alphabet alphabet;      /* of the regex and the pattern file */
+    sm_strands strands;
+    int ignore_case;
+    sm_dfa_match match;
+    uint32_t max_states;
+    int minimize;              /* 1: minimal DFA, 0: as built, -1: minimal for a regex only */
+} sm_dfa_source;
+
+/* The DFA src names, as seqmatch dfa makes it. A pattern file's errors
+   name the file (and the line of a pattern the compiler refused). Returns
+   SM_OK, or an error with err filled and *dfa NULL. */
+int sm_dfa_load(const sm_dfa_source *src, sm_dfa **dfa, sm_error *err);
+
 /* How sm_dfa_scan_reader runs a reader's input through a DFA. */
 typedef struct {
     const sm_dfa_parallel_options *parallel;  /* NULL: the defaults */
@@ -582,6 +602,15 @@ typedef struct {
    with err filled. */
 int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_reader *reader,
                        const sm_dfa_reader_options *opts, sm_error *err);
+/* sm_dfa_scan_reader over the files paths in turn (FASTA/FASTQ with
+   opts->dna, else raw bytes; "-" standard input, "standard input" in
+   messages; opts->name is not used), each read on reader_threads threads
+   (as sm_reader_open_threads). The results come through opts->on_result, whose record is
+   the record's name with per_record, else the file's name with
+   label_inputs, else NULL. Stops at the first input that cannot be opened
+   or scanned (its error in err), after the results of those before it. */
+int sm_dfa_scan_files(const sm_dfa *dfa, const sm_dfa_matcher *matcher, char *const *paths, size_t count,
+                      unsigned reader_threads, int label_inputs, const sm_dfa_reader_options *opts, sm_error *err);
 /* The same on the GPU (sm_dfa_gpu_*), over the files paths (FASTA/FASTQ
    with opts->dna, else raw bytes; "-" standard input, "standard input" in
    messages; opts->name is not used), each read on reader_threads threads

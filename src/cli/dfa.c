@@ -181,141 +181,50 @@ static int parse_args(int argc, char **argv, cli_dfa_options *o) {
     return CLI_PARSE_OK;
 }
 
+/* The DFA of the source given (sm_dfa_load), or a message. */
 static int load_dfa(const cli_dfa_options *o, sm_dfa **dfa) {
+    sm_dfa_source src = {o->dfa_path, o->regex, o->patterns_path, o->alphabet, o->strands,
+                         o->ignore_case, o->match, o->max_states, o->minimize};
     sm_error err;
-    memset(&err, 0, sizeof err);
-    sm_dfa *raw = NULL;
-    int rc;
-    int minimize = o->minimize;
-    if (o->dfa_path) {
-        rc = sm_dfa_read_file(o->dfa_path, &raw, &err);
-    } else if (o->regex) {
-        sm_dfa_regex_options ro;
-        sm_dfa_regex_options_init(&ro);
-        ro.alphabet = o->alphabet;
-        if (o->max_states) ro.max_states = o->max_states;
-        ro.minimize = minimize != 0;
-        minimize = 0;
-        rc = sm_dfa_from_regex(o->regex, strlen(o->regex), &ro, &raw, &err);
-    } else {
-        sm_pattern_list list = {0};
-        rc = sm_pattern_list_read_alphabet(&list, o->patterns_path, o->alphabet, &err);
-        if (rc == SM_OK) {
-            sm_compile_options co;
-            sm_compile_options_init(&co);
-            co.alphabet = o->alphabet;
-            co.strands = o->strands;
-            co.flags = o->ignore_case && o->alphabet == SM_ALPHABET_TEXT ? SM_FLAG_IGNORE_CASE : 0;
-            co.engine = SM_ENGINE_AUTOMATON;
-            sm_db *db = NULL;
-            rc = sm_compile(list.items, list.count, &co, &db, &err);
-            if (rc == SM_OK) rc = sm_dfa_from_db(db, o->match, &raw, &err);
-            sm_db_free(db);
-            unsigned long long n = 0;
-            int used = 0;
-            if (rc != SM_OK && sscanf(err.message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 &&
-                n <= list.count) {
-                /* a pattern refused by the compiler: its file and line */
-                char where[600];
-                cli_error("%s%s", cli_pattern_where(&list, (size_t)n - 1, where, sizeof where), err.message);
-                sm_pattern_list_free(&list);
-                return CLI_EXIT_ERROR;
-            }
-        }
-        sm_pattern_list_free(&list);
-        if (rc != SM_OK && !strstr(err.message, o->patterns_path)) {
-            cli_error("%s: %s", o->patterns_path, err.message);
-            return CLI_EXIT_ERROR;
-        }
-    }
-    if (rc == SM_OK && minimize == 1) {
-        sm_dfa *min = NULL;
-        rc = sm_dfa_minimize(raw, &min, &err);
-        sm_dfa_free(raw);
-        raw = min;
-    }
-    if (rc != SM_OK) {
-        cli_error("%s", err.message);
-        sm_dfa_free(raw);
-        return CLI_EXIT_ERROR;
-    }
-    *dfa = raw;
-    return 0;
+    if (sm_dfa_load(&src, dfa, &err) == SM_OK) return 0;
+    cli_error("%s", err.message);
+    return CLI_EXIT_ERROR;
 }
 
 typedef struct {
     const sm_dfa *dfa;
     const sm_dfa_matcher *matcher;
-    const cli_dfa_options *o;
     FILE *out;
-    uint32_t state;
     int any_accepted;
 } dfa_run;
 
-static void print_result(dfa_run *r, const char *label) {
-    int accepted = sm_dfa_is_accepting(r->dfa, r->state);
+/* One input's (or record's) result: "[LABEL\t]accept|reject\tSTATE". */
+static int on_result(void *ctx, const char *label, uint32_t state) {
+    dfa_run *r = ctx;
+    int accepted = sm_dfa_is_accepting(r->dfa, state);
     if (accepted) r->any_accepted = 1;
     if (label) fprintf(r->out, "%s\t", label);
-    fprintf(r->out, "%s\t%u\n", accepted ? "accept" : "reject", r->state);
-}
-
-typedef struct {
-    dfa_run *r;
-    const char *label;   /* the whole input's, or NULL */
-} input_result;
-
-static int on_result(void *ctx, const char *record, uint32_t state) {
-    input_result *ir = ctx;
-    ir->r->state = state;
-    print_result(ir->r, record ? record : ir->label);
+    fprintf(r->out, "%s\t%u\n", accepted ? "accept" : "reject", state);
     return 0;
 }
 
-/* One input through the library's loop (sm_dfa_scan_reader). */
-static int run_input(dfa_run *r, const char *path, int label_with_path) {
-    const cli_dfa_options *o = r->o;
-    sm_error err;
-    sm_reader *reader = NULL;
-    sm_input_format format = o->alphabet == SM_ALPHABET_DNA ? SM_INPUT_AUTO : SM_INPUT_TEXT;
-    if (sm_reader_open_threads(path, format, cli_threads(o->parallel.threads), &reader, &err) != SM_OK) {
-        cli_error("%s", err.message);
-        return CLI_EXIT_ERROR;
-    }
-    const char *shown = strcmp(path, "-") == 0 ? "standard input" : path;
-    input_result ir = {r, label_with_path ? shown : NULL};
+/* The inputs through the library's loop, on the CPU (sm_dfa_scan_files) or
+   the GPU (sm_dfa_gpu_scan_files). */
+static int run_inputs(dfa_run *r, const cli_dfa_options *o) {
     sm_dfa_reader_options ro = {.parallel = &o->parallel, .per_record = o->per_record,
-                                .dna = o->alphabet == SM_ALPHABET_DNA, .name = shown, .on_result = on_result,
-                                .ctx = &ir};
-    int status = 0;
-    if (sm_dfa_scan_reader(r->dfa, r->matcher, reader, &ro, &err) != SM_OK) {
-        cli_error("%s", err.message);
-        status = CLI_EXIT_ERROR;
-    }
-    sm_reader_close(reader);
-    return status;
-}
-
-/* ------------------------------------------------------------- --gpu */
-
-static int on_gpu_result(void *ctx, const char *label, uint32_t state) {
-    dfa_run *r = ctx;
-    r->state = state;
-    print_result(r, label);
-    return 0;
-}
-
-/* The inputs through the library's GPU loop (sm_dfa_gpu_scan_files). */
-static int run_gpu(dfa_run *r, const cli_dfa_options *o) {
+                                .dna = o->alphabet == SM_ALPHABET_DNA, .on_result = on_result, .ctx = r};
     sm_dfa_gpu_options go;
     sm_dfa_gpu_options_init(&go);
     go.batch_bytes = (size_t)o->gpu_batch;
     go.policy = o->parallel.policy;
     go.first_chunk_ratio = o->parallel.first_chunk_ratio;
-    sm_dfa_reader_options ro = {.per_record = o->per_record, .dna = o->alphabet == SM_ALPHABET_DNA,
-                                .on_result = on_gpu_result, .ctx = r};
     sm_error err;
-    if (sm_dfa_gpu_scan_files(r->dfa, r->matcher, &go, o->inputs, o->input_count, cli_threads(o->parallel.threads),
-                              o->input_count > 1, &ro, &err) != SM_OK) {
+    unsigned threads = cli_threads(o->parallel.threads);
+    int rc = o->gpu ? sm_dfa_gpu_scan_files(r->dfa, r->matcher, &go, o->inputs, o->input_count, threads,
+                                            o->input_count > 1, &ro, &err)
+                    : sm_dfa_scan_files(r->dfa, r->matcher, o->inputs, o->input_count, threads, o->input_count > 1,
+                                        &ro, &err);
+    if (rc != SM_OK) {
         cli_error("%s", err.message);
         return CLI_EXIT_ERROR;
     }
@@ -430,16 +339,9 @@ int cli_dfa_main(int argc, char **argv) {
         }
         r.dfa = dfa;
         r.matcher = matcher;
-        r.o = &o;
         r.out = out;
         if (status == 0 && !o.gpu && o.input_count == 1 && strcmp(o.inputs[0], "-") == 0) cli_note_stdin_terminal();
-        if (status == 0 && o.gpu) {
-            status = run_gpu(&r, &o);
-        } else {
-            for (size_t i = 0; i < o.input_count && status == 0; i++)
-                status = run_input(&r, o.inputs[i], o.input_count > 1);
-            if (status == 0) status = r.any_accepted ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
-        }
+        if (status == 0) status = run_inputs(&r, &o);
         sm_dfa_matcher_free(matcher);
     }
     if (fflush(out) != 0 || ferror(out)) {

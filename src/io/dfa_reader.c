@@ -125,6 +125,37 @@ int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_read
     return rc;
 }
 
+/* sm_dfa_scan_files: the whole input's result labelled with its file. */
+typedef struct {
+    const sm_dfa_reader_options *o;
+    const char *label;
+} file_result;
+
+static int on_file_result(void *ctx, const char *record, uint32_t state) {
+    file_result *fr = ctx;
+    return fr->o->on_result(fr->o->ctx, record ? record : fr->label, state);
+}
+
+/* One after another; the next file is opened only after the one before
+   ended, so that a failure leaves every result before it delivered. */
+int sm_dfa_scan_files(const sm_dfa *dfa, const sm_dfa_matcher *matcher, char *const *paths, size_t count,
+                      unsigned reader_threads, int label_inputs, const sm_dfa_reader_options *opts, sm_error *err) {
+    sm_input_format format = opts->dna ? SM_INPUT_AUTO : SM_INPUT_TEXT;
+    int rc = SM_OK;
+    for (size_t i = 0; i < count && rc == SM_OK; i++) {
+        sm_reader *reader = NULL;
+        if ((rc = sm_reader_open_threads(paths[i], format, reader_threads, &reader, err)) != SM_OK) break;
+        sm_dfa_reader_options o = *opts;
+        o.name = strcmp(paths[i], "-") == 0 ? "standard input" : paths[i];
+        file_result fr = {opts, label_inputs ? o.name : NULL};
+        o.on_result = on_file_result;
+        o.ctx = &fr;
+        rc = sm_dfa_scan_reader(dfa, matcher, reader, &o, err);
+        sm_reader_close(reader);
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------ on the GPU */
 
 /* The inputs go to the GPU as they are read, and their results come back

@@ -183,6 +183,100 @@ int main(void) {
             CHECK(sscanf(log.text, want, &whole) == 1 && sm_dfa_is_accepting(dfa, whole), "whole: %s", log.text);
         }
     }
+    /* the CPU loop over files: each file's result labelled with its name (or
+       not), records by name, and a missing file stops after the ones before */
+    if (matcher) {
+        char missing[80];
+        snprintf(missing, sizeof missing, "%s/missing.fa", dir);
+        char *files[] = {fasta, fasta, missing, fasta};
+        for (int label = 0; label < 2; label++) {
+            for (int per_record = 0; per_record < 2; per_record++) {
+                dfa_log log = {{0}};
+                sm_dfa_parallel_options par;
+                sm_dfa_parallel_options_init(&par);
+                sm_dfa_reader_options o = {.parallel = &par, .per_record = per_record, .dna = 1, .name = "unused",
+                                           .on_result = dfa_result, .ctx = &log};
+                int rc = sm_dfa_scan_files(dfa, matcher, files, 4, 1, label, &o, &err);
+                CHECK(rc != SM_OK && strstr(err.message, missing) && !strstr(err.message, "unused"),
+                      "files: a missing file: %d %s", rc, err.message);
+                char want[256], one[128];
+                unsigned a = 0, b = 0, c = 0, d = 0;
+                if (per_record) {
+                    CHECK(sscanf(log.text, "r1 %u\nr\"2 %u\nr1 %u\nr\"2 %u\n", &a, &b, &c, &d) == 4,
+                          "files per record (label %d): %s", label, log.text);
+                    CHECK(sm_dfa_is_accepting(dfa, a) && !sm_dfa_is_accepting(dfa, b) && a == c && b == d,
+                          "files per record: %s", log.text);
+                } else {
+                    snprintf(one, sizeof one, "%s %%u\n", label ? fasta : "-");
+                    snprintf(want, sizeof want, "%s%s", one, one);
+                    CHECK(sscanf(log.text, want, &a, &b) == 2 && sm_dfa_is_accepting(dfa, a) && a == b,
+                          "files whole (label %d): %s", label, log.text);
+                    CHECK(strchr(strchr(log.text, '\n') + 1, '\n')[1] == 0, "files: a third result: %s", log.text);
+                }
+            }
+        }
+    }
+    /* a DFA loaded as seqmatch dfa loads it: the pattern file's messages name it */
+    {
+        char pats[80];
+        snprintf(pats, sizeof pats, "%s/p.txt", dir);
+        FILE *pf = fopen(pats, "w");
+        CHECK(pf != NULL, "pattern file");
+        if (pf) {
+            fputs("TTACG\nAC!G\n", pf);
+            fclose(pf);
+        }
+        sm_dfa_source src = {.patterns_path = pats, .alphabet = SM_ALPHABET_DNA, .strands = SM_STRAND_FORWARD,
+                             .match = SM_DFA_CONTAINS, .minimize = -1};
+        sm_dfa *loaded = (sm_dfa *)1;
+        char want[160];
+        snprintf(want, sizeof want, "%s: line 2: pattern 2 ('AC!G'): ", pats);
+        CHECK(sm_dfa_load(&src, &loaded, &err) != SM_OK && loaded == NULL && strncmp(err.message, want,
+              strlen(want)) == 0, "a bad pattern: %s", err.message);
+        pf = fopen(pats, "w");
+        if (pf) {
+            fputs("TTACG\n", pf);
+            fclose(pf);
+        }
+        CHECK(sm_dfa_load(&src, &loaded, &err) == SM_OK && loaded, "patterns: %s", err.message);
+        if (loaded && matcher) {
+            sm_dfa_matcher *m2 = NULL;
+            CHECK(sm_dfa_matcher_create(loaded, &mo, &m2, &err) == SM_OK, "matcher: %s", err.message);
+            if (m2) {
+                CHECK(sm_dfa_is_accepting(loaded, sm_dfa_run(m2, sm_dfa_start(loaded), "GGTTACGA", 8)) &&
+                          !sm_dfa_is_accepting(loaded, sm_dfa_run(m2, sm_dfa_start(loaded), "GGTTACA", 7)),
+                      "patterns: contains TTACG");
+                sm_dfa_matcher_free(m2);
+            }
+        }
+        uint32_t built = loaded ? sm_dfa_state_count(loaded) : 0;
+        sm_dfa_free(loaded);
+        src.minimize = 1;
+        CHECK(sm_dfa_load(&src, &loaded, &err) == SM_OK && loaded && sm_dfa_state_count(loaded) <= built,
+              "patterns minimized: %s", err.message);
+        sm_dfa_free(loaded);
+        unlink(pats);
+        src.patterns_path = pats; /* missing now */
+        CHECK(sm_dfa_load(&src, &loaded, &err) != SM_OK && loaded == NULL && strncmp(err.message, pats,
+              strlen(pats)) == 0 && strstr(err.message + strlen(pats), pats) == NULL, "missing: %s", err.message);
+        /* a regex: minimal unless minimize is 0; a DFA file before both */
+        sm_dfa_source rs = {.regex = "A(C|C)(G|G)T", .alphabet = SM_ALPHABET_DNA, .minimize = -1};
+        sm_dfa *minimal = NULL, *as_built = NULL;
+        CHECK(sm_dfa_load(&rs, &minimal, &err) == SM_OK, "regex: %s", err.message);
+        rs.minimize = 0;
+        CHECK(sm_dfa_load(&rs, &as_built, &err) == SM_OK, "regex as built: %s", err.message);
+        CHECK(minimal && as_built && sm_dfa_state_count(minimal) <= sm_dfa_state_count(as_built),
+              "regex minimal");
+        sm_dfa_free(minimal);
+        sm_dfa_free(as_built);
+        rs.dfa_path = pats;
+        CHECK(sm_dfa_load(&rs, &minimal, &err) != SM_OK && minimal == NULL && strstr(err.message, pats),
+              "a DFA file first: %s", err.message);
+        rs.dfa_path = NULL;
+        rs.regex = "AC(";
+        CHECK(sm_dfa_load(&rs, &minimal, &err) != SM_OK && strstr(err.message, "unmatched"), "bad regex: %s",
+              err.message);
+    }
     /* the GPU loop: without a usable GPU (no module or no device here) it fails in one message */
     if (matcher) {
         sm_dfa_gpu_options go;
