@@ -203,6 +203,23 @@ typedef struct sm_outfile sm_outfile;
    names differ) when output is the same regular file as one of the inputs
    (NULL and "-" skipped, links and other names of it found); else SM_OK. */
 int sm_output_check(const char *output, const char *const *inputs, size_t count, sm_error *err);
+
+/* Values as seqmatch's command line takes them; each returns 0, or -1 when
+   text is not one (*value untouched). A count: decimal digits only, at most
+   max. A size: a count with an optional K, M, G or T (powers of 1024),
+   optionally followed by iB or B ("64K", "64KiB", "1g", "100b"). A share:
+   "I/N" with I < N <= 2^20. */
+int sm_parse_count(const char *text, unsigned long long max, unsigned long long *value);
+int sm_parse_size(const char *text, uint64_t *value);
+int sm_parse_share(const char *text, unsigned *index, unsigned *count);
+/* argv[0 .. argc) as one line a POSIX shell would split back into them
+   (program instead of argv[0]; an argument with a blank or a shell character
+   in single quotes; tabs and line ends as spaces), as SAM's @PG CL holds
+   it. malloc'd (NULL: out of memory). */
+char *sm_command_line(int argc, char *const *argv, const char *program);
+/* name with its first '#' replaced by the digit mate ("r_#.fq", 2 ->
+   "r_2.fq"; a name without '#' as it is). malloc'd (NULL: out of memory). */
+char *sm_mate_path(const char *name, unsigned mate);
 /* Opens path for writing. NULL with err filled ("PATH: REASON"). */
 sm_outfile *sm_outfile_open(const char *path, sm_error *err);
 FILE *sm_outfile_file(const sm_outfile *o);

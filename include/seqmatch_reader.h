@@ -236,6 +236,17 @@ sm_input_format sm_reader_sniff(const char *path);
    nucleotide code (A C G T U and IUPAC, either case); list gets up to six
    of those letters, upper case, space-separated, in the order first seen. */
 int sm_seq_looks_like_protein(const uint8_t *seq, size_t len, size_t *letters, size_t *other, char list[16]);
+/* A typical record length for sm_compile_options.typical_record: 150 (short
+   reads) for a FASTQ name (.fq, .fastq; .gz, .zst, .bgz) or a regular file
+   whose first byte is '@', else 0 (long records; standard input and pipes
+   are not read). */
+uint32_t sm_file_typical_record(const char *path);
+/* The regular files' total size, or 0 when one is not a regular file
+   ("-", a pipe) or missing. */
+uint64_t sm_files_size(char *const *paths, size_t count);
+/* Whether some pattern holds a letter that is no DNA or IUPAC code (E F I L
+   P Q ...: protein, words). */
+int sm_pattern_list_has_non_dna(const sm_pattern_list *list);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */

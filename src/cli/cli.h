@@ -123,10 +123,8 @@ void cli_usage_error(cli_command command, const char *fmt, ...)
 
 const char *cli_command_name(cli_command command);
 
-/* The command line as given (SAM's @PG CL:), arguments that need quoting in
-   single quotes, tabs and line breaks written as spaces. */
-void cli_set_command_line(int argc, char **argv);
-const char *cli_command_line(void);
+/* The command line as given (SAM's @PG CL:, sm_command_line), set by main. */
+extern const char *cli_command_line;
 
 /* Flushes standard output (help, --explain, dumps). Returns 0, or prints
    "standard output: REASON" (nothing for a reader that went away) and
@@ -202,23 +200,13 @@ typedef int (*cli_operand_fn)(void *ctx, char *arg);
 int cli_parse_argv(cli_command command, int argc, char **argv, cli_option_fn option, cli_operand_fn operand,
                    void *ctx);
 
-/* A decimal count of at most max. Returns 0, or -1 when text is not one. */
-int cli_parse_count(const char *text, unsigned long long max, unsigned long long *value);
-
 /* Parses argv (argv[0] is the command name) into *opts. Returns a
    CLI_PARSE_* value; on CLI_PARSE_ERROR a message has been printed. */
 int cli_parse_options(cli_command command, int argc, char **argv, cli_options *opts);
 void cli_options_free(cli_options *opts);
 
-/* Parses --shard's I/N (0 <= I < N). Returns 0 on success. */
-int cli_parse_shard(const char *text, unsigned *index, unsigned *count);
-
 /* Number of online cores (at least 1). */
 unsigned cli_online_cores(void);
-
-/* Parses a byte size with an optional K, M, G or T suffix (binary
-   multiples; "KB", "KiB" accepted). Returns 0 on success. */
-int cli_parse_size(const char *text, uint64_t *value);
 
 /* ------------------------------------------------------------- help */
 

@@ -104,43 +104,16 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list, unsigne
     return 0;
 }
 
-/* Whether some pattern holds a letter that is no DNA or IUPAC code (E F I L
-   P Q ...: protein, words). */
-static int has_non_dna_symbol(const sm_pattern_list *list) {
-    for (size_t i = 0; i < list->count; i++)
-        for (size_t j = 0; j < list->items[i].len; j++) {
-            char c = list->items[i].seq[j];
-            if (((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) && !strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c))
-                return 1;
-        }
-    return 0;
-}
-
 /* What the inputs' records are like, for the approximate planner's cost
    model: text lines (--lines) and FASTQ reads are short (their engines run
    byte by byte, not in SIMD lanes); genomes are long (0). The first target
    decides: a FASTQ name (.fq, .fastq, compressed or not) or a regular file
    whose first byte is '@'. */
 #define LINE_RECORD_BYTES 100u
-#define READ_RECORD_BYTES 150u
 
 static uint32_t typical_record(const cli_options *opts) {
     if (opts->lines) return LINE_RECORD_BYTES;
-    if (opts->target_count == 0) return 0;
-    const char *path = opts->targets[0];
-    static const char *const fastq[] = {".fq", ".fastq", ".fq.gz", ".fastq.gz", ".fq.zst", ".fastq.zst", ".fq.bgz"};
-    size_t n = strlen(path);
-    for (size_t i = 0; i < sizeof fastq / sizeof fastq[0]; i++) {
-        size_t e = strlen(fastq[i]);
-        if (n > e && strcmp(path + n - e, fastq[i]) == 0) return READ_RECORD_BYTES;
-    }
-    /* only a regular file is peeked at: a pipe's first byte would be lost */
-    struct stat st;
-    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    FILE *f = fopen(path, "rb");
-    int first = f ? fgetc(f) : EOF;
-    if (f) fclose(f);
-    return first == '@' ? READ_RECORD_BYTES : 0;
+    return opts->target_count ? sm_file_typical_record(opts->targets[0]) : 0;
 }
 
 int cli_load_database(const cli_options *opts, sm_db **db) {
@@ -168,7 +141,7 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
     co.exact = exact;
     int status = sm_compile(list.items, list.count, &co, db, &err);
     free(exact);
-    int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && has_non_dna_symbol(&list);
+    int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && sm_pattern_list_has_non_dna(&list);
     if (not_dna) {
         /* protein, words, a table or reads not recognised: say how to read them */
         char where[600] = "";

@@ -121,7 +121,7 @@ static int take_option(void *ctx, cli_option_id id, const char *shown, const cha
         break;
     case OPT_IGNORE_CASE: o->ignore_case = 1; break;
     case OPT_THREADS:
-        if (cli_parse_count(value, 4096, &n) || n == 0)
+        if (sm_parse_count(value, 4096, &n) || n == 0)
             return usage_error("--threads takes a number from 1 to 4096, not '%s'", value);
         o->parallel.threads = (unsigned)n;
         break;
@@ -136,7 +136,7 @@ static int take_option(void *ctx, cli_option_id id, const char *shown, const cha
     case OPT_GPU: o->gpu = 1; break;
     case OPT_OUTPUT: o->output = value; break;
     case OPT_SHARD:
-        if (cli_parse_shard(value, &o->shard_index, &o->shard_count) != 0)
+        if (sm_parse_share(value, &o->shard_index, &o->shard_count) != 0)
             return usage_error("--shard takes a share I/N (I from 0 to N - 1, e.g. 0/4), not '%s'", value);
         break;
     default: /* the table gives dfa no other option */

@@ -107,17 +107,6 @@ static int close_output(sm_record_file *out, int keep) {
     return rc == SM_OK ? 0 : -1;
 }
 
-/* NAME with its '#' replaced by the mate number; malloc'd. */
-static char *mate_name(const char *name, unsigned mate) {
-    const char *hash = strchr(name, '#');
-    size_t n = strlen(name);
-    char *out = malloc(n + 1);
-    if (!out) return NULL;
-    memcpy(out, name, n + 1);
-    if (hash) out[hash - name] = (char)('0' + mate);
-    return out;
-}
-
 size_t cli_read_inputs(const cli_options *opts, const char *inputs[64]) {
     size_t n = 0;
     if (opts->read1) inputs[n++] = opts->read1, inputs[n++] = opts->read2;
@@ -181,7 +170,7 @@ int cli_filter_main(int argc, char **argv) {
             goto cleanup;
         }
         for (unsigned m = 0; m < mates; m++) {
-            names[kind][m] = paired ? mate_name(given[kind], m + 1) : strdup(given[kind]);
+            names[kind][m] = paired ? sm_mate_path(given[kind], m + 1) : strdup(given[kind]);
             if (!names[kind][m]) {
                 cli_error("out of memory");
                 goto cleanup;

@@ -65,35 +65,7 @@ void cli_usage_error(cli_command command, const char *fmt, ...) {
     fprintf(stderr, " (try 'seqmatch %s --help')\n", cli_command_name(command));
 }
 
-static char *command_line;
-
-void cli_set_command_line(int argc, char **argv) {
-    size_t n = 1;
-    for (int i = 0; i < argc; i++) n += 3 + 4 * strlen(i == 0 ? "seqmatch" : argv[i]);
-    char *line = malloc(n), *p = line;
-    if (!line) return;
-    for (int i = 0; i < argc; i++) {
-        const char *a = i == 0 ? "seqmatch" : argv[i];
-        int quote = !*a || strpbrk(a, " \t\n\r'\"\\$`*?[]{}()<>|&;#~!") != NULL;
-        if (i) *p++ = ' ';
-        if (quote) *p++ = '\'';
-        for (; *a; a++) {
-            char c = *a == '\t' || *a == '\n' || *a == '\r' ? ' ' : *a;
-            if (c == '\'' && quote) {
-                memcpy(p, "'\\''", 4); /* ' ends the quote, \' is the quote, ' reopens it */
-                p += 4;
-            } else {
-                *p++ = c;
-            }
-        }
-        if (quote) *p++ = '\'';
-    }
-    *p = '\0';
-    free(command_line);
-    command_line = line;
-}
-
-const char *cli_command_line(void) { return command_line ? command_line : "seqmatch"; }
+const char *cli_command_line = "seqmatch";
 
 static int is_help(const char *arg) {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
@@ -162,7 +134,8 @@ static int run_command(int argc, char **argv) {
 int main(int argc, char **argv) {
     int status = cli_dist_init(&argc, &argv);
     if (status != 0) return status;
-    cli_set_command_line(argc, argv);
+    char *line = sm_command_line(argc, argv, "seqmatch");
+    if (line) cli_command_line = line;
     /* under MPI only search and dfa are spread; the other ranks sit the rest out */
     const char *c = argc >= 2 ? argv[1] : "";
     int spread = strcmp(c, "search") == 0 || strcmp(c, "dfa") == 0 ||

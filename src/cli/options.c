@@ -189,55 +189,6 @@ unsigned cli_online_cores(void) {
 
 unsigned cli_threads(unsigned asked) { return asked ? asked : cli_online_cores(); }
 
-int cli_parse_count(const char *text, unsigned long long max, unsigned long long *value) {
-    if (text[0] < '0' || text[0] > '9') return -1;
-    errno = 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v > max) return -1;
-    *value = v;
-    return 0;
-}
-
-int cli_parse_size(const char *text, uint64_t *value) {
-    if (text[0] < '0' || text[0] > '9') return -1;
-    errno = 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0) return -1;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    default: break;
-    }
-    if (shift != 0 && (*end == 'i' || *end == 'I')) {
-        end++;
-        if (*end != 'b' && *end != 'B') return -1;
-    }
-    if (*end == 'b' || *end == 'B') end++;
-    if (*end != '\0') return -1;
-    if (shift != 0 && v > (UINT64_MAX >> shift)) return -1;
-    *value = (uint64_t)v << shift;
-    return 0;
-}
-
-int cli_parse_shard(const char *text, unsigned *index, unsigned *count) {
-    unsigned long long i, n;
-    const char *slash = strchr(text, '/');
-    if (!slash || slash == text || slash - text > 20) return -1;
-    char head[24];
-    memcpy(head, text, (size_t)(slash - text));
-    head[slash - text] = 0;
-    if (cli_parse_count(head, 1u << 20, &i) != 0 || cli_parse_count(slash + 1, 1u << 20, &n) != 0 || n == 0 || i >= n)
-        return -1;
-    *index = (unsigned)i;
-    *count = (unsigned)n;
-    return 0;
-}
-
 static const option_spec *find_long(const char *name, size_t len) {
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         const char *candidate = option_table[i].long_name;
@@ -301,10 +252,10 @@ static int apply_typed(cli_command command, void *base, const option_spec *spec,
         if (value[0] == '\0') goto refused;
         break;
     case V_COUNT:
-        if (cli_parse_count(value, spec->max, &number) != 0 || number < spec->min) goto refused;
+        if (sm_parse_count(value, spec->max, &number) != 0 || number < spec->min) goto refused;
         break;
     case V_SIZE:
-        if (cli_parse_size(value, &size) != 0 || size < spec->min || size > spec->max) goto refused;
+        if (sm_parse_size(value, &size) != 0 || size < spec->min || size > spec->max) goto refused;
         number = size;
         break;
     case V_CHOICE: {
@@ -403,7 +354,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
             cli_usage_error(cmd, "--mismatches and --edits cannot be combined");
             return CLI_PARSE_ERROR;
         }
-        if (cli_parse_count(value, 65535, &number) != 0) {
+        if (sm_parse_count(value, 65535, &number) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not an error count (0 to 65535)", shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -425,7 +376,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         opts->compile.pam_side = spec->id == OPT_PAM5 ? SM_PAM_5PRIME : SM_PAM_3PRIME;
         return CLI_PARSE_OK;
     case OPT_SHARD:
-        if (cli_parse_shard(value, &opts->shard_index, &opts->shard_count) != 0) {
+        if (sm_parse_share(value, &opts->shard_index, &opts->shard_count) != 0) {
             cli_usage_error(cmd, "%s: '%s' is not a share I/N (I from 0 to N - 1, e.g. 0/4)", shown, value);
             return CLI_PARSE_ERROR;
         }
@@ -440,7 +391,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     case OPT_MIN_OVERLAP:
     case OPT_MAX_HITS_PER_PATTERN:
     case OPT_MAX_HITS_PER_RECORD:
-        if (cli_parse_count(value, UINT32_MAX, &number) != 0 || (number == 0 && spec->id != OPT_MIN_OVERLAP)) {
+        if (sm_parse_count(value, UINT32_MAX, &number) != 0 || (number == 0 && spec->id != OPT_MIN_OVERLAP)) {
             cli_usage_error(cmd, "%s: '%s' is not a count (%s to 4294967295)", shown, value,
                             spec->id == OPT_MIN_OVERLAP ? "0" : "1");
             return CLI_PARSE_ERROR;

@@ -114,17 +114,6 @@ static void *start_cuda(void *arg) {
    batch, and the GPU's start costs more than the CPU's scan of it. */
 #define GPU_SMALL_JOB ((uint64_t)64 << 20)
 
-/* The targets' total size, or 0 when some size is unknown (a pipe). */
-static uint64_t targets_size(char *const *targets, size_t count) {
-    uint64_t total = 0;
-    for (size_t i = 0; i < count; i++) {
-        struct stat st;
-        if (strcmp(targets[i], "-") == 0 || stat(targets[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-        total += (uint64_t)st.st_size;
-    }
-    return total;
-}
-
 int cli_search_main(int argc, char **argv) {
     cli_options opts;
     int parsed = cli_parse_options(CLI_COMMAND_SEARCH, argc, argv, &opts);
@@ -256,7 +245,7 @@ int cli_search_main(int argc, char **argv) {
     }
 
     if (opts.gpu) {
-        uint64_t size = targets_size(targets, target_count);
+        uint64_t size = sm_files_size(targets, target_count);
         if (size && size < GPU_SMALL_JOB)
             fprintf(stderr,
                     "seqmatch: note: %llu bytes of targets are too few for the GPU to win; the CPU (without --gpu) is "
@@ -290,7 +279,7 @@ int cli_search_main(int argc, char **argv) {
             }
             sm_formatter_begin(profile);
         }
-        if (sam_or_bam && sm_formatter_start_sam(formatter, cli_command_line(), &err) != SM_OK) {
+        if (sam_or_bam && sm_formatter_start_sam(formatter, cli_command_line, &err) != SM_OK) {
             cli_error("%s", err.message);
             goto cleanup;
         }

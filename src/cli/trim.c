@@ -142,9 +142,8 @@ int cli_trim_main(int argc, char **argv) {
     const char *inputs[64];
     size_t ninputs = cli_read_inputs(&opts, inputs);
     for (unsigned m = 0; m < (paired ? 2u : 1u); m++) {
-        names[m] = strdup(opts.output_path ? opts.output_path : "-");
-        if (!names[m]) goto failed;
-        if (paired) *strchr(names[m], '#') = (char)('1' + m);
+        const char *given = opts.output_path ? opts.output_path : "-";
+        if (!(names[m] = paired ? sm_mate_path(given, m + 1) : strdup(given))) goto failed;
         if (cli_check_output(names[m], inputs, ninputs) != 0) goto done;
         if (!(s.out[m] = sm_record_file_open(names[m], &err))) goto failed;
     }

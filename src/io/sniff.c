@@ -1,8 +1,10 @@
 /* What a file holds, from its first bytes (include/seqmatch_reader.h,
  * sm_reader_sniff): FASTA or FASTQ when its first byte that is not white
  * space (after a byte-order mark, decompressed) is '>' or '@', else text.
- * And whether a DNA record's start looks like protein (sm_seq_looks_like_protein).
+ * And whether a DNA record's start looks like protein (sm_seq_looks_like_protein),
+ * a file holds short reads, a pattern is no DNA; files' total size.
  * Public calls only. */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -65,4 +67,44 @@ int sm_seq_looks_like_protein(const uint8_t *seq, size_t len, size_t *letters, s
     }
     list[at] = '\0';
     return *letters >= PROTEIN_MIN_LETTERS && *other * 100 >= *letters * PROTEIN_PERCENT;
+}
+
+/* A FASTQ file's name: .fq or .fastq, plain or compressed. */
+static const char *const FASTQ_ENDINGS[] = {".fq", ".fastq", ".fq.gz", ".fastq.gz", ".fq.zst", ".fastq.zst", ".fq.bgz"};
+/* What a read is taken to be (bytes), for the approximate planner. */
+#define READ_RECORD_BYTES 150u
+
+uint32_t sm_file_typical_record(const char *path) {
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof FASTQ_ENDINGS / sizeof FASTQ_ENDINGS[0]; i++) {
+        size_t e = strlen(FASTQ_ENDINGS[i]);
+        if (n > e && strcmp(path + n - e, FASTQ_ENDINGS[i]) == 0) return READ_RECORD_BYTES;
+    }
+    /* only a regular file is peeked at: a pipe's first byte would be lost */
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    FILE *f = fopen(path, "rb");
+    int first = f ? fgetc(f) : EOF;
+    if (f) fclose(f);
+    return first == '@' ? READ_RECORD_BYTES : 0;
+}
+
+uint64_t sm_files_size(char *const *paths, size_t count) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct stat st;
+        if (strcmp(paths[i], "-") == 0 || stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        total += (uint64_t)st.st_size;
+    }
+    return total;
+}
+
+int sm_pattern_list_has_non_dna(const sm_pattern_list *list) {
+    for (size_t i = 0; i < list->count; i++)
+        for (size_t j = 0; j < list->items[i].len; j++) {
+            char c = list->items[i].seq[j];
+            if (((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) && !strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c))
+                return 1;
+        }
+    return 0;
 }

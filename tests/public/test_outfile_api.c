@@ -313,6 +313,63 @@ static void check_writer(void) {
     CHECK(sm_record_file_open(base, &err) == NULL, "a folder as a record file");
 }
 
+/* Command-line values, the quoted command line, mate names, what files hold. */
+static void check_args(void) {
+    unsigned long long n = 7;
+    CHECK(sm_parse_count("42", 100, &n) == 0 && n == 42, "count 42");
+    CHECK(sm_parse_count("101", 100, &n) != 0 && n == 42, "count over max");
+    CHECK(sm_parse_count("-1", 100, &n) != 0 && sm_parse_count("", 100, &n) != 0 &&
+              sm_parse_count("4x", 100, &n) != 0 && sm_parse_count("+4", 100, &n) != 0,
+          "counts refused");
+    CHECK(sm_parse_count("99999999999999999999999", ~0ull, &n) != 0, "count overflow");
+    uint64_t v = 0;
+    CHECK(sm_parse_size("64K", &v) == 0 && v == 65536, "64K");
+    CHECK(sm_parse_size("64KiB", &v) == 0 && v == 65536 && sm_parse_size("2mb", &v) == 0 && v == 2u << 20,
+          "KiB, mb");
+    CHECK(sm_parse_size("1g", &v) == 0 && v == 1u << 30 && sm_parse_size("100b", &v) == 0 && v == 100, "1g, 100b");
+    CHECK(sm_parse_size("3T", &v) == 0 && v == 3ull << 40, "3T");
+    CHECK(sm_parse_size("64Ki", &v) != 0 && sm_parse_size("64KX", &v) != 0 && sm_parse_size("K", &v) != 0 &&
+              sm_parse_size("17179869184T", &v) != 0,
+          "sizes refused");
+    unsigned i = 9, of = 9;
+    CHECK(sm_parse_share("2/3", &i, &of) == 0 && i == 2 && of == 3, "share 2/3");
+    CHECK(sm_parse_share("3/3", &i, &of) != 0 && sm_parse_share("0/0", &i, &of) != 0 &&
+              sm_parse_share("/3", &i, &of) != 0 && sm_parse_share("1", &i, &of) != 0 &&
+              sm_parse_share("0/1048577", &i, &of) != 0,
+          "shares refused");
+    CHECK(sm_parse_share("1048575/1048576", &i, &of) == 0 && of == 1048576, "largest share");
+    char *argv[] = {"/usr/bin/sm", "search", "-e", "A C", "it's", "", "x$y", "a\tb", NULL};
+    char *line = sm_command_line(8, argv, "seqmatch");
+    CHECK(line && strcmp(line, "seqmatch search -e 'A C' 'it'\\''s' '' 'x$y' 'a b'") == 0, "command line: %s",
+          line ? line : "(null)");
+    free(line);
+    char *m = sm_mate_path("out_#.fq#", 2);
+    CHECK(m && strcmp(m, "out_2.fq#") == 0, "mate path: %s", m ? m : "(null)");
+    free(m);
+    m = sm_mate_path("plain.fq", 1);
+    CHECK(m && strcmp(m, "plain.fq") == 0, "mate path without #");
+    free(m);
+    put_file(at("a.fq.gz"), "x");
+    put_file(at("reads.txt"), "@r\nACGT\n+\nIIII\n");
+    put_file(at("genome.fa"), ">g\nACGT\n");
+    CHECK(sm_file_typical_record(at("a.fq.gz")) == 150 && sm_file_typical_record(at("reads.txt")) == 150 &&
+              sm_file_typical_record(at("genome.fa")) == 0 && sm_file_typical_record("-") == 0 &&
+              sm_file_typical_record(at("none.fa")) == 0 && sm_file_typical_record(at("none.fastq")) == 150,
+          "typical record");
+    char p1[300], p2[300];
+    snprintf(p1, sizeof p1, "%s", at("reads.txt"));
+    snprintf(p2, sizeof p2, "%s", at("genome.fa"));
+    char *files[] = {p1, p2, "-"};
+    CHECK(sm_files_size(files, 2) == 23, "files size %llu", (unsigned long long)sm_files_size(files, 2));
+    CHECK(sm_files_size(files, 3) == 0 && sm_files_size(files, 0) == 0, "size unknown");
+    sm_pattern_list list = {0};
+    CHECK(sm_pattern_list_add(&list, "a", "ACGTNRYacgu", 11) == SM_OK, "add");
+    CHECK(!sm_pattern_list_has_non_dna(&list), "IUPAC is DNA");
+    CHECK(sm_pattern_list_add(&list, "b", "MKLE", 4) == SM_OK && sm_pattern_list_has_non_dna(&list),
+          "E and L are not");
+    sm_pattern_list_free(&list);
+}
+
 int main(void) {
     snprintf(base, sizeof base, "%s/sm_outfile_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(base)) {
@@ -323,6 +380,7 @@ int main(void) {
     check_outfile();
     check_outdir();
     check_writer();
+    check_args();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", base);
