@@ -220,6 +220,10 @@ char *sm_command_line(int argc, char *const *argv, const char *program);
 /* name with its first '#' replaced by the digit mate ("r_#.fq", 2 ->
    "r_2.fq"; a name without '#' as it is). malloc'd (NULL: out of memory). */
 char *sm_mate_path(const char *name, unsigned mate);
+/* Why name cannot be a plain file name in a folder ("is empty", "is not a
+   file name" for . and .., "holds a '/'", "holds a control byte"), or NULL
+   when it can. */
+const char *sm_file_name_problem(const char *name);
 /* Opens path for writing. NULL with err filled ("PATH: REASON"). */
 sm_outfile *sm_outfile_open(const char *path, sm_error *err);
 FILE *sm_outfile_file(const sm_outfile *o);

@@ -395,6 +395,15 @@ typedef struct {
     uint64_t user[3];      /* the caller's, 0 when the record is read */
 } sm_read_record;
 
+/* For an on_summary that routes a record to the closest of several groups
+   of patterns (seqmatch demux's barcodes; group_of[pattern], e.g. from
+   sm_db_name_groups): keeps in record->user, over its summaries, user[0] =
+   the fewest errors + 1 (0: no hit yet), user[1] = the first pattern with
+   them (in summary order), user[2] = 1 when a pattern of another group has
+   as few (a tie; the order of the patterns does not matter). */
+void sm_read_record_closest_group(sm_read_record *record, const sm_record_summary *summary,
+                                  const uint32_t *group_of);
+
 typedef struct {
     sm_input_format format;  /* SM_INPUT_AUTO (FASTA or FASTQ, every input the same) or SM_INPUT_LINES */
     unsigned reader_threads; /* as sm_reader_open_threads */

@@ -201,23 +201,9 @@ static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size
 
 /* ------------------------------------------------------------- scan */
 
-/* The barcode with the fewest errors; a tie when two barcodes have that
-   many (the order of the patterns does not matter).
-   Kept in the record's user words: the fewest errors + 1 (0: none yet), the
-   first pattern of the barcode with them, a tie. */
+/* The barcode with the fewest errors, or a tie (sm_read_record_closest_group). */
 static void demux_summary(void *ctx, sm_read_record *e, const sm_record_summary *summary) {
-    demux_state *d = ctx;
-    for (size_t i = 0; i < summary->npatterns; i++) {
-        uint32_t p = summary->patterns[i].pattern, b = d->barcode_of[p];
-        uint64_t errors = (uint64_t)summary->patterns[i].errors + 1;
-        if (e->user[0] == 0 || errors < e->user[0]) {
-            e->user[0] = errors;
-            e->user[1] = p;
-            e->user[2] = 0;
-        } else if (errors == e->user[0] && b != d->barcode_of[e->user[1]]) {
-            e->user[2] = 1;
-        }
-    }
+    sm_read_record_closest_group(e, summary, ((demux_state *)ctx)->barcode_of);
 }
 
 static int demux_record(void *ctx, sm_read_record *e) {
@@ -252,12 +238,8 @@ static int demux_record(void *ctx, sm_read_record *e) {
 
 /* A barcode name that is a plain file name. */
 static const char *bad_name(const char *name) {
-    if (!name[0]) return "is empty";
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return "is not a file name";
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        if (*p == '/') return "holds a '/'";
-        if (*p < 0x20 || *p == 0x7f) return "holds a control byte";
-    }
+    const char *why = sm_file_name_problem(name);
+    if (why) return why;
     if (strcmp(name, UNASSIGNED) == 0) return "is the name of the file for records without a barcode";
     return NULL;
 }

@@ -91,3 +91,13 @@ char *sm_mate_path(const char *name, unsigned mate) {
     if (hash) *hash = (char)('0' + mate);
     return out;
 }
+
+const char *sm_file_name_problem(const char *name) {
+    if (!name[0]) return "is empty";
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return "is not a file name";
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        if (*p == '/') return "holds a '/'";
+        if (*p < 0x20 || *p == 0x7f) return "holds a control byte";
+    }
+    return NULL;
+}

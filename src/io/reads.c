@@ -330,3 +330,17 @@ int sm_reads_run(sm_reads *s, const char *path1, const char *path2, sm_error *er
     for (unsigned m = 0; m < mates; m++) sm_reader_close(readers[m]);
     return rc == STOPPED ? SM_ERR_TERMINATED : rc;
 }
+
+void sm_read_record_closest_group(sm_read_record *e, const sm_record_summary *summary, const uint32_t *group_of) {
+    for (size_t i = 0; i < summary->npatterns; i++) {
+        uint32_t p = summary->patterns[i].pattern;
+        uint64_t errors = (uint64_t)summary->patterns[i].errors + 1;
+        if (e->user[0] == 0 || errors < e->user[0]) {
+            e->user[0] = errors;
+            e->user[1] = p;
+            e->user[2] = 0;
+        } else if (errors == e->user[0] && group_of[p] != group_of[e->user[1]]) {
+            e->user[2] = 1;
+        }
+    }
+}

@@ -368,6 +368,28 @@ static void check_args(void) {
     CHECK(sm_pattern_list_add(&list, "b", "MKLE", 4) == SM_OK && sm_pattern_list_has_non_dna(&list),
           "E and L are not");
     sm_pattern_list_free(&list);
+    CHECK(sm_file_name_problem("bc01") == NULL && sm_file_name_problem("a.b c") == NULL, "plain names");
+    CHECK(sm_file_name_problem("") && sm_file_name_problem(".") && sm_file_name_problem("..") &&
+              sm_file_name_problem("a/b") && sm_file_name_problem("a\tb") && sm_file_name_problem("a\x7f"),
+          "names refused");
+    CHECK(strcmp(sm_file_name_problem("a/b"), "holds a '/'") == 0, "why: %s", sm_file_name_problem("a/b"));
+    /* the closest group over a record's summaries: patterns 0, 1 are group 0, 2 is group 1 */
+    const uint32_t group_of[] = {0, 0, 1};
+    sm_pattern_errors pe1[] = {{1, 2}, {2, 1}}, pe2[] = {{0, 1}}, pe3[] = {{0, 0}, {2, 0}};
+    sm_record_summary s1 = {0, 2, pe1, 2}, s2 = {0, 1, pe2, 1}, s3 = {0, 2, pe3, 2};
+    sm_read_record rec;
+    memset(&rec, 0, sizeof rec);
+    sm_read_record_closest_group(&rec, &s1, group_of);
+    CHECK(rec.user[0] == 2 && rec.user[1] == 2 && rec.user[2] == 0, "closest: pattern 2 with 1 error");
+    sm_read_record_closest_group(&rec, &s2, group_of);
+    CHECK(rec.user[0] == 2 && rec.user[1] == 2 && rec.user[2] == 1, "a tie with another group");
+    memset(&rec, 0, sizeof rec);
+    sm_pattern_errors pe4[] = {{0, 1}, {1, 1}};
+    sm_record_summary s4 = {0, 2, pe4, 2};
+    sm_read_record_closest_group(&rec, &s4, group_of);
+    CHECK(rec.user[0] == 2 && rec.user[1] == 0 && rec.user[2] == 0, "the same group is no tie");
+    sm_read_record_closest_group(&rec, &s3, group_of);
+    CHECK(rec.user[0] == 1 && rec.user[1] == 0 && rec.user[2] == 1, "fewer errors, then a tie");
 }
 
 int main(void) {
