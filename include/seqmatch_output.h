@@ -203,6 +203,10 @@ typedef struct sm_outfile sm_outfile;
    names differ) when output is the same regular file as one of the inputs
    (NULL and "-" skipped, links and other names of it found); else SM_OK. */
 int sm_output_check(const char *output, const char *const *inputs, size_t count, sm_error *err);
+/* The same, and SM_ERR_INVALID ("OUT: Is a directory", "OUT: not a regular
+   file") for an existing output that is no regular file (seqmatch demux's
+   files, which are renamed into place). */
+int sm_output_check_file(const char *output, const char *const *inputs, size_t count, sm_error *err);
 
 /* Values as seqmatch's command line takes them; each returns 0, or -1 when
    text is not one (*value untouched). A count: decimal digits only, at most
@@ -224,6 +228,9 @@ char *sm_mate_path(const char *name, unsigned mate);
    file name" for . and .., "holds a '/'", "holds a control byte"), or NULL
    when it can. */
 const char *sm_file_name_problem(const char *name);
+/* Writes text to out on one line: a line break, carriage return or tab as
+   \n, \r, \t, other control bytes (a terminal escape sequence) as \xNN. */
+void sm_put_escaped(const char *text, FILE *out);
 /* Opens path for writing. NULL with err filled ("PATH: REASON"). */
 sm_outfile *sm_outfile_open(const char *path, sm_error *err);
 FILE *sm_outfile_file(const sm_outfile *o);

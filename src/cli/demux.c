@@ -142,16 +142,9 @@ static int check_outputs(const demux_state *d) {
         for (unsigned m = 0; m < d->mates; m++)
             for (int fastq = 0; fastq <= 1; fastq++) {
                 char *path = output_name(d, &d->bc[i], m, fastq);
-                if (!path) {
-                    cli_error("out of memory");
-                    return -1;
-                }
-                struct stat st;
-                int bad = cli_check_output(path, d->inputs, d->ninputs) != 0;
-                if (!bad && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-                    cli_error("%s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
-                    bad = 1;
-                }
+                sm_error err;
+                int bad = !path || sm_output_check_file(path, d->inputs, d->ninputs, &err) != SM_OK;
+                if (bad) cli_error("%s", path ? err.message : "out of memory");
                 free(path);
                 if (bad) return -1;
             }

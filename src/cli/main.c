@@ -21,13 +21,7 @@ static void put_message(const char *fmt, va_list ap) {
     else
         text = small;
     va_end(copy);
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '\n') fputs("\\n", stderr);
-        else if (*p == '\r') fputs("\\r", stderr);
-        else if (*p == '\t') fputs("\\t", stderr);
-        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02X", *p);
-        else fputc(*p, stderr);
-    }
+    sm_put_escaped(text, stderr);
     if (text != small) free(text);
 }
 

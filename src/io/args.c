@@ -3,6 +3,7 @@
  * share I/N, a command line quoted for a shell (SAM's @PG CL), a mate's
  * file name from a name with '#'. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,4 +101,14 @@ const char *sm_file_name_problem(const char *name) {
         if (*p < 0x20 || *p == 0x7f) return "holds a control byte";
     }
     return NULL;
+}
+
+void sm_put_escaped(const char *text, FILE *out) {
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\n') fputs("\\n", out);
+        else if (*p == '\r') fputs("\\r", out);
+        else if (*p == '\t') fputs("\\t", out);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(out, "\\x%02X", *p);
+        else fputc(*p, out);
+    }
 }

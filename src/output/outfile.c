@@ -66,6 +66,14 @@ int sm_output_check(const char *output, const char *const *inputs, size_t count,
     return SM_OK;
 }
 
+int sm_output_check_file(const char *output, const char *const *inputs, size_t count, sm_error *err) {
+    int rc = sm_output_check(output, inputs, count, err);
+    struct stat st;
+    if (rc == SM_OK && output && strcmp(output, "-") != 0 && stat(output, &st) == 0 && !S_ISREG(st.st_mode))
+        return fail(err, SM_ERR_INVALID, "%s: %s", output, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+    return rc;
+}
+
 /* -------------------------------------------- removal on a fatal signal */
 
 /* The temporary names of the output files open at once (seqmatch filter

@@ -390,6 +390,33 @@ static void check_args(void) {
     CHECK(rec.user[0] == 2 && rec.user[1] == 0 && rec.user[2] == 0, "the same group is no tie");
     sm_read_record_closest_group(&rec, &s3, group_of);
     CHECK(rec.user[0] == 1 && rec.user[1] == 0 && rec.user[2] == 1, "fewer errors, then a tie");
+    /* one line, control bytes shown */
+    FILE *tf = tmpfile();
+    char got[128] = "";
+    CHECK(tf != NULL, "tmpfile");
+    if (tf) {
+        sm_put_escaped("a\nb\rc\td\x1b[31me\x7f\xc3\xa9", tf);
+        rewind(tf);
+        size_t gn = fread(got, 1, sizeof got - 1, tf);
+        got[gn] = 0;
+        fclose(tf);
+    }
+    CHECK(strcmp(got, "a\\nb\\rc\\td\\x1B[31me\\x7F\xc3\xa9") == 0, "escaped: %s", got);
+    /* an output file that is an input, a folder, a device; a new name */
+    const char *ins[] = {at("reads.txt")};
+    sm_error e2;
+    CHECK(sm_output_check_file(at("reads.txt"), ins, 1, &e2) == SM_ERR_INVALID && strstr(e2.message, "also an input"),
+          "check_file input: %s", e2.message);
+    char want_dir[300];
+    snprintf(want_dir, sizeof want_dir, "%s: Is a directory", base);
+    CHECK(sm_output_check_file(base, ins, 1, &e2) == SM_ERR_INVALID && strcmp(e2.message, want_dir) == 0,
+          "check_file folder: %s", e2.message);
+    CHECK(sm_output_check_file("/dev/null", ins, 1, &e2) == SM_ERR_INVALID &&
+              strcmp(e2.message, "/dev/null: not a regular file") == 0,
+          "check_file device: %s", e2.message);
+    CHECK(sm_output_check_file(at("genome.fa"), ins, 1, &e2) == SM_OK &&
+              sm_output_check_file(at("new.fa"), ins, 1, &e2) == SM_OK && sm_output_check_file("-", ins, 1, &e2) == SM_OK,
+          "check_file regular, new, standard output");
 }
 
 int main(void) {
