@@ -269,9 +269,13 @@ __attribute__((target("avx2"))) static inline uint32_t keep_mask(__m256i v) {
 }
 
 /* 32 bytes a step; a step of kept bytes only stored whole, else each run
-   of them copied exactly. */
+   of them: away from the part's end as a whole 32-byte vector loaded at the
+   run's start (the next run's store writes over its tail), near it copied
+   exactly. */
 __attribute__((target("avx2,popcnt,bmi"))) static size_t seq_strip_avx2(const uint8_t *p, size_t i, size_t end,
                                                                       uint8_t marker, rec_out *o, uint64_t *lines) {
+    /* as in seq_strip_avx512: whole vectors while they stay before what the next part writes */
+    size_t whole_until = o->cap == SIZE_MAX ? o->whole_until : SIZE_MAX;
     uint64_t l = 0;
     uint32_t carry = 1; /* p[i] starts a line */
     const __m256i lf = _mm256_set1_epi8('\n'), sp = _mm256_set1_epi8(' '), tab = _mm256_set1_epi8('\t');
@@ -298,6 +302,16 @@ __attribute__((target("avx2,popcnt,bmi"))) static size_t seq_strip_avx2(const ui
         if (keep == ~0u) {
             _mm256_storeu_si256((__m256i *)out, v);
             out += 32;
+        } else if (i + 64 <= whole_until) {
+            /* a run from `from` stores 32 bytes at out <= its raw offset: within i + 63 */
+            while (keep) {
+                unsigned from = (unsigned)__builtin_ctz(keep);
+                uint32_t rest = ~(keep >> from);
+                unsigned run = rest ? (unsigned)__builtin_ctz(rest) : 32 - from;
+                _mm256_storeu_si256((__m256i *)out, _mm256_loadu_si256((const __m256i *)(p + i + from)));
+                out += run;
+                keep = from + run >= 32 ? 0 : keep & (~0u << (from + run));
+            }
         } else {
             while (keep) {
                 unsigned from = (unsigned)__builtin_ctz(keep);
