@@ -49,6 +49,10 @@ int sm_gd_build(const sm_ac_key *keys, size_t nkeys, unsigned flags, uint32_t k,
 /* Checks a section against the database's settings (header). */
 int sm_gd_validate(const uint8_t *section, size_t size, uint32_t n_outputs, const sm_db_header *db, sm_error *err);
 
+/* Per text byte: the nucleotide set it matches with (0: none; IUPAC codes
+   only with SM_FLAG_TEXT_IUPAC in flags) and its base code (4: no base). */
+void sm_gd_text_tables(uint32_t flags, uint8_t text_set[256], uint8_t code_of[256]);
+
 typedef struct sm_gd_state sm_gd_state;
 sm_gd_state *sm_gd_state_new(const uint8_t *section);
 void sm_gd_state_free(sm_gd_state *state);

@@ -125,17 +125,33 @@ SM_GPU_FN uint32_t sm_gd_bit(uint64_t m, uint32_t L, uint32_t left, uint32_t d) 
     return (uint32_t)(m >> (2 * j)) & 1u;
 }
 
+/* A mismatch mask from 32 packed text symbols (codes, and 01 lanes where
+   the text holds no base) and a packed key: a lane set where a base of the
+   key differs or the text has no base (N in the key matches any base). */
+SM_GPU_FN uint64_t sm_gd_packed_mask(uint64_t text, uint64_t bad, uint64_t code, uint64_t care, uint64_t lanes) {
+    uint64_t diff = text ^ code;
+    return (((diff | (diff >> 1)) & care) | (bad & lanes)) & lanes;
+}
+
+/* Lower bounds of the mismatches of any DNA bulge (b 0) or RNA bulge of b
+   at this PAM, from m0 and the bulge's shifted mask ms: symbol 0 is always
+   near the PAM and L - 1 always beyond the bulge; the others count at least
+   where both masks have them (less the b an RNA bulge leaves unpaired).
+   SM_GD_NONE when the guide is too short for such a bulge. */
+SM_GPU_FN uint32_t sm_gd_bulge_bound(const sm_gd_shape *g, uint64_t m0, uint64_t ms, uint32_t b) {
+    uint32_t L = g->len, left = g->left;
+    if (L < b + 2) return SM_GD_NONE;
+    uint32_t both = (uint32_t)SM_GPU_POPC64(m0 & ms & sm_gd_dist_lanes(L, left, 1, L - 1));
+    return sm_gd_bit(m0, L, left, 0) + sm_gd_bit(ms, L, left, L - 1) + (both > b ? both - b : 0);
+}
+
 /* The best DNA bulge of b at this PAM: the least mismatches over the
    bulge positions i = 1 .. L - 1 (symbols d < i paired without shift, d >=
    i through ms), the smallest i on ties; SM_GD_NONE when over k. */
 SM_GPU_FN uint32_t sm_gd_best_dna(const sm_gd_shape *g, uint64_t m0, uint64_t ms, uint32_t *at) {
     uint32_t L = g->len, left = g->left;
-    if (L < 2) return SM_GD_NONE;
-    /* symbol 0 is always near the PAM and L - 1 always beyond the bulge; the
-       others count at least where both masks have them */
-    uint32_t bound = sm_gd_bit(m0, L, left, 0) + sm_gd_bit(ms, L, left, L - 1) +
-                     (uint32_t)SM_GPU_POPC64(m0 & ms & sm_gd_dist_lanes(L, left, 1, L - 1));
-    if (bound > g->k) return SM_GD_NONE;
+    uint32_t bound = sm_gd_bulge_bound(g, m0, ms, 0);
+    if (bound == SM_GD_NONE || bound > g->k) return SM_GD_NONE;
     uint32_t near = sm_gd_bit(m0, L, left, 0), far = (uint32_t)SM_GPU_POPC64(ms & sm_gd_dist_lanes(L, left, 1, L));
     uint32_t best = near + far, best_i = 1;
     for (uint32_t i = 2; i < L && near <= g->k; i++) {
@@ -155,10 +171,8 @@ SM_GPU_FN uint32_t sm_gd_best_dna(const sm_gd_shape *g, uint64_t m0, uint64_t ms
    paired without shift, [i, i + b) unpaired, d >= i + b through ms). */
 SM_GPU_FN uint32_t sm_gd_best_rna(const sm_gd_shape *g, uint64_t m0, uint64_t ms, uint32_t b, uint32_t *at) {
     uint32_t L = g->len, left = g->left;
-    if (L < b + 2) return SM_GD_NONE;
-    uint32_t both = (uint32_t)SM_GPU_POPC64(m0 & ms & sm_gd_dist_lanes(L, left, 1, L - 1));
-    uint32_t bound = sm_gd_bit(m0, L, left, 0) + sm_gd_bit(ms, L, left, L - 1) + (both > b ? both - b : 0);
-    if (bound > g->k) return SM_GD_NONE;
+    uint32_t bound = sm_gd_bulge_bound(g, m0, ms, b);
+    if (bound == SM_GD_NONE || bound > g->k) return SM_GD_NONE;
     uint32_t near = sm_gd_bit(m0, L, left, 0), far = (uint32_t)SM_GPU_POPC64(ms & sm_gd_dist_lanes(L, left, 1 + b, L));
     uint32_t best = near + far, best_i = 1;
     for (uint32_t i = 2; i + b < L && near <= g->k; i++) {

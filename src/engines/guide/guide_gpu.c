@@ -58,12 +58,7 @@ static size_t gd_gpu_extra(const sm_section *s, const sm_gpu_view *view, void *b
         const sm_gd_group *groups = (const sm_gd_group *)(s->bytes + h->groups_off);
         sm_gd_gpu_tables *tb = buf;
         int text_iupac = (h->flags & SM_FLAG_TEXT_IUPAC) != 0;
-        for (unsigned b = 0; b < 256; b++) {
-            unsigned set = sm_nt_set[b] & 15u;
-            int base = set == 1 || set == 2 || set == 4 || set == 8;
-            tb->text_set[b] = (uint8_t)(text_iupac || base ? set : 0);
-            tb->code_of[b] = (uint8_t)(!base ? 4 : set == 1 ? 0 : set == 2 ? 1 : set == 4 ? 2 : 3);
-        }
+        sm_gd_text_tables(h->flags, tb->text_set, tb->code_of);
         uint32_t next[2] = {v->side_first[0], v->side_first[1]};
         for (uint32_t i = 0; i < v->nkeys; i++) {
             const sm_gd_group *g = &groups[keys[i].group];

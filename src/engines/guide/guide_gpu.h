@@ -111,8 +111,7 @@ SM_GPU_FN uint64_t sm_gd_gpu_mask(const sm_gpu_scan_args *a, const sm_gd_gpu_key
     uint64_t lanes = sm_gd_lanes(L);
     if (key->packed) {
         uint32_t s = (uint32_t)(x - first);
-        uint64_t diff = sm_gd_gpu_symbols(codes, s) ^ key->code;
-        return (((diff | (diff >> 1)) & key->care) | (sm_gd_gpu_symbols(bads, s) & lanes)) & lanes;
+        return sm_gd_packed_mask(sm_gd_gpu_symbols(codes, s), sm_gd_gpu_symbols(bads, s), key->code, key->care, lanes);
     }
     const sm_gd_key *full = (const sm_gd_key *)(a->section + ((const sm_gd_header *)a->section)->keys_off) + key->index;
     uint64_t m = 0;
@@ -142,15 +141,10 @@ SM_GPU_FN void sm_gd_gpu_key_at(const sm_gpu_scan_args *a, const sm_gpu_guide *v
     /* the lower bounds of every kind of site first (guide_core.h's): most keys stop here */
     uint64_t m0 = sm_gd_gpu_mask(a, key, codes, bads, first, text_set, lo, hi, base);
     int pass = (uint32_t)SM_GPU_POPC64(m0) <= k;
-    if (L >= 2) {
-        const uint32_t edge = sm_gd_bit(m0, L, left, 0);
-        const uint64_t mid = sm_gd_dist_lanes(L, left, 1, L - 1);
-        for (uint32_t t = 1; !pass && t <= v->dna + v->rna; t++) {
-            uint64_t ms = sm_gd_gpu_mask(a, key, codes, bads, first, text_set, lo, hi, base + sm_gd_shift(&shape, t));
-            uint32_t both = (uint32_t)SM_GPU_POPC64(m0 & ms & mid), b = t <= v->dna ? 0 : t - v->dna;
-            if (b && L < b + 2) continue;
-            pass = edge + sm_gd_bit(ms, L, left, L - 1) + (both > b ? both - b : 0) <= k;
-        }
+    for (uint32_t t = 1; !pass && t <= v->dna + v->rna; t++) {
+        uint64_t ms = sm_gd_gpu_mask(a, key, codes, bads, first, text_set, lo, hi, base + sm_gd_shift(&shape, t));
+        uint32_t bound = sm_gd_bulge_bound(&shape, m0, ms, t <= v->dna ? 0 : t - v->dna);
+        pass = bound != SM_GD_NONE && bound <= k;
     }
     if (!pass) return;
     uint64_t m[SM_GUIDE_MAX_SHIFTS];

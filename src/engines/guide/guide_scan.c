@@ -40,6 +40,16 @@ struct sm_gd_state {
 
 /* ------------------------------------------------------------------ state */
 
+void sm_gd_text_tables(uint32_t flags, uint8_t text_set[256], uint8_t code_of[256]) {
+    int text_iupac = (flags & SM_FLAG_TEXT_IUPAC) != 0;
+    for (unsigned b = 0; b < 256; b++) {
+        unsigned s = sm_nt_set[b] & 15u;
+        int base = s == 1 || s == 2 || s == 4 || s == 8;
+        text_set[b] = (uint8_t)(text_iupac || base ? s : 0);
+        code_of[b] = (uint8_t)(!base ? 4 : s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : 3);
+    }
+}
+
 static void pam_plan(gd_pam *pm, const uint8_t *sets, uint32_t q, const uint8_t *text_set) {
     memset(pm, 0, sizeof *pm);
     for (uint32_t t = 0; t < q; t++)
@@ -77,15 +87,9 @@ sm_gd_state *sm_gd_state_new(const uint8_t *section) {
         return NULL;
     }
     memset(st->invalid, 0x55, bytes);
-    int text_iupac = (h->flags & SM_FLAG_TEXT_IUPAC) != 0;
     memcpy(st->pam_sets, h->pam_sets, sizeof st->pam_sets);
     st->flags = (uint8_t)h->flags;
-    for (unsigned b = 0; b < 256; b++) {
-        unsigned s = sm_nt_set[b] & 15u;
-        int base = s == 1 || s == 2 || s == 4 || s == 8;
-        st->text_set[b] = (uint8_t)(text_iupac || base ? s : 0);
-        st->code_of[b] = (uint8_t)(!base ? 4 : s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : 3);
-    }
+    sm_gd_text_tables(h->flags, st->text_set, st->code_of);
     for (int side = 0; side < 2; side++) pam_plan(&st->pam[side], h->pam_sets[side], h->pam_length, st->text_set);
     return st;
 }
@@ -176,9 +180,7 @@ static inline uint64_t key_mask(const gd_ctx *c, const sm_gd_key *key, uint32_t 
     size_t s = (size_t)((int64_t)GD_PAD + (x - (int64_t)st->buf_pos0));
     uint64_t lanes = sm_gd_lanes(L);
     if (key->packed && !(c->h->flags & SM_FLAG_TEXT_IUPAC)) {
-        uint64_t text = load_symbols(st->codes, s), bad = load_symbols(st->invalid, s);
-        uint64_t diff = text ^ key->code;
-        return (((diff | (diff >> 1)) & key->care) | (bad & lanes)) & lanes;
+        return sm_gd_packed_mask(load_symbols(st->codes, s), load_symbols(st->invalid, s), key->code, key->care, lanes);
     }
     /* IUPAC codes in the key or the text: symbol by symbol */
     uint64_t m = 0;
