@@ -19,64 +19,18 @@
 #include "check.h"
 
 #define RECORDS 300
+#define MATES_RECORDS RECORDS
+#include "mates.h"
 
 static char dir[] = "/tmp/sm_reads_api_XXXXXX";
 static const sm_db *db;
 
-/* What was written: each record's text and sequence, per mate. */
-static char *text[2][RECORDS], *seq[2][RECORDS];
-static uint64_t want_hits[2][RECORDS];
 
 static void path_of(char *out, size_t cap, const char *name) { snprintf(out, cap, "%s/%s", dir, name); }
 
-static char *dup_n(const char *s, size_t n) {
-    char *p = malloc(n + 1);
-    memcpy(p, s, n);
-    p[n] = '\0';
-    return p;
-}
-
-static int count_hit(const sm_hit *hit, void *ctx) {
-    (void)hit;
-    (*(uint64_t *)ctx)++;
-    return 0;
-}
-
-/* Random records with the patterns' sites; fasta wraps lines at 60. */
-static void make_records(int fasta) {
-    unsigned seed = 11;
-    sm_scratch *scratch = NULL;
-    CHECK(sm_scratch_alloc(db, &scratch) == SM_OK, "scratch");
-    for (int m = 0; m < 2; m++)
-        for (int r = 0; r < RECORDS; r++) {
-            seed = seed * 1103515245u + 12345u;
-            size_t len = (seed >> 16) % 400, at = 0;
-            char s[512], t[1200];
-            for (size_t i = 0; i < len; i++) {
-                seed = seed * 1103515245u + 12345u;
-                s[i] = "ACGTGAATTCGGATCCACGTN"[(seed >> 16) % 21];
-            }
-            at += (size_t)snprintf(t + at, sizeof t - at, "%c%d/%d comment\n", fasta ? '>' : '@', r, m + 1);
-            for (size_t i = 0; i < len; i++) {
-                t[at++] = s[i];
-                if (fasta && i % 60 == 59 && i + 1 < len) t[at++] = '\n';
-            }
-            t[at++] = '\n';
-            if (!fasta) {
-                at += (size_t)snprintf(t + at, sizeof t - at, "+\n");
-                memset(t + at, 'I', len);
-                at += len;
-                t[at++] = '\n';
-            }
-            free(text[m][r]);
-            free(seq[m][r]);
-            text[m][r] = dup_n(t, at);
-            seq[m][r] = dup_n(s, len);
-            want_hits[m][r] = 0;
-            sm_scan(db, scratch, s, len, count_hit, &want_hits[m][r]);
-        }
-    sm_scratch_free(scratch);
-}
+/* Random records with the patterns' sites (N among them); FASTA wrapped at 60. */
+static const mates_shape shape = {11, 0, 400, "ACGTGAATTCGGATCCACGTN", "comment"};
+#define make_records(fasta) mates_make(db, &shape, fasta)
 
 static void write_mate(const char *path, int m, int gzip) {
     if (gzip) {

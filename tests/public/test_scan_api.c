@@ -24,64 +24,18 @@
 #include "check.h"
 
 #define RECORDS 120
+#define MATES_RECORDS RECORDS
+#include "mates.h"
 #define MAX_HITS 20000
 
 static char dir[] = "/tmp/sm_scan_api_XXXXXX";
 static const sm_db *db;
-static char *text[2][RECORDS], *seq[2][RECORDS];
-static uint64_t want_hits[2][RECORDS];
 
 static void path_of(char *out, size_t cap, const char *name) { snprintf(out, cap, "%s/%s", dir, name); }
 
-static char *dup_n(const char *s, size_t n) {
-    char *p = malloc(n + 1);
-    memcpy(p, s, n);
-    p[n] = '\0';
-    return p;
-}
-
-static int count_hit(const sm_hit *hit, void *ctx) {
-    (void)hit;
-    (*(uint64_t *)ctx)++;
-    return 0;
-}
-
 /* Random FASTQ mates (FASTA with fasta) with the patterns' sites. */
-static void make_records(int fasta) {
-    unsigned seed = 7;
-    sm_scratch *scratch = NULL;
-    CHECK(sm_scratch_alloc(db, &scratch) == SM_OK, "scratch");
-    for (int m = 0; m < 2; m++)
-        for (int r = 0; r < RECORDS; r++) {
-            seed = seed * 1103515245u + 12345u;
-            size_t len = 1 + (seed >> 16) % 700, at = 0;
-            char s[704], t[1600];
-            for (size_t i = 0; i < len; i++) {
-                seed = seed * 1103515245u + 12345u;
-                s[i] = "ACGTGAATTCGGATCCACGT"[(seed >> 16) % 20];
-            }
-            at += (size_t)snprintf(t + at, sizeof t - at, "%c%d/%d x\n", fasta ? '>' : '@', r, m + 1);
-            for (size_t i = 0; i < len; i++) {
-                t[at++] = s[i];
-                if (fasta && i % 60 == 59 && i + 1 < len) t[at++] = '\n';
-            }
-            t[at++] = '\n';
-            if (!fasta) {
-                t[at++] = '+';
-                t[at++] = '\n';
-                memset(t + at, 'I', len);
-                at += len;
-                t[at++] = '\n';
-            }
-            free(text[m][r]);
-            free(seq[m][r]);
-            text[m][r] = dup_n(t, at);
-            seq[m][r] = dup_n(s, len);
-            want_hits[m][r] = 0;
-            sm_scan(db, scratch, s, len, count_hit, &want_hits[m][r]);
-        }
-    sm_scratch_free(scratch);
-}
+static const mates_shape shape = {7, 1, 700, "ACGTGAATTCGGATCCACGT", "x"};
+#define make_records(fasta) mates_make(db, &shape, fasta)
 
 static void write_mate(const char *path, int m, int records) {
     FILE *f = fopen(path, "wb");
