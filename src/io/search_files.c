@@ -17,23 +17,17 @@
 
 #include "seqmatch_output.h"
 
-static int fail(sm_error *err, int code, const char *fmt, ...) {
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return code;
-}
+#include "io/source.h"
+
 
 int sm_check_input_files(char *const *paths, size_t count, sm_error *err) {
     for (size_t i = 0; i < count; i++) {
         const char *path = paths[i];
         if (strcmp(path, "-") == 0) continue;
         struct stat st;
-        if (stat(path, &st) != 0) return fail(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
-        if (S_ISDIR(st.st_mode)) return fail(err, SM_ERR_IO, "%s: %s", path, strerror(EISDIR));
-        if (access(path, R_OK) != 0) return fail(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+        if (stat(path, &st) != 0) return sm_io_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+        if (S_ISDIR(st.st_mode)) return sm_io_error(err, SM_ERR_IO, "%s: %s", path, strerror(EISDIR));
+        if (access(path, R_OK) != 0) return sm_io_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
     }
     return SM_OK;
 }
@@ -47,9 +41,9 @@ void sm_scan_files_options_init(sm_scan_files_options *o) {
 static int runner_failure(const sm_scan_files_options *o, const char *what, int status, sm_error *err) {
     if (strcmp(what, "-") == 0) what = "stdin";
     if (status == SM_ERR_NOMEM && o->nomem_hint)
-        return fail(err, status, "%s: out of memory while scanning (%s)", what, o->nomem_hint);
-    if (status == SM_ERR_NOMEM) return fail(err, status, "%s: out of memory while scanning", what);
-    return fail(err, status, "%s: %s", what, sm_strerror(status));
+        return sm_io_error(err, status, "%s: out of memory while scanning (%s)", what, o->nomem_hint);
+    if (status == SM_ERR_NOMEM) return sm_io_error(err, status, "%s: out of memory while scanning", what);
+    return sm_io_error(err, status, "%s: %s", what, sm_strerror(status));
 }
 
 /* A stop asked by one of the runner's callbacks: the caller's limit (a
@@ -129,8 +123,8 @@ static scan_result scan_file(const char *path, opened_file *opened, sm_runner *r
     int rc = opened->rc;
     opened->reader = NULL;
     if (rc != SM_OK) {
-        if (opened->err.message[0]) fail(err, rc, "%s", opened->err.message);
-        else fail(err, rc, "%s", sm_strerror(rc));
+        if (opened->err.message[0]) sm_io_error(err, rc, "%s", opened->err.message);
+        else sm_io_error(err, rc, "%s", sm_strerror(rc));
         return SCAN_FAILED;
     }
     if (o->on_file) o->on_file(o->ctx, path);
@@ -142,9 +136,9 @@ static scan_result scan_file(const char *path, opened_file *opened, sm_runner *r
     int status = sm_runner_scan_reader(runner, reader, &scan, err);
     scan_result result = SCAN_OK;
     if (status == SM_ERR_TERMINATED) {
-        if (t.failed) fail(err, SM_ERR_NOMEM, "out of memory");
+        if (t.failed) sm_io_error(err, SM_ERR_NOMEM, "out of memory");
         else if (t.stopped || stop_is_limit(o, status)) result = SCAN_STOPPED_EARLY;
-        else fail(err, SM_ERR_TERMINATED, "%s", ""); /* the caller's failure: its to report */
+        else sm_io_error(err, SM_ERR_TERMINATED, "%s", ""); /* the caller's failure: its to report */
         if (result != SCAN_STOPPED_EARLY) result = SCAN_FAILED;
     } else if (status != SM_OK) {
         /* bad input, between records or inside one, has its message */
@@ -165,14 +159,14 @@ int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, co
     uint64_t *file_counts = NULL;
     uint64_t counted = 0; /* the runner's total at the end of the previous file */
     if (o->counts_per_file && !(file_counts = calloc((size_t)o->pattern_count * 2 + 1, sizeof *file_counts)))
-        return fail(err, SM_ERR_NOMEM, "out of memory");
+        return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     opened_file current, ahead;
     int have_ahead = 0;
     memset(&ahead, 0, sizeof ahead);
     for (size_t i = 0; i < count && !failed; i++) {
         const char *shown = strcmp(paths[i], "-") == 0 ? "stdin" : paths[i];
         if (o->formatter && o->show_file && sm_formatter_set_file(o->formatter, shown) != 0) {
-            fail(err, SM_ERR_NOMEM, "out of memory");
+            sm_io_error(err, SM_ERR_NOMEM, "out of memory");
             failed = 1;
             break;
         }
@@ -188,7 +182,7 @@ int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, co
             if (r == SCAN_OK && file_counts) {
                 int status = sm_runner_flush(runner);
                 if (stop_is_limit(o, status)) stopped_early = 1;
-                else if (status == SM_ERR_TERMINATED) fail(err, status, "%s", ""), failed = 1;
+                else if (status == SM_ERR_TERMINATED) sm_io_error(err, status, "%s", ""), failed = 1;
                 else if (status != SM_OK) runner_failure(o, "scan", status, err), failed = 1;
             }
         }
@@ -211,7 +205,7 @@ int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, co
     free(file_counts);
     if (!failed && !stopped_early) {
         int status = sm_runner_flush(runner);
-        if (status == SM_ERR_TERMINATED && !stop_is_limit(o, status)) fail(err, status, "%s", ""), failed = 1;
+        if (status == SM_ERR_TERMINATED && !stop_is_limit(o, status)) sm_io_error(err, status, "%s", ""), failed = 1;
         else if (status != SM_OK && status != SM_ERR_TERMINATED) runner_failure(o, "scan", status, err), failed = 1;
     }
     if (failed) return err->code ? err->code : SM_ERR_TERMINATED;
