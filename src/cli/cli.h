@@ -304,6 +304,9 @@ int cli_reads_run(cli_reads_job *job, const sm_db *db);
 /* The files a read command reads (paired files, targets, pattern files,
    the database; at most 64), which no output may be. Returns the count. */
 size_t cli_read_inputs(const cli_options *opts, const char *inputs[64]);
+/* Closes records written as read (kept only with keep): 0, or -1 after
+   saying what failed (nothing for a reader that went away: | head). */
+int cli_close_records(sm_record_file *out, int keep);
 
 /* Checks the options every read command shares: returns 0, or prints a
    usage message and returns -1. */

@@ -99,7 +99,7 @@ static void filter_summary(sm_progress *progress, void *ctx) {
 
 /* Closes an output (kept only with keep): 0, or -1 after saying what failed
    (nothing for a reader that went away: | head). */
-static int close_output(sm_record_file *out, int keep) {
+int cli_close_records(sm_record_file *out, int keep) {
     int write_errno = 0;
     sm_error err;
     int rc = sm_record_file_close(out, keep, &write_errno, &err);
@@ -228,7 +228,7 @@ int cli_filter_main(int argc, char **argv) {
     for (int kind = 0; kind < OUT_KINDS; kind++)
         for (unsigned m = 0; m < mates; m++) {
             if (!f.out[kind][m]) continue;
-            if (close_output(f.out[kind][m], rc == 0) != 0) write_failed = 1;
+            if (cli_close_records(f.out[kind][m], rc == 0) != 0) write_failed = 1;
             f.out[kind][m] = NULL;
         }
     if (rc != 0 || write_failed) goto cleanup;
@@ -238,7 +238,7 @@ int cli_filter_main(int argc, char **argv) {
 cleanup:
     for (int kind = 0; kind < OUT_KINDS; kind++)
         for (unsigned m = 0; m < mates; m++) {
-            if (f.out[kind][m]) close_output(f.out[kind][m], 0);
+            if (f.out[kind][m]) cli_close_records(f.out[kind][m], 0);
             free(names[kind][m]);
         }
     if (db) sm_db_free(db);

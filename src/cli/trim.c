@@ -1,6 +1,5 @@
 /* seqmatch trim: each read (or pair) cut at its adapter; the choice and the
  * rewriting are the library's (sm_trimmer_*, seqmatch_reader.h). */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,15 +76,6 @@ static void on_input(void *ctx, const char *path) { sm_progress_begin_file(((tri
 
 static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64_t trimmed) {
     sm_progress_update(((trim_state *)ctx)->progress, reader, bytes, trimmed);
-}
-
-/* Closes an output, saying why it failed unless its reader went away. */
-static int close_output(sm_record_file *out, int keep) {
-    int write_errno = 0;
-    sm_error err;
-    int rc = sm_record_file_close(out, keep, &write_errno, &err);
-    if (rc != SM_OK && !(rc == SM_ERR_IO && write_errno == EPIPE)) cli_error("%s", err.message);
-    return rc == SM_OK ? 0 : -1;
 }
 
 /* The combinations trim cannot take, each refused in one line. */
@@ -168,7 +158,7 @@ int cli_trim_main(int argc, char **argv) {
     sm_progress_clear(s.progress);
     int write_failed = 0;
     for (unsigned m = 0; m < 2; m++) {
-        if (s.out[m] && close_output(s.out[m], rc == SM_OK) != 0) write_failed = 1;
+        if (s.out[m] && cli_close_records(s.out[m], rc == SM_OK) != 0) write_failed = 1;
         s.out[m] = NULL;
     }
     if (rc != SM_OK && err.message[0]) goto failed;
@@ -185,7 +175,7 @@ failed:
     cli_error("%s", err.message[0] ? err.message : "out of memory");
 done:
     for (unsigned m = 0; m < 2; m++) {
-        if (s.out[m]) close_output(s.out[m], 0);
+        if (s.out[m]) cli_close_records(s.out[m], 0);
         free(names[m]);
     }
     sm_progress_free(s.progress);
