@@ -271,9 +271,17 @@ typedef struct {
        pattern suffix at [0, L), a prefix at [n - L, n) (for '-' hits, of the
        reverse complement, as always). Where several placements give the same
        part (a record shorter than the pattern), it is reported once, with
-       the fewest errors. Exact and k mismatches, every backend; refused
-       (SM_ERR_INVALID) with k edits, a PAM, circular, anchor, a value of k
-       or less, and for records split between processes. */
+       the fewest errors. k edits: a part P[a, b) of at least min_overlap
+       symbols, not the whole pattern, aligned with at most k edits to
+       record[s, j), where a > 0 needs s = 0 and b < m needs j = n; P(j), the
+       least edits of such an alignment ending at j, is reported as D(j) is
+       (SM_REPORT_ENDS: every j with P(j) <= k; SM_REPORT_BEST: the least of
+       each run of consecutive such j, leftmost on ties), as the hit [s, j)
+       with s the largest that reaches P(j) (so [0, j) for j < n); a partial
+       hit with the place, pattern and strand of an ordinary hit is reported
+       once, with the fewer errors. Every backend; refused (SM_ERR_INVALID)
+       with a PAM, circular, anchor, a value of k or less, and for records
+       split between processes. */
     uint32_t min_overlap;
     /* Hit limits (0: none), applied to the hits in output order, so the
        same whatever the backend or thread count: in each record, at most
@@ -285,6 +293,10 @@ typedef struct {
     uint32_t max_hits_per_pattern;
     uint32_t max_hits_per_record;
     int fewest_errors;
+    /* With min_overlap: where set, the partial hits (those that run off a
+       record's start or end) are given here instead of to on_hit, in the
+       same order among the others (adapter trimming tells them apart). */
+    int (*on_partial_hit)(const sm_hit *hit, void *ctx);
 } sm_runner_options;
 
 void sm_runner_options_init(sm_runner_options *opts);

@@ -23,9 +23,9 @@ void cli_print_trim_help(FILE *out) {
         "                        parts required\n"
         "  --min-overlap N       an adapter may run off the read's end (3') or start (5')\n"
         "                        with at least N bases inside (default 3, or k + 1 with\n"
-        "                        -m k; 0: whole adapters only); cutadapt's -O\n"
+        "                        -m k or -k k; 0: whole adapters only); cutadapt's -O\n"
         "  -m, --mismatches K    up to K substitutions (in the part inside the read)\n"
-        "  -k, --edits K         up to K edits; whole adapters only: with --min-overlap 0\n"
+        "  -k, --edits K         up to K edits (in the part inside the read)\n"
         "  --text-iupac          N and IUPAC codes in reads match the adapter's bases\n"
         "  --minimum-length N    drop reads shorter than N after trimming (a pair when\n"
         "                        either mate is)\n"
@@ -81,15 +81,10 @@ static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64
 /* The combinations trim cannot take, each refused in one line. */
 static int check_trim_options(cli_options *o) {
     uint32_t k = o->compile.max_errors;
-    if (o->compile.match == SM_MATCH_EDITS && k > 0 && (o->min_overlap > 0 || !o->min_overlap_given)) {
-        cli_usage_error(CLI_COMMAND_TRIM, "-k edits find whole adapters only; add --min-overlap 0 (partial "
-                        "adapters at the read ends are found with -m)");
-        return -1;
-    }
-    if (!o->min_overlap_given) o->min_overlap = o->compile.match == SM_MATCH_EDITS ? 0 : k >= 3 ? k + 1 : 3;
+    if (!o->min_overlap_given) o->min_overlap = k >= 3 ? k + 1 : 3;
     if (o->min_overlap > 0 && o->min_overlap <= k) {
-        cli_usage_error(CLI_COMMAND_TRIM, "--min-overlap %u with -m %u: every read end would match; give more "
-                        "than %u", o->min_overlap, k, k);
+        cli_usage_error(CLI_COMMAND_TRIM, "--min-overlap %u with %s %u: every read end would match; give more "
+                        "than %u", o->min_overlap, o->compile.match == SM_MATCH_EDITS ? "-k" : "-m", k, k);
         return -1;
     }
     for (size_t i = 0; i < o->source_count && !o->read1; i++)

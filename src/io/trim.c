@@ -87,13 +87,14 @@ void sm_trim_set_free(sm_trim_set *set) {
 
 /* Where a hit lies: a whole placement, one that runs off the read's start
    (only a suffix of the pattern inside) or end (a prefix), or a read
-   wholly inside a placement. Partial hits are shorter than the pattern and
-   exist only with min_overlap (exact and mismatches: whole hits have the
-   pattern's length). */
+   wholly inside a placement. Partial hits exist only with min_overlap;
+   partial (1 or 0) says whether the runner gave the hit as a partial one,
+   or is -1 when unknown: exact and mismatches, where whole hits have the
+   pattern's length and partial ones are shorter. */
 enum { WHOLE, OFF_START, OFF_END, COVERS_READ };
 
-static int hit_place(const sm_hit *h, uint32_t pattern_length, uint32_t min_overlap, uint64_t length) {
-    if (min_overlap == 0 || h->end - h->start >= pattern_length) return WHOLE;
+static int hit_place(const sm_hit *h, int partial, uint32_t pattern_length, uint32_t min_overlap, uint64_t length) {
+    if (min_overlap == 0 || (partial < 0 ? h->end - h->start >= pattern_length : !partial)) return WHOLE;
     if (h->start == 0 && h->end == length) return COVERS_READ;
     return h->start == 0 ? OFF_START : OFF_END;
 }
@@ -107,13 +108,14 @@ typedef struct {
 /* The leftmost hit of pattern that may cut as kind (BACK or FRONT) and lies
    in [from, length); anchored: a whole one at the read's end (BACK) or
    start (FRONT). */
-static part_hit leftmost(const sm_hit *hits, size_t count, uint32_t pattern, uint32_t pattern_length,
-                         sm_trim_kind kind, int anchored, uint32_t min_overlap, uint64_t from, uint64_t length) {
+static part_hit leftmost(const sm_hit *hits, const uint8_t *partial, size_t count, uint32_t pattern,
+                         uint32_t pattern_length, sm_trim_kind kind, int anchored, uint32_t min_overlap, uint64_t from,
+                         uint64_t length) {
     part_hit best = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < count; i++) {
         const sm_hit *h = &hits[i];
         if (h->pattern != pattern || h->strand == '-' || h->start < from) continue;
-        int place = hit_place(h, pattern_length, min_overlap, length);
+        int place = hit_place(h, partial ? partial[i] : -1, pattern_length, min_overlap, length);
         if (kind == SM_TRIM_BACK ? place == OFF_START : place == OFF_END) continue;
         if (anchored && (place != WHOLE || (kind == SM_TRIM_BACK ? h->end != length : h->start != from)))
             continue;
@@ -131,8 +133,8 @@ static part_hit leftmost(const sm_hit *hits, size_t count, uint32_t pattern, uin
 
 static int64_t score(const part_hit *p) { return (int64_t)(p->end - p->start) - 2 * (int64_t)p->errors; }
 
-void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits, size_t count,
-                    uint64_t length, sm_trim_cut *cut) {
+static void decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits,
+                   const uint8_t *partial, size_t count, uint64_t length, sm_trim_cut *cut) {
     *cut = (sm_trim_cut){0, length, -1, 0};
     int64_t best_score = 0;
     for (size_t i = 0; i < set->count; i++) {
@@ -141,18 +143,19 @@ void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap,
         sm_trim_cut c = {0, length, (int64_t)i, 0};
         int64_t s = 0;
         if (a->kind == SM_TRIM_BACK || a->kind == SM_TRIM_FRONT) {
-            part_hit p = leftmost(hits, count, a->pattern, a->length, a->kind, a->anchored, min_overlap, 0, length);
+            part_hit p = leftmost(hits, partial, count, a->pattern, a->length, a->kind, a->anchored, min_overlap, 0,
+                                  length);
             if (!p.found) continue;
             if (a->kind == SM_TRIM_BACK) c.end = p.start;
             else c.start = p.end;
             c.errors = p.errors;
             s = score(&p);
         } else {
-            part_hit p = leftmost(hits, count, a->pattern, a->length, SM_TRIM_FRONT, a->anchored, min_overlap, 0,
+            part_hit p = leftmost(hits, partial, count, a->pattern, a->length, SM_TRIM_FRONT, a->anchored, min_overlap, 0,
                                   length);
             if (!p.found && a->required) continue;
             uint64_t from = p.found ? p.end : 0;
-            part_hit q = leftmost(hits, count, a->second, a->second_length, SM_TRIM_BACK, a->second_anchored,
+            part_hit q = leftmost(hits, partial, count, a->second, a->second_length, SM_TRIM_BACK, a->second_anchored,
                                   min_overlap, from, length);
             if ((!q.found && a->second_required) || (!p.found && !q.found)) continue;
             c.start = from;
@@ -165,6 +168,11 @@ void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap,
             best_score = s;
         }
     }
+}
+
+void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits, size_t count,
+                    uint64_t length, sm_trim_cut *cut) {
+    decide(set, mate, min_overlap, hits, NULL, count, length, cut);
 }
 
 /* ------------------------------------------------------------ the records */
@@ -303,6 +311,7 @@ struct sm_trimmer {
     byte_buf arena;             /* unstable records' bytes; [arena_head, len) in use */
     size_t arena_head;
     sm_hit *hits;               /* forward hits of waiting records, in record order */
+    uint8_t *partial;           /* hits[i] came as a partial one (on_partial_hit) */
     size_t hits_head, hits_len, hits_cap;
     byte_buf out[2], seq;
     sm_trim_stats stats;
@@ -311,24 +320,29 @@ struct sm_trimmer {
     int has_adapters[2];        /* mate 1 (or a single read), mate 2: some adapter is for it */
 };
 
-static int on_hit(const sm_hit *hit, void *ctx) {
-    sm_trimmer *t = ctx;
+static int keep_hit(sm_trimmer *t, const sm_hit *hit, int partial) {
     if (hit->strand == '-') return 0;
     if (t->hits_len == t->hits_cap) {
         size_t cap = t->hits_cap ? t->hits_cap * 2 : 1024;
         sm_hit *p = realloc(t->hits, cap * sizeof *p);
-        if (!p) {
+        uint8_t *q = p ? realloc(t->partial, cap) : NULL;
+        if (p) t->hits = p;
+        if (!q) {
             t->nomem = 1;
             return 1;
         }
-        t->hits = p;
+        t->partial = q;
         t->hits_cap = cap;
     }
+    t->partial[t->hits_len] = (uint8_t)partial;
     sm_hit *h = &t->hits[t->hits_len++];
     *h = *hit;
     h->text = NULL;
     return 0;
 }
+
+static int on_hit(const sm_hit *hit, void *ctx) { return keep_hit(ctx, hit, 0); }
+static int on_partial_hit(const sm_hit *hit, void *ctx) { return keep_hit(ctx, hit, 1); }
 
 static void on_record_done(uint64_t record, void *ctx) {
     sm_trimmer *t = ctx;
@@ -344,7 +358,8 @@ static void on_record_done(uint64_t record, void *ctx) {
         while (t->hits_head < t->hits_len && t->hits[t->hits_head].record == e->first_record + m) t->hits_head++;
         r.length[m] = e->length[m];
         const sm_hit *hits = t->hits ? t->hits + from : NULL; /* none delivered yet: NULL, no arithmetic on it */
-        sm_trim_decide(t->o.set, m + 1, t->min_overlap, hits, t->hits_head - from, e->length[m], &r.cut[m]);
+        const uint8_t *partial = t->partial ? t->partial + from : NULL;
+        decide(t->o.set, m + 1, t->min_overlap, hits, partial, t->hits_head - from, e->length[m], &r.cut[m]);
         const uint8_t *raw = e->raw[m] ? e->raw[m] : t->arena.data + e->raw_at[m];
         int rc = rewrite(raw, e->raw_len[m], e->length[m], r.cut[m].start, r.cut[m].end, &t->seq, &t->out[m]);
         if (rc != 0) {
@@ -398,6 +413,7 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
         for (unsigned m = 0; m < 2; m++) t->has_adapters[m] |= opts->set->adapters[i].mate != 2 - m;
     t->format = SM_INPUT_AUTO;
     ro.on_hit = on_hit;
+    ro.on_partial_hit = on_partial_hit;
     ro.on_record_summary = NULL;
     ro.on_record_done = on_record_done;
     ro.ctx = t;
@@ -418,6 +434,7 @@ void sm_trimmer_free(sm_trimmer *t) {
     free(t->queue);
     free(t->arena.data);
     free(t->hits);
+    free(t->partial);
     free(t->out[0].data);
     free(t->out[1].data);
     free(t->seq.data);
@@ -446,6 +463,7 @@ static void compact(sm_trimmer *t) {
     }
     if (t->hits_head > 4096 && t->hits_head * 2 > t->hits_len) {
         memmove(t->hits, t->hits + t->hits_head, (t->hits_len - t->hits_head) * sizeof *t->hits);
+        memmove(t->partial, t->partial + t->hits_head, t->hits_len - t->hits_head);
         t->hits_len -= t->hits_head;
         t->hits_head = 0;
     }

@@ -67,7 +67,9 @@ int sm_runner_emit_out(sm_runner *r, uint64_t record, const sm_rawhit *x, const 
     h.strand = x->reverse ? '-' : '+';
     h.errors = x->errors;
     h.text = (const char *)text;
-    return r->opt.on_hit(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
+    /* pad 1: a partial hit (src/runner/ends.c) */
+    int (*to)(const sm_hit *, void *) = x->pad && r->opt.on_partial_hit ? r->opt.on_partial_hit : r->opt.on_hit;
+    return to(&h, r->opt.ctx) != 0 ? SM_ERR_TERMINATED : SM_OK;
 }
 
 /* Every hit a segment owns (none in a circular record's appended head past

@@ -1,18 +1,35 @@
 /* Partial matches at record ends (sm_runner_options.min_overlap, --min-overlap
  * N), for every backend, in the shared layer.
  *
- * A pattern of m symbols placed at s (s < 0 or s + m > n for a record of n
- * bytes) runs off the record's start or end; the symbols inside, [max(0, s),
- * min(n, s + m)), at least N of them, are compared and the others are free.
- * The engines find the placements that lie wholly inside (the ordinary
- * hits); the others all lie in the record's first or last m - 1 bytes, so
- * this file keeps a copy of the first and the last W = longest pattern - 1
- * bytes of every record not yet delivered (a ring of slots, as anchor.c) and
- * compares every overhanging placement of every (pattern, strand) there:
- * patterns x strands x m^2 / 2 symbol tests per record end.
+ * Exact and k mismatches: a pattern of m symbols placed at s (s < 0 or
+ * s + m > n for a record of n bytes) runs off the record's start or end;
+ * the symbols inside, [max(0, s), min(n, s + m)), at least N of them, are
+ * compared and the others are free. The engines find the placements that
+ * lie wholly inside (the ordinary hits); the others all lie in the record's
+ * first or last m - 1 bytes, so this file keeps a copy of the first and the
+ * last W = longest pattern - 1 bytes of every record not yet delivered (a
+ * ring of slots, as anchor.c) and compares every overhanging placement of
+ * every (pattern, strand) there: patterns x strands x m^2 / 2 symbol tests
+ * per record end.
+ *
+ * k edits: a partial alignment aligns a part P[a, b) of the pattern, at
+ * least N symbols and not the whole, with k or fewer edits, to text[s, j),
+ * where a > 0 needs s = 0 (the missing prefix runs off the start) and b < m
+ * needs j = n (the missing suffix runs off the end). P(j), the least edits
+ * of a partial alignment ending at j, plays D(j)'s part: --report ends
+ * gives every j with P(j) <= k, best the least of each run of consecutive
+ * such j (leftmost on ties); the hit is [s, j), s the largest that reaches
+ * P(j) (0 for j < n: only suffixes end there). Ends j < n lie in the first
+ * m - 1 + k bytes (column DP, pattern suffixes with a free start), j = n is
+ * one hit (a backward DP over the last m - 1 + k bytes, prefixes with a
+ * free end, and for a record shorter than m - 1 + k the middle parts). W is
+ * then the longest pattern + k, one more than a start's reach, so a start
+ * run never touches the end n of a record longer than W. A partial hit with
+ * the start, end, pattern and strand of an ordinary one is reported once,
+ * with the fewer errors (counts and summaries then take the hits in order).
  *
  * Order: a partial hit at the start has start 0, one at the end starts at
- * n - m + 1 or later, so it can only be preceded in the output by the hits
+ * n - W + 1 or later, so it can only be preceded in the output by the hits
  * of shorter patterns that start in the record's last W bytes. Delivery
  * hands every ordinary hit of a record here: the start's partial hits are
  * known once the record holds W + 1 bytes (its first segment reads W bytes
@@ -66,6 +83,11 @@ typedef struct sm_ends_state {
     uint8_t *keys;
     uint64_t *key_off;
     uint8_t *conv;
+    /* k edits: the DP's column, and the ends of one (pattern, strand). */
+    int edits;
+    sm_report report;
+    uint32_t *col;
+    struct edit_end { uint64_t j, start; uint32_t errors; } *ends;
 } sm_ends_state;
 
 int sm_ends_open(sm_runner *r, sm_error *err) {
@@ -75,8 +97,6 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
                             "--min-overlap cannot be used with --circular (a circular record has no ends to run off)");
     if (r->opt.anchor != SM_ANCHOR_NONE)
         return sm_set_error(err, SM_ERR_INVALID, "--min-overlap cannot be used with --anchor");
-    if (h->match == SM_MATCH_EDITS)
-        return sm_set_error(err, SM_ERR_INVALID, "--min-overlap takes exact matching or -m mismatches, not -k edits");
     if (h->pam_length > 0)
         return sm_set_error(err, SM_ERR_INVALID, "--min-overlap cannot be used with a PAM");
     uint32_t k = h->match == SM_MATCH_EXACT ? 0 : h->max_errors;
@@ -89,7 +109,9 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
     r->ends = e;
     e->min_overlap = r->opt.min_overlap;
     e->k = k;
-    e->width = h->max_length > 1 ? (size_t)h->max_length - 1 : 1;
+    e->edits = h->match == SM_MATCH_EDITS;
+    e->report = (sm_report)h->report;
+    e->width = e->edits ? (size_t)h->max_length + k : h->max_length > 1 ? (size_t)h->max_length - 1 : 1;
     e->dna = h->alphabet == SM_ALPHABET_DNA;
     e->flags = h->flags;
     e->forward = !e->dna || h->strands != SM_STRAND_REVERSE;
@@ -104,7 +126,12 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
     e->keys = malloc(total ? total : 1);
     e->key_off = malloc(2 * (size_t)(r->pattern_count ? r->pattern_count : 1) * sizeof *e->key_off);
     e->conv = malloc(2 * e->width);
-    if (!e->keys || !e->key_off || !e->conv) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
+    if (e->edits) {
+        e->col = malloc(((size_t)h->max_length + 1) * sizeof *e->col);
+        e->ends = malloc((e->width + 2) * sizeof *e->ends);
+    }
+    if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)))
+        return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     total = 0;
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         size_t m = 0;
@@ -132,6 +159,8 @@ void sm_ends_close(sm_runner *r) {
     free(e->keys);
     free(e->key_off);
     free(e->conv);
+    free(e->col);
+    free(e->ends);
     free(e);
     r->ends = NULL;
 }
@@ -284,9 +313,117 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
                 else
                     for (int64_t i = 0; i < len && errors <= k; i++) errors += key[i] != text[i];
                 if (errors > e->k) continue;
-                sm_rawhit x = {(uint64_t)a, (uint64_t)b, p, (uint16_t)errors, (uint8_t)rev, 0};
+                sm_rawhit x = {(uint64_t)a, (uint64_t)b, p, (uint16_t)errors, (uint8_t)rev, 1}; /* pad 1: partial */
                 if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
             }
+        }
+    }
+    return SM_OK;
+}
+
+/* k edits. */
+#define EDIT_INF (UINT32_MAX / 4)
+
+static inline uint32_t min3(uint32_t a, uint32_t b, uint32_t c) {
+    uint32_t x = a < b ? a : b;
+    return x < c ? x : c;
+}
+
+static inline int same(const sm_ends_state *e, uint8_t key, uint8_t t) { return e->dna ? (key & t) != 0 : key == t; }
+
+/* The ends of one (pattern, strand) in e->ends[0, count), ascending, to the
+   partial hits: every one (SM_REPORT_ENDS) or the least of each run of
+   consecutive ends (leftmost on ties). */
+static int push_ends(sm_ends_state *e, size_t count, uint32_t pattern, int rev) {
+    for (size_t i = 0; i < count;) {
+        size_t best = i, next = i + 1;
+        if (e->report != SM_REPORT_ENDS)
+            for (; next < count && e->ends[next].j == e->ends[next - 1].j + 1; next++)
+                if (e->ends[next].errors < e->ends[best].errors) best = next;
+        const struct edit_end *x = &e->ends[best];
+        sm_rawhit h = {x->start, x->j, pattern, (uint16_t)x->errors, (uint8_t)rev, 1};
+        if (push_part(e, &h) != SM_OK) return SM_ERR_NOMEM;
+        i = next;
+    }
+    return SM_OK;
+}
+
+/* The partial edit hits of a record: at its start (ends j < n; the record
+   is then known to be longer than W) when with_start, at its end n (known)
+   when with_end. */
+static int edit_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, int with_start, int with_end) {
+    sm_ends_state *e = r->ends;
+    const uint32_t k = e->k, need = e->min_overlap;
+    const uint64_t n = with_end ? s->fed : UINT64_MAX;
+    uint32_t *col = e->col;
+    for (size_t i = 0; i < s->head_len; i++) e->conv[i] = text_code(e, head[i]);
+    for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = text_code(e, head[e->width + i]);
+    for (uint32_t p = 0; p < r->pattern_count; p++) {
+        size_t m = 0;
+        if (!sm_db_pattern_seq(r->db, p, &m) || m <= need) continue;
+        for (int rev = 0; rev < 2; rev++) {
+            if (rev ? !e->reverse : !e->forward) continue;
+            const uint8_t *key = e->keys + e->key_off[2 * p + rev];
+            size_t count = 0;
+            uint32_t at_n = EDIT_INF; /* P(n) */
+            uint64_t start_n = 0;
+            /* Suffixes P[a, m), 1 <= a <= m - N, against text[0, j): col[i]
+               = the least edits of P[a, i) over the a, text[0, j). */
+            uint64_t reach = m - 1 + k, top = with_start ? (reach < n ? reach : n) : 0;
+            if (top > 0) {
+                const uint8_t *t = e->conv; /* the head: top <= W bytes */
+                col[0] = EDIT_INF;
+                for (size_t i = 1; i <= m; i++) col[i] = i <= m - need ? 0 : (uint32_t)(i - (m - need));
+                for (uint64_t j = 1; j <= top; j++) {
+                    uint32_t diag = col[0];
+                    for (size_t i = 1; i <= m; i++) {
+                        uint32_t sub = diag + !same(e, key[i - 1], t[j - 1]);
+                        diag = col[i];
+                        col[i] = min3(sub, col[i] + 1, col[i - 1] + 1);
+                    }
+                    if (j == n) at_n = col[m];
+                    else if (col[m] <= k) e->ends[count++] = (struct edit_end){j, 0, col[m]};
+                }
+            }
+            if (with_end && n > 0) {
+                /* Prefixes P[0, b), N <= b < m, against text[s, n), backward:
+                   col[i] = the least edits of P[i, b) over the b, text[s, n). */
+                const uint8_t *t = slot_text(e, s, e->conv, n > reach ? n - reach : 0, n);
+                uint64_t lo = n > reach ? n - reach : 0;
+                col[m] = EDIT_INF;
+                for (size_t i = 0; i < m; i++) col[i] = i >= need ? 0 : (uint32_t)(need - i);
+                for (uint64_t j = n; j-- > lo;) {
+                    uint8_t c = t[j - lo];
+                    uint32_t diag = col[m];
+                    for (size_t i = m; i-- > 0;) {
+                        uint32_t sub = diag + !same(e, key[i], c);
+                        diag = col[i];
+                        col[i] = min3(sub, col[i + 1] + 1, col[i] + 1);
+                    }
+                    /* the largest s first: only a smaller value replaces it */
+                    if (col[0] < at_n || (col[0] == at_n && j > start_n)) at_n = col[0], start_n = j;
+                }
+                /* Middle parts P[a, b), a >= 1, b < m, b - a >= N, against the
+                   whole of a record no longer than m - 2 + k. */
+                if (n + 2 <= m + k)
+                    for (size_t a = 1; a + need < m; a++) {
+                        const uint8_t *h = e->conv; /* n <= W: the head */
+                        for (size_t i = a; i <= m; i++) col[i] = (uint32_t)(i - a);
+                        for (uint64_t j = 1; j <= n; j++) {
+                            uint32_t diag = col[a];
+                            col[a] = (uint32_t)j;
+                            for (size_t i = a + 1; i <= m; i++) {
+                                uint32_t sub = diag + !same(e, key[i - 1], h[j - 1]);
+                                diag = col[i];
+                                col[i] = min3(sub, col[i] + 1, col[i - 1] + 1);
+                            }
+                        }
+                        for (size_t b = a + need; b < m; b++)
+                            if (col[b] < at_n) at_n = col[b], start_n = 0;
+                    }
+                if (at_n <= k) e->ends[count++] = (struct edit_end){n, start_n, at_n};
+            }
+            if (push_ends(e, count, p, rev) != SM_OK) return SM_ERR_NOMEM;
         }
     }
     return SM_OK;
@@ -328,14 +465,14 @@ static int learn(sm_runner *r, uint64_t record) {
     if (!s) return SM_OK;
     int rc = SM_OK;
     if (s->ended && e->known == 0) {
-        rc = find_partials(r, s, head, INT64_MIN / 4, INT64_MAX / 4, 1);
+        rc = e->edits ? edit_partials(r, s, head, 1, 1) : find_partials(r, s, head, INT64_MIN / 4, INT64_MAX / 4, 1);
         e->known = 2;
     } else if (s->ended && e->known == 1) {
         /* the start's are known; the record is longer than every pattern */
-        rc = find_partials(r, s, head, 0, INT64_MAX / 4, 1);
+        rc = e->edits ? edit_partials(r, s, head, 0, 1) : find_partials(r, s, head, 0, INT64_MAX / 4, 1);
         e->known = 2;
     } else if (!s->ended && e->known == 0 && s->fed > e->width) {
-        rc = find_partials(r, s, head, INT64_MIN / 4, -1, 0);
+        rc = e->edits ? edit_partials(r, s, head, 1, 0) : find_partials(r, s, head, INT64_MIN / 4, -1, 0);
         e->known = 1;
     }
     if (rc == SM_OK) sort_pending(e);
@@ -360,14 +497,27 @@ static int flush_parts(sm_runner *r, uint64_t record, const sm_rawhit *x) {
     return SM_OK;
 }
 
+/* An ordinary hit goes out after the partial hits before it; a partial hit
+   with its start, end, pattern and strand (k edits) goes out in its place
+   when it has fewer errors, else is dropped. */
+static int emit_whole(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
+    sm_ends_state *e = r->ends;
+    int rc = flush_parts(r, record, x);
+    if (rc != SM_OK) return rc;
+    if (e->done < e->npart && sm_rawhit_cmp(&e->part[e->done], x) == 0) {
+        const sm_rawhit *part = &e->part[e->done++];
+        if (part->errors < x->errors) return sm_runner_emit(r, record, part, text);
+    }
+    return sm_runner_emit(r, record, x, text);
+}
+
 /* Held hits starting before limit go out, after the partial hits before each. */
 static int flush_held(sm_runner *r, uint64_t record, uint64_t limit) {
     sm_ends_state *e = r->ends;
     size_t i = 0;
     int rc = SM_OK;
     for (; i < e->nheld && e->held[i].hit.start < limit && rc == SM_OK; i++) {
-        rc = flush_parts(r, record, &e->held[i].hit);
-        if (rc == SM_OK) rc = sm_runner_emit(r, record, &e->held[i].hit, e->held_text.data + e->held[i].text);
+        rc = emit_whole(r, record, &e->held[i].hit, e->held_text.data + e->held[i].text);
     }
     if (i > 0) {
         memmove(e->held, e->held + i, (e->nheld - i) * sizeof *e->held);
@@ -379,23 +529,22 @@ static int flush_held(sm_runner *r, uint64_t record, uint64_t limit) {
 
 int sm_ends_take(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
     sm_ends_state *e = r->ends;
-    /* order matters only to hits, and to limits (the first N) */
-    if ((r->count_only || r->sums) && !r->limits) return sm_runner_emit(r, record, x, text);
+    /* order matters only to hits, to limits (the first N) and to edits (a
+       partial hit that is also an ordinary one is counted once) */
+    if ((r->count_only || r->sums) && !r->limits && !e->edits) return sm_runner_emit(r, record, x, text);
     int rc = learn(r, record);
     if (rc != SM_OK) return rc;
     if (e->known == 2) {
         rc = flush_held(r, record, UINT64_MAX);
-        if (rc == SM_OK) rc = flush_parts(r, record, x);
-        return rc == SM_OK ? sm_runner_emit(r, record, x, text) : rc;
+        return rc == SM_OK ? emit_whole(r, record, x, text) : rc;
     }
     /* The end's partial hits start at fed - W + 1 or later. */
     uint8_t *head;
     ends_slot *s = slot_of(e, record, &head);
     uint64_t limit = e->known == 1 && s && s->fed > e->width ? s->fed - e->width : 0;
     rc = flush_held(r, record, limit);
-    if (rc == SM_OK) rc = flush_parts(r, record, x);
     if (rc != SM_OK) return rc;
-    if (x->start < limit && e->nheld == 0) return sm_runner_emit(r, record, x, text);
+    if (x->start < limit && e->nheld == 0) return emit_whole(r, record, x, text);
     if (e->nheld == e->held_cap) {
         size_t cap = e->held_cap ? e->held_cap * 2 : 64;
         held_hit *h = realloc(e->held, cap * sizeof *h);

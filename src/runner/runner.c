@@ -298,7 +298,8 @@ int sm_runner_create_variant(const sm_db *db, const sm_runner_options *opts, con
     if (opts->anchor != SM_ANCHOR_NONE) r->opt.count_only = 0;
     /* limits choose hits on delivery too */
     int limited = opts->max_hits_per_pattern || opts->max_hits_per_record || opts->fewest_errors;
-    if (limited) r->opt.count_only = 0;
+    /* and partial edit hits meet the ordinary ones there (src/runner/ends.c) */
+    if (limited || (opts->min_overlap && h->match == SM_MATCH_EDITS)) r->opt.count_only = 0;
     r->pattern_count = h->pattern_count;
     r->edits = h->match == SM_MATCH_EDITS;
     /* Exact sections beside k edits own hits by their start: every segment

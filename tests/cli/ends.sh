@@ -67,8 +67,10 @@ check_stderr "demux: the refusal names --anchor any" "--anchor any"
 run search -e $AD --min-overlap 3 --circular "$TMP/r.fq"
 check_stderr "with --circular" "--circular"
 check_status "with --circular: status" 2
-run search -e $AD --min-overlap 3 -k 1 "$TMP/r.fq"
-check_stderr "with -k" "-k edits"
+run search -e $AD --min-overlap 3 -k 1 --strand + "$TMP/r.fq"
+check_status "with -k" 0
+run search -e $AD --min-overlap 3 -k 1 --pam NGG "$TMP/r.fq"
+check_stderr "-k with a PAM" "PAM"
 run search -e $AD --min-overlap 1 -m 1 "$TMP/r.fq"
 check_stderr "N at or below -m" "every record end would match"
 run search -e $AD --min-overlap 3 --format sam "$TMP/r.fq"

@@ -113,12 +113,23 @@ check_stderr "demux --trim with -k" "exact matching or -m"
 run demux -p "$TMP/bc.fa" --trim --anchor any -o "$TMP/dm3" "$TMP/d.fq"
 check_stderr "demux --trim --anchor any" "--anchor start or end"
 
+# -k 1 with partial adapters: k1 ends in the adapter's first 7 bases less
+# one (AGTCGG, a deletion), k2 starts with its last 11 (a 3' adapter cannot
+# begin before the read; a 5' one can), k3 holds it with an insertion.
+printf '@k1\nTTTTTTTTTTAGTCGG\n+\nIIIIIIIIIIIIIIII\n@k2\nATCGGAAGAGCTTTTT\n+\nIIIIIIIIIIIIIIII\n@k3\nCCAGATCGGTAAGAGCCC\n+\nIIIIIIIIIIIIIIIIII\n' >"$TMP/k.fq"
+run trim -k 1 -a $AD "$TMP/k.fq"
+check_output_text "-k 1, 3': the partial adapter with a deletion at the end" "$(printf '@k1\nTTTTTTTTTT\n+\nIIIIIIIIII\n@k2\nATCGGAAGAGCTTTTT\n+\nIIIIIIIIIIIIIIII\n@k3\nCC\n+\nII')
+"
+run trim -k 1 -g $AD "$TMP/k.fq"
+check_output_text "-k 1, 5': the partial adapter at the start" "$(printf '@k1\nTTTTTTTTTTAGTCGG\n+\nIIIIIIIIIIIIIIII\n@k2\nTTTTT\n+\nIIIII\n@k3\nCC\n+\nII')
+"
+run trim -k 1 --min-overlap 0 -a $AD "$TMP/k.fq"
+check_output_text "-k 1 --min-overlap 0: whole adapters only" "$(printf '@k1\nTTTTTTTTTTAGTCGG\n+\nIIIIIIIIIIIIIIII\n@k2\nATCGGAAGAGCTTTTT\n+\nIIIIIIIIIIIIIIII\n@k3\nCC\n+\nII')
+"
+
 # refusals: one line each, exit status 2
-run trim -k 1 -a $AD "$TMP/r.fq"
-check_status "-k refused with partials" 2
-check_stderr "-k: say how" "--min-overlap 0"
-run trim -k 1 --min-overlap 0 -a $AD "$TMP/r.fq"
-check_status "-k with whole adapters only" 0
+run trim -k 1 --min-overlap 1 -a $AD "$TMP/r.fq"
+check_stderr "--min-overlap <= k (edits)" "every read end would match"
 run trim -m 2 --min-overlap 2 -a $AD "$TMP/r.fq"
 check_stderr "--min-overlap <= k" "every read end would match"
 run trim -a ^ACGT "$TMP/r.fq"

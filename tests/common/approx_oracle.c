@@ -196,3 +196,94 @@ int aoracle_overlap_hits(const char *key, size_t m, const char *text, size_t n, 
     free(best);
     return out->out_of_memory ? -1 : 0;
 }
+
+/* One end j's least errors and the largest start reaching them. */
+typedef struct {
+    uint32_t d;
+    uint64_t s;
+} ao_end;
+
+static void ao_take(ao_end *e, uint32_t d, uint64_t s) {
+    if (d < e->d || (d == e->d && s > e->s)) e->d = d, e->s = s;
+}
+
+/* Ends with d <= k to out: every one (report ends) or the least of each run
+   of consecutive ends, leftmost on ties. partial: 1 marks them. */
+static void ao_runs(const ao_end *v, size_t n, uint32_t k, sm_report report, uint64_t record, uint32_t pattern,
+                    char strand, tu_hits *out) {
+    for (size_t j = 1; j <= n;) {
+        if (v[j].d > k) {
+            j++;
+            continue;
+        }
+        size_t best = j++;
+        if (report != SM_REPORT_ENDS)
+            for (; j <= n && v[j].d <= k; j++)
+                if (v[j].d < v[best].d) best = j;
+        tu_hits_add(out, record, v[best].s, best, pattern, strand, v[best].d);
+    }
+}
+
+int aoracle_edit_overlap_hits(const char *key, size_t m, const char *text, size_t n, uint32_t k, uint32_t min_overlap,
+                              sm_report report, sm_alphabet alphabet, unsigned flags, uint64_t record, uint32_t pattern,
+                              char strand, tu_hits *out, tu_hits *partials) {
+    const uint32_t INF = UINT32_MAX;
+    ao_end *whole = malloc((n + 1) * sizeof *whole), *part = malloc((n + 1) * sizeof *part);
+    uint32_t *D = malloc((n + 1) * sizeof *D);
+    if (!whole || !part || !D || aoracle_D_all(key, m, text, n, alphabet, flags, D) != 0) {
+        free(whole), free(part), free(D);
+        return -1;
+    }
+    for (size_t j = 0; j <= n; j++) {
+        whole[j].d = D[j];
+        whole[j].s = D[j] <= k ? aoracle_edit_start(key, m, text, j, D[j], 0, alphabet, flags) : 0;
+        part[j].d = INF;
+        part[j].s = 0;
+        if (j == 0 || min_overlap == 0) continue;
+        /* edit(P[a, b), text[s, j)) >= |(b - a) - (j - s)|: only lengths within k are tried */
+#define AO_NEAR(x, y) ((x) + k >= (y) && (y) + k >= (x))
+        /* a suffix P[a, m), a >= 1, off the start: s = 0 */
+        for (size_t a = 1; a + min_overlap <= m; a++)
+            if (AO_NEAR(m - a, j)) ao_take(&part[j], aoracle_edit(key + a, m - a, text, j, alphabet, flags), 0);
+        if (j < n) continue;
+        /* a prefix P[0, b), b < m, off the end: j = n, any s */
+        for (size_t b = min_overlap; b < m; b++)
+            for (size_t s = 0; s <= n; s++)
+                if (AO_NEAR(b, n - s)) ao_take(&part[j], aoracle_edit(key, b, text + s, n - s, alphabet, flags), s);
+        /* a middle part P[a, b), off both: s = 0, j = n */
+        for (size_t a = 1; a < m; a++)
+            for (size_t b = a + min_overlap; b < m; b++)
+                if (AO_NEAR(b - a, n)) ao_take(&part[j], aoracle_edit(key + a, b - a, text, n, alphabet, flags), 0);
+#undef AO_NEAR
+    }
+    tu_hits w, p;
+    tu_hits_init(&w);
+    tu_hits_init(&p);
+    ao_runs(whole, n, k, report, record, pattern, strand, &w);
+    ao_runs(part, n, k, report, record, pattern, strand, &p);
+    /* a partial hit with an ordinary one's place: once, the fewer errors */
+    for (size_t i = 0; i < p.n; i++) {
+        tu_hit *x = &p.items[i];
+        int dup = 0;
+        for (size_t j = 0; j < w.n; j++) {
+            tu_hit *y = &w.items[j];
+            if (y->start != x->start || y->end != x->end) continue;
+            dup = 1;
+            if (x->errors < y->errors) {
+                y->errors = x->errors;
+                if (partials) tu_hits_add(partials, record, x->start, x->end, pattern, strand, x->errors);
+            }
+        }
+        if (!dup) {
+            tu_hits_add(&w, record, x->start, x->end, pattern, strand, x->errors);
+            if (partials) tu_hits_add(partials, record, x->start, x->end, pattern, strand, x->errors);
+        }
+    }
+    for (size_t i = 0; i < w.n; i++)
+        tu_hits_add(out, record, w.items[i].start, w.items[i].end, pattern, strand, w.items[i].errors);
+    int oom = w.out_of_memory || p.out_of_memory || out->out_of_memory || (partials && partials->out_of_memory);
+    tu_hits_free(&w);
+    tu_hits_free(&p);
+    free(whole), free(part), free(D);
+    return oom ? -1 : 0;
+}

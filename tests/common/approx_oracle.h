@@ -48,6 +48,20 @@ int aoracle_overlap_hits(const char *key, size_t m, const char *text, size_t n, 
                          sm_alphabet alphabet, unsigned flags, uint64_t record, uint32_t pattern, char strand,
                          tu_hits *out);
 
+/* The same with k edits (min_overlap 0: the ordinary hits only): the
+   ordinary hits from D(j) as search reports them (report best or ends,
+   start the largest s reaching D(j)), and the partial ones from P(j): the
+   least aoracle_edit(key[a, b), text[s, j)) over the parts with b - a >=
+   min_overlap, not the whole key, where a > 0 needs s = 0 and b < m needs
+   j = n; reported by the same rule, start the largest s reaching P(j). A
+   partial hit with an ordinary one's start and end is added once, with the
+   fewer errors. partials (may be NULL) also gets the hits added as partial
+   ones (those whose errors are a partial alignment's, fewer than the
+   ordinary one's). Returns 0, or -1 when out of memory. */
+int aoracle_edit_overlap_hits(const char *key, size_t m, const char *text, size_t n, uint32_t k, uint32_t min_overlap,
+                              sm_report report, sm_alphabet alphabet, unsigned flags, uint64_t record, uint32_t pattern,
+                              char strand, tu_hits *out, tu_hits *partials);
+
 /* ---------------------------------------------------------------- PAM */
 
 /* The hits of one pattern on one strand of a text with a PAM, straight from

@@ -125,17 +125,79 @@ static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *
     }
 }
 
-/* k edits: the hits are search's (sm_scan of the read, checked against
-   its own oracles elsewhere), whole adapters only; the choice as above. */
+/* k edits: the whole hits are search's (sm_scan of the read, checked
+   against its own oracles elsewhere); the partial ones (min_overlap) from
+   the definition below; the choice as above. */
 typedef struct {
     sm_hit h[4096];
+    int partial[4096];
     size_t n;
 } hit_list;
 
 static int collect(const sm_hit *hit, void *ctx) {
     hit_list *l = ctx;
-    if (hit->strand == '+' && l->n < 4096) l->h[l->n++] = *hit;
+    if (hit->strand == '+' && l->n < 4096) l->partial[l->n] = 0, l->h[l->n++] = *hit;
     return 0;
+}
+
+static unsigned edit_distance(const char *p, long m, const char *t, long n, int text_iupac) {
+    unsigned row[192];
+    for (long j = 0; j <= n; j++) row[j] = (unsigned)j;
+    for (long i = 1; i <= m; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (long j = 1; j <= n; j++) {
+            unsigned best = diag + !symbols_match(p[i - 1], t[j - 1], text_iupac);
+            diag = row[j];
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+        }
+    }
+    return row[n];
+}
+
+/* The partial hits of seq[0, m) in read[0, n) (runner.min_overlap with k
+   edits, include/seqmatch_runtime.h): P(j) = the least edits of a part
+   seq[a, b), b - a >= overlap, not all of it, against read[s, j), where
+   a > 0 needs s = 0 and b < m needs j = n; the least of each run of
+   consecutive j with P(j) <= k (leftmost on ties), start the largest s
+   reaching it; one with a whole hit's place replaces it when it has fewer
+   errors. */
+static void add_partials(hit_list *l, uint32_t pattern, const char *read, long n, const char *seq, long m, unsigned k,
+                         unsigned overlap, int text_iupac) {
+    unsigned P[192];
+    long S[192];
+    for (long j = 1; j <= n; j++) {
+        P[j] = ~0u, S[j] = 0;
+        for (long a = 0; a < m; a++)
+            for (long b = a + overlap; b <= m; b++) {
+                if (b - a == m || (b < m && j < n)) continue;
+                /* edit >= the difference of the lengths: only s within k of b - a tried */
+                for (long s = 0; s <= j; s++) {
+                    if ((a > 0 && s > 0) || labs((b - a) - (j - s)) > (long)k) continue;
+                    unsigned d = edit_distance(seq + a, b - a, read + s, j - s, text_iupac);
+                    if (d < P[j] || (d == P[j] && s > S[j])) P[j] = d, S[j] = s;
+                }
+            }
+    }
+    for (long j = 1; j <= n;) {
+        if (P[j] > k) {
+            j++;
+            continue;
+        }
+        long best = j++;
+        for (; j <= n && P[j] <= k; j++)
+            if (P[j] < P[best]) best = j;
+        size_t i = 0;
+        while (i < l->n && !(l->h[i].pattern == pattern && (long)l->h[i].start == S[best] && (long)l->h[i].end == best))
+            i++;
+        if (i < l->n && l->h[i].errors <= P[best]) continue;
+        if (i == l->n && l->n == 4096) continue;
+        if (i == l->n) l->n++;
+        l->h[i] = (sm_hit){0, (uint64_t)S[best], (uint64_t)best, pattern, '+', P[best], NULL};
+        l->partial[i] = 1;
+    }
 }
 
 static part edit_part(const hit_list *l, uint32_t pattern, int kind, int anchored, long from, long n) {
@@ -144,10 +206,16 @@ static part edit_part(const hit_list *l, uint32_t pattern, int kind, int anchore
         const sm_hit *h = &l->h[i];
         long a = (long)h->start, b = (long)h->end;
         if (h->pattern != pattern || a < from) continue;
-        if (anchored && (kind == 1 ? b != n : a != from)) continue;
-        if (!best.found || a < best.start || (a == best.start && (h->errors < best.errors ||
-                                                                   (h->errors == best.errors && b < best.end))))
-            best = (part){1, 0, a, b, h->errors};
+        /* a partial hit: over the whole read (either kind), off its start (5') or off its end (3') */
+        int covers = l->partial[i] && a == 0 && b == n, off_start = l->partial[i] && a == 0 && !covers;
+        if (l->partial[i] && !covers && (kind == 1 ? off_start : !off_start)) continue;
+        if (anchored && (l->partial[i] || (kind == 1 ? b != n : a != from))) continue;
+        int partial = off_start; /* loses to every other */
+        if (!best.found || partial < best.partial ||
+            (partial == best.partial &&
+             (a < best.start || (a == best.start && (h->errors < best.errors ||
+                                                     (h->errors == best.errors && b < best.end))))))
+            best = (part){1, partial, a, b, h->errors};
     }
     return best;
 }
@@ -282,6 +350,14 @@ static int check_record(void *ctx, const sm_trimmed_record *rec) {
             static hit_list l;
             l.n = 0;
             sm_scan(x->db, x->scratch, r->seq, (size_t)r->n, collect, &l);
+            for (size_t a = 0; a < x->na && x->overlap; a++) {
+                const adapter *ap = &x->ad[a];
+                add_partials(&l, x->pattern_of[a], r->seq, r->n, ap->first, (long)strlen(ap->first), x->k, x->overlap,
+                             x->text_iupac);
+                if (ap->kind == 3)
+                    add_partials(&l, x->pattern_of[a] + 1, r->seq, r->n, ap->second, (long)strlen(ap->second), x->k,
+                                 x->overlap, x->text_iupac);
+            }
             edit_cut(x->ad, x->na, x->pattern_of, m + 1, &l, r->n, &s, &e, &which);
         } else {
             oracle_cut(x->ad, x->na, m + 1, r->seq, r->n, x->k, x->overlap, x->text_iupac, &s, &e, &which);
@@ -334,7 +410,7 @@ static void run_round(int round) {
     random_adapters(ad, &na, round);
     int edits = rnd(5) == 0;
     unsigned k = edits ? 1 + rnd(2) : rnd(3) == 0 ? 0 : rnd(3);
-    unsigned overlap = edits || rnd(4) == 0 ? 0 : k + 1 + rnd(4);
+    unsigned overlap = rnd(4) == 0 ? 0 : k + 1 + rnd(4);
     int text_iupac = rnd(5) == 0, fasta = rnd(4) == 0, gz = rnd(3) == 0, paired = rnd(3) == 0;
     size_t count = 1 + rnd(MAX_READS);
     static read_t reads[2][MAX_READS];

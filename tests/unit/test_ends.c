@@ -68,8 +68,13 @@ static void expected_hits(const ecase *c, tu_hits *out) {
                     continue;
                 char key[48];
                 key_of(c, p, rev, key);
-                aoracle_overlap_hits(key, c->pats[p].len, c->records[r], c->record_len[r], k, c->min_overlap,
-                                     c->opts.alphabet, c->opts.flags, r, (uint32_t)p, rev ? '-' : '+', &all);
+                if (c->opts.match == SM_MATCH_EDITS)
+                    aoracle_edit_overlap_hits(key, c->pats[p].len, c->records[r], c->record_len[r], k, c->min_overlap,
+                                              c->opts.report, c->opts.alphabet, c->opts.flags, r, (uint32_t)p,
+                                              rev ? '-' : '+', &all, NULL);
+                else
+                    aoracle_overlap_hits(key, c->pats[p].len, c->records[r], c->record_len[r], k, c->min_overlap,
+                                         c->opts.alphabet, c->opts.flags, r, (uint32_t)p, rev ? '-' : '+', &all);
             }
     tu_hits_sort(&all);
     /* the limits, record by record, in output order */
@@ -139,9 +144,10 @@ static int feed_all(const ecase *c, sm_runner *runner, int at_once) {
 }
 
 static const char *describe(const ecase *c, const char *engine, char *buf, size_t size) {
-    snprintf(buf, size, "%s %s k=%u strands=%d flags=%u npats=%zu N=%u limits %u/%u%s engine %s",
+    snprintf(buf, size, "%s %s k=%u%s strands=%d flags=%u npats=%zu N=%u limits %u/%u%s engine %s",
              c->opts.alphabet == SM_ALPHABET_DNA ? "dna" : "text",
-             c->opts.match == SM_MATCH_EXACT ? "exact" : "mismatches", c->opts.max_errors, (int)c->opts.strands,
+             c->opts.match == SM_MATCH_EXACT ? "exact" : c->opts.match == SM_MATCH_EDITS ? "edits" : "mismatches",
+             c->opts.max_errors, c->opts.report == SM_REPORT_ENDS ? " ends" : "", (int)c->opts.strands,
              c->opts.flags, c->npats, c->min_overlap, c->per_pattern, c->per_record, c->fewest ? " fewest" : "",
              engine);
     return buf;
@@ -248,9 +254,11 @@ static void random_case(ecase *c, unsigned round) {
     sm_compile_options_init(&c->opts);
     int dna = round % 4 != 3;
     c->opts.alphabet = dna ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
-    int mism = round % 2 == 1;
-    c->opts.match = mism ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
-    c->opts.max_errors = mism ? tu_rng_below(&rng, 3) : 0;
+    /* rounds of exact, mismatches, exact, mismatches, edits (k 1 or 2) */
+    int mism = round % 5 == 1 || round % 5 == 3, edits = round % 5 == 4;
+    c->opts.match = edits ? SM_MATCH_EDITS : mism ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
+    c->opts.max_errors = edits ? 1 + tu_rng_below(&rng, 2) : mism ? tu_rng_below(&rng, 3) : 0;
+    if (edits && tu_rng_chance(&rng, 40)) c->opts.report = SM_REPORT_ENDS;
     if (dna) {
         c->opts.strands = (sm_strands)tu_rng_below(&rng, 3);
         if (tu_rng_chance(&rng, 15)) c->opts.flags |= SM_FLAG_TEXT_IUPAC;
@@ -289,6 +297,12 @@ static void random_case(ecase *c, unsigned round) {
             for (size_t i = 0; i < m; i++)
                 if (dna && (oracle_nt_set((unsigned char)key[i]) & (oracle_nt_set((unsigned char)key[i]) - 1)))
                     key[i] = "ACGT"[__builtin_ctz(oracle_nt_set((unsigned char)key[i]))];
+            if (c->opts.match == SM_MATCH_EDITS && m > 1 && tu_rng_chance(&rng, 50)) {
+                /* one symbol of it deleted (an edit the partial alignment must bridge) */
+                size_t at = tu_rng_below(&rng, (uint32_t)m);
+                memmove(key + at, key + at + 1, m - at - 1);
+                m--;
+            }
             size_t cut = 1 + tu_rng_below(&rng, (uint32_t)m);
             if (cut > n) cut = n;
             if (t == 0) memcpy(c->records[r], key + m - cut, cut);
@@ -374,10 +388,10 @@ static void test_example(void) {
     if (tu_check(sm_compile(p, 1, &o, &db, &err) == SM_OK, "example -k 2: compile: %s", err.message)) {
         sm_runner_options_init(&ro);
         ro.count_only = 1;
-        ro.min_overlap = 5;
+        ro.min_overlap = 2;
         runner = NULL;
-        tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_ERR_INVALID && strstr(err.message, "edits"),
-                 "min_overlap with -k edits not refused");
+        tu_check(sm_runner_create(db, &ro, &runner, &err) == SM_ERR_INVALID && strstr(err.message, "every record end"),
+                 "min_overlap 2 with -k 2 not refused");
         sm_db_free(db);
     }
     /* the numbered settings */

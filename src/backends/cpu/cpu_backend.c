@@ -413,7 +413,8 @@ static int cpu_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_error
     /* Where threads cannot count as they scan, they sum (src/runner/summary.c),
        as they do for record summaries; anchored runners choose their hits on
        delivery, and overlap-free segments own hits found before them. */
-    c->summed = !c->tally && !c->overlap_free && !r->anchor && !r->limits && (opts->count_only || r->sums);
+    c->summed = !c->tally && !c->overlap_free && !r->anchor && !r->limits && !(r->ends && r->edits) &&
+                (opts->count_only || r->sums);
     size_t keep_back = c->overlap_free ? h->max_length : r->lookback;
     /* Room for several items per thread, and always for one chunk plus what it reads around it. */
     size_t batch = c->chunk * ITEMS_PER_THREAD * c->threads;
