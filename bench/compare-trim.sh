@@ -66,6 +66,12 @@ single "J3 -a --discard-trimmed" "-a $AD --discard-trimmed" "-a $AD -e 0 --no-in
 single "K  -a -m 1 | -e 1 (rate 1/13 in partials)" "-a $AD -m 1" "-a $AD -e 1 --no-indels -O 3"
 single "L  -a -m 1 --min-overlap 13 | -e 1 -O 13" "-a $AD -m 1 --min-overlap 13" "-a $AD -e 1 --no-indels -O 13"
 single "M  -a -m 1 | cutadapt defaults (-e 0.1, indels)" "-a $AD -m 1" "-a $AD"
+# -k (edits) with partial adapters. cutadapt turns a count into a rate of the adapter's length
+# and allows floor(L x rate) errors in a part of L bases: the same as seqmatch's one edit in
+# every part only where that floor is 1 from --min-overlap to the whole adapter (O, Q).
+single "N  -a -k 1 | -e 1 -O 3 (indels; rate 1/13 in partials)" "-a $AD -k 1" "-a $AD -e 1 -O 3"
+single "O  -a AGATCGG -k 1 --min-overlap 4 | -e 0.25 -O 4" "-a AGATCGG -k 1 --min-overlap 4" "-a AGATCGG -e 0.25 -O 4"
+single "Q  -g TCGGAAGAG -k 1 --min-overlap 5 | -e 0.2 -O 5" "-g TCGGAAGAG -k 1 --min-overlap 5" "-g TCGGAAGAG -e 0.2 -O 5"
 echo "## pairs (-1/-2 | -a -A), mates in step, a pair dropped when either mate is shorter than 122"
 "$SM" trim -t "$T" -a "$AD" -A "$AD" --minimum-length 122 -1 "$R1" -2 "$R2" -o sm_#.fq
 cutadapt -j "$T" -a "$AD" -A "$AD" -e 0 --no-indels -O 3 -m 122 -o ca_1.fq -p ca_2.fq "$R1" "$R2" > ca.log 2>&1

@@ -295,7 +295,9 @@ typedef struct {
     int fewest_errors;
     /* With min_overlap: where set, the partial hits (those that run off a
        record's start or end) are given here instead of to on_hit, in the
-       same order among the others (adapter trimming tells them apart). */
+       same order among the others (adapter trimming tells them apart); a
+       partial edit hit with an ordinary one's place then goes out too,
+       after it, not in its place. */
     int (*on_partial_hit)(const sm_hit *hit, void *ctx);
 } sm_runner_options;
 

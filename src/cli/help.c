@@ -157,9 +157,9 @@ void cli_print_search_help(FILE *out) {
         "  --min-overlap N       also the partial matches at a record's ends: a pattern\n"
         "                        may run off the start or the end when at least N of\n"
         "                        its symbols lie inside (cutadapt's -O); the symbols\n"
-        "                        outside are free, -m counts mismatches in the part\n"
-        "                        inside, and the hit is that part (N > -m; exact or\n"
-        "                        -m, not -k, --circular, --anchor or --pam)\n"
+        "                        outside are free, -m/-k count errors in the part\n"
+        "                        inside, and the hit is that part (N > k; not with\n"
+        "                        --circular, --anchor or --pam)\n"
         ,
         out);
     print_engine_choice(out, "force one engine (default auto); every engine gives\n"

@@ -499,13 +499,20 @@ static int flush_parts(sm_runner *r, uint64_t record, const sm_rawhit *x) {
 
 /* An ordinary hit goes out after the partial hits before it; a partial hit
    with its start, end, pattern and strand (k edits) goes out in its place
-   when it has fewer errors, else is dropped. */
+   when it has fewer errors, else is dropped; where the caller tells partial
+   hits apart (on_partial_hit), both go out, the ordinary one first: a
+   3' adapter's whole alignment may share its place with a partial one that
+   runs off the start, and only the whole one can cut. */
 static int emit_whole(sm_runner *r, uint64_t record, const sm_rawhit *x, const uint8_t *text) {
     sm_ends_state *e = r->ends;
     int rc = flush_parts(r, record, x);
     if (rc != SM_OK) return rc;
     if (e->done < e->npart && sm_rawhit_cmp(&e->part[e->done], x) == 0) {
         const sm_rawhit *part = &e->part[e->done++];
+        if (r->opt.on_partial_hit) {
+            rc = sm_runner_emit(r, record, x, text);
+            return rc == SM_OK ? sm_runner_emit(r, record, part, text) : rc;
+        }
         if (part->errors < x->errors) return sm_runner_emit(r, record, part, text);
     }
     return sm_runner_emit(r, record, x, text);

@@ -162,8 +162,8 @@ static unsigned edit_distance(const char *p, long m, const char *t, long n, int 
    seq[a, b), b - a >= overlap, not all of it, against read[s, j), where
    a > 0 needs s = 0 and b < m needs j = n; the least of each run of
    consecutive j with P(j) <= k (leftmost on ties), start the largest s
-   reaching it; one with a whole hit's place replaces it when it has fewer
-   errors. */
+   reaching it; the trimmer gets them apart from the whole ones
+   (on_partial_hit), one with a whole hit's place too. */
 static void add_partials(hit_list *l, uint32_t pattern, const char *read, long n, const char *seq, long m, unsigned k,
                          unsigned overlap, int text_iupac) {
     unsigned P[192];
@@ -189,14 +189,9 @@ static void add_partials(hit_list *l, uint32_t pattern, const char *read, long n
         long best = j++;
         for (; j <= n && P[j] <= k; j++)
             if (P[j] < P[best]) best = j;
-        size_t i = 0;
-        while (i < l->n && !(l->h[i].pattern == pattern && (long)l->h[i].start == S[best] && (long)l->h[i].end == best))
-            i++;
-        if (i < l->n && l->h[i].errors <= P[best]) continue;
-        if (i == l->n && l->n == 4096) continue;
-        if (i == l->n) l->n++;
-        l->h[i] = (sm_hit){0, (uint64_t)S[best], (uint64_t)best, pattern, '+', P[best], NULL};
-        l->partial[i] = 1;
+        if (l->n == 4096) continue;
+        l->h[l->n] = (sm_hit){0, (uint64_t)S[best], (uint64_t)best, pattern, '+', P[best], NULL};
+        l->partial[l->n++] = 1;
     }
 }
 
