@@ -196,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (errors == 1) argv[argc++] = "-m", argv[argc++] = "1";
     if (errors == 2) argv[argc++] = "-k", argv[argc++] = "1";
     if (opt2 & 8) argv[argc++] = "--strand", argv[argc++] = "both";
-    /* partial barcodes at record ends (refused, leaving the folder as it was, with --anchor start|end and -k) */
+    /* partial barcodes at record ends (refused, leaving the folder as it was, with --anchor start|end) */
     if (opt2 & 16) argv[argc++] = "--min-overlap", argv[argc++] = "2";
     if (gzip) argv[argc++] = "--gzip";
     argv[argc++] = in_path;

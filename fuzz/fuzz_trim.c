@@ -104,8 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         p += n + 1;
     }
-    unsigned k = opt & 3; /* 0 exact, 1 or 2 mismatches, 3: one edit, whole adapters */
-    uint32_t overlap = k == 3 ? 0 : ((opt >> 2) & 1) ? 0 : k + 1 + ((opt >> 3) & 1);
+    unsigned k = opt & 3; /* 0 exact, 1 or 2 mismatches, 3: one edit */
+    uint32_t overlap = ((opt >> 2) & 1) ? 0 : (k == 3 ? 1 : k) + 1 + ((opt >> 3) & 1);
     uint64_t minimum_length = (opt >> 4) & 1 ? 5 : 0;
     int paired = (opt >> 5) & 1;
     sm_db *db = NULL;

@@ -299,7 +299,17 @@ typedef struct {
        partial edit hit with an ordinary one's place then goes out too,
        after it, not in its place. */
     int (*on_partial_hit)(const sm_hit *hit, void *ctx);
+    /* With min_overlap, exact and mismatches: per pattern, the record ends
+       its partial hits are wanted at (SM_ENDS_START: [0, j) with j < n,
+       SM_ENDS_END: [s, n) with s > 0; a part over the whole record [0, n)
+       when either is set; 0: none), copied when the runner is made; NULL:
+       both for every pattern. The others are not looked for (a 3' adapter
+       needs only the read's end). k edits look at both: the runs of ends
+       need every partial alignment. */
+    const uint8_t *min_overlap_sides;
 } sm_runner_options;
+
+enum { SM_ENDS_START = 1, SM_ENDS_END = 2 };
 
 void sm_runner_options_init(sm_runner_options *opts);
 int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner **runner,

@@ -412,12 +412,27 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
     for (size_t i = 0; i < opts->set->count; i++)
         for (unsigned m = 0; m < 2; m++) t->has_adapters[m] |= opts->set->adapters[i].mate != 2 - m;
     t->format = SM_INPUT_AUTO;
+    /* Partial hits only at the end each adapter can use: a 3' adapter's off
+       the read's end, a 5' adapter's off its start (half the work). */
+    uint8_t *sides = calloc(info.pattern_count ? info.pattern_count : 1, 1);
+    if (!sides) {
+        free(t);
+        return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < opts->set->count; i++) {
+        const sm_trim_adapter *a = &opts->set->adapters[i];
+        int first_side = a->kind == SM_TRIM_BACK ? SM_ENDS_END : SM_ENDS_START;
+        if (!a->anchored) sides[a->pattern] |= (uint8_t)first_side;
+        if (a->kind == SM_TRIM_LINKED && !a->second_anchored) sides[a->second] |= SM_ENDS_END;
+    }
+    ro.min_overlap_sides = sides;
     ro.on_hit = on_hit;
     ro.on_partial_hit = on_partial_hit;
     ro.on_record_summary = NULL;
     ro.on_record_done = on_record_done;
     ro.ctx = t;
     int status = sm_runner_create(db, &ro, &t->runner, err);
+    free(sides); /* copied by the runner */
     if (status != SM_OK) {
         free(t);
         return status;

@@ -83,6 +83,9 @@ typedef struct sm_ends_state {
     uint8_t *keys;
     uint64_t *key_off;
     uint8_t *conv;
+    /* Exact and mismatches: the sides each pattern's partial hits are
+       wanted at (min_overlap_sides; NULL: both). */
+    uint8_t *sides;
     /* k edits: the DP's column, and the ends of one (pattern, strand). */
     int edits;
     sm_report report;
@@ -126,11 +129,14 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
     e->keys = malloc(total ? total : 1);
     e->key_off = malloc(2 * (size_t)(r->pattern_count ? r->pattern_count : 1) * sizeof *e->key_off);
     e->conv = malloc(2 * e->width);
+    if (r->opt.min_overlap_sides && (e->sides = malloc(r->pattern_count ? r->pattern_count : 1)) != NULL)
+        memcpy(e->sides, r->opt.min_overlap_sides, r->pattern_count);
     if (e->edits) {
         e->col = malloc(((size_t)h->max_length + 1) * sizeof *e->col);
         e->ends = malloc((e->width + 2) * sizeof *e->ends);
     }
-    if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)))
+    if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)) ||
+        (r->opt.min_overlap_sides && !e->sides))
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     total = 0;
     for (uint32_t p = 0; p < r->pattern_count; p++) {
@@ -161,6 +167,7 @@ void sm_ends_close(sm_runner *r) {
     free(e->conv);
     free(e->col);
     free(e->ends);
+    free(e->sides);
     free(e);
     r->ends = NULL;
 }
@@ -296,6 +303,11 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
             if (rev ? !e->reverse : !e->forward) continue;
             const uint8_t *keys = e->keys + e->key_off[2 * p + rev];
             int64_t lo = lo_bound > need - mm ? lo_bound : need - mm, hi = hi_bound < n - need ? hi_bound : n - need;
+            /* Only the sides asked for; a part over the whole record counts for either. */
+            unsigned sides = e->sides ? e->sides[p] : SM_ENDS_START | SM_ENDS_END;
+            if (!(sides & SM_ENDS_START) && lo < (n - mm < 0 ? n - mm : 0)) lo = n - mm < 0 ? n - mm : 0;
+            if (!(sides & SM_ENDS_END) && hi > (n - mm > 0 ? n - mm : 0)) hi = n - mm > 0 ? n - mm : 0;
+            if (!sides) continue;
             for (int64_t at = lo; at <= hi; at++) {
                 if (at >= 0 && at + mm <= n) {
                     /* wholly inside: the engines'; on to the placements over the end */

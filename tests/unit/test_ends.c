@@ -37,6 +37,8 @@ typedef struct {
     uint32_t min_overlap;
     uint32_t per_pattern, per_record;
     int fewest;
+    int use_sides;             /* min_overlap_sides (exact and mismatches) */
+    uint8_t sides[MAX_PATTERNS];
 } ecase;
 
 static void key_of(const ecase *c, size_t p, int reverse, char *key) {
@@ -72,9 +74,20 @@ static void expected_hits(const ecase *c, tu_hits *out) {
                     aoracle_edit_overlap_hits(key, c->pats[p].len, c->records[r], c->record_len[r], k, c->min_overlap,
                                               c->opts.report, c->opts.alphabet, c->opts.flags, r, (uint32_t)p,
                                               rev ? '-' : '+', &all, NULL);
-                else
+                else {
+                    size_t from = all.n, to = from;
                     aoracle_overlap_hits(key, c->pats[p].len, c->records[r], c->record_len[r], k, c->min_overlap,
                                          c->opts.alphabet, c->opts.flags, r, (uint32_t)p, rev ? '-' : '+', &all);
+                    /* the sides asked for: a partial hit (shorter than the pattern) at the
+                       start [0, j < n), at the end [s > 0, n), or over the whole record */
+                    for (size_t i = from; i < all.n && c->use_sides; i++) {
+                        const tu_hit *h = &all.items[i];
+                        int partial = h->end - h->start < c->pats[p].len, n = (int)c->record_len[r];
+                        unsigned side = h->start == 0 && (int)h->end == n ? 3u : h->start == 0 ? 1u : 2u;
+                        if (!partial || (c->sides[p] & side)) all.items[to++] = *h;
+                    }
+                    if (c->use_sides) all.n = to;
+                }
             }
     tu_hits_sort(&all);
     /* the limits, record by record, in output order */
@@ -207,6 +220,7 @@ static void check_case(const ecase *c) {
             ro.max_hits_per_pattern = c->per_pattern;
             ro.max_hits_per_record = c->per_record;
             ro.fewest_errors = c->fewest;
+            if (c->use_sides) ro.min_overlap_sides = c->sides;
             ro.on_hit = collect;
             ro.ctx = &col;
             sc_summaries sums;
@@ -274,6 +288,10 @@ static void random_case(ecase *c, unsigned round) {
         c->fewest = tu_rng_chance(&rng, 50);
     }
     c->npats = 1 + tu_rng_below(&rng, MAX_PATTERNS);
+    if (!edits && tu_rng_chance(&rng, 30)) {
+        c->use_sides = 1;
+        for (size_t p = 0; p < MAX_PATTERNS; p++) c->sides[p] = (uint8_t)tu_rng_below(&rng, 4);
+    }
     for (size_t p = 0; p < c->npats; p++) {
         size_t m = 1 + tu_rng_below(&rng, tu_rng_chance(&rng, 20) ? 40 : 14);
         if (k >= m) m = k + 1;
