@@ -468,7 +468,7 @@ static void approx_rounds(tu_rng *rng) {
                 compare(db, &recs, batch, 1, 0, feed_seed, circ);
                 circular_runs = 0;
             }
-            if (round % 8 == 1 && o.match == SM_MATCH_MISMATCHES && !o.pam) {
+            if (round % 8 == 1 && !o.pam) {
                 /* partial matches at record ends (N > k), and hit limits */
                 char ends[sizeof what + 32];
                 snprintf(ends, sizeof ends, "%s min-overlap, limits", what);
