@@ -86,12 +86,16 @@ typedef struct sm_ends_state {
     /* Exact and mismatches: the sides each pattern's partial hits are
        wanted at (min_overlap_sides; NULL: both). */
     uint8_t *sides;
+    int any_start;    /* some pattern's sides hold SM_ENDS_START */
+    uint8_t code[256];  /* each text byte's code (text_code) */
     /* k edits: the DP's column, and the ends of one (pattern, strand). */
     int edits;
     sm_report report;
     uint32_t *col;
     struct edit_end { uint64_t j, start; uint32_t errors; } *ends;
 } sm_ends_state;
+
+static uint8_t text_code(const sm_ends_state *e, uint8_t t);
 
 int sm_ends_open(sm_runner *r, sm_error *err) {
     const sm_db_header *h = sm_db_head(r->db);
@@ -120,6 +124,7 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
     e->forward = !e->dna || h->strands != SM_STRAND_REVERSE;
     e->reverse = e->dna && h->strands != SM_STRAND_FORWARD;
     sm_text_fold(e->dna, e->flags, e->fold);
+    for (unsigned c = 0; c < 256; c++) e->code[c] = text_code(e, (uint8_t)c);
     uint64_t total = 0;
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         size_t m = 0;
@@ -131,6 +136,7 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
     e->conv = malloc(2 * e->width);
     if (r->opt.min_overlap_sides && (e->sides = malloc(r->pattern_count ? r->pattern_count : 1)) != NULL)
         memcpy(e->sides, r->opt.min_overlap_sides, r->pattern_count);
+    for (uint32_t p = 0; e->sides && p < r->pattern_count; p++) e->any_start |= e->sides[p] & SM_ENDS_START;
     if (e->edits) {
         e->col = malloc(((size_t)h->max_length + 1) * sizeof *e->col);
         e->ends = malloc((e->width + 2) * sizeof *e->ends);
@@ -292,8 +298,15 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
     sm_ends_state *e = r->ends;
     int64_t n = n_known ? (int64_t)s->fed : INT64_MAX / 4;
     int64_t need = e->min_overlap;
-    for (size_t i = 0; i < s->head_len; i++) e->conv[i] = text_code(e, head[i]);
-    for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = text_code(e, head[e->width + i]);
+    /* the start's placements (before the record's length is known) when no pattern wants them: none */
+    if (!n_known && e->sides && !e->any_start) return SM_OK;
+    /* Placements off the start lie in the head; those off the end in the
+       head when the record is no longer than it, else in the tail: only
+       what is read is converted. */
+    if ((lo_bound < 0 && (!e->sides || e->any_start)) || (n_known && n <= (int64_t)s->head_len))
+        for (size_t i = 0; i < s->head_len; i++) e->conv[i] = e->code[head[i]];
+    if (n_known && n > (int64_t)s->head_len)
+        for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = e->code[head[e->width + i]];
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         size_t m;
         const char *seq = sm_db_pattern_seq(r->db, p, &m);
@@ -368,8 +381,8 @@ static int edit_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
     const uint32_t k = e->k, need = e->min_overlap;
     const uint64_t n = with_end ? s->fed : UINT64_MAX;
     uint32_t *col = e->col;
-    for (size_t i = 0; i < s->head_len; i++) e->conv[i] = text_code(e, head[i]);
-    for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = text_code(e, head[e->width + i]);
+    for (size_t i = 0; i < s->head_len; i++) e->conv[i] = e->code[head[i]];
+    for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = e->code[head[e->width + i]];
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         size_t m = 0;
         if (!sm_db_pattern_seq(r->db, p, &m) || m <= need) continue;
