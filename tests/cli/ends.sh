@@ -69,6 +69,10 @@ check_stderr "with --circular" "--circular"
 check_status "with --circular: status" 2
 run search -e $AD --min-overlap 3 -k 1 --strand + "$TMP/r.fq"
 check_status "with -k" 0
+run filter -e $AD --min-overlap 3 -k 1 "$TMP/r.fq"
+check_status "filter with -k" 0
+run demux -e $AD --min-overlap 3 -k 1 --anchor any -o "$TMP/dmk" "$TMP/r.fq"
+check_status "demux with -k" 0
 run search -e $AD --min-overlap 3 -k 1 --pam NGG "$TMP/r.fq"
 check_stderr "-k with a PAM" "PAM"
 run search -e $AD --min-overlap 1 -m 1 "$TMP/r.fq"
