@@ -265,6 +265,39 @@ int sm_outdir_commit(sm_outdir *t, size_t i, const char *final);
 /* Closes what is open, removes what is left and the folder; frees t. */
 void sm_outdir_close(sm_outdir *t);
 
+/* The files of seqmatch demux: one per name (names[i], e.g. each barcode or
+   sample and "unassigned") and mate, DIR/NAME.fastq, or NAME_R1 / NAME_R2
+   with two mates (.fasta for FASTA records, .gz with gzip), written as
+   records through a buffer each (gzip: a member per buffer) into an
+   sm_outdir, moved to their names by sm_demux_files_commit. */
+typedef struct sm_demux_files sm_demux_files;
+typedef struct {
+    unsigned mates;             /* 1, or 2 for pairs */
+    int gzip;
+    size_t buffer_size;         /* bytes per file (0: 256 MiB shared by all, 64 KiB to 1 MiB each) */
+    const char *const *inputs;  /* no output may be one of them (sm_output_check_file) */
+    size_t ninputs;
+} sm_demux_files_options;
+/* Checks every name the files may take (both extensions) and opens the
+   folder; NULL with err filled ("PATH: REASON"). */
+sm_demux_files *sm_demux_files_open(const char *dir, const char *const *names, size_t n, const sm_demux_files_options *opts,
+                                    sm_error *err);
+/* The records' format, which names the files (FASTQ until told). */
+void sm_demux_files_format(sm_demux_files *files, int fastq);
+/* One record to file (name, mate 0 or 1): 0, or -1 after a failure that
+   sm_demux_files_end reports. */
+int sm_demux_files_put(sm_demux_files *files, size_t name, unsigned mate, const void *record, size_t len);
+/* After the run (ran 0: it failed; nothing more is written): every buffer
+   out, every file made (empty ones too), the descriptors closed. SM_OK, or
+   the first failure with err ("PATH: REASON"). */
+int sm_demux_files_end(sm_demux_files *files, int ran, sm_error *err);
+/* File (name, mate)'s final path after sm_demux_files_end ("" before). */
+const char *sm_demux_files_path(const sm_demux_files *files, size_t name, unsigned mate);
+/* Moves every file to its name; the temporary folder goes. */
+int sm_demux_files_commit(sm_demux_files *files, sm_error *err);
+/* Removes what was not committed. */
+void sm_demux_files_free(sm_demux_files *files);
+
 /* A writer over a file by name (an sm_outfile: the name gets the file only
    from sm_writer_close with keep) or over standard output (path NULL or
    "-"). NULL with err filled ("PATH: REASON", or out of memory). */

@@ -96,6 +96,8 @@ typedef struct {
     int trim_barcode;               /* demux --trim */
     const char *summary_path;       /* demux --summary */
     unsigned barcode_read;          /* demux --barcode-read (1 or 2; 0 = not given) */
+    const char *barcodes_path;      /* demux --barcodes (a table of pairs, or as -p) */
+    int rc_barcode2, barcode_tag;   /* demux --rc-barcode2, --barcode-tag */
     int strand_given;               /* --strand (demux defaults to +) */
     int report_given;               /* --report */
     size_t buffer_size;             /* demux --buffer-size: bytes buffered per file (0: the default) */
@@ -146,7 +148,7 @@ typedef enum {
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
     OPT_MIN_OVERLAP, OPT_MAX_HITS_PER_PATTERN, OPT_MAX_HITS_PER_RECORD, OPT_FEWEST_ERRORS,
-    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE,
+    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE, OPT_BARCODES, OPT_RC_BARCODE2, OPT_BARCODE_TAG,
     OPT_DISCARD_UNTRIMMED, OPT_DISCARD_TRIMMED,
     /* dfa's own */
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
@@ -286,6 +288,7 @@ int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options 
 typedef struct {
     const cli_options *opts;
     unsigned scan_mate;       /* demux: scan only mate 1 or 2 of each pair (0: both) */
+    size_t end_window;        /* demux by pairs: sm_reads_options' */
     void (*on_summary)(void *ctx, sm_read_record *record, const sm_record_summary *summary); /* or NULL */
     int (*on_record)(void *ctx, sm_read_record *record);
     /* At the end of a run that did not fail: the closing line
