@@ -416,6 +416,11 @@ typedef struct {
        summary comes with summary_mate 2 (a barcode at the record's end, as
        the reverse complement of the patterns sought there). 0: off. */
     size_t end_window;
+    /* NULL, or a report (seqmatch_output.h) that gets the records (pairs)
+       read and their bases, both mates ("reads", "bases": "input"), and each
+       pattern's scanned records with a hit ("patterns": "records"; a pair's
+       mates apart). */
+    struct sm_stats *stats;
     void *ctx;
     /* Each scanned record's summary, in record order (with pairs, each
        scanned mate's), before its on_record. */
@@ -503,6 +508,8 @@ int sm_record_rewrite(const uint8_t *raw, size_t len, const char *tag, uint64_t 
    into buf (n + 1 bytes, NUL-terminated; fewer when the record is
    shorter). Returns how many. */
 size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n, char *buf);
+/* The record's sequence length (its lines joined; FASTQ up to the '+' line). */
+uint64_t sm_record_seq_length(const uint8_t *raw, size_t len);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------------- adapter trimming */

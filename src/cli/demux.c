@@ -62,6 +62,7 @@ void cli_print_demux_help(FILE *out) {
         "  --trim                cut the barcode off (with its qualities): the first or\n"
         "                        last (barcode length) bases, with --anchor start or end\n"
         "  --summary FILE        the table to FILE instead of standard error\n"
+        "  --stats-json FILE     a JSON report: reads, bases, per pattern and sample\n"
         "  --buffer-size SIZE    bytes held per file before they are appended to it\n"
         "                        (default 256M shared by all files, 64K to 1M each);\n"
         "                        whatever the number of barcodes, at most a few\n"
@@ -106,6 +107,7 @@ typedef struct {
     uint8_t *cut;            /* --trim, --barcode-tag: a record rewritten */
     size_t cut_cap;
     int failed;              /* said already */
+    sm_stats *stats;         /* --stats-json */
 } demux_state;
 
 static const char UNASSIGNED[] = "unassigned";
@@ -131,9 +133,9 @@ static int demux_record(void *ctx, sm_read_record *e) {
     } else if (e->hits == 0) d->no_hit++;
     else if (e->user[2]) d->ambiguous++;
     else to = d->barcode_of[e->user[1]], sm_db_pattern_seq(d->db, (uint32_t)e->user[1], &blen[0]);
-    dm_barcode *b = &d->bc[to];
-    b->records++;
+    d->bc[to].records++;
     d->total++;
+    if (to < d->nbc) sm_stats_add(d->stats, "reads", "output", 1);
     /* which mate (or end: 1 for a single read's second barcode) holds each barcode, at which end */
     int end = d->opts->anchor == SM_ANCHOR_END, pairs = d->pairs != NULL;
     unsigned mate_of[2] = {d->mates == 2 && !pairs ? d->job->scan_mate - 1 : 0, d->mates == 2 ? 1 : 0};
@@ -158,6 +160,7 @@ static int demux_record(void *ctx, sm_read_record *e) {
             }
             raw = d->cut, n = len;
         }
+        if (to < d->nbc) sm_stats_add(d->stats, "bases", "output", sm_record_seq_length(raw, n));
         sm_demux_files_format(d->files, sm_reads_format(d->job->reads) == SM_INPUT_FASTQ);
         if (sm_demux_files_put(d->files, to, m, raw, n) != 0) return -1;
     }
@@ -286,6 +289,7 @@ int cli_demux_main(int argc, char **argv) {
         goto cleanup;
     }
     if (!d.pairs && cli_load_database(&opts, &db) != 0) goto cleanup;
+    if (cli_stats_open(&opts, &d.stats) != 0) goto cleanup;
     sm_db_info info;
     sm_db_get_info(db, &info);
     if (info.alphabet != SM_ALPHABET_DNA) {
@@ -321,6 +325,7 @@ int cli_demux_main(int argc, char **argv) {
     job.on_summary = demux_summary;
     job.on_record = demux_record;
     job.ctx = &d;
+    job.stats = d.stats;
     d.job = &job;
     int rc = cli_reads_run(&job, db) | d.failed;
     sm_demux_files_format(d.files, job.format != SM_INPUT_FASTA); /* no input read: FASTQ names */
@@ -339,8 +344,17 @@ int cli_demux_main(int argc, char **argv) {
             goto cleanup;
         }
     }
-    if (sm_demux_files_commit(d.files, &err) != SM_OK) {
-        cli_error("%s", err.message);
+    for (size_t i = 0; d.stats && i <= d.nbc; i++)
+        for (unsigned m = 0; m < d.mates; m++) {
+            if (!m) sm_stats_item(d.stats, "samples", d.bc[i].name, "reads", d.bc[i].records);
+            sm_stats_item_text(d.stats, "samples", d.bc[i].name, d.mates == 1 ? "file" : m ? "file_r2" : "file_r1",
+                               sm_demux_files_path(d.files, i, m));
+        }
+    sm_stats_add(d.stats, "unassigned", "no_hit", d.no_hit);
+    sm_stats_add(d.stats, "unassigned", "ambiguous", d.ambiguous);
+    if (d.pairs) sm_stats_add(d.stats, "unassigned", "unlisted", d.unlisted);
+    if (sm_demux_files_commit(d.files, &err) != SM_OK || cli_stats_write(d.stats, opts.stats_path) != 0) {
+        if (err.message[0]) cli_error("%s", err.message);
         sm_outfile_close(sf, 0);
         goto cleanup;
     }
@@ -362,6 +376,7 @@ cleanup:
     free(d.cut);
     sm_barcode_pairs_free(d.pairs);
     sm_demux_files_free(d.files);
+    sm_stats_free(d.stats);
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

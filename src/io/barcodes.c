@@ -319,6 +319,19 @@ static const uint8_t *line_at(const uint8_t *raw, size_t len, size_t *at, size_t
     return start;
 }
 
+uint64_t sm_record_seq_length(const uint8_t *raw, size_t len) {
+    int fastq = len > 0 && raw[0] == '@';
+    size_t at = 0, n;
+    uint64_t length = 0;
+    line_at(raw, len, &at, &n);
+    while (at < len) {
+        const uint8_t *line = line_at(raw, len, &at, &n);
+        if (fastq && n > 0 && line[0] == '+') break;
+        length += n - (n > 0 && line[n - 1] == '\r');
+    }
+    return length;
+}
+
 size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n, char *buf) {
     int fastq = len > 0 && raw[0] == '@';
     size_t at = 0, line_len, got = 0;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seqmatch_reader.h"
+#include "seqmatch_output.h"
 #include "base/internal.h"
 #include "io/source.h"
 
@@ -39,6 +39,8 @@ struct sm_reads {
     size_t arena_lo, arena_hi, arena_cap; /* [lo, hi) in use */
     int stop;               /* on_record asked to stop */
     const sm_reader *reader; /* the one being fed, for on_progress */
+    const sm_db *db;         /* pattern names for stats */
+    uint64_t *pattern_records; /* stats: records with a hit, per pattern */
 };
 
 static int fail_read(sm_error *err, const sm_error *from, int code) {
@@ -116,6 +118,7 @@ static int on_summary(const sm_record_summary *summary, void *ctx) {
         /* runner records of an entry: its scanned mates in order, or a record's start and end window */
         e->rec.summary_mate = s->o.scan_mate == 2 ? 2 : 1 + (unsigned)(summary->record - e->first_record);
         if (s->o.on_summary) s->o.on_summary(s->o.ctx, &e->rec, summary);
+        for (size_t i = 0; s->pattern_records && i < summary->npatterns; i++) s->pattern_records[summary->patterns[i].pattern]++;
     }
     return s->stop;
 }
@@ -132,6 +135,8 @@ static void on_record_done(uint64_t record, void *ctx) {
             e->rec.raw[m] = s->arena + e->raw_at[m];
             if (e->rec.raw_len[m]) arena_end = e->raw_at[m] + e->rec.raw_len[m];
         }
+    for (unsigned m = 0; s->o.stats && m < e->rec.mates; m++)
+        sm_stats_add(s->o.stats, "bases", "input", sm_record_seq_length(e->rec.raw[m], e->rec.raw_len[m]));
     if (!s->stop && s->o.on_record && s->o.on_record(s->o.ctx, &e->rec) != 0) s->stop = 1;
     s->arena_lo = arena_end;
     if (s->arena_lo == s->arena_hi) s->arena_lo = s->arena_hi = 0;
@@ -154,8 +159,16 @@ int sm_reads_new(const sm_db *db, const sm_runner_options *runner_options, const
     ro.on_record_summary = on_summary;
     ro.on_record_done = on_record_done;
     ro.ctx = s;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    s->db = db;
+    if (opts->stats && !(s->pattern_records = calloc(info.pattern_count + 1, sizeof *s->pattern_records))) {
+        free(s);
+        return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+    }
     int status = sm_runner_create(db, &ro, &s->runner, err);
     if (status != SM_OK) {
+        free(s->pattern_records);
         free(s);
         return status;
     }
@@ -168,6 +181,13 @@ sm_input_format sm_reads_format(const sm_reads *reads) { return reads->format; }
 
 void sm_reads_free(sm_reads *reads) {
     if (!reads) return;
+    sm_db_info info;
+    sm_db_get_info(reads->db, &info);
+    for (uint32_t p = 0; reads->pattern_records && p < info.pattern_count; p++) {
+        const char *name = sm_db_pattern_name(reads->db, p);
+        sm_stats_item(reads->o.stats, "patterns", name ? name : "", "records", reads->pattern_records[p]);
+    }
+    free(reads->pattern_records);
     sm_runner_free(reads->runner);
     free(reads->queue);
     free(reads->arena);
@@ -271,6 +291,7 @@ static int on_record_begin(void *ctx, const sm_scan_record *record) {
     input_scan *in = ctx;
     sm_reads *s = in->s;
     if (record->mate == 1) {
+        sm_stats_add(s->o.stats, "reads", "input", 1);
         if (!(in->entry = push_entry(s))) {
             sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
             return callback_failed(in);
