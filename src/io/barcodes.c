@@ -335,6 +335,8 @@ uint64_t sm_record_seq_length(const uint8_t *raw, size_t len) {
 size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n, char *buf) {
     int fastq = len > 0 && raw[0] == '@';
     size_t at = 0, line_len, got = 0;
+    buf[0] = '\0';
+    if (n == 0) return 0;
     line_at(raw, len, &at, &line_len);
     while (at < len) {
         const uint8_t *line = line_at(raw, len, &at, &line_len);

@@ -291,6 +291,8 @@ static void table_cases(void) {
     CHECK(sm_record_seq_end((const uint8_t *)fq, strlen(fq), 0, 3, buf) == 3 && strcmp(buf, "ACG") == 0, "start");
     CHECK(sm_record_seq_end((const uint8_t *)fq, strlen(fq), 1, 3, buf) == 3 && strcmp(buf, "Acc") == 0, "end: %s", buf);
     CHECK(sm_record_seq_end((const uint8_t *)fq, strlen(fq), 1, 12, buf) == 8, "short");
+    CHECK(sm_record_seq_end((const uint8_t *)fq, strlen(fq), 1, 0, buf) == 0 && !buf[0], "none from the end");
+    CHECK(sm_record_seq_end((const uint8_t *)fq, strlen(fq), 0, 0, buf) == 0 && !buf[0], "none from the start");
     const char *fa = ">r2\nACG\nTTA\n";
     CHECK(sm_record_seq_end((const uint8_t *)fa, strlen(fa), 1, 4, buf) == 4 && strcmp(buf, "GTTA") == 0, "wrapped");
     uint8_t *out = NULL;
