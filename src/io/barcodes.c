@@ -327,7 +327,7 @@ uint64_t sm_record_seq_length(const uint8_t *raw, size_t len) {
     while (at < len) {
         const uint8_t *line = line_at(raw, len, &at, &n);
         if (fastq && n > 0 && line[0] == '+') break;
-        length += n - (n > 0 && line[n - 1] == '\r');
+        for (size_t i = 0; i < n; i++) length += line[i] != '\r'; /* as sm_trim_record counts */
     }
     return length;
 }
@@ -337,21 +337,14 @@ size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n,
     size_t at = 0, line_len, got = 0;
     buf[0] = '\0';
     if (n == 0) return 0;
+    /* from the end: the symbols from (length - n) on, found in one more pass */
+    uint64_t length = from_end ? sm_record_seq_length(raw, len) : 0, skip = length > n ? length - n : 0, seen = 0;
     line_at(raw, len, &at, &line_len);
-    while (at < len) {
+    while (at < len && got < n) {
         const uint8_t *line = line_at(raw, len, &at, &line_len);
         if (fastq && line_len > 0 && line[0] == '+') break;
-        for (size_t i = 0; i < line_len; i++) {
-            if (line[i] == '\r') continue;
-            if (got < n) buf[got++] = (char)line[i];
-            else if (from_end) {
-                memmove(buf, buf + 1, n - 1); /* n is a barcode's length: short */
-                buf[n - 1] = (char)line[i];
-            } else {
-                break;
-            }
-        }
-        if (!from_end && got == n) break;
+        for (size_t i = 0; i < line_len && got < n; i++)
+            if (line[i] != '\r' && seen++ >= skip) buf[got++] = (char)line[i];
     }
     buf[got] = '\0';
     return got;
