@@ -414,7 +414,8 @@ typedef struct {
        also the reverse complement (IUPAC, upper case) of each record's last
        end_window sequence bytes is scanned, as a second runner record whose
        summary comes with summary_mate 2 (a barcode at the record's end, as
-       the reverse complement of the patterns sought there). 0: off. */
+       the reverse complement of the patterns sought there). 0: off; pairs
+       (sm_reads_run with path2) ignore it. */
     size_t end_window;
     /* NULL, or a report (seqmatch_output.h) that gets the records (pairs)
        read and their bases, both mates ("reads", "bases": "input"), and each

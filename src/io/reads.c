@@ -301,7 +301,7 @@ static int on_record_begin(void *ctx, const sm_scan_record *record) {
     if (record->number != UINT64_MAX) {
         queued *e = in->entry;
         if (e->records++ == 0) e->first_record = record->number;
-        if (s->o.end_window) e->records = 2, in->tail_len = 0; /* the record, then its end window */
+        if (s->o.end_window && in->mates == 1) e->records = 2, in->tail_len = 0; /* the record, then its end window */
         in->fed_mate = record->mate - 1;
         s->reader = record->reader;
     }
