@@ -155,10 +155,10 @@ int cli_search_main(int argc, char **argv) {
         return CLI_EXIT_ERROR;
     }
     if (cli_dist_active(&opts) && (opts.min_overlap || opts.max_hits_per_pattern || opts.max_hits_per_record ||
-                                   opts.fewest_errors)) {
-        /* a record's ends and all its hits must be in one process */
-        cli_error("--min-overlap, --max-hits-per-pattern, --max-hits-per-record and --fewest-errors run in one "
-                  "process (not under mpirun or with --shard)");
+                                   opts.fewest_errors || opts.stats_path || opts.columns)) {
+        /* a record's ends and all its hits must be in one process (and the report's counts, the columns) */
+        cli_error("--min-overlap, --max-hits-per-pattern, --max-hits-per-record, --fewest-errors, --stats-json and "
+                  "--columns run in one process (not under mpirun or with --shard)");
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
     }
