@@ -69,6 +69,14 @@ printf '@c BC:Z:acgtac-GGCCAA\nGGGGGGGGGGGGG\n+\nIIIIIIIIIIIII\n' >"$TMP/want1"
 cmp -s "$TMP/s/S1.fastq" "$TMP/want1" && [ "$(names "$TMP/s/unassigned.fastq")" = "@a @b @d " ] && pass ||
     fail "single --rc-barcode2 --trim --barcode-tag: $(cat "$TMP/s/S1.fastq")"
 
+# one barcode (-p) in mate 2, trimmed there and tagged on both mates
+printf '>bcA\nTTGGCC\n' >"$TMP/one.fa"
+run demux -p "$TMP/one.fa" --barcode-read 2 --trim --barcode-tag -o "$TMP/one" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
+printf '@r1/1 BC:Z:TTGGCC\nACGTACGGGGGGGGGG\n+\nIIIIIIIIIIIIIIII\n' >"$TMP/want1"
+printf '@r1/2 BC:Z:TTGGCC\nAAAAAAAA\n+\nJJJJJJJJ\n' >"$TMP/want2"
+head -4 "$TMP/one/bcA_R1.fastq" | cmp -s - "$TMP/want1" && head -4 "$TMP/one/bcA_R2.fastq" | cmp -s - "$TMP/want2" &&
+    pass || fail "-p, --barcode-read 2 --trim --barcode-tag: $(head -4 "$TMP/one/bcA_R1.fastq" "$TMP/one/bcA_R2.fastq")"
+
 # a two-column table: the same as -p
 printf 'S1\tACGTAC\nS3\tCCCAAA\n' >"$TMP/single.tsv"
 run demux --barcodes "$TMP/single.tsv" -o "$TMP/b" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
