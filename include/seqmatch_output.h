@@ -108,6 +108,11 @@ void sm_formatter_set_cigar(sm_formatter *f);
 /* TSV and JSON: the columns of a guide site, bulge, bulge_size and the two
    aligned rows (sm_hit_site; '.' when the hit has none). */
 void sm_formatter_set_site(sm_formatter *f);
+/* --columns: the TSV columns by name, comma-separated, in the order given
+   (file record pattern strand start end length errors matched cigar; cigar
+   after sm_formatter_set_cigar); the header names them. SM_ERR_INVALID with
+   err saying why (an unknown name: the valid ones listed; not TSV). */
+int sm_formatter_set_columns(sm_formatter *f, const char *list, sm_error *err);
 /* SAM (patterns as reads, the records with hits as references): the
    alignments go to an unlinked temporary file in $TMPDIR (/tmp) until
    sm_formatter_end writes the header (its @PG line's CL: the command_line
@@ -265,6 +270,60 @@ int sm_outdir_commit(sm_outdir *t, size_t i, const char *final);
 /* Closes what is open, removes what is left and the folder; frees t. */
 void sm_outdir_close(sm_outdir *t);
 
+/* A run's report, one JSON object (--stats-json; docs/stats-json.md): the
+   schema "seqmatch-stats", its version (fields added keep it; a field
+   renamed, removed or changed in meaning raises it), the command, its
+   command line and inputs, then groups of counters (sm_stats_add: "reads",
+   "bases", "hits", ...) and lists of named items (sm_stats_item:
+   "patterns", "samples"), in the order first given, and the same numbers
+   as MultiQC custom content (id, section_name, plot_type, data). Out of
+   memory is said by sm_stats_write. */
+#define SM_STATS_VERSION 1
+typedef struct sm_stats sm_stats;
+sm_stats *sm_stats_new(const char *command, const char *command_line);
+void sm_stats_input(sm_stats *stats, const char *path);
+/* group.key += value (stats NULL: nothing) */
+void sm_stats_add(sm_stats *stats, const char *group, const char *key, uint64_t value);
+/* list's item name: key += value, or key = text */
+void sm_stats_item(sm_stats *stats, const char *list, const char *name, const char *key, uint64_t value);
+void sm_stats_item_text(sm_stats *stats, const char *list, const char *name, const char *key, const char *text);
+/* Written beside path and renamed over it: SM_OK, or err ("PATH: REASON"). */
+int sm_stats_write(const sm_stats *stats, const char *path, sm_error *err);
+void sm_stats_free(sm_stats *stats);
+
+/* The files of seqmatch demux: one per name (names[i], e.g. each barcode or
+   sample and "unassigned") and mate, DIR/NAME.fastq, or NAME_R1 / NAME_R2
+   with two mates (.fasta for FASTA records, .gz with gzip), written as
+   records through a buffer each (gzip: a member per buffer) into an
+   sm_outdir, moved to their names by sm_demux_files_commit. */
+typedef struct sm_demux_files sm_demux_files;
+typedef struct {
+    unsigned mates;             /* 1, or 2 for pairs */
+    int gzip;
+    size_t buffer_size;         /* bytes per file (0: 256 MiB shared by all, 64 KiB to 1 MiB each) */
+    const char *const *inputs;  /* no output may be one of them (sm_output_check_file) */
+    size_t ninputs;
+} sm_demux_files_options;
+/* Checks every name the files may take (both extensions) and opens the
+   folder; NULL with err filled ("PATH: REASON"). */
+sm_demux_files *sm_demux_files_open(const char *dir, const char *const *names, size_t n, const sm_demux_files_options *opts,
+                                    sm_error *err);
+/* The records' format, which names the files (FASTQ until told). */
+void sm_demux_files_format(sm_demux_files *files, int fastq);
+/* One record to file (name, mate 0 or 1): 0, or -1 after a failure that
+   sm_demux_files_end reports. */
+int sm_demux_files_put(sm_demux_files *files, size_t name, unsigned mate, const void *record, size_t len);
+/* After the run (ran 0: it failed; nothing more is written): every buffer
+   out, every file made (empty ones too), the descriptors closed. SM_OK, or
+   the first failure with err ("PATH: REASON"). */
+int sm_demux_files_end(sm_demux_files *files, int ran, sm_error *err);
+/* File (name, mate)'s final path after sm_demux_files_end ("" before). */
+const char *sm_demux_files_path(const sm_demux_files *files, size_t name, unsigned mate);
+/* Moves every file to its name; the temporary folder goes. */
+int sm_demux_files_commit(sm_demux_files *files, sm_error *err);
+/* Removes what was not committed. */
+void sm_demux_files_free(sm_demux_files *files);
+
 /* A writer over a file by name (an sm_outfile: the name gets the file only
    from sm_writer_close with keep) or over standard output (path NULL or
    "-"). NULL with err filled ("PATH: REASON", or out of memory). */
@@ -353,6 +412,16 @@ void sm_progress_clear(sm_progress *p);
 void sm_progress_before_write(void *ctx);
 /* "PREFIXWHAT; N files, X MB of sequence in S s (R MB/s)" and a line end. */
 void sm_progress_summary(sm_progress *p, const char *prefix, const char *what);
+
+/* What commands report (src/io/report.c): a record (pair) written, reads
+   and bases "output"; a search's records and bases "input", its hits and
+   each pattern's (from the runner's counts; names from its database); a
+   trim run's reads, bases and trimmed reads. */
+void sm_stats_record_out(sm_stats *stats, const sm_read_record *record);
+void sm_stats_search(sm_stats *stats, const sm_db *db, const sm_runner *runner, const sm_progress *progress);
+void sm_stats_trim(sm_stats *stats, const sm_trim_stats *trim);
+/* Bytes of sequence that sm_progress_update was told of (also when not shown). */
+uint64_t sm_progress_bytes(const sm_progress *p);
 /* 1234567 as "1,234,567" in buf. */
 const char *sm_thousands(uint64_t value, char *buf, size_t size);
 

@@ -393,6 +393,8 @@ typedef struct {
     size_t raw_len[2];
     uint64_t hits;         /* hits in its scanned mates */
     uint64_t user[3];      /* the caller's, 0 when the record is read */
+    unsigned summary_mate; /* during on_summary: the scanned mate (1, 2) or, with
+                              end_window, the record's start (1) or end (2) */
 } sm_read_record;
 
 /* For an on_summary that routes a record to the closest of several groups
@@ -408,6 +410,18 @@ typedef struct {
     sm_input_format format;  /* SM_INPUT_AUTO (FASTA or FASTQ, every input the same) or SM_INPUT_LINES */
     unsigned reader_threads; /* as sm_reader_open_threads */
     unsigned scan_mate;      /* pairs: scan only mate 1 or 2 (0: both) */
+    /* Single records, for a runner anchored at the start (SM_ANCHOR_START):
+       also the reverse complement (IUPAC, upper case) of each record's last
+       end_window sequence bytes is scanned, as a second runner record whose
+       summary comes with summary_mate 2 (a barcode at the record's end, as
+       the reverse complement of the patterns sought there). 0: off; pairs
+       (sm_reads_run with path2) ignore it. */
+    size_t end_window;
+    /* NULL, or a report (seqmatch_output.h) that gets the records (pairs)
+       read and their bases, both mates ("reads", "bases": "input"), and each
+       pattern's scanned records with a hit ("patterns": "records"; a pair's
+       mates apart). */
+    struct sm_stats *stats;
     void *ctx;
     /* Each scanned record's summary, in record order (with pairs, each
        scanned mate's), before its on_record. */
@@ -436,6 +450,67 @@ int sm_reads_run(sm_reads *reads, const char *path1, const char *path2, sm_error
 /* The format of the first input read (SM_INPUT_AUTO before any). */
 sm_input_format sm_reads_format(const sm_reads *reads);
 void sm_reads_free(sm_reads *reads);
+#endif /* SEQMATCH_EXPERIMENTAL */
+
+/* ------------------------------------------- barcode pairs (dual indexes) */
+
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental: seqmatch demux by barcode pairs. A table names a sample by
+   a pair of barcodes, one line each: sample<TAB>barcode1<TAB>barcode2
+   (IUPAC codes, either case; blank lines and lines starting with '#'
+   skipped; a first line whose barcodes are no IUPAC sequences is a header,
+   skipped; spaces around fields and a CR before the line end dropped). A
+   sample may have several lines; one pair naming two samples is an error.
+   Each distinct barcode1 and barcode2 becomes one pattern: barcode1s
+   first, then barcode2s (sm_barcode_pairs_compile). On a record (or pair)
+   each end takes its barcode with the fewest errors; two of one end
+   equally close make it ambiguous. */
+typedef struct sm_barcode_pairs sm_barcode_pairs;
+
+/* Why a record is not assigned (sm_barcode_pair_match.why). */
+enum { SM_PAIR_ASSIGNED = 0, SM_PAIR_NO_HIT = 1, SM_PAIR_AMBIGUOUS = 2, SM_PAIR_UNLISTED = 3 };
+
+typedef struct {
+    size_t sample;      /* the sample's number (SIZE_MAX: not assigned) */
+    int why;            /* SM_PAIR_* */
+    size_t length[2];   /* each end's barcode length (0: none found) */
+    uint32_t errors[2]; /* each end's errors */
+} sm_barcode_pair_match;
+
+/* Parses a table (text of len bytes; what names it in messages). Returns
+   SM_OK with *pairs set, or with *pairs NULL when the first line holds two
+   fields (a list of single barcodes: sm_pattern_list_read_alphabet reads
+   it); or SM_ERR_FORMAT / SM_ERR_NOMEM with err->message naming the line. */
+int sm_barcode_pairs_parse(const char *text, size_t len, const char *what, sm_barcode_pairs **pairs, sm_error *err);
+/* As sm_barcode_pairs_parse, the file path (plain text, up to 256 MiB). */
+int sm_barcode_pairs_read(const char *path, sm_barcode_pairs **pairs, sm_error *err);
+size_t sm_barcode_pairs_samples(const sm_barcode_pairs *pairs);
+const char *sm_barcode_pairs_sample(const sm_barcode_pairs *pairs, size_t sample);
+/* Compiles the distinct barcodes (opts' match, k, alphabet DNA; forward
+   strand); barcode2s as their reverse complements when rc_second (single
+   reads scanned with end_window: a barcode2 as it reads at the record's end
+   is its reverse complement at the start of the window scanned). */
+int sm_barcode_pairs_compile(const sm_barcode_pairs *pairs, const sm_compile_options *opts, int rc_second, sm_db **db,
+                             sm_error *err);
+/* An on_summary for sm_reads (the record's summary_mate says which end, 1
+   or 2): keeps each end's closest barcode in record->user[0] and user[1]. */
+void sm_barcode_pairs_summary(const sm_barcode_pairs *pairs, sm_read_record *record, const sm_record_summary *summary);
+/* The sample a record's summaries name. */
+void sm_barcode_pairs_assign(const sm_barcode_pairs *pairs, const sm_read_record *record, sm_barcode_pair_match *match);
+void sm_barcode_pairs_free(sm_barcode_pairs *pairs);
+
+/* One record as read (FASTA or FASTQ bytes) with tag appended to its
+   header line (after a space, before the line end) and without its first
+   head and last tail symbols (as sm_trim_record; 0 and 0 keep them). tag
+   may be NULL. *out (of *cap bytes) grows with realloc. */
+int sm_record_rewrite(const uint8_t *raw, size_t len, const char *tag, uint64_t head, uint64_t tail, uint8_t **out,
+                      size_t *out_len, size_t *cap);
+/* The record's first (from_end 0) or last (1) n sequence symbols, as read,
+   into buf (n + 1 bytes, NUL-terminated; fewer when the record is
+   shorter). Returns how many. */
+size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n, char *buf);
+/* The record's sequence length (its lines joined; FASTQ up to the '+' line). */
+uint64_t sm_record_seq_length(const uint8_t *raw, size_t len);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------------- adapter trimming */

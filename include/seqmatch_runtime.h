@@ -359,6 +359,8 @@ int sm_runner_flush(sm_runner *runner);
 /* Per-pattern hit counts so far (pattern_count entries), and their sum. */
 const uint64_t *sm_runner_counts(const sm_runner *runner);
 uint64_t sm_runner_total(const sm_runner *runner);
+/* Records begun so far (sm_runner_begin_record's and the many-records path's). */
+uint64_t sm_runner_records(const sm_runner *runner);
 void sm_runner_free(sm_runner *runner);
 
 /* GPUs the CUDA backend can use: 0 when the library was built without CUDA

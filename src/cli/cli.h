@@ -96,6 +96,10 @@ typedef struct {
     int trim_barcode;               /* demux --trim */
     const char *summary_path;       /* demux --summary */
     unsigned barcode_read;          /* demux --barcode-read (1 or 2; 0 = not given) */
+    const char *barcodes_path;      /* demux --barcodes (a table of pairs, or as -p) */
+    int rc_barcode2, barcode_tag;   /* demux --rc-barcode2, --barcode-tag */
+    const char *stats_path;         /* --stats-json (search, filter, demux, trim) */
+    const char *columns;            /* search --columns */
     int strand_given;               /* --strand (demux defaults to +) */
     int report_given;               /* --report */
     size_t buffer_size;             /* demux --buffer-size: bytes buffered per file (0: the default) */
@@ -146,7 +150,7 @@ typedef enum {
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
     OPT_MIN_OVERLAP, OPT_MAX_HITS_PER_PATTERN, OPT_MAX_HITS_PER_RECORD, OPT_FEWEST_ERRORS,
-    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE,
+    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE, OPT_BARCODES, OPT_RC_BARCODE2, OPT_BARCODE_TAG, OPT_STATS_JSON, OPT_COLUMNS,
     OPT_DISCARD_UNTRIMMED, OPT_DISCARD_TRIMMED,
     /* dfa's own */
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
@@ -244,6 +248,10 @@ int cli_dfa_main(int argc, char **argv);
    library's message and return -1 (NULL) on failure. */
 int cli_check_output(const char *output, const char *const *inputs, size_t count);
 sm_outfile *cli_outfile_open(const char *path);
+/* --stats-json: the report with the command's inputs (*stats NULL without
+   the option); then written (NULL: nothing). 0, or -1 (said). */
+int cli_stats_open(const cli_options *opts, sm_stats **stats);
+int cli_stats_write(const sm_stats *stats, const char *path);
 
 /* Hit output (-o, --profile, shard files): the library's buffered writer
    (include/seqmatch_output.h) over standard output or an output file. */
@@ -286,6 +294,8 @@ int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options 
 typedef struct {
     const cli_options *opts;
     unsigned scan_mate;       /* demux: scan only mate 1 or 2 of each pair (0: both) */
+    size_t end_window;        /* demux by pairs: sm_reads_options' */
+    sm_stats *stats;          /* --stats-json: the report, or NULL */
     void (*on_summary)(void *ctx, sm_read_record *record, const sm_record_summary *summary); /* or NULL */
     int (*on_record)(void *ctx, sm_read_record *record);
     /* At the end of a run that did not fail: the closing line

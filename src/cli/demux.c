@@ -20,8 +20,8 @@
 
 void cli_print_demux_help(FILE *out) {
     fputs(
-        "Usage: seqmatch demux [options] (-p BARCODES | -e SEQ...) -o DIR [TARGET...]\n"
-        "       seqmatch demux [options] (-p BARCODES | -e SEQ...) -o DIR -1 R1 -2 R2\n"
+        "Usage: seqmatch demux [options] (-p BARCODES | -e SEQ... | --barcodes TSV) -o DIR [TARGET...]\n"
+        "       seqmatch demux [options] (-p BARCODES | -e SEQ... | --barcodes TSV) -o DIR -1 R1 -2 R2\n"
         "\n"
         "Sends each record (FASTA or FASTQ; gzip, BGZF or zstd) to DIR/NAME.fastq (or\n"
         ".fasta), NAME being the barcode it carries, byte for byte as it was read. The\n"
@@ -30,6 +30,17 @@ void cli_print_demux_help(FILE *out) {
         "is shared by two barcodes, or that has none, goes to DIR/unassigned.fastq.\n"
         "Every barcode gets its file, also when empty. A table of records per barcode\n"
         "is printed on standard error at the end.\n"
+        "\n"
+        "Barcode pairs (dual indexes):\n"
+        "  --barcodes TSV        lines 'sample<TAB>barcode1<TAB>barcode2': the pair\n"
+        "                        names the sample (DIR/SAMPLE.fastq); barcode1 in mate 1\n"
+        "                        and barcode2 in mate 2 (each at --anchor), or for single\n"
+        "                        reads barcode1 at the start and barcode2 at the end, as\n"
+        "                        it reads there; no hit, a tie or an unlisted pair:\n"
+        "                        unassigned (a two-column TSV is read as -p reads it)\n"
+        "  --rc-barcode2         single reads: barcode2's reverse complement at the end\n"
+        "  --barcode-tag         add ' BC:Z:BARCODE1-BARCODE2' (as found; one barcode\n"
+        "                        without pairs) to assigned records' headers\n"
         "\n"
         "Where the barcode is:\n"
         "  --anchor start|end|any  at the record's start (default), at its end, or\n"
@@ -51,6 +62,7 @@ void cli_print_demux_help(FILE *out) {
         "  --trim                cut the barcode off (with its qualities): the first or\n"
         "                        last (barcode length) bases, with --anchor start or end\n"
         "  --summary FILE        the table to FILE instead of standard error\n"
+        "  --stats-json FILE     a JSON report: reads, bases, per pattern and sample\n"
         "  --buffer-size SIZE    bytes held per file before they are appended to it\n"
         "                        (default 256M shared by all files, 64K to 1M each);\n"
         "                        whatever the number of barcodes, at most a few\n"
@@ -76,153 +88,81 @@ void cli_print_demux_help(FILE *out) {
         out);
 }
 
-/* Memory for the buffers of all files together, and each one's bounds. */
-#define BUFFER_BUDGET ((size_t)256 << 20)
-#define BUFFER_MIN ((size_t)64 << 10)
-#define BUFFER_MAX ((size_t)1 << 20)
-
-struct demux_state;
-struct dm_barcode;
-
 typedef struct {
-    char *path;       /* its name, made when the input's format is known */
-    size_t index;     /* its temporary file's number (sm_outdir) */
-    sm_record_out *out; /* its records, gathered in a buffer (compressed: a member each) */
-    struct demux_state *d;
-    struct dm_barcode *b;
-    unsigned m;
-} dm_file;
-
-typedef struct dm_barcode {
     char *name;
-    dm_file file[2];
     uint64_t records;
 } dm_barcode;
 
-typedef struct demux_state {
+typedef struct {
     const cli_options *opts;
-    const char *dir;
-    dm_barcode *bc;          /* nbc barcodes, then unassigned */
+    dm_barcode *bc;          /* nbc barcodes (or samples), then unassigned */
     size_t nbc;
     uint32_t *barcode_of;    /* pattern -> barcode */
     unsigned mates;
-    int gzip;
-    size_t buf_cap;
-    sm_record_packer *packer; /* --gzip */
-    uint64_t no_hit, ambiguous, total;
-    int error;               /* errno of a failed write; the path in failed_path */
-    const char *failed_path;
+    uint64_t no_hit, ambiguous, unlisted, total;
+    sm_barcode_pairs *pairs; /* --barcodes with pairs: a sample per pair of barcodes */
     const cli_reads_job *job;
-    const char **inputs;     /* to refuse an output that is an input */
-    size_t ninputs;
-    sm_outdir *temp;         /* every file is written there, moved on success */
+    sm_demux_files *files;   /* written in a temporary folder, moved on success */
     const sm_db *db;         /* --trim: the barcodes' lengths */
-    uint8_t *cut;            /* --trim: a record without its barcode */
+    uint8_t *cut;            /* --trim, --barcode-tag: a record rewritten */
     size_t cut_cap;
+    int failed;              /* said already */
+    sm_stats *stats;         /* --stats-json */
 } demux_state;
 
 static const char UNASSIGNED[] = "unassigned";
-
-/* ------------------------------------------------------------- files */
-
-/* The name of barcode b's file for mate m, for FASTQ records or not. */
-static char *output_name(const demux_state *d, const dm_barcode *b, unsigned m, int fastq) {
-    const char *mate = d->mates == 2 ? (m == 0 ? "_R1" : "_R2") : "";
-    size_t n = strlen(d->dir) + strlen(b->name) + 32;
-    char *path = malloc(n);
-    if (path) snprintf(path, n, "%s/%s%s.%s%s", d->dir, b->name, mate, fastq ? "fastq" : "fasta", d->gzip ? ".gz" : "");
-    return path;
-}
-
-/* Before anything is read or written: no file demux may write (with either
-   extension, the input's format being unknown yet) is an input or a folder
-   or other file that is not a regular one. Returns 0, or -1 (printed). */
-static int check_outputs(const demux_state *d) {
-    for (size_t i = 0; i <= d->nbc; i++)
-        for (unsigned m = 0; m < d->mates; m++)
-            for (int fastq = 0; fastq <= 1; fastq++) {
-                char *path = output_name(d, &d->bc[i], m, fastq);
-                sm_error err;
-                int bad = !path || sm_output_check_file(path, d->inputs, d->ninputs, &err) != SM_OK;
-                if (bad) cli_error("%s", path ? err.message : "out of memory");
-                free(path);
-                if (bad) return -1;
-            }
-    return 0;
-}
-
-static int make_path(demux_state *d, dm_barcode *b, unsigned m) {
-    dm_file *f = &b->file[m];
-    if (f->path) return 0;
-    sm_input_format format = d->job->reads ? sm_reads_format(d->job->reads) : d->job->format;
-    f->path = output_name(d, b, m, format == SM_INPUT_FASTQ);
-    return f->path ? 0 : -1;
-}
-
-/* Appends bytes to a file's temporary file (the first time: creating it). */
-static int append(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
-    if (d->error) return -1;
-    if (make_path(d, b, m) != 0) {
-        d->error = ENOMEM;
-        d->failed_path = d->dir;
-        return -1;
-    }
-    size_t failed = 0;
-    int e = sm_outdir_append(d->temp, b->file[m].index, p, n, &failed);
-    if (!e) return 0;
-    d->error = e;
-    /* files i * 2 + m are barcode i's; the last number is the folder's */
-    d->failed_path = failed < (d->nbc + 1) * 2 ? d->bc[failed / 2].file[failed % 2].path : d->dir;
-    return -1;
-}
-
-/* A file's buffer out (sm_record_out's write). */
-static int write_file(void *ctx, const void *data, size_t len) {
-    dm_file *f = ctx;
-    return append(f->d, f->b, f->m, data, len);
-}
-
-static int put(demux_state *d, dm_barcode *b, unsigned m, const uint8_t *p, size_t n) {
-    dm_file *f = &b->file[m];
-    int rc = sm_record_out_put(f->out, p, n);
-    if (rc == SM_ERR_NOMEM) {
-        d->error = ENOMEM;
-        d->failed_path = f->path ? f->path : b->name;
-    }
-    return rc == SM_OK ? 0 : -1;
-}
 
 /* ------------------------------------------------------------- scan */
 
 /* The barcode with the fewest errors, or a tie (sm_read_record_closest_group). */
 static void demux_summary(void *ctx, sm_read_record *e, const sm_record_summary *summary) {
-    sm_read_record_closest_group(e, summary, ((demux_state *)ctx)->barcode_of);
+    demux_state *d = ctx;
+    if (d->pairs) sm_barcode_pairs_summary(d->pairs, e, summary);
+    else sm_read_record_closest_group(e, summary, d->barcode_of);
 }
 
 static int demux_record(void *ctx, sm_read_record *e) {
     demux_state *d = ctx;
-    size_t to = d->nbc;
-    if (e->hits == 0) d->no_hit++;
+    size_t to = d->nbc, blen[2] = {0, 0};
+    sm_barcode_pair_match pm;
+    if (d->pairs) {
+        sm_barcode_pairs_assign(d->pairs, e, &pm);
+        d->no_hit += pm.why == SM_PAIR_NO_HIT, d->ambiguous += pm.why == SM_PAIR_AMBIGUOUS;
+        d->unlisted += pm.why == SM_PAIR_UNLISTED;
+        if (pm.why == SM_PAIR_ASSIGNED) to = pm.sample, blen[0] = pm.length[0], blen[1] = pm.length[1];
+    } else if (e->hits == 0) d->no_hit++;
     else if (e->user[2]) d->ambiguous++;
-    else to = d->barcode_of[e->user[1]];
-    dm_barcode *b = &d->bc[to];
-    b->records++;
+    else to = d->barcode_of[e->user[1]], sm_db_pattern_seq(d->db, (uint32_t)e->user[1], &blen[0]);
+    d->bc[to].records++;
     d->total++;
+    if (to < d->nbc) sm_stats_add(d->stats, "reads", "output", 1);
+    /* which mate (or end: 1 for a single read's second barcode) holds each barcode, at which end */
+    int end = d->opts->anchor == SM_ANCHOR_END, pairs = d->pairs != NULL;
+    unsigned mate_of[2] = {d->mates == 2 && !pairs ? d->job->scan_mate - 1 : 0, d->mates == 2 ? 1 : 0};
+    char tag[600] = "BC:Z:";
+    for (int i = 0; d->opts->barcode_tag && to < d->nbc && i <= pairs; i++) {
+        size_t at = strlen(tag), want = blen[i] < 250 ? blen[i] : 250;
+        if (i) tag[at++] = '-';
+        sm_record_seq_end(e->raw[mate_of[i]], e->raw_len[mate_of[i]], d->mates == 1 ? i || end : end, want, tag + at);
+    }
     for (unsigned m = 0; m < e->mates; m++) {
         const uint8_t *raw = e->raw[m];
         size_t n = e->raw_len[m], len = 0;
-        if (d->cut_cap != SIZE_MAX && to < d->nbc && (d->mates == 1 || m + 1 == d->job->scan_mate)) {
-            /* --trim: the barcode's length off the read's start or end */
-            size_t blen = 0;
-            sm_db_pattern_seq(d->db, (uint32_t)e->user[1], &blen);
-            int start = d->opts->anchor == SM_ANCHOR_START;
-            if (sm_trim_record(raw, n, start ? blen : 0, start ? 0 : blen, &d->cut, &len, &d->cut_cap) != SM_OK) {
-                d->error = ENOMEM, d->failed_path = b->name;
-                return -1;
+        uint64_t head = 0, tail = 0;
+        for (int i = 0; d->opts->trim_barcode && to < d->nbc && i <= pairs; i++)
+            if (mate_of[i] == m) *(d->mates == 1 ? (i || end ? &tail : &head) : (end ? &tail : &head)) += blen[i];
+        if (head || tail || (d->opts->barcode_tag && to < d->nbc)) {
+            /* --trim: the barcodes off the read; --barcode-tag: them as found in the header */
+            const char *t = d->opts->barcode_tag && to < d->nbc ? tag : NULL;
+            if (sm_record_rewrite(raw, n, t, head, tail, &d->cut, &len, &d->cut_cap) != SM_OK) {
+                cli_error("out of memory");
+                return d->failed = -1;
             }
             raw = d->cut, n = len;
         }
-        if (put(d, b, m, raw, n) != 0) return -1;
+        if (to < d->nbc) sm_stats_add(d->stats, "bases", "output", sm_record_seq_length(raw, n));
+        sm_demux_files_format(d->files, sm_reads_format(d->job->reads) == SM_INPUT_FASTQ);
+        if (sm_demux_files_put(d->files, to, m, raw, n) != 0) return -1;
     }
     return 0;
 }
@@ -242,7 +182,7 @@ static const char *bad_name(const char *name) {
 static int make_barcodes(demux_state *d, const sm_db *db) {
     sm_db_info info;
     sm_db_get_info(db, &info);
-    uint32_t n = info.pattern_count, groups = 0;
+    uint32_t n = d->pairs ? (uint32_t)sm_barcode_pairs_samples(d->pairs) : info.pattern_count, groups = 0;
     d->barcode_of = malloc((n ? n : 1) * sizeof *d->barcode_of);
     d->bc = calloc((size_t)n + 1, sizeof *d->bc);
     if (!d->barcode_of || !d->bc) {
@@ -250,7 +190,7 @@ static int make_barcodes(demux_state *d, const sm_db *db) {
         return -1;
     }
     for (uint32_t i = 0; i < n; i++) {
-        const char *name = sm_db_pattern_name(db, i);
+        const char *name = d->pairs ? sm_barcode_pairs_sample(d->pairs, i) : sm_db_pattern_name(db, i);
         const char *why = bad_name(name ? name : "");
         if (why) {
             cli_error("barcode %u: its name '%s' %s; name the barcodes in a FASTA file (>NAME)", i + 1,
@@ -258,13 +198,14 @@ static int make_barcodes(demux_state *d, const sm_db *db) {
             return -1;
         }
     }
-    if (sm_db_name_groups(db, d->barcode_of, &groups) != SM_OK) {
+    for (uint32_t i = 0; d->pairs && i < n; i++) d->barcode_of[i] = i; /* samples are distinct */
+    if (!d->pairs && sm_db_name_groups(db, d->barcode_of, &groups) != SM_OK) {
         cli_error("out of memory");
         return -1;
     }
     for (uint32_t p = 0; p < n; p++) {
         if (d->barcode_of[p] != d->nbc) continue; /* its name came before */
-        const char *name = sm_db_pattern_name(db, p);
+        const char *name = d->pairs ? sm_barcode_pairs_sample(d->pairs, p) : sm_db_pattern_name(db, p);
         if (!(d->bc[d->nbc].name = strdup(name ? name : ""))) {
             cli_error("out of memory");
             return -1;
@@ -277,16 +218,17 @@ static int make_barcodes(demux_state *d, const sm_db *db) {
 
 static void print_summary(const demux_state *d, FILE *out) {
     const char *unit = d->mates == 2 ? "pairs" : "records";
-    fprintf(out, "#barcode\t%s\tpercent\tfile\n", unit);
+    fprintf(out, "#%s\t%s\tpercent\tfile\n", d->pairs ? "sample" : "barcode", unit);
     for (size_t i = 0; i <= d->nbc; i++) {
         const dm_barcode *b = &d->bc[i];
         double pct = d->total ? 100.0 * (double)b->records / (double)d->total : 0.0;
-        fprintf(out, "%s\t%llu\t%.2f\t%s\n", b->name, (unsigned long long)b->records, pct,
-                b->file[0].path ? b->file[0].path : "");
+        fprintf(out, "%s\t%llu\t%.2f\t%s\n", b->name, (unsigned long long)b->records, pct, sm_demux_files_path(d->files, i, 0));
     }
     fprintf(out, "total\t%llu\t%.2f\t\n", (unsigned long long)d->total, d->total ? 100.0 : 0.0);
-    fprintf(out, "# unassigned: %llu without a barcode, %llu with two barcodes equally close\n",
-            (unsigned long long)d->no_hit, (unsigned long long)d->ambiguous);
+    fprintf(out, "# unassigned: %llu without a barcode, %llu with two barcodes equally close", (unsigned long long)d->no_hit,
+            (unsigned long long)d->ambiguous);
+    if (d->pairs) fprintf(out, ", %llu with a pair not in the table", (unsigned long long)d->unlisted);
+    fputc('\n', out);
 }
 
 int cli_demux_main(int argc, char **argv) {
@@ -302,7 +244,6 @@ int cli_demux_main(int argc, char **argv) {
     memset(&d, 0, sizeof d);
     d.opts = &opts;
     d.mates = opts.read1 ? 2 : 1;
-    d.gzip = opts.gzip;
     const char *inputs[64];
     if (cli_check_read_options(&opts) != 0) goto cleanup;
     if (!opts.output_path) {
@@ -317,20 +258,38 @@ int cli_demux_main(int argc, char **argv) {
         cli_usage_error(CLI_COMMAND_DEMUX, "--barcode-read is for paired reads (-1 and -2)");
         goto cleanup;
     }
-    d.dir = opts.output_path;
     /* Barcodes sit at the start of the read as sequenced, unless told. */
     if (opts.min_overlap && (!opts.anchor_given || opts.anchor != SM_ANCHOR_NONE)) {
         /* the default anchor (start) and --min-overlap cannot be combined: say which option to add */
         cli_error("--min-overlap needs --anchor any (demux looks at the read start by default)");
         goto cleanup;
     }
+    sm_error err;
+    if (opts.barcodes_path && sm_barcode_pairs_read(opts.barcodes_path, &d.pairs, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        goto cleanup;
+    }
+    const char *why = !d.pairs ? NULL
+                      : opts.source_count > 1 || opts.database_path ? "takes no other barcodes (-p, -e, -d)"
+                      : opts.barcode_read ? "searches both mates (barcode1 in mate 1, barcode2 in mate 2): no --barcode-read"
+                      : opts.strand_given ? "searches each barcode as given (--rc-barcode2: barcode2's reverse complement)"
+                      : !opts.read1 && opts.anchor_given ? "of single reads seeks barcode1 at the start and barcode2 at the end: no --anchor"
+                      : NULL;
+    if (why) cli_error("--barcodes with pairs %s", why);
+    else if (opts.rc_barcode2 && (!d.pairs || opts.read1))
+        why = "", cli_error("--rc-barcode2 is for barcode pairs on single reads (barcode2 at the read's end)");
+    if (why) goto cleanup;
     if (!opts.anchor_given) opts.anchor = SM_ANCHOR_START;
-    d.cut_cap = opts.trim_barcode ? 0 : SIZE_MAX; /* SIZE_MAX: no --trim */
     if (!opts.strand_given && !opts.database_path) opts.compile.strands = SM_STRAND_FORWARD;
-    d.inputs = inputs;
-    d.ninputs = cli_read_inputs(&opts, inputs);
-    if (opts.summary_path && cli_check_output(opts.summary_path, inputs, d.ninputs) != 0) goto cleanup;
-    if (cli_load_database(&opts, &db) != 0) goto cleanup;
+    size_t ninputs = cli_read_inputs(&opts, inputs);
+    if (opts.summary_path && cli_check_output(opts.summary_path, inputs, ninputs) != 0) goto cleanup;
+    /* single reads: the end is scanned as its reverse complement (sm_reads_options.end_window) */
+    if (d.pairs && sm_barcode_pairs_compile(d.pairs, &opts.compile, d.mates == 1 && !opts.rc_barcode2, &db, &err) != SM_OK) {
+        cli_error("%s: %s", opts.barcodes_path, err.message[0] ? err.message : "out of memory");
+        goto cleanup;
+    }
+    if (!d.pairs && cli_load_database(&opts, &db) != 0) goto cleanup;
+    if (cli_stats_open(&opts, &d.stats) != 0) goto cleanup;
     sm_db_info info;
     sm_db_get_info(db, &info);
     if (info.alphabet != SM_ALPHABET_DNA) {
@@ -338,71 +297,40 @@ int cli_demux_main(int argc, char **argv) {
                         opts.database_path ? opts.database_path : "the database");
         goto cleanup;
     }
-    if (opts.trim_barcode && (opts.anchor == SM_ANCHOR_NONE || info.match == SM_MATCH_EDITS)) {
-        cli_usage_error(CLI_COMMAND_DEMUX, "--trim cuts the barcode's length off the read's start or end: it needs "
-                        "--anchor start or end, and exact matching or -m (with -k the length varies)");
+    if ((opts.trim_barcode || opts.barcode_tag) && (opts.anchor == SM_ANCHOR_NONE || info.match == SM_MATCH_EDITS)) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "%s takes the barcode's length at the read's start or end: it needs "
+                        "--anchor start or end, and exact matching or -m (with -k the length varies)",
+                        opts.trim_barcode ? "--trim" : "--barcode-tag");
         goto cleanup;
     }
     if (make_barcodes(&d, db) != 0) goto cleanup;
     d.db = db;
-    /* Every check that can refuse the run before any file is made. */
-    if (check_outputs(&d) != 0) goto cleanup;
-    for (size_t i = 0; i <= d.nbc; i++)
-        for (unsigned m = 0; m < 2; m++) d.bc[i].file[m].index = i * 2 + m;
-    sm_error err;
-    if (!(d.temp = sm_outdir_open(d.dir, (d.nbc + 1) * 2, 0, &err))) {
+    /* Every check that can refuse the run before any file is made (sm_demux_files_open). */
+    const char **names = malloc((d.nbc + 1) * sizeof *names);
+    for (size_t i = 0; names && i <= d.nbc; i++) names[i] = d.bc[i].name;
+    sm_demux_files_options fo = {d.mates, opts.gzip, opts.buffer_size, inputs, ninputs};
+    if (!names) snprintf(err.message, sizeof err.message, "out of memory");
+    d.files = names ? sm_demux_files_open(opts.output_path, names, d.nbc + 1, &fo, &err) : NULL;
+    free(names);
+    if (!d.files) {
         cli_error("%s", err.message);
         goto cleanup;
     }
-    size_t files = (d.nbc + 1) * d.mates;
-    d.buf_cap = BUFFER_BUDGET / files;
-    if (d.buf_cap < BUFFER_MIN) d.buf_cap = BUFFER_MIN;
-    if (d.buf_cap > BUFFER_MAX) d.buf_cap = BUFFER_MAX;
-    if (opts.buffer_size) d.buf_cap = opts.buffer_size;
-    if (d.gzip && !(d.packer = sm_record_packer_new(d.buf_cap))) {
-        cli_error("out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i <= d.nbc; i++)
-        for (unsigned m = 0; m < 2; m++) {
-            dm_file *f = &d.bc[i].file[m];
-            f->d = &d, f->b = &d.bc[i], f->m = m;
-            if (!(f->out = sm_record_out_new(d.packer, d.buf_cap, write_file, f))) {
-                cli_error("out of memory");
-                goto cleanup;
-            }
-        }
 
     cli_reads_job job;
     memset(&job, 0, sizeof job);
     job.opts = &opts;
-    job.scan_mate = d.mates == 2 ? (opts.barcode_read ? opts.barcode_read : 1) : 0;
+    job.scan_mate = d.mates == 2 && !d.pairs ? (opts.barcode_read ? opts.barcode_read : 1) : 0;
+    job.end_window = d.pairs && d.mates == 1 ? info.max_length + info.max_errors : 0;
     job.on_summary = demux_summary;
     job.on_record = demux_record;
     job.ctx = &d;
+    job.stats = d.stats;
     d.job = &job;
-    int rc = cli_reads_run(&job, db);
-    if (job.format == SM_INPUT_AUTO) job.format = SM_INPUT_FASTQ; /* no input read: names still needed */
-    /* Every buffer out, and every barcode's file there (empty ones too). */
-    for (size_t i = 0; i <= d.nbc && rc == 0 && !d.error; i++)
-        for (unsigned m = 0; m < d.mates && !d.error; m++) {
-            dm_file *f = &d.bc[i].file[m];
-            /* a gzip file without a record gets an empty member, a plain one is made empty */
-            int end = sm_record_out_end(f->out);
-            if (end == SM_ERR_NOMEM) d.error = ENOMEM, d.failed_path = f->path ? f->path : d.bc[i].name;
-            if (end == SM_OK) append(&d, &d.bc[i], m, (const uint8_t *)"", 0);
-        }
-    size_t failed = 0;
-    int closed = sm_outdir_end(d.temp, &failed);
-    if (closed && !d.error) d.error = closed, d.failed_path = d.bc[failed / 2].file[failed % 2].path;
-    if (d.error > 0) cli_error("%s: %s", d.failed_path ? d.failed_path : d.dir, strerror(d.error));
-    if (rc != 0 || d.error) goto cleanup;
-    for (size_t i = 0; i <= d.nbc; i++)
-        for (unsigned m = 0; m < d.mates; m++)
-            if (make_path(&d, &d.bc[i], m) != 0) {
-                cli_error("out of memory");
-                goto cleanup;
-            }
+    int rc = cli_reads_run(&job, db) | d.failed;
+    sm_demux_files_format(d.files, job.format != SM_INPUT_FASTA); /* no input read: FASTQ names */
+    if (sm_demux_files_end(d.files, rc == 0, &err) != SM_OK) cli_error("%s", err.message);
+    if (rc != 0 || err.message[0]) goto cleanup;
 
     /* The run succeeded: the summary is written to its temporary file, every
        barcode's file moved to its name, then the summary to its own. */
@@ -416,18 +344,20 @@ int cli_demux_main(int argc, char **argv) {
             goto cleanup;
         }
     }
-    for (size_t i = 0; i <= d.nbc; i++)
+    for (size_t i = 0; d.stats && i <= d.nbc; i++)
         for (unsigned m = 0; m < d.mates; m++) {
-            dm_file *f = &d.bc[i].file[m];
-            int e = sm_outdir_commit(d.temp, f->index, f->path);
-            if (e) {
-                cli_error("%s: %s", f->path, strerror(e));
-                sm_outfile_close(sf, 0);
-                goto cleanup;
-            }
+            if (!m) sm_stats_item(d.stats, "samples", d.bc[i].name, "reads", d.bc[i].records);
+            sm_stats_item_text(d.stats, "samples", d.bc[i].name, d.mates == 1 ? "file" : m ? "file_r2" : "file_r1",
+                               sm_demux_files_path(d.files, i, m));
         }
-    sm_outdir_close(d.temp);
-    d.temp = NULL;
+    sm_stats_add(d.stats, "unassigned", "no_hit", d.no_hit);
+    sm_stats_add(d.stats, "unassigned", "ambiguous", d.ambiguous);
+    if (d.pairs) sm_stats_add(d.stats, "unassigned", "unlisted", d.unlisted);
+    if (sm_demux_files_commit(d.files, &err) != SM_OK || cli_stats_write(d.stats, opts.stats_path) != 0) {
+        if (err.message[0]) cli_error("%s", err.message);
+        sm_outfile_close(sf, 0);
+        goto cleanup;
+    }
     if (sf) {
         int e = sm_outfile_close(sf, 1);
         if (e) {
@@ -440,20 +370,13 @@ int cli_demux_main(int argc, char **argv) {
     exit_status = CLI_EXIT_RAN; /* whatever was assigned, as filter */
 
 cleanup:
-    if (d.bc)
-        for (size_t i = 0; i <= d.nbc; i++) {
-            if (!d.bc[i].name && i < d.nbc) continue;
-            free(d.bc[i].name);
-            for (unsigned m = 0; m < 2; m++) {
-                free(d.bc[i].file[m].path);
-                sm_record_out_free(d.bc[i].file[m].out);
-            }
-        }
+    for (size_t i = 0; d.bc && i <= d.nbc; i++) free(d.bc[i].name);
     free(d.bc);
     free(d.barcode_of);
     free(d.cut);
-    sm_outdir_close(d.temp);
-    sm_record_packer_free(d.packer);
+    sm_barcode_pairs_free(d.pairs);
+    sm_demux_files_free(d.files);
+    sm_stats_free(d.stats);
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

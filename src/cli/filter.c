@@ -45,6 +45,7 @@ void cli_print_filter_help(FILE *out) {
         "Performance: -t, --threads N (default all cores), --chunk-size, --gpu.\n"
         "--progress / --no-progress: a progress line and a closing summary (records\n"
         "with a hit, time, speed) on standard error; by default on a terminal only.\n"
+        "--stats-json FILE: a JSON report (reads and bases in and out, per pattern).\n"
         "\n"
         "Examples:\n"
         "  # reads that carry an adapter, and the rest, split in one pass\n"
@@ -68,6 +69,7 @@ typedef struct {
     sm_record_file *out[OUT_KINDS][2];  /* records as read, gzip when named .gz */
     int invert, pairs;
     uint64_t chosen, matched, entries;
+    sm_stats *stats;                    /* --stats-json */
 } filter_state;
 
 static int filter_record(void *ctx, sm_read_record *e) {
@@ -79,7 +81,7 @@ static int filter_record(void *ctx, sm_read_record *e) {
     for (int kind = 0; kind < OUT_KINDS; kind++) {
         int wanted = kind == OUT_CHOSEN ? hit != f->invert : kind == OUT_MATCHED ? hit : !hit;
         if (!wanted || !f->out[kind][0]) continue;
-        if (kind == OUT_CHOSEN) f->chosen++;
+        if (kind == OUT_CHOSEN) f->chosen++, sm_stats_record_out(f->stats, e);
         for (unsigned m = 0; m < e->mates; m++) {
             failed |= sm_record_file_put(f->out[kind][m], e->raw[m], e->raw_len[m]);
         }
@@ -194,7 +196,7 @@ int cli_filter_main(int argc, char **argv) {
                         }
             }
     }
-    if (cli_load_database(&opts, &db) != 0) goto cleanup;
+    if (cli_stats_open(&opts, &f.stats) != 0 || cli_load_database(&opts, &db) != 0) goto cleanup;
     sm_db_info info;
     sm_db_get_info(db, &info);
     sm_error err;
@@ -221,6 +223,7 @@ int cli_filter_main(int argc, char **argv) {
     job.on_record = filter_record;
     job.summary = filter_summary;
     job.ctx = &f;
+    job.stats = f.stats;
     f.pairs = paired;
     int rc = cli_reads_run(&job, db);
     /* a broken output stopped the scan: its close reports it */
@@ -231,7 +234,8 @@ int cli_filter_main(int argc, char **argv) {
             if (cli_close_records(f.out[kind][m], rc == 0) != 0) write_failed = 1;
             f.out[kind][m] = NULL;
         }
-    if (rc != 0 || write_failed) goto cleanup;
+    sm_stats_add(f.stats, "reads", "matched", f.matched);
+    if (rc != 0 || write_failed || cli_stats_write(f.stats, opts.stats_path) != 0) goto cleanup;
     /* a read command succeeds whatever it kept, so that a clean sample passes set -e and workflow managers */
     exit_status = CLI_EXIT_RAN;
 
@@ -241,6 +245,7 @@ cleanup:
             if (f.out[kind][m]) cli_close_records(f.out[kind][m], 0);
             free(names[kind][m]);
         }
+    sm_stats_free(f.stats);
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

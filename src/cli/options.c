@@ -154,6 +154,11 @@ static const option_spec option_table[] = {
     {OPT_GZIP, 0, "gzip", 0, FOR_DEMUX, 0, FLAG(gzip, 1)},
     {OPT_SUMMARY, 0, "summary", 1, FOR_DEMUX, 0, PATH(summary_path)},
     {OPT_TRIM_BARCODE, 0, "trim", 0, FOR_DEMUX, 0, FLAG(trim_barcode, 1)},
+    {OPT_BARCODES, 0, "barcodes", 1, FOR_DEMUX, 0, CUSTOM},
+    {OPT_RC_BARCODE2, 0, "rc-barcode2", 0, FOR_DEMUX, 0, FLAG(rc_barcode2, 1)},
+    {OPT_BARCODE_TAG, 0, "barcode-tag", 0, FOR_DEMUX, 0, FLAG(barcode_tag, 1)},
+    {OPT_COLUMNS, 0, "columns", 1, FOR_SEARCH_ONLY, 0, CUSTOM},
+    {OPT_STATS_JSON, 0, "stats-json", 1, FOR_SEARCH_ONLY|FOR_READS|FOR_TRIM, 0, PATH(stats_path)},
     {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0,
      CHOICE(barcode_read, mates, "%s: '%s' is not a mate; use 1 or 2", 0)},
     {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0,
@@ -305,6 +310,11 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     if (spec->kind != V_CUSTOM) return apply_typed(cmd, opts, spec, shown, value);
 
     switch (spec->id) {
+    case OPT_COLUMNS:
+        return opts->columns = value, CLI_PARSE_OK;
+    case OPT_BARCODES:
+        opts->barcodes_path = value; /* a table of pairs, or barcodes as -p reads them */
+        return add_source(opts, 1, value, 0) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
     case OPT_PATTERNS:
         return add_source(opts, 1, value, 0) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
     case OPT_PATTERN:

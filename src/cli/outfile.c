@@ -14,6 +14,28 @@ int cli_check_output(const char *output, const char *const *inputs, size_t count
     return -1;
 }
 
+int cli_stats_open(const cli_options *opts, sm_stats **stats) {
+    const char *inputs[64];
+    *stats = NULL;
+    if (!opts->stats_path) return 0;
+    if (cli_check_output(opts->stats_path, inputs, cli_read_inputs(opts, inputs)) != 0) return -1;
+    if (!(*stats = sm_stats_new(cli_command_name(opts->command), cli_command_line))) {
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < 2 && opts->read1; i++) sm_stats_input(*stats, i ? opts->read2 : opts->read1);
+    for (size_t i = 0; i < opts->target_count; i++) sm_stats_input(*stats, opts->targets[i]);
+    if (!opts->read1 && !opts->target_count) sm_stats_input(*stats, "-");
+    return 0;
+}
+
+int cli_stats_write(const sm_stats *stats, const char *path) {
+    sm_error err;
+    int failed = stats && sm_stats_write(stats, path, &err) != SM_OK;
+    if (failed) cli_error("%s", err.message);
+    return failed ? -1 : 0;
+}
+
 sm_outfile *cli_outfile_open(const char *path) {
     sm_error err;
     sm_outfile *o = sm_outfile_open(path, &err);

@@ -43,7 +43,7 @@ int cli_reads_run(cli_reads_job *job, const sm_db *db) {
     ro.anchor = opts->anchor;
     ro.min_overlap = opts->min_overlap;
     sm_reads_options o = {.format = opts->lines ? SM_INPUT_LINES : SM_INPUT_AUTO,
-                          .reader_threads = cli_threads(opts->threads), .scan_mate = job->scan_mate, .ctx = &run,
+                          .reader_threads = cli_threads(opts->threads), .scan_mate = job->scan_mate, .end_window = job->end_window, .stats = job->stats, .ctx = &run,
                           .on_summary = job->on_summary ? on_summary : NULL, .on_record = on_record,
                           .on_input = on_input, .on_progress = on_progress};
     job->format = SM_INPUT_AUTO;

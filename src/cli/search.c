@@ -127,6 +127,7 @@ int cli_search_main(int argc, char **argv) {
     sm_db *db = NULL;
     sm_runner *runner = NULL;
     sm_formatter *formatter = NULL, *profile = NULL;
+    sm_stats *stats = NULL; /* --stats-json */
     cli_writer writer, profile_writer;
     int profile_open = 0;
     memset(&profile_writer, 0, sizeof profile_writer);
@@ -138,7 +139,8 @@ int cli_search_main(int argc, char **argv) {
     char *const *targets = opts.target_count ? opts.targets : stdin_target;
     size_t target_count = opts.target_count ? opts.target_count : 1;
     /* With several targets every hit names its file, and counts are per file. */
-    int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1);
+    int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1) ||
+                    (opts.columns && strstr(opts.columns, "file"));
 
     if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar || opts.site ||
                                    opts.profile_path || opts.format == SM_FORMAT_SAM || opts.format == SM_FORMAT_BAM ||
@@ -153,10 +155,10 @@ int cli_search_main(int argc, char **argv) {
         return CLI_EXIT_ERROR;
     }
     if (cli_dist_active(&opts) && (opts.min_overlap || opts.max_hits_per_pattern || opts.max_hits_per_record ||
-                                   opts.fewest_errors)) {
-        /* a record's ends and all its hits must be in one process */
-        cli_error("--min-overlap, --max-hits-per-pattern, --max-hits-per-record and --fewest-errors run in one "
-                  "process (not under mpirun or with --shard)");
+                                   opts.fewest_errors || opts.stats_path || opts.columns)) {
+        /* a record's ends and all its hits must be in one process (and the report's counts, the columns) */
+        cli_error("--min-overlap, --max-hits-per-pattern, --max-hits-per-record, --fewest-errors, --stats-json and "
+                  "--columns run in one process (not under mpirun or with --shard)");
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
     }
@@ -178,7 +180,7 @@ int cli_search_main(int argc, char **argv) {
     int cuda_starting = opts.gpu && pthread_create(&cuda_start, NULL, start_cuda, (void *)&every_device) == 0;
     if (check_search_output(&opts, targets, target_count) != 0) goto cleanup;
     if (check_targets(targets, target_count) != 0) goto cleanup;
-    if (cli_load_database(&opts, &db) != 0) goto cleanup;
+    if (cli_stats_open(&opts, &stats) != 0 || cli_load_database(&opts, &db) != 0) goto cleanup;
 
     sm_db_info info;
     sm_db_get_info(db, &info);
@@ -264,6 +266,10 @@ int cli_search_main(int argc, char **argv) {
         }
         if (opts.cigar) sm_formatter_set_cigar(formatter);
         if (site) sm_formatter_set_site(formatter);
+        if (opts.columns && sm_formatter_set_columns(formatter, opts.columns, &err) != SM_OK) {
+            cli_error("%s", err.message);
+            goto cleanup;
+        }
         if (opts.profile_path) {
             /* the profile as JSON lines when the file's name says so */
             size_t n = strlen(opts.profile_path);
@@ -348,7 +354,8 @@ int cli_search_main(int argc, char **argv) {
             failed = 1;
         }
     }
-    if (failed) exit_status = CLI_EXIT_ERROR;
+    if (!failed) sm_stats_search(stats, db, runner, progress);
+    if (failed || cli_stats_write(stats, opts.stats_path) != 0) exit_status = CLI_EXIT_ERROR;
     else exit_status = total > 0 ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
     if (!failed) {
         char hits[32], what[160];
@@ -368,6 +375,7 @@ cleanup:
     sm_formatter_free(formatter);
     sm_formatter_free(profile);
     sm_progress_free(progress); /* after the writers: their hook clears it */
+    sm_stats_free(stats);
     if (db) sm_db_free(db);
     cli_options_free(&opts);
     return exit_status;

@@ -48,6 +48,7 @@ void cli_print_trim_help(FILE *out) {
         "Performance: -t, --threads N (default all cores), --chunk-size, --engine,\n"
         "--build-threads, --max-memory. --progress / --no-progress: a progress line and\n"
         "a closing summary (reads trimmed, kept) on standard error. --help, --version.\n"
+        "--stats-json FILE: a JSON report (reads and bases in and out, reads trimmed).\n"
         "\n"
         "Examples:\n"
         "  seqmatch trim -a AGATCGGAAGAGC -m 1 --minimum-length 20 -o clean.fq.gz reads.fq.gz\n"
@@ -114,6 +115,7 @@ int cli_trim_main(int argc, char **argv) {
     trim_state s;
     memset(&s, 0, sizeof s);
     char *names[2] = {NULL, NULL};
+    sm_stats *stats = NULL;
     sm_error err;
     memset(&err, 0, sizeof err);
     if (check_trim_options(&opts) != 0) goto done;
@@ -126,6 +128,7 @@ int cli_trim_main(int argc, char **argv) {
 
     const char *inputs[64];
     size_t ninputs = cli_read_inputs(&opts, inputs);
+    if (cli_stats_open(&opts, &stats) != 0) goto done;
     for (unsigned m = 0; m < (paired ? 2u : 1u); m++) {
         const char *given = opts.output_path ? opts.output_path : "-";
         if (!(names[m] = paired ? sm_mate_path(given, m + 1) : strdup(given))) goto failed;
@@ -164,6 +167,8 @@ int cli_trim_main(int argc, char **argv) {
     snprintf(what, sizeof what, "%s reads, %s trimmed, %s %s kept", sm_thousands(st.reads, a, sizeof a),
              sm_thousands(st.trimmed, b, sizeof b), sm_thousands(st.kept, c, sizeof c), paired ? "pairs" : "reads");
     sm_progress_summary(s.progress, CLI_PROGRESS_PREFIX, what);
+    sm_stats_trim(stats, &st);
+    if (cli_stats_write(stats, opts.stats_path) != 0) goto done;
     status = CLI_EXIT_RAN;
     goto done;
 failed:
@@ -174,6 +179,7 @@ done:
         free(names[m]);
     }
     sm_progress_free(s.progress);
+    sm_stats_free(stats);
     sm_trimmer_free(trimmer);
     if (db) sm_db_free(db);
     sm_trim_set_free(&set);

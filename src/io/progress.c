@@ -107,8 +107,11 @@ static void update(sm_progress *p, const sm_reader *reader, size_t bytes_scanned
 
 /* Called per piece read: the disabled line costs a test, not update's frame. */
 void sm_progress_update(sm_progress *p, const sm_reader *reader, size_t bytes_scanned, uint64_t hits) {
+    if (p && !p->enabled) p->total_scanned += bytes_scanned; /* for sm_progress_bytes */
     if (p && p->enabled) update(p, reader, bytes_scanned, hits);
 }
+
+uint64_t sm_progress_bytes(const sm_progress *p) { return p ? p->total_scanned : 0; }
 
 #if defined(__GNUC__)
 __attribute__((noinline))

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seqmatch_reader.h"
+#include "seqmatch_output.h"
+#include "base/internal.h"
 #include "io/source.h"
 
 /* Bytes of a record asked of the reader at a time. */
@@ -38,6 +39,8 @@ struct sm_reads {
     size_t arena_lo, arena_hi, arena_cap; /* [lo, hi) in use */
     int stop;               /* on_record asked to stop */
     const sm_reader *reader; /* the one being fed, for on_progress */
+    const sm_db *db;         /* pattern names for stats */
+    uint64_t *pattern_records; /* stats: records with a hit, per pattern */
 };
 
 static int fail_read(sm_error *err, const sm_error *from, int code) {
@@ -112,7 +115,10 @@ static int on_summary(const sm_record_summary *summary, void *ctx) {
     queued *e = entry_of(s, summary->record);
     if (e) {
         e->rec.hits += summary->hits;
+        /* runner records of an entry: its scanned mates in order, or a record's start and end window */
+        e->rec.summary_mate = s->o.scan_mate == 2 ? 2 : 1 + (unsigned)(summary->record - e->first_record);
         if (s->o.on_summary) s->o.on_summary(s->o.ctx, &e->rec, summary);
+        for (size_t i = 0; s->pattern_records && i < summary->npatterns; i++) s->pattern_records[summary->patterns[i].pattern]++;
     }
     return s->stop;
 }
@@ -129,6 +135,8 @@ static void on_record_done(uint64_t record, void *ctx) {
             e->rec.raw[m] = s->arena + e->raw_at[m];
             if (e->rec.raw_len[m]) arena_end = e->raw_at[m] + e->rec.raw_len[m];
         }
+    for (unsigned m = 0; s->o.stats && m < e->rec.mates; m++)
+        sm_stats_add(s->o.stats, "bases", "input", sm_record_seq_length(e->rec.raw[m], e->rec.raw_len[m]));
     if (!s->stop && s->o.on_record && s->o.on_record(s->o.ctx, &e->rec) != 0) s->stop = 1;
     s->arena_lo = arena_end;
     if (s->arena_lo == s->arena_hi) s->arena_lo = s->arena_hi = 0;
@@ -151,8 +159,16 @@ int sm_reads_new(const sm_db *db, const sm_runner_options *runner_options, const
     ro.on_record_summary = on_summary;
     ro.on_record_done = on_record_done;
     ro.ctx = s;
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    s->db = db;
+    if (opts->stats && !(s->pattern_records = calloc(info.pattern_count + 1, sizeof *s->pattern_records))) {
+        free(s);
+        return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+    }
     int status = sm_runner_create(db, &ro, &s->runner, err);
     if (status != SM_OK) {
+        free(s->pattern_records);
         free(s);
         return status;
     }
@@ -165,6 +181,13 @@ sm_input_format sm_reads_format(const sm_reads *reads) { return reads->format; }
 
 void sm_reads_free(sm_reads *reads) {
     if (!reads) return;
+    sm_db_info info;
+    sm_db_get_info(reads->db, &info);
+    for (uint32_t p = 0; reads->pattern_records && p < info.pattern_count; p++) {
+        const char *name = sm_db_pattern_name(reads->db, p);
+        sm_stats_item(reads->o.stats, "patterns", name ? name : "", "records", reads->pattern_records[p]);
+    }
+    free(reads->pattern_records);
     sm_runner_free(reads->runner);
     free(reads->queue);
     free(reads->arena);
@@ -180,7 +203,51 @@ typedef struct {
     unsigned fed_mate;  /* the mate whose runner record is open: its path names runner failures */
     sm_error *err;
     int failed;         /* a callback failed, err says why */
+    uint8_t *tail;      /* end_window: the last bytes of the record's sequence fed so far */
+    size_t tail_len;
 } input_scan;
+
+/* end_window: keeps the last end_window bytes of each record's sequence. */
+static int keep_tail(void *ctx, uint64_t record, const uint8_t *data, size_t len) {
+    (void)record;
+    input_scan *in = ctx;
+    size_t w = in->s->o.end_window;
+    if (len >= w) {
+        memcpy(in->tail, data + len - w, w);
+        in->tail_len = w;
+        return 0;
+    }
+    size_t keep = in->tail_len + len > w ? w - len : in->tail_len;
+    memmove(in->tail, in->tail + in->tail_len - keep, keep);
+    memcpy(in->tail + keep, data, len);
+    in->tail_len = keep + len;
+    return 0;
+}
+
+/* end_window: after the record, its end's reverse complement as the next runner record. */
+static int end_with_window(void *ctx, sm_runner *runner, const sm_scan_record *record) {
+    (void)record;
+    input_scan *in = ctx;
+    int status = sm_runner_end_record(runner);
+    if (status != SM_OK) return status;
+    size_t n = in->tail_len;
+    for (size_t i = 0; i < n / 2; i++) {
+        uint8_t c = in->tail[i];
+        in->tail[i] = in->tail[n - 1 - i];
+        in->tail[n - 1 - i] = c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = in->tail[i];
+        if (c >= 'a' && c <= 'z') c = (uint8_t)(c - 'a' + 'A');
+        c = c == 'U' ? 'A' : sm_nt_complement[c];
+        in->tail[i] = c ? c : 'N';
+    }
+    in->tail_len = 0;
+    (void)sm_runner_begin_record(runner);
+    status = n ? sm_runner_feed(runner, in->tail, n) : SM_OK;
+    int ended = sm_runner_end_record(runner);
+    return status != SM_OK ? status : ended;
+}
 
 static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
     input_scan *in = ctx;
@@ -224,6 +291,7 @@ static int on_record_begin(void *ctx, const sm_scan_record *record) {
     input_scan *in = ctx;
     sm_reads *s = in->s;
     if (record->mate == 1) {
+        sm_stats_add(s->o.stats, "reads", "input", 1);
         if (!(in->entry = push_entry(s))) {
             sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
             return callback_failed(in);
@@ -233,6 +301,7 @@ static int on_record_begin(void *ctx, const sm_scan_record *record) {
     if (record->number != UINT64_MAX) {
         queued *e = in->entry;
         if (e->records++ == 0) e->first_record = record->number;
+        if (s->o.end_window && in->mates == 1) e->records = 2, in->tail_len = 0; /* the record, then its end window */
         in->fed_mate = record->mate - 1;
         s->reader = record->reader;
     }
@@ -304,8 +373,14 @@ static int scan_input(sm_reads *s, sm_reader **readers, const char **paths, unsi
     opts.on_pair = mates == 2 ? on_pair : NULL;
     opts.on_record_begin = on_record_begin;
     opts.on_record_read = on_record_read;
+    if (s->o.end_window && mates == 1) {
+        if (!(in.tail = malloc(s->o.end_window))) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+        opts.on_sequence = keep_tail;
+        opts.end_record = end_with_window;
+    }
     sm_error e;
     int status = sm_runner_scan_reader(s->runner, readers[0], &opts, &e);
+    free(in.tail);
     if (status == SM_OK) return 0;
     if (in.failed) return err->code ? err->code : SM_ERR_IO;
     if (status == SM_ERR_TERMINATED && s->stop) return STOPPED;

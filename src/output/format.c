@@ -249,7 +249,50 @@ struct sm_formatter {
     uint32_t *rec_patterns;           /* the patterns hit, each once */
     size_t rec_npatterns;
     uint64_t *rec_seen;               /* per pattern: record + 1 when listed */
+    /* --columns: the TSV columns chosen, in order (0: the default row). */
+    unsigned char column[32];
+    size_t ncolumns;
 };
+
+/* The TSV columns --columns may choose, in the default row's order. */
+enum { COL_FILE, COL_RECORD, COL_PATTERN, COL_STRAND, COL_START, COL_END, COL_LENGTH, COL_ERRORS, COL_MATCHED,
+       COL_CIGAR, COL_COUNT };
+static const char *const column_names[COL_COUNT] = {"file", "record", "pattern", "strand", "start", "end", "length",
+                                                    "errors", "matched", "cigar"};
+
+int sm_formatter_set_columns(sm_formatter *f, const char *list, sm_error *err) {
+    static const char valid[] = "file, record, pattern, strand, start, end, length, errors, matched, cigar";
+    f->ncolumns = 0;
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        int c = 0;
+        while (c < COL_COUNT && !(strlen(column_names[c]) == n && strncmp(p, column_names[c], n) == 0)) c++;
+        if (c == COL_COUNT) {
+            f->ncolumns = 0;
+            return sm_set_error(err, SM_ERR_INVALID, "--columns: '%.*s' is not a column; the columns are %s", (int)n, p,
+                                valid);
+        }
+        if (f->ncolumns == sizeof f->column) {
+            f->ncolumns = 0;
+            return sm_set_error(err, SM_ERR_INVALID, "--columns: more than %zu columns", sizeof f->column);
+        }
+        if (c == COL_CIGAR && !f->cigar) {
+            f->ncolumns = 0;
+            return sm_set_error(err, SM_ERR_INVALID, "--columns: the cigar column needs --cigar");
+        }
+        f->column[f->ncolumns++] = (unsigned char)c;
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    if (f->format != SM_FORMAT_TSV) {
+        f->ncolumns = 0;
+        return sm_set_error(err, SM_ERR_INVALID, "--columns chooses the columns of --format tsv");
+    }
+    return SM_OK;
+}
+
+static void write_columns_header(sm_formatter *f);
+static void write_columns(sm_formatter *f, const sm_hit *hit);
 
 /* Formats a name for the output: escaped for TSV/BED, quoted JSON for jsonl. */
 static char *format_name(sm_output_format format, const char *name, size_t *len) {
@@ -439,6 +482,11 @@ static const char *file_name(const sm_formatter *f, size_t file, size_t *len) {
 }
 
 static void write_header(sm_formatter *f) {
+    if (f->ncolumns) {
+        f->header_pending = 0;
+        write_columns_header(f);
+        return;
+    }
     static const char tsv_header[] = "#record\tpattern\tstrand\tstart\tend\terrors\tmatched";
     static const char tsv_file_header[] = "#file\trecord\tpattern\tstrand\tstart\tend\terrors\tmatched";
     f->header_pending = 0;
@@ -747,6 +795,39 @@ int sm_formatter_record_summary(sm_formatter *f, const sm_record_summary *summar
     return f->w->error;
 }
 
+static void write_columns_header(sm_formatter *f) {
+    for (size_t i = 0; i < f->ncolumns; i++) {
+        write_char(f->w, i ? '\t' : '#');
+        writer_put(f->w, column_names[f->column[i]], strlen(column_names[f->column[i]]));
+    }
+    write_char(f->w, '\n');
+}
+
+static void write_columns(sm_formatter *f, const sm_hit *hit) {
+    sm_writer *w = f->w;
+    for (size_t i = 0; i < f->ncolumns; i++) {
+        size_t len = 0;
+        const char *s = NULL;
+        if (i) write_char(w, '\t');
+        switch (f->column[i]) {
+        case COL_FILE: s = f->show_file ? record_file(f, hit->record, &len) : ""; break;
+        case COL_RECORD: s = record_name(f, hit->record, &len); break;
+        case COL_PATTERN:
+            if (hit->pattern < f->pattern_count) s = f->pattern_names[hit->pattern], len = f->pattern_name_lens[hit->pattern];
+            break;
+        case COL_STRAND: write_char(w, hit->strand); break;
+        case COL_START: write_u64(w, hit->start); break;
+        case COL_END: write_u64(w, hit->end); break;
+        case COL_LENGTH: write_u64(w, hit->end - hit->start); break;
+        case COL_ERRORS: write_u64(w, hit->errors); break;
+        case COL_MATCHED: if (hit->text) write_tsv_text(w, hit->text, (size_t)(hit->end - hit->start)); break;
+        case COL_CIGAR: s = sm_cigar_of_hit(&f->cigar_buf, f->db, hit, &len); break;
+        }
+        if (s) writer_put(w, s, len);
+    }
+    write_char(w, '\n');
+}
+
 int sm_formatter_hit(sm_formatter *f, const sm_hit *hit) {
     sm_writer *w = f->w;
     if (f->header_pending) write_header(f);
@@ -765,6 +846,10 @@ int sm_formatter_hit(sm_formatter *f, const sm_hit *hit) {
             f->rec_seen[hit->pattern] = hit->record + 1;
             f->rec_patterns[f->rec_npatterns++] = hit->pattern;
         }
+        return w->error;
+    }
+    if (f->ncolumns) {
+        write_columns(f, hit);
         return w->error;
     }
     size_t record_len = 0;

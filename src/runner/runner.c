@@ -703,4 +703,5 @@ uint64_t sm_runner_part_overlap(const sm_runner *r) { return r->edits ? sm_runne
 
 const uint64_t *sm_runner_counts(const sm_runner *r) { return r ? r->counts : NULL; }
 uint64_t sm_runner_total(const sm_runner *r) { return r ? r->total : 0; }
+uint64_t sm_runner_records(const sm_runner *r) { return r ? r->next_record : 0; }
 const sm_db *sm_runner_db(const sm_runner *r) { return r->db; }
