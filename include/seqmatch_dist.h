@@ -293,6 +293,32 @@ const char *sm_dist_route_failure(const sm_dist_route *route);
 /* Frees the route (after the share that writes into its out). */
 void sm_dist_route_free(sm_dist_route *route);
 
+/* ------------------------------------------- several readers, one process */
+
+struct sm_scan_files_options; /* seqmatch_output.h */
+
+/* How many shares sm_dist_run_local should cut the targets into for a
+   search on `threads` threads (gpu: with the CUDA backend), or 0 when one
+   reader serves as well: targets must all be files, with enough bytes in
+   plain or BGZF files to split (the CPU gains only on BGZF, whose blocks
+   each share then inflates itself). SEQMATCH_READERS=N in the environment
+   asks for N shares whatever the sizes (0 or 1: none). */
+unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu);
+/* Runs a search as `shares` shares of this process, each on a thread of its
+   own with a runner of its own made from opts (one reader thread; with the
+   CUDA backend and several GPUs, share i on GPU i mod GPUs, and batches of
+   16 MiB unless opts says), merged in share order into sink: the output is
+   one runner's over the targets, byte for byte. Of files (may be NULL)
+   only on_first_sequence and ctx are used, as sm_runner_scan_files uses
+   them; a read error is worded as one reader of the whole file words it
+   (its line and column). Fills the settings' edits
+   and reach (sm_dist_settings_fill) from the first share's runner, made
+   before any output. Returns 1 when something was found, 0 when not, -1 on
+   failure (err: the first failing share's message, in target order). */
+int sm_dist_run_local(sm_dist_settings *settings, const sm_db *db, const sm_runner_options *opts,
+                      char *const *targets, sm_input_format format, unsigned shares,
+                      const struct sm_scan_files_options *files, const sm_dist_sink *sink, sm_error *err);
+
 /* The settings' names: db's patterns (none when db is NULL) and the
    targets, "-" shown as stdin_name. SM_OK or SM_ERR_NOMEM (what was made
    is freed by sm_dist_settings_free). */

@@ -332,10 +332,11 @@ int cli_dist_finish(int status);
 int cli_dist_rank_only(void);
 /* MPI started, or --shard given. */
 int cli_dist_active(const cli_options *opts);
-/* search spread over the ranks or as one shard; check: the command's
-   checks of its output and targets (0 or printed and -1), on rank 0 only. */
+/* search spread over the ranks, as one shard, or (local) as that many
+   shares of this process; check: the command's checks of its output and
+   targets (0 or printed and -1), on rank 0 only. */
 int cli_dist_search(const cli_options *opts, char *const *targets, size_t count, int show_file,
-                    int (*check)(const cli_options *, char *const *, size_t));
+                    int (*check)(const cli_options *, char *const *, size_t), unsigned local);
 
 typedef struct {
     const sm_dfa *dfa;

@@ -1,0 +1,351 @@
+/* Several readers in one process (include/seqmatch_dist.h,
+ * sm_dist_run_local): the targets are cut into shares as for MPI ranks
+ * (plan.c), and each share runs on a thread of its own with a runner of its
+ * own — its own reader (and inflater, for BGZF), its own batches, and with
+ * the CUDA backend its own pinned buffers and streams on its GPU. Nothing is
+ * shared between the shares' threads but the queues below, so that readers
+ * scale as independent copies do; the caller's thread merges their result
+ * streams in share order, as rank 0 merges ranks, so the output is the one
+ * process's, byte for byte.
+ *
+ * A share ahead of the merge keeps its stream in memory up to
+ * QUEUE_LIMIT bytes and then waits for its turn (results are usually few:
+ * counts, or hits far fewer than bytes read). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "seqmatch.h"
+#include "seqmatch_dist.h"
+#include "seqmatch_output.h"
+#include "io/source.h"
+
+#define STREAM_BUFFER ((size_t)1 << 20)
+#define QUEUE_LIMIT ((size_t)256 << 20)
+/* Below this many bytes to split, one reader keeps up with the scan. */
+#define LOCAL_MIN_BYTES ((uint64_t)256 << 20)
+/* A share's batch on a GPU when none is asked for: its two pinned buffers
+   are allocated per share, and a few shares per GPU keep it fed. */
+#define LOCAL_GPU_BATCH ((size_t)16 << 20)
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t len;
+    uint8_t data[];
+} chunk;
+
+typedef struct local_job local_job;
+
+typedef struct {
+    local_job *job;
+    unsigned index;
+    sm_dist_plan plan;
+    sm_dist_out out;
+    sm_dist_share *share;
+    sm_runner *runner;
+    pthread_t thread;
+    int started;
+    /* under job->lock */
+    chunk *head, *tail;
+    size_t queued;
+    int ended;
+    int failed;
+    sm_error err;
+} local_share;
+
+struct local_job {
+    sm_dist_settings *set;
+    const sm_db *db;
+    sm_runner_options ro;
+    char *const *targets;
+    sm_input_format format;
+    unsigned n;
+    int gpus;
+    local_share *shares;
+    pthread_mutex_t lock;
+    pthread_cond_t more;   /* the merge waits for the current share */
+    pthread_cond_t turn;   /* shares ahead wait for room */
+    unsigned current;
+    int stop;              /* the merge has enough, or failed: the shares stop */
+};
+
+static int set_error(sm_error *e, int code, const char *message) {
+    e->code = code;
+    snprintf(e->message, sizeof e->message, "%s", message);
+    return -1;
+}
+
+static int stopping(local_job *j) { return __atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); }
+
+/* A share's stream: queued for the merge (a share ahead waits for room). */
+static int to_queue(void *ctx, const uint8_t *data, size_t len) {
+    local_share *sh = ctx;
+    local_job *j = sh->job;
+    chunk *c = malloc(sizeof *c + len);
+    if (!c) return -1;
+    c->next = NULL;
+    c->len = len;
+    memcpy(c->data, data, len);
+    pthread_mutex_lock(&j->lock);
+    while (!stopping(j) && j->current != sh->index && sh->queued && sh->queued + len > QUEUE_LIMIT)
+        pthread_cond_wait(&j->turn, &j->lock);
+    int stop = stopping(j);
+    if (!stop) {
+        if (sh->tail) sh->tail->next = c;
+        else sh->head = c;
+        sh->tail = c;
+        sh->queued += len;
+        if (j->current == sh->index) pthread_cond_signal(&j->more);
+    }
+    pthread_mutex_unlock(&j->lock);
+    if (stop) free(c);
+    return stop ? -1 : 0; /* stopped: the share's writes fail, so it ends soon */
+}
+
+/* Between pieces of input: a share stops once the merge needs no more. */
+static void poll_stop(void *ctx) {
+    local_share *sh = ctx;
+    if (stopping(sh->job)) sm_dist_share_stop(sh->share);
+}
+
+static void share_failed(local_share *sh, const sm_error *e, const char *fallback) {
+    if (sh->failed) return;
+    sh->failed = 1;
+    if (e && e->message[0]) sh->err = *e;
+    else snprintf(sh->err.message, sizeof sh->err.message, "%s", fallback);
+    if (!sh->err.code) sh->err.code = SM_ERR_IO;
+}
+
+/* A share's runner: the share's callbacks, one reader thread, its GPU. */
+static int make_runner(local_share *sh, sm_error *e) {
+    local_job *j = sh->job;
+    sm_runner_options ro = j->ro;
+    sm_dist_share_runner_options(sh->share, &ro);
+    ro.threads = 1;
+    if (ro.backend == SM_BACKEND_CUDA) {
+        if (j->gpus > 1 && ro.gpu_device == 0) ro.gpu_device = (int)(sh->index % (unsigned)j->gpus) + 1;
+        if (!ro.chunk_size) ro.chunk_size = LOCAL_GPU_BATCH;
+    }
+    return sm_runner_create(j->db, &ro, &sh->runner, e);
+}
+
+/* The plan, stream and share of share sh, and (make: here) its runner. */
+static int open_share(local_share *sh, int make, sm_error *e) {
+    local_job *j = sh->job;
+    if (sm_dist_plan_make(j->targets, j->set->target_count, j->n, sh->index, &sh->plan, e) != SM_OK) return -1;
+    if (sm_dist_out_init(&sh->out, STREAM_BUFFER, to_queue, sh) != SM_OK ||
+        sm_dist_share_new(j->set, &sh->out, 1, &sh->share) != SM_OK) {
+        return set_error(e, SM_ERR_NOMEM, "out of memory");
+    }
+    sm_dist_share_set_poll(sh->share, poll_stop, sh);
+    if (make && make_runner(sh, e) != SM_OK) return -1;
+    return 0;
+}
+
+/* A failed share's read error as one reader of the whole file words it (a
+   reader of a byte range counts no lines): its files read again from their
+   start, only when a share failed. */
+static void exact_error(local_share *sh) {
+    local_job *j = sh->job;
+    for (size_t u = 0; u < sh->plan.count; u++) {
+        if (sh->plan.units[u].whole) continue; /* read as one reader reads it */
+        const char *path = j->targets[sh->plan.units[u].target], *name;
+        sm_reader *rd;
+        sm_error e;
+        memset(&e, 0, sizeof e);
+        if (sm_reader_open(path, j->format, &rd, &e) != SM_OK) continue;
+        int rc;
+        while ((rc = sm_reader_next_record(rd, &name, &e)) == 1) {
+            const uint8_t *data;
+            size_t len;
+            while ((rc = sm_reader_read(rd, &data, &len, &e)) == 1) {
+            }
+            if (rc < 0) break;
+        }
+        sm_reader_close(rd);
+        if (rc < 0 && e.message[0]) {
+            sh->err = e;
+            return;
+        }
+    }
+}
+
+static void *run_share(void *arg) {
+    local_share *sh = arg;
+    local_job *j = sh->job;
+    sm_error e;
+    memset(&e, 0, sizeof e);
+    int ok = sh->runner || make_runner(sh, &e) == SM_OK;
+    if (!ok) share_failed(sh, &e, "cannot start the scan");
+    if (ok) {
+        sm_dist_share_set_runner(sh->share, sh->runner);
+        if (sm_dist_share_run(sh->share, j->targets, &sh->plan, j->format, &e) != 0) {
+            share_failed(sh, &e, "the share failed");
+            /* what it found before the failure still goes out, as one process's would */
+            sm_dist_out_flush(&sh->out);
+            if (!stopping(j)) exact_error(sh);
+        }
+    }
+    pthread_mutex_lock(&j->lock);
+    sh->ended = 1;
+    pthread_cond_broadcast(&j->more);
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+static void stop_all(local_job *j) {
+    pthread_mutex_lock(&j->lock);
+    __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&j->turn);
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* Feeds share k's stream to the merge as it comes, to its end. Returns 0,
+   or -1 (err: the merge's failure or the share's). */
+static int merge_share(local_job *j, unsigned k, sm_dist_merge *m, sm_error *err) {
+    local_share *sh = &j->shares[k];
+    int failed = 0;
+    pthread_mutex_lock(&j->lock);
+    j->current = k;
+    pthread_cond_broadcast(&j->turn);
+    for (;;) {
+        while (!sh->head && !sh->ended) pthread_cond_wait(&j->more, &j->lock);
+        chunk *c = sh->head;
+        int ended = sh->ended && !c;
+        sh->head = sh->tail = NULL;
+        sh->queued = 0;
+        if (ended) break;
+        pthread_mutex_unlock(&j->lock);
+        pthread_cond_broadcast(&j->turn);
+        while (c) {
+            chunk *next = c->next;
+            if (!failed && !sm_dist_merge_done(m) && sm_dist_merge_feed(m, c->data, c->len, err) != 0) failed = 1;
+            free(c);
+            c = next;
+        }
+        if (failed || sm_dist_merge_done(m)) stop_all(j);
+        pthread_mutex_lock(&j->lock);
+    }
+    int share_failed_ = sh->failed;
+    pthread_mutex_unlock(&j->lock);
+    if (failed) return -1;
+    if (sm_dist_merge_done(m)) return 0;
+    if (share_failed_) {
+        *err = sh->err;
+        stop_all(j);
+        return -1;
+    }
+    return sm_dist_merge_share_end(m, err) != 0 ? (stop_all(j), -1) : 0;
+}
+
+/* Each target's first piece of sequence, as one reader hands it out, to
+   the caller's check (sm_scan_files_options.on_first_sequence). */
+static void first_sequences(local_job *j, const sm_scan_files_options *files) {
+    for (size_t i = 0; files && files->on_first_sequence && i < j->set->target_count; i++) {
+        const char *name;
+        sm_reader *rd;
+        sm_error e;
+        if (sm_reader_open(j->targets[i], j->format, &rd, &e) != SM_OK) continue;
+        int found = 0;
+        while (!found && sm_reader_next_record(rd, &name, &e) == 1) {
+            const uint8_t *data;
+            size_t len;
+            while (!found && sm_reader_read(rd, &data, &len, &e) == 1)
+                if (len) found = 1, files->on_first_sequence(files->ctx, j->targets[i], name, data, len);
+        }
+        sm_reader_close(rd);
+    }
+}
+
+unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu) {
+    /* SEQMATCH_READERS=N: N shares whatever the size (0: never) */
+    const char *forced = getenv("SEQMATCH_READERS");
+    long asked = forced && *forced ? strtol(forced, NULL, 10) : -1;
+    if (asked >= 0) threads = asked > 1024 ? 1024 : (unsigned)asked;
+    if (threads < 2) return 0;
+    uint64_t split = 0;
+    int bgzf = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct stat st;
+        if (strcmp(targets[i], "-") == 0 || stat(targets[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        sm_source *src = NULL;
+        sm_error e;
+        if (st.st_size == 0 || sm_io_source_open(targets[i], 1, &src, &e) != SM_OK) continue;
+        int kind = sm_io_source_rangeable(src);
+        sm_io_source_close(src);
+        if (kind) split += (uint64_t)st.st_size;
+        if (kind == 2) bgzf = 1;
+    }
+    /* The CPU's own team reads a plain file many records at once already;
+       a BGZF file, and any file for the GPU, gain from readers of their own. */
+    if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf))) return 0;
+    return threads;
+}
+
+int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_options *opts, char *const *targets,
+                      sm_input_format format, unsigned shares, const sm_scan_files_options *files,
+                      const sm_dist_sink *sink, sm_error *err) {
+    memset(err, 0, sizeof *err);
+    if (shares == 0) shares = 1;
+    local_job job;
+    memset(&job, 0, sizeof job);
+    local_job *j = &job;
+    j->set = set;
+    j->db = db;
+    j->ro = *opts;
+    j->targets = targets;
+    j->format = format;
+    j->n = shares;
+    j->gpus = opts->backend == SM_BACKEND_CUDA ? sm_cuda_device_count() : 0;
+    j->shares = calloc(shares, sizeof *j->shares);
+    if (!j->shares) return set_error(err, SM_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->more, NULL);
+    pthread_cond_init(&j->turn, NULL);
+    sm_dist_merge *merge = NULL;
+    int rc = 0;
+    for (unsigned k = 0; k < shares; k++) {
+        j->shares[k].job = j;
+        j->shares[k].index = k;
+    }
+    /* share 0's runner here: a backend that cannot start fails before any
+       output, and the settings take what the merge needs from it */
+    if (open_share(&j->shares[0], 1, err) != 0) rc = -1;
+    if (rc == 0) sm_dist_settings_fill(set, j->shares[0].runner);
+    for (unsigned k = 1; k < shares && rc == 0; k++)
+        if (open_share(&j->shares[k], 0, err) != 0) rc = -1;
+    if (rc == 0 && sm_dist_merge_new(set, sink, &merge) != SM_OK) rc = set_error(err, SM_ERR_NOMEM, "out of memory");
+    for (unsigned k = 0; k < shares && rc == 0; k++) {
+        local_share *sh = &j->shares[k];
+        sh->started = pthread_create(&sh->thread, NULL, run_share, sh) == 0;
+        if (!sh->started) rc = set_error(err, SM_ERR_NOMEM, "cannot start a reader thread");
+    }
+    if (rc != 0) stop_all(j);
+    if (rc == 0) first_sequences(j, files);
+    for (unsigned k = 0; k < shares && rc == 0; k++) rc = merge_share(j, k, merge, err);
+    for (unsigned k = 0; k < shares; k++) {
+        local_share *sh = &j->shares[k];
+        if (sh->started) pthread_join(sh->thread, NULL);
+        for (chunk *c = sh->head; c;) {
+            chunk *next = c->next;
+            free(c);
+            c = next;
+        }
+    }
+    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
+    for (unsigned k = 0; k < shares; k++) {
+        local_share *sh = &j->shares[k];
+        sm_dist_share_free(sh->share);
+        if (sh->runner) sm_runner_free(sh->runner);
+        sm_dist_out_free(&sh->out);
+        sm_dist_plan_free(&sh->plan);
+    }
+    sm_dist_merge_free(merge);
+    pthread_cond_destroy(&j->turn);
+    pthread_cond_destroy(&j->more);
+    pthread_mutex_destroy(&j->lock);
+    free(j->shares);
+    return rc;
+}
