@@ -297,26 +297,29 @@ void sm_dist_route_free(sm_dist_route *route);
 
 struct sm_scan_files_options; /* seqmatch_output.h */
 
-/* How many shares sm_dist_run_local should cut the targets into for a
-   search on `threads` threads (gpu: with the CUDA backend), or 0 when one
-   reader serves as well: targets must all be files, with enough bytes in
-   plain or BGZF files to split (the CPU gains only on BGZF, whose blocks
-   each share then inflates itself). SEQMATCH_READERS=N in the environment
-   asks for N shares whatever the sizes (0 or 1: none). */
+/* How many readers sm_dist_run_local should use for a search on `threads`
+   threads (gpu: with the CUDA backend), or 0 when one reader serves as
+   well: targets must all be files, with enough bytes in plain or BGZF files
+   to split (the CPU gains only on BGZF, whose blocks each reader then
+   inflates itself). SEQMATCH_READERS=N in the environment asks for N
+   readers whatever the sizes (0 or 1: none). */
 unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu);
-/* Runs a search as `shares` shares of this process, each on a thread of its
-   own with a runner of its own made from opts (one reader thread; with the
-   CUDA backend and several GPUs, share i on GPU i mod GPUs, and batches of
-   16 MiB unless opts says), merged in share order into sink: the output is
-   one runner's over the targets, byte for byte. Of files (may be NULL)
-   only on_first_sequence and ctx are used, as sm_runner_scan_files uses
-   them; a read error is worded as one reader of the whole file words it
-   (its line and column). Fills the settings' edits
-   and reach (sm_dist_settings_fill) from the first share's runner, made
-   before any output. Returns 1 when something was found, 0 when not, -1 on
-   failure (err: the first failing share's message, in target order). */
+/* Runs a search with `readers` readers in this process: the targets cut
+   into a few shares per reader (as sm_dist_plan_make cuts them), which the
+   readers' threads take in order, each with a runner of its own made from
+   opts (one thread; with the CUDA backend, reader i on GPU i mod GPUs, and
+   batches of 2 MiB unless opts says: until the GPUs have started, a reader
+   scans on the CPU), merged in share order into sink: the output is one
+   runner's over the targets, byte for byte. Nothing is written to sink
+   before the GPUs started (or failed to, which fails here with the
+   runner's message). Of files (may be NULL) only on_first_sequence and ctx
+   are used, as sm_runner_scan_files uses them; a read error is worded as
+   one reader of the whole file words it (its line and column). Fills the
+   settings' edits and reach (sm_dist_settings_fill) from a runner. Returns 1
+   when something was found, 0 when not, -1 on failure (err: the first
+   failing share's message, in target order). */
 int sm_dist_run_local(sm_dist_settings *settings, const sm_db *db, const sm_runner_options *opts,
-                      char *const *targets, sm_input_format format, unsigned shares,
+                      char *const *targets, sm_input_format format, unsigned readers,
                       const struct sm_scan_files_options *files, const sm_dist_sink *sink, sm_error *err);
 
 /* The settings' names: db's patterns (none when db is NULL) and the

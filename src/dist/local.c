@@ -1,12 +1,18 @@
 /* Several readers in one process (include/seqmatch_dist.h,
  * sm_dist_run_local): the targets are cut into shares as for MPI ranks
- * (plan.c), and each share runs on a thread of its own with a runner of its
- * own — its own reader (and inflater, for BGZF), its own batches, and with
- * the CUDA backend its own pinned buffers and streams on its GPU. Nothing is
- * shared between the shares' threads but the queues below, so that readers
- * scale as independent copies do; the caller's thread merges their result
- * streams in share order, as rank 0 merges ranks, so the output is the one
- * process's, byte for byte.
+ * (plan.c), a few per reader, and the readers' threads take the shares in
+ * order, each with a runner of its own (its own reader and inflater, its
+ * own batches, and with the CUDA backend its own pinned buffers and streams
+ * on its GPU). Nothing is shared between the readers but the queues below,
+ * so that they scale as independent copies do; the caller's thread merges
+ * the shares' result streams in share order, as rank 0 merges ranks, so the
+ * output is the one process's, byte for byte.
+ *
+ * With the CUDA backend the GPU's start (its driver and contexts, about a
+ * quarter of a second) is hidden: until the GPU is ready the readers scan
+ * their shares on the CPU, and take the GPU from their next share on. The
+ * output waits for the start's outcome, so that a GPU that cannot start
+ * still fails before anything is printed.
  *
  * A share ahead of the merge keeps its stream in memory up to
  * QUEUE_LIMIT bytes and then waits for its turn (results are usually few:
@@ -26,9 +32,13 @@
 #define QUEUE_LIMIT ((size_t)256 << 20)
 /* Below this many bytes to split, one reader keeps up with the scan. */
 #define LOCAL_MIN_BYTES ((uint64_t)256 << 20)
-/* A share's batch on a GPU when none is asked for: its two pinned buffers
-   are allocated per share, and a few shares per GPU keep it fed. */
-#define LOCAL_GPU_BATCH ((size_t)16 << 20)
+/* A reader's batch on a GPU when none is asked for: each reader's two
+   pinned buffers cost their allocation (about 0.7 s a GiB), and many small
+   batches in flight keep the GPU fed as well as a few large ones. */
+#define LOCAL_GPU_BATCH ((size_t)2 << 20)
+/* Shares per reader: the readers that finish early take more, and a reader
+   on the CPU moves to the GPU soon after it starts. */
+#define SHARES_PER_READER 4
 
 typedef struct chunk {
     struct chunk *next;
@@ -44,9 +54,6 @@ typedef struct {
     sm_dist_plan plan;
     sm_dist_out out;
     sm_dist_share *share;
-    sm_runner *runner;
-    pthread_t thread;
-    int started;
     /* under job->lock */
     chunk *head, *tail;
     size_t queued;
@@ -55,20 +62,43 @@ typedef struct {
     sm_error err;
 } local_share;
 
+/* A reader: a thread taking shares in order, with its runner. */
+typedef struct {
+    local_job *job;
+    unsigned index;
+    pthread_t thread;
+    int started;
+    sm_runner *runner;
+    int on_gpu;
+    sm_dist_share *share; /* the share its runner serves now */
+    /* the share's callbacks, called with the share it serves */
+    int (*on_hit)(const sm_hit *hit, void *ctx);
+    void (*on_record_done)(uint64_t record, void *ctx);
+} reader;
+
+enum { GPU_STARTING = 0, GPU_READY = 1, GPU_FAILED = -1 };
+
 struct local_job {
     sm_dist_settings *set;
     const sm_db *db;
     sm_runner_options ro;
     char *const *targets;
     sm_input_format format;
-    unsigned n;
-    int gpus;
+    unsigned n;            /* shares */
     local_share *shares;
+    unsigned nreaders;
+    reader *readers;
+    unsigned next;         /* atomic: the next share a reader takes */
+    int gpu;               /* the CUDA backend asked for */
+    int gpus;
+    int gpu_state;         /* atomic: GPU_STARTING, _READY, _FAILED */
+    pthread_t gpu_start;
+    int gpu_starting;
     pthread_mutex_t lock;
-    pthread_cond_t more;   /* the merge waits for the current share */
+    pthread_cond_t more;   /* the merge waits for the current share, or for the GPU */
     pthread_cond_t turn;   /* shares ahead wait for room */
     unsigned current;
-    int stop;              /* the merge has enough, or failed: the shares stop */
+    int stop;              /* atomic: the merge has enough, or failed: the readers stop */
 };
 
 static int set_error(sm_error *e, int code, const char *message) {
@@ -78,6 +108,7 @@ static int set_error(sm_error *e, int code, const char *message) {
 }
 
 static int stopping(local_job *j) { return __atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); }
+static int gpu_state(local_job *j) { return __atomic_load_n(&j->gpu_state, __ATOMIC_ACQUIRE); }
 
 /* A share's stream: queued for the merge (a share ahead waits for room). */
 static int to_queue(void *ctx, const uint8_t *data, size_t len) {
@@ -118,21 +149,39 @@ static void share_failed(local_share *sh, const sm_error *e, const char *fallbac
     if (!sh->err.code) sh->err.code = SM_ERR_IO;
 }
 
-/* A share's runner: the share's callbacks, one reader thread, its GPU. */
-static int make_runner(local_share *sh, sm_error *e) {
-    local_job *j = sh->job;
-    sm_runner_options ro = j->ro;
-    sm_dist_share_runner_options(sh->share, &ro);
-    ro.threads = 1;
-    if (ro.backend == SM_BACKEND_CUDA) {
-        if (j->gpus > 1 && ro.gpu_device == 0) ro.gpu_device = (int)(sh->index % (unsigned)j->gpus) + 1;
-        if (!ro.chunk_size) ro.chunk_size = LOCAL_GPU_BATCH;
-    }
-    return sm_runner_create(j->db, &ro, &sh->runner, e);
+static int reader_hit(const sm_hit *hit, void *ctx) {
+    reader *r = ctx;
+    return r->on_hit(hit, r->share);
 }
 
-/* The plan, stream and share of share sh, and (make: here) its runner. */
-static int open_share(local_share *sh, int make, sm_error *e) {
+static void reader_record_done(uint64_t record, void *ctx) {
+    reader *r = ctx;
+    r->on_record_done(record, r->share);
+}
+
+/* A reader's runner: the shares' callbacks through the reader, one thread,
+   on the GPU (share-independent, dealt round the GPUs) or the CPU. */
+static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
+    local_job *j = r->job;
+    sm_runner_options ro = j->ro;
+    sm_dist_share_runner_options(any, &ro);
+    r->on_hit = ro.on_hit;
+    r->on_record_done = ro.on_record_done;
+    ro.on_hit = reader_hit;
+    ro.on_record_done = reader_record_done;
+    ro.ctx = r;
+    ro.threads = 1;
+    ro.backend = on_gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
+    if (on_gpu) {
+        if (j->gpus > 1 && ro.gpu_device == 0) ro.gpu_device = (int)(r->index % (unsigned)j->gpus) + 1;
+        if (!ro.chunk_size) ro.chunk_size = LOCAL_GPU_BATCH;
+    }
+    r->on_gpu = on_gpu;
+    return sm_runner_create(j->db, &ro, &r->runner, e);
+}
+
+/* The plan, stream and share of share sh (its runner comes from a reader). */
+static int open_share(local_share *sh, sm_error *e) {
     local_job *j = sh->job;
     if (sm_dist_plan_make(j->targets, j->set->target_count, j->n, sh->index, &sh->plan, e) != SM_OK) return -1;
     if (sm_dist_out_init(&sh->out, STREAM_BUFFER, to_queue, sh) != SM_OK ||
@@ -140,7 +189,6 @@ static int open_share(local_share *sh, int make, sm_error *e) {
         return set_error(e, SM_ERR_NOMEM, "out of memory");
     }
     sm_dist_share_set_poll(sh->share, poll_stop, sh);
-    if (make && make_runner(sh, e) != SM_OK) return -1;
     return 0;
 }
 
@@ -172,24 +220,67 @@ static void exact_error(local_share *sh) {
     }
 }
 
-static void *run_share(void *arg) {
-    local_share *sh = arg;
-    local_job *j = sh->job;
+/* One share on reader r's runner (made, or moved to the GPU, first). */
+static void run_share(reader *r, local_share *sh) {
+    local_job *j = r->job;
     sm_error e;
     memset(&e, 0, sizeof e);
-    int ok = sh->runner || make_runner(sh, &e) == SM_OK;
-    if (!ok) share_failed(sh, &e, "cannot start the scan");
-    if (ok) {
-        sm_dist_share_set_runner(sh->share, sh->runner);
+    /* the GPU once it started (or failed to: its runner then says why) */
+    int on_gpu = j->gpu && gpu_state(j) != GPU_STARTING;
+    if (r->runner && on_gpu && !r->on_gpu) {
+        sm_runner_free(r->runner);
+        r->runner = NULL;
+    }
+    int ok = r->runner || make_runner(r, sh->share, on_gpu, &e) == SM_OK;
+    if (!ok) {
+        r->runner = NULL;
+        share_failed(sh, &e, "cannot start the scan");
+    } else {
+        r->share = sh->share;
+        sm_dist_share_set_runner(sh->share, r->runner);
         if (sm_dist_share_run(sh->share, j->targets, &sh->plan, j->format, &e) != 0) {
             share_failed(sh, &e, "the share failed");
             /* what it found before the failure still goes out, as one process's would */
             sm_dist_out_flush(&sh->out);
             if (!stopping(j)) exact_error(sh);
         }
+        /* a runner stopped on the way is not used again */
+        if (sm_runner_flush(r->runner) != SM_OK) {
+            sm_runner_free(r->runner);
+            r->runner = NULL;
+        }
     }
     pthread_mutex_lock(&j->lock);
     sh->ended = 1;
+    pthread_cond_broadcast(&j->more);
+    pthread_mutex_unlock(&j->lock);
+}
+
+static void *run_reader(void *arg) {
+    reader *r = arg;
+    local_job *j = r->job;
+    for (;;) {
+        unsigned k = __atomic_fetch_add(&j->next, 1, __ATOMIC_ACQ_REL);
+        if (k >= j->n) break;
+        local_share *sh = &j->shares[k];
+        if (stopping(j)) {
+            share_failed(sh, NULL, "stopped");
+            pthread_mutex_lock(&j->lock);
+            sh->ended = 1;
+            pthread_cond_broadcast(&j->more);
+            pthread_mutex_unlock(&j->lock);
+            continue;
+        }
+        run_share(r, sh);
+    }
+    return NULL;
+}
+
+static void *start_gpu(void *arg) {
+    local_job *j = arg;
+    int state = sm_cuda_prepare(-1) > 0 ? GPU_READY : GPU_FAILED;
+    pthread_mutex_lock(&j->lock);
+    __atomic_store_n(&j->gpu_state, state, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&j->more);
     pthread_mutex_unlock(&j->lock);
     return NULL;
@@ -284,11 +375,30 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
     return threads;
 }
 
+/* With the CUDA backend: waits for the GPU's start; a GPU that cannot
+   start fails here, before any output, with its runner's message. */
+static int gpu_started(local_job *j, sm_error *err) {
+    if (!j->gpu) return 0;
+    pthread_mutex_lock(&j->lock);
+    while (gpu_state(j) == GPU_STARTING) pthread_cond_wait(&j->more, &j->lock);
+    pthread_mutex_unlock(&j->lock);
+    if (gpu_state(j) == GPU_READY) return 0;
+    sm_runner_options ro = j->ro;
+    sm_runner *runner = NULL;
+    sm_dist_share_runner_options(j->shares[0].share, &ro);
+    ro.threads = 1;
+    if (sm_runner_create(j->db, &ro, &runner, err) == SM_OK) {
+        sm_runner_free(runner); /* cannot happen: the start failed */
+        set_error(err, SM_ERR_DEVICE, "the GPU did not start");
+    }
+    return -1;
+}
+
 int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_options *opts, char *const *targets,
-                      sm_input_format format, unsigned shares, const sm_scan_files_options *files,
+                      sm_input_format format, unsigned readers, const sm_scan_files_options *files,
                       const sm_dist_sink *sink, sm_error *err) {
     memset(err, 0, sizeof *err);
-    if (shares == 0) shares = 1;
+    if (readers == 0) readers = 1;
     local_job job;
     memset(&job, 0, sizeof job);
     local_job *j = &job;
@@ -297,48 +407,63 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     j->ro = *opts;
     j->targets = targets;
     j->format = format;
-    j->n = shares;
-    j->gpus = opts->backend == SM_BACKEND_CUDA ? sm_cuda_device_count() : 0;
-    j->shares = calloc(shares, sizeof *j->shares);
-    if (!j->shares) return set_error(err, SM_ERR_NOMEM, "out of memory");
+    j->nreaders = readers;
+    j->n = readers * SHARES_PER_READER;
+    j->gpu = opts->backend == SM_BACKEND_CUDA;
+    j->shares = calloc(j->n, sizeof *j->shares);
+    j->readers = calloc(readers, sizeof *j->readers);
+    if (!j->shares || !j->readers) {
+        free(j->shares);
+        free(j->readers);
+        return set_error(err, SM_ERR_NOMEM, "out of memory");
+    }
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->more, NULL);
     pthread_cond_init(&j->turn, NULL);
     sm_dist_merge *merge = NULL;
     int rc = 0;
-    for (unsigned k = 0; k < shares; k++) {
+    if (j->gpu) {
+        j->gpus = sm_cuda_device_count();
+        j->gpu_starting = pthread_create(&j->gpu_start, NULL, start_gpu, j) == 0;
+        if (!j->gpu_starting) start_gpu(j);
+    }
+    for (unsigned k = 0; k < j->n; k++) {
         j->shares[k].job = j;
         j->shares[k].index = k;
     }
-    /* share 0's runner here: a backend that cannot start fails before any
-       output, and the settings take what the merge needs from it */
-    if (open_share(&j->shares[0], 1, err) != 0) rc = -1;
-    if (rc == 0) sm_dist_settings_fill(set, j->shares[0].runner);
-    for (unsigned k = 1; k < shares && rc == 0; k++)
-        if (open_share(&j->shares[k], 0, err) != 0) rc = -1;
+    for (unsigned k = 0; k < j->n && rc == 0; k++)
+        if (open_share(&j->shares[k], err) != 0) rc = -1;
+    /* the settings take what the merge needs (the reach of k edits) from a runner: the first reader's */
+    j->readers[0].job = j;
+    if (rc == 0 && make_runner(&j->readers[0], j->shares[0].share, 0, err) != SM_OK) rc = -1;
+    if (rc == 0) sm_dist_settings_fill(set, j->readers[0].runner);
     if (rc == 0 && sm_dist_merge_new(set, sink, &merge) != SM_OK) rc = set_error(err, SM_ERR_NOMEM, "out of memory");
-    for (unsigned k = 0; k < shares && rc == 0; k++) {
-        local_share *sh = &j->shares[k];
-        sh->started = pthread_create(&sh->thread, NULL, run_share, sh) == 0;
-        if (!sh->started) rc = set_error(err, SM_ERR_NOMEM, "cannot start a reader thread");
+    for (unsigned i = 0; i < readers && rc == 0; i++) {
+        reader *r = &j->readers[i];
+        r->job = j;
+        r->index = i;
+        r->started = pthread_create(&r->thread, NULL, run_reader, r) == 0;
+        if (!r->started) rc = set_error(err, SM_ERR_NOMEM, "cannot start a reader thread");
     }
-    if (rc != 0) stop_all(j);
+    if (rc == 0) rc = gpu_started(j, err);
     if (rc == 0) first_sequences(j, files);
-    for (unsigned k = 0; k < shares && rc == 0; k++) rc = merge_share(j, k, merge, err);
-    for (unsigned k = 0; k < shares; k++) {
+    for (unsigned k = 0; k < j->n && rc == 0 && !sm_dist_merge_done(merge); k++) rc = merge_share(j, k, merge, err);
+    if (rc != 0) stop_all(j);
+    for (unsigned i = 0; i < readers; i++) {
+        reader *r = &j->readers[i];
+        if (r->started) pthread_join(r->thread, NULL);
+        if (r->runner) sm_runner_free(r->runner);
+    }
+    if (j->gpu_starting) pthread_join(j->gpu_start, NULL);
+    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
+    for (unsigned k = 0; k < j->n; k++) {
         local_share *sh = &j->shares[k];
-        if (sh->started) pthread_join(sh->thread, NULL);
         for (chunk *c = sh->head; c;) {
             chunk *next = c->next;
             free(c);
             c = next;
         }
-    }
-    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
-    for (unsigned k = 0; k < shares; k++) {
-        local_share *sh = &j->shares[k];
         sm_dist_share_free(sh->share);
-        if (sh->runner) sm_runner_free(sh->runner);
         sm_dist_out_free(&sh->out);
         sm_dist_plan_free(&sh->plan);
     }
@@ -347,5 +472,6 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     pthread_cond_destroy(&j->more);
     pthread_mutex_destroy(&j->lock);
     free(j->shares);
+    free(j->readers);
     return rc;
 }
