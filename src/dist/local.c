@@ -9,8 +9,10 @@
  * output is the one process's, byte for byte.
  *
  * With the CUDA backend the GPU's start (its driver and contexts, about a
- * quarter of a second) is hidden: until the GPU is ready the readers scan
- * their shares on the CPU, and take the GPU from their next share on. The
+ * quarter of a second) is hidden for exact matching: until the GPU is ready
+ * the readers scan their shares on the CPU, and take the GPU from their
+ * next share on (mismatches and edits cost the CPU far more than the
+ * start: their readers wait for the GPU). The
  * output waits for the start's outcome, so that a GPU that cannot start
  * still fails before anything is printed.
  *
@@ -90,6 +92,7 @@ struct local_job {
     reader *readers;
     unsigned next;         /* atomic: the next share a reader takes */
     int gpu;               /* the CUDA backend asked for */
+    int cpu_first;         /* exact matching: readers scan on the CPU while the GPU starts */
     int gpus;
     int gpu_state;         /* atomic: GPU_STARTING, _READY, _FAILED */
     pthread_t gpu_start;
@@ -225,7 +228,13 @@ static void run_share(reader *r, local_share *sh) {
     local_job *j = r->job;
     sm_error e;
     memset(&e, 0, sizeof e);
-    /* the GPU once it started (or failed to: its runner then says why) */
+    /* the GPU once it started (or failed to: its runner then says why);
+       mismatches and edits, which cost the CPU far more, wait for it */
+    if (j->gpu && !j->cpu_first) {
+        pthread_mutex_lock(&j->lock);
+        while (gpu_state(j) == GPU_STARTING) pthread_cond_wait(&j->more, &j->lock);
+        pthread_mutex_unlock(&j->lock);
+    }
     int on_gpu = j->gpu && gpu_state(j) != GPU_STARTING;
     if (r->runner && on_gpu && !r->on_gpu) {
         sm_runner_free(r->runner);
@@ -410,6 +419,8 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     j->nreaders = readers;
     j->n = readers * SHARES_PER_READER;
     j->gpu = opts->backend == SM_BACKEND_CUDA;
+    uint64_t match = SM_MATCH_EXACT;
+    j->cpu_first = sm_db_get(db, SM_DB_MATCH, &match) == SM_OK && match == SM_MATCH_EXACT;
     j->shares = calloc(j->n, sizeof *j->shares);
     j->readers = calloc(readers, sizeof *j->readers);
     if (!j->shares || !j->readers) {
