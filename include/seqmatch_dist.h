@@ -308,8 +308,9 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
    into a few shares per reader (as sm_dist_plan_make cuts them), which the
    readers' threads take in order, each with a runner of its own made from
    opts (one thread; with the CUDA backend, reader i on GPU i mod GPUs, and
-   batches of 2 MiB unless opts says; for exact matching, until the GPUs
-   have started, a reader scans on the CPU), merged in share order into sink: the output is one
+   for exact matching batches of 2 MiB unless opts says and, until the GPUs
+   have started, the scan on the CPU; for mismatches and edits one reader
+   per GPU, the threads of opts shared among them), merged in share order into sink: the output is one
    runner's over the targets, byte for byte. Nothing is written to sink
    before the GPUs started (or failed to, which fails here with the
    runner's message). Of files (may be NULL) only on_first_sequence and ctx

@@ -11,8 +11,9 @@
  * With the CUDA backend the GPU's start (its driver and contexts, about a
  * quarter of a second) is hidden for exact matching: until the GPU is ready
  * the readers scan their shares on the CPU, and take the GPU from their
- * next share on (mismatches and edits cost the CPU far more than the
- * start: their readers wait for the GPU). The
+ * next share on. Mismatches and edits cost the CPU far more than the start,
+ * and one reader's batches keep a GPU busy: there a reader per GPU waits
+ * for it, with the threads shared among the readers. The
  * output waits for the start's outcome, so that a GPU that cannot start
  * still fails before anything is printed.
  *
@@ -93,6 +94,7 @@ struct local_job {
     unsigned next;         /* atomic: the next share a reader takes */
     int gpu;               /* the CUDA backend asked for */
     int cpu_first;         /* exact matching: readers scan on the CPU while the GPU starts */
+    unsigned runner_threads; /* each reader's runner's */
     int gpus;
     int gpu_state;         /* atomic: GPU_STARTING, _READY, _FAILED */
     pthread_t gpu_start;
@@ -173,11 +175,11 @@ static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
     ro.on_hit = reader_hit;
     ro.on_record_done = reader_record_done;
     ro.ctx = r;
-    ro.threads = 1;
+    ro.threads = j->runner_threads;
     ro.backend = on_gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
     if (on_gpu) {
         if (j->gpus > 1 && ro.gpu_device == 0) ro.gpu_device = (int)(r->index % (unsigned)j->gpus) + 1;
-        if (!ro.chunk_size) ro.chunk_size = LOCAL_GPU_BATCH;
+        if (!ro.chunk_size && j->cpu_first) ro.chunk_size = LOCAL_GPU_BATCH;
     }
     r->on_gpu = on_gpu;
     return sm_runner_create(j->db, &ro, &r->runner, e);
@@ -416,11 +418,21 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     j->ro = *opts;
     j->targets = targets;
     j->format = format;
-    j->nreaders = readers;
-    j->n = readers * SHARES_PER_READER;
     j->gpu = opts->backend == SM_BACKEND_CUDA;
     uint64_t match = SM_MATCH_EXACT;
     j->cpu_first = sm_db_get(db, SM_DB_MATCH, &match) == SM_OK && match == SM_MATCH_EXACT;
+    j->runner_threads = 1;
+    if (j->gpu) j->gpus = sm_cuda_device_count();
+    if (j->gpu && !j->cpu_first) {
+        /* mismatches and edits keep a GPU busy with one reader's batches:
+           a reader per GPU, the threads shared among them, full batches */
+        unsigned per_gpu = j->gpus > 1 ? (unsigned)j->gpus : 1;
+        unsigned threads = opts->threads ? opts->threads : readers;
+        if (readers > per_gpu) readers = per_gpu;
+        j->runner_threads = threads / readers ? threads / readers : 1;
+    }
+    j->nreaders = readers;
+    j->n = readers * SHARES_PER_READER;
     j->shares = calloc(j->n, sizeof *j->shares);
     j->readers = calloc(readers, sizeof *j->readers);
     if (!j->shares || !j->readers) {
@@ -434,7 +446,6 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     sm_dist_merge *merge = NULL;
     int rc = 0;
     if (j->gpu) {
-        j->gpus = sm_cuda_device_count();
         j->gpu_starting = pthread_create(&j->gpu_start, NULL, start_gpu, j) == 0;
         if (!j->gpu_starting) start_gpu(j);
     }
