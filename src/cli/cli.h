@@ -268,9 +268,9 @@ static inline int cli_writer_failed(const cli_writer *w) { return w->w ? sm_writ
 
 /* On a terminal: says that standard input is being read (no target given). */
 void cli_note_stdin_terminal(void);
-/* Warns (once; returns 1) when the start of a DNA target's record looks like
-   protein; 0 otherwise. */
-int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len);
+/* Warns when the start of a DNA target's record looks like protein (as an
+   sm_scan_files_options.on_first_sequence, ctx NULL). */
+void cli_check_protein(void *ctx, const char *file, const char *record, const uint8_t *seq, size_t len);
 /* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
    or "" for one given on the command line; buf holds at least 600 bytes. */
 const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);

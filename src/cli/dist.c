@@ -131,11 +131,22 @@ typedef struct {
     sm_dist_route *route;
 } dist_run;
 
-/* The output closed after the verdict got (1 found, 0 not, -1 failed:
-   end_err). Returns the exit status, or -1 after a message. */
-static int close_output(dist_run *d, int got, const sm_error *end_err) {
+/* After the share ran (rc: sm_dist_share_run's, err its message; without a
+   route, readers of this process: rc is the verdict, 1 found or 0): the
+   stream's end (rank 0: the merge of every rank and the verdict), then the
+   output closed. Returns the exit status, or -1 after a message. */
+static int end_run(dist_run *d, int rc, const sm_error *err) {
+    if (rc < 0 || (rc && d->route)) {
+        const char *failure = d->route ? sm_dist_route_failure(d->route) : NULL;
+        if (failure) cli_error("%s", failure);
+        else if (cli_writer_failed(&d->writer)) cli_writer_report(&d->writer);
+        else cli_error("%s", err->message);
+        return -1;
+    }
+    sm_error end_err;
+    int got = d->route ? sm_dist_route_end(d->route, &end_err) : rc;
     if (got < 0) {
-        cli_error("%s", end_err->message);
+        cli_error("%s", end_err.message);
         return -1;
     }
     int status = got ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
@@ -149,26 +160,6 @@ static int close_output(dist_run *d, int got, const sm_error *end_err) {
     return status;
 }
 
-/* After the share ran (rc: sm_dist_share_run's, err its message): the
-   stream's end (rank 0: the merge of every rank and the verdict), then
-   the output closed. Returns the exit status, or -1 after a message. */
-static int end_run(dist_run *d, int rc, const sm_error *err) {
-    if (rc != 0) {
-        const char *failure = sm_dist_route_failure(d->route);
-        if (failure) cli_error("%s", failure);
-        else if (cli_writer_failed(&d->writer)) cli_writer_report(&d->writer);
-        else cli_error("%s", err->message);
-        return -1;
-    }
-    sm_error end_err;
-    return close_output(d, sm_dist_route_end(d->route, &end_err), &end_err);
-}
-
-static void check_protein(void *ctx, const char *path, const char *record, const uint8_t *data, size_t len) {
-    (void)ctx;
-    cli_check_protein(path, record, data, len);
-}
-
 /* Several readers in this process: the shares' streams merged into the
    output as one process prints it (sm_dist_run_local). */
 static int run_local(dist_run *d, const sm_db *db, const sm_runner_options *ro, char *const *targets,
@@ -178,12 +169,11 @@ static int run_local(dist_run *d, const sm_db *db, const sm_runner_options *ro, 
     sm_dist_printer *printer = sm_dist_printer_new(&d->set, d->writer_open ? d->writer.w : NULL, &sink, &err);
     sm_scan_files_options files;
     sm_scan_files_options_init(&files);
-    files.on_first_sequence = d->set.dna ? check_protein : NULL;
+    files.on_first_sequence = d->set.dna ? cli_check_protein : NULL;
     int got = printer ? sm_dist_run_local(&d->set, db, ro, targets, format, shares, &files, &sink, &err) : -1;
     if (got >= 0 && sm_dist_printer_end(printer, &err) != SM_OK) got = -1;
     sm_dist_printer_free(printer);
-    if (got < 0 && d->writer_open && cli_writer_failed(&d->writer)) return cli_writer_report(&d->writer), -1;
-    return close_output(d, got, &err);
+    return end_run(d, got, &err);
 }
 
 /* Ends the run with status (-1: failed): a rank that failed ends the job;
