@@ -298,12 +298,13 @@ void sm_dist_route_free(sm_dist_route *route);
 struct sm_scan_files_options; /* seqmatch_output.h */
 
 /* How many readers sm_dist_run_local should use for a search on `threads`
-   threads (gpu: with the CUDA backend), or 0 when one reader serves as
-   well: targets must all be files, with enough bytes in plain or BGZF files
-   to split (the CPU gains only on BGZF, whose blocks each reader then
-   inflates itself). SEQMATCH_READERS=N in the environment asks for N
-   readers whatever the sizes (0 or 1: none). */
-unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu);
+   threads (gpu: with the CUDA backend; exact: of an exact pattern set), or
+   0 when one reader serves as well: targets must all be files, with enough
+   bytes in plain or BGZF files to split (the CPU gains only on BGZF, whose
+   blocks each reader then inflates itself; the GPU only on exact sets, as
+   one reader keeps it busy with mismatches and edits). SEQMATCH_READERS=N
+   in the environment asks for N readers whatever the rest (0 or 1: none). */
+unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu, int exact);
 /* Runs a search with `readers` readers in this process: the targets cut
    into a few shares per reader (as sm_dist_plan_make cuts them), which the
    readers' threads take in order, each with a runner of its own made from

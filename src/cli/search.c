@@ -165,7 +165,8 @@ int cli_search_main(int argc, char **argv) {
        while a progress bar is shown, which follows one reader */
     int bar = opts.progress == CLI_PROGRESS_ON || (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
     unsigned local = cli_dist_active(&opts) || one_process || bar ? 0
-                     : sm_dist_local_shares(targets, target_count, cli_threads(opts.threads), opts.gpu);
+                     : sm_dist_local_shares(targets, target_count, cli_threads(opts.threads), opts.gpu,
+                                            opts.compile.match == SM_MATCH_EXACT);
     if (cli_dist_active(&opts) || local) {
         /* MPI ranks, --shard, or readers of this process: src/dist, with the same output */
         exit_status = cli_dist_search(&opts, targets, target_count, show_file, check_search_inputs, local);

@@ -361,7 +361,7 @@ static void first_sequences(local_job *j, const sm_scan_files_options *files) {
     }
 }
 
-unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu) {
+unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu, int exact) {
     /* SEQMATCH_READERS=N: N shares whatever the size (0: never) */
     const char *forced = getenv("SEQMATCH_READERS");
     long asked = forced && *forced ? strtol(forced, NULL, 10) : -1;
@@ -381,8 +381,9 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
         if (kind == 2) bgzf = 1;
     }
     /* The CPU's own team reads a plain file many records at once already;
-       a BGZF file, and any file for the GPU, gain from readers of their own. */
-    if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf))) return 0;
+       a BGZF file, and any file for the GPU, gain from readers of their own.
+       Mismatches and edits keep a GPU busy with one reader: no gain there. */
+    if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf) || (gpu && !exact))) return 0;
     return threads;
 }
 
