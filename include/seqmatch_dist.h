@@ -293,6 +293,37 @@ const char *sm_dist_route_failure(const sm_dist_route *route);
 /* Frees the route (after the share that writes into its out). */
 void sm_dist_route_free(sm_dist_route *route);
 
+/* ------------------------------------------- several readers, one process */
+
+struct sm_scan_files_options; /* seqmatch_output.h */
+
+/* How many readers sm_dist_run_local should use for a search on `threads`
+   threads (gpu: with the CUDA backend; exact: of an exact pattern set), or
+   0 when one reader serves as well: targets must all be files, with enough
+   bytes in plain or BGZF files to split (the CPU gains only on BGZF, whose
+   blocks each reader then inflates itself; the GPU only on exact sets, as
+   one reader keeps it busy with mismatches and edits). SEQMATCH_READERS=N
+   in the environment asks for N readers whatever the rest (0 or 1: none). */
+unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu, int exact);
+/* Runs a search with `readers` readers in this process: the targets cut
+   into a few shares per reader (as sm_dist_plan_make cuts them), which the
+   readers' threads take in order, each with a runner of its own made from
+   opts (one thread; with the CUDA backend, reader i on GPU i mod GPUs, and
+   for exact matching batches of 2 MiB unless opts says and, until the GPUs
+   have started, the scan on the CPU; for mismatches and edits one reader
+   per GPU, the threads of opts shared among them), merged in share order into sink: the output is one
+   runner's over the targets, byte for byte. Nothing is written to sink
+   before the GPUs started (or failed to, which fails here with the
+   runner's message). Of files (may be NULL) only on_first_sequence and ctx
+   are used, as sm_runner_scan_files uses them; a read error is worded as
+   one reader of the whole file words it (its line and column). Fills the
+   settings' edits and reach (sm_dist_settings_fill) from a runner. Returns 1
+   when something was found, 0 when not, -1 on failure (err: the first
+   failing share's message, in target order). */
+int sm_dist_run_local(sm_dist_settings *settings, const sm_db *db, const sm_runner_options *opts,
+                      char *const *targets, sm_input_format format, unsigned readers,
+                      const struct sm_scan_files_options *files, const sm_dist_sink *sink, sm_error *err);
+
 /* The settings' names: db's patterns (none when db is NULL) and the
    targets, "-" shown as stdin_name. SM_OK or SM_ERR_NOMEM (what was made
    is freed by sm_dist_settings_free). */

@@ -343,7 +343,7 @@ int sm_check_input_files(char *const *paths, size_t count, sm_error *err);
 
 /* What sm_runner_scan_files does besides reading; zero (the _init) is
    nothing. Callbacks run on the calling thread. */
-typedef struct {
+typedef struct sm_scan_files_options {
     sm_input_format format;     /* every file's (SM_INPUT_AUTO: each says) */
     unsigned threads;           /* decompression threads, as sm_reader_open_threads */
     /* The formatter: each file named in it (show_file) and its counts

@@ -276,9 +276,9 @@ static inline int cli_writer_failed(const cli_writer *w) { return w->w ? sm_writ
 
 /* On a terminal: says that standard input is being read (no target given). */
 void cli_note_stdin_terminal(void);
-/* Warns (once; returns 1) when the start of a DNA target's record looks like
-   protein; 0 otherwise. */
-int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len);
+/* Warns when the start of a DNA target's record looks like protein (as an
+   sm_scan_files_options.on_first_sequence, ctx NULL). */
+void cli_check_protein(void *ctx, const char *file, const char *record, const uint8_t *seq, size_t len);
 /* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
    or "" for one given on the command line; buf holds at least 600 bytes. */
 const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);
@@ -342,10 +342,11 @@ int cli_dist_finish(int status);
 int cli_dist_rank_only(void);
 /* MPI started, or --shard given. */
 int cli_dist_active(const cli_options *opts);
-/* search spread over the ranks or as one shard; check: the command's
-   checks of its output and targets (0 or printed and -1), on rank 0 only. */
+/* search spread over the ranks, as one shard, or (local) as that many
+   shares of this process; check: the command's checks of its output and
+   targets (0 or printed and -1), on rank 0 only. */
 int cli_dist_search(const cli_options *opts, char *const *targets, size_t count, int show_file,
-                    int (*check)(const cli_options *, char *const *, size_t));
+                    int (*check)(const cli_options *, char *const *, size_t), unsigned local);
 
 typedef struct {
     const sm_dfa *dfa;

@@ -131,19 +131,20 @@ typedef struct {
     sm_dist_route *route;
 } dist_run;
 
-/* After the share ran (rc: sm_dist_share_run's, err its message): the
-   stream's end (rank 0: the merge of every rank and the verdict), then
-   the output closed. Returns the exit status, or -1 after a message. */
+/* After the share ran (rc: sm_dist_share_run's, err its message; without a
+   route, readers of this process: rc is the verdict, 1 found or 0): the
+   stream's end (rank 0: the merge of every rank and the verdict), then the
+   output closed. Returns the exit status, or -1 after a message. */
 static int end_run(dist_run *d, int rc, const sm_error *err) {
-    if (rc != 0) {
-        const char *failure = sm_dist_route_failure(d->route);
+    if (rc < 0 || (rc && d->route)) {
+        const char *failure = d->route ? sm_dist_route_failure(d->route) : NULL;
         if (failure) cli_error("%s", failure);
         else if (cli_writer_failed(&d->writer)) cli_writer_report(&d->writer);
         else cli_error("%s", err->message);
         return -1;
     }
     sm_error end_err;
-    int got = sm_dist_route_end(d->route, &end_err);
+    int got = d->route ? sm_dist_route_end(d->route, &end_err) : rc;
     if (got < 0) {
         cli_error("%s", end_err.message);
         return -1;
@@ -157,6 +158,22 @@ static int end_run(dist_run *d, int rc, const sm_error *err) {
         }
     }
     return status;
+}
+
+/* Several readers in this process: the shares' streams merged into the
+   output as one process prints it (sm_dist_run_local). */
+static int run_local(dist_run *d, const sm_db *db, const sm_runner_options *ro, char *const *targets,
+                     sm_input_format format, unsigned shares) {
+    sm_error err;
+    sm_dist_sink sink;
+    sm_dist_printer *printer = sm_dist_printer_new(&d->set, d->writer_open ? d->writer.w : NULL, &sink, &err);
+    sm_scan_files_options files;
+    sm_scan_files_options_init(&files);
+    files.on_first_sequence = d->set.dna ? cli_check_protein : NULL;
+    int got = printer ? sm_dist_run_local(&d->set, db, ro, targets, format, shares, &files, &sink, &err) : -1;
+    if (got >= 0 && sm_dist_printer_end(printer, &err) != SM_OK) got = -1;
+    sm_dist_printer_free(printer);
+    return end_run(d, got, &err);
 }
 
 /* Ends the run with status (-1: failed): a rank that failed ends the job;
@@ -193,13 +210,13 @@ static int start_share(dist_run *d, char *const *targets, unsigned threads) {
 }
 
 int cli_dist_search(const cli_options *opts, char *const *targets, size_t count, int show_file,
-                    int (*check)(const cli_options *, char *const *, size_t)) {
+                    int (*check)(const cli_options *, char *const *, size_t), unsigned local) {
     int rank0 = !job || sm_mpi_rank(job) == 0;
     sm_db *db = NULL;
     dist_run run;
     memset(&run, 0, sizeof run);
     dist_run *d = &run;
-    int shard_file = !job;
+    int shard_file = !job && !local;
     int to_tty = (!opts->output_path || strcmp(opts->output_path, "-") == 0) && isatty(STDOUT_FILENO);
     if (shard_file && !opts->quiet && to_tty) {
         cli_error("--shard writes a shard file for 'seqmatch merge': use -o FILE or redirect standard output");
@@ -235,8 +252,8 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
 
     sm_dist_settings *set = &d->set;
     set->command = SM_DIST_SEARCH;
-    set->shard = share_of(opts);
-    set->shards = shares_of(opts);
+    set->shard = local ? 0 : share_of(opts);
+    set->shards = local ? local : shares_of(opts);
     set->format = (int)opts->format;
     set->count_format = opts->format == SM_FORMAT_COUNT;
     set->header = opts->header;
@@ -262,6 +279,10 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
         /* one GPU per rank: the node's GPUs dealt out by local rank */
         int ndev = sm_cuda_device_count();
         if (ndev > 0) ro.gpu_device = (int)(sm_mpi_local_rank(job) % (unsigned)ndev) + 1;
+    }
+    if (local) {
+        status = run_local(d, db, &ro, targets, format, local);
+        goto done;
     }
     if (start_share(d, targets, ro.threads) != 0) goto done;
     sm_dist_share_runner_options(d->share, &ro);

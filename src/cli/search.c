@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "seqmatch_dist.h"
 
 typedef struct {
     sm_formatter *formatter;   /* NULL when nothing is printed per hit */
@@ -98,7 +99,7 @@ static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64
 
 static void on_first_sequence(void *ctx, const char *path, const char *record, const uint8_t *data, size_t len) {
     sm_progress_clear(((search_context *)ctx)->progress);
-    cli_check_protein(path, record, data, len);
+    cli_check_protein(NULL, path, record, data, len);
 }
 
 /* --gpu: the CUDA driver and the devices' contexts start on a thread of
@@ -142,22 +143,17 @@ int cli_search_main(int argc, char **argv) {
     int show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && target_count > 1) ||
                     (opts.columns && strstr(opts.columns, "file"));
 
-    if (cli_dist_active(&opts) && (opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar || opts.site ||
-                                   opts.profile_path || opts.format == SM_FORMAT_SAM || opts.format == SM_FORMAT_BAM ||
-                                   opts.format == SM_FORMAT_RECORDS || opts.format == SM_FORMAT_PROFILE ||
-                                   opts.format == SM_FORMAT_PROFILE_JSONL ||
-                                   opts.compile.dna_bulges || opts.compile.rna_bulges)) {
-        /* these need a whole record in one process (its head, its ends, its length, its hits together),
-           or the database (sites' alignments, profiles) */
-        cli_error("--circular, --anchor, --cigar, --site, --profile, bulges, --format sam/bam, records and profile "
-                  "run in one process (not under mpirun or with --shard)");
-        cli_options_free(&opts);
-        return CLI_EXIT_ERROR;
-    }
-    if (cli_dist_active(&opts) && (opts.min_overlap || opts.max_hits_per_pattern || opts.max_hits_per_record ||
-                                   opts.fewest_errors || opts.stats_path || opts.columns)) {
-        /* a record's ends and all its hits must be in one process (and the report's counts, the columns) */
-        cli_error("--min-overlap, --max-hits-per-pattern, --max-hits-per-record, --fewest-errors, --stats-json and "
+    /* these need a whole record in one process (its head, its ends, its length, its hits together),
+       or the database (sites' alignments, profiles), or every count (the report, the columns) */
+    int one_process = opts.circular || opts.anchor != SM_ANCHOR_NONE || opts.cigar || opts.site || opts.profile_path ||
+                      opts.format == SM_FORMAT_SAM || opts.format == SM_FORMAT_BAM || opts.format == SM_FORMAT_RECORDS ||
+                      opts.format == SM_FORMAT_PROFILE || opts.format == SM_FORMAT_PROFILE_JSONL ||
+                      opts.compile.dna_bulges || opts.compile.rna_bulges || opts.min_overlap ||
+                      opts.max_hits_per_pattern || opts.max_hits_per_record || opts.fewest_errors || opts.stats_path ||
+                      opts.columns;
+    if (cli_dist_active(&opts) && one_process) {
+        cli_error("--circular, --anchor, --cigar, --site, --profile, bulges, --format sam/bam, records and profile, "
+                  "--min-overlap, --max-hits-per-pattern, --max-hits-per-record, --fewest-errors, --stats-json and "
                   "--columns run in one process (not under mpirun or with --shard)");
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
@@ -168,9 +164,15 @@ int cli_search_main(int argc, char **argv) {
         cli_options_free(&opts);
         return CLI_EXIT_ERROR;
     }
-    if (cli_dist_active(&opts)) {
-        /* MPI ranks or --shard: src/dist, with the same output */
-        exit_status = cli_dist_search(&opts, targets, target_count, show_file, check_search_inputs);
+    /* large files read by several readers at once, each with a runner of its own (src/dist/local.c); not
+       while a progress bar is shown, which follows one reader */
+    int bar = opts.progress == CLI_PROGRESS_ON || (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
+    unsigned local = cli_dist_active(&opts) || one_process || bar ? 0
+                     : sm_dist_local_shares(targets, target_count, cli_threads(opts.threads), opts.gpu,
+                                            opts.compile.match == SM_MATCH_EXACT);
+    if (cli_dist_active(&opts) || local) {
+        /* MPI ranks, --shard, or readers of this process: src/dist, with the same output */
+        exit_status = cli_dist_search(&opts, targets, target_count, show_file, check_search_inputs, local);
         cli_options_free(&opts);
         return exit_status;
     }
@@ -292,8 +294,7 @@ int cli_search_main(int argc, char **argv) {
         sm_formatter_begin(formatter);
         if (!count_only && opts.format != SM_FORMAT_COUNT) ctx.formatter = formatter;
         if (!count_only) ctx.profile = profile;
-        int show = opts.progress == CLI_PROGRESS_ON ||
-                   (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
+        int show = bar;
         ctx.progress = progress = sm_progress_new(stderr, show);
         sm_progress_set_files(progress, targets, target_count);
         /* The bar only gets in the way of output to the same terminal. */

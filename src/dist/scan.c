@@ -52,6 +52,7 @@ struct sm_dist_share {
     int stopped;         /* --max-hits reached (or stop asked) */
     int found;           /* -q: something found */
     uint64_t *counts_seen;
+    uint64_t total_base; /* the runner's total when it was given (a runner may serve several shares) */
     sm_error err;
     int failed;
 };
@@ -203,6 +204,10 @@ void sm_dist_share_runner_options(sm_dist_share *s, sm_runner_options *opts) {
 void sm_dist_share_set_runner(sm_dist_share *s, sm_runner *runner) {
     s->runner = runner;
     sm_runner_set_part_callbacks(runner, &s->part_cb);
+    /* a runner that served other shares before: only what it counts from here on is this share's */
+    s->total_base = sm_runner_total(runner);
+    const uint64_t *now = sm_runner_counts(runner);
+    for (uint32_t p = 0; now && p < s->set->pattern_count; p++) s->counts_seen[p] = now[p];
 }
 
 void sm_dist_share_set_poll(sm_dist_share *s, void (*poll)(void *), void *ctx) {
@@ -212,7 +217,10 @@ void sm_dist_share_set_poll(sm_dist_share *s, void (*poll)(void *), void *ctx) {
 
 void sm_dist_share_stop(sm_dist_share *s) { s->stopped = 1; }
 
-int sm_dist_share_found(const sm_dist_share *s) { return s->found || (s->runner && sm_runner_total(s->runner) > 0); }
+/* Hits this share's runner counted while it served the share. */
+static uint64_t share_total(const sm_dist_share *s) { return s->runner ? sm_runner_total(s->runner) - s->total_base : 0; }
+
+int sm_dist_share_found(const sm_dist_share *s) { return s->found || share_total(s) > 0; }
 
 void sm_dist_settings_fill(sm_dist_settings *set, const sm_runner *runner) {
     set->edits = runner->edits;
@@ -240,7 +248,7 @@ static int fail(sm_dist_share *s, const sm_error *e, const char *fallback) {
 
 /* Whether the share should stop: --max-hits reached, -q found something. */
 static int done(const sm_dist_share *s) {
-    return s->stopped || (s->set->quiet && (s->found || sm_runner_total(s->runner) > 0));
+    return s->stopped || (s->set->quiet && (s->found || share_total(s) > 0));
 }
 
 /* A runner status: 0 to go on, 1 stopped on purpose, -1 failed. */
@@ -286,7 +294,7 @@ static void write_unit_end(sm_dist_share *s, const sm_reader *rd, int ranged) {
     wire_num(&s->msg, info.first_record);
     wire_num(&s->msg, info.next_record + 1); /* UINT64_MAX: 0 */
     wire_num(&s->msg, info.lines);
-    wire_num(&s->msg, (uint64_t)(s->found || sm_runner_total(s->runner) > 0));
+    wire_num(&s->msg, (uint64_t)(s->found || share_total(s) > 0));
     wire_send(s->out, MSG_UNIT_END, &s->msg);
 }
 

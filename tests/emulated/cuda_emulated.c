@@ -9,6 +9,7 @@
  * (test_cuda_emulated). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "backends/cuda/cuda_device.h"
@@ -61,7 +62,13 @@ struct sm_cuda_slot {
 };
 
 int sm_cuda_device_count(void) { return 1; }
-int sm_cuda_prepare(int device) { return device <= 0 ? 1 : 0; } /* one device, index 0 */
+/* One device, index 0. SM_EMULATED_START_MS makes its start take that
+   long, as a real GPU's does (tests of what overlaps the start). */
+int sm_cuda_prepare(int device) {
+    const char *ms = getenv("SM_EMULATED_START_MS");
+    if (ms && *ms) nanosleep(&(struct timespec){atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L}, NULL);
+    return device <= 0 ? 1 : 0;
+}
 const char *sm_cuda_missing(void) { return NULL; }
 void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "emulated GPU %d", device); }
 

@@ -5,7 +5,9 @@
  * reader; one search run as 1, 2, 3 and 7 shares whose result streams are
  * merged gives the hits of one runner fed by sm_runner_scan_reader, exact
  * and with mismatches and edits; the same shares written to shard files
- * through sm_dist_route and read back by sm_shard_set. */
+ * through sm_dist_route and read back by sm_shard_set; the same run as
+ * shares on threads of one process (sm_dist_run_local), also over a short
+ * file cut by as many shares as it has bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +146,35 @@ static void search_shares(const sm_db *db, const sm_pattern_list *list, char *pa
     free(pattern_names);
 }
 
+/* The same as readers of this process (a few shares each), merged as they run. */
+static void local_shares(const sm_db *db, const sm_pattern_list *list, char *path, unsigned shares, hit_log *log) {
+    char *targets[1] = {path};
+    char *names[1] = {path};
+    sm_dist_settings set;
+    memset(&set, 0, sizeof set);
+    set.command = SM_DIST_SEARCH;
+    set.shards = shares;
+    set.dna = 1;
+    set.max_hits = UINT64_MAX;
+    set.pattern_count = (uint32_t)list->count;
+    char **pattern_names = calloc(list->count, sizeof *pattern_names);
+    for (size_t i = 0; i < list->count; i++) pattern_names[i] = (char *)list->items[i].name;
+    set.pattern_names = pattern_names;
+    set.target_count = 1;
+    set.target_names = names;
+    sm_dist_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.ctx = log;
+    sink.record = sink_record;
+    sink.hit = sink_hit;
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    sm_error err;
+    CHECK(sm_dist_run_local(&set, db, &ro, targets, SM_INPUT_AUTO, shares, NULL, &sink, &err) >= 0,
+          "%u local shares: %s", shares, err.message);
+    free(pattern_names);
+}
+
 /* The same shares written to shard files through sm_dist_route (settings
    from sm_dist_settings_names) and merged back by sm_shard_set. */
 static void route_shares(const sm_db *db, char *path, unsigned shares, hit_log *log) {
@@ -206,8 +237,9 @@ static void route_shares(const sm_db *db, char *path, unsigned shares, hit_log *
 
 int main(void) {
     if (!mkdtemp(dir)) return 1;
-    char fasta[256], patterns[256], gz[256];
+    char fasta[256], patterns[256], gz[256], head[256];
     snprintf(fasta, sizeof fasta, "%s/t.fa", dir);
+    snprintf(head, sizeof head, "%s/head.fa", dir);
     snprintf(patterns, sizeof patterns, "%s/p.txt", dir);
     snprintf(gz, sizeof gz, "%s/t.fa.gz", dir);
 
@@ -226,6 +258,12 @@ int main(void) {
     }
     FILE *f = fopen(fasta, "wb");
     fwrite(text, 1, len, f);
+    fclose(f);
+    /* the first record, to the end of a line near 250 bytes */
+    size_t head_len = 250;
+    while (text[head_len - 1] != '\n') head_len++;
+    f = fopen(head, "wb");
+    fwrite(text, 1, head_len, f);
     fclose(f);
 
     /* patterns: 12-mers taken from the text, one per line (\r\n ends) */
@@ -299,7 +337,40 @@ int main(void) {
                   "mode %d, %u shard files: %zu bytes of hits merged, %zu from one runner", mode, counts[c],
                   merged.len, one.len);
             free(merged.text);
+            memset(&merged, 0, sizeof merged);
+            local_shares(db, &list, fasta, counts[c], &merged);
+            CHECK(merged.len == one.len && memcmp(merged.text, one.text, one.len) == 0,
+                  "mode %d, %u local shares: %zu bytes of hits merged, %zu from one runner", mode, counts[c],
+                  merged.len, one.len);
+            free(merged.text);
         }
+        /* a short file cut at every byte: at least as many shares as bytes */
+        hit_log short_one;
+        memset(&short_one, 0, sizeof short_one);
+        search_one(db, head, &short_one);
+        CHECK(short_one.len > 0, "mode %d: no hit in the short file", mode);
+        /* the sanitizer builds (SM_TEST_SCALE below 100) try fewer counts */
+        const char *scale = getenv("SM_TEST_SCALE");
+        unsigned step = scale && atoi(scale) < 100 ? 9 : 1;
+        for (unsigned n = 2; n <= head_len / 4; n += n < 12 ? step : 17) {
+            hit_log merged;
+            memset(&merged, 0, sizeof merged);
+            local_shares(db, &list, head, n, &merged);
+            CHECK(merged.len == short_one.len && memcmp(merged.text, short_one.text, short_one.len) == 0,
+                  "mode %d, short file, %u local shares: %zu bytes of hits merged, %zu from one runner", mode, n,
+                  merged.len, short_one.len);
+            free(merged.text);
+        }
+        {
+            hit_log merged;
+            memset(&merged, 0, sizeof merged);
+            local_shares(db, &list, head, (unsigned)(head_len + 3) / 4, &merged);
+            CHECK(merged.len == short_one.len && memcmp(merged.text, short_one.text, short_one.len) == 0,
+                  "mode %d, short file cut at every byte: %zu bytes of hits merged, %zu from one runner", mode,
+                  merged.len, short_one.len);
+            free(merged.text);
+        }
+        free(short_one.text);
         free(one.text);
         free(one_gz.text);
         sm_db_free(db);
@@ -313,6 +384,7 @@ int main(void) {
     unlink(fasta);
     unlink(patterns);
     unlink(gz);
+    unlink(head);
     rmdir(dir);
     if (failures) fprintf(stderr, "%d failures\n", failures);
     else printf("test_dist_api: ok\n");

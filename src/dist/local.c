@@ -1,0 +1,500 @@
+/* Several readers in one process (include/seqmatch_dist.h,
+ * sm_dist_run_local): the targets are cut into shares as for MPI ranks
+ * (plan.c), a few per reader, and the readers' threads take the shares in
+ * order, each with a runner of its own (its own reader and inflater, its
+ * own batches, and with the CUDA backend its own pinned buffers and streams
+ * on its GPU). Nothing is shared between the readers but the queues below,
+ * so that they scale as independent copies do; the caller's thread merges
+ * the shares' result streams in share order, as rank 0 merges ranks, so the
+ * output is the one process's, byte for byte.
+ *
+ * With the CUDA backend the GPU's start (its driver and contexts, about a
+ * quarter of a second) is hidden for exact matching: until the GPU is ready
+ * the readers scan their shares on the CPU, and take the GPU from their
+ * next share on. Mismatches and edits cost the CPU far more than the start,
+ * and one reader's batches keep a GPU busy: there a reader per GPU waits
+ * for it, with the threads shared among the readers. The
+ * output waits for the start's outcome, so that a GPU that cannot start
+ * still fails before anything is printed.
+ *
+ * A share ahead of the merge keeps its stream in memory up to
+ * QUEUE_LIMIT bytes and then waits for its turn (results are usually few:
+ * counts, or hits far fewer than bytes read). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "seqmatch.h"
+#include "seqmatch_dist.h"
+#include "seqmatch_output.h"
+#include "io/source.h"
+
+#define STREAM_BUFFER ((size_t)1 << 20)
+#define QUEUE_LIMIT ((size_t)256 << 20)
+/* Below this many bytes to split, one reader keeps up with the scan. */
+#define LOCAL_MIN_BYTES ((uint64_t)256 << 20)
+/* A reader's batch on a GPU when none is asked for: each reader's two
+   pinned buffers cost their allocation (about 0.7 s a GiB), and many small
+   batches in flight keep the GPU fed as well as a few large ones. */
+#define LOCAL_GPU_BATCH ((size_t)2 << 20)
+/* Shares per reader: the readers that finish early take more, and a reader
+   on the CPU moves to the GPU soon after it starts. */
+#define SHARES_PER_READER 4
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t len;
+    uint8_t data[];
+} chunk;
+
+typedef struct local_job local_job;
+
+typedef struct {
+    local_job *job;
+    unsigned index;
+    sm_dist_plan plan;
+    sm_dist_out out;
+    sm_dist_share *share;
+    /* under job->lock */
+    chunk *head, *tail;
+    size_t queued;
+    int ended;
+    int failed;
+    sm_error err;
+} local_share;
+
+/* A reader: a thread taking shares in order, with its runner. */
+typedef struct {
+    local_job *job;
+    unsigned index;
+    pthread_t thread;
+    int started;
+    sm_runner *runner;
+    int on_gpu;
+    sm_dist_share *share; /* the share its runner serves now */
+    /* the share's callbacks, called with the share it serves */
+    int (*on_hit)(const sm_hit *hit, void *ctx);
+    void (*on_record_done)(uint64_t record, void *ctx);
+} reader;
+
+enum { GPU_STARTING = 0, GPU_READY = 1, GPU_FAILED = -1 };
+
+struct local_job {
+    sm_dist_settings *set;
+    const sm_db *db;
+    sm_runner_options ro;
+    char *const *targets;
+    sm_input_format format;
+    unsigned n;            /* shares */
+    local_share *shares;
+    unsigned nreaders;
+    reader *readers;
+    unsigned next;         /* atomic: the next share a reader takes */
+    int gpu;               /* the CUDA backend asked for */
+    int cpu_first;         /* exact matching: readers scan on the CPU while the GPU starts */
+    unsigned runner_threads; /* each reader's runner's */
+    int gpus;
+    int gpu_state;         /* atomic: GPU_STARTING, _READY, _FAILED */
+    pthread_t gpu_start;
+    int gpu_starting;
+    pthread_mutex_t lock;
+    pthread_cond_t more;   /* the merge waits for the current share, or for the GPU */
+    pthread_cond_t turn;   /* shares ahead wait for room */
+    unsigned current;
+    int stop;              /* atomic: the merge has enough, or failed: the readers stop */
+};
+
+static int set_error(sm_error *e, int code, const char *message) {
+    e->code = code;
+    snprintf(e->message, sizeof e->message, "%s", message);
+    return -1;
+}
+
+static int stopping(local_job *j) { return __atomic_load_n(&j->stop, __ATOMIC_ACQUIRE); }
+static int gpu_state(local_job *j) { return __atomic_load_n(&j->gpu_state, __ATOMIC_ACQUIRE); }
+
+/* A share's stream: queued for the merge (a share ahead waits for room). */
+static int to_queue(void *ctx, const uint8_t *data, size_t len) {
+    local_share *sh = ctx;
+    local_job *j = sh->job;
+    chunk *c = malloc(sizeof *c + len);
+    if (!c) return -1;
+    c->next = NULL;
+    c->len = len;
+    memcpy(c->data, data, len);
+    pthread_mutex_lock(&j->lock);
+    while (!stopping(j) && j->current != sh->index && sh->queued && sh->queued + len > QUEUE_LIMIT)
+        pthread_cond_wait(&j->turn, &j->lock);
+    int stop = stopping(j);
+    if (!stop) {
+        if (sh->tail) sh->tail->next = c;
+        else sh->head = c;
+        sh->tail = c;
+        sh->queued += len;
+        if (j->current == sh->index) pthread_cond_signal(&j->more);
+    }
+    pthread_mutex_unlock(&j->lock);
+    if (stop) free(c);
+    return stop ? -1 : 0; /* stopped: the share's writes fail, so it ends soon */
+}
+
+/* Between pieces of input: a share stops once the merge needs no more. */
+static void poll_stop(void *ctx) {
+    local_share *sh = ctx;
+    if (stopping(sh->job)) sm_dist_share_stop(sh->share);
+}
+
+static void share_failed(local_share *sh, const sm_error *e, const char *fallback) {
+    if (sh->failed) return;
+    sh->failed = 1;
+    if (e && e->message[0]) sh->err = *e;
+    else snprintf(sh->err.message, sizeof sh->err.message, "%s", fallback);
+    if (!sh->err.code) sh->err.code = SM_ERR_IO;
+}
+
+static int reader_hit(const sm_hit *hit, void *ctx) {
+    reader *r = ctx;
+    return r->on_hit(hit, r->share);
+}
+
+static void reader_record_done(uint64_t record, void *ctx) {
+    reader *r = ctx;
+    r->on_record_done(record, r->share);
+}
+
+/* A reader's runner: the shares' callbacks through the reader, one thread,
+   on the GPU (share-independent, dealt round the GPUs) or the CPU. */
+static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
+    local_job *j = r->job;
+    sm_runner_options ro = j->ro;
+    sm_dist_share_runner_options(any, &ro);
+    r->on_hit = ro.on_hit;
+    r->on_record_done = ro.on_record_done;
+    ro.on_hit = reader_hit;
+    ro.on_record_done = reader_record_done;
+    ro.ctx = r;
+    ro.threads = j->runner_threads;
+    ro.backend = on_gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
+    if (on_gpu) {
+        if (j->gpus > 1 && ro.gpu_device == 0) ro.gpu_device = (int)(r->index % (unsigned)j->gpus) + 1;
+        if (!ro.chunk_size && j->cpu_first) ro.chunk_size = LOCAL_GPU_BATCH;
+    }
+    r->on_gpu = on_gpu;
+    return sm_runner_create(j->db, &ro, &r->runner, e);
+}
+
+/* The plan, stream and share of share sh (its runner comes from a reader). */
+static int open_share(local_share *sh, sm_error *e) {
+    local_job *j = sh->job;
+    if (sm_dist_plan_make(j->targets, j->set->target_count, j->n, sh->index, &sh->plan, e) != SM_OK) return -1;
+    if (sm_dist_out_init(&sh->out, STREAM_BUFFER, to_queue, sh) != SM_OK ||
+        sm_dist_share_new(j->set, &sh->out, 1, &sh->share) != SM_OK) {
+        return set_error(e, SM_ERR_NOMEM, "out of memory");
+    }
+    sm_dist_share_set_poll(sh->share, poll_stop, sh);
+    return 0;
+}
+
+/* A failed share's read error as one reader of the whole file words it (a
+   reader of a byte range counts no lines): its files read again from their
+   start, only when a share failed. */
+static void exact_error(local_share *sh) {
+    local_job *j = sh->job;
+    for (size_t u = 0; u < sh->plan.count; u++) {
+        if (sh->plan.units[u].whole) continue; /* read as one reader reads it */
+        const char *path = j->targets[sh->plan.units[u].target], *name;
+        sm_reader *rd;
+        sm_error e;
+        memset(&e, 0, sizeof e);
+        if (sm_reader_open(path, j->format, &rd, &e) != SM_OK) continue;
+        int rc;
+        while ((rc = sm_reader_next_record(rd, &name, &e)) == 1) {
+            const uint8_t *data;
+            size_t len;
+            while ((rc = sm_reader_read(rd, &data, &len, &e)) == 1) {
+            }
+            if (rc < 0) break;
+        }
+        sm_reader_close(rd);
+        if (rc < 0 && e.message[0]) {
+            sh->err = e;
+            return;
+        }
+    }
+}
+
+/* One share on reader r's runner (made, or moved to the GPU, first). */
+static void run_share(reader *r, local_share *sh) {
+    local_job *j = r->job;
+    sm_error e;
+    memset(&e, 0, sizeof e);
+    /* the GPU once it started (or failed to: its runner then says why);
+       mismatches and edits, which cost the CPU far more, wait for it */
+    if (j->gpu && !j->cpu_first) {
+        pthread_mutex_lock(&j->lock);
+        while (gpu_state(j) == GPU_STARTING) pthread_cond_wait(&j->more, &j->lock);
+        pthread_mutex_unlock(&j->lock);
+    }
+    int on_gpu = j->gpu && gpu_state(j) != GPU_STARTING;
+    if (r->runner && on_gpu && !r->on_gpu) {
+        sm_runner_free(r->runner);
+        r->runner = NULL;
+    }
+    int ok = r->runner || make_runner(r, sh->share, on_gpu, &e) == SM_OK;
+    if (!ok) {
+        r->runner = NULL;
+        share_failed(sh, &e, "cannot start the scan");
+    } else {
+        r->share = sh->share;
+        sm_dist_share_set_runner(sh->share, r->runner);
+        if (sm_dist_share_run(sh->share, j->targets, &sh->plan, j->format, &e) != 0) {
+            share_failed(sh, &e, "the share failed");
+            /* what it found before the failure still goes out, as one process's would */
+            sm_dist_out_flush(&sh->out);
+            if (!stopping(j)) exact_error(sh);
+        }
+        /* a runner stopped on the way is not used again */
+        if (sm_runner_flush(r->runner) != SM_OK) {
+            sm_runner_free(r->runner);
+            r->runner = NULL;
+        }
+    }
+    pthread_mutex_lock(&j->lock);
+    sh->ended = 1;
+    pthread_cond_broadcast(&j->more);
+    pthread_mutex_unlock(&j->lock);
+}
+
+static void *run_reader(void *arg) {
+    reader *r = arg;
+    local_job *j = r->job;
+    for (;;) {
+        unsigned k = __atomic_fetch_add(&j->next, 1, __ATOMIC_ACQ_REL);
+        if (k >= j->n) break;
+        local_share *sh = &j->shares[k];
+        if (stopping(j)) {
+            share_failed(sh, NULL, "stopped");
+            pthread_mutex_lock(&j->lock);
+            sh->ended = 1;
+            pthread_cond_broadcast(&j->more);
+            pthread_mutex_unlock(&j->lock);
+            continue;
+        }
+        run_share(r, sh);
+    }
+    return NULL;
+}
+
+static void *start_gpu(void *arg) {
+    local_job *j = arg;
+    int state = sm_cuda_prepare(-1) > 0 ? GPU_READY : GPU_FAILED;
+    pthread_mutex_lock(&j->lock);
+    __atomic_store_n(&j->gpu_state, state, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&j->more);
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+static void stop_all(local_job *j) {
+    pthread_mutex_lock(&j->lock);
+    __atomic_store_n(&j->stop, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&j->turn);
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* Feeds share k's stream to the merge as it comes, to its end. Returns 0,
+   or -1 (err: the merge's failure or the share's). */
+static int merge_share(local_job *j, unsigned k, sm_dist_merge *m, sm_error *err) {
+    local_share *sh = &j->shares[k];
+    int failed = 0;
+    pthread_mutex_lock(&j->lock);
+    j->current = k;
+    pthread_cond_broadcast(&j->turn);
+    for (;;) {
+        while (!sh->head && !sh->ended) pthread_cond_wait(&j->more, &j->lock);
+        chunk *c = sh->head;
+        int ended = sh->ended && !c;
+        sh->head = sh->tail = NULL;
+        sh->queued = 0;
+        if (ended) break;
+        pthread_mutex_unlock(&j->lock);
+        pthread_cond_broadcast(&j->turn);
+        while (c) {
+            chunk *next = c->next;
+            if (!failed && !sm_dist_merge_done(m) && sm_dist_merge_feed(m, c->data, c->len, err) != 0) failed = 1;
+            free(c);
+            c = next;
+        }
+        if (failed || sm_dist_merge_done(m)) stop_all(j);
+        pthread_mutex_lock(&j->lock);
+    }
+    int share_failed_ = sh->failed;
+    pthread_mutex_unlock(&j->lock);
+    if (failed) return -1;
+    if (sm_dist_merge_done(m)) return 0;
+    if (share_failed_) {
+        *err = sh->err;
+        stop_all(j);
+        return -1;
+    }
+    return sm_dist_merge_share_end(m, err) != 0 ? (stop_all(j), -1) : 0;
+}
+
+/* Each target's first piece of sequence, as one reader hands it out, to
+   the caller's check (sm_scan_files_options.on_first_sequence). */
+static void first_sequences(local_job *j, const sm_scan_files_options *files) {
+    for (size_t i = 0; files && files->on_first_sequence && i < j->set->target_count; i++) {
+        const char *name;
+        sm_reader *rd;
+        sm_error e;
+        if (sm_reader_open(j->targets[i], j->format, &rd, &e) != SM_OK) continue;
+        int found = 0;
+        while (!found && sm_reader_next_record(rd, &name, &e) == 1) {
+            const uint8_t *data;
+            size_t len;
+            while (!found && sm_reader_read(rd, &data, &len, &e) == 1)
+                if (len) found = 1, files->on_first_sequence(files->ctx, j->targets[i], name, data, len);
+        }
+        sm_reader_close(rd);
+    }
+}
+
+unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu, int exact) {
+    /* SEQMATCH_READERS=N: N shares whatever the size (0: never) */
+    const char *forced = getenv("SEQMATCH_READERS");
+    long asked = forced && *forced ? strtol(forced, NULL, 10) : -1;
+    if (asked >= 0) threads = asked > 1024 ? 1024 : (unsigned)asked;
+    if (threads < 2) return 0;
+    uint64_t split = 0;
+    int bgzf = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct stat st;
+        if (strcmp(targets[i], "-") == 0 || stat(targets[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        sm_source *src = NULL;
+        sm_error e;
+        if (st.st_size == 0 || sm_io_source_open(targets[i], 1, &src, &e) != SM_OK) continue;
+        int kind = sm_io_source_rangeable(src);
+        sm_io_source_close(src);
+        if (kind) split += (uint64_t)st.st_size;
+        if (kind == 2) bgzf = 1;
+    }
+    /* The CPU's own team reads a plain file many records at once already;
+       a BGZF file, and any file for the GPU, gain from readers of their own.
+       Mismatches and edits keep a GPU busy with one reader: no gain there. */
+    if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf) || (gpu && !exact))) return 0;
+    return threads;
+}
+
+/* With the CUDA backend: waits for the GPU's start; a GPU that cannot
+   start fails here, before any output, with its runner's message. */
+static int gpu_started(local_job *j, sm_error *err) {
+    if (!j->gpu) return 0;
+    pthread_mutex_lock(&j->lock);
+    while (gpu_state(j) == GPU_STARTING) pthread_cond_wait(&j->more, &j->lock);
+    pthread_mutex_unlock(&j->lock);
+    if (gpu_state(j) == GPU_READY) return 0;
+    sm_runner_options ro = j->ro;
+    sm_runner *runner = NULL;
+    sm_dist_share_runner_options(j->shares[0].share, &ro);
+    ro.threads = 1;
+    if (sm_runner_create(j->db, &ro, &runner, err) == SM_OK) {
+        sm_runner_free(runner); /* cannot happen: the start failed */
+        set_error(err, SM_ERR_DEVICE, "the GPU did not start");
+    }
+    return -1;
+}
+
+int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_options *opts, char *const *targets,
+                      sm_input_format format, unsigned readers, const sm_scan_files_options *files,
+                      const sm_dist_sink *sink, sm_error *err) {
+    memset(err, 0, sizeof *err);
+    if (readers == 0) readers = 1;
+    local_job job;
+    memset(&job, 0, sizeof job);
+    local_job *j = &job;
+    j->set = set;
+    j->db = db;
+    j->ro = *opts;
+    j->targets = targets;
+    j->format = format;
+    j->gpu = opts->backend == SM_BACKEND_CUDA;
+    uint64_t match = SM_MATCH_EXACT;
+    j->cpu_first = sm_db_get(db, SM_DB_MATCH, &match) == SM_OK && match == SM_MATCH_EXACT;
+    j->runner_threads = 1;
+    if (j->gpu) j->gpus = sm_cuda_device_count();
+    if (j->gpu && !j->cpu_first) {
+        /* mismatches and edits keep a GPU busy with one reader's batches:
+           a reader per GPU, the threads shared among them, full batches */
+        unsigned per_gpu = j->gpus > 1 ? (unsigned)j->gpus : 1;
+        unsigned threads = opts->threads ? opts->threads : readers;
+        if (readers > per_gpu) readers = per_gpu;
+        j->runner_threads = threads / readers ? threads / readers : 1;
+    }
+    j->nreaders = readers;
+    j->n = readers * SHARES_PER_READER;
+    j->shares = calloc(j->n, sizeof *j->shares);
+    j->readers = calloc(readers, sizeof *j->readers);
+    if (!j->shares || !j->readers) {
+        free(j->shares);
+        free(j->readers);
+        return set_error(err, SM_ERR_NOMEM, "out of memory");
+    }
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->more, NULL);
+    pthread_cond_init(&j->turn, NULL);
+    sm_dist_merge *merge = NULL;
+    int rc = 0;
+    if (j->gpu) {
+        j->gpu_starting = pthread_create(&j->gpu_start, NULL, start_gpu, j) == 0;
+        if (!j->gpu_starting) start_gpu(j);
+    }
+    for (unsigned k = 0; k < j->n; k++) {
+        j->shares[k].job = j;
+        j->shares[k].index = k;
+    }
+    for (unsigned k = 0; k < j->n && rc == 0; k++)
+        if (open_share(&j->shares[k], err) != 0) rc = -1;
+    /* the settings take what the merge needs (the reach of k edits) from a runner: the first reader's */
+    j->readers[0].job = j;
+    if (rc == 0 && make_runner(&j->readers[0], j->shares[0].share, 0, err) != SM_OK) rc = -1;
+    if (rc == 0) sm_dist_settings_fill(set, j->readers[0].runner);
+    if (rc == 0 && sm_dist_merge_new(set, sink, &merge) != SM_OK) rc = set_error(err, SM_ERR_NOMEM, "out of memory");
+    for (unsigned i = 0; i < readers && rc == 0; i++) {
+        reader *r = &j->readers[i];
+        r->job = j;
+        r->index = i;
+        r->started = pthread_create(&r->thread, NULL, run_reader, r) == 0;
+        if (!r->started) rc = set_error(err, SM_ERR_NOMEM, "cannot start a reader thread");
+    }
+    if (rc == 0) rc = gpu_started(j, err);
+    if (rc == 0) first_sequences(j, files);
+    for (unsigned k = 0; k < j->n && rc == 0 && !sm_dist_merge_done(merge); k++) rc = merge_share(j, k, merge, err);
+    if (rc != 0) stop_all(j);
+    for (unsigned i = 0; i < readers; i++) {
+        reader *r = &j->readers[i];
+        if (r->started) pthread_join(r->thread, NULL);
+        if (r->runner) sm_runner_free(r->runner);
+    }
+    if (j->gpu_starting) pthread_join(j->gpu_start, NULL);
+    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
+    for (unsigned k = 0; k < j->n; k++) {
+        local_share *sh = &j->shares[k];
+        for (chunk *c = sh->head; c;) {
+            chunk *next = c->next;
+            free(c);
+            c = next;
+        }
+        sm_dist_share_free(sh->share);
+        sm_dist_out_free(&sh->out);
+        sm_dist_plan_free(&sh->plan);
+    }
+    sm_dist_merge_free(merge);
+    pthread_cond_destroy(&j->turn);
+    pthread_cond_destroy(&j->more);
+    pthread_mutex_destroy(&j->lock);
+    free(j->shares);
+    free(j->readers);
+    return rc;
+}
