@@ -570,6 +570,120 @@ void sm_trimmer_stats(const sm_trimmer *trimmer, sm_trim_stats *stats);
 void sm_trimmer_free(sm_trimmer *trimmer);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
+/* --------------------------------------------------- in-silico PCR products */
+
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental: seqmatch amplicon (docs/amplicon.md). A primer pair is a
+   forward and a reverse primer, each written 5' to 3' (IUPAC codes
+   allowed). Its sites in a record are search's hits (exact, -m mismatches
+   or -k edits, each primer on its own) of both primers on both strands:
+   - a product on the + strand: a forward site F (forward primer, strand +)
+     and a reverse site R (reverse primer, strand -: its reverse complement
+     on the forward text) with R.start >= F.start; it covers
+     [F.start, R.end);
+   - a product on the - strand: the same on the reverse complement of the
+     record: a forward site F (forward primer, strand -) and a reverse site
+     R (reverse primer, strand +) with F.end >= R.end; it covers
+     [R.start, F.end) in forward coordinates, its sequence read on the -
+     strand;
+   - its size is end - start; only products with min_size <= size <=
+     max_size are reported.
+   Every such combination of a forward and a reverse site is a product (as
+   PCR makes every one of them). With longest (seqkit amplicon's rule), each
+   record, pair and strand has at most one candidate: the first forward
+   site and the last reverse site on that strand (read 5' to 3' on it), if
+   in that order; the size window then keeps it or not.
+   Products come in (record, start, end, pair, strand) order. */
+typedef struct {
+    char *name;
+    char *forward, *reverse; /* 5' to 3', as given */
+} sm_amplicon_pair;
+
+/* Start from a zero-filled set. Pair i's forward primer is pattern 2i of
+   patterns (named NAME/forward) and its reverse primer pattern 2i + 1
+   (NAME/reverse): compile them with both strands. */
+typedef struct {
+    sm_amplicon_pair *pairs;
+    size_t count, cap;
+    sm_pattern_list patterns;
+} sm_amplicon_set;
+
+/* Adds a pair (strings copied): SM_OK, or SM_ERR_INVALID with a message for
+   an empty name or primer, or a primer symbol that is no IUPAC code. */
+int sm_amplicon_set_add(sm_amplicon_set *set, const char *name, const char *forward, const char *reverse,
+                        sm_error *err);
+/* Reads pairs from a table: one pair per line, name, forward and reverse
+   primer separated by tabs (spaces around them dropped); blank lines and
+   lines starting with '#' skipped; anything else an error naming the file
+   and line. */
+int sm_amplicon_set_read(sm_amplicon_set *set, const char *path, sm_error *err);
+void sm_amplicon_set_free(sm_amplicon_set *set);
+
+typedef struct {
+    uint64_t start, end;   /* forward coordinates, [start, end) */
+    uint32_t pair;
+    char strand;           /* '+' or '-' */
+    uint32_t forward_errors, reverse_errors;
+} sm_amplicon;
+
+typedef struct {
+    uint64_t min_size, max_size;
+    int longest;           /* seqkit's rule: at most one per record, pair and strand */
+} sm_amplicon_rule;
+
+/* The products of one record from its hits of a set's patterns (pairs
+   pairs; every hit of the record, in the runner's order), appended to
+   *out (grown as needed; *count, *cap as for a vector). SM_OK or
+   SM_ERR_NOMEM. */
+int sm_amplicon_products(const sm_amplicon_rule *rule, size_t pairs, const sm_hit *hits, size_t n,
+                         sm_amplicon **out, size_t *count, size_t *cap);
+
+typedef enum { SM_AMPLICON_TSV = 0, SM_AMPLICON_BED = 1, SM_AMPLICON_FASTA = 2 } sm_amplicon_format;
+/* "tsv", "bed" or "fasta": SM_OK, or SM_ERR_INVALID. */
+int sm_amplicon_format_from_name(const char *name, sm_amplicon_format *format);
+
+typedef struct sm_writer sm_writer;
+
+/* What sm_amplicon_finder writes and whom it tells:
+   - TSV: a header line (with header), then per product: [file] record,
+     start, end, strand, pair, size, forward errors, reverse errors and,
+     with sequence, the product's sequence (read on its strand);
+   - BED: record, start, end, pair (FILE:PAIR with show_file), a score of
+     1000 x (primer symbols - errors) / primer symbols, strand;
+   - FASTA: '>PAIR::[FILE:]RECORD:START-END(STRAND)', its errors, then the
+     sequence on one line. */
+typedef struct {
+    const sm_amplicon_set *set;
+    sm_amplicon_rule rule;
+    sm_amplicon_format format;
+    int header, sequence, show_file;
+    sm_writer *out;
+    unsigned reader_threads;   /* as sm_reader_open_threads */
+    void *ctx;
+    void (*on_input)(void *ctx, const char *path);
+    void (*on_progress)(void *ctx, const sm_reader *reader, size_t bytes, uint64_t products);
+} sm_amplicon_options;
+
+typedef struct {
+    uint64_t records, products;
+} sm_amplicon_stats;
+
+typedef struct sm_amplicon_finder sm_amplicon_finder;
+
+/* A runner for db (compiled from set->patterns, both strands) with
+   runner_options (NULL: the defaults; callbacks replaced; anchors, limits,
+   counting, partial matches and circular records refused with
+   SM_ERR_INVALID). */
+int sm_amplicon_finder_new(const sm_db *db, const sm_runner_options *runner_options,
+                           const sm_amplicon_options *opts, sm_amplicon_finder **finder, sm_error *err);
+/* Reads path (FASTA or FASTQ, compressed as the reader allows; "-" standard
+   input) to its end and writes its products. SM_OK, or an error with
+   err->message saying what and where. */
+int sm_amplicon_finder_run(sm_amplicon_finder *finder, const char *path, sm_error *err);
+void sm_amplicon_finder_stats(const sm_amplicon_finder *finder, sm_amplicon_stats *stats);
+void sm_amplicon_finder_free(sm_amplicon_finder *finder);
+#endif /* SEQMATCH_EXPERIMENTAL */
+
 /* ---------------------------------------------------- a DFA over a reader */
 
 #ifdef SEQMATCH_EXPERIMENTAL
