@@ -247,6 +247,15 @@ uint64_t sm_files_size(char *const *paths, size_t count);
 /* Whether some pattern holds a letter that is no DNA or IUPAC code (E F I L
    P Q ...: protein, words). */
 int sm_pattern_list_has_non_dna(const sm_pattern_list *list);
+/* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
+   or "" for one added by hand; buf holds at least 600 bytes. */
+const char *sm_pattern_list_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);
+/* SM_ERR_INVALID with a message (where the pattern came from, and the bound
+   to use) when o's -m or -k is at least a pattern's length, or its bases
+   other than N, for which every window or position would be a hit (exact:
+   NULL, or a flag per pattern that takes no errors); else SM_OK. */
+int sm_pattern_list_check_errors(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact,
+                                 sm_error *err);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */
@@ -643,6 +652,7 @@ typedef enum { SM_AMPLICON_TSV = 0, SM_AMPLICON_BED = 1, SM_AMPLICON_FASTA = 2 }
 int sm_amplicon_format_from_name(const char *name, sm_amplicon_format *format);
 
 typedef struct sm_writer sm_writer;
+typedef struct sm_progress sm_progress;
 
 /* What sm_amplicon_finder writes and whom it tells:
    - TSV: a header line (with header), then per product: [file] record,
@@ -659,9 +669,7 @@ typedef struct {
     int header, sequence, show_file;
     sm_writer *out;
     unsigned reader_threads;   /* as sm_reader_open_threads */
-    void *ctx;
-    void (*on_input)(void *ctx, const char *path);
-    void (*on_progress)(void *ctx, const sm_reader *reader, size_t bytes, uint64_t products);
+    sm_progress *progress;     /* told of each file and piece read, products as its count (NULL: none) */
 } sm_amplicon_options;
 
 typedef struct {

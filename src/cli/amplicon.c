@@ -53,16 +53,6 @@ void cli_print_amplicon_help(FILE *out) {
         out);
 }
 
-typedef struct {
-    sm_progress *progress;
-} amplicon_state;
-
-static void on_input(void *ctx, const char *path) { sm_progress_begin_file(((amplicon_state *)ctx)->progress, path); }
-
-static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64_t products) {
-    sm_progress_update(((amplicon_state *)ctx)->progress, reader, bytes, products);
-}
-
 int cli_amplicon_main(int argc, char **argv) {
     cli_options opts;
     int parsed = cli_parse_options(CLI_COMMAND_AMPLICON, argc, argv, &opts);
@@ -74,15 +64,13 @@ int cli_amplicon_main(int argc, char **argv) {
     sm_amplicon_set set = {0};
     sm_db *db = NULL;
     sm_amplicon_finder *finder = NULL;
-    amplicon_state s = {NULL};
+    sm_progress *progress = NULL;
     cli_writer writer = {0};
     sm_error err = {0};
     const char *primer[3] = {NULL, NULL, NULL}; /* -F, -R */
-    sm_amplicon_options ao = {.set = &set, .header = opts.header, .sequence = opts.sequence, .ctx = &s,
+    sm_amplicon_options ao = {.set = &set, .header = opts.header, .sequence = opts.sequence,
                               .rule = {opts.min_size ? opts.min_size : 1, opts.max_size ? opts.max_size : 10000,
-                                       opts.longest},
-                              .reader_threads = cli_threads(opts.threads), .on_input = on_input,
-                              .on_progress = on_progress};
+                                       opts.longest}, .reader_threads = cli_threads(opts.threads)};
     for (size_t i = 0; i < opts.source_count; i++) {
         if (!opts.sources[i].is_file) primer[opts.sources[i].mate] = opts.sources[i].text;
         else if (sm_amplicon_set_read(&set, opts.sources[i].text, &err) != SM_OK) goto failed;
@@ -113,21 +101,21 @@ int cli_amplicon_main(int argc, char **argv) {
     sm_runner_options_init(&ro);
     ro.threads = opts.threads;
     ro.chunk_size = opts.chunk_size;
-    if (sm_amplicon_finder_new(db, &ro, &ao, &finder, &err) != SM_OK) goto failed;
-    if (!(s.progress = sm_progress_new(stderr, opts.progress == CLI_PROGRESS_ON ||
-                                                     (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO)))))
+    if (!(ao.progress = progress = sm_progress_new(stderr, opts.progress == CLI_PROGRESS_ON ||
+                                                    (opts.progress == CLI_PROGRESS_AUTO && isatty(STDERR_FILENO)))))
         goto failed;
-    sm_progress_set_files(s.progress, targets, count);
+    sm_progress_set_files(progress, targets, count);
+    if (sm_amplicon_finder_new(db, &ro, &ao, &finder, &err) != SM_OK) goto failed;
     int rc = SM_OK;
     for (size_t i = 0; i < count && rc == SM_OK; i++) rc = sm_amplicon_finder_run(finder, targets[i], &err);
-    sm_progress_clear(s.progress);
+    sm_progress_clear(progress);
     if (rc != SM_OK && !cli_writer_failed(&writer)) goto failed;
     sm_amplicon_stats st;
     sm_amplicon_finder_stats(finder, &st);
     char a[32], b[32], what[96];
     snprintf(what, sizeof what, "%s records, %s products", sm_thousands(st.records, a, sizeof a),
              sm_thousands(st.products, b, sizeof b));
-    sm_progress_summary(s.progress, CLI_PROGRESS_PREFIX, what);
+    sm_progress_summary(progress, CLI_PROGRESS_PREFIX, what);
     status = rc != SM_OK ? CLI_EXIT_ERROR : st.products ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
     goto done;
 failed:
@@ -137,7 +125,7 @@ done:
         cli_writer_report(&writer);
         status = CLI_EXIT_ERROR;
     }
-    sm_progress_free(s.progress);
+    sm_progress_free(progress);
     sm_amplicon_finder_free(finder);
     if (db) sm_db_free(db);
     sm_amplicon_set_free(&set);

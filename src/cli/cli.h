@@ -279,9 +279,6 @@ void cli_note_stdin_terminal(void);
 /* Warns (once; returns 1) when the start of a DNA target's record looks like
    protein; 0 otherwise. */
 int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len);
-/* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
-   or "" for one given on the command line; buf holds at least 600 bytes. */
-const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);
 /* Refuses (message printed, -1) -m or -k at least a pattern's length, for
    which every window or position would be a hit (exact: NULL, or a flag per
    pattern that takes no errors). */

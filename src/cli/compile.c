@@ -14,12 +14,6 @@ static void report_library_error(const sm_error *err, int status) {
     else cli_error("%s", sm_strerror(status));
 }
 
-const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap) {
-    if (i >= list->count || !list->file || !list->file[i]) return "";
-    snprintf(buf, cap, "%.500s: line %llu: ", list->file[i], (unsigned long long)list->line[i]);
-    return buf;
-}
-
 /* A compile error about pattern N (the library's messages start "pattern N
    (") names the file and line the pattern came from. */
 static void report_compile_error(const sm_pattern_list *list, const sm_error *err, int status) {
@@ -27,7 +21,7 @@ static void report_compile_error(const sm_pattern_list *list, const sm_error *er
     int used = 0;
     if (sscanf(err->message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list->count) {
         char where[600];
-        cli_error("%s%s", cli_pattern_where(list, (size_t)n - 1, where, sizeof where), err->message);
+        cli_error("%s%s", sm_pattern_list_where(list, (size_t)n - 1, where, sizeof where), err->message);
         return;
     }
     report_library_error(err, status);
@@ -148,7 +142,7 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
         unsigned long long n = 0;
         int used = 0;
         if (sscanf(err.message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list.count)
-            cli_pattern_where(&list, (size_t)n - 1, where, sizeof where);
+            sm_pattern_list_where(&list, (size_t)n - 1, where, sizeof where);
         cli_error("%s%s; for protein or other text patterns use --alphabet text", where, err.message);
     } else if (status != SM_OK) {
         report_compile_error(&list, &err, status);

@@ -501,7 +501,7 @@ static int on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t l
 static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
     (void)record_ended;
     sm_amplicon_finder *f = ((amplicon_scan *)ctx)->f;
-    if (f->o.on_progress && bytes) f->o.on_progress(f->o.ctx, f->reader, bytes, f->stats.products);
+    if (f->o.progress && bytes) sm_progress_update(f->o.progress, f->reader, bytes, f->stats.products);
     return f->stop;
 }
 
@@ -579,7 +579,7 @@ int sm_amplicon_finder_run(sm_amplicon_finder *f, const char *path, sm_error *er
     if (rc != SM_OK) return sm_io_error(err, rc, "%s", e.message[0] ? e.message : sm_strerror(rc));
     f->file = path;
     f->reader = reader;
-    if (f->o.on_input) f->o.on_input(f->o.ctx, path);
+    if (f->o.progress) sm_progress_begin_file(f->o.progress, path);
     amplicon_scan in = {f, err, 0};
     sm_scan_reader_options so;
     sm_scan_reader_options_init(&so);

@@ -108,3 +108,55 @@ int sm_pattern_list_has_non_dna(const sm_pattern_list *list) {
         }
     return 0;
 }
+
+const char *sm_pattern_list_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap) {
+    if (i >= list->count || !list->file || !list->file[i]) return "";
+    snprintf(buf, cap, "%.500s: line %llu: ", list->file[i], (unsigned long long)list->line[i]);
+    return buf;
+}
+
+/* DNA symbols that say something: all but N, which matches every base. */
+static size_t informative_bases(const sm_pattern *p) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->len; i++) n += p->seq[i] != 'N' && p->seq[i] != 'n';
+    return n;
+}
+
+int sm_pattern_list_check_errors(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact,
+                                 sm_error *err) {
+    uint32_t k = o->match == SM_MATCH_EXACT ? 0 : o->max_errors;
+    const char *kind = o->match == SM_MATCH_MISMATCHES ? "-m" : "-k";
+    const char *pam = o->pam ? " (errors count in the guide, not the PAM)" : "";
+    for (size_t i = 0; i < list->count; i++) {
+        const sm_pattern *p = &list->items[i];
+        if (p->len == 0 || (exact && exact[i])) continue; /* empty: sm_compile says so; exact: no errors */
+        /* N matches any base: a pattern with no more than k other bases is a hit at every window too */
+        size_t informative = o->alphabet == SM_ALPHABET_DNA ? informative_bases(p) : p->len;
+        if (p->len > k && informative > k) continue;
+        char shown[48], where[600];
+        const char *name = p->name ? p->name : p->seq;
+        size_t name_len = p->name ? strlen(p->name) : p->len;
+        snprintf(shown, sizeof shown, "%.*s%s", (int)(name_len > 40 ? 40 : name_len), name,
+                 name_len > 40 ? "..." : "");
+        const char *at = sm_pattern_list_where(list, i, where, sizeof where);
+        err->code = SM_ERR_INVALID;
+        if (p->len > k && informative == 0)
+            snprintf(err->message, sizeof err->message, "%spattern '%s' is all N, which matches every base: every "
+                     "window of its length would be a hit", at, shown);
+        else if (p->len > k)
+            snprintf(err->message, sizeof err->message, "%spattern '%s' has %zu base%s other than N, and %s %u "
+                     "allows that many %s or more: N matches every base, so every window of its length would be a "
+                     "hit; use %s %zu or less", at, shown, informative, informative == 1 ? "" : "s", kind, k,
+                     o->match == SM_MATCH_MISMATCHES ? "mismatches" : "edits", kind, informative - 1);
+        else if (o->match == SM_MATCH_MISMATCHES)
+            snprintf(err->message, sizeof err->message, "%spattern '%s' has %zu symbol%s, and -m %u allows that "
+                     "many mismatches or more: every window of its length would be a hit; use -m %zu or less%s",
+                     at, shown, p->len, p->len == 1 ? "" : "s", k, p->len - 1, pam);
+        else
+            snprintf(err->message, sizeof err->message, "%spattern '%s' has %zu symbol%s, and -k %u allows that "
+                     "many edits or more: deleting the whole pattern would make every position a hit; use -k %zu "
+                     "or less%s", at, shown, p->len, p->len == 1 ? "" : "s", k, p->len - 1, pam);
+        return SM_ERR_INVALID;
+    }
+    return SM_OK;
+}
