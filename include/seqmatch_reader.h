@@ -256,6 +256,14 @@ const char *sm_pattern_list_where(const sm_pattern_list *list, size_t i, char *b
    NULL, or a flag per pattern that takes no errors); else SM_OK. */
 int sm_pattern_list_check_errors(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact,
                                  sm_error *err);
+/* Appends one source of patterns to list: a pattern file (is_file, read as
+   sm_pattern_list_read_alphabet) or one pattern written out (text). *exact
+   (NULL until a source is exact_source) gets a flag per pattern: 1 for those
+   of an exact source (compile's sm_compile_options.exact). note (note_cap
+   bytes, "" when none) gets a warning for a pattern over 1 Mbp from a file:
+   most likely the target given to -p. SM_OK, or an error with its message. */
+int sm_pattern_list_add_source(sm_pattern_list *list, int is_file, const char *text, sm_alphabet alphabet,
+                               int exact_source, unsigned char **exact, char *note, size_t note_cap, sm_error *err);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */

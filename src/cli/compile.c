@@ -27,23 +27,6 @@ static void report_compile_error(const sm_pattern_list *list, const sm_error *er
     report_library_error(err, status);
 }
 
-/* Longer patterns than this are most likely a genome given to -p in place of
-   the target (-p genome.fa target.fa): compiling it takes seconds and
-   hundreds of MB, so it is named before that. */
-#define LONG_PATTERN 1000000u
-
-static void warn_long_pattern(const sm_pattern_list *list, size_t first, const char *path) {
-    for (size_t i = first; i < list->count; i++) {
-        const sm_pattern *p = &list->items[i];
-        if (p->len <= LONG_PATTERN) continue;
-        fprintf(stderr,
-                "seqmatch: warning: -p %s: pattern '%.60s' is %.1f Mbp long; -p takes the patterns and the targets "
-                "come last (seqmatch search -p PATTERNS TARGET): are the two swapped?\n",
-                strcmp(path, "-") == 0 ? "stdin" : path, p->name ? p->name : "", (double)p->len / 1e6);
-        return;
-    }
-}
-
 /* Reads every source; *exact gets a flag per pattern (its source's
    --exact-patterns), or stays NULL when no source is exact. */
 static int read_patterns(const cli_options *opts, sm_pattern_list *list, unsigned char **exact) {
@@ -51,37 +34,10 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list, unsigne
     for (size_t i = 0; i < opts->source_count; i++) {
         const cli_pattern_source *source = &opts->sources[i];
         sm_error err;
-        memset(&err, 0, sizeof err);
-        int status;
-        size_t before = list->count;
-        if (source->is_file) {
-            status = sm_pattern_list_read_alphabet(list, source->text, opts->compile.alphabet, &err);
-            if (status == SM_OK) warn_long_pattern(list, before, source->text);
-            if (status == SM_OK && (source->exact || *exact)) {
-                unsigned char *grown = realloc(*exact, list->count ? list->count : 1);
-                if (!grown) {
-                    cli_error("out of memory");
-                    return -1;
-                }
-                if (!*exact) memset(grown, 0, before);
-                memset(grown + before, source->exact != 0, list->count - before);
-                *exact = grown;
-            }
-        } else {
-            status = sm_pattern_list_add(list, NULL, source->text, strlen(source->text));
-            if (status == SM_OK && *exact) {
-                unsigned char *grown = realloc(*exact, list->count);
-                if (!grown) {
-                    cli_error("out of memory");
-                    return -1;
-                }
-                grown[before] = 0;
-                *exact = grown;
-            }
-            if (status != SM_OK && !err.message[0])
-                snprintf(err.message, sizeof err.message, "-e '%s': %s", source->text,
-                         sm_strerror(status));
-        }
+        char note[512];
+        int status = sm_pattern_list_add_source(list, source->is_file, source->text, opts->compile.alphabet,
+                                                source->exact, exact, note, sizeof note, &err);
+        if (note[0]) fprintf(stderr, "seqmatch: warning: %s\n", note);
         if (status != SM_OK) {
             report_library_error(&err, status);
             return -1;

@@ -5,6 +5,7 @@
  * a file holds short reads, a pattern is no DNA; files' total size.
  * Public calls only. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -157,6 +158,44 @@ int sm_pattern_list_check_errors(const sm_pattern_list *list, const sm_compile_o
                      "many edits or more: deleting the whole pattern would make every position a hit; use -k %zu "
                      "or less%s", at, shown, p->len, p->len == 1 ? "" : "s", k, p->len - 1, pam);
         return SM_ERR_INVALID;
+    }
+    return SM_OK;
+}
+
+/* Longer patterns than this are most likely a genome given to -p in place of
+   the target (-p genome.fa target.fa): compiling it takes seconds and
+   hundreds of MB, so it is named before that. */
+#define LONG_PATTERN 1000000u
+
+int sm_pattern_list_add_source(sm_pattern_list *list, int is_file, const char *text, sm_alphabet alphabet,
+                               int exact_source, unsigned char **exact, char *note, size_t note_cap, sm_error *err) {
+    memset(err, 0, sizeof *err);
+    if (note_cap) note[0] = '\0';
+    size_t before = list->count;
+    int status = is_file ? sm_pattern_list_read_alphabet(list, text, alphabet, err)
+                         : sm_pattern_list_add(list, NULL, text, strlen(text));
+    if (status != SM_OK) {
+        if (!err->message[0]) snprintf(err->message, sizeof err->message, "-e '%.400s': %s", text, sm_strerror(status));
+        err->code = status;
+        return status;
+    }
+    for (size_t i = before; is_file && i < list->count; i++) {
+        const sm_pattern *p = &list->items[i];
+        if (p->len <= LONG_PATTERN || !note_cap) continue;
+        snprintf(note, note_cap, "-p %s: pattern '%.60s' is %.1f Mbp long; -p takes the patterns and the targets "
+                 "come last (seqmatch search -p PATTERNS TARGET): are the two swapped?",
+                 strcmp(text, "-") == 0 ? "stdin" : text, p->name ? p->name : "", (double)p->len / 1e6);
+        break;
+    }
+    if (exact_source || *exact) {
+        unsigned char *grown = realloc(*exact, list->count ? list->count : 1);
+        if (!grown) {
+            snprintf(err->message, sizeof err->message, "out of memory");
+            return err->code = SM_ERR_NOMEM;
+        }
+        if (!*exact) memset(grown, 0, before);
+        memset(grown + before, exact_source != 0, list->count - before);
+        *exact = grown;
     }
     return SM_OK;
 }
