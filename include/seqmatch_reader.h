@@ -264,6 +264,11 @@ int sm_pattern_list_check_errors(const sm_pattern_list *list, const sm_compile_o
    most likely the target given to -p. SM_OK, or an error with its message. */
 int sm_pattern_list_add_source(sm_pattern_list *list, int is_file, const char *text, sm_alphabet alphabet,
                                int exact_source, unsigned char **exact, char *note, size_t note_cap, sm_error *err);
+/* sm_compile's error (status, err) about list's patterns compiled with o,
+   said in full in err->message: where the pattern it names came from, and,
+   for DNA patterns holding letters that are no IUPAC code, how to search
+   protein or text. */
+void sm_pattern_list_explain(const sm_pattern_list *list, const sm_compile_options *o, int status, sm_error *err);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */

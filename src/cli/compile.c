@@ -14,19 +14,6 @@ static void report_library_error(const sm_error *err, int status) {
     else cli_error("%s", sm_strerror(status));
 }
 
-/* A compile error about pattern N (the library's messages start "pattern N
-   (") names the file and line the pattern came from. */
-static void report_compile_error(const sm_pattern_list *list, const sm_error *err, int status) {
-    unsigned long long n = 0;
-    int used = 0;
-    if (sscanf(err->message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list->count) {
-        char where[600];
-        cli_error("%s%s", sm_pattern_list_where(list, (size_t)n - 1, where, sizeof where), err->message);
-        return;
-    }
-    report_library_error(err, status);
-}
-
 /* Reads every source; *exact gets a flag per pattern (its source's
    --exact-patterns), or stays NULL when no source is exact. */
 static int read_patterns(const cli_options *opts, sm_pattern_list *list, unsigned char **exact) {
@@ -91,17 +78,9 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
     co.exact = exact;
     int status = sm_compile(list.items, list.count, &co, db, &err);
     free(exact);
-    int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && sm_pattern_list_has_non_dna(&list);
-    if (not_dna) {
-        /* protein, words, a table or reads not recognised: say how to read them */
-        char where[600] = "";
-        unsigned long long n = 0;
-        int used = 0;
-        if (sscanf(err.message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list.count)
-            sm_pattern_list_where(&list, (size_t)n - 1, where, sizeof where);
-        cli_error("%s%s; for protein or other text patterns use --alphabet text", where, err.message);
-    } else if (status != SM_OK) {
-        report_compile_error(&list, &err, status);
+    if (status != SM_OK) {
+        sm_pattern_list_explain(&list, &opts->compile, status, &err);
+        cli_error("%s", err.message);
     }
     sm_pattern_list_free(&list);
     if (status != SM_OK) {

@@ -199,3 +199,18 @@ int sm_pattern_list_add_source(sm_pattern_list *list, int is_file, const char *t
     }
     return SM_OK;
 }
+
+void sm_pattern_list_explain(const sm_pattern_list *list, const sm_compile_options *o, int status, sm_error *err) {
+    unsigned long long n = 0;
+    int used = 0;
+    char where[600] = "", message[1200];
+    if (sscanf(err->message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list->count)
+        sm_pattern_list_where(list, (size_t)n - 1, where, sizeof where);
+    /* protein, words, a table or reads not recognised: say how to read them */
+    int not_dna = status == SM_ERR_PATTERN && o->alphabet == SM_ALPHABET_DNA && sm_pattern_list_has_non_dna(list);
+    snprintf(message, sizeof message, "%s%s%s", where, err->message[0] ? err->message : sm_strerror(status),
+             not_dna ? "; for protein or other text patterns use --alphabet text" : "");
+    size_t len = strlen(message) < sizeof err->message ? strlen(message) : sizeof err->message - 1;
+    memcpy(err->message, message, len);
+    err->message[len] = '\0';
+}
