@@ -236,6 +236,14 @@ sm_input_format sm_reader_sniff(const char *path);
    nucleotide code (A C G T U and IUPAC, either case); list gets up to six
    of those letters, upper case, space-separated, in the order first seen. */
 int sm_seq_looks_like_protein(const uint8_t *seq, size_t len, size_t *letters, size_t *other, char list[16]);
+/* 1 when record (of file, "-" standard input) looks like protein by
+   sm_seq_looks_like_protein, with the warning for buf (cap bytes); else 0. */
+int sm_protein_warning(const char *file, const char *record, const uint8_t *seq, size_t len, char *buf, size_t cap);
+/* The alphabet inputs hold, as search and dfa decide without --alphabet:
+   FASTA or FASTQ files DNA, other files text; standard input and pipes
+   (which cannot be looked at twice) text, or DNA with per_record. Files of
+   both kinds: SM_ERR_INVALID with a message. */
+int sm_files_alphabet(char *const *paths, size_t count, int per_record, sm_alphabet *alphabet, sm_error *err);
 /* A typical record length for sm_compile_options.typical_record: 150 (short
    reads) for a FASTQ name (.fq, .fastq; .gz, .zst, .bgz) or a regular file
    whose first byte is '@', else 0 (long records; standard input and pipes

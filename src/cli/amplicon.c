@@ -7,7 +7,7 @@
 
 void cli_print_amplicon_help(FILE *out) {
     fputs(
-        "Usage: seqmatch amplicon [options] (-p PAIRS.tsv | -F FORWARD -R REVERSE) [TARGET...]\n"
+        "Usage: seqmatch amplicon [options] (-p PAIRS.tsv | -F FWD -R REV) [TARGET...]\n"
         "\n"
         "In-silico PCR: the products of primer pairs in FASTA or FASTQ records (gzip,\n"
         "BGZF or zstd; no TARGET reads standard input). Every primer of every pair is\n"
@@ -17,7 +17,7 @@ void cli_print_amplicon_help(FILE *out) {
         "  -F, --forward SEQ     one pair on the command line (named 'amplicon') with\n"
         "  -R, --reverse SEQ     its reverse primer\n"
         "  -m, --mismatches K    up to K mismatches in each primer; -k, --edits K edits\n"
-        "  --text-iupac          N and IUPAC codes in the targets match the primers' bases\n"
+        "  --text-iupac          N and IUPAC codes in targets match the primers' bases\n"
         "  --min-size N          products of at least N bases (default 1) and\n"
         "  --max-size N          at most N bases (default 10000)\n"
         "What a product is: a forward primer site F on a strand and, downstream of it on\n"
@@ -38,17 +38,11 @@ void cli_print_amplicon_help(FILE *out) {
         "                        matched / primer bases), strand\n"
         "  --format fasta        >PAIR::RECORD:START-END(STRAND), sequence on one line\n"
         "  -H, --with-filename   name the file in each product (the default with several\n"
-        "                        targets); --no-filename never\n"
-        "Products in (record, start, end, pair, strand) order.\n"
-        "\n"
+        "                        targets); --no-filename never. In (record, start, end,\n"
+        "                        pair, strand) order\n"
         "Performance: -t, --threads N (default all cores), --chunk-size, --engine,\n"
-        "--build-threads, --max-memory. --progress / --no-progress: a progress line and\n"
-        "a closing summary on standard error. --help, --version.\n"
-        "\n"
-        "Examples:\n"
-        "  seqmatch amplicon -F GTGYCAGCMGCCGCGGTAA -R GGACTACNVGGGTWTCTAAT genome.fa.gz\n"
-        "  seqmatch amplicon -p pairs.tsv -m 2 --max-size 2000 --format fasta genomes.fa\n"
-        "\n"
+        "--build-threads, --max-memory; --progress / --no-progress. --help, --version.\n"
+        "Example: seqmatch amplicon -F GTGYCAGCMGCCGCGGTAA -R GGACTACNVGGGTWTCTAAT g.fa\n"
         "Exit status: 0 when a product was found, 1 when none, 2 on error.\n",
         out);
 }
@@ -89,8 +83,7 @@ int cli_amplicon_main(int argc, char **argv) {
     if (cli_check_error_bound(&set.patterns, &opts.compile, NULL) != 0) goto done;
     opts.compile.strands = SM_STRAND_BOTH;
     if (sm_compile(set.patterns.items, set.patterns.count, &opts.compile, &db, &err) != SM_OK) goto failed;
-    char *stdin_target[] = {"-"};
-    char *const *targets = opts.target_count ? opts.targets : stdin_target;
+    char *stdin_target[] = {"-"}, *const *targets = opts.target_count ? opts.targets : stdin_target;
     size_t count = opts.target_count ? opts.target_count : 1;
     ao.show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && count > 1);
     if (cli_check_output(opts.output_path, (const char *const *)targets, count) != 0 ||

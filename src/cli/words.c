@@ -16,15 +16,9 @@ void cli_note_stdin_terminal(void) {
 }
 
 int cli_check_protein(const char *file, const char *record, const uint8_t *seq, size_t len) {
-    size_t letters, other;
-    char list[16];
-    if (!sm_seq_looks_like_protein(seq, len, &letters, &other, list)) return 0;
-    if (strcmp(file, "-") == 0) file = "stdin";
-    fprintf(stderr,
-            "seqmatch: warning: %s: record '%s' looks like protein, not DNA (%zu of its first %zu letters are no "
-            "nucleotide code: %s); DNA patterns match only A, C, G and T there (for protein patterns use "
-            "--alphabet text)\n",
-            file, record ? record : "", other, letters, list);
+    char note[700];
+    if (!sm_protein_warning(file, record, seq, len, note, sizeof note)) return 0;
+    fprintf(stderr, "seqmatch: warning: %s\n", note);
     return 1;
 }
 

@@ -214,3 +214,30 @@ void sm_pattern_list_explain(const sm_pattern_list *list, const sm_compile_optio
     memcpy(err->message, message, len);
     err->message[len] = '\0';
 }
+
+int sm_files_alphabet(char *const *paths, size_t count, int per_record, sm_alphabet *alphabet, sm_error *err) {
+    const char *dna = NULL, *text = NULL;
+    for (size_t i = 0; i < count; i++) {
+        sm_input_format holds = sm_reader_sniff(paths[i]);
+        if ((holds == SM_INPUT_FASTA || holds == SM_INPUT_FASTQ) && !dna) dna = paths[i];
+        else if (holds == SM_INPUT_TEXT && !text) text = paths[i];
+    }
+    if (dna && text) {
+        err->code = SM_ERR_INVALID;
+        snprintf(err->message, sizeof err->message, "%.200s is FASTA or FASTQ but %.200s is not; give --alphabet "
+                 "dna or --alphabet text", dna, text);
+        return SM_ERR_INVALID;
+    }
+    *alphabet = dna || (!text && per_record) ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
+    return SM_OK;
+}
+
+int sm_protein_warning(const char *file, const char *record, const uint8_t *seq, size_t len, char *buf, size_t cap) {
+    size_t letters, other;
+    char list[16];
+    if (!sm_seq_looks_like_protein(seq, len, &letters, &other, list)) return 0;
+    snprintf(buf, cap, "%s: record '%s' looks like protein, not DNA (%zu of its first %zu letters are no nucleotide "
+             "code: %s); DNA patterns match only A, C, G and T there (for protein patterns use --alphabet text)",
+             strcmp(file, "-") == 0 ? "stdin" : file, record ? record : "", other, letters, list);
+    return 1;
+}
