@@ -142,19 +142,19 @@ int sm_pattern_list_check_errors(const sm_pattern_list *list, const sm_compile_o
         const char *at = sm_pattern_list_where(list, i, where, sizeof where);
         err->code = SM_ERR_INVALID;
         if (p->len > k && informative == 0)
-            snprintf(err->message, sizeof err->message, "%spattern '%s' is all N, which matches every base: every "
+            snprintf(err->message, sizeof err->message, "%.200spattern '%s' is all N, which matches every base: every "
                      "window of its length would be a hit", at, shown);
         else if (p->len > k)
-            snprintf(err->message, sizeof err->message, "%spattern '%s' has %zu base%s other than N, and %s %u "
+            snprintf(err->message, sizeof err->message, "%.200spattern '%s' has %zu base%s other than N, and %s %u "
                      "allows that many %s or more: N matches every base, so every window of its length would be a "
                      "hit; use %s %zu or less", at, shown, informative, informative == 1 ? "" : "s", kind, k,
                      o->match == SM_MATCH_MISMATCHES ? "mismatches" : "edits", kind, informative - 1);
         else if (o->match == SM_MATCH_MISMATCHES)
-            snprintf(err->message, sizeof err->message, "%spattern '%s' has %zu symbol%s, and -m %u allows that "
+            snprintf(err->message, sizeof err->message, "%.200spattern '%s' has %zu symbol%s, and -m %u allows that "
                      "many mismatches or more: every window of its length would be a hit; use -m %zu or less%s",
                      at, shown, p->len, p->len == 1 ? "" : "s", k, p->len - 1, pam);
         else
-            snprintf(err->message, sizeof err->message, "%spattern '%s' has %zu symbol%s, and -k %u allows that "
+            snprintf(err->message, sizeof err->message, "%.200spattern '%s' has %zu symbol%s, and -k %u allows that "
                      "many edits or more: deleting the whole pattern would make every position a hit; use -k %zu "
                      "or less%s", at, shown, p->len, p->len == 1 ? "" : "s", k, p->len - 1, pam);
         return SM_ERR_INVALID;
