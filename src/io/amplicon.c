@@ -228,11 +228,12 @@ static size_t site_slot(const sm_hit *h) { return (size_t)(h->pattern >> 1) * 4 
 
 int sm_amplicon_products(const sm_amplicon_rule *rule, size_t pairs, const sm_hit *hits, size_t n,
                          sm_amplicon **out, size_t *count, size_t *cap) {
+    if (n == 0) return SM_OK; /* no site, no product (and no list to point into) */
     size_t first = *count;
     /* per pair and strand: the forward and the reverse sites, in hit order (by start) */
-    const sm_hit **sites = n ? malloc(n * sizeof *sites) : NULL;
+    const sm_hit **sites = malloc(n * sizeof *sites);
     size_t *at = calloc(pairs * 4 + 1, sizeof *at);
-    int rc = (n && !sites) || !at ? SM_ERR_NOMEM : SM_OK;
+    int rc = !sites || !at ? SM_ERR_NOMEM : SM_OK;
     for (size_t i = 0; rc == SM_OK && i < n; i++) at[site_slot(&hits[i]) + 1]++;
     for (size_t s = 0; rc == SM_OK && s < pairs * 4; s++) at[s + 1] += at[s];
     for (size_t i = 0; rc == SM_OK && i < n; i++) sites[at[site_slot(&hits[i])]++] = &hits[i];
