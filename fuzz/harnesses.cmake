@@ -1,7 +1,7 @@
 # The fuzz harnesses, shared by the libFuzzer build (fuzz/CMakeLists.txt)
 # and the corpus replay of the test suite (tests/CMakeLists.txt), which
 # link the same harness sources against different libraries.
-set(SM_FUZZ_TARGETS patterns reader dfa regex database differential range shard dense demux trim barcodes)
+set(SM_FUZZ_TARGETS patterns reader dfa regex database differential range shard dense demux trim barcodes amplicon)
 set(SM_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 # The reader and range harnesses run over a reader with tiny buffers, so that
@@ -34,7 +34,7 @@ function(sm_fuzz_harness exe target driver core io io_small testcommon)
     set(libs ${testcommon} ${core})
   elseif(target STREQUAL "shard")
     set(libs ${SM_FUZZ_DIST} ${io} ${core})
-  elseif(target STREQUAL "trim" OR target STREQUAL "barcodes")
+  elseif(target STREQUAL "trim" OR target STREQUAL "barcodes" OR target STREQUAL "amplicon")
     set(libs ${io} ${core})
   elseif(target STREQUAL "demux")
     set(libs ${SM_FUZZ_CLI} ${SM_FUZZ_DIST} ${io} ${core})

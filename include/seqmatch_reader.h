@@ -236,6 +236,14 @@ sm_input_format sm_reader_sniff(const char *path);
    nucleotide code (A C G T U and IUPAC, either case); list gets up to six
    of those letters, upper case, space-separated, in the order first seen. */
 int sm_seq_looks_like_protein(const uint8_t *seq, size_t len, size_t *letters, size_t *other, char list[16]);
+/* 1 when record (of file, "-" standard input) looks like protein by
+   sm_seq_looks_like_protein, with the warning for buf (cap bytes); else 0. */
+int sm_protein_warning(const char *file, const char *record, const uint8_t *seq, size_t len, char *buf, size_t cap);
+/* The alphabet inputs hold, as search and dfa decide without --alphabet:
+   FASTA or FASTQ files DNA, other files text; standard input and pipes
+   (which cannot be looked at twice) text, or DNA with per_record. Files of
+   both kinds: SM_ERR_INVALID with a message. */
+int sm_files_alphabet(char *const *paths, size_t count, int per_record, sm_alphabet *alphabet, sm_error *err);
 /* A typical record length for sm_compile_options.typical_record: 150 (short
    reads) for a FASTQ name (.fq, .fastq; .gz, .zst, .bgz) or a regular file
    whose first byte is '@', else 0 (long records; standard input and pipes
@@ -247,6 +255,28 @@ uint64_t sm_files_size(char *const *paths, size_t count);
 /* Whether some pattern holds a letter that is no DNA or IUPAC code (E F I L
    P Q ...: protein, words). */
 int sm_pattern_list_has_non_dna(const sm_pattern_list *list);
+/* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
+   or "" for one added by hand; buf holds at least 600 bytes. */
+const char *sm_pattern_list_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);
+/* SM_ERR_INVALID with a message (where the pattern came from, and the bound
+   to use) when o's -m or -k is at least a pattern's length, or its bases
+   other than N, for which every window or position would be a hit (exact:
+   NULL, or a flag per pattern that takes no errors); else SM_OK. */
+int sm_pattern_list_check_errors(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact,
+                                 sm_error *err);
+/* Appends one source of patterns to list: a pattern file (is_file, read as
+   sm_pattern_list_read_alphabet) or one pattern written out (text). *exact
+   (NULL until a source is exact_source) gets a flag per pattern: 1 for those
+   of an exact source (compile's sm_compile_options.exact). note (note_cap
+   bytes, "" when none) gets a warning for a pattern over 1 Mbp from a file:
+   most likely the target given to -p. SM_OK, or an error with its message. */
+int sm_pattern_list_add_source(sm_pattern_list *list, int is_file, const char *text, sm_alphabet alphabet,
+                               int exact_source, unsigned char **exact, char *note, size_t note_cap, sm_error *err);
+/* sm_compile's error (status, err) about list's patterns compiled with o,
+   said in full in err->message: where the pattern it names came from, and,
+   for DNA patterns holding letters that are no IUPAC code, how to search
+   protein or text. */
+void sm_pattern_list_explain(const sm_pattern_list *list, const sm_compile_options *o, int status, sm_error *err);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------ from a reader to a runner */
@@ -643,6 +673,119 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
 int sm_trimmer_run(sm_trimmer *trimmer, const char *path1, const char *path2, sm_error *err);
 void sm_trimmer_stats(const sm_trimmer *trimmer, sm_trim_stats *stats);
 void sm_trimmer_free(sm_trimmer *trimmer);
+#endif /* SEQMATCH_EXPERIMENTAL */
+
+/* --------------------------------------------------- in-silico PCR products */
+
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Experimental: seqmatch amplicon (docs/amplicon.md). A primer pair is a
+   forward and a reverse primer, each written 5' to 3' (IUPAC codes
+   allowed). Its sites in a record are search's hits (exact, -m mismatches
+   or -k edits, each primer on its own) of both primers on both strands:
+   - a product on the + strand: a forward site F (forward primer, strand +)
+     and a reverse site R (reverse primer, strand -: its reverse complement
+     on the forward text) with R.start >= F.start; it covers
+     [F.start, R.end);
+   - a product on the - strand: the same on the reverse complement of the
+     record: a forward site F (forward primer, strand -) and a reverse site
+     R (reverse primer, strand +) with F.end >= R.end; it covers
+     [R.start, F.end) in forward coordinates, its sequence read on the -
+     strand;
+   - its size is end - start; only products with min_size <= size <=
+     max_size are reported.
+   Every such combination of a forward and a reverse site is a product (as
+   PCR makes every one of them). With longest (seqkit amplicon's rule), each
+   record, pair and strand has at most one candidate: the first forward
+   site and the last reverse site on that strand (read 5' to 3' on it), if
+   in that order; the size window then keeps it or not.
+   Products come in (record, start, end, pair, strand) order. */
+typedef struct {
+    char *name;
+    char *forward, *reverse; /* 5' to 3', as given */
+} sm_amplicon_pair;
+
+/* Start from a zero-filled set. Pair i's forward primer is pattern 2i of
+   patterns (named NAME/forward) and its reverse primer pattern 2i + 1
+   (NAME/reverse): compile them with both strands. */
+typedef struct {
+    sm_amplicon_pair *pairs;
+    size_t count, cap;
+    sm_pattern_list patterns;
+} sm_amplicon_set;
+
+/* Adds a pair (strings copied): SM_OK, or SM_ERR_INVALID with a message for
+   an empty name or primer, or a primer symbol that is no IUPAC code. */
+int sm_amplicon_set_add(sm_amplicon_set *set, const char *name, const char *forward, const char *reverse,
+                        sm_error *err);
+/* Reads pairs from a table: one pair per line, name, forward and reverse
+   primer separated by tabs (spaces around them dropped); blank lines and
+   lines starting with '#' skipped; anything else an error naming the file
+   and line. */
+int sm_amplicon_set_read(sm_amplicon_set *set, const char *path, sm_error *err);
+void sm_amplicon_set_free(sm_amplicon_set *set);
+
+typedef struct {
+    uint64_t start, end;   /* forward coordinates, [start, end) */
+    uint32_t pair;
+    char strand;           /* '+' or '-' */
+    uint32_t forward_errors, reverse_errors;
+} sm_amplicon;
+
+typedef struct {
+    uint64_t min_size, max_size;
+    int longest;           /* seqkit's rule: at most one per record, pair and strand */
+} sm_amplicon_rule;
+
+/* The products of one record from its hits of a set's patterns (pairs
+   pairs; every hit of the record, in the runner's order), appended to
+   *out (grown as needed; *count, *cap as for a vector). SM_OK or
+   SM_ERR_NOMEM. */
+int sm_amplicon_products(const sm_amplicon_rule *rule, size_t pairs, const sm_hit *hits, size_t n,
+                         sm_amplicon **out, size_t *count, size_t *cap);
+
+typedef enum { SM_AMPLICON_TSV = 0, SM_AMPLICON_BED = 1, SM_AMPLICON_FASTA = 2 } sm_amplicon_format;
+/* "tsv", "bed" or "fasta": SM_OK, or SM_ERR_INVALID. */
+int sm_amplicon_format_from_name(const char *name, sm_amplicon_format *format);
+
+typedef struct sm_writer sm_writer;
+typedef struct sm_progress sm_progress;
+
+/* What sm_amplicon_finder writes and whom it tells:
+   - TSV: a header line (with header), then per product: [file] record,
+     start, end, strand, pair, size, forward errors, reverse errors and,
+     with sequence, the product's sequence (read on its strand);
+   - BED: record, start, end, pair (FILE:PAIR with show_file), a score of
+     1000 x (primer symbols - errors) / primer symbols, strand;
+   - FASTA: '>PAIR::[FILE:]RECORD:START-END(STRAND)', its errors, then the
+     sequence on one line. */
+typedef struct {
+    const sm_amplicon_set *set;
+    sm_amplicon_rule rule;
+    sm_amplicon_format format;
+    int header, sequence, show_file;
+    sm_writer *out;
+    unsigned reader_threads;   /* as sm_reader_open_threads */
+    sm_progress *progress;     /* told of each file and piece read, products as its count (NULL: none) */
+} sm_amplicon_options;
+
+typedef struct {
+    uint64_t records, products;
+} sm_amplicon_stats;
+
+typedef struct sm_amplicon_finder sm_amplicon_finder;
+
+/* A runner for db (compiled from set->patterns, both strands) with
+   runner_options (NULL: the defaults; callbacks replaced; anchors, limits,
+   counting, partial matches and circular records refused with
+   SM_ERR_INVALID). */
+int sm_amplicon_finder_new(const sm_db *db, const sm_runner_options *runner_options,
+                           const sm_amplicon_options *opts, sm_amplicon_finder **finder, sm_error *err);
+/* Reads path (FASTA or FASTQ, compressed as the reader allows; "-" standard
+   input) to its end and writes its products. SM_OK, or an error with
+   err->message saying what and where. */
+int sm_amplicon_finder_run(sm_amplicon_finder *finder, const char *path, sm_error *err);
+void sm_amplicon_finder_stats(const sm_amplicon_finder *finder, sm_amplicon_stats *stats);
+void sm_amplicon_finder_free(sm_amplicon_finder *finder);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ---------------------------------------------------- a DFA over a reader */

@@ -21,7 +21,7 @@ enum { CLI_PARSE_OK = 0, CLI_PARSE_HELP = 1, CLI_PARSE_ERROR = 2 };
 
 typedef enum {
     CLI_COMMAND_SEARCH = 1, CLI_COMMAND_COMPILE = 2, CLI_COMMAND_FILTER = 3, CLI_COMMAND_DEMUX = 4,
-    CLI_COMMAND_DFA = 5, CLI_COMMAND_MERGE = 6, CLI_COMMAND_TRIM = 7
+    CLI_COMMAND_DFA = 5, CLI_COMMAND_MERGE = 6, CLI_COMMAND_TRIM = 7, CLI_COMMAND_AMPLICON = 8
 } cli_command;
 
 typedef enum { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
@@ -37,7 +37,7 @@ typedef struct {
     const char *text;
     int exact;
     int adapter;  /* trim: SM_TRIM_BACK (-a, -A) or SM_TRIM_FRONT (-g, -G) */
-    int mate;     /* trim: 2 for -A and -G (mate 2), else 1 */
+    int mate;     /* trim: 2 for -A and -G (mate 2), else 1; amplicon: 1 -F, 2 -R */
 } cli_pattern_source;
 
 /* Everything the command line can say, for both commands. */
@@ -81,6 +81,8 @@ typedef struct {
     int min_overlap_given;
     uint64_t minimum_length;        /* trim --minimum-length */
     int discard;                    /* trim --discard-untrimmed / --discard-trimmed (SM_TRIM_DISCARD_*) */
+    uint64_t min_size, max_size;    /* amplicon --min-size, --max-size; --longest, --sequence, --format: */
+    int longest, sequence; const char *amplicon_format;
 
     char **targets;
     size_t target_count;
@@ -150,8 +152,9 @@ typedef enum {
     OPT_CIRCULAR, OPT_CIGAR, OPT_ANCHOR, OPT_INVERT, OPT_MATCHED, OPT_UNMATCHED, OPT_READ1, OPT_READ2, OPT_GZIP,
     OPT_SUMMARY, OPT_BARCODE_READ, OPT_BUFFER_SIZE, OPT_PAM5, OPT_DNA_BULGES, OPT_RNA_BULGES, OPT_SITE, OPT_PROFILE,
     OPT_MIN_OVERLAP, OPT_MAX_HITS_PER_PATTERN, OPT_MAX_HITS_PER_RECORD, OPT_FEWEST_ERRORS,
-    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE, OPT_BARCODES, OPT_RC_BARCODE2, OPT_BARCODE_TAG, OPT_STATS_JSON, OPT_COLUMNS,
-    OPT_DISCARD_UNTRIMMED, OPT_DISCARD_TRIMMED,
+    OPT_ADAPTER, OPT_FRONT, OPT_ADAPTER2, OPT_FRONT2, OPT_MINIMUM_LENGTH, OPT_TRIM_BARCODE, OPT_BARCODES, OPT_RC_BARCODE2,
+    OPT_BARCODE_TAG, OPT_STATS_JSON, OPT_COLUMNS, OPT_DISCARD_UNTRIMMED, OPT_DISCARD_TRIMMED, OPT_FORWARD, OPT_REVERSE,
+    OPT_MIN_SIZE, OPT_MAX_SIZE, OPT_LONGEST, OPT_SEQUENCE,
     /* dfa's own */
     OPT_DFA, OPT_FROM_PATTERNS, OPT_REGEX, OPT_MATCH, OPT_MAX_STATES, OPT_MINIMIZE, OPT_NO_MINIMIZE, OPT_DUMP,
     OPT_SKIP_UNKNOWN, OPT_PER_RECORD, OPT_CHUNKS, OPT_POLICY, OPT_FIRST_CHUNK_RATIO, OPT_SIMD, OPT_GPU_BATCH
@@ -235,6 +238,11 @@ void cli_print_demux_help(FILE *out);
 /* seqmatch trim: each read cut at its adapter. */
 int cli_trim_main(int argc, char **argv);
 void cli_print_trim_help(FILE *out);
+/* seqmatch amplicon: in-silico PCR products of primer pairs. */
+int cli_amplicon_main(int argc, char **argv);
+void cli_print_amplicon_help(FILE *out);
+/* A command's --help (the main help for one without its own). */
+void cli_print_help(cli_command command, FILE *out);
 /* seqmatch merge: shard files back into one output. */
 int cli_merge_main(int argc, char **argv);
 int cli_compile_main(int argc, char **argv);
@@ -279,9 +287,6 @@ void cli_note_stdin_terminal(void);
 /* Warns when the start of a DNA target's record looks like protein (as an
    sm_scan_files_options.on_first_sequence, ctx NULL). */
 void cli_check_protein(void *ctx, const char *file, const char *record, const uint8_t *seq, size_t len);
-/* Where pattern i of list came from, as a message prefix: "FILE: line L: ",
-   or "" for one given on the command line; buf holds at least 600 bytes. */
-const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap);
 /* Refuses (message printed, -1) -m or -k at least a pattern's length, for
    which every window or position would be a hit (exact: NULL, or a flag per
    pattern that takes no errors). */

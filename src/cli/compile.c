@@ -14,42 +14,6 @@ static void report_library_error(const sm_error *err, int status) {
     else cli_error("%s", sm_strerror(status));
 }
 
-const char *cli_pattern_where(const sm_pattern_list *list, size_t i, char *buf, size_t cap) {
-    if (i >= list->count || !list->file || !list->file[i]) return "";
-    snprintf(buf, cap, "%.500s: line %llu: ", list->file[i], (unsigned long long)list->line[i]);
-    return buf;
-}
-
-/* A compile error about pattern N (the library's messages start "pattern N
-   (") names the file and line the pattern came from. */
-static void report_compile_error(const sm_pattern_list *list, const sm_error *err, int status) {
-    unsigned long long n = 0;
-    int used = 0;
-    if (sscanf(err->message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list->count) {
-        char where[600];
-        cli_error("%s%s", cli_pattern_where(list, (size_t)n - 1, where, sizeof where), err->message);
-        return;
-    }
-    report_library_error(err, status);
-}
-
-/* Longer patterns than this are most likely a genome given to -p in place of
-   the target (-p genome.fa target.fa): compiling it takes seconds and
-   hundreds of MB, so it is named before that. */
-#define LONG_PATTERN 1000000u
-
-static void warn_long_pattern(const sm_pattern_list *list, size_t first, const char *path) {
-    for (size_t i = first; i < list->count; i++) {
-        const sm_pattern *p = &list->items[i];
-        if (p->len <= LONG_PATTERN) continue;
-        fprintf(stderr,
-                "seqmatch: warning: -p %s: pattern '%.60s' is %.1f Mbp long; -p takes the patterns and the targets "
-                "come last (seqmatch search -p PATTERNS TARGET): are the two swapped?\n",
-                strcmp(path, "-") == 0 ? "stdin" : path, p->name ? p->name : "", (double)p->len / 1e6);
-        return;
-    }
-}
-
 /* Reads every source; *exact gets a flag per pattern (its source's
    --exact-patterns), or stays NULL when no source is exact. */
 static int read_patterns(const cli_options *opts, sm_pattern_list *list, unsigned char **exact) {
@@ -57,37 +21,10 @@ static int read_patterns(const cli_options *opts, sm_pattern_list *list, unsigne
     for (size_t i = 0; i < opts->source_count; i++) {
         const cli_pattern_source *source = &opts->sources[i];
         sm_error err;
-        memset(&err, 0, sizeof err);
-        int status;
-        size_t before = list->count;
-        if (source->is_file) {
-            status = sm_pattern_list_read_alphabet(list, source->text, opts->compile.alphabet, &err);
-            if (status == SM_OK) warn_long_pattern(list, before, source->text);
-            if (status == SM_OK && (source->exact || *exact)) {
-                unsigned char *grown = realloc(*exact, list->count ? list->count : 1);
-                if (!grown) {
-                    cli_error("out of memory");
-                    return -1;
-                }
-                if (!*exact) memset(grown, 0, before);
-                memset(grown + before, source->exact != 0, list->count - before);
-                *exact = grown;
-            }
-        } else {
-            status = sm_pattern_list_add(list, NULL, source->text, strlen(source->text));
-            if (status == SM_OK && *exact) {
-                unsigned char *grown = realloc(*exact, list->count);
-                if (!grown) {
-                    cli_error("out of memory");
-                    return -1;
-                }
-                grown[before] = 0;
-                *exact = grown;
-            }
-            if (status != SM_OK && !err.message[0])
-                snprintf(err.message, sizeof err.message, "-e '%s': %s", source->text,
-                         sm_strerror(status));
-        }
+        char note[512];
+        int status = sm_pattern_list_add_source(list, source->is_file, source->text, opts->compile.alphabet,
+                                                source->exact, exact, note, sizeof note, &err);
+        if (note[0]) fprintf(stderr, "seqmatch: warning: %s\n", note);
         if (status != SM_OK) {
             report_library_error(&err, status);
             return -1;
@@ -141,17 +78,9 @@ int cli_load_database(const cli_options *opts, sm_db **db) {
     co.exact = exact;
     int status = sm_compile(list.items, list.count, &co, db, &err);
     free(exact);
-    int not_dna = status == SM_ERR_PATTERN && opts->compile.alphabet == SM_ALPHABET_DNA && sm_pattern_list_has_non_dna(&list);
-    if (not_dna) {
-        /* protein, words, a table or reads not recognised: say how to read them */
-        char where[600] = "";
-        unsigned long long n = 0;
-        int used = 0;
-        if (sscanf(err.message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list.count)
-            cli_pattern_where(&list, (size_t)n - 1, where, sizeof where);
-        cli_error("%s%s; for protein or other text patterns use --alphabet text", where, err.message);
-    } else if (status != SM_OK) {
-        report_compile_error(&list, &err, status);
+    if (status != SM_OK) {
+        sm_pattern_list_explain(&list, &opts->compile, status, &err);
+        cli_error("%s", err.message);
     }
     sm_pattern_list_free(&list);
     if (status != SM_OK) {

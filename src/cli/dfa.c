@@ -64,29 +64,6 @@ static void print_help(FILE *out) {
           out);
 }
 
-/* Without --alphabet the inputs say, as for search: FASTA or FASTQ files are
-   DNA, other files text; standard input and pipes (which cannot be looked
-   at twice) are text, or DNA with --per-record. Files of both kinds are
-   refused. */
-static int alphabet_of_inputs(cli_dfa_options *o) {
-    const char *dna = NULL, *text = NULL;
-    for (size_t i = 0; i < o->input_count; i++) {
-        sm_input_format holds = sm_reader_sniff(o->inputs[i]);
-        if (holds == SM_INPUT_FASTA || holds == SM_INPUT_FASTQ) {
-            if (!dna) dna = o->inputs[i];
-        } else if (holds == SM_INPUT_TEXT && !text) {
-            text = o->inputs[i];
-        }
-    }
-    if (dna && text) {
-        cli_error("%s is FASTA or FASTQ but %s is not; give --alphabet dna or --alphabet text (try 'seqmatch dfa "
-                  "--help')", dna, text);
-        return -1;
-    }
-    o->alphabet = dna || (!text && o->per_record) ? SM_ALPHABET_DNA : SM_ALPHABET_TEXT;
-    return 0;
-}
-
 #define usage_error(...) (cli_usage_error(CLI_COMMAND_DFA, __VA_ARGS__), CLI_PARSE_ERROR)
 
 static int take_input(void *ctx, char *arg) {
@@ -173,7 +150,10 @@ static int parse_args(int argc, char **argv, cli_dfa_options *o) {
     if (o->gpu_batch && !o->gpu)
         return usage_error("%s", "--gpu-batch applies to --gpu only");
     if (o->input_count == 0) o->inputs[o->input_count++] = "-";
-    if (!o->alphabet_given && !o->dump && alphabet_of_inputs(o) != 0) return CLI_PARSE_ERROR;
+    sm_error err;
+    if (!o->alphabet_given && !o->dump &&
+        sm_files_alphabet(o->inputs, o->input_count, o->per_record, &o->alphabet, &err) != SM_OK)
+        return cli_usage_error(CLI_COMMAND_DFA, "%s", err.message), CLI_PARSE_ERROR;
     if (o->dfa_path && strcmp(o->dfa_path, "-") == 0 && !o->dump)
         for (size_t i = 0; i < o->input_count; i++)
             if (strcmp(o->inputs[i], "-") == 0)

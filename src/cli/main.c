@@ -37,16 +37,29 @@ void cli_error(const char *fmt, ...) {
     fputc('\n', stderr);
 }
 
+/* Every subcommand: its name, its entry point and its help (NULL: the main help). */
+static const struct { cli_command id; const char *name; int (*run)(int, char **); void (*help)(FILE *); } commands[] = {
+    {CLI_COMMAND_SEARCH, "search", cli_search_main, cli_print_search_help},
+    {CLI_COMMAND_COMPILE, "compile", cli_compile_main, cli_print_compile_help},
+    {CLI_COMMAND_FILTER, "filter", cli_filter_main, cli_print_filter_help},
+    {CLI_COMMAND_DEMUX, "demux", cli_demux_main, cli_print_demux_help},
+    {CLI_COMMAND_TRIM, "trim", cli_trim_main, cli_print_trim_help},
+    {CLI_COMMAND_AMPLICON, "amplicon", cli_amplicon_main, cli_print_amplicon_help},
+    {CLI_COMMAND_DFA, "dfa", cli_dfa_main, NULL},
+    {CLI_COMMAND_MERGE, "merge", cli_merge_main, NULL},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
 const char *cli_command_name(cli_command command) {
-    switch (command) {
-    case CLI_COMMAND_COMPILE: return "compile";
-    case CLI_COMMAND_FILTER: return "filter";
-    case CLI_COMMAND_DEMUX: return "demux";
-    case CLI_COMMAND_DFA: return "dfa";
-    case CLI_COMMAND_MERGE: return "merge";
-    case CLI_COMMAND_TRIM: return "trim";
-    default: return "search";
-    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (commands[i].id == command) return commands[i].name;
+    return "search";
+}
+
+void cli_print_help(cli_command command, FILE *out) {
+    size_t i = 0;
+    while (i < COMMAND_COUNT && !(commands[i].id == command && commands[i].help)) i++;
+    (i < COMMAND_COUNT ? commands[i].help : cli_print_main_help)(out);
 }
 
 void cli_usage_error(cli_command command, const char *fmt, ...) {
@@ -82,8 +95,8 @@ int cli_finish_stdout(void) {
 
 static int run_command(int argc, char **argv) {
     if (argc < 2) {
-        cli_error("no command given; usage: seqmatch search|filter|demux|trim|compile|dfa|merge [options] "
-                  "(try 'seqmatch --help')");
+        cli_error("no command given; usage: seqmatch search|filter|demux|trim|amplicon|compile|dfa|merge "
+                  "[options] (try 'seqmatch --help')");
         return CLI_EXIT_ERROR;
     }
     const char *command = argv[1];
@@ -96,32 +109,18 @@ static int run_command(int argc, char **argv) {
         return cli_finish_stdout();
     }
     if (strcmp(command, "help") == 0) {
-        if (argc > 2 && strcmp(argv[2], "search") == 0)
-            cli_print_search_help(stdout);
-        else if (argc > 2 && strcmp(argv[2], "compile") == 0)
-            cli_print_compile_help(stdout);
-        else if (argc > 2 && strcmp(argv[2], "filter") == 0)
-            cli_print_filter_help(stdout);
-        else if (argc > 2 && strcmp(argv[2], "demux") == 0)
-            cli_print_demux_help(stdout);
-        else if (argc > 2 && strcmp(argv[2], "trim") == 0)
-            cli_print_trim_help(stdout);
-        else
-            cli_print_main_help(stdout);
+        cli_command which = (cli_command)0; /* none: the main help */
+        for (size_t i = 0; i < COMMAND_COUNT && argc > 2; i++)
+            if (strcmp(argv[2], commands[i].name) == 0) which = commands[i].id;
+        cli_print_help(which, stdout);
         return cli_finish_stdout();
     }
-    if (strcmp(command, "search") == 0) return cli_search_main(argc - 1, argv + 1);
-    if (strcmp(command, "compile") == 0) return cli_compile_main(argc - 1, argv + 1);
-    if (strcmp(command, "dfa") == 0) return cli_dfa_main(argc - 1, argv + 1);
-    if (strcmp(command, "filter") == 0) return cli_filter_main(argc - 1, argv + 1);
-    if (strcmp(command, "demux") == 0) return cli_demux_main(argc - 1, argv + 1);
-    if (strcmp(command, "merge") == 0) return cli_merge_main(argc - 1, argv + 1);
-    if (strcmp(command, "trim") == 0) return cli_trim_main(argc - 1, argv + 1);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(command, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
     /* Options first (seqmatch -e ACGT file.fa) mean search, as in grep. */
     if (command[0] == '-' && command[1] != '\0') return cli_search_main(argc, argv);
-    cli_error("unknown command '%s'; the commands are 'search', 'filter', 'demux', 'trim', 'compile', 'dfa' and "
-              "'merge' "
-              "(try 'seqmatch --help')", command);
+    cli_error("unknown command '%s'; the commands are 'search', 'filter', 'demux', 'trim', 'amplicon', "
+              "'compile', 'dfa' and 'merge' (try 'seqmatch --help')", command);
     return CLI_EXIT_ERROR;
 }
 

@@ -18,7 +18,7 @@ enum { FOR_FILTER = 1u << CLI_COMMAND_FILTER, FOR_DEMUX = 1u << CLI_COMMAND_DEMU
        FOR_READS = FOR_FILTER | FOR_DEMUX,
        FOR_SEARCH = (1u << CLI_COMMAND_SEARCH) | FOR_READS, FOR_COMPILE = 1u << CLI_COMMAND_COMPILE,
        FOR_SEARCH_ONLY = 1u << CLI_COMMAND_SEARCH, FOR_BOTH = FOR_SEARCH | FOR_COMPILE, FOR_DFA = 1u << CLI_COMMAND_DFA, FOR_MERGE = 1u << CLI_COMMAND_MERGE,
-       FOR_TRIM = 1u << CLI_COMMAND_TRIM };
+       FOR_TRIM = 1u << CLI_COMMAND_TRIM, FOR_AMPLICON = 1u << CLI_COMMAND_AMPLICON };
 
 /* How an option's value is taken: by the switch in apply_option (custom),
    or from the table alone: a constant stored (flag), a non-empty file name,
@@ -78,7 +78,7 @@ static const choice simds[] = {{"auto", SM_DFA_SIMD_AUTO}, {"avx2", SM_DFA_SIMD_
                                {NULL, 0}};
 
 static const option_spec option_table[] = {
-    {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH, 0, CUSTOM},
+    {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH|FOR_AMPLICON, 0, CUSTOM},
     {OPT_PATTERN, 'e', "pattern", 1, FOR_BOTH, 0, CUSTOM},
     {OPT_EXACT_PATTERNS, 0, "exact-patterns", 1, FOR_BOTH, 0, CUSTOM},
     {OPT_DATABASE, 'd', "database", 1, FOR_SEARCH, 0, CUSTOM},
@@ -88,14 +88,14 @@ static const option_spec option_table[] = {
     {OPT_STRAND, 0, "strand", 1, FOR_BOTH|FOR_DFA, 1,
      CHOICE(compile.strands, strands, "%s: unknown strand '%s'; use both, + or -", GIVEN(strand_given))},
     {OPT_IGNORE_CASE, 'i', "ignore-case", 0, FOR_BOTH|FOR_DFA, 1, CUSTOM},
-    {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
-    {OPT_ENGINE, 0, "engine", 1, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
-    {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH|FOR_TRIM, 1,
+    {OPT_TEXT_IUPAC, 0, "text-iupac", 0, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1, CUSTOM},
+    {OPT_ENGINE, 0, "engine", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1, CUSTOM},
+    {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1,
      COUNT(compile.build_threads, 4096, "%s: '%s' is not a thread count (0 to 4096)", GIVEN(build_threads_given))},
-    {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH|FOR_TRIM, 1,
+    {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1,
      SIZE(compile.max_memory, 1, UINT64_MAX, "%s: '%s' is not a size (e.g. 512M or 4G)")},
-    {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
-    {OPT_EDITS, 'k', "edits", 1, FOR_BOTH|FOR_TRIM, 1, CUSTOM},
+    {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1, CUSTOM},
+    {OPT_EDITS, 'k', "edits", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1, CUSTOM},
     {OPT_REPORT, 0, "report", 1, FOR_BOTH, 1,
      CHOICE(compile.report, reports, "%s: unknown report mode '%s'; use best or ends", GIVEN(report_given))},
     {OPT_PAM, 0, "pam", 1, FOR_BOTH, 1, CUSTOM},
@@ -106,30 +106,30 @@ static const option_spec option_table[] = {
      COUNT(compile.rna_bulges, SM_MAX_BULGE, "%s: '%s' is not a bulge size (0 to 8)", 0)},
     {OPT_SITE, 0, "site", 0, FOR_SEARCH, 0, FLAG(site, 1)},
     {OPT_PROFILE, 0, "profile", 1, FOR_SEARCH, 0, PATH(profile_path)},
-    {OPT_FORMAT, 0, "format", 1, FOR_SEARCH, 0,
+    {OPT_FORMAT, 0, "format", 1, FOR_SEARCH|FOR_AMPLICON, 0,
      CHOICE(format, formats, "%s: unknown format '%s'; use tsv, bed, jsonl, count, sam, bam, records, profile or "
                              "profile-jsonl", 0)},
-    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE|FOR_TRIM, 0, PATH(output_path)},
-    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA|FOR_TRIM, 0,
+    {OPT_OUTPUT, 'o', "output", 1, FOR_BOTH|FOR_DFA|FOR_MERGE|FOR_TRIM|FOR_AMPLICON, 0, PATH(output_path)},
+    {OPT_THREADS, 't', "threads", 1, FOR_SEARCH|FOR_DFA|FOR_TRIM|FOR_AMPLICON, 0,
      COUNT(threads, 4096, "%s: '%s' is not a thread count (0 = all cores, up to 4096)", 0)},
-    {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH|FOR_TRIM, 0,
+    {OPT_CHUNK_SIZE, 0, "chunk-size", 1, FOR_SEARCH|FOR_TRIM|FOR_AMPLICON, 0,
      SIZE(chunk_size, 1, SIZE_MAX / 4, "%s: '%s' is not a positive size in bytes (e.g. 4096 or 1M)")},
     {OPT_OVERLAP_FREE, 0, "overlap-free", 0, FOR_SEARCH, 0, FLAG(overlap_free, SM_OVERLAP_FREE_SPECULATE)},
     {OPT_OVERLAP_FREE_PREFIX, 0, "overlap-free-prefix", 0, FOR_SEARCH, 0, FLAG(overlap_free, SM_OVERLAP_FREE_PREFIX)},
     {OPT_GPU, 0, "gpu", 0, FOR_BOTH|FOR_DFA, 0, FLAG(gpu, 1)},
     {OPT_QUIET, 'q', "quiet", 0, FOR_SEARCH, 0, FLAG(quiet, 1)},
-    {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH, 0, FLAG(header, 0)},
+    {OPT_NO_HEADER, 0, "no-header", 0, FOR_SEARCH|FOR_AMPLICON, 0, FLAG(header, 0)},
     {OPT_MAX_HITS, 0, "max-hits", 1, FOR_SEARCH, 0,
      COUNT(max_hits, UINT64_MAX, "%s: '%s' is not a hit count (0 to 18446744073709551615)", GIVEN(max_hits_given))},
-    {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH, 0, FLAG(filename, CLI_FILENAME_ON)},
-    {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH, 0, FLAG(filename, CLI_FILENAME_OFF)},
+    {OPT_WITH_FILENAME, 'H', "with-filename", 0, FOR_SEARCH|FOR_AMPLICON, 0, FLAG(filename, CLI_FILENAME_ON)},
+    {OPT_NO_FILENAME, 0, "no-filename", 0, FOR_SEARCH|FOR_AMPLICON, 0, FLAG(filename, CLI_FILENAME_OFF)},
     {OPT_SHARD, 0, "shard", 1, FOR_SEARCH|FOR_DFA, 0, CUSTOM},
-    {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH|FOR_TRIM, 0, FLAG(progress, CLI_PROGRESS_ON)},
-    {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH|FOR_TRIM, 0, FLAG(progress, CLI_PROGRESS_OFF)},
+    {OPT_PROGRESS, 0, "progress", 0, FOR_SEARCH|FOR_TRIM|FOR_AMPLICON, 0, FLAG(progress, CLI_PROGRESS_ON)},
+    {OPT_NO_PROGRESS, 0, "no-progress", 0, FOR_SEARCH|FOR_TRIM|FOR_AMPLICON, 0, FLAG(progress, CLI_PROGRESS_OFF)},
     {OPT_EXPLAIN, 0, "explain", 0, FOR_COMPILE, 0, FLAG(explain, 1)},
     {OPT_DUMP_DFA, 0, "dump-dfa", 0, FOR_COMPILE, 0, FLAG(dump_dfa, 1)},
-    {OPT_HELP, 'h', "help", 0, FOR_BOTH|FOR_DFA|FOR_MERGE|FOR_TRIM, 0, CUSTOM},
-    {OPT_VERSION, 0, "version", 0, FOR_BOTH|FOR_TRIM, 0, CUSTOM},
+    {OPT_HELP, 'h', "help", 0, FOR_BOTH|FOR_DFA|FOR_MERGE|FOR_TRIM|FOR_AMPLICON, 0, CUSTOM},
+    {OPT_VERSION, 0, "version", 0, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 0, CUSTOM},
     {OPT_CIRCULAR, 'c', "circular", 0, FOR_SEARCH, 0, FLAG(circular, 1)},
     {OPT_CIGAR, 0, "cigar", 0, FOR_SEARCH, 0, FLAG(cigar, 1)},
     {OPT_ANCHOR, 0, "anchor", 1, FOR_SEARCH, 0,
@@ -146,6 +146,12 @@ static const option_spec option_table[] = {
     {OPT_FRONT2, 'G', "front2", 1, FOR_TRIM, 0, CUSTOM},
     {OPT_MINIMUM_LENGTH, 0, "minimum-length", 1, FOR_TRIM, 0,
      COUNT(minimum_length, UINT64_MAX, "%s: '%s' is not a length (0 to 18446744073709551615)", 0)},
+    {OPT_FORWARD, 'F', "forward", 1, FOR_AMPLICON, 0, CUSTOM},
+    {OPT_REVERSE, 'R', "reverse", 1, FOR_AMPLICON, 0, CUSTOM},
+    {OPT_MIN_SIZE, 0, "min-size", 1, FOR_AMPLICON, 0, COUNT(min_size, UINT64_MAX, "%s: '%s' is not a size in bases", 0)},
+    {OPT_MAX_SIZE, 0, "max-size", 1, FOR_AMPLICON, 0, COUNT(max_size, UINT64_MAX, "%s: '%s' is not a size in bases", 0)},
+    {OPT_LONGEST, 0, "longest", 0, FOR_AMPLICON, 0, FLAG(longest, 1)},
+    {OPT_SEQUENCE, 0, "sequence", 0, FOR_AMPLICON, 0, FLAG(sequence, 1)},
     {OPT_INVERT, 'v', "invert", 0, FOR_FILTER, 0, FLAG(invert, 1)},
     {OPT_MATCHED, 0, "matched", 1, FOR_FILTER, 0, PATH(matched_path)},
     {OPT_UNMATCHED, 0, "unmatched", 1, FOR_FILTER, 0, PATH(unmatched_path)},
@@ -307,6 +313,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
 
     if (spec->is_compile_option && !opts->first_compile_option)
         opts->first_compile_option = spec->long_name;
+    if (spec->id == OPT_FORMAT && cmd == CLI_COMMAND_AMPLICON) return opts->amplicon_format = value, CLI_PARSE_OK;
     if (spec->kind != V_CUSTOM) return apply_typed(cmd, opts, spec, shown, value);
 
     switch (spec->id) {
@@ -323,10 +330,12 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
     case OPT_FRONT:
     case OPT_ADAPTER2:
     case OPT_FRONT2:
+    case OPT_FORWARD: case OPT_REVERSE:
         if (add_source(opts, 0, value, 0) != 0) return CLI_PARSE_ERROR;
         opts->sources[opts->source_count - 1].adapter =
             spec->id == OPT_ADAPTER || spec->id == OPT_ADAPTER2 ? SM_TRIM_BACK : SM_TRIM_FRONT;
-        opts->sources[opts->source_count - 1].mate = spec->id == OPT_ADAPTER2 || spec->id == OPT_FRONT2 ? 2 : 1;
+        opts->sources[opts->source_count - 1].mate =
+            spec->id == OPT_ADAPTER2 || spec->id == OPT_FRONT2 || spec->id == OPT_REVERSE ? 2 : 1;
         return CLI_PARSE_OK;
     case OPT_EXACT_PATTERNS:
         return add_source(opts, 1, value, 1) == 0 ? CLI_PARSE_OK : CLI_PARSE_ERROR;
@@ -392,11 +401,7 @@ static int apply_option(cli_options *opts, seen_options *seen, const option_spec
         }
         return CLI_PARSE_OK;
     case OPT_HELP:
-        if (cmd == CLI_COMMAND_COMPILE) cli_print_compile_help(stdout);
-        else if (cmd == CLI_COMMAND_FILTER) cli_print_filter_help(stdout);
-        else if (cmd == CLI_COMMAND_DEMUX) cli_print_demux_help(stdout);
-        else if (cmd == CLI_COMMAND_TRIM) cli_print_trim_help(stdout);
-        else cli_print_search_help(stdout);
+        cli_print_help(cmd, stdout);
         return CLI_PARSE_HELP;
     case OPT_MIN_OVERLAP:
     case OPT_MAX_HITS_PER_PATTERN:
@@ -473,6 +478,8 @@ static int check_options(cli_options *opts, const seen_options *seen) {
     } else if (opts->source_count == 0) {
         if (cmd == CLI_COMMAND_TRIM)
             cli_usage_error(cmd, "no adapter given; use -a ADAPTER (3') or -g ADAPTER (5')");
+        else if (cmd == CLI_COMMAND_AMPLICON)
+            cli_usage_error(cmd, "no primer pair given; use -p PAIRS.tsv or -F FORWARD -R REVERSE");
         else if (cmd != CLI_COMMAND_COMPILE)
             cli_usage_error(cmd, "no patterns given; use -p FILE, -e PATTERN or -d DB");
         else

@@ -15,7 +15,7 @@ if [ "$n" -ge 60 ]; then pass; else fail "option table: $n entries read from $OP
 if grep -q "^regex FOR_DFA$" "$TMP/table" && grep -q "^output .*FOR_MERGE" "$TMP/table"; then pass
 else fail "dfa's and merge's options not read from $OPTIONS_C"; fi
 
-for cmd in search compile filter demux dfa merge trim; do
+for cmd in search compile filter demux dfa merge trim amplicon; do
     "$SEQMATCH" "$cmd" --help >"$TMP/help_$cmd" 2>&1
 done
 # the man page's option names (roff's \- written -)
@@ -36,6 +36,7 @@ while read -r name commands; do
             FOR_DFA) helps="$helps dfa" ;;
             FOR_MERGE) helps="$helps merge" ;;
             FOR_TRIM) helps="$helps trim" ;;
+            FOR_AMPLICON) helps="$helps amplicon" ;;
             *) fail "option --$name: commands $group not known to this test" ;;
         esac
     done
@@ -55,7 +56,7 @@ done <"$TMP/table"
 
 # and back: every option a --help or the man page names is one a parser takes
 known() { grep -q "^$1 " "$TMP/table"; }
-for cmd in search compile filter demux dfa merge trim; do
+for cmd in search compile filter demux dfa merge trim amplicon; do
     for option in $(grep -oE -- "--[a-z][a-z0-9-]*" "$TMP/help_$cmd" | sort -u); do
         if known "${option#--}"; then pass; else fail "$cmd --help names $option, which no parser takes"; fi
     done
