@@ -9,17 +9,29 @@
 /* The compiler's message about pattern N ("pattern N (...") prefixed with
    the file and line the pattern came from; else the file's name, unless the
    message already names it. */
+/* Appends src to the string in dst (cap bytes), cut to fit. */
+static void append_cut(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(dst), m = strlen(src);
+    if (n + 1 >= cap) return;
+    if (m > cap - 1 - n) m = cap - 1 - n;
+    memcpy(dst + n, src, m);
+    dst[n + m] = 0;
+}
+
 static void name_pattern_file(const sm_pattern_list *list, const char *path, sm_error *err) {
     unsigned long long n = 0;
     int used = 0;
     char message[sizeof err->message];
     memcpy(message, err->message, sizeof message);
     if (sscanf(message, "pattern %llu (%n", &n, &used) == 1 && used > 0 && n >= 1 && n <= list->count) {
-        if (list->file && list->file[n - 1])
-            snprintf(err->message, sizeof err->message, "%.500s: line %llu: %s", list->file[n - 1],
-                     (unsigned long long)list->line[n - 1], message);
+        if (list->file && list->file[n - 1]) {
+            snprintf(err->message, sizeof err->message, "%.500s: line %llu: ", list->file[n - 1],
+                     (unsigned long long)list->line[n - 1]);
+            append_cut(err->message, sizeof err->message, message);
+        }
     } else if (!strstr(message, path)) {
-        snprintf(err->message, sizeof err->message, "%s: %s", path, message);
+        snprintf(err->message, sizeof err->message, "%s: ", path);
+        append_cut(err->message, sizeof err->message, message);
     }
 }
 
