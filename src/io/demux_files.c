@@ -6,11 +6,11 @@
  * per buffer. Every file is written in a temporary folder inside the
  * output folder and moved to its name only when the run succeeded. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/internal.h"
 #include "seqmatch_output.h"
 
 /* Memory for the buffers of all files together, and each one's bounds. */
@@ -39,17 +39,6 @@ struct sm_demux_files {
     int error;          /* errno of a failed write; the path in failed_path */
     const char *failed_path;
 };
-
-static int fail(sm_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* The name of file (name, mate), for FASTQ records or not. */
 static char *output_name(const sm_demux_files *f, size_t name, unsigned m, int fastq) {
@@ -109,14 +98,14 @@ sm_demux_files *sm_demux_files_open(const char *dir, const char *const *names, s
     sm_demux_files *f = calloc(1, sizeof *f);
     if (!f || !(f->dir = strdup(dir)) || !(f->names = calloc(n ? n : 1, sizeof *f->names)) ||
         !(f->file = calloc(n ? n * 2 : 1, sizeof *f->file))) {
-        fail(err, SM_ERR_NOMEM, "out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         sm_demux_files_free(f);
         return NULL;
     }
     f->n = n, f->mates = o->mates == 2 ? 2 : 1, f->gzip = o->gzip, f->fastq = 1;
     for (size_t i = 0; i < n; i++)
         if (!(f->names[i] = strdup(names[i]))) {
-            fail(err, SM_ERR_NOMEM, "out of memory");
+            sm_set_error(err, SM_ERR_NOMEM, "out of memory");
             sm_demux_files_free(f);
             return NULL;
         }
@@ -128,7 +117,7 @@ sm_demux_files *sm_demux_files_open(const char *dir, const char *const *names, s
             for (int fastq = 0; fastq <= 1; fastq++) {
                 char *path = output_name(f, i, m, fastq);
                 int bad = !path || sm_output_check_file(path, o->inputs, o->ninputs, err) != SM_OK;
-                if (!path) fail(err, SM_ERR_NOMEM, "out of memory");
+                if (!path) sm_set_error(err, SM_ERR_NOMEM, "out of memory");
                 free(path);
                 if (bad) {
                     sm_demux_files_free(f);
@@ -143,14 +132,14 @@ sm_demux_files *sm_demux_files_open(const char *dir, const char *const *names, s
     cap = cap < BUFFER_MIN ? BUFFER_MIN : cap > BUFFER_MAX ? BUFFER_MAX : cap;
     if (o->buffer_size) cap = o->buffer_size;
     if (f->gzip && !(f->packer = sm_record_packer_new(cap))) {
-        fail(err, SM_ERR_NOMEM, "out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         sm_demux_files_free(f);
         return NULL;
     }
     for (size_t i = 0; i < n * 2; i++) {
         f->file[i].owner = f, f->file[i].index = i;
         if (!(f->file[i].out = sm_record_out_new(f->packer, cap, write_file, &f->file[i]))) {
-            fail(err, SM_ERR_NOMEM, "out of memory");
+            sm_set_error(err, SM_ERR_NOMEM, "out of memory");
             sm_demux_files_free(f);
             return NULL;
         }
@@ -169,7 +158,7 @@ int sm_demux_files_put(sm_demux_files *f, size_t name, unsigned mate, const void
 
 /* A failure said as "PATH: REASON". */
 static int failed(sm_demux_files *f, sm_error *err) {
-    return fail(err, f->error == ENOMEM ? SM_ERR_NOMEM : SM_ERR_IO, "%s: %s", f->failed_path ? f->failed_path : f->dir,
+    return sm_set_error(err, f->error == ENOMEM ? SM_ERR_NOMEM : SM_ERR_IO, "%s: %s", f->failed_path ? f->failed_path : f->dir,
                 strerror(f->error));
 }
 
@@ -189,7 +178,7 @@ int sm_demux_files_end(sm_demux_files *f, int ran, sm_error *err) {
     if (closed && !f->error) f->error = closed, f->failed_path = at < f->n * 2 ? f->file[at].path : f->dir;
     if (f->error > 0) return failed(f, err);
     for (size_t i = 0; ran && i < f->n * 2; i++)
-        if (make_path(f, &f->file[i]) != 0) return fail(err, SM_ERR_NOMEM, "out of memory");
+        if (make_path(f, &f->file[i]) != 0) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     return SM_OK;
 }
 
@@ -204,7 +193,7 @@ int sm_demux_files_commit(sm_demux_files *f, sm_error *err) {
         for (unsigned m = 0; m < f->mates; m++) {
             demux_file *d = &f->file[i * 2 + m];
             int e = sm_outdir_commit(f->temp, d->index, d->path);
-            if (e) return fail(err, SM_ERR_IO, "%s: %s", d->path, strerror(e));
+            if (e) return sm_set_error(err, SM_ERR_IO, "%s: %s", d->path, strerror(e));
         }
     sm_outdir_close(f->temp);
     f->temp = NULL;

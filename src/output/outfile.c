@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/internal.h"
 #include "output/output.h"
 #include "seqmatch_output.h"
 
@@ -40,17 +40,6 @@ struct sm_outdir {
     uint64_t tick;
 };
 
-static int fail(sm_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 int sm_output_check(const char *output, const char *const *inputs, size_t count, sm_error *err) {
     struct stat out, in;
     if (!output || strcmp(output, "-") == 0 || stat(output, &out) != 0 || !S_ISREG(out.st_mode)) return SM_OK;
@@ -59,8 +48,8 @@ int sm_output_check(const char *output, const char *const *inputs, size_t count,
         if (!input || strcmp(input, "-") == 0 || stat(input, &in) != 0) continue;
         /* the same file, whatever the names (links, ./x, x) */
         if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-            if (strcmp(input, output) == 0) return fail(err, SM_ERR_INVALID, "output %s is also an input", output);
-            return fail(err, SM_ERR_INVALID, "output %s is also an input (%s)", output, input);
+            if (strcmp(input, output) == 0) return sm_set_error(err, SM_ERR_INVALID, "output %s is also an input", output);
+            return sm_set_error(err, SM_ERR_INVALID, "output %s is also an input (%s)", output, input);
         }
     }
     return SM_OK;
@@ -70,7 +59,7 @@ int sm_output_check_file(const char *output, const char *const *inputs, size_t c
     int rc = sm_output_check(output, inputs, count, err);
     struct stat st;
     if (rc == SM_OK && output && strcmp(output, "-") != 0 && stat(output, &st) == 0 && !S_ISREG(st.st_mode))
-        return fail(err, SM_ERR_INVALID, "%s: %s", output, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+        return sm_set_error(err, SM_ERR_INVALID, "%s: %s", output, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
     return rc;
 }
 
@@ -153,7 +142,7 @@ static void restore_handlers_if_idle(void) {
 static sm_outfile *open_in_place(sm_outfile *o, const char *path, sm_error *err) {
     o->file = fopen(path, "wb");
     if (!o->file) {
-        fail(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+        sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
         free(o);
         return NULL;
     }
@@ -163,14 +152,14 @@ static sm_outfile *open_in_place(sm_outfile *o, const char *path, sm_error *err)
 sm_outfile *sm_outfile_open(const char *path, sm_error *err) {
     sm_outfile *o = calloc(1, sizeof *o);
     if (!o) {
-        fail(err, SM_ERR_NOMEM, "out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
     o->temp_slot = -1;
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
-        fail(err, SM_ERR_IO, "%s: %s", path, strerror(EISDIR));
+        sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(EISDIR));
         free(o);
         return NULL;
     }
@@ -178,7 +167,7 @@ sm_outfile *sm_outfile_open(const char *path, sm_error *err) {
     /* An existing file keeps its permissions, as a file truncated in place
        would; one it could not have written is refused as before. */
     if (exists && access(path, W_OK) != 0) {
-        fail(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
+        sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(errno));
         free(o);
         return NULL;
     }
@@ -186,7 +175,7 @@ sm_outfile *sm_outfile_open(const char *path, sm_error *err) {
     char *final = exists ? realpath(path, NULL) : NULL;
     if (!final) final = strdup(path);
     if (!final || strlen(final) + 12 > sizeof pending_temp[0]) {
-        fail(err, final ? SM_ERR_IO : SM_ERR_NOMEM, "%s: %s", path, final ? strerror(ENAMETOOLONG) : "out of memory");
+        sm_set_error(err, final ? SM_ERR_IO : SM_ERR_NOMEM, "%s: %s", path, final ? strerror(ENAMETOOLONG) : "out of memory");
         free(final);
         free(o);
         return NULL;
@@ -194,7 +183,7 @@ sm_outfile *sm_outfile_open(const char *path, sm_error *err) {
     int slot = 0;
     while (slot < PENDING_MAX && temp_pending[slot]) slot++;
     if (slot == PENDING_MAX) {
-        fail(err, SM_ERR_LIMIT, "%s: too many output files at once", path);
+        sm_set_error(err, SM_ERR_LIMIT, "%s: too many output files at once", path);
         free(final);
         free(o);
         return NULL;
@@ -231,7 +220,7 @@ sm_outfile *sm_outfile_open(const char *path, sm_error *err) {
             pending_count--;
         }
         restore_handlers_if_idle();
-        fail(err, SM_ERR_IO, "%s: %s", path, strerror(e));
+        sm_set_error(err, SM_ERR_IO, "%s: %s", path, strerror(e));
         free(final);
         free(o);
         return NULL;
@@ -278,20 +267,20 @@ static int make_dir(const char *dir, sm_error *err) {
     struct stat st;
     if (stat(dir, &st) == 0) {
         if (S_ISDIR(st.st_mode)) return SM_OK;
-        return fail(err, SM_ERR_IO, "%s: %s", dir, strerror(ENOTDIR));
+        return sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(ENOTDIR));
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return fail(err, SM_ERR_IO, "%s: %s", dir, strerror(errno));
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(errno));
     return SM_OK;
 }
 
 sm_outdir *sm_outdir_open(const char *dir, size_t files, unsigned max_open, sm_error *err) {
     if (make_dir(dir, err) != SM_OK) return NULL;
     if (dir_pending) {
-        fail(err, SM_ERR_LIMIT, "%s: a temporary folder is open already", dir);
+        sm_set_error(err, SM_ERR_LIMIT, "%s: a temporary folder is open already", dir);
         return NULL;
     }
     if (strlen(dir) + 40 > sizeof pending_dir) {
-        fail(err, SM_ERR_IO, "%s: %s", dir, strerror(ENAMETOOLONG));
+        sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(ENAMETOOLONG));
         return NULL;
     }
     snprintf(pending_dir, sizeof pending_dir, "%s/.seqmatch-tmp-XXXXXX", dir);
@@ -299,7 +288,7 @@ sm_outdir *sm_outdir_open(const char *dir, size_t files, unsigned max_open, sm_e
     if (!mkdtemp(pending_dir)) {
         int e = errno;
         restore_handlers_if_idle();
-        fail(err, SM_ERR_IO, "%s: %s", dir, strerror(e));
+        sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(e));
         return NULL;
     }
     sm_outdir *t = calloc(1, sizeof *t);
@@ -316,7 +305,7 @@ sm_outdir *sm_outdir_open(const char *dir, size_t files, unsigned max_open, sm_e
         outdir_free(t);
         rmdir(pending_dir);
         restore_handlers_if_idle();
-        fail(err, SM_ERR_NOMEM, "out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < files; i++) t->fd[i] = -1;
@@ -440,7 +429,7 @@ sm_writer *sm_writer_open(const char *path, sm_error *err) {
     sm_writer *w = sm_writer_new(o ? o->file : stdout);
     if (!w) {
         sm_outfile_close(o, 0);
-        fail(err, SM_ERR_NOMEM, "out of memory");
+        sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
     }
     w->outfile = o;

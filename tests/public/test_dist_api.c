@@ -90,21 +90,36 @@ static void search_one(const sm_db *db, const char *path, hit_log *log) {
     sm_runner_free(runner);
 }
 
+/* The settings of a search of one file named names[0] in shares shares;
+   returns the pattern names they point to, for the caller to free. */
+static char **search_settings(sm_dist_settings *set, const sm_pattern_list *list, char **names, unsigned shares) {
+    memset(set, 0, sizeof *set);
+    set->command = SM_DIST_SEARCH;
+    set->shards = shares;
+    set->dna = 1;
+    set->max_hits = UINT64_MAX;
+    set->pattern_count = (uint32_t)list->count;
+    char **pattern_names = calloc(list->count, sizeof *pattern_names);
+    for (size_t i = 0; i < list->count; i++) pattern_names[i] = (char *)list->items[i].name;
+    set->pattern_names = pattern_names;
+    set->target_count = 1;
+    set->target_names = names;
+    return pattern_names;
+}
+
+/* A merge's records and hits into log. */
+static void log_sink(sm_dist_sink *sink, hit_log *log) {
+    memset(sink, 0, sizeof *sink);
+    sink->ctx = log;
+    sink->record = sink_record;
+    sink->hit = sink_hit;
+}
+
 static void search_shares(const sm_db *db, const sm_pattern_list *list, char *path, unsigned shares, hit_log *log) {
     char *targets[1] = {path};
     char *names[1] = {path};
     sm_dist_settings set;
-    memset(&set, 0, sizeof set);
-    set.command = SM_DIST_SEARCH;
-    set.shards = shares;
-    set.dna = 1;
-    set.max_hits = UINT64_MAX;
-    set.pattern_count = (uint32_t)list->count;
-    char **pattern_names = calloc(list->count, sizeof *pattern_names);
-    for (size_t i = 0; i < list->count; i++) pattern_names[i] = (char *)list->items[i].name;
-    set.pattern_names = pattern_names;
-    set.target_count = 1;
-    set.target_names = names;
+    char **pattern_names = search_settings(&set, list, names, shares);
     bytes *streams = calloc(shares, sizeof *streams);
     sm_error err;
     for (unsigned s = 0; s < shares; s++) {
@@ -129,10 +144,7 @@ static void search_shares(const sm_db *db, const sm_pattern_list *list, char *pa
         sm_dist_plan_free(&plan);
     }
     sm_dist_sink sink;
-    memset(&sink, 0, sizeof sink);
-    sink.ctx = log;
-    sink.record = sink_record;
-    sink.hit = sink_hit;
+    log_sink(&sink, log);
     sm_dist_merge *merge;
     CHECK(sm_dist_merge_new(&set, &sink, &merge) == 0, "merge");
     for (unsigned s = 0; s < shares; s++) {
@@ -151,22 +163,9 @@ static void local_shares(const sm_db *db, const sm_pattern_list *list, char *pat
     char *targets[1] = {path};
     char *names[1] = {path};
     sm_dist_settings set;
-    memset(&set, 0, sizeof set);
-    set.command = SM_DIST_SEARCH;
-    set.shards = shares;
-    set.dna = 1;
-    set.max_hits = UINT64_MAX;
-    set.pattern_count = (uint32_t)list->count;
-    char **pattern_names = calloc(list->count, sizeof *pattern_names);
-    for (size_t i = 0; i < list->count; i++) pattern_names[i] = (char *)list->items[i].name;
-    set.pattern_names = pattern_names;
-    set.target_count = 1;
-    set.target_names = names;
+    char **pattern_names = search_settings(&set, list, names, shares);
     sm_dist_sink sink;
-    memset(&sink, 0, sizeof sink);
-    sink.ctx = log;
-    sink.record = sink_record;
-    sink.hit = sink_hit;
+    log_sink(&sink, log);
     sm_runner_options ro;
     sm_runner_options_init(&ro);
     sm_error err;
