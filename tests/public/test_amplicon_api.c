@@ -19,25 +19,10 @@
 #include <seqmatch_reader.h>
 
 #include "check.h"
+#include "oracle.h"
 
 static char dir[] = "/tmp/sm_amplicon_api_XXXXXX";
-static unsigned seed = 1;
 static long products_seen, minus_seen;
-
-static unsigned rnd(unsigned n) {
-    seed = seed * 1103515245u + 12345u;
-    return ((seed >> 8) & 0xffffffu) % n;
-}
-
-/* IUPAC code -> nucleotide set (A 1, C 2, G 4, T 8); 0 for anything else. */
-static unsigned nt_set(char c) {
-    switch (c >= 'a' && c <= 'z' ? c - 32 : c) {
-    case 'A': return 1; case 'C': return 2; case 'G': return 4; case 'T': case 'U': return 8;
-    case 'R': return 5; case 'Y': return 10; case 'S': return 6; case 'W': return 9; case 'K': return 12;
-    case 'M': return 3; case 'B': return 14; case 'D': return 13; case 'H': return 11; case 'V': return 7;
-    case 'N': return 15; default: return 0;
-    }
-}
 
 static char complement(char c) {
     static const char from[] = "ACGTURYSWKMBDHVNacgturyswkmbdhvn", to[] = "TGCAAYRSWMKVHDBNtgcaayrswmkvhdbn";
@@ -53,7 +38,7 @@ static void revcomp(const char *s, size_t n, char *out) {
 /* MISSION.md: a pattern symbol matches a text symbol that is A, C, G or T in its set
    (with text_iupac, any text code whose set meets it). */
 static int matches(char pattern, char text, int text_iupac) {
-    unsigned t = nt_set(text), p = nt_set(pattern);
+    unsigned t = base_set(text), p = base_set(pattern);
     if (!text_iupac && t != 1 && t != 2 && t != 4 && t != 8) return 0;
     return (t & p) != 0;
 }
@@ -129,7 +114,7 @@ static void random_primer(char *p, size_t m) {
 /* A concrete instance of primer p (each code one of its bases), with e symbols changed. */
 static void instance(const char *p, size_t m, unsigned e, char *out) {
     for (size_t i = 0; i < m; i++) {
-        unsigned s = nt_set(p[i]), pick;
+        unsigned s = base_set(p[i]), pick;
         do pick = rnd(4);
         while (!(s & (1u << pick)));
         out[i] = "ACGT"[pick];
@@ -438,12 +423,7 @@ static void table_and_refusals(void) {
 
 int main(void) {
     if (!mkdtemp(dir)) return 1;
-    const char *scale_text = getenv("SM_TEST_SCALE");
-    double scale = scale_text ? atof(scale_text) / 100.0 : 1.0;
-    int rounds = (int)(80 * scale);
-    if (rounds < 8) rounds = 8;
-    const char *seed_text = getenv("SM_TEST_SEED");
-    seed = seed_text ? (unsigned)strtoul(seed_text, NULL, 10) : 35;
+    int rounds = test_rounds(80);
     table_and_refusals();
     for (int round = 0; round < rounds && failures < 10; round++) run_round(round);
     edit_rounds(rounds / 2);

@@ -17,26 +17,12 @@
 #include <seqmatch_reader.h>
 
 #include "check.h"
+#include "oracle.h"
 
 static char dir[] = "/tmp/sm_demux_pairs_XXXXXX";
-static unsigned seed = 1;
 static long outcomes[4]; /* reads assigned, without a hit, ambiguous, unlisted */
 
-static unsigned rnd(unsigned n) {
-    seed = seed * 1103515245u + 12345u;
-    return ((seed >> 8) & 0xffffffu) % n;
-}
-
 /* ---------------------------------------------------------------- oracle */
-
-static unsigned base_set(char c) {
-    switch (c | 0x20) {
-    case 'a': return 1; case 'c': return 2; case 'g': return 4; case 't': case 'u': return 8;
-    case 'r': return 5; case 'y': return 10; case 's': return 6; case 'w': return 9; case 'k': return 12;
-    case 'm': return 3; case 'b': return 14; case 'd': return 13; case 'h': return 11; case 'v': return 7;
-    case 'n': return 15; default: return 0;
-    }
-}
 
 static char complement(char c) {
     static const char from[] = "ACGTRYSWKMBDHVN", to[] = "TGCAYRSWMKVHDBN";
@@ -312,12 +298,7 @@ static void table_cases(void) {
 
 int main(void) {
     if (!mkdtemp(dir)) return 1;
-    const char *scale_text = getenv("SM_TEST_SCALE");
-    double scale = scale_text ? atof(scale_text) / 100.0 : 1.0;
-    int rounds = (int)(80 * scale);
-    if (rounds < 8) rounds = 8;
-    const char *seed_text = getenv("SM_TEST_SEED");
-    seed = seed_text ? (unsigned)strtoul(seed_text, NULL, 10) : 35;
+    int rounds = test_rounds(80);
     table_cases();
     for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
     CHECK(outcomes[0] > rounds && outcomes[1] > 0 && outcomes[2] > 0 && outcomes[3] > 0,

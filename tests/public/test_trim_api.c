@@ -18,25 +18,11 @@
 #include <seqmatch_reader.h>
 
 #include "check.h"
+#include "oracle.h"
 
 static char dir[] = "/tmp/sm_trim_api_XXXXXX";
-static unsigned seed = 1;
-
-static unsigned rnd(unsigned n) {
-    seed = seed * 1103515245u + 12345u;
-    return ((seed >> 8) & 0xffffffu) % n;
-}
 
 /* ---------------------------------------------------------------- oracle */
-
-static unsigned base_set(char c) {
-    switch (c | 0x20) {
-    case 'a': return 1; case 'c': return 2; case 'g': return 4; case 't': case 'u': return 8;
-    case 'r': return 5; case 'y': return 10; case 's': return 6; case 'w': return 9; case 'k': return 12;
-    case 'm': return 3; case 'b': return 14; case 'd': return 13; case 'h': return 11; case 'v': return 7;
-    case 'n': return 15; default: return 0;
-    }
-}
 
 static int symbols_match(char pattern, char text, int text_iupac) {
     unsigned t = base_set(text), p = base_set(pattern);
@@ -539,12 +525,7 @@ static void refusals(void) {
 
 int main(void) {
     if (!mkdtemp(dir)) return 1;
-    const char *scale_text = getenv("SM_TEST_SCALE");
-    double scale = scale_text ? atof(scale_text) / 100.0 : 1.0;
-    int rounds = (int)(60 * scale);
-    if (rounds < 6) rounds = 6;
-    const char *seed_text = getenv("SM_TEST_SEED");
-    seed = seed_text ? (unsigned)strtoul(seed_text, NULL, 10) : 35;
+    int rounds = test_rounds(60);
     refusals();
     record_cuts();
     for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
