@@ -75,8 +75,12 @@ static long cut_by_kind[4], cut_partial;
 
 static long score(const part *p) { return (p->end - p->start) - 2 * (long)p->errors; }
 
-static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *read, long n, unsigned k,
-                       unsigned overlap, int text_iupac, long *keep_start, long *keep_end, long *which) {
+/* Adapter i's part of a kind (second: a linked adapter's second part), at or after from. */
+typedef part (*find_part)(void *ctx, size_t i, int second, int kind, int anchored, long from);
+
+/* The cut of a read of n bytes by the adapters of its mate, their parts found by find. */
+static void choose_cut(const adapter *ad, size_t na, unsigned mate, long n, find_part find, void *ctx,
+                       long *keep_start, long *keep_end, long *which) {
     *keep_start = 0, *keep_end = n, *which = -1;
     long best_score = 0;
     unsigned best_errors = 0;
@@ -86,19 +90,17 @@ static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *
         long s0 = 0, e0 = n, sc;
         unsigned errors;
         if (a->kind != 3) {
-            part p = oracle_part(read, n, a->first, (long)strlen(a->first), a->kind, a->anchored, 0, k, overlap,
-                                 text_iupac);
+            part p = find(ctx, i, 0, a->kind, a->anchored, 0);
             if (!p.found) continue;
             if (a->kind == 1) e0 = p.start;
             else s0 = p.end;
             sc = score(&p), errors = p.errors;
         } else {
-            part p = oracle_part(read, n, a->first, (long)strlen(a->first), 2, a->anchored, 0, k, overlap, text_iupac);
+            part p = find(ctx, i, 0, 2, a->anchored, 0);
             int required = !a->as_back || a->anchored, second_required = !a->as_back || a->second_anchored;
             if (!p.found && required) continue;
             long from = p.found ? p.end : 0;
-            part q = oracle_part(read, n, a->second, (long)strlen(a->second), 1, a->second_anchored, from, k, overlap,
-                                 text_iupac);
+            part q = find(ctx, i, 1, 1, a->second_anchored, from);
             if ((!q.found && second_required) || (!p.found && !q.found)) continue;
             s0 = from, e0 = q.found ? q.start : n;
             sc = (p.found ? score(&p) : 0) + (q.found ? score(&q) : 0);
@@ -109,6 +111,26 @@ static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *
             best_score = sc, best_errors = errors;
         }
     }
+}
+
+typedef struct {
+    const adapter *ad;
+    const char *read;
+    long n;
+    unsigned k, overlap;
+    int text_iupac;
+} symbol_search;
+
+static part symbol_part(void *ctx, size_t i, int second, int kind, int anchored, long from) {
+    const symbol_search *c = ctx;
+    const char *seq = second ? c->ad[i].second : c->ad[i].first;
+    return oracle_part(c->read, c->n, seq, (long)strlen(seq), kind, anchored, from, c->k, c->overlap, c->text_iupac);
+}
+
+static void oracle_cut(const adapter *ad, size_t na, unsigned mate, const char *read, long n, unsigned k,
+                       unsigned overlap, int text_iupac, long *keep_start, long *keep_end, long *which) {
+    symbol_search c = {ad, read, n, k, overlap, text_iupac};
+    choose_cut(ad, na, mate, n, symbol_part, &c, keep_start, keep_end, which);
 }
 
 /* k edits: the whole hits are search's (sm_scan of the read, checked
@@ -201,39 +223,21 @@ static part edit_part(const hit_list *l, uint32_t pattern, int kind, int anchore
     return best;
 }
 
+typedef struct {
+    const hit_list *l;
+    const uint32_t *pattern_of;
+    long n;
+} edit_search;
+
+static part hits_part(void *ctx, size_t i, int second, int kind, int anchored, long from) {
+    const edit_search *c = ctx;
+    return edit_part(c->l, c->pattern_of[i] + (second ? 1u : 0u), kind, anchored, from, c->n);
+}
+
 static void edit_cut(const adapter *ad, size_t na, const uint32_t *pattern_of, unsigned mate, const hit_list *l,
                      long n, long *keep_start, long *keep_end, long *which) {
-    *keep_start = 0, *keep_end = n, *which = -1;
-    long best_score = 0;
-    unsigned best_errors = 0;
-    for (size_t i = 0; i < na; i++) {
-        const adapter *a = &ad[i];
-        if (a->mate && a->mate != mate) continue;
-        long s0 = 0, e0 = n, sc;
-        unsigned errors;
-        if (a->kind != 3) {
-            part p = edit_part(l, pattern_of[i], a->kind, a->anchored, 0, n);
-            if (!p.found) continue;
-            if (a->kind == 1) e0 = p.start;
-            else s0 = p.end;
-            sc = (p.end - p.start) - 2 * (long)p.errors, errors = p.errors;
-        } else {
-            int required = !a->as_back || a->anchored, second_required = !a->as_back || a->second_anchored;
-            part p = edit_part(l, pattern_of[i], 2, a->anchored, 0, n);
-            if (!p.found && required) continue;
-            long from = p.found ? p.end : 0;
-            part q = edit_part(l, pattern_of[i] + 1, 1, a->second_anchored, from, n);
-            if ((!q.found && second_required) || (!p.found && !q.found)) continue;
-            s0 = from, e0 = q.found ? q.start : n;
-            sc = (p.found ? (p.end - p.start) - 2 * (long)p.errors : 0) +
-                 (q.found ? (q.end - q.start) - 2 * (long)q.errors : 0);
-            errors = (p.found ? p.errors : 0) + (q.found ? q.errors : 0);
-        }
-        if (*which < 0 || sc > best_score || (sc == best_score && errors < best_errors)) {
-            *keep_start = s0, *keep_end = e0, *which = (long)i;
-            best_score = sc, best_errors = errors;
-        }
-    }
+    edit_search c = {l, pattern_of, n};
+    choose_cut(ad, na, mate, n, hits_part, &c, keep_start, keep_end, which);
 }
 
 /* ---------------------------------------------------------------- inputs */
