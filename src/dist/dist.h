@@ -8,4 +8,18 @@
 #include "seqmatch_dist.h"
 #include "io/seqio.h"
 
+/* What the plan needs of a target (plan.c). */
+typedef struct {
+    uint64_t size;   /* bytes in the byte space */
+    int rangeable;   /* split by bytes: 1 a plain file, 2 BGZF, 0 not */
+    int large;       /* read whole although not empty (or of unknown size): worth a warning */
+} sm_dist_target;
+
+/* info[i] for each target (sm_dist_plan_make's first half, for a caller
+   that cuts several shares' plans from one look at the files). */
+int sm_dist_targets_describe(char *const *targets, size_t count, sm_dist_target *info, sm_error *err);
+/* sm_dist_plan_make from the targets' descriptions. */
+int sm_dist_plan_cut(char *const *targets, size_t count, const sm_dist_target *info, unsigned shares,
+                     unsigned share, sm_dist_plan *plan, sm_error *err);
+
 #endif /* SM_DIST_H */

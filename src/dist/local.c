@@ -24,12 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "seqmatch.h"
 #include "seqmatch_dist.h"
 #include "seqmatch_output.h"
-#include "io/source.h"
+#include "dist/dist.h"
 
 #define STREAM_BUFFER ((size_t)1 << 20)
 #define QUEUE_LIMIT ((size_t)256 << 20)
@@ -83,6 +82,7 @@ enum { GPU_STARTING = 0, GPU_READY = 1, GPU_FAILED = -1 };
 
 struct local_job {
     sm_dist_settings *set;
+    sm_dist_target *info;  /* the targets, looked at once for every share's plan */
     const sm_db *db;
     sm_runner_options ro;
     char *const *targets;
@@ -188,7 +188,8 @@ static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
 /* The plan, stream and share of share sh (its runner comes from a reader). */
 static int open_share(local_share *sh, sm_error *e) {
     local_job *j = sh->job;
-    if (sm_dist_plan_make(j->targets, j->set->target_count, j->n, sh->index, &sh->plan, e) != SM_OK) return -1;
+    if (sm_dist_plan_cut(j->targets, j->set->target_count, j->info, j->n, sh->index, &sh->plan, e) != SM_OK)
+        return -1;
     if (sm_dist_out_init(&sh->out, STREAM_BUFFER, to_queue, sh) != SM_OK ||
         sm_dist_share_new(j->set, &sh->out, 1, &sh->share) != SM_OK) {
         return set_error(e, SM_ERR_NOMEM, "out of memory");
@@ -367,19 +368,19 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
     long asked = forced && *forced ? strtol(forced, NULL, 10) : -1;
     if (asked >= 0) threads = asked > 1024 ? 1024 : (unsigned)asked;
     if (threads < 2) return 0;
+    sm_dist_target *info = calloc(count ? count : 1, sizeof *info);
+    sm_error e;
+    int ok = info && sm_dist_targets_describe(targets, count, info, &e) == SM_OK;
     uint64_t split = 0;
     int bgzf = 0;
-    for (size_t i = 0; i < count; i++) {
-        struct stat st;
-        if (strcmp(targets[i], "-") == 0 || stat(targets[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-        sm_source *src = NULL;
-        sm_error e;
-        if (st.st_size == 0 || sm_io_source_open(targets[i], 1, &src, &e) != SM_OK) continue;
-        int kind = sm_io_source_rangeable(src);
-        sm_io_source_close(src);
-        if (kind) split += (uint64_t)st.st_size;
-        if (kind == 2) bgzf = 1;
+    for (size_t i = 0; ok && i < count; i++) {
+        /* standard input, a pipe or a device: one reader */
+        if (strcmp(targets[i], "-") == 0 || (info[i].large && !info[i].size)) ok = 0;
+        if (info[i].rangeable) split += info[i].size;
+        if (info[i].rangeable == 2) bgzf = 1;
     }
+    free(info);
+    if (!ok) return 0;
     /* The CPU's own team reads a plain file many records at once already;
        a BGZF file, and any file for the GPU, gain from readers of their own.
        Mismatches and edits keep a GPU busy with one reader: no gain there. */
@@ -436,9 +437,11 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     j->n = readers * SHARES_PER_READER;
     j->shares = calloc(j->n, sizeof *j->shares);
     j->readers = calloc(readers, sizeof *j->readers);
-    if (!j->shares || !j->readers) {
+    j->info = calloc(set->target_count ? set->target_count : 1, sizeof *j->info);
+    if (!j->shares || !j->readers || !j->info) {
         free(j->shares);
         free(j->readers);
+        free(j->info);
         return set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     pthread_mutex_init(&j->lock, NULL);
@@ -454,6 +457,7 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
         j->shares[k].job = j;
         j->shares[k].index = k;
     }
+    if (sm_dist_targets_describe(targets, set->target_count, j->info, err) != SM_OK) rc = -1;
     for (unsigned k = 0; k < j->n && rc == 0; k++)
         if (open_share(&j->shares[k], err) != 0) rc = -1;
     /* the settings take what the merge needs (the reach of k edits) from a runner: the first reader's */
@@ -496,5 +500,6 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     pthread_mutex_destroy(&j->lock);
     free(j->shares);
     free(j->readers);
+    free(j->info);
     return rc;
 }

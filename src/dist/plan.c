@@ -12,13 +12,7 @@
 #include "dist/dist.h"
 #include "io/source.h"
 
-typedef struct {
-    uint64_t size;   /* bytes in the byte space */
-    int rangeable;   /* split by bytes */
-    int large;       /* read whole although not empty: worth a warning */
-} target_info;
-
-static int describe(const char *path, target_info *t, sm_error *err) {
+static int describe(const char *path, sm_dist_target *t, sm_error *err) {
     memset(t, 0, sizeof *t);
     if (strcmp(path, "-") == 0) return SM_OK;
     struct stat st;
@@ -31,7 +25,7 @@ static int describe(const char *path, target_info *t, sm_error *err) {
     sm_source *src = NULL;
     int rc = sm_io_source_open(path, 1, &src, err);
     if (rc != SM_OK) return rc;
-    t->rangeable = sm_io_source_rangeable(src) != 0;
+    t->rangeable = sm_io_source_rangeable(src);
     t->large = !t->rangeable;
     sm_io_source_close(src);
     return SM_OK;
@@ -53,23 +47,40 @@ static int add_unit(sm_dist_plan *p, size_t *cap, size_t target, int whole, uint
     return SM_OK;
 }
 
+int sm_dist_targets_describe(char *const *targets, size_t count, sm_dist_target *info, sm_error *err) {
+    int rc = SM_OK;
+    for (size_t i = 0; i < count && rc == SM_OK; i++) rc = describe(targets[i], &info[i], err);
+    return rc;
+}
+
 int sm_dist_plan_make(char *const *targets, size_t count, unsigned shares, unsigned share, sm_dist_plan *plan,
                       sm_error *err) {
+    if (shares == 0 || share >= shares) return sm_dist_plan_cut(targets, count, NULL, shares, share, plan, err);
+    memset(plan, 0, sizeof *plan);
+    sm_dist_target *info = calloc(count ? count : 1, sizeof *info);
+    if (!info) {
+        if (err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = SM_ERR_NOMEM;
+        return SM_ERR_NOMEM;
+    }
+    int rc = sm_dist_targets_describe(targets, count, info, err);
+    if (rc == SM_OK) rc = sm_dist_plan_cut(targets, count, info, shares, share, plan, err);
+    free(info);
+    return rc;
+}
+
+int sm_dist_plan_cut(char *const *targets, size_t count, const sm_dist_target *info, unsigned shares,
+                     unsigned share, sm_dist_plan *plan, sm_error *err) {
     memset(plan, 0, sizeof *plan);
     if (shares == 0 || share >= shares) {
         if (err) snprintf(err->message, sizeof err->message, "share %u of %u", share, shares), err->code = SM_ERR_INVALID;
         return SM_ERR_INVALID;
     }
-    target_info *info = calloc(count ? count : 1, sizeof *info);
     plan->unsplit = calloc(count ? count : 1, sizeof *plan->unsplit);
-    if (!info || !plan->unsplit) {
-        free(info);
-        sm_dist_plan_free(plan);
+    if (!plan->unsplit) {
         if (err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = SM_ERR_NOMEM;
         return SM_ERR_NOMEM;
     }
     int rc = SM_OK;
-    for (size_t i = 0; i < count && rc == SM_OK; i++) rc = describe(targets[i], &info[i], err);
     /* standard input reaches rank 0 only: it and everything before it are share 0's */
     size_t first = 0;
     for (size_t i = 0; i < count; i++)
@@ -101,7 +112,6 @@ int sm_dist_plan_make(char *const *targets, size_t count, unsigned shares, unsig
         if (mine) rc = add_unit(plan, &cap, i, 1, 0, 0);
         if (info[i].large && shares > 1) plan->unsplit[plan->unsplit_count++] = i;
     }
-    free(info);
     if (rc != SM_OK) {
         if (rc == SM_ERR_NOMEM && err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = rc;
         sm_dist_plan_free(plan);
