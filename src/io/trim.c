@@ -7,8 +7,10 @@
  * until the runner says all their hits are in; then each mate is cut and
  * handed on in input order. The queue and its bytes are compacted between
  * records (never inside a runner callback, which only appends). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "seqmatch_reader.h"
 #include "io/source.h"
@@ -226,13 +228,13 @@ static int put_part(byte_buf *out, const byte_buf *b, uint64_t start, uint64_t e
 }
 
 /* Writes the record raw (FASTA or FASTQ as read) with its sequence (and
-   qualities) cut to [start, end) into out. Returns 0, 1 when the record
+   qualities) cut to [start, end) at the end of out. Returns 0, 1 when the record
    does not read as length symbols (not expected from the reader), or -1
    out of memory. */
 static int rewrite(const uint8_t *raw, size_t len, uint64_t length, uint64_t start, uint64_t end, byte_buf *seq,
                    byte_buf *out) {
     size_t at = 0, n;
-    out->len = seq->len = 0;
+    seq->len = 0;
     const uint8_t *header = next_line(raw, len, &at, &n);
     const char *eol = n > 0 && header[n - 1] == '\r' ? "\r\n" : "\n";
     size_t eol_len = strlen(eol);
@@ -290,52 +292,90 @@ int sm_trim_record(const uint8_t *raw, size_t len, uint64_t head, uint64_t tail,
 
 /* ------------------------------------------------------------ the loop */
 
-/* Bytes of a record asked of the reader at a time. */
-#define FEED_PIECE ((size_t)64 << 20)
+/* Reads (or pairs) go in chunks from the reading thread to workers, each
+ * with a runner of its own on its own thread, which scan, decide and
+ * rewrite a whole chunk; the reading thread hands the chunks on in input
+ * order. Reading (and inflating, on the reader's thread), scanning and
+ * rewriting of different chunks so run at once. One worker: all on the
+ * caller's thread. */
+
+/* Input bytes per chunk (fewer with a small runner chunk_size, so that
+   small inputs cross chunks as well), and chunks under way per worker. */
+#define CHUNK_BYTES ((size_t)1 << 20)
+#define CHUNKS_PER_WORKER 3
 
 typedef struct {
-    uint64_t first_record;      /* runner record of mate 1 */
-    unsigned mates, done;
-    uint64_t length[2];
-    const uint8_t *raw[2];      /* stable bytes, or NULL: in the arena at raw_at */
+    const uint8_t *raw[2];      /* stable bytes, or NULL: in the chunk's copy at raw_at */
     size_t raw_at[2], raw_len[2];
-} pending;
+    uint64_t length[2];
+    size_t out_at[2], out_len[2]; /* the rewritten mate in the chunk's out */
+    sm_trim_cut cut[2];
+} chunk_record;
+
+enum { CHUNK_FREE, CHUNK_FILLED, CHUNK_DONE };
+
+typedef struct {
+    chunk_record *recs;
+    size_t n, cap;
+    byte_buf raw, out;
+    int state;                  /* under the trimmer's lock */
+    int status;                 /* SM_OK, a runner's failure, SM_ERR_NOMEM, or SM_ERR_FORMAT: */
+    size_t bad;                 /* this record does not read back as its sequence */
+} chunk;
+
+typedef struct {
+    sm_trimmer *t;
+    sm_runner *runner;
+    sm_hit *hits;               /* forward hits of the chunk, as delivered */
+    uint8_t *partial;           /* hits[i] came as a partial one (on_partial_hit) */
+    size_t hits_len, hits_cap;
+    sm_hit *sorted;             /* the same, by record */
+    uint8_t *sorted_partial;
+    size_t sorted_cap;
+    size_t *starts;             /* record i's hits: sorted[starts[i], starts[i + 1]) */
+    size_t starts_cap;
+    byte_buf seq;
+    int nomem;
+    pthread_t thread;
+} worker;
 
 struct sm_trimmer {
     sm_trim_options o;
     uint32_t min_overlap;
-    sm_runner *runner;
+    size_t chunk_bytes;
+    worker *workers;
+    unsigned nworkers;
+    chunk *chunks;              /* a ring: chunk number s in chunks[s % nchunks] */
+    size_t nchunks;
+    uint64_t filled, taken, emitted; /* chunks so far: given to workers, taken by one, handed on */
+    int quit;                   /* workers end */
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    unsigned mates;             /* of the run */
+    uint64_t read;              /* records (pairs) read in the run */
     sm_input_format format;
-    pending *queue;
-    size_t head, count, cap;    /* queue[head, count) waits */
-    byte_buf arena;             /* unstable records' bytes; [arena_head, len) in use */
-    size_t arena_head;
-    sm_hit *hits;               /* forward hits of waiting records, in record order */
-    uint8_t *partial;           /* hits[i] came as a partial one (on_partial_hit) */
-    size_t hits_head, hits_len, hits_cap;
-    byte_buf out[2], seq;
     sm_trim_stats stats;
-    int stop, nomem, bad_record;
+    int stop;
     const sm_reader *reader;
     int has_adapters[2];        /* mate 1 (or a single read), mate 2: some adapter is for it */
 };
 
-static int keep_hit(sm_trimmer *t, const sm_hit *hit, int partial) {
+static int keep_hit(worker *w, const sm_hit *hit, int partial) {
     if (hit->strand == '-') return 0;
-    if (t->hits_len == t->hits_cap) {
-        size_t cap = t->hits_cap ? t->hits_cap * 2 : 1024;
-        sm_hit *p = realloc(t->hits, cap * sizeof *p);
-        uint8_t *q = p ? realloc(t->partial, cap) : NULL;
-        if (p) t->hits = p;
+    if (w->hits_len == w->hits_cap) {
+        size_t cap = w->hits_cap ? w->hits_cap * 2 : 1024;
+        sm_hit *p = realloc(w->hits, cap * sizeof *p);
+        uint8_t *q = p ? realloc(w->partial, cap) : NULL;
+        if (p) w->hits = p;
         if (!q) {
-            t->nomem = 1;
+            w->nomem = 1;
             return 1;
         }
-        t->partial = q;
-        t->hits_cap = cap;
+        w->partial = q;
+        w->hits_cap = cap;
     }
-    t->partial[t->hits_len] = (uint8_t)partial;
-    sm_hit *h = &t->hits[t->hits_len++];
+    w->partial[w->hits_len] = (uint8_t)partial;
+    sm_hit *h = &w->hits[w->hits_len++];
     *h = *hit;
     h->text = NULL;
     return 0;
@@ -344,50 +384,124 @@ static int keep_hit(sm_trimmer *t, const sm_hit *hit, int partial) {
 static int on_hit(const sm_hit *hit, void *ctx) { return keep_hit(ctx, hit, 0); }
 static int on_partial_hit(const sm_hit *hit, void *ctx) { return keep_hit(ctx, hit, 1); }
 
-static void on_record_done(uint64_t record, void *ctx) {
-    sm_trimmer *t = ctx;
-    if (t->head == t->count) return;
-    pending *e = &t->queue[t->head];
-    if (record < e->first_record || record - e->first_record >= e->mates || ++e->done < e->mates) return;
-    sm_trimmed_record r;
-    memset(&r, 0, sizeof r);
-    r.mates = e->mates;
-    r.kept = 1;
-    for (unsigned m = 0; m < e->mates; m++) {
-        size_t from = t->hits_head;
-        while (t->hits_head < t->hits_len && t->hits[t->hits_head].record == e->first_record + m) t->hits_head++;
-        r.length[m] = e->length[m];
-        const sm_hit *hits = t->hits ? t->hits + from : NULL; /* none delivered yet: NULL, no arithmetic on it */
-        const uint8_t *partial = t->partial ? t->partial + from : NULL;
-        decide(t->o.set, m + 1, t->min_overlap, hits, partial, t->hits_head - from, e->length[m], &r.cut[m]);
-        const uint8_t *raw = e->raw[m] ? e->raw[m] : t->arena.data + e->raw_at[m];
-        int rc = rewrite(raw, e->raw_len[m], e->length[m], r.cut[m].start, r.cut[m].end, &t->seq, &t->out[m]);
-        if (rc != 0) {
-            if (rc < 0) t->nomem = 1;
-            else t->bad_record = 1;
-            t->stop = 1;
-            return;
+static const uint8_t *record_raw(const chunk *c, const chunk_record *r, unsigned m) {
+    return r->raw[m] ? r->raw[m] : c->raw.data + r->raw_at[m];
+}
+
+/* A record's sequence into the runner: its lines after the header, up to
+   the '+' line (FASTQ), without line ends and carriage returns, as the
+   reader gives them. */
+static int feed_sequence(sm_runner *runner, const uint8_t *raw, size_t len) {
+    int fastq = len > 0 && raw[0] == '@';
+    size_t at = 0, n;
+    next_line(raw, len, &at, &n);
+    while (at < len) {
+        const uint8_t *line = next_line(raw, len, &at, &n);
+        if (fastq && n > 0 && line[0] == '+') break;
+        while (n > 0) {
+            const uint8_t *cr = memchr(line, '\r', n);
+            size_t run = cr ? (size_t)(cr - line) : n;
+            int status = run ? sm_runner_feed(runner, line, run) : SM_OK;
+            if (status != SM_OK) return status;
+            if (!cr) break;
+            line += run + 1;
+            n -= run + 1;
         }
-        r.bytes[m] = t->out[m].data;
-        r.len[m] = t->out[m].len;
-        uint64_t kept = r.cut[m].end - r.cut[m].start;
-        if (kept < t->o.minimum_length) r.kept = 0;
-        if (t->o.discard && t->has_adapters[m] &&
-            (r.cut[m].adapter >= 0) == (t->o.discard == SM_TRIM_DISCARD_TRIMMED))
-            r.kept = 0;
-        t->stats.reads++;
-        t->stats.trimmed += r.cut[m].adapter >= 0;
-        t->stats.bases_in += e->length[m];
     }
-    t->stats.records++;
-    if (r.kept) {
-        t->stats.kept++;
-        for (unsigned m = 0; m < r.mates; m++) t->stats.bases_kept += r.cut[m].end - r.cut[m].start;
+    return SM_OK;
+}
+
+/* The chunk's hits grouped by record (runner records first, first + 1, ...
+   in delivery order within each). */
+static int sort_hits(worker *w, uint64_t first, size_t records) {
+    if (w->starts_cap < records + 1) {
+        size_t *s = realloc(w->starts, (records + 1) * sizeof *s);
+        if (!s) return -1;
+        w->starts = s;
+        w->starts_cap = records + 1;
     }
-    if (!t->stop && t->o.on_record && t->o.on_record(t->o.ctx, &r) != 0) t->stop = 1;
-    for (unsigned m = 0; m < e->mates; m++)
-        if (!e->raw[m]) t->arena_head = e->raw_at[m] + e->raw_len[m];
-    t->head++;
+    if (w->sorted_cap < w->hits_len) {
+        sm_hit *p = realloc(w->sorted, w->hits_len * sizeof *p);
+        uint8_t *q = p ? realloc(w->sorted_partial, w->hits_len) : NULL;
+        if (p) w->sorted = p;
+        if (!q) return -1;
+        w->sorted_partial = q;
+        w->sorted_cap = w->hits_len;
+    }
+    memset(w->starts, 0, (records + 1) * sizeof *w->starts);
+    for (size_t i = 0; i < w->hits_len; i++) w->starts[w->hits[i].record - first + 1]++;
+    for (size_t i = 0; i < records; i++) w->starts[i + 1] += w->starts[i];
+    for (size_t i = 0; i < w->hits_len; i++) {
+        size_t at = w->starts[w->hits[i].record - first]++;
+        w->sorted[at] = w->hits[i];
+        w->sorted_partial[at] = w->partial[i];
+    }
+    /* each start has moved to the next record's: shift back */
+    memmove(w->starts + 1, w->starts, records * sizeof *w->starts);
+    w->starts[0] = 0;
+    return 0;
+}
+
+/* Scans, decides and rewrites a chunk (on the worker's thread). */
+static void trim_chunk(worker *w, chunk *c) {
+    sm_trimmer *t = w->t;
+    unsigned mates = t->mates;
+    c->status = SM_OK;
+    c->out.len = 0;
+    w->hits_len = 0;
+    w->nomem = 0;
+    uint64_t first = 0;
+    int status = SM_OK;
+    for (size_t i = 0; i < c->n && status == SM_OK; i++)
+        for (unsigned m = 0; m < mates && status == SM_OK; m++) {
+            uint64_t number = sm_runner_begin_record(w->runner);
+            if (i == 0 && m == 0) first = number;
+            status = feed_sequence(w->runner, record_raw(c, &c->recs[i], m), c->recs[i].raw_len[m]);
+            if (status == SM_OK) status = sm_runner_end_record(w->runner);
+        }
+    if (status == SM_OK) status = sm_runner_flush(w->runner);
+    if (w->nomem || (status == SM_OK && sort_hits(w, first, c->n * mates) != 0)) status = SM_ERR_NOMEM;
+    if (status != SM_OK) {
+        c->status = status;
+        return;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        chunk_record *r = &c->recs[i];
+        for (unsigned m = 0; m < mates; m++) {
+            size_t from = w->starts[i * mates + m], to = w->starts[i * mates + m + 1];
+            /* none delivered: NULL, no arithmetic on it */
+            const sm_hit *hits = w->sorted ? w->sorted + from : NULL;
+            const uint8_t *partial = w->sorted_partial ? w->sorted_partial + from : NULL;
+            decide(t->o.set, m + 1, t->min_overlap, hits, partial, to - from, r->length[m], &r->cut[m]);
+            r->out_at[m] = c->out.len;
+            int rc = rewrite(record_raw(c, r, m), r->raw_len[m], r->length[m], r->cut[m].start, r->cut[m].end,
+                             &w->seq, &c->out);
+            if (rc != 0) {
+                c->status = rc < 0 ? SM_ERR_NOMEM : SM_ERR_FORMAT;
+                c->bad = i;
+                return;
+            }
+            r->out_len[m] = c->out.len - r->out_at[m];
+        }
+    }
+}
+
+static void *work(void *arg) {
+    worker *w = arg;
+    sm_trimmer *t = w->t;
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        while (!t->quit && t->taken == t->filled) pthread_cond_wait(&t->work, &t->lock);
+        if (t->quit) break;
+        chunk *c = &t->chunks[t->taken++ % t->nchunks];
+        pthread_mutex_unlock(&t->lock);
+        trim_chunk(w, c);
+        pthread_mutex_lock(&t->lock);
+        c->state = CHUNK_DONE;
+        pthread_cond_broadcast(&t->done);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
 }
 
 int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, const sm_trim_options *opts,
@@ -407,16 +521,33 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
                            "apply (anchor adapters with ^ and $)");
     sm_trimmer *t = calloc(1, sizeof *t);
     if (!t) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->work, NULL);
+    pthread_cond_init(&t->done, NULL);
     t->o = *opts;
     t->min_overlap = ro.min_overlap;
     for (size_t i = 0; i < opts->set->count; i++)
         for (unsigned m = 0; m < 2; m++) t->has_adapters[m] |= opts->set->adapters[i].mate != 2 - m;
     t->format = SM_INPUT_AUTO;
+    t->chunk_bytes = ro.chunk_size && ro.chunk_size < CHUNK_BYTES / 16 ? ro.chunk_size * 16 : CHUNK_BYTES;
+    /* On the CPU, a worker per thread, each with a runner on one thread
+       (its own, the worker's); another backend: one runner as asked. */
+    unsigned threads = ro.threads;
+    if (threads == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (unsigned)cores : 1;
+    }
+    t->nworkers = ro.backend == SM_BACKEND_CPU ? threads : 1;
+    if (ro.backend == SM_BACKEND_CPU) ro.threads = 1;
+    t->nchunks = t->nworkers > 1 ? (size_t)t->nworkers * CHUNKS_PER_WORKER : 1;
+    t->workers = calloc(t->nworkers, sizeof *t->workers);
+    t->chunks = calloc(t->nchunks, sizeof *t->chunks);
     /* Partial hits only at the end each adapter can use: a 3' adapter's off
        the read's end, a 5' adapter's off its start (half the work). */
     uint8_t *sides = calloc(info.pattern_count ? info.pattern_count : 1, 1);
-    if (!sides) {
-        free(t);
+    if (!t->workers || !t->chunks || !sides) {
+        free(sides);
+        sm_trimmer_free(t);
         return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < opts->set->count; i++) {
@@ -429,12 +560,16 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
     ro.on_hit = on_hit;
     ro.on_partial_hit = on_partial_hit;
     ro.on_record_summary = NULL;
-    ro.on_record_done = on_record_done;
-    ro.ctx = t;
-    int status = sm_runner_create(db, &ro, &t->runner, err);
+    ro.on_record_done = NULL;
+    int status = SM_OK;
+    for (unsigned i = 0; i < t->nworkers && status == SM_OK; i++) {
+        t->workers[i].t = t;
+        ro.ctx = &t->workers[i];
+        status = sm_runner_create(db, &ro, &t->workers[i].runner, err);
+    }
     free(sides); /* copied by the runner */
     if (status != SM_OK) {
-        free(t);
+        sm_trimmer_free(t);
         return status;
     }
     *trimmer = t;
@@ -445,53 +580,30 @@ void sm_trimmer_stats(const sm_trimmer *trimmer, sm_trim_stats *stats) { *stats 
 
 void sm_trimmer_free(sm_trimmer *t) {
     if (!t) return;
-    sm_runner_free(t->runner);
-    free(t->queue);
-    free(t->arena.data);
-    free(t->hits);
-    free(t->partial);
-    free(t->out[0].data);
-    free(t->out[1].data);
-    free(t->seq.data);
+    for (unsigned i = 0; t->workers && i < t->nworkers; i++) {
+        worker *w = &t->workers[i];
+        sm_runner_free(w->runner);
+        free(w->hits);
+        free(w->partial);
+        free(w->sorted);
+        free(w->sorted_partial);
+        free(w->starts);
+        free(w->seq.data);
+    }
+    for (size_t i = 0; t->chunks && i < t->nchunks; i++) {
+        free(t->chunks[i].recs);
+        free(t->chunks[i].raw.data);
+        free(t->chunks[i].out.data);
+    }
+    pthread_mutex_destroy(&t->lock);
+    pthread_cond_destroy(&t->work);
+    pthread_cond_destroy(&t->done);
+    free(t->workers);
+    free(t->chunks);
     free(t);
 }
 
 static const char *shown(const char *path) { return strcmp(path, "-") == 0 ? "stdin" : path; }
-
-/* What a stopped or failed runner call means. */
-static int runner_failed(sm_trimmer *t, int status, const char *path, sm_error *err) {
-    if (t->nomem) return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory while trimming", shown(path));
-    if (t->bad_record)
-        return sm_io_error(err, SM_ERR_FORMAT, "%s: record %llu does not read back as its sequence", shown(path),
-                           (unsigned long long)t->stats.records + 1);
-    if (status == SM_ERR_TERMINATED && t->stop) return SM_ERR_TERMINATED;
-    if (status == SM_ERR_NOMEM) return sm_io_error(err, status, "%s: out of memory while scanning", shown(path));
-    return sm_io_error(err, status, "%s: %s", shown(path), sm_strerror(status));
-}
-
-/* Drops what the records handed on no longer need (between runner calls only). */
-static void compact(sm_trimmer *t) {
-    if (t->head > 1024 && t->head * 2 > t->count) {
-        memmove(t->queue, t->queue + t->head, (t->count - t->head) * sizeof *t->queue);
-        t->count -= t->head;
-        t->head = 0;
-    }
-    if (t->hits_head > 4096 && t->hits_head * 2 > t->hits_len) {
-        memmove(t->hits, t->hits + t->hits_head, (t->hits_len - t->hits_head) * sizeof *t->hits);
-        memmove(t->partial, t->partial + t->hits_head, t->hits_len - t->hits_head);
-        t->hits_len -= t->hits_head;
-        t->hits_head = 0;
-    }
-    if (t->arena_head > ((size_t)1 << 20) && t->arena_head * 2 > t->arena.len) {
-        size_t shift = t->arena_head;
-        memmove(t->arena.data, t->arena.data + shift, t->arena.len - shift);
-        t->arena.len -= shift;
-        t->arena_head = 0;
-        for (size_t i = t->head; i < t->count; i++)
-            for (unsigned m = 0; m < t->queue[i].mates; m++)
-                if (!t->queue[i].raw[m] && t->queue[i].raw_len[m]) t->queue[i].raw_at[m] -= shift;
-    }
-}
 
 static int open_reader(sm_trimmer *t, const char *path, sm_reader **reader, sm_error *err) {
     sm_error e;
@@ -518,128 +630,201 @@ static size_t pair_name_length(const char *name) {
     return n;
 }
 
-/* One run over a file or a pair of files: what the callbacks of
-   sm_runner_scan_reader (the library's one reader-to-runner loop) need. */
-typedef struct {
-    sm_trimmer *t;
-    const char *paths[2];
-    unsigned mates;
-    sm_error *err;
-    int failed;                 /* a callback filled err */
-} trim_scan;
-
-static int on_pair(void *ctx, uint64_t pair, const char *name, const char *mate_name) {
-    trim_scan *in = ctx;
-    if (!name || !mate_name) {
-        sm_io_error(in->err, SM_ERR_FORMAT,
-                    "%s has more records than %s (%llu); paired files must hold the same reads in the same order",
-                    shown(in->paths[name ? 0 : 1]), shown(in->paths[name ? 1 : 0]), (unsigned long long)pair);
-        in->failed = 1;
-        return 1;
-    }
-    size_t n0 = pair_name_length(name), n1 = pair_name_length(mate_name);
-    if (n0 != n1 || memcmp(name, mate_name, n0) != 0) {
-        sm_io_error(in->err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
-                    (unsigned long long)pair + 1, name, shown(in->paths[0]), mate_name, shown(in->paths[1]));
-        in->failed = 1;
-        return 1;
-    }
-    return 0;
+static int read_failed(const sm_error *e, sm_error *err) {
+    return sm_io_error(err, e->code ? e->code : SM_ERR_IO, "%s", e->message[0] ? e->message : "read error");
 }
 
-/* A read or pair begins (mate 1): its place in the queue (between runner
-   calls, so the queue may be compacted here). */
-static int on_record_begin(void *ctx, const sm_scan_record *r) {
-    trim_scan *in = ctx;
-    sm_trimmer *t = in->t;
-    if (r->mate != 1) return 0;
-    compact(t);
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        pending *q = realloc(t->queue, cap * sizeof *q);
-        if (!q) {
-            sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
-            in->failed = 1;
-            return 1;
-        }
-        t->queue = q;
-        t->cap = cap;
+/* The next record of each reader (*more: 1 a record or pair, 0 the end);
+   pairs' names checked. */
+static int next_records(sm_reader *const *readers, const char *const *paths, uint64_t pair, int *more,
+                        sm_error *err) {
+    const char *name[2] = {NULL, NULL};
+    int got[2] = {0, 0};
+    sm_error e;
+    for (unsigned m = 0; m < 2 && readers[m]; m++) {
+        memset(&e, 0, sizeof e);
+        got[m] = sm_reader_next_record(readers[m], &name[m], &e);
+        if (got[m] < 0) return read_failed(&e, err);
     }
-    pending *p = &t->queue[t->count++];
-    memset(p, 0, sizeof *p);
-    p->mates = in->mates;
-    p->first_record = r->number;
-    return 0;
+    *more = got[0];
+    if (!readers[1] || (!got[0] && !got[1])) return SM_OK;
+    if (got[0] != got[1])
+        return sm_io_error(err, SM_ERR_FORMAT,
+                           "%s has more records than %s (%llu); paired files must hold the same reads in the same "
+                           "order", shown(paths[got[0] ? 0 : 1]), shown(paths[got[0] ? 1 : 0]),
+                           (unsigned long long)pair);
+    size_t n0 = pair_name_length(name[0]), n1 = pair_name_length(name[1]);
+    if (n0 != n1 || memcmp(name[0], name[1], n0) != 0)
+        return sm_io_error(err, SM_ERR_FORMAT, "reads out of step: record %llu is '%s' in %s but '%s' in %s",
+                           (unsigned long long)pair + 1, name[0], shown(paths[0]), name[1], shown(paths[1]));
+    return SM_OK;
 }
 
-/* A mate's sequence is fed: its bytes kept before its record ends (its
-   record-done call may come as it ends). */
-static int on_record_read(void *ctx, const sm_scan_record *r) {
-    trim_scan *in = ctx;
-    sm_trimmer *t = in->t;
-    unsigned m = r->mate - 1;
+/* A mate's length (its sequence read through) and bytes into the chunk. */
+static int take_mate(sm_trimmer *t, sm_reader *reader, chunk *c, chunk_record *r, unsigned m, sm_error *err) {
+    sm_error e;
+    memset(&e, 0, sizeof e);
     const uint8_t *data;
     size_t len;
-    int stable;
-    sm_error e;
-    e.code = 0, e.message[0] = '\0';
-    if (sm_reader_record_raw(r->reader, &data, &len, &stable, &e) < 0) {
-        sm_io_error(in->err, e.code ? e.code : SM_ERR_IO, "%s", e.message[0] ? e.message : "read error");
-        in->failed = 1;
-        return 1;
+    int got;
+    r->length[m] = 0;
+    while ((got = sm_reader_read(reader, &data, &len, &e)) > 0) r->length[m] += len;
+    int stable = 0;
+    if (got < 0 || sm_reader_record_raw(reader, &data, &len, &stable, &e) < 0) return read_failed(&e, err);
+    r->raw_len[m] = len;
+    r->raw[m] = stable ? data : NULL;
+    if (!stable) {
+        r->raw_at[m] = c->raw.len;
+        if (buf_put(&c->raw, data, len) != 0) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     }
-    pending *p = &t->queue[t->count - 1];
-    p->length[m] = r->length;
-    p->raw_len[m] = len;
-    if (stable) {
-        p->raw[m] = data;
-    } else {
-        p->raw_at[m] = t->arena.len;
-        if (buf_put(&t->arena, data, len) != 0) {
-            sm_io_error(in->err, SM_ERR_NOMEM, "out of memory");
-            in->failed = 1;
-            return 1;
-        }
-    }
-    return 0;
+    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, (size_t)r->length[m], t->stats.trimmed);
+    return SM_OK;
 }
 
-static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
-    (void)record_ended;
-    sm_trimmer *t = ((trim_scan *)ctx)->t;
-    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, bytes, t->stats.trimmed);
-    return t->stop; /* a write failed: reading on is pointless */
+/* Reads the next records into c (c->n 0: none left). */
+static int fill_chunk(sm_trimmer *t, sm_reader *const *readers, const char *const *paths, chunk *c, sm_error *err) {
+    c->n = 0;
+    c->raw.len = 0;
+    size_t bytes = 0;
+    while (bytes < t->chunk_bytes && !t->stop) {
+        int more = 0;
+        int rc = next_records(readers, paths, t->read, &more, err);
+        if (rc != SM_OK) return rc;
+        if (!more) break;
+        if (c->n == c->cap) {
+            size_t cap = c->cap ? c->cap * 2 : 256;
+            chunk_record *p = realloc(c->recs, cap * sizeof *p);
+            if (!p) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+            c->recs = p;
+            c->cap = cap;
+        }
+        chunk_record *r = &c->recs[c->n++];
+        memset(r, 0, sizeof *r); /* sm_trim_cut's padding too: callers may hash the cut */
+        t->read++;
+        for (unsigned m = 0; m < t->mates; m++) {
+            rc = take_mate(t, readers[m], c, r, m, err);
+            if (rc != SM_OK) return rc;
+            bytes += r->raw_len[m];
+        }
+    }
+    return SM_OK;
+}
+
+/* Hands a trimmed chunk's reads on in order (on the reading thread). */
+static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) {
+    if (c->status != SM_OK && c->status != SM_ERR_FORMAT) {
+        if (c->status == SM_ERR_NOMEM)
+            return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory while trimming", shown(path));
+        return sm_io_error(err, c->status, "%s: %s", shown(path), sm_strerror(c->status));
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->status == SM_ERR_FORMAT && i == c->bad)
+            return sm_io_error(err, SM_ERR_FORMAT, "%s: record %llu does not read back as its sequence", shown(path),
+                               (unsigned long long)t->stats.records + 1);
+        const chunk_record *e = &c->recs[i];
+        sm_trimmed_record r;
+        memset(&r, 0, sizeof r);
+        r.mates = t->mates;
+        r.kept = 1;
+        for (unsigned m = 0; m < t->mates; m++) {
+            r.length[m] = e->length[m];
+            r.cut[m] = e->cut[m];
+            r.bytes[m] = c->out.data + e->out_at[m];
+            r.len[m] = e->out_len[m];
+            if (r.cut[m].end - r.cut[m].start < t->o.minimum_length) r.kept = 0;
+            if (t->o.discard && t->has_adapters[m] &&
+                (r.cut[m].adapter >= 0) == (t->o.discard == SM_TRIM_DISCARD_TRIMMED))
+                r.kept = 0;
+            t->stats.reads++;
+            t->stats.trimmed += r.cut[m].adapter >= 0;
+            t->stats.bases_in += e->length[m];
+        }
+        t->stats.records++;
+        if (r.kept) {
+            t->stats.kept++;
+            for (unsigned m = 0; m < r.mates; m++) t->stats.bases_kept += r.cut[m].end - r.cut[m].start;
+        }
+        if (t->o.on_record && t->o.on_record(t->o.ctx, &r) != 0) {
+            t->stop = 1;
+            return SM_ERR_TERMINATED;
+        }
+    }
+    return SM_OK;
+}
+
+/* Hands on the oldest chunk under way, waiting for it when wait is set
+   (*emitted: whether it was ready). */
+static int emit_oldest(sm_trimmer *t, int wait, const char *path, int *emitted, sm_error *err) {
+    chunk *c = &t->chunks[t->emitted % t->nchunks];
+    pthread_mutex_lock(&t->lock);
+    while (wait && c->state != CHUNK_DONE) pthread_cond_wait(&t->done, &t->lock);
+    *emitted = c->state == CHUNK_DONE;
+    pthread_mutex_unlock(&t->lock);
+    if (!*emitted) return SM_OK;
+    int rc = emit_chunk(t, c, path, err);
+    pthread_mutex_lock(&t->lock);
+    c->state = CHUNK_FREE;
+    t->emitted++;
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
+/* Reads every record through the workers (threaded: nworkers > 1). */
+static int trim_all(sm_trimmer *t, sm_reader *const *readers, const char *const *paths, sm_error *err) {
+    int threaded = t->nworkers > 1, rc = SM_OK, emitted;
+    unsigned started = 0;
+    t->filled = t->taken = t->emitted = 0;
+    t->quit = 0;
+    for (; threaded && started < t->nworkers; started++)
+        if (pthread_create(&t->workers[started].thread, NULL, work, &t->workers[started]) != 0) break;
+    if (threaded && started == 0) rc = sm_io_error(err, SM_ERR_NOMEM, "trim: no thread could be started");
+    while (rc == SM_OK && !t->stop) {
+        if (t->filled - t->emitted == t->nchunks) {
+            rc = emit_oldest(t, 1, paths[0], &emitted, err);
+            continue;
+        }
+        chunk *c = &t->chunks[t->filled % t->nchunks];
+        rc = fill_chunk(t, readers, paths, c, err);
+        if (rc != SM_OK || c->n == 0) break;
+        if (!threaded) {
+            trim_chunk(&t->workers[0], c);
+            rc = emit_chunk(t, c, paths[0], err);
+            continue;
+        }
+        pthread_mutex_lock(&t->lock);
+        c->state = CHUNK_FILLED;
+        t->filled++;
+        pthread_cond_signal(&t->work);
+        pthread_mutex_unlock(&t->lock);
+        do
+            rc = emit_oldest(t, 0, paths[0], &emitted, err);
+        while (rc == SM_OK && emitted && t->emitted < t->filled);
+    }
+    while (rc == SM_OK && !t->stop && t->emitted < t->filled) rc = emit_oldest(t, 1, paths[0], &emitted, err);
+    if (threaded) {
+        pthread_mutex_lock(&t->lock);
+        t->quit = 1;
+        pthread_cond_broadcast(&t->work);
+        pthread_mutex_unlock(&t->lock);
+        for (unsigned i = 0; i < started; i++) pthread_join(t->workers[i].thread, NULL);
+        for (size_t i = 0; i < t->nchunks; i++) t->chunks[i].state = CHUNK_FREE;
+    }
+    if (rc == SM_OK && t->stop) rc = SM_ERR_TERMINATED;
+    return rc;
 }
 
 int sm_trimmer_run(sm_trimmer *t, const char *path1, const char *path2, sm_error *err) {
     memset(err, 0, sizeof *err);
     sm_reader *readers[2] = {NULL, NULL};
-    trim_scan in = {t, {path1, path2}, path2 ? 2u : 1u, err, 0};
+    const char *paths[2] = {path1, path2};
+    t->mates = path2 ? 2u : 1u;
+    t->read = 0;
     int rc = SM_OK;
-    for (unsigned m = 0; m < in.mates && rc == SM_OK; m++) rc = open_reader(t, in.paths[m], &readers[m], err);
+    for (unsigned m = 0; m < t->mates && rc == SM_OK; m++) rc = open_reader(t, paths[m], &readers[m], err);
     if (rc == SM_OK && t->o.on_input) t->o.on_input(t->o.ctx, path1);
-    if (rc == SM_OK) {
-        sm_scan_reader_options so;
-        sm_scan_reader_options_init(&so);
-        so.ctx = &in;
-        so.on_progress = on_piece_fed;
-        so.piece = FEED_PIECE;
-        so.on_record_begin = on_record_begin;
-        so.on_record_read = on_record_read;
-        so.mate = readers[1];
-        so.on_pair = in.mates == 2 ? on_pair : NULL;
-        t->reader = readers[0];
-        sm_error e;
-        memset(&e, 0, sizeof e);
-        int status = sm_runner_scan_reader(t->runner, readers[0], &so, &e);
-        if (status != SM_OK && in.failed) rc = err->code ? err->code : status;
-        else if (status != SM_OK && e.message[0]) rc = sm_io_error(err, status, "%s", e.message);
-        else if (status != SM_OK || t->stop) rc = runner_failed(t, status ? status : SM_ERR_TERMINATED, path1, err);
-    }
-    if (rc == SM_OK) {
-        int status = sm_runner_flush(t->runner);
-        if (status != SM_OK || t->stop) rc = runner_failed(t, status ? status : SM_ERR_TERMINATED, path1, err);
-    }
-    for (unsigned m = 0; m < in.mates; m++) sm_reader_close(readers[m]);
+    t->reader = readers[0];
+    if (rc == SM_OK) rc = trim_all(t, readers, paths, err);
+    t->reader = NULL;
+    for (unsigned m = 0; m < t->mates; m++) sm_reader_close(readers[m]);
     return rc;
 }
