@@ -121,7 +121,8 @@ typedef struct {
        this many bytes each (0: long, as genomes are). Records too short to
        cut into SIMD lanes (reads, text lines) make the direct engines of one
        or a few patterns slower (docs/architecture.md, "Choosing an
-       approximate engine"). */
+       approximate engine"); exact, a few patterns over short records
+       take Wu-Manber where it skips enough. */
     uint32_t typical_record;
     /* k mismatches or k edits: NULL, or one flag per pattern (the n given
        to sm_compile); a pattern whose flag is nonzero is found exactly

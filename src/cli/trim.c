@@ -67,9 +67,7 @@ typedef struct {
 static int put_record(void *ctx, const sm_trimmed_record *r) {
     trim_state *s = ctx;
     int failed = 0;
-    for (unsigned m = 0; m < r->mates && r->kept; m++) {
-        failed |= sm_record_file_put(s->out[m], r->bytes[m], r->len[m]);
-    }
+    for (unsigned m = 0; m < r->mates && r->kept; m++) failed |= sm_record_file_put(s->out[m], r->bytes[m], r->len[m]);
     return failed ? -1 : 0;
 }
 
@@ -124,6 +122,7 @@ int cli_trim_main(int argc, char **argv) {
         set.adapters[set.count - 1].mate = (uint8_t)opts.sources[i].mate; /* -a/-g mate 1 (or single reads), -A/-G 2 */
     }
     opts.compile.strands = SM_STRAND_FORWARD;
+    opts.compile.typical_record = sm_file_typical_record(paired ? opts.read1 : opts.target_count ? opts.targets[0] : "-");
     if (sm_compile(set.patterns.items, set.patterns.count, &opts.compile, &db, &err) != SM_OK) goto failed;
 
     const char *inputs[64];

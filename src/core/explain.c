@@ -86,7 +86,8 @@ static void explain_exact_plan(FILE *out, const sm_db *db, int forced) {
         fputs("why              wu-manber: shortest key >= 24 symbols and a mean shift >= 16, or at most 16\n"
               "                 keys of 3 or more symbols, not all A/C/G/T (SIMD prefilter on their first bytes),\n"
               "                 or keys of more than about 27 million symbols (the automaton would take tens of\n"
-              "                 seconds and gigabytes to build)\n",
+              "                 seconds and gigabytes to build), or at most 8 keys with a mean shift >= 14\n"
+              "                 (>= 4 over reads: a typical record of at most 8 KiB)\n",
               out);
     if (automaton)
         fputs("why              automaton: the default when the k-mer and Wu-Manber rules do not apply\n", out);

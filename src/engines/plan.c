@@ -308,12 +308,19 @@ static int gpu_use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile
    (at most SM_WM_PREFILTER_BUILD_KEYS, none shorter than 3, not all
    nucleotides); and at most WUMANBER_FEW_KEYS keys with a mean shift of
    WUMANBER_FEW_MIN_SHIFT or more (one to four 20-nt DNA patterns on both
-   strands). The k-mer table, when the planner takes it, goes first. When
-   Wu-Manber takes the keys the section is left in *wm. */
+   strands). Over short records (typical_record up to
+   WUMANBER_SHORT_RECORD: reads), which the automaton scans a byte at a time
+   (its interleaved streams need longer ones), a few keys with a mean shift
+   of WUMANBER_SHORT_MIN_SHIFT or more (a 6-nt adapter and up; a 4-mer
+   stays with the automaton: docs/trim.md). The k-mer table, when the
+   planner takes it, goes first. When Wu-Manber takes the keys the section
+   is left in *wm. */
 #define WUMANBER_MIN_LENGTH 24u
 #define WUMANBER_MIN_SHIFT 16.0
 #define WUMANBER_FEW_KEYS 8u
 #define WUMANBER_FEW_MIN_SHIFT 14.0
+#define WUMANBER_SHORT_RECORD 8192u
+#define WUMANBER_SHORT_MIN_SHIFT 4.0
 
 /* On the GPU (docs/architecture.md, "The planner on the GPU", with the
    measurements): the kernel has no prefilter and a thread's window step
@@ -323,7 +330,7 @@ static int gpu_use_pigeonhole(const sm_ac_key *keys, size_t nk, const sm_compile
 #define GPU_WUMANBER_MIN_SHIFT 48.0
 
 static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[256], uint64_t max_memory, int gpu,
-                         sm_buf *wm) {
+                         uint32_t typical_record, sm_buf *wm) {
     uint32_t shortest = UINT32_MAX;
     for (size_t i = 0; i < nk; i++)
         if (keys[i].len < shortest) shortest = keys[i].len;
@@ -338,7 +345,9 @@ static int wumanber_pays(const sm_ac_key *keys, size_t nk, const uint8_t fold[25
     if (gpu) {
         if (shift >= GPU_WUMANBER_MIN_SHIFT) return 1;
     } else if (sm_wm_has_prefilter(wm->data) || (long_keys && shift >= WUMANBER_MIN_SHIFT) ||
-               (nk <= WUMANBER_FEW_KEYS && shift >= WUMANBER_FEW_MIN_SHIFT)) {
+               (nk <= WUMANBER_FEW_KEYS && shift >= WUMANBER_FEW_MIN_SHIFT) ||
+               (nk <= WUMANBER_FEW_KEYS && typical_record && typical_record <= WUMANBER_SHORT_RECORD &&
+                shift >= WUMANBER_SHORT_MIN_SHIFT)) {
         return 1;
     }
     wm->len = 0;
@@ -474,7 +483,7 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
         status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);
     } else if ((o->engine == SM_ENGINE_AUTO && !kmer &&
               ((!gpu && trie_bytes_bound(rest, nrest) > AUTOMATON_HUGE_BYTES) ||
-               wumanber_pays(rest, nrest, fold, o->max_memory, gpu, &wm)))) {
+               wumanber_pays(rest, nrest, fold, o->max_memory, gpu, o->typical_record, &wm)))) {
         kind = SM_SECTION_WUMANBER;
         if (wm.len) status = add_section(plan, kind, &wm) == SM_OK ? SM_OK : sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         else status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);

@@ -711,13 +711,19 @@ static void test_database(void) {
         }
         sm_db_free(ldb);
         /* a few keys of 22 nt (mean shift about 17): Wu-Manber up to 8 keys,
-           the automaton past them; one key of 14 nt (about 10): the automaton */
+           the automaton past them; one key of 14 nt (about 10): the automaton,
+           but Wu-Manber over reads (typical record 150; a 4-mer, shift about
+           2.6, stays with the automaton; records of 20 kb as long ones) */
         static const struct {
             unsigned patterns, len;
             sm_strands strands;
+            uint32_t typical;
             int wumanber;
-        } few[] = {{1, 22, SM_STRAND_BOTH, 1}, {4, 22, SM_STRAND_BOTH, 1}, {8, 22, SM_STRAND_FORWARD, 1},
-                   {10, 22, SM_STRAND_FORWARD, 0}, {5, 22, SM_STRAND_BOTH, 0}, {1, 14, SM_STRAND_FORWARD, 0}};
+        } few[] = {{1, 22, SM_STRAND_BOTH, 0, 1},     {4, 22, SM_STRAND_BOTH, 0, 1},
+                   {8, 22, SM_STRAND_FORWARD, 0, 1},  {10, 22, SM_STRAND_FORWARD, 0, 0},
+                   {5, 22, SM_STRAND_BOTH, 0, 0},     {1, 14, SM_STRAND_FORWARD, 0, 0},
+                   {1, 13, SM_STRAND_FORWARD, 150, 1}, {2, 13, SM_STRAND_FORWARD, 150, 1},
+                   {1, 4, SM_STRAND_FORWARD, 150, 0},  {1, 13, SM_STRAND_FORWARD, 20000, 0}};
         for (size_t c = 0; c < sizeof few / sizeof few[0]; c++) {
             static char many[10][23];
             sm_pattern fp[10];
@@ -729,13 +735,15 @@ static void test_database(void) {
             sm_compile_options_init(&fo);
             fo.alphabet = SM_ALPHABET_DNA;
             fo.strands = few[c].strands;
+            fo.typical_record = few[c].typical;
             sm_db *fdb = NULL;
             tu_check(sm_compile(fp, few[c].patterns, &fo, &fdb, NULL) == SM_OK, "compile few patterns");
             if (!fdb) continue;
             sm_db_get_info(fdb, &info);
             tu_check((sm_db_engine_patterns(fdb, SM_ENGINE_WUMANBER) == few[c].patterns) == few[c].wumanber,
-                     "auto: %u patterns of %u nt (%s): %u on Wu-Manber", few[c].patterns, few[c].len,
-                     few[c].strands == SM_STRAND_BOTH ? "both strands" : "one strand", sm_db_engine_patterns(fdb, SM_ENGINE_WUMANBER));
+                     "auto: %u patterns of %u nt (%s, records of %u): %u on Wu-Manber", few[c].patterns, few[c].len,
+                     few[c].strands == SM_STRAND_BOTH ? "both strands" : "one strand", (unsigned)few[c].typical,
+                     sm_db_engine_patterns(fdb, SM_ENGINE_WUMANBER));
             sm_db_free(fdb);
         }
     }
