@@ -310,6 +310,7 @@ typedef struct {
     uint64_t length[2];
     size_t out_at[2], out_len[2]; /* the rewritten mate in the chunk's out */
     sm_trim_cut cut[2];
+    size_t seq_at[2], plus_at[2], qual_at[2]; /* a four-line FASTQ record's lines (seq_at 0: another) */
 } chunk_record;
 
 enum { CHUNK_FREE, CHUNK_FILLED, CHUNK_DONE };
@@ -411,6 +412,36 @@ static int feed_sequence(sm_runner *runner, const uint8_t *raw, size_t len) {
     return SM_OK;
 }
 
+/* The common record, four FASTQ lines ending in \n (not \r\n) with the
+   sequence and qualities of length bytes each and nothing after them:
+   where its lines begin, so that it is fed and rewritten without the
+   general line walks (the same bytes as they give). */
+static int four_lines(const uint8_t *raw, size_t len, uint64_t length, chunk_record *r, unsigned m) {
+    if (len == 0 || raw[0] != '@') return 0;
+    const uint8_t *nl = memchr(raw, '\n', len);
+    if (!nl || nl == raw || nl[-1] == '\r') return 0;
+    size_t seq_at = (size_t)(nl - raw) + 1, plus_at = seq_at + (size_t)length + 1;
+    if (plus_at >= len || raw[plus_at - 1] != '\n' || raw[plus_at] != '+' || (length && raw[seq_at] == '+') ||
+        memchr(raw + seq_at, '\n', (size_t)length))
+        return 0;
+    nl = memchr(raw + plus_at, '\n', len - plus_at);
+    if (!nl) return 0;
+    size_t qual_at = (size_t)(nl - raw) + 1;
+    /* the qualities: the rest, with or without a last \n, no \r */
+    size_t rest = len - qual_at - (raw[len - 1] == '\n');
+    if (qual_at > len || rest != length || memchr(raw + qual_at, '\r', rest) || memchr(raw + qual_at, '\n', rest))
+        return 0;
+    r->seq_at[m] = seq_at, r->plus_at[m] = plus_at, r->qual_at[m] = qual_at;
+    return 1;
+}
+
+static int rewrite_four_lines(const uint8_t *raw, const chunk_record *r, unsigned m, byte_buf *out) {
+    uint64_t start = r->cut[m].start, kept = r->cut[m].end - start;
+    return buf_put(out, raw, r->seq_at[m]) | buf_put(out, raw + r->seq_at[m] + start, kept) | buf_put(out, "\n", 1) |
+           buf_put(out, raw + r->plus_at[m], r->qual_at[m] - r->plus_at[m]) |
+           buf_put(out, raw + r->qual_at[m] + start, kept) | buf_put(out, "\n", 1);
+}
+
 /* The chunk's hits grouped by record (runner records first, first + 1, ...
    in delivery order within each). */
 static int sort_hits(worker *w, uint64_t first, size_t records) {
@@ -456,7 +487,12 @@ static void trim_chunk(worker *w, chunk *c) {
         for (unsigned m = 0; m < mates && status == SM_OK; m++) {
             uint64_t number = sm_runner_begin_record(w->runner);
             if (i == 0 && m == 0) first = number;
-            status = feed_sequence(w->runner, record_raw(c, &c->recs[i], m), c->recs[i].raw_len[m]);
+            chunk_record *r = &c->recs[i];
+            const uint8_t *raw = record_raw(c, r, m);
+            if (four_lines(raw, r->raw_len[m], r->length[m], r, m))
+                status = r->length[m] ? sm_runner_feed(w->runner, raw + r->seq_at[m], r->length[m]) : SM_OK;
+            else
+                status = feed_sequence(w->runner, raw, r->raw_len[m]);
             if (status == SM_OK) status = sm_runner_end_record(w->runner);
         }
     if (status == SM_OK) status = sm_runner_flush(w->runner);
@@ -474,8 +510,9 @@ static void trim_chunk(worker *w, chunk *c) {
             const uint8_t *partial = w->sorted_partial ? w->sorted_partial + from : NULL;
             decide(t->o.set, m + 1, t->min_overlap, hits, partial, to - from, r->length[m], &r->cut[m]);
             r->out_at[m] = c->out.len;
-            int rc = rewrite(record_raw(c, r, m), r->raw_len[m], r->length[m], r->cut[m].start, r->cut[m].end,
-                             &w->seq, &c->out);
+            int rc = r->seq_at[m] ? rewrite_four_lines(record_raw(c, r, m), r, m, &c->out)
+                                  : rewrite(record_raw(c, r, m), r->raw_len[m], r->length[m], r->cut[m].start,
+                                            r->cut[m].end, &w->seq, &c->out);
             if (rc != 0) {
                 c->status = rc < 0 ? SM_ERR_NOMEM : SM_ERR_FORMAT;
                 c->bad = i;
