@@ -679,7 +679,7 @@ static int next_records(sm_reader *const *readers, const char *const *paths, uin
     int got[2] = {0, 0};
     sm_error e;
     for (unsigned m = 0; m < 2 && readers[m]; m++) {
-        memset(&e, 0, sizeof e);
+        e.code = 0, e.message[0] = '\0'; /* per record: no 512-byte memset */
         got[m] = sm_reader_next_record(readers[m], &name[m], &e);
         if (got[m] < 0) return read_failed(&e, err);
     }
@@ -700,7 +700,7 @@ static int next_records(sm_reader *const *readers, const char *const *paths, uin
 /* A mate's length (its sequence read through) and bytes into the chunk. */
 static int take_mate(sm_trimmer *t, sm_reader *reader, chunk *c, chunk_record *r, unsigned m, sm_error *err) {
     sm_error e;
-    memset(&e, 0, sizeof e);
+    e.code = 0, e.message[0] = '\0'; /* per record: no 512-byte memset */
     const uint8_t *data;
     size_t len;
     int got;
