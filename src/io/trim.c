@@ -2,11 +2,10 @@
  * the choice of the hit that cuts a read, the record rewritten around the
  * part kept, and the loop of seqmatch trim.
  *
- * Reads (or pairs of mates read in step) are fed to a runner and wait in a
- * queue, with their bytes and the forward-strand hits delivered so far,
- * until the runner says all their hits are in; then each mate is cut and
- * handed on in input order. The queue and its bytes are compacted between
- * records (never inside a runner callback, which only appends). */
+ * Reads (or pairs of mates read in step) are read in chunks with their
+ * bytes; a worker per thread, with a runner of its own, scans a chunk,
+ * cuts and rewrites its reads; the reading thread hands the chunks on in
+ * input order ("the loop" below). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
