@@ -125,6 +125,8 @@ static PyObject *new_tuple_of(PyTypeObject *type, Py_ssize_t n) {
     return type->tp_alloc(type, n);
 }
 
+static PyObject *name_object(const char *name);
+
 /* ------------------------------------------------------------ Database */
 
 #define SCRATCH_POOL 8
@@ -732,6 +734,110 @@ static PyTypeObject TrimSetType = {
     .tp_methods = trim_set_methods,
 };
 
+/* ---------------------------------------------------------- BarcodePairs */
+
+/* A table of samples by pairs of barcodes (an sm_barcode_pairs). */
+typedef struct {
+    PyObject_HEAD
+    sm_barcode_pairs *pairs;
+} BarcodePairsObject;
+
+static PyTypeObject BarcodePairsType;
+
+static void barcode_pairs_dealloc(BarcodePairsObject *self) {
+    sm_barcode_pairs_free(self->pairs);
+    PyObject_Free(self);
+}
+
+/* _barcode_pairs(path bytes, None) or (None, table text bytes): the table as
+   seqmatch demux --barcodes reads it. */
+static PyObject *seqmatch_barcode_pairs(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *path, *text;
+    if (!PyArg_ParseTuple(args, "OO:_barcode_pairs", &path, &text)) return NULL;
+    if ((path != Py_None && !PyBytes_Check(path)) || (text != Py_None && !PyBytes_Check(text)) ||
+        (path == Py_None) == (text == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "_barcode_pairs takes a path or a table's text (bytes)");
+        return NULL;
+    }
+    sm_barcode_pairs *pairs = NULL;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status;
+    if (path != Py_None) {
+        const char *p = PyBytes_AS_STRING(path);
+        Py_BEGIN_ALLOW_THREADS
+        status = sm_barcode_pairs_read(p, &pairs, &err);
+        Py_END_ALLOW_THREADS
+    } else {
+        status = sm_barcode_pairs_parse(PyBytes_AS_STRING(text), (size_t)PyBytes_GET_SIZE(text), "table", &pairs,
+                                        &err);
+    }
+    if (status != SM_OK) return raise_status(status, err.message);
+    if (!pairs) {
+        PyErr_SetString(PyExc_ValueError, "the table has two columns (name, barcode): a list of single barcodes; "
+                        "compile it (seqmatch.read_patterns) and use Database.demux");
+        return NULL;
+    }
+    BarcodePairsObject *b = PyObject_New(BarcodePairsObject, &BarcodePairsType);
+    if (!b) {
+        sm_barcode_pairs_free(pairs);
+        return NULL;
+    }
+    b->pairs = pairs;
+    return (PyObject *)b;
+}
+
+static PyObject *barcode_pairs_samples(BarcodePairsObject *self, PyObject *unused) {
+    (void)unused;
+    size_t n = sm_barcode_pairs_samples(self->pairs);
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *name = name_object(sm_barcode_pairs_sample(self->pairs, i));
+        if (!name) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, (Py_ssize_t)i, name);
+    }
+    return out;
+}
+
+/* _compile(match, k, flags, engine, rc_second): the barcodes' database (barcode1s, then barcode2s). */
+static PyObject *barcode_pairs_compile(BarcodePairsObject *self, PyObject *args) {
+    int match, flags, engine, rc_second;
+    unsigned int k;
+    if (!PyArg_ParseTuple(args, "iIiip:_compile", &match, &k, &flags, &engine, &rc_second)) return NULL;
+    sm_compile_options o;
+    sm_compile_options_init(&o);
+    o.match = (sm_match)match;
+    o.max_errors = k;
+    o.flags = (unsigned)flags;
+    o.engine = (sm_engine)engine;
+    sm_db *db = NULL;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = sm_barcode_pairs_compile(self->pairs, &o, rc_second, &db, &err);
+    Py_END_ALLOW_THREADS
+    if (status != SM_OK) return raise_status(status, err.message);
+    return (PyObject *)database_wrap(db);
+}
+
+static PyMethodDef barcode_pairs_methods[] = {
+    {"_samples", (PyCFunction)barcode_pairs_samples, METH_NOARGS, NULL},
+    {"_compile", (PyCFunction)barcode_pairs_compile, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject BarcodePairsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "seqmatch._seqmatch._BarcodePairs",
+    .tp_basicsize = sizeof(BarcodePairsObject),
+    .tp_dealloc = (destructor)barcode_pairs_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Samples by pairs of barcodes (the C sm_barcode_pairs); seqmatch.BarcodePairs wraps it.",
+    .tp_methods = barcode_pairs_methods,
+};
+
 /* _amplicon_pairs(path or [(name, forward, reverse) bytes, ...]): the
    primer pairs as the command reads -p tables (a path) or checks -F/-R,
    as a list of (name, forward, reverse) str. */
@@ -787,7 +893,7 @@ static PyObject *seqmatch_amplicon_pairs(PyObject *module, PyObject *args) {
    or an iterator of records (name, sequence, ...). */
 enum { TARGET_PATH = 0, TARGET_FILE = 1, TARGET_RECORDS = 2 };
 enum { MODE_HITS = 0, MODE_COUNT = 1, MODE_ARRAYS = 2, MODE_FILTER = 3, MODE_DEMUX = 4, MODE_AMPLICON = 5,
-       MODE_TRIM = 6 };
+       MODE_TRIM = 6, MODE_PAIRS = 7 };
 
 /* Modes that hand out records (filter, demux) or what is made of them
    (amplicon, trim) once each record's hits are all in. */
@@ -817,6 +923,8 @@ typedef struct {
     size_t nproducts, products_cap;
     sm_trim_cut cut;          /* trim */
     int trim_kept;            /* trim: kept (minimum length, discard) */
+    int window;               /* barcode pairs: the previous record's end window (no record of its own) */
+    uint64_t user[3];         /* barcode pairs: each end's closest barcode (sm_read_record.user) */
 } record_info;
 
 /* Bytes of a record asked of the reader at a time: large enough that the
@@ -870,6 +978,9 @@ typedef struct {
     uint32_t min_overlap;     /* trim: as the runner's */
     uint64_t minimum_length;  /* trim: shorter reads are not handed out */
     int discard;              /* trim: SM_TRIM_DISCARD_* or SM_TRIM_KEEP_ALL */
+    PyObject *barcode_pairs;  /* barcode pairs: the _BarcodePairs */
+    size_t end_window;        /* barcode pairs: the record end scanned for barcode2 */
+    uint64_t stat_assigned, stat_no_hit, stat_ambiguous, stat_unlisted; /* barcode pairs */
     /* amplicon and trim: records, products; trim: reads cut, kept, bases in and kept */
     uint64_t stat_records, stat_products, stat_trimmed, stat_kept, stat_bases_in, stat_bases_kept;
 
@@ -959,6 +1070,27 @@ static int record_keep_hit(RunObject *r, const sm_hit *h, int partial) {
     if (e->partial) e->partial[e->nkept] = (uint8_t)partial;
     e->kept[e->nkept] = *h;
     e->kept[e->nkept++].text = NULL;
+    return 0;
+}
+
+/* Barcode pairs: a runner record's summary kept as its end's closest
+   barcode (a window's for the record before it, as end 2). */
+static int run_on_summary(const sm_record_summary *summary, void *ctx) {
+    RunObject *r = ctx;
+    record_info *e = record_of(r, summary->record);
+    if (!e) return 0;
+    unsigned end = 1;
+    if (e->window) {
+        e = record_of(r, summary->record - 1);
+        end = 2;
+        if (!e) return 0;
+    }
+    sm_read_record rr;
+    memset(&rr, 0, sizeof rr);
+    memcpy(rr.user, e->user, sizeof rr.user);
+    rr.summary_mate = end;
+    sm_barcode_pairs_summary(((BarcodePairsObject *)r->barcode_pairs)->pairs, &rr, summary);
+    memcpy(e->user, rr.user, sizeof rr.user);
     return 0;
 }
 
@@ -1088,6 +1220,7 @@ static int run_decide(RunObject *r, record_info *e) {
 /* Whether something can be handed out (an iterator's next item). */
 static int run_ready(RunObject *r) {
     if (r->mode == MODE_HITS) return r->next_hit < r->hits.n;
+    if (r->mode == MODE_PAIRS) return r->count >= 2 && record_at(r, 0)->done && record_at(r, 1)->done;
     if (r->mode == MODE_AMPLICON || r->mode == MODE_TRIM) {
         /* the oldest done record that gives something (records that give
            nothing are dropped; one the memory ran out on stops the pass) */
@@ -1279,18 +1412,57 @@ static int run_keep_raw(void *ctx, const sm_scan_record *record) {
     return 0;
 }
 
+/* Barcode pairs on single reads: after a record, the reverse complement
+   (upper case, IUPAC; other bytes N) of its last end_window sequence bytes
+   as a runner record of its own, as sm_reads scans a read's end: barcode2s
+   are compiled reverse-complemented and anchored at its start. */
+static int run_feed_window(RunObject *r, const char *seq, size_t len) {
+    static const char from[] = "ACGTURYSWKMBDHVN", to[] = "TGCAAYRSWMKVHDBN";
+    size_t w = r->end_window < len ? r->end_window : len;
+    char *buf = malloc(w ? w : 1);
+    if (!buf) return SM_ERR_NOMEM;
+    for (size_t i = 0; i < w; i++) {
+        char c = seq[len - 1 - i];
+        if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+        const char *at = c ? strchr(from, c) : NULL;
+        buf[i] = at ? to[at - from] : 'N';
+    }
+    record_info *e = run_add_record(r, NULL, 0);
+    if (!e) {
+        free(buf);
+        return SM_ERR_NOMEM;
+    }
+    e->window = 1;
+    run_numbered(r, sm_runner_begin_record(r->runner));
+    int status = w ? sm_runner_feed(r->runner, buf, w) : SM_OK;
+    int ended = sm_runner_end_record(r->runner);
+    free(buf);
+    return status != SM_OK ? status : ended;
+}
+
+/* A file's record ends: then its window (barcode pairs). */
+static int run_end_with_window(void *ctx, sm_runner *runner, const sm_scan_record *record) {
+    RunObject *r = ctx;
+    int status = sm_runner_end_record(runner);
+    if (status != SM_OK) return status;
+    record_info *e = record_of(r, record->number);
+    if (!e) return SM_ERR_INVALID;
+    return run_feed_window(r, e->seq ? e->seq : "", e->seq_len);
+}
+
 /* Reads the current file target and feeds it (without the GIL) until
    something is ready (stop_when_ready: the scan pauses, to go on from
    there at the next call) or the target ends (target_end set); returns an
    sm_status. */
 static int run_read_file(RunObject *r, int stop_when_ready) {
-    int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX || r->mode == MODE_TRIM;
+    int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX || r->mode == MODE_TRIM || r->mode == MODE_PAIRS;
     sm_scan_reader_options feed;
     sm_scan_reader_options_init(&feed);
     feed.ctx = r;
     feed.on_record = run_reader_record;
     feed.on_sequence = keep || r->keep_sequence ? run_keep_sequence : NULL;
     feed.on_record_read = keep ? run_keep_raw : NULL;
+    feed.end_record = r->mode == MODE_PAIRS ? run_end_with_window : NULL;
     feed.on_progress = run_pause_when_ready;
     feed.piece = FEED_PIECE;
     feed.resumable = 1;
@@ -1361,6 +1533,7 @@ static int run_feed_item(RunObject *r, int *status) {
     Py_BEGIN_ALLOW_THREADS
     st = sm_runner_feed(r->runner, seq.data, (size_t)seq.len);
     if (st == SM_OK) st = sm_runner_end_record(r->runner);
+    if (st == SM_OK && r->mode == MODE_PAIRS) st = run_feed_window(r, seq.data, (size_t)seq.len);
     Py_END_ALLOW_THREADS
     if (st != SM_OK) {
         *status = st;
@@ -1408,7 +1581,7 @@ static int run_open_target(RunObject *r) {
         status = sm_reader_open_fn(shown, (sm_input_format)r->format, file_read, r, &r->reader, &r->err);
         Py_END_ALLOW_THREADS
     }
-    if (status == SM_OK && (r->mode == MODE_FILTER || r->mode == MODE_DEMUX || r->mode == MODE_TRIM))
+    if (status == SM_OK && mode_per_record(r->mode) && r->mode != MODE_AMPLICON)
         sm_reader_keep_raw(r->reader);
     return status;
 }
@@ -1499,6 +1672,7 @@ static void run_dealloc(RunObject *self) {
     free(self->counts_before);
     free((void *)self->barcode_of);
     Py_XDECREF(self->trim_set);
+    Py_XDECREF(self->barcode_pairs);
     Py_XDECREF(self->file_counts);
     Py_XDECREF(self->record_name);
     Py_XDECREF(self->targets);
@@ -1634,6 +1808,25 @@ static PyObject *run_next_record(RunObject *r) {
         Py_DECREF(out);
         out = pair;
     }
+    if (r->mode == MODE_PAIRS) {
+        const sm_barcode_pairs *pairs = ((BarcodePairsObject *)r->barcode_pairs)->pairs;
+        sm_read_record rr;
+        memset(&rr, 0, sizeof rr);
+        memcpy(rr.user, e->user, sizeof rr.user);
+        sm_barcode_pair_match m;
+        sm_barcode_pairs_assign(pairs, &rr, &m);
+        r->stat_records++;
+        r->stat_assigned += m.why == SM_PAIR_ASSIGNED;
+        r->stat_no_hit += m.why == SM_PAIR_NO_HIT;
+        r->stat_ambiguous += m.why == SM_PAIR_AMBIGUOUS;
+        r->stat_unlisted += m.why == SM_PAIR_UNLISTED;
+        PyObject *sample = m.why == SM_PAIR_ASSIGNED ? name_object(sm_barcode_pairs_sample(pairs, m.sample)) : Py_None;
+        if (sample == Py_None) Py_INCREF(sample);
+        PyObject *pair = sample ? Py_BuildValue("(NNi)", sample, out, m.why) : NULL;
+        if (!sample) Py_DECREF(out);
+        out = pair;
+        record_pop(r); /* and its window */
+    }
     record_pop(r);
     return out;
 }
@@ -1712,7 +1905,12 @@ static PyObject *run_stats(RunObject *r, PyObject *unused) {
                              "kept", (unsigned long long)r->stat_kept, "bases_in",
                              (unsigned long long)r->stat_bases_in, "bases_kept",
                              (unsigned long long)r->stat_bases_kept);
-    PyErr_SetString(PyExc_TypeError, "only amplicon and trim passes keep statistics");
+    if (r->mode == MODE_PAIRS)
+        return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "records", (unsigned long long)r->stat_records, "assigned",
+                             (unsigned long long)r->stat_assigned, "no_hit", (unsigned long long)r->stat_no_hit,
+                             "ambiguous", (unsigned long long)r->stat_ambiguous, "unlisted",
+                             (unsigned long long)r->stat_unlisted);
+    PyErr_SetString(PyExc_TypeError, "only amplicon, trim and barcode pair passes keep statistics");
     return NULL;
 }
 
@@ -1757,6 +1955,11 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     if (mode == MODE_TRIM &&
         !PyArg_ParseTuple(extra, "O!Ki:_run_pass trim", &TrimSetType, &trim_set, &minimum_length, &discard))
         return NULL;
+    PyObject *barcode_pairs = NULL;
+    Py_ssize_t end_window = 0;
+    if (mode == MODE_PAIRS &&
+        !PyArg_ParseTuple(extra, "O!n:_run_pass pairs", &BarcodePairsType, &barcode_pairs, &end_window))
+        return NULL;
     if (mode == MODE_AMPLICON && (pairs <= 0 || (size_t)pairs * 2 != self->info.pattern_count)) {
         PyErr_SetString(PyExc_ValueError, "_run: the database does not hold the primer pairs' patterns");
         return NULL;
@@ -1765,7 +1968,7 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "_run: the database does not hold the adapters' patterns");
         return NULL;
     }
-    if (mode < MODE_HITS || mode > MODE_TRIM || format < SM_INPUT_AUTO || format > SM_INPUT_LINES) {
+    if (mode < MODE_HITS || mode > MODE_PAIRS || format < SM_INPUT_AUTO || format > SM_INPUT_LINES) {
         PyErr_SetString(PyExc_ValueError, "_run: bad mode or format");
         return NULL;
     }
@@ -1815,6 +2018,9 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     r->discard = discard;
     Py_XINCREF(trim_set);
     r->trim_set = trim_set;
+    Py_XINCREF(barcode_pairs);
+    r->barcode_pairs = barcode_pairs;
+    r->end_window = (size_t)end_window;
     if (PyUnicode_GET_LENGTH(strand) == 1) r->filter.strand = (char)PyUnicode_READ_CHAR(strand, 0);
     if (max_hits != Py_None) {
         unsigned long long m = PyLong_AsUnsignedLongLong(max_hits);
@@ -1863,6 +2069,12 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
         }
         o.on_partial_hit = run_on_partial_hit;
         o.min_overlap_sides = sides;
+    }
+    if (mode == MODE_PAIRS) {
+        /* barcode1 at the read's start, barcode2 at the start of its end's window */
+        o.anchor = SM_ANCHOR_START;
+        o.on_hit = NULL;
+        o.on_record_summary = run_on_summary;
     }
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -2205,6 +2417,7 @@ static PyMethodDef module_methods[] = {
     {"_read_patterns", seqmatch_read_patterns, METH_VARARGS, NULL},
     {"_trim_set", seqmatch_trim_set, METH_VARARGS, NULL},
     {"_amplicon_pairs", seqmatch_amplicon_pairs, METH_VARARGS, NULL},
+    {"_barcode_pairs", seqmatch_barcode_pairs, METH_VARARGS, NULL},
     {"_set_types", set_types, METH_VARARGS, NULL},
     {"_library_version", seqmatch_version, METH_NOARGS, NULL},
     {"_engines", seqmatch_engines, METH_NOARGS, NULL},
@@ -2217,7 +2430,9 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__seqmatch(void) {
-    if (PyType_Ready(&DatabaseType) < 0 || PyType_Ready(&RunType) < 0 || PyType_Ready(&TrimSetType) < 0) return NULL;
+    if (PyType_Ready(&DatabaseType) < 0 || PyType_Ready(&RunType) < 0 || PyType_Ready(&TrimSetType) < 0 ||
+        PyType_Ready(&BarcodePairsType) < 0)
+        return NULL;
     plus_strand = PyUnicode_InternFromString("+");
     minus_strand = PyUnicode_InternFromString("-");
     kw_circular = PyUnicode_InternFromString("circular");
@@ -2234,9 +2449,11 @@ PyMODINIT_FUNC PyInit__seqmatch(void) {
     Py_INCREF(&DatabaseType);
     Py_INCREF(&RunType);
     Py_INCREF(&TrimSetType);
+    Py_INCREF(&BarcodePairsType);
     if (PyModule_AddObject(m, "_Database", (PyObject *)&DatabaseType) != 0 ||
         PyModule_AddObject(m, "_Run", (PyObject *)&RunType) != 0 ||
-        PyModule_AddObject(m, "_TrimSet", (PyObject *)&TrimSetType) != 0) {
+        PyModule_AddObject(m, "_TrimSet", (PyObject *)&TrimSetType) != 0 ||
+        PyModule_AddObject(m, "_BarcodePairs", (PyObject *)&BarcodePairsType) != 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -81,6 +81,7 @@ else:
 __all__ = [
     "compile", "load", "from_bytes", "read_patterns", "Database", "Hit", "Record", "HitColumns", "Site",
     "library_version", "Primers", "PrimerPair", "Amplicon", "AmpliconPass", "Adapters", "Trimmed", "TrimPass",
+    "BarcodePairs", "DemuxPass",
 ]
 __version__ = "0.1.0"
 
@@ -236,7 +237,7 @@ _ENGINES = {"auto": 0, **dict(_seqmatch._engines())}
 _FLAG_IGNORE_CASE = 1
 _FLAG_TEXT_IUPAC = 2
 _INPUT_AUTO, _INPUT_TEXT, _INPUT_LINES = 0, 3, 4
-_MODE_HITS, _MODE_COUNT, _MODE_ARRAYS, _MODE_FILTER, _MODE_DEMUX, _MODE_AMPLICON, _MODE_TRIM = range(7)
+_MODE_HITS, _MODE_COUNT, _MODE_ARRAYS, _MODE_FILTER, _MODE_DEMUX, _MODE_AMPLICON, _MODE_TRIM, _MODE_PAIRS = range(8)
 _TARGET_PATH, _TARGET_FILE, _TARGET_RECORDS = range(3)
 
 
@@ -1157,6 +1158,90 @@ class Adapters:
         discard_id = _choice(_DISCARD, discard, "discard")
         run = self.database._run_records(target, _MODE_TRIM, threads, min_overlap, (self._set, length, discard_id))
         return TrimPass(run, self.adapters)
+
+
+# ---------------------------------------------------- dual-index demux
+
+class DemuxPass(_RecordPass):
+    """Each record of BarcodePairs.demux with its sample, as (sample or
+    None, record), in input order, read as they are asked for. ``stats``:
+    {"records", "assigned", "no_hit", "ambiguous", "unlisted"} so far (the
+    command's --summary counts). ``with pairs.demux(...) as assigned:`` ends
+    the pass at the block's end."""
+
+    def __iter__(self) -> DemuxPass:
+        return self
+
+    def __next__(self) -> Tuple[Optional[str], Any]:
+        sample, record, _why = next(self._run)
+        return sample, record
+
+
+class BarcodePairs:
+    """Samples named by pairs of barcodes (dual indexes), for demultiplexing
+    as ``seqmatch demux --barcodes PAIRS.tsv`` does with single reads:
+    barcode1 at the read's start and barcode2 at its end (linked, as
+    cutadapt's ``^B1...B2$``), each end its barcode with the fewest errors.
+
+    table: a path to a table (sample<TAB>barcode1<TAB>barcode2, IUPAC codes;
+        '#' lines and a header skipped; a sample may have several lines),
+        or an iterable of (sample, barcode1, barcode2) triples.
+    mismatches, edits: up to k mismatches or edits in each barcode.
+    rc_barcode2: barcode2 is listed 5'->3' as on its own strand (kits that
+        list both indexes so): the read ends in its reverse complement; by
+        default barcode2 is written as it reads at the read's end.
+    text_iupac: N and IUPAC codes in reads match the barcodes' bases.
+    engine: as for compile.
+
+    A table of two columns is a list of single barcodes: compile it and use
+    Database.demux.
+    """
+
+    def __init__(self, table: Union[PathLike, Iterable[Tuple[str, str, str]]], *, mismatches: int = 0,
+                 edits: int = 0, rc_barcode2: bool = False, text_iupac: bool = False, engine: str = "auto") -> None:
+        if isinstance(table, (str, bytes, _os.PathLike)):
+            self._pairs = _seqmatch._barcode_pairs(_os.fsencode(table), None)
+        else:
+            lines = []
+            for row in table:
+                if not isinstance(row, tuple) or len(row) != 3:
+                    raise TypeError("table holds (sample, barcode1, barcode2) triples")
+                fields = [_as_bytes(x, "a sample or barcode") for x in row]
+                if any(ch in f for f in fields for ch in (b"\t", b"\n", b"\r", b"\0")):
+                    raise ValueError(f"sample {row[0]!r}: a tab, line end or NUL byte in a field")
+                lines.append(b"\t".join(fields) + b"\n")
+            if not lines:
+                raise ValueError("no barcode pairs given")
+            self._pairs = _seqmatch._barcode_pairs(None, b"".join(lines))
+        for what, k in (("mismatches", mismatches), ("edits", edits)):
+            _count_argument(k, what, none=False)
+        if mismatches and edits:
+            raise ValueError("mismatches and edits cannot be combined: give one of them")
+        match, k = (1, mismatches) if mismatches else (2, edits) if edits else (0, 0)
+        #: The samples, in the table's order.
+        self.samples: List[str] = self._pairs._samples()
+        #: The barcodes' database: barcode1s, then barcode2s (as sought at the read's end).
+        self.database: Database = _cast(Database, self._pairs._compile(
+            match, k, _FLAG_TEXT_IUPAC if text_iupac else 0, _choice(_ENGINES, engine, "engine"),
+            not rc_barcode2))
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def __repr__(self) -> str:
+        return f"<seqmatch.BarcodePairs of {len(self.samples)} samples>"
+
+    def demux(self, target: Target, *, threads: int = 0) -> DemuxPass:
+        """Each record of a target (as for Database.search) with its
+        sample, as (sample or None, record): None when an end has no
+        barcode, two barcodes of an end are equally close, or the pair is
+        not in the table. Records of files come as Record (raw: the bytes
+        as read, what the command writes to the sample's file); records
+        given as Python objects as they were given."""
+        info = self.database._info()
+        window = info["max_length"] + info["max_errors"]
+        run = self.database._run_records(target, _MODE_PAIRS, threads, 0, (self._pairs, window))
+        return DemuxPass(run)
 
 
 _seqmatch._set_types(Hit, Record, Database)

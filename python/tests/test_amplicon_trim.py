@@ -303,3 +303,73 @@ def test_trim_pass_and_errors():
         seqmatch.Adapters(back="ACGTACGT", edits=2).trim(reads, min_overlap=2)
     with pytest.raises(ValueError, match="discard='all' is not one of"):
         adapters.trim(reads, discard="all")
+
+
+# ------------------------------------------------------- dual-index demux
+
+def dual_reads(rng, samples, n, rc_barcode2):
+    """FASTQ reads with barcode1 at the start and barcode2 at the end (as
+    it reads there: its reverse complement with rc_barcode2), some with an
+    error, a wrong or missing barcode, lower case and N."""
+    reads = []
+    for i in range(n):
+        _, b1, b2 = rng.choice(samples)
+        if rng.random() < 0.1:
+            b1 = rng.choice(samples)[1]  # maybe an unlisted pair
+        end = revcomp(b2) if rc_barcode2 else b2
+        if rng.random() < 0.2:
+            j = rng.randrange(len(b1))
+            b1 = b1[:j] + rng.choice("ACGT") + b1[j + 1:]
+        if rng.random() < 0.1:
+            end = end[1:]
+        seq = b1 + random_dna(rng, rng.randrange(0, 40)) + end
+        if rng.random() < 0.05:
+            seq = random_dna(rng, rng.randrange(0, 30))
+        seq = "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+        reads.append((f"read{i}", seq, "I" * len(seq)))
+    return reads
+
+
+@pytest.mark.parametrize("options", [[], ["-m", "1"], ["-k", "1"], ["-m", "1", "--rc-barcode2"]])
+def test_barcode_pairs_equal_the_command(options, tmp_path):
+    rng = random.Random(3800 + len(options))
+    rc = "--rc-barcode2" in options
+    firsts = [random_dna(rng, 8) for _ in range(3)]
+    seconds = [random_dna(rng, 8) for _ in range(3)]
+    samples = [(f"s{i}{j}", b1, b2) for i, b1 in enumerate(firsts) for j, b2 in enumerate(seconds) if (i + j) % 2]
+    table = tmp_path / "pairs.tsv"
+    table.write_text("sample\tindex1\tindex2\n" + "".join("\t".join(s) + "\n" for s in samples))
+    reads = dual_reads(rng, samples, 100 * ROUNDS, rc)
+    fastq = tmp_path / "r.fq"
+    write_fastq(fastq, reads)
+    cli("demux", "--barcodes", table, *options, "-o", tmp_path / "out", fastq, status=(0, 1))
+    files = {p.stem: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    kwargs = {"mismatches": 1} if "-m" in options else {"edits": 1} if "-k" in options else {}
+    pairs = seqmatch.BarcodePairs(table, rc_barcode2=rc, **kwargs)
+    assert pairs.samples == [s[0] for s in samples]
+    assigned = {}
+    demuxed = pairs.demux(str(fastq), threads=rng.choice([1, 2]))
+    for sample, record in demuxed:
+        assigned.setdefault(sample or "unassigned", []).append(record.raw)
+    assert {k: v for k, v in files.items() if v} == {k: b"".join(v) for k, v in assigned.items()}
+    assert len(assigned) > 3
+    stats = demuxed.stats
+    assert stats["records"] == len(reads) == stats["assigned"] + stats["no_hit"] + stats["ambiguous"] + \
+        stats["unlisted"]
+    assert stats["assigned"] == len(reads) - len(assigned.get("unassigned", []))
+    # the reads as Python objects, and the table given as triples
+    again = seqmatch.BarcodePairs(samples, rc_barcode2=rc, **kwargs)
+    assert [s for s, _ in again.demux(reads)] == [s for s, _ in pairs.demux(str(fastq))]
+
+
+def test_barcode_pairs_errors(tmp_path):
+    two = tmp_path / "two.tsv"
+    two.write_text("a\tACGTACGT\nb\tTTTTGGGG\n")
+    with pytest.raises(ValueError, match="two columns"):
+        seqmatch.BarcodePairs(two)
+    with pytest.raises(ValueError, match="table: barcodes ACGT.ACGA name two samples, a and b"):
+        seqmatch.BarcodePairs([("a", "ACGT", "ACGA"), ("b", "ACGT", "ACGA")])
+    with pytest.raises(TypeError, match="triples"):
+        seqmatch.BarcodePairs([("a", "ACGT")])
+    with pytest.raises(ValueError, match="mismatches and edits"):
+        seqmatch.BarcodePairs([("a", "ACGT", "ACGA")], mismatches=1, edits=1)

@@ -55,6 +55,11 @@ def main(path: str) -> None:
             assert left and adapter in ("GGATCC", "^GAA", None)
     trim_stats: Dict[str, int] = reads.stats
     assert trim_stats["records"] >= 1
+    dual = seqmatch.BarcodePairs([("s1", "GAATTC", "GGATCC")], mismatches=1, rc_barcode2=True)
+    samples: List[str] = dual.samples
+    for sample, record in dual.demux(records):
+        found_sample: Optional[str] = sample
+        assert found_sample in samples or (found_sample is None and record)
 
 
 if __name__ == "__main__":
