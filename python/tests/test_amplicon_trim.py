@@ -295,6 +295,10 @@ def test_trim_pass_and_errors():
     fastq = io.BytesIO(b"@a\nACGTAGATCGGAA\n+\nABCDEFGHIJKLM\n")
     t = next(iter(adapters.trim(fastq)))
     assert (t.sequence, t.quality, t.raw) == ("ACGT", "ABCD", b"@a\nACGT\n+\nABCD\n")
+    # wrapped FASTA with CRLF line ends: the sequence on one line, the line ends kept
+    fasta = io.BytesIO(b">r1 desc\r\nACGTACGT\r\nAGATCGGTT\r\n>r2\nAC\n")
+    assert [(t.sequence, t.quality, t.raw) for t in adapters.trim(fasta)] == [
+        ("ACGTACGT", None, b">r1 desc\r\nACGTACGT\r\n"), ("AC", None, b">r2\nAC\n")]
     with pytest.raises(ValueError, match="no adapters"):
         seqmatch.Adapters()
     with pytest.raises(ValueError, match="'\\^' anchors a 5' adapter"):
