@@ -1089,6 +1089,10 @@ class Adapters:
     front: 5' adapters (-g): the hit and everything before it go; ^SEQ only
         at the read's start; FIRST...SECOND linked, both parts required.
     A str is one adapter; a list or tuple many.
+    adapters: (kind, adapter) pairs, kind "back" or "front", in the order
+        the command's -a and -g would give them (after any back= and
+        front=): ties go to the adapter given first, so
+        ``adapters=[("front", G), ("back", A)]`` is ``trim -g G -a A``.
     mismatches, edits: up to k substitutions or k edits (in the part of
         the adapter inside the read).
     text_iupac: N and IUPAC codes in the reads match the adapters' bases.
@@ -1097,20 +1101,27 @@ class Adapters:
     Of each adapter its leftmost hit counts; of several adapters the one
     whose hit has the most matches minus errors (then the fewest errors,
     then the first given: the back adapters in order, then the front ones,
-    as ``seqmatch trim -a ... -g ...``); one adapter is cut from each read
+    then adapters=); one adapter is cut from each read
     (docs/trim.md).
     """
 
     def __init__(self, back: Union[str, Iterable[str]] = (), front: Union[str, Iterable[str]] = (), *,
-                 mismatches: int = 0, edits: int = 0, text_iupac: bool = False, engine: str = "auto") -> None:
+                 adapters: Iterable[Tuple[str, str]] = (), mismatches: int = 0, edits: int = 0,
+                 text_iupac: bool = False, engine: str = "auto") -> None:
         given: List[Tuple[bytes, int]] = []
-        for kind, adapters, what in ((1, back, "back"), (2, front, "front")):
-            items = [adapters] if isinstance(adapters, (str, bytes)) else list(adapters)
-            for a in items:
-                text = _as_bytes(a, f"an adapter of {what}")
-                if b"\0" in text:
-                    raise ValueError(f"adapter {a!r} holds a NUL byte")
-                given.append((text, kind))
+        listed: List[Tuple[str, Any]] = []
+        for what, some in (("back", back), ("front", front)):
+            listed += [(what, a) for a in ([some] if isinstance(some, (str, bytes)) else list(some))]
+        for pair in adapters:
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise TypeError("adapters holds (kind, adapter) pairs, kind 'back' or 'front'")
+            listed.append(pair)
+        for what, a in listed:
+            kind = _choice({"back": 1, "front": 2}, what, "an adapter's kind")
+            text = _as_bytes(a, f"a {what} adapter")
+            if b"\0" in text:
+                raise ValueError(f"adapter {a!r} holds a NUL byte")
+            given.append((text, kind))
         if not given:
             raise ValueError("no adapters given: back= (3', -a) or front= (5', -g)")
         self._set = _seqmatch._trim_set(given)

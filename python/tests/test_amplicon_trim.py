@@ -238,6 +238,9 @@ TRIM_CASES = [
     (["-a", "CTGTCTCTTATA", "-g", "ACGGTCAT", "--minimum-length", "12"],
      {"front": "ACGGTCAT", "back": "CTGTCTCTTATA", "minimum_length": 12}),
     (["-g", "^ACGGTCAT", "--discard-untrimmed"], {"front": "^ACGGTCAT", "discard": "untrimmed"}),
+    # the command's order kept (-g before -a): a tie goes to the 5' adapter
+    (["-g", "ACGGTCAT", "-a", "CTGTCTCTTATA", "-k", "1", "--min-overlap", "3"],
+     {"adapters": [("front", "ACGGTCAT"), ("back", "CTGTCTCTTATA")], "edits": 1, "min_overlap": 3}),
     (["-a", "^ACGGTCAT...AGATCGGAAGAGC", "-m", "1", "--discard-trimmed"],
      {"back": "^ACGGTCAT...AGATCGGAAGAGC", "mismatches": 1, "discard": "trimmed"}),
     (["-a", "AGATCGGAAGAGC$", "--min-overlap", "0", "--text-iupac"],
@@ -256,8 +259,8 @@ def test_trim_equals_the_command(case, tmp_path):
     out, report = tmp_path / "out.fq", tmp_path / "stats.json"
     cli("trim", "--no-progress", "--stats-json", report, "-o", out, *options, fastq, status=(0,))
     want = out.read_bytes()
-    adapters = seqmatch.Adapters(**{k: kwargs.pop(k) for k in ("back", "front", "mismatches", "edits", "text_iupac")
-                                    if k in kwargs})
+    adapters = seqmatch.Adapters(**{k: kwargs.pop(k) for k in ("back", "front", "adapters", "mismatches", "edits",
+                                                               "text_iupac") if k in kwargs})
     trimmed = adapters.trim(str(fastq), threads=rng.choice([1, 2]), **kwargs)
     got = list(trimmed)
     assert b"".join(t.raw for t in got) == want
@@ -299,6 +302,9 @@ def test_trim_pass_and_errors():
     fasta = io.BytesIO(b">r1 desc\r\nACGTACGT\r\nAGATCGGTT\r\n>r2\nAC\n")
     assert [(t.sequence, t.quality, t.raw) for t in adapters.trim(fasta)] == [
         ("ACGTACGT", None, b">r1 desc\r\nACGTACGT\r\n"), ("AC", None, b">r2\nAC\n")]
+    assert seqmatch.Adapters(adapters=[("front", "^TTGCA"), ("back", "AGATCGG")]).adapters == ["^TTGCA", "AGATCGG"]
+    with pytest.raises(ValueError, match="an adapter's kind='middle' is not one of 'back', 'front'"):
+        seqmatch.Adapters(adapters=[("middle", "ACGT")])
     with pytest.raises(ValueError, match="no adapters"):
         seqmatch.Adapters()
     with pytest.raises(ValueError, match="'\\^' anchors a 5' adapter"):
