@@ -611,6 +611,12 @@ typedef struct {
    or 2 (a single read is mate 1): the adapters for it. */
 void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits, size_t count,
                     uint64_t length, sm_trim_cut *cut);
+/* As sm_trim_decide, with partial[i] 1 where hits[i] came as a partial hit
+   (the runner's on_partial_hit) and 0 where it did not: with k edits a
+   whole hit may be shorter than its pattern, so the hits' lengths cannot
+   tell (sm_trimmer decides so). partial NULL: as sm_trim_decide. */
+void sm_trim_decide_partial(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits,
+                            const uint8_t *partial, size_t count, uint64_t length, sm_trim_cut *cut);
 
 /* One read or pair, trimmed: each mate's record rewritten (header and '+'
    line as read, sequence and quality cut in step on one line each). */

@@ -125,6 +125,8 @@ static PyObject *new_tuple_of(PyTypeObject *type, Py_ssize_t n) {
     return type->tp_alloc(type, n);
 }
 
+static PyObject *name_object(const char *name);
+
 /* ------------------------------------------------------------ Database */
 
 #define SCRATCH_POOL 8
@@ -659,13 +661,243 @@ static PyObject *database_scan(DatabaseObject *self, PyObject *const *args, Py_s
     return out;
 }
 
+/* -------------------------------------------------------------- TrimSet */
+
+/* The adapters of Adapters (an sm_trim_set): the patterns to compile and
+   what trim decides with. */
+typedef struct {
+    PyObject_HEAD
+    sm_trim_set set;
+} TrimSetObject;
+
+static PyTypeObject TrimSetType;
+
+static void trim_set_dealloc(TrimSetObject *self) {
+    sm_trim_set_free(&self->set);
+    PyObject_Free(self);
+}
+
+/* _trim_set([(adapter bytes, kind 1 back / 2 front), ...]): the set, as
+   the command's -a and -g add them. */
+static PyObject *seqmatch_trim_set(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O!:_trim_set", &PyList_Type, &list)) return NULL;
+    TrimSetObject *t = PyObject_New(TrimSetObject, &TrimSetType);
+    if (!t) return NULL;
+    memset(&t->set, 0, sizeof t->set);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        const char *text;
+        Py_ssize_t len;
+        int kind;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, i), "y#i:_trim_set", &text, &len, &kind)) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        sm_error err;
+        memset(&err, 0, sizeof err);
+        int status = (size_t)len != strlen(text) ? SM_ERR_INVALID
+                                                 : sm_trim_set_add(&t->set, text, (sm_trim_kind)kind, &err);
+        if (status != SM_OK) {
+            Py_DECREF(t);
+            return raise_status(status, err.message[0] ? err.message : "an adapter holds a NUL byte");
+        }
+    }
+    return (PyObject *)t;
+}
+
+/* _patterns(): the (name, sequence) bytes pairs to compile, in order. */
+static PyObject *trim_set_patterns(TrimSetObject *self, PyObject *unused) {
+    (void)unused;
+    const sm_pattern_list *l = &self->set.patterns;
+    PyObject *out = PyList_New((Py_ssize_t)l->count);
+    for (size_t i = 0; out && i < l->count; i++) {
+        PyObject *pair = Py_BuildValue("(yy#)", l->items[i].name, l->items[i].seq, (Py_ssize_t)l->items[i].len);
+        if (!pair) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, (Py_ssize_t)i, pair);
+    }
+    return out;
+}
+
+static PyMethodDef trim_set_methods[] = {
+    {"_patterns", (PyCFunction)trim_set_patterns, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TrimSetType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "seqmatch._seqmatch._TrimSet",
+    .tp_basicsize = sizeof(TrimSetObject),
+    .tp_dealloc = (destructor)trim_set_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Adapters as trim reads them (the C sm_trim_set); seqmatch.Adapters wraps it.",
+    .tp_methods = trim_set_methods,
+};
+
+/* ---------------------------------------------------------- BarcodePairs */
+
+/* A table of samples by pairs of barcodes (an sm_barcode_pairs). */
+typedef struct {
+    PyObject_HEAD
+    sm_barcode_pairs *pairs;
+} BarcodePairsObject;
+
+static PyTypeObject BarcodePairsType;
+
+static void barcode_pairs_dealloc(BarcodePairsObject *self) {
+    sm_barcode_pairs_free(self->pairs);
+    PyObject_Free(self);
+}
+
+/* _barcode_pairs(path bytes, None) or (None, table text bytes): the table as
+   seqmatch demux --barcodes reads it. */
+static PyObject *seqmatch_barcode_pairs(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *path, *text;
+    if (!PyArg_ParseTuple(args, "OO:_barcode_pairs", &path, &text)) return NULL;
+    if ((path != Py_None && !PyBytes_Check(path)) || (text != Py_None && !PyBytes_Check(text)) ||
+        (path == Py_None) == (text == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "_barcode_pairs takes a path or a table's text (bytes)");
+        return NULL;
+    }
+    sm_barcode_pairs *pairs = NULL;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status;
+    if (path != Py_None) {
+        const char *p = PyBytes_AS_STRING(path);
+        Py_BEGIN_ALLOW_THREADS
+        status = sm_barcode_pairs_read(p, &pairs, &err);
+        Py_END_ALLOW_THREADS
+    } else {
+        status = sm_barcode_pairs_parse(PyBytes_AS_STRING(text), (size_t)PyBytes_GET_SIZE(text), "table", &pairs,
+                                        &err);
+    }
+    if (status != SM_OK) return raise_status(status, err.message);
+    if (!pairs) {
+        PyErr_SetString(PyExc_ValueError, "the table has two columns (name, barcode): a list of single barcodes; "
+                        "compile it (seqmatch.read_patterns) and use Database.demux");
+        return NULL;
+    }
+    BarcodePairsObject *b = PyObject_New(BarcodePairsObject, &BarcodePairsType);
+    if (!b) {
+        sm_barcode_pairs_free(pairs);
+        return NULL;
+    }
+    b->pairs = pairs;
+    return (PyObject *)b;
+}
+
+static PyObject *barcode_pairs_samples(BarcodePairsObject *self, PyObject *unused) {
+    (void)unused;
+    size_t n = sm_barcode_pairs_samples(self->pairs);
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *name = name_object(sm_barcode_pairs_sample(self->pairs, i));
+        if (!name) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, (Py_ssize_t)i, name);
+    }
+    return out;
+}
+
+/* _compile(match, k, flags, engine, rc_second): the barcodes' database (barcode1s, then barcode2s). */
+static PyObject *barcode_pairs_compile(BarcodePairsObject *self, PyObject *args) {
+    int match, flags, engine, rc_second;
+    unsigned int k;
+    if (!PyArg_ParseTuple(args, "iIiip:_compile", &match, &k, &flags, &engine, &rc_second)) return NULL;
+    sm_compile_options o;
+    sm_compile_options_init(&o);
+    o.match = (sm_match)match;
+    o.max_errors = k;
+    o.flags = (unsigned)flags;
+    o.engine = (sm_engine)engine;
+    sm_db *db = NULL;
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = sm_barcode_pairs_compile(self->pairs, &o, rc_second, &db, &err);
+    Py_END_ALLOW_THREADS
+    if (status != SM_OK) return raise_status(status, err.message);
+    return (PyObject *)database_wrap(db);
+}
+
+static PyMethodDef barcode_pairs_methods[] = {
+    {"_samples", (PyCFunction)barcode_pairs_samples, METH_NOARGS, NULL},
+    {"_compile", (PyCFunction)barcode_pairs_compile, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject BarcodePairsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "seqmatch._seqmatch._BarcodePairs",
+    .tp_basicsize = sizeof(BarcodePairsObject),
+    .tp_dealloc = (destructor)barcode_pairs_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Samples by pairs of barcodes (the C sm_barcode_pairs); seqmatch.BarcodePairs wraps it.",
+    .tp_methods = barcode_pairs_methods,
+};
+
+/* _amplicon_pairs(path or [(name, forward, reverse) bytes, ...]): the
+   primer pairs as the command reads -p tables (a path) or checks -F/-R,
+   as a list of (name, forward, reverse) str. */
+static PyObject *seqmatch_amplicon_pairs(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *arg;
+    if (!PyArg_ParseTuple(args, "O:_amplicon_pairs", &arg)) return NULL;
+    sm_amplicon_set set;
+    memset(&set, 0, sizeof set);
+    sm_error err;
+    memset(&err, 0, sizeof err);
+    int status = SM_OK;
+    if (PyBytes_Check(arg)) {
+        const char *path = PyBytes_AS_STRING(arg);
+        Py_BEGIN_ALLOW_THREADS
+        status = sm_amplicon_set_read(&set, path, &err);
+        Py_END_ALLOW_THREADS
+    } else if (PyList_Check(arg)) {
+        for (Py_ssize_t i = 0; status == SM_OK && i < PyList_GET_SIZE(arg); i++) {
+            const char *name, *fwd, *rev;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(arg, i), "yyy:_amplicon_pairs", &name, &fwd, &rev)) {
+                sm_amplicon_set_free(&set);
+                return NULL;
+            }
+            status = sm_amplicon_set_add(&set, name, fwd, rev, &err);
+        }
+    } else {
+        PyErr_SetString(PyExc_TypeError, "_amplicon_pairs takes a path (bytes) or a list");
+        return NULL;
+    }
+    PyObject *out = NULL;
+    if (status != SM_OK) {
+        raise_status(status, err.message);
+    } else if ((out = PyList_New((Py_ssize_t)set.count))) {
+        for (size_t i = 0; i < set.count; i++) {
+            const sm_amplicon_pair *q = &set.pairs[i];
+            PyObject *t = Py_BuildValue("(sss)", q->name, q->forward, q->reverse);
+            if (!t) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+        }
+    }
+    sm_amplicon_set_free(&set);
+    return out;
+}
+
 /* ----------------------------------------------------------------- Run */
 
 /* One pass over targets through a runner. Targets come from the Python
    layer as (kind, object, shown) triples: a path (bytes), a file object,
    or an iterator of records (name, sequence, ...). */
 enum { TARGET_PATH = 0, TARGET_FILE = 1, TARGET_RECORDS = 2 };
-enum { MODE_HITS = 0, MODE_COUNT = 1, MODE_ARRAYS = 2, MODE_FILTER = 3, MODE_DEMUX = 4 };
+enum { MODE_HITS = 0, MODE_COUNT = 1, MODE_ARRAYS = 2, MODE_FILTER = 3, MODE_DEMUX = 4, MODE_AMPLICON = 5,
+       MODE_TRIM = 6, MODE_PAIRS = 7 };
+
+/* Modes that hand out records (filter, demux) or what is made of them
+   (amplicon, trim) once each record's hits are all in. */
+static int mode_per_record(int mode) { return mode >= MODE_FILTER; }
 
 /* A record in flight: fed to the runner, not yet handed out. */
 typedef struct {
@@ -681,6 +913,18 @@ typedef struct {
     uint32_t choice;          /* demux: the barcode of the best hit */
     int tie;                  /* demux: two barcodes equally close */
     int done;
+    /* amplicon, trim: the record's hits (texts dropped), worked out once it is done */
+    sm_hit *kept;
+    uint8_t *partial;         /* trim: kept[i] came as a partial hit (on_partial_hit) */
+    size_t nkept, kept_cap;
+    uint64_t length;          /* records given as objects: the sequence's length */
+    int decided;
+    sm_amplicon *products;    /* amplicon */
+    size_t nproducts, products_cap;
+    sm_trim_cut cut;          /* trim */
+    int trim_kept;            /* trim: kept (minimum length, discard) */
+    int window;               /* barcode pairs: the previous record's end window (no record of its own) */
+    uint64_t user[3];         /* barcode pairs: each end's closest barcode (sm_read_record.user) */
 } record_info;
 
 /* Bytes of a record asked of the reader at a time: large enough that the
@@ -727,6 +971,18 @@ typedef struct {
     PyObject *file_counts;    /* per_file: a list of count lists, one per target */
     uint64_t *counts_before;  /* per_file: the counts at the end of the previous target */
     const uint32_t *barcode_of; /* demux: the barcode (distinct name) of each pattern */
+    sm_amplicon_rule rule;    /* amplicon: the size window and longest */
+    size_t pairs;             /* amplicon: primer pairs (patterns 2i and 2i + 1) */
+    int keep_sequence;        /* amplicon: the products' sequences are asked for */
+    PyObject *trim_set;       /* trim: the _TrimSet */
+    uint32_t min_overlap;     /* trim: as the runner's */
+    uint64_t minimum_length;  /* trim: shorter reads are not handed out */
+    int discard;              /* trim: SM_TRIM_DISCARD_* or SM_TRIM_KEEP_ALL */
+    PyObject *barcode_pairs;  /* barcode pairs: the _BarcodePairs */
+    size_t end_window;        /* barcode pairs: the record end scanned for barcode2 */
+    uint64_t stat_assigned, stat_no_hit, stat_ambiguous, stat_unlisted; /* barcode pairs */
+    /* amplicon and trim: records, products; trim: reads cut, kept, bases in and kept */
+    uint64_t stat_records, stat_products, stat_trimmed, stat_kept, stat_bases_in, stat_bases_kept;
 
     record_info *records;     /* ring: records first_record, first_record + 1, ... */
     size_t head, count, cap;
@@ -756,6 +1012,9 @@ static void record_clear(record_info *e) {
     free(e->name);
     free(e->raw);
     free(e->seq);
+    free(e->kept);
+    free(e->partial);
+    free(e->products);
     Py_CLEAR(e->item); /* with the GIL: records are dropped with it held */
     memset(e, 0, sizeof *e);
 }
@@ -791,6 +1050,59 @@ static const char *record_name(RunObject *r, uint64_t number) {
     return e ? e->name : NULL;
 }
 
+/* Amplicon and trim: a hit kept with its record (partial: it came as a
+   partial hit). */
+static int record_keep_hit(RunObject *r, const sm_hit *h, int partial) {
+    record_info *e = record_of(r, h->record);
+    if (!e) return 0;
+    if (e->nkept == e->kept_cap) {
+        size_t cap = e->kept_cap ? e->kept_cap * 2 : 16;
+        sm_hit *p = realloc(e->kept, cap * sizeof *p);
+        if (!p) return 1;
+        e->kept = p;
+        if (r->mode == MODE_TRIM) {
+            uint8_t *q = realloc(e->partial, cap);
+            if (!q) return 1;
+            e->partial = q;
+        }
+        e->kept_cap = cap;
+    }
+    if (e->partial) e->partial[e->nkept] = (uint8_t)partial;
+    e->kept[e->nkept] = *h;
+    e->kept[e->nkept++].text = NULL;
+    return 0;
+}
+
+/* Barcode pairs: a runner record's summary kept as its end's closest
+   barcode (a window's for the record before it, as end 2). */
+static int run_on_summary(const sm_record_summary *summary, void *ctx) {
+    RunObject *r = ctx;
+    record_info *e = record_of(r, summary->record);
+    if (!e) return 0;
+    unsigned end = 1;
+    if (e->window) {
+        e = record_of(r, summary->record - 1);
+        end = 2;
+        if (!e) return 0;
+    }
+    sm_read_record rr;
+    memset(&rr, 0, sizeof rr);
+    memcpy(rr.user, e->user, sizeof rr.user);
+    rr.summary_mate = end;
+    sm_barcode_pairs_summary(((BarcodePairsObject *)r->barcode_pairs)->pairs, &rr, summary);
+    memcpy(e->user, rr.user, sizeof rr.user);
+    return 0;
+}
+
+static int run_on_partial_hit(const sm_hit *h, void *ctx) {
+    RunObject *r = ctx;
+    if (record_keep_hit(r, h, 1) != 0) {
+        r->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
 static int run_on_hit(const sm_hit *h, void *ctx) {
     RunObject *r = ctx;
     int take = hit_filter_take(&r->filter, h);
@@ -799,6 +1111,8 @@ static int run_on_hit(const sm_hit *h, void *ctx) {
     int failed = 0;
     switch (r->mode) {
     case MODE_HITS: failed = hit_buffer_push(&r->hits, h, 1); break;
+    case MODE_AMPLICON:
+    case MODE_TRIM: failed = record_keep_hit(r, h, 0); break;
     case MODE_COUNT:
         if (r->own_counts && h->pattern < r->db->info.pattern_count) r->counts[h->pattern]++;
         break;
@@ -862,14 +1176,65 @@ static void run_on_record_done(uint64_t number, void *ctx) {
    drop theirs as they hand them out (run_ready). Called without the GIL
    for file targets, whose records hold no Python object. */
 static void run_forget_records(RunObject *r) {
-    if (r->mode == MODE_FILTER || r->mode == MODE_DEMUX) return;
+    if (mode_per_record(r->mode)) return;
     uint64_t keep_from = r->mode == MODE_HITS && r->next_hit < r->hits.n ? r->hits.hits[r->next_hit].record : UINT64_MAX;
     while (r->count > 0 && record_at(r, 0)->done && r->first_record < keep_from) record_pop(r);
+}
+
+/* The record's length: given (records as objects), kept (its sequence) or
+   counted in its bytes as read. */
+static uint64_t record_length(const record_info *e) {
+    if (e->item) return e->length;
+    if (e->seq) return e->seq_len;
+    return e->raw ? sm_record_seq_length((const uint8_t *)e->raw, e->raw_len) : 0;
+}
+
+/* Amplicon: the record's products; trim: its cut and whether it is kept.
+   Non-zero when out of memory. */
+static int run_decide(RunObject *r, record_info *e) {
+    e->decided = 1;
+    r->stat_records++;
+    if (r->mode == MODE_AMPLICON) {
+        if (sm_amplicon_products(&r->rule, r->pairs, e->kept, e->nkept, &e->products, &e->nproducts,
+                                 &e->products_cap) != SM_OK)
+            return 1;
+        r->stat_products += e->nproducts;
+        return 0;
+    }
+    const sm_trim_set *set = &((TrimSetObject *)r->trim_set)->set;
+    uint64_t length = record_length(e);
+    sm_trim_decide_partial(set, 1, r->min_overlap, e->kept, e->partial, e->nkept, length, &e->cut);
+    uint64_t kept = e->cut.end - e->cut.start;
+    int cut = e->cut.adapter >= 0;
+    e->trim_kept = kept >= r->minimum_length &&
+                   !(r->discard && cut == (r->discard == SM_TRIM_DISCARD_TRIMMED));
+    r->stat_trimmed += cut;
+    r->stat_bases_in += length;
+    if (e->trim_kept) {
+        r->stat_kept++;
+        r->stat_bases_kept += kept;
+    }
+    return 0;
 }
 
 /* Whether something can be handed out (an iterator's next item). */
 static int run_ready(RunObject *r) {
     if (r->mode == MODE_HITS) return r->next_hit < r->hits.n;
+    if (r->mode == MODE_PAIRS) return r->count >= 2 && record_at(r, 0)->done && record_at(r, 1)->done;
+    if (r->mode == MODE_AMPLICON || r->mode == MODE_TRIM) {
+        /* the oldest done record that gives something (records that give
+           nothing are dropped; one the memory ran out on stops the pass) */
+        while (r->count > 0 && record_at(r, 0)->done) {
+            record_info *e = record_at(r, 0);
+            if (!e->decided && run_decide(r, e) != 0) {
+                r->failed = 1;
+                return 1;
+            }
+            if (r->mode == MODE_AMPLICON ? e->nproducts > 0 : e->trim_kept) return 1;
+            record_pop(r);
+        }
+        return 0;
+    }
     if (r->mode == MODE_FILTER || r->mode == MODE_DEMUX) {
         /* the oldest decided record that is to be handed out */
         while (r->count > 0 && record_at(r, 0)->done) {
@@ -1047,18 +1412,57 @@ static int run_keep_raw(void *ctx, const sm_scan_record *record) {
     return 0;
 }
 
+/* Barcode pairs on single reads: after a record, the reverse complement
+   (upper case, IUPAC; other bytes N) of its last end_window sequence bytes
+   as a runner record of its own, as sm_reads scans a read's end: barcode2s
+   are compiled reverse-complemented and anchored at its start. */
+static int run_feed_window(RunObject *r, const char *seq, size_t len) {
+    static const char from[] = "ACGTURYSWKMBDHVN", to[] = "TGCAAYRSWMKVHDBN";
+    size_t w = r->end_window < len ? r->end_window : len;
+    char *buf = malloc(w ? w : 1);
+    if (!buf) return SM_ERR_NOMEM;
+    for (size_t i = 0; i < w; i++) {
+        char c = seq[len - 1 - i];
+        if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+        const char *at = c ? strchr(from, c) : NULL;
+        buf[i] = at ? to[at - from] : 'N';
+    }
+    record_info *e = run_add_record(r, NULL, 0);
+    if (!e) {
+        free(buf);
+        return SM_ERR_NOMEM;
+    }
+    e->window = 1;
+    run_numbered(r, sm_runner_begin_record(r->runner));
+    int status = w ? sm_runner_feed(r->runner, buf, w) : SM_OK;
+    int ended = sm_runner_end_record(r->runner);
+    free(buf);
+    return status != SM_OK ? status : ended;
+}
+
+/* A file's record ends: then its window (barcode pairs). */
+static int run_end_with_window(void *ctx, sm_runner *runner, const sm_scan_record *record) {
+    RunObject *r = ctx;
+    int status = sm_runner_end_record(runner);
+    if (status != SM_OK) return status;
+    record_info *e = record_of(r, record->number);
+    if (!e) return SM_ERR_INVALID;
+    return run_feed_window(r, e->seq ? e->seq : "", e->seq_len);
+}
+
 /* Reads the current file target and feeds it (without the GIL) until
    something is ready (stop_when_ready: the scan pauses, to go on from
    there at the next call) or the target ends (target_end set); returns an
    sm_status. */
 static int run_read_file(RunObject *r, int stop_when_ready) {
-    int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX;
+    int keep = r->mode == MODE_FILTER || r->mode == MODE_DEMUX || r->mode == MODE_TRIM || r->mode == MODE_PAIRS;
     sm_scan_reader_options feed;
     sm_scan_reader_options_init(&feed);
     feed.ctx = r;
     feed.on_record = run_reader_record;
-    feed.on_sequence = keep ? run_keep_sequence : NULL;
+    feed.on_sequence = keep || r->keep_sequence ? run_keep_sequence : NULL;
     feed.on_record_read = keep ? run_keep_raw : NULL;
+    feed.end_record = r->mode == MODE_PAIRS ? run_end_with_window : NULL;
     feed.on_progress = run_pause_when_ready;
     feed.piece = FEED_PIECE;
     feed.resumable = 1;
@@ -1120,14 +1524,16 @@ static int run_feed_item(RunObject *r, int *status) {
         PyErr_NoMemory();
         goto out;
     }
-    if (r->mode == MODE_FILTER || r->mode == MODE_DEMUX) {
+    if (mode_per_record(r->mode)) {
         Py_INCREF(item);
         e->item = item;
+        e->length = (uint64_t)seq.len;
     }
     int st;
     Py_BEGIN_ALLOW_THREADS
     st = sm_runner_feed(r->runner, seq.data, (size_t)seq.len);
     if (st == SM_OK) st = sm_runner_end_record(r->runner);
+    if (st == SM_OK && r->mode == MODE_PAIRS) st = run_feed_window(r, seq.data, (size_t)seq.len);
     Py_END_ALLOW_THREADS
     if (st != SM_OK) {
         *status = st;
@@ -1175,7 +1581,8 @@ static int run_open_target(RunObject *r) {
         status = sm_reader_open_fn(shown, (sm_input_format)r->format, file_read, r, &r->reader, &r->err);
         Py_END_ALLOW_THREADS
     }
-    if (status == SM_OK && (r->mode == MODE_FILTER || r->mode == MODE_DEMUX)) sm_reader_keep_raw(r->reader);
+    if (status == SM_OK && mode_per_record(r->mode) && r->mode != MODE_AMPLICON)
+        sm_reader_keep_raw(r->reader);
     return status;
 }
 
@@ -1264,6 +1671,8 @@ static void run_dealloc(RunObject *self) {
     free(self->counts);
     free(self->counts_before);
     free((void *)self->barcode_of);
+    Py_XDECREF(self->trim_set);
+    Py_XDECREF(self->barcode_pairs);
     Py_XDECREF(self->file_counts);
     Py_XDECREF(self->record_name);
     Py_XDECREF(self->targets);
@@ -1303,16 +1712,80 @@ static PyObject *run_next_hit(RunObject *r) {
     return make_hit(r->db, h, r->hits.text + (uintptr_t)h->text, r->record_name, file, r->cigar);
 }
 
+/* Amplicon: (record name, file, item or None, sequence or None, [(start,
+   end, pair, strand, forward errors, reverse errors), ...]) of a record
+   with products; the sequence (as Latin-1) of a file's record when
+   sequences are asked for. */
+static PyObject *amplicon_record(RunObject *r, record_info *e) {
+    PyObject *products = PyList_New((Py_ssize_t)e->nproducts);
+    for (size_t i = 0; products && i < e->nproducts; i++) {
+        const sm_amplicon *a = &e->products[i];
+        PyObject *t = Py_BuildValue("(KKIOII)", (unsigned long long)a->start, (unsigned long long)a->end, a->pair,
+                                    a->strand == '-' ? minus_strand : plus_strand, a->forward_errors,
+                                    a->reverse_errors);
+        if (!t) Py_CLEAR(products);
+        else PyList_SET_ITEM(products, (Py_ssize_t)i, t);
+    }
+    if (!products) return NULL;
+    PyObject *seq = Py_None;
+    if (r->keep_sequence && !e->item) seq = PyUnicode_DecodeLatin1(e->seq ? e->seq : "", (Py_ssize_t)e->seq_len, NULL);
+    else Py_INCREF(seq);
+    if (!seq) {
+        Py_DECREF(products);
+        return NULL;
+    }
+    return Py_BuildValue("(NOONN)", name_object(e->name), e->target >= 0 && !e->item ? PyList_GET_ITEM(r->shown, e->target)
+                                                                                      : Py_None,
+                         e->item ? e->item : Py_None, seq, products);
+}
+
+/* Trim: (name, file, item or None, the record as trim writes it (a file's
+   record) or None, start, end, adapter index or -1, errors, length) of a
+   kept read. */
+static PyObject *trim_record(RunObject *r, record_info *e) {
+    uint64_t length = record_length(e);
+    PyObject *raw = Py_None;
+    if (!e->item) {
+        uint8_t *out = NULL;
+        size_t out_len = 0, cap = 0;
+        int rc = sm_trim_record((const uint8_t *)(e->raw ? e->raw : ""), e->raw_len, e->cut.start,
+                                length - e->cut.end, &out, &out_len, &cap);
+        if (rc != SM_OK) {
+            free(out);
+            return raise_status(rc, rc == SM_ERR_FORMAT ? "a record trim cannot rewrite" : NULL);
+        }
+        raw = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)out_len);
+        free(out);
+        if (!raw) return NULL;
+    } else {
+        Py_INCREF(raw);
+    }
+    return Py_BuildValue("(NOONKKLIK)", name_object(e->name), !e->item ? PyList_GET_ITEM(r->shown, e->target) : Py_None,
+                         e->item ? e->item : Py_None, raw, (unsigned long long)e->cut.start,
+                         (unsigned long long)e->cut.end, (long long)e->cut.adapter, e->cut.errors,
+                         (unsigned long long)length);
+}
+
 /* The next Record (files) or item (records) of filter, or (barcode or
-   None, that) of demux. */
+   None, that) of demux, or what amplicon and trim make of a record. */
 static PyObject *run_next_record(RunObject *r) {
     if (run_advance(r, 1) != 0) return NULL;
     if (!run_ready(r)) {
         r->done = 1;
         return NULL;
     }
+    if (r->failed) {
+        r->done = 1;
+        return PyErr_NoMemory();
+    }
     record_info *e = record_at(r, 0);
     PyObject *out;
+    if (r->mode == MODE_AMPLICON || r->mode == MODE_TRIM) {
+        out = r->mode == MODE_AMPLICON ? amplicon_record(r, e) : trim_record(r, e);
+        if (out) record_pop(r);
+        else r->done = 1;
+        return out;
+    }
     if (e->item) {
         out = e->item;
         Py_INCREF(out);
@@ -1334,6 +1807,25 @@ static PyObject *run_next_record(RunObject *r) {
         PyObject *pair = PyTuple_Pack(2, barcode, out);
         Py_DECREF(out);
         out = pair;
+    }
+    if (r->mode == MODE_PAIRS) {
+        const sm_barcode_pairs *pairs = ((BarcodePairsObject *)r->barcode_pairs)->pairs;
+        sm_read_record rr;
+        memset(&rr, 0, sizeof rr);
+        memcpy(rr.user, e->user, sizeof rr.user);
+        sm_barcode_pair_match m;
+        sm_barcode_pairs_assign(pairs, &rr, &m);
+        r->stat_records++;
+        r->stat_assigned += m.why == SM_PAIR_ASSIGNED;
+        r->stat_no_hit += m.why == SM_PAIR_NO_HIT;
+        r->stat_ambiguous += m.why == SM_PAIR_AMBIGUOUS;
+        r->stat_unlisted += m.why == SM_PAIR_UNLISTED;
+        PyObject *sample = m.why == SM_PAIR_ASSIGNED ? name_object(sm_barcode_pairs_sample(pairs, m.sample)) : Py_None;
+        if (sample == Py_None) Py_INCREF(sample);
+        PyObject *pair = sample ? Py_BuildValue("(NNi)", sample, out, m.why) : NULL;
+        if (!sample) Py_DECREF(out);
+        out = pair;
+        record_pop(r); /* and its window */
     }
     record_pop(r);
     return out;
@@ -1400,6 +1892,28 @@ static PyObject *run_finish(RunObject *r, PyObject *unused) {
     return out;
 }
 
+/* _stats(): the counts of an amplicon or trim pass so far, named as
+   sm_amplicon_stats and sm_trim_stats (single reads: reads = records). */
+static PyObject *run_stats(RunObject *r, PyObject *unused) {
+    (void)unused;
+    if (r->mode == MODE_AMPLICON)
+        return Py_BuildValue("{s:K,s:K}", "records", (unsigned long long)r->stat_records, "products",
+                             (unsigned long long)r->stat_products);
+    if (r->mode == MODE_TRIM)
+        return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "records", (unsigned long long)r->stat_records, "reads",
+                             (unsigned long long)r->stat_records, "trimmed", (unsigned long long)r->stat_trimmed,
+                             "kept", (unsigned long long)r->stat_kept, "bases_in",
+                             (unsigned long long)r->stat_bases_in, "bases_kept",
+                             (unsigned long long)r->stat_bases_kept);
+    if (r->mode == MODE_PAIRS)
+        return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "records", (unsigned long long)r->stat_records, "assigned",
+                             (unsigned long long)r->stat_assigned, "no_hit", (unsigned long long)r->stat_no_hit,
+                             "ambiguous", (unsigned long long)r->stat_ambiguous, "unlisted",
+                             (unsigned long long)r->stat_unlisted);
+    PyErr_SetString(PyExc_TypeError, "only amplicon, trim and barcode pair passes keep statistics");
+    return NULL;
+}
+
 /* Demux: patterns of one name are one barcode. */
 static const uint32_t *barcodes_of(DatabaseObject *db) {
     uint32_t n = db->info.pattern_count;
@@ -1422,14 +1936,39 @@ static const uint32_t *barcodes_of(DatabaseObject *db) {
    (kind, object, shown). strand "" / "+" / "-"; anchor 0 none, 1 start, 2
    end; max_hits None or a count; the limits 0 for none. */
 static PyObject *database_run(DatabaseObject *self, PyObject *args) {
-    PyObject *targets, *strand, *max_hits;
+    PyObject *targets, *strand, *max_hits, *extra = Py_None;
     int mode, format, circular, cigar, anchor, invert, per_file, fewest;
     unsigned int threads, min_overlap, per_pattern, per_record;
-    if (!PyArg_ParseTuple(args, "O!iIippUiOpp(IIIp):_run_pass", &PyList_Type, &targets, &mode, &threads, &format,
+    if (!PyArg_ParseTuple(args, "O!iIippUiOpp(IIIp)|O:_run_pass", &PyList_Type, &targets, &mode, &threads, &format,
                           &circular, &cigar, &strand, &anchor, &max_hits, &invert, &per_file, &min_overlap,
-                          &per_pattern, &per_record, &fewest))
+                          &per_pattern, &per_record, &fewest, &extra))
         return NULL;
-    if (mode < MODE_HITS || mode > MODE_DEMUX || format < SM_INPUT_AUTO || format > SM_INPUT_LINES) {
+    /* amplicon: (min_size, max_size, longest, pairs, sequence); trim:
+       (_TrimSet, minimum_length, discard) */
+    unsigned long long min_size = 0, max_size = 0, minimum_length = 0;
+    Py_ssize_t pairs = 0;
+    int longest = 0, keep_sequence = 0, discard = 0;
+    PyObject *trim_set = NULL;
+    if (mode == MODE_AMPLICON &&
+        !PyArg_ParseTuple(extra, "KKpnp:_run_pass amplicon", &min_size, &max_size, &longest, &pairs, &keep_sequence))
+        return NULL;
+    if (mode == MODE_TRIM &&
+        !PyArg_ParseTuple(extra, "O!Ki:_run_pass trim", &TrimSetType, &trim_set, &minimum_length, &discard))
+        return NULL;
+    PyObject *barcode_pairs = NULL;
+    Py_ssize_t end_window = 0;
+    if (mode == MODE_PAIRS &&
+        !PyArg_ParseTuple(extra, "O!n:_run_pass pairs", &BarcodePairsType, &barcode_pairs, &end_window))
+        return NULL;
+    if (mode == MODE_AMPLICON && (pairs <= 0 || (size_t)pairs * 2 != self->info.pattern_count)) {
+        PyErr_SetString(PyExc_ValueError, "_run: the database does not hold the primer pairs' patterns");
+        return NULL;
+    }
+    if (mode == MODE_TRIM && ((TrimSetObject *)trim_set)->set.patterns.count != self->info.pattern_count) {
+        PyErr_SetString(PyExc_ValueError, "_run: the database does not hold the adapters' patterns");
+        return NULL;
+    }
+    if (mode < MODE_HITS || mode > MODE_PAIRS || format < SM_INPUT_AUTO || format > SM_INPUT_LINES) {
         PyErr_SetString(PyExc_ValueError, "_run: bad mode or format");
         return NULL;
     }
@@ -1469,6 +2008,19 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     r->column_record = -1;
     r->filter.limit = UINT64_MAX;
     r->filter.max_hits = UINT64_MAX;
+    r->rule.min_size = min_size;
+    r->rule.max_size = max_size;
+    r->rule.longest = longest;
+    r->pairs = (size_t)pairs;
+    r->keep_sequence = keep_sequence;
+    r->min_overlap = min_overlap;
+    r->minimum_length = minimum_length;
+    r->discard = discard;
+    Py_XINCREF(trim_set);
+    r->trim_set = trim_set;
+    Py_XINCREF(barcode_pairs);
+    r->barcode_pairs = barcode_pairs;
+    r->end_window = (size_t)end_window;
     if (PyUnicode_GET_LENGTH(strand) == 1) r->filter.strand = (char)PyUnicode_READ_CHAR(strand, 0);
     if (max_hits != Py_None) {
         unsigned long long m = PyLong_AsUnsignedLongLong(max_hits);
@@ -1502,10 +2054,33 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     o.on_hit = run_on_hit;
     o.on_record_done = run_on_record_done;
     o.ctx = r;
+    uint8_t *sides = NULL;
+    if (mode == MODE_TRIM) {
+        /* as the trimmer: partial hits told apart, and only at the end each adapter can use */
+        const sm_trim_set *set = &((TrimSetObject *)trim_set)->set;
+        if (!(sides = calloc(patterns ? patterns : 1, 1))) {
+            Py_DECREF(r);
+            return PyErr_NoMemory();
+        }
+        for (size_t i = 0; i < set->count; i++) {
+            const sm_trim_adapter *a = &set->adapters[i];
+            if (!a->anchored) sides[a->pattern] |= (uint8_t)(a->kind == SM_TRIM_BACK ? SM_ENDS_END : SM_ENDS_START);
+            if (a->kind == SM_TRIM_LINKED && !a->second_anchored) sides[a->second] |= SM_ENDS_END;
+        }
+        o.on_partial_hit = run_on_partial_hit;
+        o.min_overlap_sides = sides;
+    }
+    if (mode == MODE_PAIRS) {
+        /* barcode1 at the read's start, barcode2 at the start of its end's window */
+        o.anchor = SM_ANCHOR_START;
+        o.on_hit = NULL;
+        o.on_record_summary = run_on_summary;
+    }
     int status;
     Py_BEGIN_ALLOW_THREADS
     status = sm_runner_create(self->db, &o, &r->runner, &r->err);
     Py_END_ALLOW_THREADS
+    free(sides); /* copied by the runner */
     if (status != SM_OK) {
         raise_status(status, r->err.message);
         Py_DECREF(r);
@@ -1797,6 +2372,7 @@ static PyTypeObject DatabaseType = {
 
 static PyMethodDef run_methods[] = {
     {"_finish", (PyCFunction)run_finish, METH_NOARGS, NULL},
+    {"_stats", (PyCFunction)run_stats, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1839,6 +2415,9 @@ static PyMethodDef module_methods[] = {
     {"_load", seqmatch_load, METH_VARARGS, NULL},
     {"_from_bytes", seqmatch_from_bytes, METH_VARARGS, NULL},
     {"_read_patterns", seqmatch_read_patterns, METH_VARARGS, NULL},
+    {"_trim_set", seqmatch_trim_set, METH_VARARGS, NULL},
+    {"_amplicon_pairs", seqmatch_amplicon_pairs, METH_VARARGS, NULL},
+    {"_barcode_pairs", seqmatch_barcode_pairs, METH_VARARGS, NULL},
     {"_set_types", set_types, METH_VARARGS, NULL},
     {"_library_version", seqmatch_version, METH_NOARGS, NULL},
     {"_engines", seqmatch_engines, METH_NOARGS, NULL},
@@ -1851,7 +2430,9 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__seqmatch(void) {
-    if (PyType_Ready(&DatabaseType) < 0 || PyType_Ready(&RunType) < 0) return NULL;
+    if (PyType_Ready(&DatabaseType) < 0 || PyType_Ready(&RunType) < 0 || PyType_Ready(&TrimSetType) < 0 ||
+        PyType_Ready(&BarcodePairsType) < 0)
+        return NULL;
     plus_strand = PyUnicode_InternFromString("+");
     minus_strand = PyUnicode_InternFromString("-");
     kw_circular = PyUnicode_InternFromString("circular");
@@ -1867,8 +2448,12 @@ PyMODINIT_FUNC PyInit__seqmatch(void) {
     if (!m) return NULL;
     Py_INCREF(&DatabaseType);
     Py_INCREF(&RunType);
+    Py_INCREF(&TrimSetType);
+    Py_INCREF(&BarcodePairsType);
     if (PyModule_AddObject(m, "_Database", (PyObject *)&DatabaseType) != 0 ||
-        PyModule_AddObject(m, "_Run", (PyObject *)&RunType) != 0) {
+        PyModule_AddObject(m, "_Run", (PyObject *)&RunType) != 0 ||
+        PyModule_AddObject(m, "_TrimSet", (PyObject *)&TrimSetType) != 0 ||
+        PyModule_AddObject(m, "_BarcodePairs", (PyObject *)&BarcodePairsType) != 0) {
         Py_DECREF(m);
         return NULL;
     }

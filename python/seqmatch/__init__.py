@@ -80,7 +80,8 @@ else:
 
 __all__ = [
     "compile", "load", "from_bytes", "read_patterns", "Database", "Hit", "Record", "HitColumns", "Site",
-    "library_version",
+    "library_version", "Primers", "PrimerPair", "Amplicon", "AmpliconPass", "Adapters", "Trimmed", "TrimPass",
+    "BarcodePairs", "DemuxPass",
 ]
 __version__ = "0.1.0"
 
@@ -236,7 +237,7 @@ _ENGINES = {"auto": 0, **dict(_seqmatch._engines())}
 _FLAG_IGNORE_CASE = 1
 _FLAG_TEXT_IUPAC = 2
 _INPUT_AUTO, _INPUT_TEXT, _INPUT_LINES = 0, 3, 4
-_MODE_HITS, _MODE_COUNT, _MODE_ARRAYS, _MODE_FILTER, _MODE_DEMUX = range(5)
+_MODE_HITS, _MODE_COUNT, _MODE_ARRAYS, _MODE_FILTER, _MODE_DEMUX, _MODE_AMPLICON, _MODE_TRIM, _MODE_PAIRS = range(8)
 _TARGET_PATH, _TARGET_FILE, _TARGET_RECORDS = range(3)
 
 
@@ -786,6 +787,12 @@ class Database(_seqmatch._Database):
                            ends=(min_overlap, None, None, False))
         return run  # type: ignore[no-any-return]
 
+    def _run_records(self, target: Target, mode: int, threads: int, min_overlap: int, extra: Tuple[Any, ...]) -> Any:
+        """An amplicon or trim pass over target (the _Run)."""
+        _count_argument(threads, "threads", none=False)
+        return self._run_pass(_targets(target), mode, threads, _INPUT_AUTO, False, False, "", 0, None, False, False,
+                              (min_overlap, 0, 0, False), extra)
+
     def save(self, path: PathLike) -> None:
         """Saves the database (a file `seqmatch search -d` reads too)."""
         self._save(_os.fspath(path))
@@ -796,6 +803,456 @@ class Database(_seqmatch._Database):
 
     def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
         return (from_bytes, (self.to_bytes(),))
+
+
+# ------------------------------------------------------------ amplicons
+
+class PrimerPair(NamedTuple):
+    """A primer pair: its name and both primers, 5' to 3' as given."""
+
+    name: str
+    forward: str
+    reverse: str
+
+
+class Amplicon(NamedTuple):
+    """One PCR product (``seqmatch amplicon``'s row). Coordinates are 0-based
+    and half-open on the record's forward strand, whatever the strand."""
+
+    record: Optional[str]
+    start: int
+    end: int
+    strand: str
+    pair: str
+    forward_errors: int
+    reverse_errors: int
+    sequence: Optional[str]
+    file: Optional[str]
+
+    @property
+    def size(self) -> int:
+        """The product's length, end - start."""
+        return self.end - self.start
+
+
+_document(Amplicon, {
+    "record": "the record's name (None for a record given without one)",
+    "start": "0-based start on the forward strand: the forward primer's first base on '+', the reverse "
+             "primer site's first base on '-'",
+    "end": "end, exclusive",
+    "strand": "'+' (the forward primer on the record as given) or '-' (on its reverse complement)",
+    "pair": "the primer pair's name",
+    "forward_errors": "mismatches or edits of the forward primer's site",
+    "reverse_errors": "mismatches or edits of the reverse primer's site",
+    "sequence": "with sequence=True the product read on its strand ('-': reverse complement, IUPAC codes and "
+                "case kept), else None",
+    "file": "the target the record came from, or None (records given as Python objects)",
+})
+
+_COMPLEMENT = str.maketrans("ACGTURYSWKMBDHVNacgturyswkmbdhvn", "TGCAAYRSWMKVHDBNtgcaayrswmkvhdbn")
+
+
+def _reverse_complement(seq: str) -> str:
+    return seq.translate(_COMPLEMENT)[::-1]
+
+
+def _text_of(value: object) -> str:
+    """A record item's sequence or quality as a str (bytes as Latin-1)."""
+    if isinstance(value, str):
+        return value
+    return memoryview(value).tobytes().decode("latin-1")  # type: ignore[arg-type]
+
+
+def _size_argument(value: object, what: str) -> int:
+    _count_argument(value, what, none=False)
+    if _cast(int, value) > 0xFFFFFFFFFFFFFFFF:
+        raise ValueError(f"{what} is too large: {value}")
+    return _cast(int, value)
+
+
+class _RecordPass:
+    """An iterator over what a pass makes of each record, with .stats; a
+    context manager that ends the pass early (close)."""
+
+    def __init__(self, run: Any) -> None:
+        self._run: Any = run
+        self._final: Optional[Dict[str, int]] = None
+
+    def __iter__(self) -> Any:
+        return self
+
+    @property
+    def stats(self) -> Dict[str, int]:
+        """The counts so far (all of them once the iterator is exhausted)."""
+        if self._final is not None:
+            return dict(self._final)
+        return _cast(Dict[str, int], self._run._stats())
+
+    def close(self) -> None:
+        """Ends the pass: no more is read; stats keep what was counted."""
+        if self._run is not None and self._final is None:
+            self._final = self._run._stats()
+        self._run = _iter_done
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_iter_done: Any = iter(())
+
+
+class AmpliconPass(_RecordPass):
+    """The products of Primers.amplicons, in (record, start, end, pair,
+    strand) order, read as they are asked for. ``stats``: {"records",
+    "products"} so far. ``with primers.amplicons(...) as products:`` ends
+    the pass at the block's end."""
+
+    def __init__(self, run: Any, pairs: List[PrimerPair], sequence: bool) -> None:
+        super().__init__(run)
+        self._pairs = [p.name for p in pairs]
+        self._sequence = sequence
+        self._queue: List[Amplicon] = []
+
+    def __iter__(self) -> AmpliconPass:
+        return self
+
+    def __next__(self) -> Amplicon:
+        while not self._queue:
+            name, file, item, seq, products = next(self._run)
+            if self._sequence and item is not None:
+                seq = _text_of(item[1])
+            out = []
+            for start, end, pair, strand, fwd, rev in products:
+                product = None
+                if self._sequence:
+                    product = seq[start:end] if strand == "+" else _reverse_complement(seq[start:end])
+                out.append(Amplicon(name, start, end, strand, self._pairs[pair], fwd, rev, product, file))
+            out.reverse()
+            self._queue = out
+        return self._queue.pop()
+
+
+class Primers:
+    """Primer pairs compiled for in-silico PCR (``seqmatch amplicon``).
+
+    pairs: a path to a table (one pair a line: name<TAB>forward<TAB>reverse,
+        5' to 3', IUPAC codes allowed, '#' lines skipped: the command's -p
+        file), or an iterable of (name, forward, reverse) triples, or one
+        (forward, reverse) pair of str (named "amplicon", as -F/-R).
+    mismatches, edits: up to k mismatches or k edits in each primer (not
+        both; k below every primer's length).
+    text_iupac: N and IUPAC codes in the targets match the primers' bases.
+    engine: as for compile.
+
+    Every primer of every pair is searched in one pass, on both strands.
+    Raises ValueError for a bad table, primer or option (naming the file
+    and line), OSError for a table that cannot be read.
+    """
+
+    def __init__(self, pairs: Union[PathLike, Iterable[Tuple[str, str, str]], Tuple[str, str]], *,
+                 mismatches: int = 0, edits: int = 0, text_iupac: bool = False, engine: str = "auto") -> None:
+        if isinstance(pairs, (str, bytes, _os.PathLike)):
+            raw = _seqmatch._amplicon_pairs(_os.fsencode(pairs))
+        else:
+            given: List[Any] = list(pairs)
+            if len(given) == 2 and all(isinstance(p, (str, bytes)) for p in given):
+                given = [("amplicon", given[0], given[1])]
+            triples = []
+            for p in given:
+                if not isinstance(p, tuple) or len(p) != 3:
+                    raise TypeError("pairs holds (name, forward, reverse) triples, not "
+                                    f"{type(p).__name__ if not isinstance(p, tuple) else f'{len(p)} items'}")
+                triples.append(tuple(_as_bytes(x, "a primer pair's name or primer") for x in p))
+            if not triples:
+                raise ValueError("no primer pairs given")
+            for t in triples:
+                if any(b"\0" in x for x in t):
+                    raise ValueError(f"primer pair {t[0]!r} holds a NUL byte")
+            raw = _seqmatch._amplicon_pairs(triples)
+        #: The pairs, in order.
+        self.pairs: List[PrimerPair] = [PrimerPair(*p) for p in raw]
+        patterns = []
+        for p in self.pairs:
+            patterns += [(f"{p.name}/forward", p.forward), (f"{p.name}/reverse", p.reverse)]
+        #: The database of the primers (pair i: patterns 2i, forward, and 2i + 1, reverse).
+        self.database: Database = compile(patterns, mismatches=mismatches, edits=edits, text_iupac=text_iupac,
+                                          engine=engine)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __repr__(self) -> str:
+        return f"<seqmatch.Primers of {len(self.pairs)} pairs>"
+
+    def amplicons(self, target: Target, *, min_size: int = 1, max_size: int = 10000, longest: bool = False,
+                  sequence: bool = False, threads: int = 0) -> AmpliconPass:
+        """The products of the pairs in a target, as Amplicon, in (record,
+        start, end, pair, strand) order: as ``seqmatch amplicon`` finds them.
+
+        A product on the + strand is a forward primer site on + and, at or
+        after its start, a reverse primer site on - (the reverse primer's
+        reverse complement): [forward start, reverse end). A - product is
+        the same on the reverse complement, reported in forward
+        coordinates. Every such combination is a product (nested and
+        overlapping ones too) when min_size <= size <= max_size; with
+        longest=True only the first forward and the last reverse site per
+        record, pair and strand (seqkit amplicon's rule), then the window.
+
+        target: as for Database.search (paths, file objects, records).
+        sequence: fill Amplicon.sequence with the product read on its strand.
+        threads: scanning threads (0: every core).
+        """
+        lo = _size_argument(min_size, "min_size")
+        hi = _size_argument(max_size, "max_size")
+        if lo > hi:
+            raise ValueError(f"min_size={lo} is above max_size={hi}")
+        run = self.database._run_records(target, _MODE_AMPLICON, threads, 0,
+                                         (lo, hi, bool(longest), len(self.pairs), bool(sequence)))
+        return AmpliconPass(run, self.pairs, bool(sequence))
+
+
+# ------------------------------------------------------------- trimming
+
+class Trimmed(NamedTuple):
+    """A read as trim keeps it: [start, end) of the read as given is what
+    is left (the qualities cut in step)."""
+
+    name: Optional[str]
+    sequence: str
+    quality: Optional[str]
+    start: int
+    end: int
+    adapter: Optional[str]
+    errors: int
+    raw: Optional[bytes]
+    file: Optional[str]
+
+
+_document(Trimmed, {
+    "name": "the read's name",
+    "sequence": "what is left of the sequence",
+    "quality": "what is left of the qualities (FASTQ, or a record given with a third item), else None",
+    "start": "the first base kept, 0-based in the read as given",
+    "end": "the end of what is kept, exclusive",
+    "adapter": "the adapter that cut the read, as given (None: none matched)",
+    "errors": "the cut adapter's mismatches or edits (of both parts of a linked adapter)",
+    "raw": "a file's record as seqmatch trim writes it (header and '+' lines as read, sequence and qualities "
+           "on one line each); None for records given as Python objects",
+    "file": "the target the read came from, or None (records given as Python objects)",
+})
+
+_DISCARD = {None: 0, "untrimmed": 1, "trimmed": 2}
+
+
+class TrimPass(_RecordPass):
+    """The reads Adapters.trim keeps, in input order, read as they are asked
+    for. ``stats``: {"records", "reads", "trimmed", "kept", "bases_in",
+    "bases_kept"} so far (those of ``seqmatch trim``; reads equal records
+    for single reads). ``with adapters.trim(...) as reads:`` ends the pass
+    at the block's end."""
+
+    def __init__(self, run: Any, adapters: List[str]) -> None:
+        super().__init__(run)
+        self._adapters = adapters
+
+    def __iter__(self) -> TrimPass:
+        return self
+
+    def __next__(self) -> Trimmed:
+        name, file, item, raw, start, end, adapter, errors, _length = next(self._run)
+        quality: Optional[str] = None
+        if item is not None:
+            sequence = _text_of(item[1])[start:end]
+            if len(item) > 2 and item[2] is not None:
+                quality = _text_of(item[2])[start:end]
+        else:
+            lines = raw.split(b"\n")
+            sequence = lines[1].rstrip(b"\r").decode("latin-1")
+            if raw[:1] == b"@":
+                quality = lines[3].rstrip(b"\r").decode("latin-1")
+        return Trimmed(name, sequence, quality, start, end, self._adapters[adapter] if adapter >= 0 else None,
+                       errors, raw, file)
+
+
+class Adapters:
+    """Adapters compiled for trimming (``seqmatch trim``), as cutadapt writes
+    them, searched on each read as sequenced (forward strand).
+
+    back: 3' adapters (cutadapt's and the command's -a): the hit and
+        everything after it go; SEQ$ only at the read's end;
+        FIRST...SECOND a linked adapter (FIRST as a 5' adapter, then SECOND
+        as a 3' adapter after it; ^FIRST and SECOND$ anchor a part and make
+        it required).
+    front: 5' adapters (-g): the hit and everything before it go; ^SEQ only
+        at the read's start; FIRST...SECOND linked, both parts required.
+    A str is one adapter; a list or tuple many.
+    adapters: (kind, adapter) pairs, kind "back" or "front", in the order
+        the command's -a and -g would give them (after any back= and
+        front=): ties go to the adapter given first, so
+        ``adapters=[("front", G), ("back", A)]`` is ``trim -g G -a A``.
+    mismatches, edits: up to k substitutions or k edits (in the part of
+        the adapter inside the read).
+    text_iupac: N and IUPAC codes in the reads match the adapters' bases.
+    engine: as for compile.
+
+    Of each adapter its leftmost hit counts; of several adapters the one
+    whose hit has the most matches minus errors (then the fewest errors,
+    then the first given: the back adapters in order, then the front ones,
+    then adapters=); one adapter is cut from each read
+    (docs/trim.md).
+    """
+
+    def __init__(self, back: Union[str, Iterable[str]] = (), front: Union[str, Iterable[str]] = (), *,
+                 adapters: Iterable[Tuple[str, str]] = (), mismatches: int = 0, edits: int = 0,
+                 text_iupac: bool = False, engine: str = "auto") -> None:
+        given: List[Tuple[bytes, int]] = []
+        listed: List[Tuple[str, Any]] = []
+        for what, some in (("back", back), ("front", front)):
+            listed += [(what, a) for a in ([some] if isinstance(some, (str, bytes)) else list(some))]
+        for pair in adapters:
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise TypeError("adapters holds (kind, adapter) pairs, kind 'back' or 'front'")
+            listed.append(pair)
+        for what, a in listed:
+            kind = _choice({"back": 1, "front": 2}, what, "an adapter's kind")
+            text = _as_bytes(a, f"a {what} adapter")
+            if b"\0" in text:
+                raise ValueError(f"adapter {a!r} holds a NUL byte")
+            given.append((text, kind))
+        if not given:
+            raise ValueError("no adapters given: back= (3', -a) or front= (5', -g)")
+        self._set = _seqmatch._trim_set(given)
+        #: The adapters as given, in order (Trimmed.adapter names one).
+        self.adapters: List[str] = [t.decode("utf-8", "replace") for t, _ in given]
+        self._k = mismatches or edits
+        patterns = [(n, q) for n, q in self._set._patterns()]
+        #: The database of the adapters' parts (forward strand).
+        self.database: Database = compile(patterns, strands="+", mismatches=mismatches, edits=edits,
+                                          text_iupac=text_iupac, engine=engine)
+
+    def __len__(self) -> int:
+        return len(self.adapters)
+
+    def __repr__(self) -> str:
+        return f"<seqmatch.Adapters of {len(self.adapters)} adapters>"
+
+    def trim(self, target: Target, *, min_overlap: Optional[int] = None, minimum_length: int = 0,
+             discard: Optional[str] = None, threads: int = 0) -> TrimPass:
+        """Each read of a target cut at its adapter, as Trimmed, in input
+        order: the reads ``seqmatch trim`` writes.
+
+        target: as for Database.search: paths (FASTA or FASTQ, compressed
+            or not), file objects, or records (name, sequence[, quality]).
+        min_overlap: an adapter may run off the read's end (3') or start
+            (5') with at least this many bases inside (None: 3, or k + 1
+            with k mismatches or edits of 3 or more; 0: whole adapters
+            only); cutadapt's -O. Must be above k.
+        minimum_length: reads shorter than this after trimming are not
+            handed out.
+        discard: "untrimmed" (drop the reads no adapter cut) or "trimmed"
+            (drop those cut); None keeps both.
+        threads: scanning threads (0: every core).
+        """
+        k = self._k
+        if min_overlap is None:
+            min_overlap = k + 1 if k >= 3 else 3
+        _count_argument(min_overlap, "min_overlap", none=False)
+        if min_overlap > 0xFFFFFFFF:
+            raise ValueError(f"min_overlap must be at most 4294967295, not {min_overlap}")
+        if 0 < min_overlap <= k:
+            raise ValueError(f"min_overlap={min_overlap} with {k} errors: every read end would match; give more "
+                             f"than {k}")
+        length = _size_argument(minimum_length, "minimum_length")
+        discard_id = _choice(_DISCARD, discard, "discard")
+        run = self.database._run_records(target, _MODE_TRIM, threads, min_overlap, (self._set, length, discard_id))
+        return TrimPass(run, self.adapters)
+
+
+# ---------------------------------------------------- dual-index demux
+
+class DemuxPass(_RecordPass):
+    """Each record of BarcodePairs.demux with its sample, as (sample or
+    None, record), in input order, read as they are asked for. ``stats``:
+    {"records", "assigned", "no_hit", "ambiguous", "unlisted"} so far (the
+    command's --summary counts). ``with pairs.demux(...) as assigned:`` ends
+    the pass at the block's end."""
+
+    def __iter__(self) -> DemuxPass:
+        return self
+
+    def __next__(self) -> Tuple[Optional[str], Any]:
+        sample, record, _why = next(self._run)
+        return sample, record
+
+
+class BarcodePairs:
+    """Samples named by pairs of barcodes (dual indexes), for demultiplexing
+    as ``seqmatch demux --barcodes PAIRS.tsv`` does with single reads:
+    barcode1 at the read's start and barcode2 at its end (linked, as
+    cutadapt's ``^B1...B2$``), each end its barcode with the fewest errors.
+
+    table: a path to a table (sample<TAB>barcode1<TAB>barcode2, IUPAC codes;
+        '#' lines and a header skipped; a sample may have several lines),
+        or an iterable of (sample, barcode1, barcode2) triples.
+    mismatches, edits: up to k mismatches or edits in each barcode.
+    rc_barcode2: barcode2 is listed 5'->3' as on its own strand (kits that
+        list both indexes so): the read ends in its reverse complement; by
+        default barcode2 is written as it reads at the read's end.
+    text_iupac: N and IUPAC codes in reads match the barcodes' bases.
+    engine: as for compile.
+
+    A table of two columns is a list of single barcodes: compile it and use
+    Database.demux.
+    """
+
+    def __init__(self, table: Union[PathLike, Iterable[Tuple[str, str, str]]], *, mismatches: int = 0,
+                 edits: int = 0, rc_barcode2: bool = False, text_iupac: bool = False, engine: str = "auto") -> None:
+        if isinstance(table, (str, bytes, _os.PathLike)):
+            self._pairs = _seqmatch._barcode_pairs(_os.fsencode(table), None)
+        else:
+            lines = []
+            for row in table:
+                if not isinstance(row, tuple) or len(row) != 3:
+                    raise TypeError("table holds (sample, barcode1, barcode2) triples")
+                fields = [_as_bytes(x, "a sample or barcode") for x in row]
+                if any(ch in f for f in fields for ch in (b"\t", b"\n", b"\r", b"\0")):
+                    raise ValueError(f"sample {row[0]!r}: a tab, line end or NUL byte in a field")
+                lines.append(b"\t".join(fields) + b"\n")
+            if not lines:
+                raise ValueError("no barcode pairs given")
+            self._pairs = _seqmatch._barcode_pairs(None, b"".join(lines))
+        for what, k in (("mismatches", mismatches), ("edits", edits)):
+            _count_argument(k, what, none=False)
+        if mismatches and edits:
+            raise ValueError("mismatches and edits cannot be combined: give one of them")
+        match, k = (1, mismatches) if mismatches else (2, edits) if edits else (0, 0)
+        #: The samples, in the table's order.
+        self.samples: List[str] = self._pairs._samples()
+        #: The barcodes' database: barcode1s, then barcode2s (as sought at the read's end).
+        self.database: Database = _cast(Database, self._pairs._compile(
+            match, k, _FLAG_TEXT_IUPAC if text_iupac else 0, _choice(_ENGINES, engine, "engine"),
+            not rc_barcode2))
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def __repr__(self) -> str:
+        return f"<seqmatch.BarcodePairs of {len(self.samples)} samples>"
+
+    def demux(self, target: Target, *, threads: int = 0) -> DemuxPass:
+        """Each record of a target (as for Database.search) with its
+        sample, as (sample or None, record): None when an end has no
+        barcode, two barcodes of an end are equally close, or the pair is
+        not in the table. Records of files come as Record (raw: the bytes
+        as read, what the command writes to the sample's file); records
+        given as Python objects as they were given."""
+        info = self.database._info()
+        window = info["max_length"] + info["max_errors"]
+        run = self.database._run_records(target, _MODE_PAIRS, threads, 0, (self._pairs, window))
+        return DemuxPass(run)
 
 
 _seqmatch._set_types(Hit, Record, Database)

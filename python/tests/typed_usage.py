@@ -39,6 +39,27 @@ def main(path: str) -> None:
     assert patterns and seqmatch.library_version()
     again: seqmatch.Database = seqmatch.from_bytes(db.to_bytes())
     assert again.patterns == db.patterns and len(again) == 2
+    primers = seqmatch.Primers([("p", "GAATTC", "GGATCC")], mismatches=1)
+    products: seqmatch.AmpliconPass = primers.amplicons(records, max_size=500, sequence=True)
+    for product in products:
+        size: int = product.size
+        product_seq: Optional[str] = product.sequence
+        assert size == 12 and product_seq == "GAATTCGGATCC" and product.pair == "p"
+    amplicon_stats: Dict[str, int] = products.stats
+    assert amplicon_stats["products"] == 1
+    adapters = seqmatch.Adapters(back=["GGATCC"], front="^GAA")
+    with adapters.trim(records, minimum_length=1, discard=None) as reads:
+        for read in reads:
+            left: str = read.sequence
+            adapter: Optional[str] = read.adapter
+            assert left and adapter in ("GGATCC", "^GAA", None)
+    trim_stats: Dict[str, int] = reads.stats
+    assert trim_stats["records"] >= 1
+    dual = seqmatch.BarcodePairs([("s1", "GAATTC", "GGATCC")], mismatches=1, rc_barcode2=True)
+    samples: List[str] = dual.samples
+    for sample, record in dual.demux(records):
+        found_sample: Optional[str] = sample
+        assert found_sample in samples or (found_sample is None and record)
 
 
 if __name__ == "__main__":

@@ -176,6 +176,11 @@ void sm_trim_decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap,
     decide(set, mate, min_overlap, hits, NULL, count, length, cut);
 }
 
+void sm_trim_decide_partial(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits,
+                            const uint8_t *partial, size_t count, uint64_t length, sm_trim_cut *cut) {
+    decide(set, mate, min_overlap, hits, partial, count, length, cut);
+}
+
 /* ------------------------------------------------------------ the records */
 
 typedef struct {
