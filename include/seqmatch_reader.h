@@ -766,6 +766,11 @@ typedef struct {
     sm_writer *out;
     unsigned reader_threads;   /* as sm_reader_open_threads */
     sm_progress *progress;     /* told of each file and piece read, products as its count (NULL: none) */
+    /* NULL, or a report (seqmatch_output.h) that gets, at the end of each
+       file read: "records" "input" and "with_product", "bases" "input",
+       "products" "total", "plus", "minus", and per pair (list "pairs", in
+       the set's order) "products", "plus", "minus" (docs/stats-json.md). */
+    struct sm_stats *stats;
 } sm_amplicon_options;
 
 typedef struct {
