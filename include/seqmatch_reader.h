@@ -505,6 +505,7 @@ typedef struct {
     int why;            /* SM_PAIR_* */
     size_t length[2];   /* each end's barcode length (0: none found) */
     uint32_t errors[2]; /* each end's errors */
+    uint32_t pattern[2]; /* assigned: the patterns found in mate 1 and mate 2, or at a single read's start and end */
 } sm_barcode_pair_match;
 
 /* Parses a table (text of len bytes; what names it in messages). Returns
@@ -541,6 +542,17 @@ int sm_record_rewrite(const uint8_t *raw, size_t len, const char *tag, uint64_t 
 size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n, char *buf);
 /* The record's sequence length (its lines joined; FASTQ up to the '+' line). */
 uint64_t sm_record_seq_length(const uint8_t *raw, size_t len);
+/* The symbols a barcode (pattern of db, a demux database) covers at the
+   record's start (at_end 0) or end (1), what demux --trim cuts and
+   --barcode-tag shows: for exact and -m matching the pattern's length; for
+   -k the span of its best anchored alignment there (A(j) = edits of the
+   pattern against the first j symbols, or the last j), the fewest edits,
+   then the fewest symbols: the anchored runner's hit with the record's
+   fewest edits (docs/demux.md). strand 0: the pattern as compiled, on the
+   forward strand; 1: its reverse complement; -1: whichever of the two has
+   fewer edits (then fewer symbols, then +). 0 when there is no alignment
+   within k (or no memory). */
+size_t sm_barcode_span(const sm_db *db, uint32_t pattern, int strand, const uint8_t *raw, size_t len, int at_end);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------------- adapter trimming */

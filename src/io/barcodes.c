@@ -294,6 +294,7 @@ void sm_barcode_pairs_assign(const sm_barcode_pairs *p, const sm_read_record *r,
         key.bc[e] = (uint32_t)(r->user[e] & 0xffffffffu);
         m->errors[e] = (uint32_t)(held - 1);
         m->length[e] = strlen(p->seq[e][key.bc[e]]);
+        m->pattern[e] = (uint32_t)(e ? p->nseq[0] : 0) + key.bc[e];
     }
     if (missing || tie) {
         m->why = missing ? SM_PAIR_NO_HIT : SM_PAIR_AMBIGUOUS;
@@ -383,4 +384,65 @@ int sm_record_rewrite(const uint8_t *raw, size_t len, const char *tag, uint64_t 
     memcpy(*out + header + tag_len, body + header, body_len - header);
     *out_len = need;
     return SM_OK;
+}
+
+/* ------------------------------------------------------ barcode spans */
+
+/* The fewest edits of key (nucleotide sets, in alignment order) against a
+   prefix of text (sets), and the shortest prefix that has them (*span). */
+static uint32_t prefix_alignment(const uint8_t *key, size_t m, const uint8_t *text, size_t n, uint32_t *col,
+                                 size_t *span) {
+    for (size_t i = 0; i <= m; i++) col[i] = (uint32_t)i;
+    uint32_t best = col[m];
+    *span = 0;
+    for (size_t j = 1; j <= n; j++) {
+        uint32_t diag = col[0];
+        col[0] = (uint32_t)j;
+        for (size_t i = 1; i <= m; i++) {
+            uint32_t up = col[i], v = diag + !(key[i - 1] & text[j - 1]);
+            if (up + 1 < v) v = up + 1;
+            if (col[i - 1] + 1 < v) v = col[i - 1] + 1;
+            diag = up;
+            col[i] = v;
+        }
+        if (col[m] < best) best = col[m], *span = j;
+    }
+    return best;
+}
+
+static uint8_t complement_set(uint8_t set) { /* A<->T, C<->G */
+    return (uint8_t)(((set & sm_nt_set['A']) ? sm_nt_set['T'] : 0) | ((set & sm_nt_set['T']) ? sm_nt_set['A'] : 0) |
+                     ((set & sm_nt_set['C']) ? sm_nt_set['G'] : 0) | ((set & sm_nt_set['G']) ? sm_nt_set['C'] : 0));
+}
+
+size_t sm_barcode_span(const sm_db *db, uint32_t pattern, int strand, const uint8_t *raw, size_t len, int at_end) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    size_t m, span = 0, best_span = 0;
+    const char *seq = sm_db_pattern_seq(db, pattern, &m);
+    if (!seq || info.match != SM_MATCH_EDITS) return seq ? m : 0;
+    size_t w = m + info.max_errors; /* A(j) > k past m + k */
+    uint8_t *key = malloc(m + 2 * (w + 1)), *text = key ? key + m : NULL, *sets = key ? text + w + 1 : NULL;
+    uint32_t *col = malloc((m + 1) * sizeof *col), best = UINT32_MAX;
+    if (!key || !col) goto done;
+    size_t n = sm_record_seq_end(raw, len, at_end, w, (char *)text);
+    for (size_t j = 0; j < n; j++) { /* read away from the anchored end */
+        uint8_t t = sm_nt_set[text[at_end ? n - 1 - j : j]];
+        sets[j] = (info.flags & SM_FLAG_TEXT_IUPAC) || !(t & (t - 1)) ? t : 0; /* N matches nothing */
+    }
+    for (int s = 0; s < 2; s++) {
+        if (strand >= 0 ? s != strand : (s ? info.strands == SM_STRAND_FORWARD : info.strands == SM_STRAND_REVERSE))
+            continue;
+        /* the key as it reads on the forward strand (s: reverse complemented), from the anchored end */
+        for (size_t i = 0; i < m; i++) {
+            uint8_t c = sm_nt_set[(uint8_t)seq[(at_end != s) ? m - 1 - i : i]];
+            key[i] = s ? complement_set(c) : c;
+        }
+        uint32_t e = prefix_alignment(key, m, sets, n, col, &span);
+        if (e < best || (e == best && span < best_span)) best = e, best_span = span;
+    }
+done:
+    free(key);
+    free(col);
+    return best <= info.max_errors ? best_span : 0;
 }

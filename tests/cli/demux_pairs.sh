@@ -2,7 +2,7 @@
 # barcode2): paired files (barcode1 in mate 1, barcode2 in mate 2, at the
 # start or with --anchor end), single reads (barcode1 at the start, barcode2
 # at the end, as given or with --rc-barcode2), -m/-k, ties, pairs not in the
-# table, --trim, --barcode-tag, a two-column table read as -p reads it, 1 and
+# table, --trim (with -k: what the hit covers), --barcode-tag, a two-column table read as -p reads it, 1 and
 # 3 threads, and the refusals. (tests/public/test_demux_pairs.c checks where
 # random records go against the rule.)
 . "$(dirname "$0")/testlib.bash"
@@ -69,6 +69,28 @@ printf '@c BC:Z:acgtac-GGCCAA\nGGGGGGGGGGGGG\n+\nIIIIIIIIIIIII\n' >"$TMP/want1"
 cmp -s "$TMP/s/S1.fastq" "$TMP/want1" && [ "$(names "$TMP/s/unassigned.fastq")" = "@a @b @d " ] && pass ||
     fail "single --rc-barcode2 --trim --barcode-tag: $(cat "$TMP/s/S1.fastq")"
 
+# -k: what the hit covers is cut and shown: a deletion in barcode1 (ACGTC), an insertion in barcode2 (TTGAGCC)
+printf '@x\nACGTCGGGGGGGGGGTTGAGCC\n+\nABCDEFGHIJKLMNOPQRSTUV\n' >"$TMP/k.fq"
+run demux --barcodes "$TMP/pairs.tsv" -k 1 --trim --barcode-tag -o "$TMP/k" "$TMP/k.fq"
+printf '@x BC:Z:ACGTC-TTGAGCC\nGGGGGGGGGG\n+\nFGHIJKLMNO\n' >"$TMP/want1"
+cmp -s "$TMP/k/S1.fastq" "$TMP/want1" && pass || fail "single -k 1 --trim --barcode-tag: $(cat "$TMP/k/S1.fastq")"
+printf '@y/1\nACTACGGGG\n+\nABCDEFGHI\n' >"$TMP/k1.fq"
+printf '@y/2\nTTGGCCAAAA\n+\nABCDEFGHIJ\n' >"$TMP/k2.fq"
+run demux --barcodes "$TMP/pairs.tsv" -k 1 --trim -o "$TMP/k" -1 "$TMP/k1.fq" -2 "$TMP/k2.fq"
+[ "$(cat "$TMP/k/S1_R1.fastq")" = "$(printf '@y/1\nGGGG\n+\nFGHI')" ] &&
+    [ "$(cat "$TMP/k/S1_R2.fastq")" = "$(printf '@y/2\nAAAA\n+\nGHIJ')" ] && pass ||
+    fail "mates -k 1 --trim: $(cat "$TMP/k/S1_R1.fastq" "$TMP/k/S1_R2.fastq")"
+# one barcode, -k at the end and on either strand
+printf '>b1\nACGTACGT\n>b2\nTTTTGGGG\n' >"$TMP/kb.fa"
+printf '@e\nCCCCCCCCACGTAACGT\n+\nABCDEFGHIJKLMNOPQ\n' >"$TMP/ke.fq"
+run demux -p "$TMP/kb.fa" -k 1 --anchor end --trim --barcode-tag -o "$TMP/k" "$TMP/ke.fq"
+[ "$(cat "$TMP/k/b1.fastq")" = "$(printf '@e BC:Z:ACGTAACGT\nCCCCCCCC\n+\nABCDEFGH')" ] && pass ||
+    fail "-p -k 1 --anchor end --trim: $(cat "$TMP/k/b1.fastq")"
+printf '@s\nCCCAAAAGTGTGTGT\n+\nABCDEFGHIJKLMNO\n' >"$TMP/ks.fq"
+run demux -p "$TMP/kb.fa" -k 1 --strand both --trim -o "$TMP/k" "$TMP/ks.fq"
+[ "$(cat "$TMP/k/b2.fastq")" = "$(printf '@s\nGTGTGTGT\n+\nHIJKLMNO')" ] && pass ||
+    fail "-p -k 1 --strand both --trim (b2 reverse complemented, a deletion): $(cat "$TMP/k/b2.fastq")"
+
 # one barcode (-p) in mate 2, trimmed there and tagged on both mates
 printf '>bcA\nTTGGCC\n' >"$TMP/one.fa"
 run demux -p "$TMP/one.fa" --barcode-read 2 --trim --barcode-tag -o "$TMP/one" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
@@ -99,8 +121,8 @@ run demux --barcodes "$TMP/pairs.tsv" --rc-barcode2 -o "$TMP/x" -1 "$TMP/r1.fq" 
 check_stderr "--rc-barcode2 with paired files" "single reads"
 run demux -p "$TMP/single.tsv" --rc-barcode2 -o "$TMP/x" "$TMP/long.fq"
 check_stderr "--rc-barcode2 without pairs" "barcode pairs"
-run demux --barcodes "$TMP/pairs.tsv" -k 1 --barcode-tag -o "$TMP/x" "$TMP/long.fq"
-check_stderr "--barcode-tag with -k" "exact matching or -m"
+run demux --barcodes "$TMP/pairs.tsv" --trim --anchor any -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
+check_stderr "--trim with --anchor any" "--anchor start or end"
 printf 'S1\tACGT\tGG\nS2\tACGT\n' >"$TMP/bad.tsv"
 run demux --barcodes "$TMP/bad.tsv" -o "$TMP/x" "$TMP/long.fq"
 check_stderr "a short line" "line 2: 2 fields"
