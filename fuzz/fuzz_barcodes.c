@@ -12,7 +12,8 @@
  *   - a barcode covers its length (exact) or, with -k 1, a base more or
  *     less at most, or nothing (sm_barcode_span);
  *   - the record's ends are at most n bytes, NUL-terminated, the same
- *     from either end when the record is shorter than n; a tag alone makes
+ *     from either end when the record is shorter than n; the end reverse
+ *     complemented mirrors it; a tag alone makes
  *     the record longer by the tag and a space, and is found in the header. */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
@@ -72,6 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* (the bytes are as read: a NUL inside the sequence stays a byte) */
     if (a > want || b > want || a != b || start[a] != '\0' || end[b] != '\0') abort();
     if (a < want && memcmp(start, end, a) != 0) abort();
+    char rc_end[20]; /* the end reverse complemented: as long, A<->T and C<->G mirrored */
+    if (sm_record_seq_end(rec, rec_len, 3, want, rc_end) != b || rc_end[b] != '\0') abort();
+    for (size_t i = 0; i < b; i++) {
+        const char *acgt = "ACGTacgt", *pos = end[b - 1 - i] ? strchr(acgt, end[b - 1 - i]) : NULL;
+        if (pos && rc_end[i] != "TGCAtgca"[pos - acgt]) abort();
+    }
     uint8_t *out = NULL;
     size_t out_len = 0, cap = 0;
     const char *tag = "BC:Z:ACGT-GG";

@@ -34,10 +34,11 @@ void cli_print_demux_help(FILE *out) {
         "Barcode pairs (dual indexes):\n"
         "  --barcodes TSV        lines 'sample<TAB>barcode1<TAB>barcode2': the pair\n"
         "                        names the sample (DIR/SAMPLE.fastq); barcode1 in mate 1\n"
-        "                        and barcode2 in mate 2 (each at --anchor), or for single\n"
-        "                        reads barcode1 at the start and barcode2 at the end, as\n"
-        "                        it reads there; no hit, a tie or an unlisted pair:\n"
-        "                        unassigned (a two-column TSV is read as -p reads it)\n"
+        "                        and barcode2 in mate 2 (at --anchor), or for single reads\n"
+        "                        barcode1 at the start and barcode2 at the end as it reads\n"
+        "                        there (--strand both: or all reverse complemented); no\n"
+        "                        hit, a tie or an unlisted pair: unassigned (a two-column\n"
+        "                        TSV is read as -p reads it)\n"
         "  --rc-barcode2         single reads: barcode2's reverse complement at the end\n"
         "  --barcode-tag         add ' BC:Z:BARCODE1-BARCODE2' (as found; one barcode\n"
         "                        without pairs) to assigned records' headers\n"
@@ -143,10 +144,11 @@ static int demux_record(void *ctx, sm_read_record *e) {
         blen[i] = sm_barcode_span(d->db, pm.pattern[i], pairs ? d->mates == 1 && i : -1, e->raw[mate_of[i]],
                                   e->raw_len[mate_of[i]], d->mates == 1 ? i || end : end);
     char tag[600] = "BC:Z:";
-    for (int i = 0; d->opts->barcode_tag && to < d->nbc && i <= pairs; i++) {
-        size_t at = strlen(tag), want = blen[i] < 250 ? blen[i] : 250;
+    for (int i = 0; d->opts->barcode_tag && to < d->nbc && i <= pairs; i++) { /* w: its window; reversed: as on the construct */
+        int w = pm.reversed ? 1 - i : i, from = (d->mates == 1 ? w || end : end) | 2 * pm.reversed;
+        size_t at = strlen(tag), want = blen[w] < 250 ? blen[w] : 250;
         if (i) tag[at++] = '-';
-        sm_record_seq_end(e->raw[mate_of[i]], e->raw_len[mate_of[i]], d->mates == 1 ? i || end : end, want, tag + at);
+        sm_record_seq_end(e->raw[mate_of[w]], e->raw_len[mate_of[w]], from, want, tag + at);
     }
     for (unsigned m = 0; m < e->mates; m++) {
         const uint8_t *raw = e->raw[m];
@@ -270,13 +272,15 @@ int cli_demux_main(int argc, char **argv) {
     const char *why = !d.pairs ? NULL
                       : opts.source_count > 1 || opts.database_path ? "takes no other barcodes (-p, -e, -d)"
                       : opts.barcode_read ? "searches both mates (barcode1 in mate 1, barcode2 in mate 2): no --barcode-read"
-                      : opts.strand_given ? "searches each barcode as given (--rc-barcode2: barcode2's reverse complement)"
+                      : opts.strand_given && (opts.read1 || opts.compile.strands != SM_STRAND_BOTH)
+                          ? "takes --strand both only for single reads (both orientations; --rc-barcode2: barcode2's reverse complement)"
                       : !opts.read1 && opts.anchor_given ? "of single reads seeks barcode1 at the start and barcode2 at the end: no --anchor"
                       : NULL;
     if (why) cli_error("--barcodes with pairs %s", why);
     else if (opts.rc_barcode2 && (!d.pairs || opts.read1))
         why = "", cli_error("--rc-barcode2 is for barcode pairs on single reads (barcode2 at the read's end)");
     if (why) goto cleanup;
+    if (d.pairs) sm_barcode_pairs_orientations(d.pairs, opts.strand_given);
     if (!opts.anchor_given) opts.anchor = SM_ANCHOR_START;
     if (!opts.strand_given && !opts.database_path) opts.compile.strands = SM_STRAND_FORWARD;
     size_t ninputs = cli_read_inputs(&opts, inputs);

@@ -1,9 +1,10 @@
 # seqmatch demux --barcodes with a table of barcode pairs (sample, barcode1,
 # barcode2): paired files (barcode1 in mate 1, barcode2 in mate 2, at the
 # start or with --anchor end), single reads (barcode1 at the start, barcode2
-# at the end, as given or with --rc-barcode2), -m/-k, ties, pairs not in the
-# table, --trim (with -k: what the hit covers), --barcode-tag, a two-column table read as -p reads it, 1 and
-# 3 threads, and the refusals. (tests/public/test_demux_pairs.c checks where
+# at the end, as given or with --rc-barcode2; in both orientations with
+# --strand both), -m/-k, ties, pairs not in the table, --trim (with -k: what
+# the hit covers), --barcode-tag, a two-column table read as -p reads it, 1
+# and 3 threads, and the refusals. (tests/public/test_demux_pairs.c checks where
 # random records go against the rule.)
 . "$(dirname "$0")/testlib.bash"
 
@@ -91,6 +92,27 @@ run demux -p "$TMP/kb.fa" -k 1 --strand both --trim -o "$TMP/k" "$TMP/ks.fq"
 [ "$(cat "$TMP/k/b2.fastq")" = "$(printf '@s\nGTGTGTGT\n+\nHIJKLMNO')" ] && pass ||
     fail "-p -k 1 --strand both --trim (b2 reverse complemented, a deletion): $(cat "$TMP/k/b2.fastq")"
 
+# --strand both: single reads in either orientation. b, c and d are constructs reverse
+# complemented (GGCCAA = rc TTGGCC at the start, GTACGT = rc ACGTAC at the end); d has a
+# deletion in GGCCAA (-k 1); the tag shows the barcodes as on the construct, the read stays as read
+printf '@a\nACGTACTTTTTTTTTTTGGCC\n+\nABCDEFGHIJKLMNOPQRSTU\n@b\nGGCCAATTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n@c\nAATTCCTTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n@d\nGGCCATTTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n' >"$TMP/both.fq"
+run demux --barcodes "$TMP/pairs.tsv" --strand both -k 1 --trim --barcode-tag -o "$TMP/o" "$TMP/both.fq" -t 3
+printf '@a BC:Z:ACGTAC-TTGGCC\nTTTTTTTTT\n+\nGHIJKLMNO\n@b BC:Z:ACGTAC-TTGGCC\nTTTTTTTTTT\n+\nGHIJKLMNOP\n@d BC:Z:ACGTAC-TGGCC\nTTTTTTTTTTT\n+\nFGHIJKLMNOP\n' >"$TMP/want1"
+printf '@c BC:Z:ACGTAC-GGAATT\nTTTTTTTTTT\n+\nGHIJKLMNOP\n' >"$TMP/want2"
+cmp -s "$TMP/o/S1.fastq" "$TMP/want1" && cmp -s "$TMP/o/S2.fastq" "$TMP/want2" && pass ||
+    fail "--strand both -k 1 --trim --barcode-tag: $(cat "$TMP/o/S1.fastq" "$TMP/o/S2.fastq")"
+run demux --barcodes "$TMP/pairs.tsv" -o "$TMP/o" "$TMP/both.fq"
+[ "$(names "$TMP/o/S1.fastq")" = "@a " ] && [ "$(names "$TMP/o/unassigned.fastq")" = "@b @c @d " ] && pass ||
+    fail "without --strand both only the construct as given"
+# both orientations equally close: two samples -> unassigned; one sample (a symmetric construct) -> it
+printf 'X1\tACGTAC\tTTGGCC\nX2\tGGCCAA\tGTACGT\nY\tAAACCC\tGGGTTT\n' >"$TMP/sym.tsv"
+printf '@t\nACGTACGGGGTTGGCC\n+\nIIIIIIIIIIIIIIII\n@y\nAAACCCTTTTGGGTTT\n+\nIIIIIIIIIIIIIIII\n' >"$TMP/sym.fq"
+run demux --barcodes "$TMP/sym.tsv" --strand both -o "$TMP/o" "$TMP/sym.fq"
+[ "$(names "$TMP/o/unassigned.fastq")" = "@t " ] && [ "$(names "$TMP/o/Y.fastq")" = "@y " ] &&
+    grep -q "1 with two barcodes equally close" "$TMP/err" && pass || fail "orientations equally close: $(cat "$TMP/err")"
+run demux --barcodes "$TMP/sym.tsv" -o "$TMP/o" "$TMP/sym.fq"
+[ "$(names "$TMP/o/X1.fastq")" = "@t " ] && pass || fail "one orientation: t to X1"
+
 # one barcode (-p) in mate 2, trimmed there and tagged on both mates
 printf '>bcA\nTTGGCC\n' >"$TMP/one.fa"
 run demux -p "$TMP/one.fa" --barcode-read 2 --trim --barcode-tag -o "$TMP/one" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
@@ -113,8 +135,10 @@ run demux --barcodes "$TMP/pairs.tsv" -e ACGT -o "$TMP/x" "$TMP/long.fq"
 check_stderr "pairs and -e" "takes no other barcodes"
 run demux --barcodes "$TMP/pairs.tsv" --barcode-read 2 -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
 check_stderr "pairs and --barcode-read" "no --barcode-read"
-run demux --barcodes "$TMP/pairs.tsv" --strand both -o "$TMP/x" "$TMP/long.fq"
-check_stderr "pairs and --strand" "--rc-barcode2"
+run demux --barcodes "$TMP/pairs.tsv" --strand - -o "$TMP/x" "$TMP/long.fq"
+check_stderr "pairs and --strand -" "--strand both only for single reads"
+run demux --barcodes "$TMP/pairs.tsv" --strand both -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
+check_stderr "pairs of mates and --strand both" "--strand both only for single reads"
 run demux --barcodes "$TMP/pairs.tsv" --anchor end -o "$TMP/x" "$TMP/long.fq"
 check_stderr "pairs on single reads and --anchor" "no --anchor"
 run demux --barcodes "$TMP/pairs.tsv" --rc-barcode2 -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"

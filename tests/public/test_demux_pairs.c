@@ -22,6 +22,7 @@
 static char dir[] = "/tmp/sm_demux_pairs_XXXXXX";
 static long outcomes[4]; /* reads assigned, without a hit, ambiguous, unlisted */
 static long spans_checked; /* assigned reads of -k rounds */
+static long reversed_checked; /* reads assigned in the reverse orientation */
 
 /* ---------------------------------------------------------------- oracle */
 
@@ -42,6 +43,15 @@ static int mismatches(const char *s, long n, long at, const char *b) {
         e += !((t == 1 || t == 2 || t == 4 || t == 8) && (base_set(b[i]) & t));
     }
     return e;
+}
+
+static void reverse_complement(char *s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n / 2; i++) {
+        char c = s[i];
+        s[i] = s[n - 1 - i], s[n - 1 - i] = c;
+    }
+    for (size_t i = 0; i < n; i++) s[i] = complement(s[i]);
 }
 
 static int text_matches(char t, char b) {
@@ -144,6 +154,7 @@ static void put_random(char *s, unsigned n) {
 
 static void run_round(int round) {
     int paired = rnd(2), k = (int)rnd(3), rc = !paired && rnd(2), end = paired && rnd(2), edits = k && rnd(2);
+    int both = !paired && rnd(2); /* single reads in both orientations */
     int nb[2] = {1 + (int)rnd(5), 1 + (int)rnd(5)};
     char bc[2][8][16];
     for (int e = 0; e < 2; e++)
@@ -191,6 +202,7 @@ static void run_round(int round) {
     for (size_t i = 0; i < sm_barcode_pairs_samples(pairs); i++)
         sample_number[i] = atoi(sm_barcode_pairs_sample(pairs, i) + 1);
 
+    if (both) sm_barcode_pairs_orientations(pairs, 1);
     sm_compile_options co;
     sm_compile_options_init(&co);
     co.match = edits ? SM_MATCH_EDITS : k ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
@@ -244,6 +256,7 @@ static void run_round(int round) {
                     memcpy(s + (at_end ? n - bl : 0), planted, (size_t)bl);
                 }
             }
+            if (both && rnd(2)) reverse_complement(s); /* the construct read from its other end */
             for (char *c = s; *c; c++)
                 if (rnd(8) == 0) *c = (char)(*c | 0x20);
             fprintf(f[m], "@read%d%s\n%s\n+\n", r, paired ? (m ? "/2" : "/1") : "", s);
@@ -275,21 +288,37 @@ static void run_round(int round) {
     }
     CHECK(st.n == nreads, "round %d: %d records back of %d", round, st.n, nreads);
     for (int r = 0; r < nreads && r < st.n; r++) {
-        int got[2], errors[2];
-        long span[2];
-        for (int e = 0; e < 2; e++) {
-            const char *s = seqs[r][paired ? e : 0];
-            got[e] = closest(s, paired ? end : e, bc[e], listed[e], nb[e], k, !paired && e == 1 && rc, edits, &errors[e],
-                             &span[e]);
+        /* each orientation (the read as given; in both, its reverse complement too): each end's
+           closest barcode, the outcome, the errors of both ends, what each window's barcode covers */
+        long want = -1, span[2] = {0, 0};
+        int total = 0;
+        for (int o = 0; o <= both; o++) {
+            int got[2], errors[2];
+            long covers[2] = {0, 0}, out;
+            char x[64];
+            strcpy(x, seqs[r][0]);
+            if (o) reverse_complement(x);
+            for (int e = 0; e < 2; e++) {
+                const char *s = paired ? seqs[r][e] : x;
+                got[e] = closest(s, paired ? end : e, bc[e], listed[e], nb[e], k, !paired && e == 1 && rc, edits,
+                                 &errors[e], &covers[e]);
+            }
+            if (got[0] == -1 || got[1] == -1) out = -1;
+            else if (got[0] == -2 || got[1] == -2) out = -2;
+            else out = sample_of[got[0]][got[1]] >= 0 ? sample_of[got[0]][got[1]] : -3;
+            if (o == 0 || out == -1) {
+                if (o == 0) want = out, total = errors[0] + errors[1], span[0] = covers[0], span[1] = covers[1];
+                continue;
+            }
+            if (want == -1 || errors[0] + errors[1] < total) /* reversed: barcode2 covers the start */
+                want = out, span[0] = covers[1], span[1] = covers[0], reversed_checked += out >= 0;
+            else if (errors[0] + errors[1] == total && !(want >= 0 && out == want)) want = -2;
         }
-        long want;
-        if (got[0] == -1 || got[1] == -1) want = -1;
-        else if (got[0] == -2 || got[1] == -2) want = -2;
-        else want = sample_of[got[0]][got[1]] >= 0 ? sample_of[got[0]][got[1]] : -3;
         outcomes[want >= 0 ? 0 : -want]++;
         long got_sample = st.got[r] >= 0 ? sample_number[st.got[r]] : st.got[r];
-        CHECK(got_sample == want, "round %d (%s, %c %d, %s%s, %u threads) read %d: got %ld, want %ld (%s / %s)", round,
-              paired ? "paired" : "single", edits ? 'k' : 'm', k, end ? "end" : "start", rc ? ", rc" : "", ro.threads, r,
+        CHECK(got_sample == want, "round %d (%s, %c %d, %s%s%s, %u threads) read %d: got %ld, want %ld (%s / %s)",
+              round, paired ? "paired" : "single", edits ? 'k' : 'm', k, end ? "end" : "start", rc ? ", rc" : "",
+              both ? ", both" : "", ro.threads, r,
               got_sample, want, seqs[r][0], paired ? seqs[r][1] : "");
         for (int e = 0; want >= 0 && got_sample == want && e < 2; e++)
             CHECK((long)st.span[r][e] == span[e], "round %d (%s, %c %d) read %d: barcode%d covers %zu, want %ld (%s / %s)",
@@ -365,6 +394,7 @@ int main(void) {
           "the rounds reach too few cases: %ld assigned, %ld without a hit, %ld ambiguous, %ld unlisted", outcomes[0],
           outcomes[1], outcomes[2], outcomes[3]);
     CHECK(spans_checked > rounds / 4, "only %ld reads of -k rounds assigned", spans_checked);
+    CHECK(reversed_checked > rounds / 8, "only %ld reads assigned in the reverse orientation", reversed_checked);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) failures++;
