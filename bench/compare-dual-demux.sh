@@ -2,7 +2,8 @@
 # seqmatch demux --barcodes (barcode pairs) beside cutadapt's combinatorial demultiplexing
 # (-g ^file: -G ^file:, paired reads) and its linked adapters (-g file: of ^BARCODE1...BARCODE2$,
 # single long reads) on real reads: every sample's files compared byte for byte (barcodes
-# trimmed by both), then the time of both on the same cores.
+# trimmed by both), exact, -m 1 and -k 1 (indels planted too), then the time of both on the
+# same cores.
 #
 # usage: bench/compare-dual-demux.sh SEQMATCH READS_DIR
 #   READS_DIR holds short_reads_1.fastq.gz, short_reads_2.fastq.gz (50,200 pairs of 125-base
@@ -47,10 +48,16 @@ A, B = barcodes(), barcodes()
 for name, prefix, bcs in (("bc1.fa", "i", A), ("bc2.fa", "j", B)):
     with open(name, "w") as f:
         f.writelines(">%s%d\n%s\n" % (prefix, i + 1, b) for i, b in enumerate(bcs))
+indels = mode.endswith("-indels")
+mode = mode.replace("-indels", "")
 def mutate(s):
     r = rng.random(); k = 1 if r < 0.10 else 2 if r < 0.13 else 0
     s = list(s)
     for _ in range(k): s[rng.randrange(len(s))] = rng.choice("ACGT")
+    if indels and rng.random() < 0.10: # one base inserted or deleted
+        at = rng.randrange(len(s))
+        if rng.random() < 0.5: s.insert(at, rng.choice("ACGT"))
+        else: del s[at]
     return "".join(s)
 def records(path):
     with gzip.open(path, "rt") as f:
@@ -110,6 +117,16 @@ cutadapt -j "$T" -e 1 --no-indels -g ^file:bc1.fa -G ^file:bc2.fa -o 'ca/{name1}
 tail -n 1 sm.summary
 same sm ca _R1.fastq _R2.fastq
 
+plant paired-indels "$READS/short_reads_1.fastq.gz" "$READS/short_reads_2.fastq.gz"
+table bc1.fa bc2.fa >pairs.tsv
+echo "== paired, -k 1 | -e 1 (indels; 10 % of the barcodes also with one base inserted or deleted)"
+rm -rf sm ca && mkdir ca
+"$SM" demux --barcodes pairs.tsv -k 1 --trim -t "$T" -o sm -1 "$R1" -2 "$R2" --summary sm.summary
+cutadapt -j "$T" -e 1 -g ^file:bc1.fa -G ^file:bc2.fa -o 'ca/{name1}-{name2}_R1.fastq' \
+    -p 'ca/{name1}-{name2}_R2.fastq' "$R1" "$R2" >ca.log
+tail -n 1 sm.summary
+same sm ca _R1.fastq _R2.fastq
+
 plant single "$LONG"
 table bc1.fa bc2.fa >pairs.tsv
 LONG=long.fastq
@@ -118,6 +135,13 @@ echo "== long reads: $(wc -l <pairs.tsv) pairs (start, end as it reads), exact, 
 rm -rf sm ca && mkdir ca
 "$SM" demux --barcodes pairs.tsv --trim -t "$T" -o sm "$LONG" --summary sm.summary
 cutadapt -j "$T" -e 0 --no-indels -g file:linked.fa -o 'ca/{name}.fastq' "$LONG" >ca.log
+tail -n 1 sm.summary
+same sm ca .fastq
+plant single-indels "$READS/long_reads_high_depth.fastq.gz"
+echo "== long reads, -k 1 | -e 1 (indels as above)"
+rm -rf sm ca && mkdir ca
+"$SM" demux --barcodes pairs.tsv -k 1 --trim -t "$T" -o sm "$LONG" --summary sm.summary
+cutadapt -j "$T" -e 1 -g file:linked.fa -o 'ca/{name}.fastq' "$LONG" >ca.log
 tail -n 1 sm.summary
 same sm ca .fastq
 

@@ -559,12 +559,13 @@ uint64_t sm_record_seq_length(const uint8_t *raw, size_t len);
 /* The symbols a barcode (pattern of db, a demux database) covers at the
    record's start (at_end 0) or end (1), what demux --trim cuts and
    --barcode-tag shows: for exact and -m matching the pattern's length; for
-   -k the span of its best anchored alignment there (A(j) = edits of the
-   pattern against the first j symbols, or the last j), the fewest edits,
-   then the fewest symbols: the anchored runner's hit with the record's
-   fewest edits (docs/demux.md). strand 0: the pattern as compiled, on the
-   forward strand; 1: its reverse complement; -1: whichever of the two has
-   fewer edits (then fewer symbols, then +). 0 when there is no alignment
+   -k the span of its best anchored alignment there (with the first j
+   symbols, or the last j): the fewest edits (the record's fewest, as the
+   anchored runner reports them), then the most matched symbols (a last
+   barcode base that differs is a substitution, not a deletion), then the
+   longest (docs/demux.md). strand 0: the pattern as compiled, on the
+   forward strand; 1: its reverse complement; -1: whichever of the two
+   aligns better (the same order, then +). 0 when there is no alignment
    within k (or no memory). */
 size_t sm_barcode_span(const sm_db *db, uint32_t pattern, int strand, const uint8_t *raw, size_t len, int at_end);
 #endif /* SEQMATCH_EXPERIMENTAL */

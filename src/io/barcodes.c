@@ -429,24 +429,28 @@ int sm_record_rewrite(const uint8_t *raw, size_t len, const char *tag, uint64_t 
 
 /* ------------------------------------------------------ barcode spans */
 
-/* The fewest edits of key (nucleotide sets, in alignment order) against a
-   prefix of text (sets), and the shortest prefix that has them (*span). */
-static uint32_t prefix_alignment(const uint8_t *key, size_t m, const uint8_t *text, size_t n, uint32_t *col,
-                                 size_t *span) {
-    for (size_t i = 0; i <= m; i++) col[i] = (uint32_t)i;
-    uint32_t best = col[m];
+/* The best alignment of key (nucleotide sets, in alignment order) against
+   a prefix of text (sets): the fewest edits, then the most matches, then
+   the longest prefix (*span). Returns its cost, one additive number that
+   orders the first two: an edit costs m + 1 (more than all matches), a
+   match -1; cost = (m + 1) edits - matches. */
+static int64_t prefix_alignment(const uint8_t *key, size_t m, const uint8_t *text, size_t n, int64_t *col,
+                                size_t *span) {
+    const int64_t edit = (int64_t)m + 1;
+    for (size_t i = 0; i <= m; i++) col[i] = (int64_t)i * edit;
+    int64_t best = col[m];
     *span = 0;
     for (size_t j = 1; j <= n; j++) {
-        uint32_t diag = col[0];
-        col[0] = (uint32_t)j;
+        int64_t diag = col[0];
+        col[0] = (int64_t)j * edit;
         for (size_t i = 1; i <= m; i++) {
-            uint32_t up = col[i], v = diag + !(key[i - 1] & text[j - 1]);
-            if (up + 1 < v) v = up + 1;
-            if (col[i - 1] + 1 < v) v = col[i - 1] + 1;
+            int64_t up = col[i], v = diag + ((key[i - 1] & text[j - 1]) ? -1 : edit);
+            if (up + edit < v) v = up + edit;
+            if (col[i - 1] + edit < v) v = col[i - 1] + edit;
             diag = up;
             col[i] = v;
         }
-        if (col[m] < best) best = col[m], *span = j;
+        if (col[m] <= best) best = col[m], *span = j; /* equal: the longer */
     }
     return best;
 }
@@ -464,7 +468,7 @@ size_t sm_barcode_span(const sm_db *db, uint32_t pattern, int strand, const uint
     if (!seq || info.match != SM_MATCH_EDITS) return seq ? m : 0;
     size_t w = m + info.max_errors; /* A(j) > k past m + k */
     uint8_t *key = malloc(m + 2 * (w + 1)), *text = key ? key + m : NULL, *sets = key ? text + w + 1 : NULL;
-    uint32_t *col = malloc((m + 1) * sizeof *col), best = UINT32_MAX;
+    int64_t *col = malloc((m + 1) * sizeof *col), best = INT64_MAX;
     if (!key || !col) goto done;
     size_t n = sm_record_seq_end(raw, len, at_end, w, (char *)text);
     for (size_t j = 0; j < n; j++) { /* read away from the anchored end */
@@ -479,11 +483,12 @@ size_t sm_barcode_span(const sm_db *db, uint32_t pattern, int strand, const uint
             uint8_t c = sm_nt_set[(uint8_t)seq[(at_end != s) ? m - 1 - i : i]];
             key[i] = s ? complement_set(c) : c;
         }
-        uint32_t e = prefix_alignment(key, m, sets, n, col, &span);
-        if (e < best || (e == best && span < best_span)) best = e, best_span = span;
+        int64_t cost = prefix_alignment(key, m, sets, n, col, &span);
+        if (cost < best || (cost == best && span > best_span)) best = cost, best_span = span;
     }
 done:
     free(key);
     free(col);
-    return best <= info.max_errors ? best_span : 0;
+    /* cost = (m + 1) edits - matches, 0 <= matches <= m */
+    return best != INT64_MAX && (best + (int64_t)m) / ((int64_t)m + 1) <= (int64_t)info.max_errors ? best_span : 0;
 }

@@ -87,17 +87,22 @@ printf '@e\nCCCCCCCCACGTAACGT\n+\nABCDEFGHIJKLMNOPQ\n' >"$TMP/ke.fq"
 run demux -p "$TMP/kb.fa" -k 1 --anchor end --trim --barcode-tag -o "$TMP/k" "$TMP/ke.fq"
 [ "$(cat "$TMP/k/b1.fastq")" = "$(printf '@e BC:Z:ACGTAACGT\nCCCCCCCC\n+\nABCDEFGH')" ] && pass ||
     fail "-p -k 1 --anchor end --trim: $(cat "$TMP/k/b1.fastq")"
+printf '@u\nACGTACGACCCCCC\n+\nABCDEFGHIJKLMN\n' >"$TMP/ku.fq"
+run demux -p "$TMP/kb.fa" -k 1 --trim -o "$TMP/k" "$TMP/ku.fq"
+[ "$(cat "$TMP/k/b1.fastq")" = "$(printf '@u\nCCCCCC\n+\nIJKLMN')" ] && pass ||
+    fail "-k 1: a differing last base is a substitution (8 cut), not a deletion (7): $(cat "$TMP/k/b1.fastq")"
 printf '@s\nCCCAAAAGTGTGTGT\n+\nABCDEFGHIJKLMNO\n' >"$TMP/ks.fq"
 run demux -p "$TMP/kb.fa" -k 1 --strand both --trim -o "$TMP/k" "$TMP/ks.fq"
 [ "$(cat "$TMP/k/b2.fastq")" = "$(printf '@s\nGTGTGTGT\n+\nHIJKLMNO')" ] && pass ||
     fail "-p -k 1 --strand both --trim (b2 reverse complemented, a deletion): $(cat "$TMP/k/b2.fastq")"
 
 # --strand both: single reads in either orientation. b, c and d are constructs reverse
-# complemented (GGCCAA = rc TTGGCC at the start, GTACGT = rc ACGTAC at the end); d has a
-# deletion in GGCCAA (-k 1); the tag shows the barcodes as on the construct, the read stays as read
+# complemented (GGCCAA = rc TTGGCC at the start, GTACGT = rc ACGTAC at the end); d has GGCCAT
+# (-k 1: a substitution rather than a deletion of the last A); the tag shows the barcodes as on
+# the construct, the read stays as read
 printf '@a\nACGTACTTTTTTTTTTTGGCC\n+\nABCDEFGHIJKLMNOPQRSTU\n@b\nGGCCAATTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n@c\nAATTCCTTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n@d\nGGCCATTTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n' >"$TMP/both.fq"
 run demux --barcodes "$TMP/pairs.tsv" --strand both -k 1 --trim --barcode-tag -o "$TMP/o" "$TMP/both.fq" -t 3
-printf '@a BC:Z:ACGTAC-TTGGCC\nTTTTTTTTT\n+\nGHIJKLMNO\n@b BC:Z:ACGTAC-TTGGCC\nTTTTTTTTTT\n+\nGHIJKLMNOP\n@d BC:Z:ACGTAC-TGGCC\nTTTTTTTTTTT\n+\nFGHIJKLMNOP\n' >"$TMP/want1"
+printf '@a BC:Z:ACGTAC-TTGGCC\nTTTTTTTTT\n+\nGHIJKLMNO\n@b BC:Z:ACGTAC-TTGGCC\nTTTTTTTTTT\n+\nGHIJKLMNOP\n@d BC:Z:ACGTAC-ATGGCC\nTTTTTTTTTT\n+\nGHIJKLMNOP\n' >"$TMP/want1"
 printf '@c BC:Z:ACGTAC-GGAATT\nTTTTTTTTTT\n+\nGHIJKLMNOP\n' >"$TMP/want2"
 cmp -s "$TMP/o/S1.fastq" "$TMP/want1" && cmp -s "$TMP/o/S2.fastq" "$TMP/want2" && pass ||
     fail "--strand both -k 1 --trim --barcode-tag: $(cat "$TMP/o/S1.fastq" "$TMP/o/S2.fastq")"

@@ -59,34 +59,43 @@ static int text_matches(char t, char b) {
     return (ts == 1 || ts == 2 || ts == 4 || ts == 8) && (base_set(b) & ts);
 }
 
-/* Levenshtein distance of barcode b (m) against t (n), by the book. */
-static int levenshtein(const char *b, long m, const char *t, long n) {
-    int d[24][64];
-    for (long i = 0; i <= m; i++) d[i][0] = (int)i;
-    for (long j = 0; j <= n; j++) d[0][j] = (int)j;
+/* An alignment's edits and matches; a better one has fewer edits, then more matches. */
+typedef struct {
+    int edits, matches;
+} score;
+
+static int better(score a, score b) { return a.edits < b.edits || (a.edits == b.edits && a.matches > b.matches); }
+
+/* The best alignment of barcode b (m) with all of t (n), by the book. */
+static score align(const char *b, long m, const char *t, long n) {
+    score d[24][64];
+    for (long i = 0; i <= m; i++) d[i][0] = (score){(int)i, 0};
+    for (long j = 0; j <= n; j++) d[0][j] = (score){(int)j, 0};
     for (long i = 1; i <= m; i++)
         for (long j = 1; j <= n; j++) {
-            int v = d[i - 1][j - 1] + !text_matches(t[j - 1], b[i - 1]);
-            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            int same = text_matches(t[j - 1], b[i - 1]);
+            score v = {d[i - 1][j - 1].edits + !same, d[i - 1][j - 1].matches + same};
+            score del = {d[i - 1][j].edits + 1, d[i - 1][j].matches}, ins = {d[i][j - 1].edits + 1, d[i][j - 1].matches};
+            if (better(del, v)) v = del;
+            if (better(ins, v)) v = ins;
             d[i][j] = v;
         }
     return d[m][n];
 }
 
 /* Errors of barcode b at the start (or end) of s, -1 when it does not fit;
-   *span: the symbols it covers. Edits: the fewest over every prefix (or
-   suffix) of s, the shortest with them. */
+   *span: the symbols it covers. Edits: the best alignment over every prefix
+   (or suffix) of s, the longest of equally good ones. */
 static int place_errors(const char *s, int from_end, const char *b, int edits, long *span) {
     long n = (long)strlen(s), m = (long)strlen(b);
     *span = m;
     if (!edits) return mismatches(s, n, from_end ? n - m : 0, b);
-    int best = -1;
+    score best = {1 << 20, 0};
     for (long j = 0; j <= n; j++) {
-        int e = levenshtein(b, m, s + (from_end ? n - j : 0), j);
-        if (best < 0 || e < best) best = e, *span = j;
+        score x = align(b, m, s + (from_end ? n - j : 0), j);
+        if (!better(best, x)) best = x, *span = j;
     }
-    return best;
+    return best.edits;
 }
 
 /* The closest of nb barcodes at one place: its index, -1 none, -2 a tie;
