@@ -2,7 +2,9 @@
 # seqmatch demux --barcodes (barcode pairs) beside cutadapt's combinatorial demultiplexing
 # (-g ^file: -G ^file:, paired reads) and its linked adapters (-g file: of ^BARCODE1...BARCODE2$,
 # single long reads) on real reads: every sample's files compared byte for byte (barcodes
-# trimmed by both), then the time of both on the same cores.
+# trimmed by both), exact, -m 1 and -k 1 (indels planted too), long reads in both
+# orientations (--strand both against cutadapt's --revcomp), then the time of both on the
+# same cores.
 #
 # usage: bench/compare-dual-demux.sh SEQMATCH READS_DIR
 #   READS_DIR holds short_reads_1.fastq.gz, short_reads_2.fastq.gz (50,200 pairs of 125-base
@@ -47,10 +49,18 @@ A, B = barcodes(), barcodes()
 for name, prefix, bcs in (("bc1.fa", "i", A), ("bc2.fa", "j", B)):
     with open(name, "w") as f:
         f.writelines(">%s%d\n%s\n" % (prefix, i + 1, b) for i, b in enumerate(bcs))
+indels, both = mode.endswith("-indels"), mode.endswith("-both")
+mode = mode.replace("-indels", "").replace("-both", "")
+flip = random.Random(36) # -both: half the long reads reverse complemented as a whole
+rc = lambda s: s.translate(str.maketrans("ACGT", "TGCA"))[::-1]
 def mutate(s):
     r = rng.random(); k = 1 if r < 0.10 else 2 if r < 0.13 else 0
     s = list(s)
     for _ in range(k): s[rng.randrange(len(s))] = rng.choice("ACGT")
+    if indels and rng.random() < 0.10: # one base inserted or deleted
+        at = rng.randrange(len(s))
+        if rng.random() < 0.5: s.insert(at, rng.choice("ACGT"))
+        else: del s[at]
     return "".join(s)
 def records(path):
     with gzip.open(path, "rt") as f:
@@ -68,7 +78,9 @@ else:
     with open("long.fastq", "w") as o:
         for r in records(paths[0]):
             x = "" if rng.random() < 0.05 else mutate(rng.choice(A)); y = mutate(rng.choice(B))
-            o.write("%s\n%s%s%s\n+\n%s%s%s\n" % (r[0], x, r[1], y, "I" * len(x), r[3], "I" * len(y)))
+            seq, qual = x + r[1] + y, "I" * len(x) + r[3] + "I" * len(y)
+            if both and flip.random() < 0.5: seq, qual = rc(seq), qual[::-1]
+            o.write("%s\n%s\n+\n%s\n" % (r[0], seq, qual))
 PY
 }
 # table A.fa B.fa: every pair, sample NAME1-NAME2
@@ -78,6 +90,27 @@ table() {
     while IFS=$'\t' read -r n1 s1; do
         while IFS=$'\t' read -r n2 s2; do printf '%s-%s\t%s\t%s\n' "${n1#>}" "${n2#>}" "$s1" "$s2"; done <b.tab
     done <a.tab
+}
+# same_rc DIR_A DIR_B: records of every sample equal, cutadapt's reverse-complemented ones
+# (header ending in ' rc') turned back first
+same_rc() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+comp = str.maketrans("ACGTNacgtn", "TGCANtgcan")
+def recs(path):
+    out, lines = {}, open(path).read().split("\n")
+    for i in range(0, len(lines) - 3, 4):
+        h, seq, q = lines[i].split(), lines[i + 1], lines[i + 3]
+        if len(h) > 1 and h[-1] == "rc": seq, q = seq.translate(comp)[::-1], q[::-1]
+        out[h[0]] = (seq, q)
+    return out
+same = differ = only_a = only_b = 0
+for s in [l.split("\t")[0] for l in open("pairs.tsv")]:
+    a, b = recs("%s/%s.fastq" % (sys.argv[1], s)), recs("%s/%s.fastq" % (sys.argv[2], s))
+    same += sum(1 for k in a if k in b and a[k] == b[k]); differ += sum(1 for k in a if k in b and a[k] != b[k])
+    only_a += sum(1 for k in a if k not in b); only_b += sum(1 for k in b if k not in a)
+print("  records the same %d, cut differently %d, only seqmatch %d, only cutadapt %d" % (same, differ, only_a, only_b))
+PY
 }
 # same DIR_A DIR_B SUFFIXES...: files of every sample equal?
 same() {
@@ -110,6 +143,16 @@ cutadapt -j "$T" -e 1 --no-indels -g ^file:bc1.fa -G ^file:bc2.fa -o 'ca/{name1}
 tail -n 1 sm.summary
 same sm ca _R1.fastq _R2.fastq
 
+plant paired-indels "$READS/short_reads_1.fastq.gz" "$READS/short_reads_2.fastq.gz"
+table bc1.fa bc2.fa >pairs.tsv
+echo "== paired, -k 1 | -e 1 (indels; 10 % of the barcodes also with one base inserted or deleted)"
+rm -rf sm ca && mkdir ca
+"$SM" demux --barcodes pairs.tsv -k 1 --trim -t "$T" -o sm -1 "$R1" -2 "$R2" --summary sm.summary
+cutadapt -j "$T" -e 1 -g ^file:bc1.fa -G ^file:bc2.fa -o 'ca/{name1}-{name2}_R1.fastq' \
+    -p 'ca/{name1}-{name2}_R2.fastq' "$R1" "$R2" >ca.log
+tail -n 1 sm.summary
+same sm ca _R1.fastq _R2.fastq
+
 plant single "$LONG"
 table bc1.fa bc2.fa >pairs.tsv
 LONG=long.fastq
@@ -120,6 +163,25 @@ rm -rf sm ca && mkdir ca
 cutadapt -j "$T" -e 0 --no-indels -g file:linked.fa -o 'ca/{name}.fastq' "$LONG" >ca.log
 tail -n 1 sm.summary
 same sm ca .fastq
+plant single-indels "$READS/long_reads_high_depth.fastq.gz"
+echo "== long reads, -k 1 | -e 1 (indels as above)"
+rm -rf sm ca && mkdir ca
+"$SM" demux --barcodes pairs.tsv -k 1 --trim -t "$T" -o sm "$LONG" --summary sm.summary
+cutadapt -j "$T" -e 1 -g file:linked.fa -o 'ca/{name}.fastq' "$LONG" >ca.log
+tail -n 1 sm.summary
+same sm ca .fastq
+plant single-both "$READS/long_reads_high_depth.fastq.gz"
+for case in "0|-e 0 --no-indels" "-m 1|-e 1 --no-indels" "-k 1|-e 1"; do
+    errors=${case%%|*}
+    echo "== long reads in both orientations (half reverse complemented), --strand both ${errors/0/exact} | ${case#*|} --revcomp"
+    rm -rf sm ca && mkdir ca
+    # shellcheck disable=SC2086 # the error options are words
+    "$SM" demux --barcodes pairs.tsv --strand both ${errors/0/} --trim -t "$T" -o sm "$LONG" --summary sm.summary
+    # shellcheck disable=SC2086
+    cutadapt -j "$T" ${case#*|} --revcomp -g file:linked.fa -o 'ca/{name}.fastq' "$LONG" >ca.log
+    tail -n 1 sm.summary
+    same_rc sm ca
+done
 
 [ "${TIMING:-1}" = 0 ] && exit 0
 plant paired "$READS/short_reads_1.fastq.gz" "$READS/short_reads_2.fastq.gz"

@@ -8,9 +8,12 @@
  *   - a refused table says why and gives no pairs; a table whose first data
  *     line has two fields gives none and no error; otherwise every sample
  *     name is non-empty, holds no tab or line end and no space at its ends;
- *   - a small accepted table compiles (exact, forward strand);
+ *   - a small accepted table compiles (exact, forward strand; or -k 1);
+ *   - a barcode covers its length (exact) or, with -k 1, a base more or
+ *     less at most, or nothing (sm_barcode_span);
  *   - the record's ends are at most n bytes, NUL-terminated, the same
- *     from either end when the record is shorter than n; a tag alone makes
+ *     from either end when the record is shorter than n; the end reverse
+ *     complemented mirrors it; a tag alone makes
  *     the record longer by the tag and a space, and is found in the header. */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
@@ -29,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t rec_len = (size_t)(data + size - rec);
 
     sm_barcode_pairs *pairs = NULL;
+    sm_db *db = NULL;
     sm_error err;
     int rc = sm_barcode_pairs_parse((const char *)data + 1, table_len, "table", &pairs, &err);
     if (rc != SM_OK) {
@@ -44,14 +48,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (n <= 32 && (opt & 1)) {
             sm_compile_options co;
             sm_compile_options_init(&co);
-            sm_db *db = NULL;
-            if (sm_barcode_pairs_compile(pairs, &co, (opt >> 1) & 1, &db, &err) != SM_OK) abort();
-            sm_db_free(db);
+            if (opt & 128) co.match = SM_MATCH_EDITS, co.max_errors = 1; /* refused for 1-symbol barcodes */
+            if (sm_barcode_pairs_compile(pairs, &co, (opt >> 1) & 1, &db, &err) != SM_OK && !(opt & 128)) abort();
         }
         sm_barcode_pairs_free(pairs);
     }
 
-    if (rec_len == 0 || (rec[0] != '@' && rec[0] != '>')) return 0;
+    if (rec_len == 0 || (rec[0] != '@' && rec[0] != '>')) {
+        sm_db_free(db);
+        return 0;
+    }
+    /* what a barcode covers: its length, or with -k 1 within one of it (0: no alignment) */
+    for (uint32_t p = 0; db && p < 8; p++) {
+        size_t m;
+        if (!sm_db_pattern_seq(db, p, &m)) break;
+        size_t span = sm_barcode_span(db, p, (int)(opt >> 1 & 1) - (opt >> 5 & 1), rec, rec_len, (opt >> 6) & 1);
+        if ((opt & 128) ? span && (span > m + 1 || span + 1 < m) : span != m) abort();
+    }
+    sm_db_free(db);
     size_t want = (opt >> 2) & 15;
     char start[20], end[20];
     size_t a = sm_record_seq_end(rec, rec_len, 0, want, start);
@@ -59,6 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* (the bytes are as read: a NUL inside the sequence stays a byte) */
     if (a > want || b > want || a != b || start[a] != '\0' || end[b] != '\0') abort();
     if (a < want && memcmp(start, end, a) != 0) abort();
+    char rc_end[20]; /* the end reverse complemented: as long, A<->T and C<->G mirrored */
+    if (sm_record_seq_end(rec, rec_len, 3, want, rc_end) != b || rc_end[b] != '\0') abort();
+    for (size_t i = 0; i < b; i++) {
+        const char *acgt = "ACGTacgt", *pos = end[b - 1 - i] ? strchr(acgt, end[b - 1 - i]) : NULL;
+        if (pos && rc_end[i] != "TGCAtgca"[pos - acgt]) abort();
+    }
     uint8_t *out = NULL;
     size_t out_len = 0, cap = 0;
     const char *tag = "BC:Z:ACGT-GG";

@@ -422,7 +422,7 @@ typedef struct {
     const uint8_t *raw[2]; /* each mate's bytes as read (sm_reader_record_raw): valid during on_record */
     size_t raw_len[2];
     uint64_t hits;         /* hits in its scanned mates */
-    uint64_t user[3];      /* the caller's, 0 when the record is read */
+    uint64_t user[4];      /* the caller's, 0 when the record is read */
     unsigned summary_mate; /* during on_summary: the scanned mate (1, 2) or, with
                               end_window, the record's start (1) or end (2) */
 } sm_read_record;
@@ -494,7 +494,14 @@ void sm_reads_free(sm_reads *reads);
    Each distinct barcode1 and barcode2 becomes one pattern: barcode1s
    first, then barcode2s (sm_barcode_pairs_compile). On a record (or pair)
    each end takes its barcode with the fewest errors; two of one end
-   equally close make it ambiguous. */
+   equally close make it ambiguous.
+   Single reads in both orientations (sm_barcode_pairs_orientations): a
+   read is the construct as given (barcode1 at its start, barcode2 at its
+   end) or its reverse complement (barcode2's pattern at the start,
+   barcode1's reverse complement at the end); each orientation takes its
+   ends' closest barcodes, and the one whose two ends have the fewest
+   errors in all is the read's; two orientations equally close make it
+   ambiguous unless they name the same sample. */
 typedef struct sm_barcode_pairs sm_barcode_pairs;
 
 /* Why a record is not assigned (sm_barcode_pair_match.why). */
@@ -505,6 +512,8 @@ typedef struct {
     int why;            /* SM_PAIR_* */
     size_t length[2];   /* each end's barcode length (0: none found) */
     uint32_t errors[2]; /* each end's errors */
+    uint32_t pattern[2]; /* assigned: the patterns found in mate 1 and mate 2, or at a single read's start and end */
+    int reversed;        /* assigned: the read is the construct's reverse complement (barcode2 at its start) */
 } sm_barcode_pair_match;
 
 /* Parses a table (text of len bytes; what names it in messages). Returns
@@ -522,8 +531,13 @@ const char *sm_barcode_pairs_sample(const sm_barcode_pairs *pairs, size_t sample
    is its reverse complement at the start of the window scanned). */
 int sm_barcode_pairs_compile(const sm_barcode_pairs *pairs, const sm_compile_options *opts, int rc_second, sm_db **db,
                              sm_error *err);
+/* Single reads (scanned with end_window): both orientations when both is
+   non-zero (default: the construct as given only). */
+void sm_barcode_pairs_orientations(sm_barcode_pairs *pairs, int both);
 /* An on_summary for sm_reads (the record's summary_mate says which end, 1
-   or 2): keeps each end's closest barcode in record->user[0] and user[1]. */
+   or 2): keeps each end's closest barcode in record->user[0] and user[1]
+   (and, in both orientations, the reverse orientation's in user[2] and
+   user[3]). */
 void sm_barcode_pairs_summary(const sm_barcode_pairs *pairs, sm_read_record *record, const sm_record_summary *summary);
 /* The sample a record's summaries name. */
 void sm_barcode_pairs_assign(const sm_barcode_pairs *pairs, const sm_read_record *record, sm_barcode_pair_match *match);
@@ -535,12 +549,25 @@ void sm_barcode_pairs_free(sm_barcode_pairs *pairs);
    may be NULL. *out (of *cap bytes) grows with realloc. */
 int sm_record_rewrite(const uint8_t *raw, size_t len, const char *tag, uint64_t head, uint64_t tail, uint8_t **out,
                       size_t *out_len, size_t *cap);
-/* The record's first (from_end 0) or last (1) n sequence symbols, as read,
-   into buf (n + 1 bytes, NUL-terminated; fewer when the record is
-   shorter). Returns how many. */
+/* The record's first (from_end 0) or last (1) n sequence symbols, as read
+   (from_end | 2: their reverse complement, case kept), into buf (n + 1
+   bytes, NUL-terminated; fewer when the record is shorter). Returns how
+   many. */
 size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n, char *buf);
 /* The record's sequence length (its lines joined; FASTQ up to the '+' line). */
 uint64_t sm_record_seq_length(const uint8_t *raw, size_t len);
+/* The symbols a barcode (pattern of db, a demux database) covers at the
+   record's start (at_end 0) or end (1), what demux --trim cuts and
+   --barcode-tag shows: for exact and -m matching the pattern's length; for
+   -k the span of its best anchored alignment there (with the first j
+   symbols, or the last j): the fewest edits (the record's fewest, as the
+   anchored runner reports them), then the most matched symbols (a last
+   barcode base that differs is a substitution, not a deletion), then the
+   longest (docs/demux.md). strand 0: the pattern as compiled, on the
+   forward strand; 1: its reverse complement; -1: whichever of the two
+   aligns better (the same order, then +). 0 when there is no alignment
+   within k (or no memory). */
+size_t sm_barcode_span(const sm_db *db, uint32_t pattern, int strand, const uint8_t *raw, size_t len, int at_end);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
 /* ------------------------------------------------------- adapter trimming */
@@ -772,6 +799,11 @@ typedef struct {
     sm_writer *out;
     unsigned reader_threads;   /* as sm_reader_open_threads */
     sm_progress *progress;     /* told of each file and piece read, products as its count (NULL: none) */
+    /* NULL, or a report (seqmatch_output.h) that gets, at the end of each
+       file read: "records" "input" and "with_product", "bases" "input",
+       "products" "total", "plus", "minus", and per pair (list "pairs", in
+       the set's order) "products", "plus", "minus" (docs/stats-json.md). */
+    struct sm_stats *stats;
 } sm_amplicon_options;
 
 typedef struct {

@@ -40,6 +40,7 @@ void cli_print_amplicon_help(FILE *out) {
         "  -H, --with-filename   name the file in each product (the default with several\n"
         "                        targets); --no-filename never. In (record, start, end,\n"
         "                        pair, strand) order\n"
+        "  --stats-json FILE     a JSON report: records, bases, products per pair\n"
         "Performance: -t, --threads N (default all cores), --chunk-size, --engine,\n"
         "--build-threads, --max-memory; --progress / --no-progress. --help, --version.\n"
         "Example: seqmatch amplicon -F GTGYCAGCMGCCGCGGTAA -R GGACTACNVGGGTWTCTAAT g.fa\n"
@@ -87,7 +88,7 @@ int cli_amplicon_main(int argc, char **argv) {
     size_t count = opts.target_count ? opts.target_count : 1;
     ao.show_file = opts.filename == CLI_FILENAME_ON || (opts.filename == CLI_FILENAME_AUTO && count > 1);
     if (cli_check_output(opts.output_path, (const char *const *)targets, count) != 0 ||
-        cli_writer_open(&writer, opts.output_path) != 0)
+        cli_stats_open(&opts, &ao.stats) != 0 || cli_writer_open(&writer, opts.output_path) != 0)
         goto done;
     ao.out = writer.w;
     sm_runner_options ro;
@@ -109,6 +110,7 @@ int cli_amplicon_main(int argc, char **argv) {
     snprintf(what, sizeof what, "%s records, %s products", sm_thousands(st.records, a, sizeof a),
              sm_thousands(st.products, b, sizeof b));
     sm_progress_summary(progress, CLI_PROGRESS_PREFIX, what);
+    if (rc == SM_OK && cli_stats_write(ao.stats, opts.stats_path) != 0) goto done;
     status = rc != SM_OK ? CLI_EXIT_ERROR : st.products ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
     goto done;
 failed:
@@ -119,6 +121,7 @@ done:
         status = CLI_EXIT_ERROR;
     }
     sm_progress_free(progress);
+    sm_stats_free(ao.stats);
     sm_amplicon_finder_free(finder);
     if (db) sm_db_free(db);
     sm_amplicon_set_free(&set);

@@ -100,7 +100,7 @@ typedef struct {
     unsigned barcode_read;          /* demux --barcode-read (1 or 2; 0 = not given) */
     const char *barcodes_path;      /* demux --barcodes (a table of pairs, or as -p) */
     int rc_barcode2, barcode_tag;   /* demux --rc-barcode2, --barcode-tag */
-    const char *stats_path;         /* --stats-json (search, filter, demux, trim) */
+    const char *stats_path;         /* --stats-json (search, filter, demux, trim, amplicon) */
     const char *columns;            /* search --columns */
     int strand_given;               /* --strand (demux defaults to +) */
     int report_given;               /* --report */

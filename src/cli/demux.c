@@ -34,10 +34,11 @@ void cli_print_demux_help(FILE *out) {
         "Barcode pairs (dual indexes):\n"
         "  --barcodes TSV        lines 'sample<TAB>barcode1<TAB>barcode2': the pair\n"
         "                        names the sample (DIR/SAMPLE.fastq); barcode1 in mate 1\n"
-        "                        and barcode2 in mate 2 (each at --anchor), or for single\n"
-        "                        reads barcode1 at the start and barcode2 at the end, as\n"
-        "                        it reads there; no hit, a tie or an unlisted pair:\n"
-        "                        unassigned (a two-column TSV is read as -p reads it)\n"
+        "                        and barcode2 in mate 2 (at --anchor); in single reads\n"
+        "                        barcode1 at the start, barcode2 at the end as it reads\n"
+        "                        there (--strand both: or all reverse complemented); no\n"
+        "                        hit, a tie or an unlisted pair: unassigned (a two-column\n"
+        "                        TSV is read as -p reads it)\n"
         "  --rc-barcode2         single reads: barcode2's reverse complement at the end\n"
         "  --barcode-tag         add ' BC:Z:BARCODE1-BARCODE2' (as found; one barcode\n"
         "                        without pairs) to assigned records' headers\n"
@@ -60,7 +61,7 @@ void cli_print_demux_help(FILE *out) {
         "                        first; a refused or failed run leaves DIR as it was)\n"
         "  --gzip                write NAME.fastq.gz (and unassigned.fastq.gz)\n"
         "  --trim                cut the barcode off (with its qualities): the first or\n"
-        "                        last (barcode length) bases, with --anchor start or end\n"
+        "                        last bases its hit covers, with --anchor start or end\n"
         "  --summary FILE        the table to FILE instead of standard error\n"
         "  --stats-json FILE     a JSON report: reads, bases, per pattern and sample\n"
         "  --buffer-size SIZE    bytes held per file before they are appended to it\n"
@@ -124,26 +125,30 @@ static void demux_summary(void *ctx, sm_read_record *e, const sm_record_summary 
 static int demux_record(void *ctx, sm_read_record *e) {
     demux_state *d = ctx;
     size_t to = d->nbc, blen[2] = {0, 0};
-    sm_barcode_pair_match pm;
+    sm_barcode_pair_match pm = {.pattern = {(uint32_t)e->user[1], 0}};
     if (d->pairs) {
         sm_barcode_pairs_assign(d->pairs, e, &pm);
         d->no_hit += pm.why == SM_PAIR_NO_HIT, d->ambiguous += pm.why == SM_PAIR_AMBIGUOUS;
         d->unlisted += pm.why == SM_PAIR_UNLISTED;
-        if (pm.why == SM_PAIR_ASSIGNED) to = pm.sample, blen[0] = pm.length[0], blen[1] = pm.length[1];
+        if (pm.why == SM_PAIR_ASSIGNED) to = pm.sample;
     } else if (e->hits == 0) d->no_hit++;
     else if (e->user[2]) d->ambiguous++;
-    else to = d->barcode_of[e->user[1]], sm_db_pattern_seq(d->db, (uint32_t)e->user[1], &blen[0]);
+    else to = d->barcode_of[e->user[1]];
     d->bc[to].records++;
     d->total++;
     if (to < d->nbc) sm_stats_add(d->stats, "reads", "output", 1);
-    /* which mate (or end: 1 for a single read's second barcode) holds each barcode, at which end */
+    /* which mate (or end: 1 for a single read's second barcode) holds each barcode, at which end; what it covers */
     int end = d->opts->anchor == SM_ANCHOR_END, pairs = d->pairs != NULL;
     unsigned mate_of[2] = {d->mates == 2 && !pairs ? d->job->scan_mate - 1 : 0, d->mates == 2 ? 1 : 0};
+    for (int i = 0; to < d->nbc && (d->opts->trim_barcode || d->opts->barcode_tag) && i <= pairs; i++)
+        blen[i] = sm_barcode_span(d->db, pm.pattern[i], pairs ? d->mates == 1 && i : -1, e->raw[mate_of[i]],
+                                  e->raw_len[mate_of[i]], d->mates == 1 ? i || end : end);
     char tag[600] = "BC:Z:";
-    for (int i = 0; d->opts->barcode_tag && to < d->nbc && i <= pairs; i++) {
-        size_t at = strlen(tag), want = blen[i] < 250 ? blen[i] : 250;
+    for (int i = 0; d->opts->barcode_tag && to < d->nbc && i <= pairs; i++) { /* w: its window; reversed: as on the construct */
+        int w = pm.reversed ? 1 - i : i, from = (d->mates == 1 ? w || end : end) | 2 * pm.reversed;
+        size_t at = strlen(tag), want = blen[w] < 250 ? blen[w] : 250;
         if (i) tag[at++] = '-';
-        sm_record_seq_end(e->raw[mate_of[i]], e->raw_len[mate_of[i]], d->mates == 1 ? i || end : end, want, tag + at);
+        sm_record_seq_end(e->raw[mate_of[w]], e->raw_len[mate_of[w]], from, want, tag + at);
     }
     for (unsigned m = 0; m < e->mates; m++) {
         const uint8_t *raw = e->raw[m];
@@ -246,16 +251,11 @@ int cli_demux_main(int argc, char **argv) {
     d.mates = opts.read1 ? 2 : 1;
     const char *inputs[64];
     if (cli_check_read_options(&opts) != 0) goto cleanup;
-    if (!opts.output_path) {
-        cli_usage_error(CLI_COMMAND_DEMUX, "no output folder given; use -o DIR");
-        goto cleanup;
-    }
-    if (opts.lines) {
-        cli_usage_error(CLI_COMMAND_DEMUX, "demux reads FASTA or FASTQ records; --lines is for filter and search");
-        goto cleanup;
-    }
-    if (opts.barcode_read && !opts.read1) {
-        cli_usage_error(CLI_COMMAND_DEMUX, "--barcode-read is for paired reads (-1 and -2)");
+    const char *usage = !opts.output_path ? "no output folder given; use -o DIR"
+                        : opts.lines ? "demux reads FASTA or FASTQ records; --lines is for filter and search"
+                        : opts.barcode_read && !opts.read1 ? "--barcode-read is for paired reads (-1 and -2)" : NULL;
+    if (usage) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "%s", usage);
         goto cleanup;
     }
     /* Barcodes sit at the start of the read as sequenced, unless told. */
@@ -272,13 +272,15 @@ int cli_demux_main(int argc, char **argv) {
     const char *why = !d.pairs ? NULL
                       : opts.source_count > 1 || opts.database_path ? "takes no other barcodes (-p, -e, -d)"
                       : opts.barcode_read ? "searches both mates (barcode1 in mate 1, barcode2 in mate 2): no --barcode-read"
-                      : opts.strand_given ? "searches each barcode as given (--rc-barcode2: barcode2's reverse complement)"
+                      : opts.strand_given && (opts.read1 || opts.compile.strands != SM_STRAND_BOTH)
+                          ? "takes --strand both only for single reads (both orientations; --rc-barcode2: barcode2's reverse complement)"
                       : !opts.read1 && opts.anchor_given ? "of single reads seeks barcode1 at the start and barcode2 at the end: no --anchor"
                       : NULL;
     if (why) cli_error("--barcodes with pairs %s", why);
     else if (opts.rc_barcode2 && (!d.pairs || opts.read1))
         why = "", cli_error("--rc-barcode2 is for barcode pairs on single reads (barcode2 at the read's end)");
     if (why) goto cleanup;
+    if (d.pairs) sm_barcode_pairs_orientations(d.pairs, opts.strand_given);
     if (!opts.anchor_given) opts.anchor = SM_ANCHOR_START;
     if (!opts.strand_given && !opts.database_path) opts.compile.strands = SM_STRAND_FORWARD;
     size_t ninputs = cli_read_inputs(&opts, inputs);
@@ -297,10 +299,9 @@ int cli_demux_main(int argc, char **argv) {
                         opts.database_path ? opts.database_path : "the database");
         goto cleanup;
     }
-    if ((opts.trim_barcode || opts.barcode_tag) && (opts.anchor == SM_ANCHOR_NONE || info.match == SM_MATCH_EDITS)) {
-        cli_usage_error(CLI_COMMAND_DEMUX, "%s takes the barcode's length at the read's start or end: it needs "
-                        "--anchor start or end, and exact matching or -m (with -k the length varies)",
-                        opts.trim_barcode ? "--trim" : "--barcode-tag");
+    if ((opts.trim_barcode || opts.barcode_tag) && opts.anchor == SM_ANCHOR_NONE) {
+        cli_usage_error(CLI_COMMAND_DEMUX, "%s takes the barcode at the read's start or end: it needs --anchor start "
+                        "or end", opts.trim_barcode ? "--trim" : "--barcode-tag");
         goto cleanup;
     }
     if (make_barcodes(&d, db) != 0) goto cleanup;

@@ -164,7 +164,7 @@ static const option_spec option_table[] = {
     {OPT_RC_BARCODE2, 0, "rc-barcode2", 0, FOR_DEMUX, 0, FLAG(rc_barcode2, 1)},
     {OPT_BARCODE_TAG, 0, "barcode-tag", 0, FOR_DEMUX, 0, FLAG(barcode_tag, 1)},
     {OPT_COLUMNS, 0, "columns", 1, FOR_SEARCH_ONLY, 0, CUSTOM},
-    {OPT_STATS_JSON, 0, "stats-json", 1, FOR_SEARCH_ONLY|FOR_READS|FOR_TRIM, 0, PATH(stats_path)},
+    {OPT_STATS_JSON, 0, "stats-json", 1, FOR_SEARCH_ONLY|FOR_READS|FOR_TRIM|FOR_AMPLICON, 0, PATH(stats_path)},
     {OPT_BARCODE_READ, 0, "barcode-read", 1, FOR_DEMUX, 0,
      CHOICE(barcode_read, mates, "%s: '%s' is not a mate; use 1 or 2", 0)},
     {OPT_BUFFER_SIZE, 0, "buffer-size", 1, FOR_DEMUX, 0,

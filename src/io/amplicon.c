@@ -277,6 +277,9 @@ struct sm_amplicon_finder {
     const char *file;           /* the file being read, as shown */
     const sm_reader *reader;
     sm_amplicon_stats stats;
+    /* this file's counts for o.stats: records with a product, bases, and
+       products per pair and strand (2i: +, 2i + 1: -) */
+    uint64_t file_records, file_with_product, file_bases, *file_products;
     int nomem, stop;
 };
 
@@ -417,6 +420,7 @@ static void on_record_done(uint64_t record, void *ctx) {
     size_t from = f->hits_head;
     while (f->hits_head < f->hits_len && f->hits[f->hits_head].record == record) f->hits_head++;
     f->stats.records++;
+    f->file_records++;
     f->nproducts = 0;
     if (f->stop) return;
     if (sm_amplicon_products(&f->o.rule, f->o.set->count, f->hits ? f->hits + from : NULL, f->hits_head - from,
@@ -428,6 +432,9 @@ static void on_record_done(uint64_t record, void *ctx) {
     for (size_t i = 0; i < f->nproducts && !f->stop; i++)
         if (write_product(f, name, seq, &f->products[i]) != 0) f->stop = 1;
     f->stats.products += f->nproducts;
+    f->file_with_product += f->nproducts > 0;
+    for (size_t i = 0; f->file_products && i < f->nproducts; i++)
+        f->file_products[2 * f->products[i].pair + (f->products[i].strand == '-')]++;
     f->arena_head = e->seq_at + e->seq_len;
 }
 
@@ -502,6 +509,7 @@ static int on_sequence(void *ctx, uint64_t record, const uint8_t *data, size_t l
 static int on_piece_fed(void *ctx, size_t bytes, int record_ended) {
     (void)record_ended;
     sm_amplicon_finder *f = ((amplicon_scan *)ctx)->f;
+    f->file_bases += bytes;
     if (f->o.progress && bytes) sm_progress_update(f->o.progress, f->reader, bytes, f->stats.products);
     return f->stop;
 }
@@ -526,7 +534,9 @@ int sm_amplicon_finder_new(const sm_db *db, const sm_runner_options *runner_opti
     if (opts->format > SM_AMPLICON_FASTA || opts->rule.min_size > opts->rule.max_size)
         return sm_io_error(err, SM_ERR_INVALID, "amplicon: no such format, or a minimum size above the maximum");
     sm_amplicon_finder *f = calloc(1, sizeof *f);
-    if (!f || !(f->primer_len = calloc(opts->set->count, sizeof *f->primer_len))) {
+    if (!f || !(f->primer_len = calloc(opts->set->count, sizeof *f->primer_len)) ||
+        (opts->stats && !(f->file_products = calloc(2 * opts->set->count, sizeof *f->file_products)))) {
+        if (f) free(f->primer_len);
         free(f);
         return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     }
@@ -567,7 +577,29 @@ void sm_amplicon_finder_free(sm_amplicon_finder *f) {
     free(f->products);
     free(f->line);
     free(f->primer_len);
+    free(f->file_products);
     free(f);
+}
+
+/* This file's counts into the report (added: several files sum). */
+static void report_file(sm_amplicon_finder *f) {
+    sm_stats *s = f->o.stats;
+    uint64_t plus = 0, minus = 0;
+    for (size_t i = 0; i < f->o.set->count; i++) plus += f->file_products[2 * i], minus += f->file_products[2 * i + 1];
+    sm_stats_add(s, "records", "input", f->file_records);
+    sm_stats_add(s, "records", "with_product", f->file_with_product);
+    sm_stats_add(s, "bases", "input", f->file_bases);
+    sm_stats_add(s, "products", "total", plus + minus);
+    sm_stats_add(s, "products", "plus", plus);
+    sm_stats_add(s, "products", "minus", minus);
+    for (size_t i = 0; i < f->o.set->count; i++) {
+        uint64_t p = f->file_products[2 * i], m = f->file_products[2 * i + 1];
+        sm_stats_item(s, "pairs", f->o.set->pairs[i].name, "products", p + m);
+        sm_stats_item(s, "pairs", f->o.set->pairs[i].name, "plus", p);
+        sm_stats_item(s, "pairs", f->o.set->pairs[i].name, "minus", m);
+        f->file_products[2 * i] = f->file_products[2 * i + 1] = 0;
+    }
+    f->file_records = f->file_with_product = f->file_bases = 0;
 }
 
 int sm_amplicon_finder_run(sm_amplicon_finder *f, const char *path, sm_error *err) {
@@ -599,5 +631,6 @@ int sm_amplicon_finder_run(sm_amplicon_finder *f, const char *path, sm_error *er
     }
     sm_reader_close(reader);
     f->reader = NULL;
+    if (rc == SM_OK && f->o.stats) report_file(f);
     return rc;
 }

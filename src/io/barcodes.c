@@ -28,7 +28,10 @@ struct sm_barcode_pairs {
     size_t nseq[2];
     pair_row *pair; /* sorted by (bc[0], bc[1]) once parsed */
     size_t npairs;
+    int both;       /* single reads in both orientations */
 };
+
+void sm_barcode_pairs_orientations(sm_barcode_pairs *p, int both) { p->both = both != 0; }
 
 void sm_barcode_pairs_free(sm_barcode_pairs *p) {
     if (!p) return;
@@ -266,34 +269,42 @@ int sm_barcode_pairs_compile(const sm_barcode_pairs *p, const sm_compile_options
     return status;
 }
 
+/* A summary of the read's start (window 0) or end (1): a barcode of end e
+   (0 barcode1, 1 barcode2) there is in the construct's orientation when
+   e == window (user[window]), else in the reverse one (user[2 + window]). */
 void sm_barcode_pairs_summary(const sm_barcode_pairs *p, sm_read_record *r, const sm_record_summary *summary) {
-    unsigned end = r->summary_mate == 2;
-    uint32_t base = end ? (uint32_t)p->nseq[0] : 0, count = (uint32_t)p->nseq[end];
+    unsigned window = r->summary_mate == 2;
     for (size_t i = 0; i < summary->npatterns; i++) {
         uint32_t pattern = summary->patterns[i].pattern;
-        if (pattern < base || pattern - base >= count) continue; /* the other end's barcode */
-        uint64_t index = pattern - base, errors = (uint64_t)summary->patterns[i].errors + 1;
-        uint64_t held = (r->user[end] >> 32) & 0x7fffffffu;
-        if (held == 0 || errors < held) r->user[end] = errors << 32 | index;
-        else if (errors == held && index != (r->user[end] & 0xffffffffu)) r->user[end] |= TIE;
+        unsigned e = pattern >= p->nseq[0];
+        if (e != window && !p->both) continue; /* the other end's barcode */
+        uint64_t *slot = &r->user[(e != window ? 2 : 0) + window];
+        uint64_t index = pattern - (e ? p->nseq[0] : 0), errors = (uint64_t)summary->patterns[i].errors + 1;
+        uint64_t held = (*slot >> 32) & 0x7fffffffu;
+        if (held == 0 || errors < held) *slot = errors << 32 | index;
+        else if (errors == held && index != (*slot & 0xffffffffu)) *slot |= TIE;
     }
 }
 
-void sm_barcode_pairs_assign(const sm_barcode_pairs *p, const sm_read_record *r, sm_barcode_pair_match *m) {
+/* One orientation: slot[e] holds end e's closest barcode. */
+static void assign_one(const sm_barcode_pairs *p, const uint64_t slot[2], sm_barcode_pair_match *m, uint32_t *total) {
     memset(m, 0, sizeof *m);
     m->sample = SIZE_MAX;
     int tie = 0, missing = 0;
     pair_row key = {{0, 0}, 0};
+    *total = 0;
     for (int e = 0; e < 2; e++) {
-        uint64_t held = (r->user[e] >> 32) & 0x7fffffffu;
+        uint64_t held = (slot[e] >> 32) & 0x7fffffffu;
         if (held == 0) {
             missing = 1;
             continue;
         }
-        tie |= (r->user[e] & TIE) != 0;
-        key.bc[e] = (uint32_t)(r->user[e] & 0xffffffffu);
+        tie |= (slot[e] & TIE) != 0;
+        key.bc[e] = (uint32_t)(slot[e] & 0xffffffffu);
         m->errors[e] = (uint32_t)(held - 1);
+        *total += m->errors[e];
         m->length[e] = strlen(p->seq[e][key.bc[e]]);
+        m->pattern[e] = (uint32_t)(e ? p->nseq[0] : 0) + key.bc[e];
     }
     if (missing || tie) {
         m->why = missing ? SM_PAIR_NO_HIT : SM_PAIR_AMBIGUOUS;
@@ -306,6 +317,27 @@ void sm_barcode_pairs_assign(const sm_barcode_pairs *p, const sm_read_record *r,
     }
     m->sample = found->sample;
     m->why = SM_PAIR_ASSIGNED;
+}
+
+void sm_barcode_pairs_assign(const sm_barcode_pairs *p, const sm_read_record *r, sm_barcode_pair_match *m) {
+    uint32_t total, reverse_total;
+    assign_one(p, r->user, m, &total);
+    if (!p->both) return;
+    sm_barcode_pair_match rm;
+    const uint64_t reverse_slots[2] = {r->user[3], r->user[2]}; /* barcode1 at the end, barcode2 at the start */
+    assign_one(p, reverse_slots, &rm, &reverse_total);
+    rm.reversed = 1;
+    uint32_t first = rm.pattern[0]; /* patterns by window: barcode2's at the start */
+    rm.pattern[0] = rm.pattern[1], rm.pattern[1] = first;
+    if (rm.why == SM_PAIR_NO_HIT) return;
+    if (m->why == SM_PAIR_NO_HIT || reverse_total < total) {
+        *m = rm;
+    } else if (reverse_total == total && !(m->why == SM_PAIR_ASSIGNED && rm.why == SM_PAIR_ASSIGNED &&
+                                           m->sample == rm.sample)) {
+        memset(m, 0, sizeof *m); /* equally close both ways */
+        m->sample = SIZE_MAX;
+        m->why = SM_PAIR_AMBIGUOUS;
+    }
 }
 
 /* ------------------------------------------------------ record rewrite */
@@ -333,9 +365,10 @@ uint64_t sm_record_seq_length(const uint8_t *raw, size_t len) {
 }
 
 size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n, char *buf) {
-    int fastq = len > 0 && raw[0] == '@';
+    int fastq = len > 0 && raw[0] == '@', reverse = from_end & 2;
     size_t at = 0, line_len, got = 0;
     buf[0] = '\0';
+    from_end &= 1;
     if (n == 0) return 0;
     /* from the end: the symbols from (length - n) on, found in one more pass */
     uint64_t length = from_end ? sm_record_seq_length(raw, len) : 0, skip = length > n ? length - n : 0, seen = 0;
@@ -347,6 +380,15 @@ size_t sm_record_seq_end(const uint8_t *raw, size_t len, int from_end, size_t n,
             if (line[i] != '\r' && seen++ >= skip) buf[got++] = (char)line[i];
     }
     buf[got] = '\0';
+    for (size_t i = 0; reverse && 2 * i + 1 < got; i++) { /* reversed, then each symbol complemented */
+        char c = buf[i];
+        buf[i] = buf[got - 1 - i], buf[got - 1 - i] = c;
+    }
+    for (size_t i = 0; reverse && i < got; i++) {
+        int c = (unsigned char)buf[i], lower = c >= 'a' && c <= 'z';
+        int up = lower ? c - 32 : c, comp = sm_nt_complement[up] ? sm_nt_complement[up] : up;
+        buf[i] = (char)(lower ? comp + 32 : comp);
+    }
     return got;
 }
 
@@ -383,4 +425,70 @@ int sm_record_rewrite(const uint8_t *raw, size_t len, const char *tag, uint64_t 
     memcpy(*out + header + tag_len, body + header, body_len - header);
     *out_len = need;
     return SM_OK;
+}
+
+/* ------------------------------------------------------ barcode spans */
+
+/* The best alignment of key (nucleotide sets, in alignment order) against
+   a prefix of text (sets): the fewest edits, then the most matches, then
+   the longest prefix (*span). Returns its cost, one additive number that
+   orders the first two: an edit costs m + 1 (more than all matches), a
+   match -1; cost = (m + 1) edits - matches. */
+static int64_t prefix_alignment(const uint8_t *key, size_t m, const uint8_t *text, size_t n, int64_t *col,
+                                size_t *span) {
+    const int64_t edit = (int64_t)m + 1;
+    for (size_t i = 0; i <= m; i++) col[i] = (int64_t)i * edit;
+    int64_t best = col[m];
+    *span = 0;
+    for (size_t j = 1; j <= n; j++) {
+        int64_t diag = col[0];
+        col[0] = (int64_t)j * edit;
+        for (size_t i = 1; i <= m; i++) {
+            int64_t up = col[i], v = diag + ((key[i - 1] & text[j - 1]) ? -1 : edit);
+            if (up + edit < v) v = up + edit;
+            if (col[i - 1] + edit < v) v = col[i - 1] + edit;
+            diag = up;
+            col[i] = v;
+        }
+        if (col[m] <= best) best = col[m], *span = j; /* equal: the longer */
+    }
+    return best;
+}
+
+static uint8_t complement_set(uint8_t set) { /* A<->T, C<->G */
+    return (uint8_t)(((set & sm_nt_set['A']) ? sm_nt_set['T'] : 0) | ((set & sm_nt_set['T']) ? sm_nt_set['A'] : 0) |
+                     ((set & sm_nt_set['C']) ? sm_nt_set['G'] : 0) | ((set & sm_nt_set['G']) ? sm_nt_set['C'] : 0));
+}
+
+size_t sm_barcode_span(const sm_db *db, uint32_t pattern, int strand, const uint8_t *raw, size_t len, int at_end) {
+    sm_db_info info;
+    sm_db_get_info(db, &info);
+    size_t m, span = 0, best_span = 0;
+    const char *seq = sm_db_pattern_seq(db, pattern, &m);
+    if (!seq || info.match != SM_MATCH_EDITS) return seq ? m : 0;
+    size_t w = m + info.max_errors; /* A(j) > k past m + k */
+    uint8_t *key = malloc(m + 2 * (w + 1)), *text = key ? key + m : NULL, *sets = key ? text + w + 1 : NULL;
+    int64_t *col = malloc((m + 1) * sizeof *col), best = INT64_MAX;
+    if (!key || !col) goto done;
+    size_t n = sm_record_seq_end(raw, len, at_end, w, (char *)text);
+    for (size_t j = 0; j < n; j++) { /* read away from the anchored end */
+        uint8_t t = sm_nt_set[text[at_end ? n - 1 - j : j]];
+        sets[j] = (info.flags & SM_FLAG_TEXT_IUPAC) || !(t & (t - 1)) ? t : 0; /* N matches nothing */
+    }
+    for (int s = 0; s < 2; s++) {
+        if (strand >= 0 ? s != strand : (s ? info.strands == SM_STRAND_FORWARD : info.strands == SM_STRAND_REVERSE))
+            continue;
+        /* the key as it reads on the forward strand (s: reverse complemented), from the anchored end */
+        for (size_t i = 0; i < m; i++) {
+            uint8_t c = sm_nt_set[(uint8_t)seq[(at_end != s) ? m - 1 - i : i]];
+            key[i] = s ? complement_set(c) : c;
+        }
+        int64_t cost = prefix_alignment(key, m, sets, n, col, &span);
+        if (cost < best || (cost == best && span > best_span)) best = cost, best_span = span;
+    }
+done:
+    free(key);
+    free(col);
+    /* cost = (m + 1) edits - matches, 0 <= matches <= m */
+    return best != INT64_MAX && (best + (int64_t)m) / ((int64_t)m + 1) <= (int64_t)info.max_errors ? best_span : 0;
 }

@@ -1,9 +1,10 @@
 # seqmatch demux --barcodes with a table of barcode pairs (sample, barcode1,
 # barcode2): paired files (barcode1 in mate 1, barcode2 in mate 2, at the
 # start or with --anchor end), single reads (barcode1 at the start, barcode2
-# at the end, as given or with --rc-barcode2), -m/-k, ties, pairs not in the
-# table, --trim, --barcode-tag, a two-column table read as -p reads it, 1 and
-# 3 threads, and the refusals. (tests/public/test_demux_pairs.c checks where
+# at the end, as given or with --rc-barcode2; in both orientations with
+# --strand both), -m/-k, ties, pairs not in the table, --trim (with -k: what
+# the hit covers), --barcode-tag, a two-column table read as -p reads it, 1
+# and 3 threads, and the refusals. (tests/public/test_demux_pairs.c checks where
 # random records go against the rule.)
 . "$(dirname "$0")/testlib.bash"
 
@@ -69,6 +70,54 @@ printf '@c BC:Z:acgtac-GGCCAA\nGGGGGGGGGGGGG\n+\nIIIIIIIIIIIII\n' >"$TMP/want1"
 cmp -s "$TMP/s/S1.fastq" "$TMP/want1" && [ "$(names "$TMP/s/unassigned.fastq")" = "@a @b @d " ] && pass ||
     fail "single --rc-barcode2 --trim --barcode-tag: $(cat "$TMP/s/S1.fastq")"
 
+# -k: what the hit covers is cut and shown: a deletion in barcode1 (ACGTC), an insertion in barcode2 (TTGAGCC)
+printf '@x\nACGTCGGGGGGGGGGTTGAGCC\n+\nABCDEFGHIJKLMNOPQRSTUV\n' >"$TMP/k.fq"
+run demux --barcodes "$TMP/pairs.tsv" -k 1 --trim --barcode-tag -o "$TMP/k" "$TMP/k.fq"
+printf '@x BC:Z:ACGTC-TTGAGCC\nGGGGGGGGGG\n+\nFGHIJKLMNO\n' >"$TMP/want1"
+cmp -s "$TMP/k/S1.fastq" "$TMP/want1" && pass || fail "single -k 1 --trim --barcode-tag: $(cat "$TMP/k/S1.fastq")"
+printf '@y/1\nACTACGGGG\n+\nABCDEFGHI\n' >"$TMP/k1.fq"
+printf '@y/2\nTTGGCCAAAA\n+\nABCDEFGHIJ\n' >"$TMP/k2.fq"
+run demux --barcodes "$TMP/pairs.tsv" -k 1 --trim -o "$TMP/k" -1 "$TMP/k1.fq" -2 "$TMP/k2.fq"
+[ "$(cat "$TMP/k/S1_R1.fastq")" = "$(printf '@y/1\nGGGG\n+\nFGHI')" ] &&
+    [ "$(cat "$TMP/k/S1_R2.fastq")" = "$(printf '@y/2\nAAAA\n+\nGHIJ')" ] && pass ||
+    fail "mates -k 1 --trim: $(cat "$TMP/k/S1_R1.fastq" "$TMP/k/S1_R2.fastq")"
+# one barcode, -k at the end and on either strand
+printf '>b1\nACGTACGT\n>b2\nTTTTGGGG\n' >"$TMP/kb.fa"
+printf '@e\nCCCCCCCCACGTAACGT\n+\nABCDEFGHIJKLMNOPQ\n' >"$TMP/ke.fq"
+run demux -p "$TMP/kb.fa" -k 1 --anchor end --trim --barcode-tag -o "$TMP/k" "$TMP/ke.fq"
+[ "$(cat "$TMP/k/b1.fastq")" = "$(printf '@e BC:Z:ACGTAACGT\nCCCCCCCC\n+\nABCDEFGH')" ] && pass ||
+    fail "-p -k 1 --anchor end --trim: $(cat "$TMP/k/b1.fastq")"
+printf '@u\nACGTACGACCCCCC\n+\nABCDEFGHIJKLMN\n' >"$TMP/ku.fq"
+run demux -p "$TMP/kb.fa" -k 1 --trim -o "$TMP/k" "$TMP/ku.fq"
+[ "$(cat "$TMP/k/b1.fastq")" = "$(printf '@u\nCCCCCC\n+\nIJKLMN')" ] && pass ||
+    fail "-k 1: a differing last base is a substitution (8 cut), not a deletion (7): $(cat "$TMP/k/b1.fastq")"
+printf '@s\nCCCAAAAGTGTGTGT\n+\nABCDEFGHIJKLMNO\n' >"$TMP/ks.fq"
+run demux -p "$TMP/kb.fa" -k 1 --strand both --trim -o "$TMP/k" "$TMP/ks.fq"
+[ "$(cat "$TMP/k/b2.fastq")" = "$(printf '@s\nGTGTGTGT\n+\nHIJKLMNO')" ] && pass ||
+    fail "-p -k 1 --strand both --trim (b2 reverse complemented, a deletion): $(cat "$TMP/k/b2.fastq")"
+
+# --strand both: single reads in either orientation. b, c and d are constructs reverse
+# complemented (GGCCAA = rc TTGGCC at the start, GTACGT = rc ACGTAC at the end); d has GGCCAT
+# (-k 1: a substitution rather than a deletion of the last A); the tag shows the barcodes as on
+# the construct, the read stays as read
+printf '@a\nACGTACTTTTTTTTTTTGGCC\n+\nABCDEFGHIJKLMNOPQRSTU\n@b\nGGCCAATTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n@c\nAATTCCTTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n@d\nGGCCATTTTTTTTTTTGTACGT\n+\nABCDEFGHIJKLMNOPQRSTUV\n' >"$TMP/both.fq"
+run demux --barcodes "$TMP/pairs.tsv" --strand both -k 1 --trim --barcode-tag -o "$TMP/o" "$TMP/both.fq" -t 3
+printf '@a BC:Z:ACGTAC-TTGGCC\nTTTTTTTTT\n+\nGHIJKLMNO\n@b BC:Z:ACGTAC-TTGGCC\nTTTTTTTTTT\n+\nGHIJKLMNOP\n@d BC:Z:ACGTAC-ATGGCC\nTTTTTTTTTT\n+\nGHIJKLMNOP\n' >"$TMP/want1"
+printf '@c BC:Z:ACGTAC-GGAATT\nTTTTTTTTTT\n+\nGHIJKLMNOP\n' >"$TMP/want2"
+cmp -s "$TMP/o/S1.fastq" "$TMP/want1" && cmp -s "$TMP/o/S2.fastq" "$TMP/want2" && pass ||
+    fail "--strand both -k 1 --trim --barcode-tag: $(cat "$TMP/o/S1.fastq" "$TMP/o/S2.fastq")"
+run demux --barcodes "$TMP/pairs.tsv" -o "$TMP/o" "$TMP/both.fq"
+[ "$(names "$TMP/o/S1.fastq")" = "@a " ] && [ "$(names "$TMP/o/unassigned.fastq")" = "@b @c @d " ] && pass ||
+    fail "without --strand both only the construct as given"
+# both orientations equally close: two samples -> unassigned; one sample (a symmetric construct) -> it
+printf 'X1\tACGTAC\tTTGGCC\nX2\tGGCCAA\tGTACGT\nY\tAAACCC\tGGGTTT\n' >"$TMP/sym.tsv"
+printf '@t\nACGTACGGGGTTGGCC\n+\nIIIIIIIIIIIIIIII\n@y\nAAACCCTTTTGGGTTT\n+\nIIIIIIIIIIIIIIII\n' >"$TMP/sym.fq"
+run demux --barcodes "$TMP/sym.tsv" --strand both -o "$TMP/o" "$TMP/sym.fq"
+[ "$(names "$TMP/o/unassigned.fastq")" = "@t " ] && [ "$(names "$TMP/o/Y.fastq")" = "@y " ] &&
+    grep -q "1 with two barcodes equally close" "$TMP/err" && pass || fail "orientations equally close: $(cat "$TMP/err")"
+run demux --barcodes "$TMP/sym.tsv" -o "$TMP/o" "$TMP/sym.fq"
+[ "$(names "$TMP/o/X1.fastq")" = "@t " ] && pass || fail "one orientation: t to X1"
+
 # one barcode (-p) in mate 2, trimmed there and tagged on both mates
 printf '>bcA\nTTGGCC\n' >"$TMP/one.fa"
 run demux -p "$TMP/one.fa" --barcode-read 2 --trim --barcode-tag -o "$TMP/one" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
@@ -91,16 +140,18 @@ run demux --barcodes "$TMP/pairs.tsv" -e ACGT -o "$TMP/x" "$TMP/long.fq"
 check_stderr "pairs and -e" "takes no other barcodes"
 run demux --barcodes "$TMP/pairs.tsv" --barcode-read 2 -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
 check_stderr "pairs and --barcode-read" "no --barcode-read"
-run demux --barcodes "$TMP/pairs.tsv" --strand both -o "$TMP/x" "$TMP/long.fq"
-check_stderr "pairs and --strand" "--rc-barcode2"
+run demux --barcodes "$TMP/pairs.tsv" --strand - -o "$TMP/x" "$TMP/long.fq"
+check_stderr "pairs and --strand -" "--strand both only for single reads"
+run demux --barcodes "$TMP/pairs.tsv" --strand both -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
+check_stderr "pairs of mates and --strand both" "--strand both only for single reads"
 run demux --barcodes "$TMP/pairs.tsv" --anchor end -o "$TMP/x" "$TMP/long.fq"
 check_stderr "pairs on single reads and --anchor" "no --anchor"
 run demux --barcodes "$TMP/pairs.tsv" --rc-barcode2 -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
 check_stderr "--rc-barcode2 with paired files" "single reads"
 run demux -p "$TMP/single.tsv" --rc-barcode2 -o "$TMP/x" "$TMP/long.fq"
 check_stderr "--rc-barcode2 without pairs" "barcode pairs"
-run demux --barcodes "$TMP/pairs.tsv" -k 1 --barcode-tag -o "$TMP/x" "$TMP/long.fq"
-check_stderr "--barcode-tag with -k" "exact matching or -m"
+run demux --barcodes "$TMP/pairs.tsv" --trim --anchor any -o "$TMP/x" -1 "$TMP/r1.fq" -2 "$TMP/r2.fq"
+check_stderr "--trim with --anchor any" "--anchor start or end"
 printf 'S1\tACGT\tGG\nS2\tACGT\n' >"$TMP/bad.tsv"
 run demux --barcodes "$TMP/bad.tsv" -o "$TMP/x" "$TMP/long.fq"
 check_stderr "a short line" "line 2: 2 fields"

@@ -1,4 +1,4 @@
-# --stats-json (search, filter, demux, trim): the report parses as JSON
+# --stats-json (search, filter, demux, trim, amplicon): the report parses as JSON
 # (python3), names its schema and version, and its numbers equal what the
 # outputs hold (records, bases, hits per pattern, reads per sample, reads
 # trimmed); it is written only when the run succeeds, atomically, and
@@ -57,6 +57,28 @@ printf '@t1\nCCCCAGATCGGAAG\n+\nIIIIIIIIIIIIII\n@t2\nCCCCCCCC\n+\nIIIIIIII\n' >"
 run trim -a AGATCGGAAGAGC -o "$TMP/t_out.fq" --stats-json "$TMP/t.json" "$TMP/t.fq"
 [ "$(json "$TMP/t.json" 'j["reads"]["input"], j["reads"]["mates_trimmed"], j["bases"]["input"], j["reads"]["output"], j["bases"]["output"]')" = \
     "2 1 22 $(fq "$TMP/t_out.fq")" ] && pass || fail "trim numbers: $(cat "$TMP/t.json")"
+
+# amplicon: records and bases in, products per pair and strand = the TSV's rows (two files summed)
+printf '>r1\nTTACGTTGGGGACGTTGCCACTTGGAACTTGGTT\n>r2\nGGCCAAGTTTTTCAACGTG\n>r3\nACG\n' >"$TMP/a.fa"
+printf '>s1\nACGTTGAAAACTTGG\n' >"$TMP/a2.fa"
+printf 'p1\tACGTTG\tCCAAGT\np2\tGGGGGG\tTTTTTT\n' >"$TMP/a.tsv"
+run amplicon -p "$TMP/a.tsv" --stats-json "$TMP/a.json" "$TMP/a.fa" "$TMP/a2.fa"
+check_status "amplicon with --stats-json" 0
+rows() { awk -F'\t' -v p="$1" -v s="$2" '!/^#/ && $6 == p && (s == "" || $5 == s)' "$TMP/out" | wc -l; }
+[ "$(json "$TMP/a.json" 'j["command"], j["records"]["input"], j["records"]["with_product"], j["bases"]["input"], len(j["inputs"])')" = \
+    "amplicon 4 3 71 2" ] && pass || fail "amplicon records, bases: $(cat "$TMP/a.json")"
+[ "$(json "$TMP/a.json" 'j["products"]["total"], j["products"]["plus"], j["products"]["minus"]')" = \
+    "$(awk '!/^#/' "$TMP/out" | wc -l) $(rows p1 +) $(rows p1 -)" ] && pass || fail "amplicon products = rows: $(cat "$TMP/a.json")"
+[ "$(json "$TMP/a.json" '[(p["name"], p["products"], p["plus"], p["minus"]) for p in j["pairs"]]')" = \
+    "[('p1', $(rows p1), $(rows p1 +), $(rows p1 -)), ('p2', 0, 0, 0)]" ] && [ "$(rows p1 +)" -eq 5 ] &&
+    pass || fail "amplicon per pair: $(cat "$TMP/a.json")"
+[ "$(json "$TMP/a.json" 'j["id"], j["data"]["a.fa"]["products_total"]')" = "seqmatch_amplicon 6" ] && pass ||
+    fail "amplicon: MultiQC custom content"
+echo old >"$TMP/a.json"
+run amplicon -p "$TMP/a.tsv" --stats-json "$TMP/a.json" "$TMP/a.fa" "$TMP/missing.fa"
+[ "$status" -eq 2 ] && [ "$(cat "$TMP/a.json")" = old ] && pass || fail "a failed amplicon leaves the report as it was"
+run amplicon -p "$TMP/a.tsv" --stats-json "$TMP/a.fa" "$TMP/a.fa"
+check_stderr "amplicon: the report is an input" "a.fa"
 
 # refusals and failures: one line, the report not written (an old one stays)
 echo old >"$TMP/keep.json"

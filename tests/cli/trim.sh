@@ -96,7 +96,7 @@ run trim -a $AD -A $AD --minimum-length 3 -1 "$TMP/m1.fq" -2 "$TMP/m2.fq" -o "$T
 if [ "$(gzip -dc "$TMP/q_1.fq.gz" | grep -c '^@')" = 1 ] && gzip -dc "$TMP/q_2.fq.gz" | grep -q '^@p1/2'; then pass
 else fail "pairs: dropped together when a mate is short"; fi
 
-# demux --trim: the barcode's length off the read's start (or end)
+# demux --trim: the barcode's hit off the read's start (or end)
 printf '>b1\nACGTAC\n>b2\nTTGGCCAA\n' >"$TMP/bc.fa"
 printf '@d1\nACGTACGGGGGG\n+\nABCDEFGHIJKL\n@d2\nTTGGCCAACCCCC\n+\nABCDEFGHIJKLM\n@d3\nGGGGGGG\n+\nIIIIIII\n' >"$TMP/d.fq"
 run demux -p "$TMP/bc.fa" --trim -o "$TMP/dm" "$TMP/d.fq"
@@ -108,8 +108,10 @@ printf '@e1\nGGGGGGACGTAC\n+\nABCDEFGHIJKL\n' >"$TMP/e.fq"
 run demux -p "$TMP/bc.fa" --trim --anchor end -m 1 -o "$TMP/dm2" "$TMP/e.fq"
 if [ "$(cat "$TMP/dm2/b1.fastq")" = "$(printf '@e1\nGGGGGG\n+\nABCDEF')" ]; then pass
 else fail "demux --trim --anchor end"; fi
-run demux -p "$TMP/bc.fa" --trim -k 1 -o "$TMP/dm3" "$TMP/d.fq"
-check_stderr "demux --trim with -k" "exact matching or -m"
+printf '@f1\nACGACGGGGGG\n+\nABCDEFGHIJK\n' >"$TMP/f.fq"
+run demux -p "$TMP/bc.fa" --trim -k 1 -o "$TMP/dm3" "$TMP/f.fq"
+if [ "$(cat "$TMP/dm3/b1.fastq")" = "$(printf '@f1\nGGGGGG\n+\nFGHIJK')" ]; then pass
+else fail "demux --trim -k 1: the hit's span (ACGAC, a deletion) off the start"; fi
 run demux -p "$TMP/bc.fa" --trim --anchor any -o "$TMP/dm3" "$TMP/d.fq"
 check_stderr "demux --trim --anchor any" "--anchor start or end"
 

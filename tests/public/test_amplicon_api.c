@@ -8,7 +8,8 @@
  * way. Random records with planted products (mutated primers, both
  * strands, nested and overlapping, shorter than the primers), several
  * pairs, 1 to 3 threads and small chunks, the TSV with sequences compared
- * byte for byte. -k: the pairing of sm_scan's hits against a pairing by
+ * byte for byte, and the run report's numbers (records, bases, products per
+ * pair and strand). -k: the pairing of sm_scan's hits against a pairing by
  * brute force. Refusals and the primer table's errors. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 #include "oracle.h"
 
 static char dir[] = "/tmp/sm_amplicon_api_XXXXXX";
-static long products_seen, minus_seen;
+static long products_seen, minus_seen, reports_checked;
 
 static char complement(char c) {
     static const char from[] = "ACGTURYSWKMBDHVNacgturyswkmbdhvn", to[] = "TGCAAYRSWMKVHDBNtgcaayrswmkvhdbn";
@@ -192,8 +193,10 @@ static void run_round(int round) {
     char *want = malloc(cap);
     used += (size_t)snprintf(want, cap, "#record\tstart\tend\tstrand\tpair\tsize\tforward_errors\treverse_errors\t"
                                         "sequence\n");
+    size_t per_pair[3][2] = {{0}}, with_product = 0, bases = 0; /* the report's numbers */
     for (size_t r = 0; r < nrec; r++) {
         size_t n = lens[r];
+        bases += n;
         product *ps = NULL;
         size_t pcap = 0;
         site *s[4];
@@ -215,6 +218,8 @@ static void run_round(int round) {
             np += pair_brute((unsigned)pi, '-', s[2], ns[2], s[3], ns[3], lo, hi, longest, ps + np);
         }
         qsort(ps, np, sizeof *ps, by_place);
+        with_product += np > 0;
+        for (size_t i = 0; i < np; i++) per_pair[ps[i].pair][ps[i].strand == '-']++;
         for (size_t i = 0; i < np; i++) {
             size_t len = (size_t)(ps[i].end - ps[i].start);
             if (used + len + 200 > cap) {
@@ -252,7 +257,8 @@ static void run_round(int round) {
     ro.threads = 1 + rnd(3);
     ro.chunk_size = rnd(2) ? 0 : 32 + rnd(100);
     sm_amplicon_options ao = {.set = &set, .rule = {lo, hi, longest}, .format = SM_AMPLICON_TSV, .header = 1,
-                              .sequence = 1, .out = w, .reader_threads = 1};
+                              .sequence = 1, .out = w, .reader_threads = 1,
+                              .stats = rnd(2) ? sm_stats_new("amplicon", "test") : NULL};
     sm_amplicon_finder *finder = NULL;
     CHECK(db && sm_amplicon_finder_new(db, &ro, &ao, &finder, &err) == SM_OK, "finder: %s", err.message);
     if (finder) {
@@ -261,6 +267,32 @@ static void run_round(int round) {
         sm_amplicon_finder_stats(finder, &st);
         CHECK(st.records == nrec, "round %d: %llu records of %zu", round, (unsigned long long)st.records, nrec);
     }
+    if (finder && ao.stats) { /* the report: records, bases, products per pair and strand as the oracle's */
+        char report[300], text[8192], line[200];
+        snprintf(report, sizeof report, "%s/report%d.json", dir, round);
+        CHECK(sm_stats_write(ao.stats, report, &err) == SM_OK, "report: %s", err.message);
+        FILE *rf = fopen(report, "r");
+        size_t tl = rf ? fread(text, 1, sizeof text - 1, rf) : 0;
+        text[tl] = '\0';
+        if (rf) fclose(rf);
+        size_t plus = 0, minus = 0;
+        for (size_t i = 0; i < npairs; i++) {
+            plus += per_pair[i][0], minus += per_pair[i][1];
+            snprintf(line, sizeof line, "{\"name\": \"%s\", \"products\": %zu, \"plus\": %zu, \"minus\": %zu}",
+                     pairs[i].name, per_pair[i][0] + per_pair[i][1], per_pair[i][0], per_pair[i][1]);
+            CHECK(strstr(text, line), "round %d: the report lacks %s:\n%s", round, line, text);
+        }
+        snprintf(line, sizeof line, "\"records\": {\n    \"input\": %zu,\n    \"with_product\": %zu\n  }", nrec,
+                 with_product);
+        CHECK(strstr(text, line), "round %d: the report lacks %s:\n%s", round, line, text);
+        snprintf(line, sizeof line, "\"bases\": {\n    \"input\": %zu\n  }", bases);
+        CHECK(strstr(text, line), "round %d: the report lacks %s:\n%s", round, line, text);
+        snprintf(line, sizeof line, "\"products\": {\n    \"total\": %zu,\n    \"plus\": %zu,\n    \"minus\": %zu\n  }",
+                 plus + minus, plus, minus);
+        CHECK(strstr(text, line), "round %d: the report lacks %s:\n%s", round, line, text);
+        reports_checked++;
+    }
+    sm_stats_free(ao.stats);
     sm_writer_flush(w);
     sm_writer_free(w);
     got_len = (size_t)ftell(mem);
@@ -429,6 +461,7 @@ int main(void) {
     edit_rounds(rounds / 2);
     CHECK(rounds < 40 || (products_seen > rounds && minus_seen > 0), "too few products: %ld (%ld on -)",
           products_seen, minus_seen);
+    CHECK(rounds < 40 || reports_checked >= rounds / 4, "only %ld reports checked", reports_checked);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) failures++;

@@ -21,6 +21,8 @@
 
 static char dir[] = "/tmp/sm_demux_pairs_XXXXXX";
 static long outcomes[4]; /* reads assigned, without a hit, ambiguous, unlisted */
+static long spans_checked; /* assigned reads of -k rounds */
+static long reversed_checked; /* reads assigned in the reverse orientation */
 
 /* ---------------------------------------------------------------- oracle */
 
@@ -43,21 +45,76 @@ static int mismatches(const char *s, long n, long at, const char *b) {
     return e;
 }
 
-/* The closest of nb barcodes at one place: its index, -1 none, -2 a tie. */
-static int closest(const char *s, int from_end, char bc[][16], const int *listed, int nb, int k, int rc) {
+static void reverse_complement(char *s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n / 2; i++) {
+        char c = s[i];
+        s[i] = s[n - 1 - i], s[n - 1 - i] = c;
+    }
+    for (size_t i = 0; i < n; i++) s[i] = complement(s[i]);
+}
+
+static int text_matches(char t, char b) {
+    unsigned ts = base_set(t);
+    return (ts == 1 || ts == 2 || ts == 4 || ts == 8) && (base_set(b) & ts);
+}
+
+/* An alignment's edits and matches; a better one has fewer edits, then more matches. */
+typedef struct {
+    int edits, matches;
+} score;
+
+static int better(score a, score b) { return a.edits < b.edits || (a.edits == b.edits && a.matches > b.matches); }
+
+/* The best alignment of barcode b (m) with all of t (n), by the book. */
+static score align(const char *b, long m, const char *t, long n) {
+    score d[24][64];
+    for (long i = 0; i <= m; i++) d[i][0] = (score){(int)i, 0};
+    for (long j = 0; j <= n; j++) d[0][j] = (score){(int)j, 0};
+    for (long i = 1; i <= m; i++)
+        for (long j = 1; j <= n; j++) {
+            int same = text_matches(t[j - 1], b[i - 1]);
+            score v = {d[i - 1][j - 1].edits + !same, d[i - 1][j - 1].matches + same};
+            score del = {d[i - 1][j].edits + 1, d[i - 1][j].matches}, ins = {d[i][j - 1].edits + 1, d[i][j - 1].matches};
+            if (better(del, v)) v = del;
+            if (better(ins, v)) v = ins;
+            d[i][j] = v;
+        }
+    return d[m][n];
+}
+
+/* Errors of barcode b at the start (or end) of s, -1 when it does not fit;
+   *span: the symbols it covers. Edits: the best alignment over every prefix
+   (or suffix) of s, the longest of equally good ones. */
+static int place_errors(const char *s, int from_end, const char *b, int edits, long *span) {
+    long n = (long)strlen(s), m = (long)strlen(b);
+    *span = m;
+    if (!edits) return mismatches(s, n, from_end ? n - m : 0, b);
+    score best = {1 << 20, 0};
+    for (long j = 0; j <= n; j++) {
+        score x = align(b, m, s + (from_end ? n - j : 0), j);
+        if (!better(best, x)) best = x, *span = j;
+    }
+    return best.edits;
+}
+
+/* The closest of nb barcodes at one place: its index, -1 none, -2 a tie;
+   *errors and *span its errors and the symbols it covers. */
+static int closest(const char *s, int from_end, char bc[][16], const int *listed, int nb, int k, int rc, int edits,
+                   int *errors, long *span) {
     int best = -1, best_e = k + 1, tie = 0;
-    long n = (long)strlen(s);
     for (int i = 0; i < nb; i++) {
         if (!listed[i]) continue; /* in no line of the table: not sought */
         char b[16];
-        long m = (long)strlen(bc[i]);
+        long m = (long)strlen(bc[i]), covers;
         for (long j = 0; j < m; j++) b[j] = rc ? complement(bc[i][m - 1 - j]) : bc[i][j];
         b[m] = '\0';
-        int e = mismatches(s, n, from_end ? n - m : 0, b);
+        int e = place_errors(s, from_end, b, edits, &covers);
         if (e < 0 || e > k) continue;
-        if (e < best_e) best = i, best_e = e, tie = 0;
+        if (e < best_e) best = i, best_e = e, tie = 0, *span = covers;
         else if (e == best_e) tie = 1;
     }
+    *errors = best_e;
     return tie ? -2 : best;
 }
 
@@ -67,7 +124,10 @@ static int closest(const char *s, int from_end, char bc[][16], const int *listed
 
 typedef struct {
     const sm_barcode_pairs *pairs;
+    const sm_db *db;
+    int paired, end;
     long got[MAX_READS]; /* sample, or -1 no hit, -2 ambiguous, -3 unlisted */
+    size_t span[MAX_READS][2]; /* assigned: what each barcode covers (sm_barcode_span) */
     int n;
 } run_state;
 
@@ -82,6 +142,11 @@ static int on_record(void *ctx, sm_read_record *r) {
     if (st->n < MAX_READS)
         st->got[st->n] = m.why == SM_PAIR_ASSIGNED ? (long)m.sample : m.why == SM_PAIR_NO_HIT ? -1
                          : m.why == SM_PAIR_AMBIGUOUS ? -2 : -3;
+    for (int e = 0; st->n < MAX_READS && m.why == SM_PAIR_ASSIGNED && e < 2; e++) {
+        unsigned mate = st->paired ? (unsigned)e : 0; /* single reads: barcode2 at the end, reverse complemented */
+        st->span[st->n][e] = sm_barcode_span(st->db, m.pattern[e], !st->paired && e, r->raw[mate], r->raw_len[mate],
+                                             st->paired ? st->end : e);
+    }
     st->n++;
     return 0;
 }
@@ -97,7 +162,8 @@ static void put_random(char *s, unsigned n) {
 }
 
 static void run_round(int round) {
-    int paired = rnd(2), k = (int)rnd(3), rc = !paired && rnd(2), end = paired && rnd(2);
+    int paired = rnd(2), k = (int)rnd(3), rc = !paired && rnd(2), end = paired && rnd(2), edits = k && rnd(2);
+    int both = !paired && rnd(2); /* single reads in both orientations */
     int nb[2] = {1 + (int)rnd(5), 1 + (int)rnd(5)};
     char bc[2][8][16];
     for (int e = 0; e < 2; e++)
@@ -145,9 +211,10 @@ static void run_round(int round) {
     for (size_t i = 0; i < sm_barcode_pairs_samples(pairs); i++)
         sample_number[i] = atoi(sm_barcode_pairs_sample(pairs, i) + 1);
 
+    if (both) sm_barcode_pairs_orientations(pairs, 1);
     sm_compile_options co;
     sm_compile_options_init(&co);
-    co.match = k ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
+    co.match = edits ? SM_MATCH_EDITS : k ? SM_MATCH_MISMATCHES : SM_MATCH_EXACT;
     co.max_errors = (uint32_t)k;
     sm_db *db = NULL;
     CHECK(sm_barcode_pairs_compile(pairs, &co, !paired && !rc, &db, &err) == SM_OK, "compile: %s", err.message);
@@ -176,12 +243,19 @@ static void run_round(int round) {
                 if ((paired && e != m) || rnd(6) == 0) continue;
                 const char *b = bc[e][rnd((unsigned)nb[e])];
                 long bl = (long)strlen(b);
-                char planted[16];
+                char planted[24];
                 for (long j = 0; j < bl; j++) {
                     char c = !paired && e == 1 && rc ? complement(b[bl - 1 - j]) : b[j];
                     planted[j] = base_set(c) == 15 || (base_set(c) & (base_set(c) - 1)) ? "ACGT"[rnd(4)] : c;
                 }
                 for (unsigned c = rnd(4); c > 0 && rnd(2); c--) planted[rnd((unsigned)bl)] = "ACGTN"[rnd(5)];
+                for (unsigned c = edits ? rnd(3) : 0; c > 0; c--) { /* a symbol inserted or deleted */
+                    long at = (long)rnd((unsigned)bl);
+                    memmove(planted + at + (bl < 14), planted + at + (bl >= 14), (size_t)(bl - at - (bl >= 14)));
+                    if (bl < 14) planted[at] = "ACGT"[rnd(4)], bl++;
+                    else bl--;
+                    if (rnd(2)) break;
+                }
                 int at_end = paired ? end : e == 1;
                 long n = (long)strlen(s);
                 if (n < bl) {
@@ -191,6 +265,7 @@ static void run_round(int round) {
                     memcpy(s + (at_end ? n - bl : 0), planted, (size_t)bl);
                 }
             }
+            if (both && rnd(2)) reverse_complement(s); /* the construct read from its other end */
             for (char *c = s; *c; c++)
                 if (rnd(8) == 0) *c = (char)(*c | 0x20);
             fprintf(f[m], "@read%d%s\n%s\n+\n", r, paired ? (m ? "/2" : "/1") : "", s);
@@ -209,7 +284,7 @@ static void run_round(int round) {
     sm_db_get_info(db, &info);
     run_state st;
     memset(&st, 0, sizeof st);
-    st.pairs = pairs;
+    st.pairs = pairs, st.db = db, st.paired = paired, st.end = end;
     /* (pairs ignore end_window: given half the time) */
     sm_reads_options o = {.format = SM_INPUT_AUTO, .reader_threads = 1, .scan_mate = 0,
                           .end_window = paired && rnd(2) ? 0 : info.max_length + info.max_errors, .ctx = &st,
@@ -222,20 +297,43 @@ static void run_round(int round) {
     }
     CHECK(st.n == nreads, "round %d: %d records back of %d", round, st.n, nreads);
     for (int r = 0; r < nreads && r < st.n; r++) {
-        int got[2];
-        for (int e = 0; e < 2; e++) {
-            const char *s = seqs[r][paired ? e : 0];
-            got[e] = closest(s, paired ? end : e, bc[e], listed[e], nb[e], k, !paired && e == 1 && rc);
+        /* each orientation (the read as given; in both, its reverse complement too): each end's
+           closest barcode, the outcome, the errors of both ends, what each window's barcode covers */
+        long want = -1, span[2] = {0, 0};
+        int total = 0;
+        for (int o = 0; o <= both; o++) {
+            int got[2], errors[2];
+            long covers[2] = {0, 0}, out;
+            char x[64];
+            strcpy(x, seqs[r][0]);
+            if (o) reverse_complement(x);
+            for (int e = 0; e < 2; e++) {
+                const char *s = paired ? seqs[r][e] : x;
+                got[e] = closest(s, paired ? end : e, bc[e], listed[e], nb[e], k, !paired && e == 1 && rc, edits,
+                                 &errors[e], &covers[e]);
+            }
+            if (got[0] == -1 || got[1] == -1) out = -1;
+            else if (got[0] == -2 || got[1] == -2) out = -2;
+            else out = sample_of[got[0]][got[1]] >= 0 ? sample_of[got[0]][got[1]] : -3;
+            if (o == 0 || out == -1) {
+                if (o == 0) want = out, total = errors[0] + errors[1], span[0] = covers[0], span[1] = covers[1];
+                continue;
+            }
+            if (want == -1 || errors[0] + errors[1] < total) /* reversed: barcode2 covers the start */
+                want = out, span[0] = covers[1], span[1] = covers[0], reversed_checked += out >= 0;
+            else if (errors[0] + errors[1] == total && !(want >= 0 && out == want)) want = -2;
         }
-        long want;
-        if (got[0] == -1 || got[1] == -1) want = -1;
-        else if (got[0] == -2 || got[1] == -2) want = -2;
-        else want = sample_of[got[0]][got[1]] >= 0 ? sample_of[got[0]][got[1]] : -3;
         outcomes[want >= 0 ? 0 : -want]++;
         long got_sample = st.got[r] >= 0 ? sample_number[st.got[r]] : st.got[r];
-        CHECK(got_sample == want, "round %d (%s, k %d, %s%s, %u threads) read %d: got %ld, want %ld (%s / %s)", round,
-              paired ? "paired" : "single", k, end ? "end" : "start", rc ? ", rc" : "", ro.threads, r, got_sample, want,
-              seqs[r][0], paired ? seqs[r][1] : "");
+        CHECK(got_sample == want, "round %d (%s, %c %d, %s%s%s, %u threads) read %d: got %ld, want %ld (%s / %s)",
+              round, paired ? "paired" : "single", edits ? 'k' : 'm', k, end ? "end" : "start", rc ? ", rc" : "",
+              both ? ", both" : "", ro.threads, r,
+              got_sample, want, seqs[r][0], paired ? seqs[r][1] : "");
+        for (int e = 0; want >= 0 && got_sample == want && e < 2; e++)
+            CHECK((long)st.span[r][e] == span[e], "round %d (%s, %c %d) read %d: barcode%d covers %zu, want %ld (%s / %s)",
+                  round, paired ? "paired" : "single", edits ? 'k' : 'm', k, r, e + 1, st.span[r][e], span[e], seqs[r][0],
+                  paired ? seqs[r][1] : "");
+        spans_checked += want >= 0 && edits;
     }
     sm_db_free(db);
     sm_barcode_pairs_free(pairs);
@@ -304,6 +402,9 @@ int main(void) {
     CHECK(outcomes[0] > rounds && outcomes[1] > 0 && outcomes[2] > 0 && outcomes[3] > 0,
           "the rounds reach too few cases: %ld assigned, %ld without a hit, %ld ambiguous, %ld unlisted", outcomes[0],
           outcomes[1], outcomes[2], outcomes[3]);
+    CHECK(rounds < 40 || spans_checked > rounds / 4, "only %ld reads of -k rounds assigned", spans_checked);
+    CHECK(rounds < 40 || reversed_checked > rounds / 8, "only %ld reads assigned in the reverse orientation",
+          reversed_checked);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) failures++;
