@@ -48,12 +48,14 @@ int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *k, const sm_ac_gpu_sink *
     for (uint32_t d = 1; n && d <= k->max_depth + 1; d++)
         for (uint32_t i = n; i-- > 0;) {
             uint32_t previous = sm_ac_gpu_makes(k, i, d - 1) ? sm_ac_gpu_number(k, &a, i, d - 1) : 0;
-            if (d == 1 && i == 0) sm_ac_gpu_fill(k, &a, 0);
-            if (previous) sm_ac_gpu_fill(k, &a, previous);
-            if (sm_ac_gpu_makes(k, i, d))
-                sm_ac_gpu_make(k, &a, i, d, sm_ac_gpu_number(k, &a, i, d), sm_ac_gpu_parent(k, &a, i, d, previous));
+            if (d == 1 && i == 0) sm_ac_gpu_fill(k, &a, 0, 0);
+            if (previous) sm_ac_gpu_fill(k, &a, previous, a.fail[previous]);
+            if (sm_ac_gpu_makes(k, i, d)) {
+                uint32_t p = sm_ac_gpu_parent(k, &a, i, d, previous);
+                sm_ac_gpu_make(k, &a, i, d, sm_ac_gpu_number(k, &a, i, d), p, a.fail[p]);
+            }
         }
-    if (n == 0) sm_ac_gpu_fill(k, &a, 0);
+    if (n == 0) sm_ac_gpu_fill(k, &a, 0, 0);
     uint64_t total = 0;
     for (uint32_t s = 0; s < S; s++) {
         out_index[s] = (uint32_t)total;

@@ -46,7 +46,7 @@ static void make_keys(tu_rng *rng, key_set *ks, const char *symbols, int dna, si
     size_t nsym = strlen(symbols);
     ks->storage = malloc(nkeys * (size_t)max_len);
     ks->keys = calloc(nkeys, sizeof *ks->keys);
-    uint32_t stem = shape == 1 ? tu_rng_range(rng, 1, max_len / 2) : 0;
+    uint32_t stem = shape == 1 && max_len >= 2 ? tu_rng_range(rng, 1, max_len / 2) : 0;
     uint32_t patterns = 0;
     for (size_t i = 0; i < nkeys; i++) {
         uint8_t *s = ks->storage + i * max_len;
@@ -79,6 +79,7 @@ static int same_as_cpu(const key_set *ks, const char *what) {
     memset(&gpu, 0, sizeof gpu);
     int ok = 0;
     double ms[3];
+    if (getenv("SM_TEST_VERBOSE")) fprintf(stderr, "%s\n", what);
     if (sm_ac_build(ks->keys, ks->nkeys, ks->fold, 2, 0, &cpu, &err) != SM_OK) {
         tu_check(0, "%s: the CPU build failed: %s", what, err.message);
     } else if (sm_ac_build_gpu(ks->keys, ks->nkeys, ks->fold, 0, 0, &gpu, ms, &err) != SM_OK) {

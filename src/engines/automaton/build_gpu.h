@@ -102,15 +102,17 @@ SM_GPU_FN uint32_t sm_ac_gpu_parent(const sm_ac_gpu_keys *k, const sm_ac_gpu_arr
 #define SM_AC_GPU_LOAD(p) (*(p))
 #endif
 
-/* The fill of state m's row (m of depth d - 1 at step d). */
-SM_GPU_FN void sm_ac_gpu_fill(const sm_ac_gpu_keys *k, const sm_ac_gpu_arrays *a, uint32_t m) {
+/* The fill of state m's row (m of depth d - 1 at step d); fail_m is
+   fail(m) * columns. The row read eight entries at a time before they are
+   written, so that the reads wait on memory once, not once per column. */
+SM_GPU_FN void sm_ac_gpu_fill(const sm_ac_gpu_keys *k, const sm_ac_gpu_arrays *a, uint32_t m, uint32_t fail_m) {
     uint32_t *row = &a->delta[(size_t)m * k->columns];
-    if (m == 0) {
-        for (uint32_t x = 0; x < k->columns; x++) SM_AC_GPU_CAS(&row[x], 0u);
-        return;
+    const uint32_t *from = &a->delta[fail_m];
+    for (uint32_t x0 = 0; x0 < k->columns; x0 += 8) {
+        uint32_t v[8];
+        for (uint32_t j = 0; j < 8; j++) v[j] = m && x0 + j < k->columns ? SM_AC_GPU_LOAD(&from[x0 + j]) : 0u;
+        for (uint32_t j = 0; j < 8 && x0 + j < k->columns; j++) SM_AC_GPU_CAS(&row[x0 + j], v[j]);
     }
-    const uint32_t *from = &a->delta[SM_AC_GPU_LOAD(&a->fail[m])];
-    for (uint32_t x = 0; x < k->columns; x++) SM_AC_GPU_CAS(&row[x], SM_AC_GPU_LOAD(&from[x]));
 }
 
 /* Distinct outputs of the keys ending at key i's node of depth len(i):
@@ -122,12 +124,13 @@ SM_GPU_FN uint32_t sm_ac_gpu_own_outputs(const sm_ac_gpu_keys *k, uint32_t i) {
     return n;
 }
 
-/* The making of node n, key i's node of depth d, under parent p. */
-SM_GPU_FN void sm_ac_gpu_make(const sm_ac_gpu_keys *k, const sm_ac_gpu_arrays *a, uint32_t i, uint32_t d, uint32_t n,
-                              uint32_t p) {
+/* The making of node n, key i's node of depth d, under parent p, whose
+   fail(p) * columns is fail_p; returns fail(n) * columns. */
+SM_GPU_FN uint32_t sm_ac_gpu_make(const sm_ac_gpu_keys *k, const sm_ac_gpu_arrays *a, uint32_t i, uint32_t d,
+                                  uint32_t n, uint32_t p, uint32_t fail_p) {
     const uint32_t C = k->columns;
     uint32_t c = k->key_class[k->symbols[k->start[i] + d - 1]];
-    uint32_t via = d == 1 ? 0u : SM_AC_GPU_LOAD(&a->delta[SM_AC_GPU_LOAD(&a->fail[p]) + c]);
+    uint32_t via = d == 1 ? 0u : SM_AC_GPU_LOAD(&a->delta[fail_p + c]);
     uint32_t own = k->len[i] == d ? sm_ac_gpu_own_outputs(k, i) : 0;
     uint32_t outputs = own, link = 0;
     if (via & SM_AC_GPU_OUT) {
@@ -141,6 +144,7 @@ SM_GPU_FN void sm_ac_gpu_make(const sm_ac_gpu_keys *k, const sm_ac_gpu_arrays *a
     a->dict[n] = link | (own ? SM_AC_GPU_OWN : 0u);
     if (own) a->own_key[n] = i;
     SM_AC_GPU_PUT(&a->delta[(size_t)p * C + c], n * C | (outputs ? SM_AC_GPU_OUT : 0u));
+    return via & SM_AC_GPU_MASK;
 }
 
 /* The output ids of state s, written from out_list[at]: its own keys' (if
