@@ -161,7 +161,15 @@ typedef enum {
     SM_DB_PAM_LENGTH = 14,     /* symbols of each pattern that must match exactly at its PAM end */
     SM_DB_PAM_SIDE = 15,       /* sm_pam_side: that end */
     SM_DB_DNA_BULGES = 16,     /* the longest bulges a site may have */
-    SM_DB_RNA_BULGES = 17
+    SM_DB_RNA_BULGES = 17,
+    /* How it was built, when compiled by this process (0 for a loaded
+       database): microseconds in all; the sm_backend the automaton was
+       built on; its GPU build's kernels and copies (keys in, tables back),
+       in microseconds. */
+    SM_DB_BUILD_US = 18,
+    SM_DB_AUTOMATON_BUILT_ON = 19,
+    SM_DB_GPU_BUILD_KERNELS_US = 20,
+    SM_DB_GPU_BUILD_COPIES_US = 21
 } sm_db_attr;
 
 /* One attribute of db into *value: SM_OK, or SM_ERR_INVALID for an

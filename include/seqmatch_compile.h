@@ -57,7 +57,8 @@ typedef enum {
     SM_CPARAM_DNA_BULGES = 12,    /* k mismatches with a PAM: the longest DNA bulge (0..SM_MAX_BULGE) */
     SM_CPARAM_RNA_BULGES = 13,    /* the longest RNA bulge (0..SM_MAX_BULGE) */
     SM_CPARAM_BACKEND = 14,       /* sm_backend the planner chooses engines for */
-    SM_CPARAM_TYPICAL_RECORD = 15 /* bytes per input record for the cost model (0: long) */
+    SM_CPARAM_TYPICAL_RECORD = 15, /* bytes per input record for the cost model (0: long) */
+    SM_CPARAM_BUILD_BACKEND = 16   /* sm_backend: where the automaton is built (CPU default; CUDA: the first GPU) */
 } sm_compile_param;
 
 /* New settings with the defaults; NULL when out of memory. */
@@ -132,6 +133,13 @@ typedef struct {
        approximate ones and every backend runs them all. Refused with a
        PAM. */
     const unsigned char *exact;
+    /* Where the dictionary automaton is built: SM_BACKEND_CPU (default:
+       build_threads), or SM_BACKEND_CUDA, the first GPU, byte for byte the
+       same (refused with SM_ERR_DEVICE without one). With backend
+       SM_BACKEND_CUDA and this left at the CPU, a large automaton is built
+       on the GPU when one is there (docs/architecture.md, "The automaton
+       built on the GPU"). */
+    sm_backend build_backend;
 } sm_compile_options;
 
 /* Fills *opts with the defaults: dna, both strands, auto engine, serial build. */

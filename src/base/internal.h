@@ -88,10 +88,20 @@ typedef struct {
     uint32_t section;    /* index in the section directory of the section that scans it */
 } sm_db_pattern;
 
+/* What --explain says of a database's build (engines/engine.h fills it). */
+typedef struct {
+    int automaton_on_gpu;
+    double gpu_ms[3]; /* keys in, kernels, tables back */
+} sm_build_report_info;
+
 struct sm_db {
     uint8_t *bytes;      /* the block, SM_DB_ALIGN aligned */
     size_t size;
     int mapped;          /* bytes is a read-only mapping of a saved file (sm_db_load) */
+    /* compiled in this process (not saved with it; zero when loaded): how
+       long, and where the automaton was built */
+    double build_seconds;
+    sm_build_report_info built;
 };
 
 static inline const sm_db_header *sm_db_head(const sm_db *db) {

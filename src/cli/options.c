@@ -66,11 +66,10 @@ static const choice strands[] = {{"both", SM_STRAND_BOTH}, {"+", SM_STRAND_FORWA
                                  {"-", SM_STRAND_REVERSE}, {"reverse", SM_STRAND_REVERSE}, {NULL, 0}};
 static const choice reports[] = {{"best", SM_REPORT_BEST}, {"ends", SM_REPORT_ENDS}, {NULL, 0}};
 static const choice formats[] = {{"tsv", SM_FORMAT_TSV}, {"bed", SM_FORMAT_BED}, {"jsonl", SM_FORMAT_JSONL},
-                                 {"count", SM_FORMAT_COUNT}, {"sam", SM_FORMAT_SAM}, {"bam", SM_FORMAT_BAM}, {"records", SM_FORMAT_RECORDS},
-                                 {"profile", SM_FORMAT_PROFILE}, {"profile-jsonl", SM_FORMAT_PROFILE_JSONL},
-                                 {NULL, 0}};
-static const choice anchors[] = {{"start", SM_ANCHOR_START}, {"end", SM_ANCHOR_END}, {"any", SM_ANCHOR_NONE},
-                                 {NULL, 0}};
+    {"count", SM_FORMAT_COUNT}, {"sam", SM_FORMAT_SAM}, {"bam", SM_FORMAT_BAM}, {"records", SM_FORMAT_RECORDS},
+    {"profile", SM_FORMAT_PROFILE}, {"profile-jsonl", SM_FORMAT_PROFILE_JSONL}, {NULL, 0}};
+static const choice anchors[] = {{"start", SM_ANCHOR_START}, {"end", SM_ANCHOR_END}, {"any", SM_ANCHOR_NONE}, {NULL, 0}};
+static const choice backends[] = {{"cpu", SM_BACKEND_CPU}, {"gpu", SM_BACKEND_CUDA}, {NULL, 0}};
 static const choice mates[] = {{"1", 1}, {"2", 2}, {NULL, 0}};
 static const choice dfa_matches[] = {{"contains", SM_DFA_CONTAINS}, {"ends", SM_DFA_ENDS}, {NULL, 0}};
 static const choice policies[] = {{"balanced", SM_DFA_CHUNKS_BALANCED}, {"equal", SM_DFA_CHUNKS_EQUAL}, {NULL, 0}};
@@ -92,6 +91,8 @@ static const option_spec option_table[] = {
     {OPT_ENGINE, 0, "engine", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1, CUSTOM},
     {OPT_BUILD_THREADS, 0, "build-threads", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1,
      COUNT(compile.build_threads, 4096, "%s: '%s' is not a thread count (0 to 4096)", GIVEN(build_threads_given))},
+    {OPT_BUILD_BACKEND, 0, "build-backend", 1, FOR_COMPILE, 1,
+     CHOICE(compile.build_backend, backends, "%s: unknown build backend '%s'; use cpu or gpu", 0)},
     {OPT_MAX_MEMORY, 0, "max-memory", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1,
      SIZE(compile.max_memory, 1, UINT64_MAX, "%s: '%s' is not a size (e.g. 512M or 4G)")},
     {OPT_MISMATCHES, 'm', "mismatches", 1, FOR_BOTH|FOR_TRIM|FOR_AMPLICON, 1, CUSTOM},

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/internal.h"
 #include "core/scan_internal.h"
@@ -196,6 +197,8 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         return sm_set_error(err, SM_ERR_INVALID, "unknown engine %d", (int)opts->engine);
     if (opts->backend != SM_BACKEND_CPU && opts->backend != SM_BACKEND_CUDA)
         return sm_set_error(err, SM_ERR_INVALID, "unknown backend %d", (int)opts->backend);
+    if (opts->build_backend != SM_BACKEND_CPU && opts->build_backend != SM_BACKEND_CUDA)
+        return sm_set_error(err, SM_ERR_INVALID, "unknown build backend %d", (int)opts->build_backend);
     if (opts->match > SM_MATCH_EDITS || opts->report > SM_REPORT_ENDS)
         return sm_set_error(err, SM_ERR_INVALID, "unknown match kind or report mode");
     /* k = 0 is exact matching whatever the kind (exact engines then serve),
@@ -286,11 +289,18 @@ int sm_compile_tuned(const sm_pattern *patterns, size_t n, const sm_compile_opti
         planned[i].given = prep[i].src->seq;
         planned[i].given_len = prep[i].src->len;
     }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (status == SM_OK) status = sm_plan_build(planned, n, opts, flags, strands, tuning, &plan, err);
     if (status == SM_OK && plan.count > SM_DB_MAX_SECTIONS)
         status = sm_set_error(err, SM_ERR_LIMIT, "the plan has %zu sections, more than %u", plan.count,
                               SM_DB_MAX_SECTIONS);
     if (status == SM_OK) status = assemble(prep, planned, n, opts, dna, flags, strands, pam_length, &plan, out, err);
+    if (status == SM_OK) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        (*out)->build_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        (*out)->built = plan.report;
+    }
     sm_plan_free(&plan);
     for (size_t i = 0; i < n; i++) free(prep[i].norm);
     free(prep);

@@ -489,7 +489,7 @@ int sm_db_load(const char *path, sm_db **out, sm_error *err) {
     }
     close(fd);
     sm_db *db = NULL;
-    if (rc == SM_OK && !(db = malloc(sizeof *db)))
+    if (rc == SM_OK && !(db = calloc(1, sizeof *db)))
         rc = sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     if (rc == SM_OK) rc = check_block(bytes, (size_t)size, err);
     if (rc != SM_OK) {

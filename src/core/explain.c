@@ -196,6 +196,20 @@ int sm_db_explain(const sm_db *db, FILE *out, unsigned flags) {
             if (states > 0) fprintf(out, "automaton        %u states x %u columns\n", states, columns);
             break;
         }
+    uint64_t build_us = 0, built_on = 0, kernels_us = 0, copies_us = 0;
+    sm_db_get(db, SM_DB_BUILD_US, &build_us);
+    sm_db_get(db, SM_DB_AUTOMATON_BUILT_ON, &built_on);
+    sm_db_get(db, SM_DB_GPU_BUILD_KERNELS_US, &kernels_us);
+    sm_db_get(db, SM_DB_GPU_BUILD_COPIES_US, &copies_us);
+    if (build_us) {
+        fprintf(out, "built in         %.3f s", (double)build_us / 1e6);
+        if (built_on == SM_BACKEND_CUDA)
+            fprintf(out, " (the automaton on the GPU: kernels %.1f ms, copies %.1f ms)", (double)kernels_us / 1e3,
+                    (double)copies_us / 1e3);
+        else if (sm_db_engine_patterns(db, SM_ENGINE_AUTOMATON))
+            fputs(" (the automaton on the CPU)", out);
+        fputc('\n', out);
+    }
     /* What --gpu would run: each section's kernel, or why it cannot. */
     for (uint32_t i = 0; i < info.section_count; i++) {
         char gpu[256];

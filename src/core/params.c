@@ -51,6 +51,7 @@ int sm_compile_param_bounds(sm_compile_param param, int64_t *lower, int64_t *upp
     case SM_CPARAM_RNA_BULGES: hi = SM_MAX_BULGE; break;
     case SM_CPARAM_BACKEND: hi = SM_BACKEND_CUDA; break;
     case SM_CPARAM_TYPICAL_RECORD: hi = UINT32_MAX; break;
+    case SM_CPARAM_BUILD_BACKEND: hi = SM_BACKEND_CUDA; break;
     default:
         if (lower) *lower = 0;
         if (upper) *upper = 0;
@@ -84,6 +85,7 @@ int sm_compile_params_set(sm_compile_params *p, sm_compile_param param, int64_t 
     case SM_CPARAM_RNA_BULGES: o->rna_bulges = (uint32_t)v; break;
     case SM_CPARAM_BACKEND: o->backend = (sm_backend)v; break;
     case SM_CPARAM_TYPICAL_RECORD: o->typical_record = (uint32_t)v; break;
+    case SM_CPARAM_BUILD_BACKEND: o->build_backend = (sm_backend)v; break;
     default: return SM_ERR_INVALID;
     }
     return SM_OK;
@@ -109,6 +111,7 @@ int sm_compile_params_get(const sm_compile_params *p, sm_compile_param param, in
     case SM_CPARAM_RNA_BULGES: *value = o->rna_bulges; break;
     case SM_CPARAM_BACKEND: *value = o->backend; break;
     case SM_CPARAM_TYPICAL_RECORD: *value = o->typical_record; break;
+    case SM_CPARAM_BUILD_BACKEND: *value = o->build_backend; break;
     default: return SM_ERR_INVALID;
     }
     return SM_OK;
@@ -174,6 +177,10 @@ int sm_db_get(const sm_db *db, sm_db_attr attr, uint64_t *value) {
     case SM_DB_PAM_SIDE: *value = in.pam_side; break;
     case SM_DB_DNA_BULGES: *value = in.dna_bulges; break;
     case SM_DB_RNA_BULGES: *value = in.rna_bulges; break;
+    case SM_DB_BUILD_US: *value = (uint64_t)(db->build_seconds * 1e6 + 0.5); break;
+    case SM_DB_AUTOMATON_BUILT_ON: *value = db->built.automaton_on_gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU; break;
+    case SM_DB_GPU_BUILD_KERNELS_US: *value = (uint64_t)(db->built.gpu_ms[1] * 1e3 + 0.5); break;
+    case SM_DB_GPU_BUILD_COPIES_US: *value = (uint64_t)((db->built.gpu_ms[0] + db->built.gpu_ms[2]) * 1e3 + 0.5); break;
     default: return SM_ERR_INVALID;
     }
     return SM_OK;

@@ -25,6 +25,7 @@ typedef struct {
 typedef struct {
     sm_plan_section *sections;
     size_t count;
+    sm_build_report_info report;
 } sm_plan;
 
 /* Plans and builds the sections for n patterns under options o (already

@@ -72,9 +72,9 @@ static int same(const hits *a, const hits *b) {
 }
 
 static void bounds_and_values(void) {
-    for (int param = 0; param <= 16; param++) {
+    for (int param = 0; param <= 17; param++) {
         int64_t lo = -1, hi = -1, v = -1;
-        int known = param >= 1 && param <= 15;
+        int known = param >= 1 && param <= 16;
         CHECK((sm_compile_param_bounds((sm_compile_param)param, &lo, &hi) == SM_OK) == known, "cparam %d", param);
         sm_compile_params *p = sm_compile_params_new();
         CHECK(p != NULL, "params");
@@ -175,9 +175,12 @@ static void searches(void) {
         CHECK(sm_db_get(db, SM_DB_STRANDS, &v) == SM_OK && v == (both ? SM_STRAND_BOTH : SM_STRAND_FORWARD), "strands");
         CHECK(sm_db_get(db, SM_DB_MIN_LENGTH, &v) == SM_OK && v == m, "min length");
         CHECK(sm_db_get(db, SM_DB_SIZE, &v) == SM_OK && v > 0, "size");
-        for (int attr = 1; attr <= 17; attr++) CHECK(sm_db_get(db, (sm_db_attr)attr, &v) == SM_OK, "attr %d", attr);
+        for (int attr = 1; attr <= 21; attr++) CHECK(sm_db_get(db, (sm_db_attr)attr, &v) == SM_OK, "attr %d", attr);
         CHECK(sm_db_get(db, (sm_db_attr)0, &v) == SM_ERR_INVALID && v == 0, "attr 0");
-        CHECK(sm_db_get(db, (sm_db_attr)18, &v) == SM_ERR_INVALID, "attr 18");
+        CHECK(sm_db_get(db, (sm_db_attr)22, &v) == SM_ERR_INVALID, "attr 22");
+        /* compiled here: its build took some time, the automaton (if any) built on the CPU */
+        CHECK(sm_db_get(db, SM_DB_BUILD_US, &v) == SM_OK && v > 0, "build time");
+        CHECK(sm_db_get(db, SM_DB_AUTOMATON_BUILT_ON, &v) == SM_OK && v == SM_BACKEND_CPU, "built on the CPU");
         hits want = {0}, scanned = {0}, run = {0};
         oracle(text, n, pats, np, m, k, both, &want);
         CHECK(want.n > 0, "oracle");

@@ -169,3 +169,8 @@ int sm_dfa_cuda_wait(sm_dfa_cuda *d, unsigned slot, const uint32_t **finals, cha
 int sm_dfa_cuda_time(sm_dfa_cuda *d, unsigned slot, int repeats, double *ms, char *msg) {
     return gpu() ? module->dfa_time(d, slot, repeats, ms, msg) : unavailable(msg);
 }
+
+int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm_ac_gpu_sink *sink, sm_ac_gpu_times *times,
+                     char *msg) {
+    return gpu() ? module->ac_build(device, keys, sink, times, msg) : unavailable(msg);
+}

@@ -7,6 +7,7 @@
 
 #include "seqmatch.h" /* sm_cuda_device_count is public */
 #include "backends/cuda/cuda_device.h"
+#include "engines/automaton/build_gpu.h"
 
 int sm_cuda_device_count(void) { return 0; }
 int sm_cuda_prepare(int device) {
@@ -70,5 +71,11 @@ int sm_cuda_slot_wait(sm_cuda_slot *slot, sm_cuda_result *result, char *msg) {
 
 int sm_cuda_slot_time_scan(sm_cuda_slot *slot, int repeats, double *ms, char *msg) {
     (void)slot, (void)repeats, (void)ms;
+    return unavailable(msg);
+}
+
+int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm_ac_gpu_sink *sink, sm_ac_gpu_times *times,
+                     char *msg) {
+    (void)device, (void)keys, (void)sink, (void)times;
     return unavailable(msg);
 }

@@ -75,6 +75,8 @@ static inline uint32_t sm_ac_distinct_outputs(const sm_ac_key *keys, uint32_t n)
 
 int sm_ac_build_serial(const sm_ac_key *keys, const sm_ac_plan *plan, uint64_t max_bytes,
                        sm_buf *section, sm_error *err);
+int sm_ac_build_on_gpu(const sm_ac_plan *plan, int device, uint64_t max_bytes, sm_buf *section, double ms[3],
+                       sm_error *err);
 int sm_ac_build_levels(const sm_ac_plan *plan, unsigned threads, uint64_t max_bytes,
                        sm_buf *section, sm_error *err);
 

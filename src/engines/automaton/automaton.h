@@ -43,6 +43,13 @@ typedef struct {
 int sm_ac_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], unsigned threads,
                 uint64_t max_bytes, sm_buf *section, sm_error *err);
 
+/* The same built on GPU `device` (build_gpu.h), byte for byte: SM_ERR_DEVICE
+   with the reason when there is no GPU to build on. *ms, when not NULL,
+   gets the build's time on the GPU side: the keys' copy, the kernels and
+   the tables' copy back, in milliseconds. */
+int sm_ac_build_gpu(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], int device, uint64_t max_bytes,
+                    sm_buf *section, double ms[3], sm_error *err);
+
 /* Checks a loaded section: sizes, every transition and output id in range
    (output ids < n_outputs). Never reads outside [section, section + size). */
 int sm_ac_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_error *err);

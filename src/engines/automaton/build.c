@@ -121,8 +121,9 @@ int sm_ac_finish_section(const sm_ac_plan *plan, uint64_t out_total, uint64_t ma
     return SM_OK;
 }
 
-int sm_ac_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], unsigned threads,
-                uint64_t max_bytes, sm_buf *section, sm_error *err) {
+/* threads: 0 serial, N level-synchronous on N threads; gpu >= 0: on that GPU. */
+static int build_with(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], unsigned threads, int gpu,
+                      uint64_t max_bytes, sm_buf *section, double ms[3], sm_error *err) {
     if ((!keys && nkeys) || !fold || !section)
         return sm_set_error(err, SM_ERR_INVALID, "automaton: invalid arguments");
     /* The section starts at the buffer's current end; its tables are written
@@ -134,7 +135,9 @@ int sm_ac_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], un
     int rc = make_plan(keys, nkeys, fold, &plan, err);
     if (rc == SM_OK) rc = check_limits(&plan, 0, max_bytes, err);
     if (rc == SM_OK) {
-        if (threads == 0)
+        if (gpu >= 0)
+            rc = sm_ac_build_on_gpu(&plan, gpu, max_bytes, section, ms, err);
+        else if (threads == 0)
             rc = sm_ac_build_serial(keys, &plan, max_bytes, section, err);
         else
             rc = sm_ac_build_levels(&plan, threads, max_bytes, section, err);
@@ -142,4 +145,15 @@ int sm_ac_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], un
     free(plan.sorted);
     if (rc != SM_OK) section->len = start_len;
     return rc;
+}
+
+int sm_ac_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], unsigned threads,
+                uint64_t max_bytes, sm_buf *section, sm_error *err) {
+    return build_with(keys, nkeys, fold, threads, -1, max_bytes, section, NULL, err);
+}
+
+int sm_ac_build_gpu(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], int device, uint64_t max_bytes,
+                    sm_buf *section, double ms[3], sm_error *err) {
+    if (device < 0) return sm_set_error(err, SM_ERR_INVALID, "automaton: no GPU %d", device);
+    return build_with(keys, nkeys, fold, 0, device, max_bytes, section, ms, err);
 }

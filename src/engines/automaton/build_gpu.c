@@ -1,0 +1,144 @@
+/* The host's side of the GPU builder (build_gpu.h): the plan's sorted keys
+ * laid out for the device (their bytes one after another, common prefixes,
+ * the key that made each key's first shared node), and the section made
+ * ready for the tables the GPU side writes into it. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "engines/automaton/ac_private.h"
+#include "engines/automaton/build_gpu.h"
+
+/* The transition table's pages are touched by several threads while the GPU
+   builds, so that its copy back lands in memory already mapped: copied into
+   fresh pages, the table comes back at a tenth of the speed. */
+#define TOUCHERS 16
+
+typedef struct {
+    uint8_t *from;
+    size_t len;
+} touch_part;
+
+static void *touch(void *p) {
+    touch_part *t = p;
+    memset(t->from, 0, t->len);
+    return NULL;
+}
+
+typedef struct {
+    const sm_ac_plan *plan;
+    uint64_t max_bytes;
+    sm_buf *section;
+    size_t base;
+    sm_error *err;
+    int rc; /* the section's own failure, reported as it is */
+    pthread_t threads[TOUCHERS];
+    touch_part parts[TOUCHERS];
+    unsigned touching;
+} room_ctx;
+
+static void touched(room_ctx *r) {
+    for (unsigned t = 0; t < r->touching; t++) pthread_join(r->threads[t], NULL);
+    r->touching = 0;
+}
+
+static uint8_t *make_room(void *p, uint64_t total, char *msg) {
+    room_ctx *r = p;
+    touched(r);
+    r->rc = sm_ac_finish_section(r->plan, total, r->max_bytes, r->section, r->base, r->err);
+    if (r->rc != SM_OK) {
+        snprintf(msg, 256, "no room for the output lists");
+        return NULL;
+    }
+    return r->section->data + r->base;
+}
+
+int sm_ac_build_on_gpu(const sm_ac_plan *plan, int device, uint64_t max_bytes, sm_buf *section, double ms[3],
+                       sm_error *err) {
+    const size_t n = plan->nkeys;
+    const sm_ac_key *keys = plan->sorted;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += keys[i].len;
+    uint8_t *symbols = malloc(total ? total : 1);
+    uint64_t *start = malloc((n ? n : 1) * sizeof *start);
+    uint32_t *arrays = malloc((n ? n : 1) * 4 * sizeof *arrays);
+    uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+    int rc = SM_OK;
+    if (!symbols || !start || !arrays || !stack) {
+        rc = sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory for the GPU build's keys");
+        goto done;
+    }
+    uint32_t *len = arrays, *lcp = arrays + n, *up = arrays + 2 * n, *output = arrays + 3 * n;
+    /* up[i]: the last earlier key whose common prefix is shorter than
+       key i's: the first key of the run that shares key i's lcp(i)-prefix,
+       which made that node (a stack of increasing prefixes). */
+    size_t top = 0;
+    uint64_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sm_ac_key *k = &keys[i];
+        len[i] = k->len;
+        output[i] = k->output;
+        start[i] = at;
+        memcpy(symbols + at, k->seq, k->len);
+        at += k->len;
+        uint32_t c = 0;
+        if (i) {
+            uint32_t m = k->len < keys[i - 1].len ? k->len : keys[i - 1].len;
+            while (c < m && k->seq[c] == keys[i - 1].seq[c]) c++;
+        }
+        lcp[i] = c;
+        while (top && lcp[stack[top - 1]] >= c) top--;
+        up[i] = top ? stack[top - 1] : 0;
+        stack[top++] = (uint32_t)i;
+    }
+    sm_ac_gpu_keys dk;
+    memset(&dk, 0, sizeof dk);
+    dk.symbols = symbols;
+    dk.start = start;
+    dk.len = len;
+    dk.lcp = lcp;
+    dk.up = up;
+    dk.output = output;
+    dk.nkeys = (uint32_t)n;
+    dk.columns = plan->columns;
+    dk.states = (uint32_t)plan->states;
+    dk.max_depth = plan->max_depth;
+    memcpy(dk.key_class, plan->key_class, sizeof dk.key_class);
+    room_ctx ctx = {.plan = plan, .max_bytes = max_bytes, .section = section, .err = err, .rc = SM_OK};
+    rc = sm_ac_begin_section(plan, section, &ctx.base, err);
+    if (rc != SM_OK) goto done;
+    sm_ac_layout l = sm_ac_layout_for(plan->states, plan->columns, 0);
+    size_t table = (size_t)plan->states * plan->columns * 4;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned touchers = table < ((size_t)64 << 20) ? 1 : cores < 2 ? 1 : cores > TOUCHERS ? TOUCHERS : (unsigned)cores;
+    for (unsigned t = 0; t < touchers; t++) {
+        size_t a = table * t / touchers, b = table * (t + 1) / touchers;
+        ctx.parts[t] = (touch_part){section->data + ctx.base + l.delta_off + a, b - a};
+        if (pthread_create(&ctx.threads[ctx.touching], NULL, touch, &ctx.parts[t]) != 0) {
+            touch(&ctx.parts[t]);
+            continue;
+        }
+        ctx.touching++;
+    }
+    sm_ac_gpu_sink sink = {&ctx, make_room, l.delta_off, l.out_index_off, l.out_list_off};
+    sm_ac_gpu_times t;
+    char msg[256] = "";
+    int built = sm_ac_cuda_build(device, &dk, &sink, &t, msg);
+    touched(&ctx);
+    if (built != 0) {
+        rc = ctx.rc != SM_OK ? ctx.rc : sm_set_error(err, SM_ERR_DEVICE, "automaton on the GPU: %s", msg);
+        goto done;
+    }
+    if (ms) {
+        ms[0] = t.copy_in_ms;
+        ms[1] = t.kernels_ms;
+        ms[2] = t.copy_out_ms;
+    }
+done:
+    free(symbols);
+    free(start);
+    free(arrays);
+    free(stack);
+    return rc;
+}
