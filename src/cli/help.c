@@ -340,8 +340,7 @@ void cli_print_compile_help(FILE *out) {
     fputs(
         "  --build-threads N     threads building the automaton (default: all cores;\n"
         "                        0 = serial builder)\n"
-        "  --build-backend gpu   build the automaton on the first GPU (the same bytes;\n"
-        "                        search --gpu does so for large sets by itself)\n"
+        "  --build-backend gpu   build the automaton on the first GPU (the same bytes)\n"
         "  --max-memory SIZE     refuse a database larger than SIZE (suffix K, M or G)\n"
         "  --gpu                 choose the engines the GPU scans fastest (search --gpu)\n"
         "  -h, --help            this help\n"

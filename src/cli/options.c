@@ -73,8 +73,7 @@ static const choice backends[] = {{"cpu", SM_BACKEND_CPU}, {"gpu", SM_BACKEND_CU
 static const choice mates[] = {{"1", 1}, {"2", 2}, {NULL, 0}};
 static const choice dfa_matches[] = {{"contains", SM_DFA_CONTAINS}, {"ends", SM_DFA_ENDS}, {NULL, 0}};
 static const choice policies[] = {{"balanced", SM_DFA_CHUNKS_BALANCED}, {"equal", SM_DFA_CHUNKS_EQUAL}, {NULL, 0}};
-static const choice simds[] = {{"auto", SM_DFA_SIMD_AUTO}, {"avx2", SM_DFA_SIMD_AVX2}, {"scalar", SM_DFA_SIMD_SCALAR},
-                               {NULL, 0}};
+static const choice simds[] = {{"auto", SM_DFA_SIMD_AUTO}, {"avx2", SM_DFA_SIMD_AVX2}, {"scalar", SM_DFA_SIMD_SCALAR}, {NULL, 0}};
 
 static const option_spec option_table[] = {
     {OPT_PATTERNS, 'p', "patterns", 1, FOR_BOTH|FOR_AMPLICON, 0, CUSTOM},
