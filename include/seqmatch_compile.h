@@ -135,10 +135,8 @@ typedef struct {
     const unsigned char *exact;
     /* Where the dictionary automaton is built: SM_BACKEND_CPU (default:
        build_threads), or SM_BACKEND_CUDA, the first GPU, byte for byte the
-       same (refused with SM_ERR_DEVICE without one). With backend
-       SM_BACKEND_CUDA and this left at the CPU, a large automaton is built
-       on the GPU when one is there (docs/architecture.md, "The automaton
-       built on the GPU"). */
+       same (refused with SM_ERR_DEVICE without one; docs/architecture.md,
+       "The automaton built on the GPU"). */
     sm_backend build_backend;
 } sm_compile_options;
 

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seqmatch.h" /* sm_cuda_device_count */
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
 #include "engines/engine.h"
@@ -15,30 +14,19 @@ typedef struct {
     int ssse3;
 } ac_state;
 
-/* Key symbols from which an automaton is built on the GPU when the GPU is
-   to scan it anyway (its start is then paid already): the GPU builder was
-   faster at every size measured, smaller sets take little time either way
-   (bench/results/history.md, "The automaton built on the GPU"). */
-#define GPU_BUILD_FROM_SYMBOLS (4u << 20)
-
+/* On the GPU only when asked: `search --gpu` gains nothing from it while the
+   tables come back to the host and go to the GPU again (bench/results/history.md,
+   "The automaton built on the GPU"). */
 static int ac_build(const sm_build_input *in, sm_buf *section, sm_error *err) {
-    int on_gpu = in->build_backend == SM_BACKEND_CUDA;
-    if (!on_gpu && in->gpu_planned) {
-        uint64_t symbols = 0;
-        for (size_t i = 0; i < in->nkeys; i++) symbols += in->keys[i].len;
-        on_gpu = symbols >= GPU_BUILD_FROM_SYMBOLS && sm_cuda_device_count() > 0;
+    if (in->build_backend != SM_BACKEND_CUDA)
+        return sm_ac_build(in->keys, in->nkeys, in->fold, in->build_threads, in->max_bytes, section, err);
+    double ms[3] = {0, 0, 0};
+    int rc = sm_ac_build_gpu(in->keys, in->nkeys, in->fold, 0, in->max_bytes, section, ms, err);
+    if (rc == SM_OK && in->report) {
+        in->report->automaton_on_gpu = 1;
+        memcpy(in->report->gpu_ms, ms, sizeof ms);
     }
-    if (on_gpu) {
-        double ms[3] = {0, 0, 0};
-        int rc = sm_ac_build_gpu(in->keys, in->nkeys, in->fold, 0, in->max_bytes, section, ms, err);
-        if (rc == SM_OK && in->report) {
-            in->report->automaton_on_gpu = 1;
-            memcpy(in->report->gpu_ms, ms, sizeof ms);
-        }
-        /* asked for: its outcome; chosen: the CPU when the GPU cannot */
-        if (rc == SM_OK || in->build_backend == SM_BACKEND_CUDA || rc != SM_ERR_DEVICE) return rc;
-    }
-    return sm_ac_build(in->keys, in->nkeys, in->fold, in->build_threads, in->max_bytes, section, err);
+    return rc;
 }
 
 static int ac_validate(const uint8_t *bytes, size_t size, const sm_validate_input *in, sm_error *err) {
