@@ -23,6 +23,17 @@
 
 #define WALK_BLOCK 32u
 
+/* Warp-wide maximum and minimum (__reduce_*_sync needs sm_80; the module
+   is built from sm_75). The whole warp calls them. */
+__device__ __forceinline__ uint32_t warp_max(uint32_t v) {
+    for (int o = 16; o > 0; o /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ uint32_t warp_min(uint32_t v) {
+    for (int o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -34,7 +45,7 @@ __global__ void count_kernel(sm_ac_gpu_keys k, uint32_t groups, uint32_t *counts
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, g = i / SM_AC_GPU_GROUP;
     if (g >= groups) return;
     uint32_t lcp = i < k.nkeys ? k.lcp[i] : 0, len = i < k.nkeys ? k.len[i] : 0;
-    uint32_t top = __reduce_max_sync(0xffffffffu, len);
+    uint32_t top = warp_max(len);
     for (uint32_t d = 1; d <= top; d++) {
         uint32_t b = __ballot_sync(0xffffffffu, i < k.nkeys && lcp < d && d <= len);
         if ((threadIdx.x & 31u) == 0) counts[(size_t)d * groups + g] = __popc(b);
@@ -85,7 +96,7 @@ __device__ uint32_t depth_of(const sm_ac_gpu_keys &k, const sm_ac_gpu_arrays &a,
 __device__ uint32_t slowest(const volatile uint32_t *ended, uint32_t groups) {
     uint32_t m = 0xffffffffu;
     for (uint32_t j = threadIdx.x & 31u; j < groups; j += 32) m = min(m, ended[j]);
-    return __reduce_min_sync(0xffffffffu, m);
+    return warp_min(m);
 }
 
 /* Spins before a walk gives up (a stalled build is reported, never hung). */
@@ -100,7 +111,7 @@ __global__ void walk_kernel(sm_ac_gpu_keys k, sm_ac_gpu_arrays a, uint32_t *ende
     volatile uint32_t *stop = stalled;
     const uint32_t g = blockIdx.x, i = g * SM_AC_GPU_GROUP + (threadIdx.x & 31u);
     const uint32_t lcp = i < k.nkeys ? k.lcp[i] : 0, len = i < k.nkeys ? k.len[i] : 0;
-    const uint32_t top = __reduce_max_sync(0xffffffffu, len);
+    const uint32_t top = warp_max(len);
     uint32_t all_ended = 0;  /* a step every group has ended */
     uint32_t last_fail = 0;  /* fail() * columns of this key's last node */
     uint32_t last_fd = 0;    /* its depth, or more (fail(child) is at most one deeper than fail(parent)) */
@@ -126,7 +137,7 @@ __global__ void walk_kernel(sm_ac_gpu_keys k, sm_ac_gpu_arrays a, uint32_t *ende
             need = max(need, last_fd + 1);
             parent_fd = last_fd;
         }
-        need = __reduce_max_sync(0xffffffffu, need);
+        need = warp_max(need);
         if (need > all_ended) {
             do {
                 all_ended = slowest(ended, gridDim.x);
