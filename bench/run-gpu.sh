@@ -22,7 +22,11 @@
 # 11.2 GB), GUIDE_COPIES (28: the guides' 3.1 Gbp), GUIDE_CPU (1: the CPU runs
 # the guides over the same 3.1 Gbp for the hit comparison; 0: over one copy),
 # SASSY (a command running a Python that imports sassy-rs, e.g. "env
-# PYTHONPATH=DIR python3": Sassy on the primer cases).
+# PYTHONPATH=DIR python3": Sassy on the primer cases), BUILD_SETS (the
+# automaton builders at the end, seed 000's: k300_3000 k3000_3000 k9000_3000
+# from SETS_DIR, "" for none; BIN_DIR's automaton_build, made by
+# `make -C bench automaton_build`: the level builder on every host core beside
+# the GPU builder, every build's bytes compared, into gpu-build.txt).
 # The k-mer kernels' variants (SEQMATCH_CUDA_KMER=table|nopre) run beside
 # their defaults on the 8-mer and 31-mer sets.
 set -u
@@ -31,6 +35,7 @@ REPEATS=${REPEATS:-3} COPIES=${COPIES:-10} BIBLE_COPIES=${BIBLE_COPIES:-100}
 CASES=${CASES-"k20_10 k32_1000 k8_100 k8_300 k8_1000 k8_8000 k8_16000 k300_3000 k31_1000000 k8_1000_both kjv_w10 kjv_w1000"}
 APPROX_CASES=${APPROX_CASES-"m64 primers guides mixed"}
 BIG_COPIES=${BIG_COPIES:-100} GUIDE_COPIES=${GUIDE_COPIES:-28} GUIDE_CPU=${GUIDE_CPU:-1} SASSY=${SASSY:-}
+BUILD_SETS=${BUILD_SETS-"k300_3000 k3000_3000 k9000_3000"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
@@ -188,4 +193,9 @@ grep -v '^>' "$sets/primers100.fa" > "$tmp/primers100.txt"
     esac
   done
 } > "$out/gpu-approx.txt" 2>&1
-cat "$out/gpu.csv" "$out/gpu-cli.txt" "$out/gpu-approx.txt"
+# Seed 000: the automaton built on the GPU beside the level builder on every core (best of REPEATS).
+for c in $BUILD_SETS; do
+  echo "set=$c"
+  GPU=1 timeout 600 "$bin/automaton_build" "$sets/$c.txt" "$(nproc)" "$REPEATS"
+done > "$out/gpu-build.txt" 2>&1
+cat "$out/gpu.csv" "$out/gpu-cli.txt" "$out/gpu-approx.txt" "$out/gpu-build.txt"
