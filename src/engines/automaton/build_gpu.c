@@ -5,24 +5,33 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "base/team.h"
 #include "engines/automaton/ac_private.h"
 #include "engines/automaton/build_gpu.h"
 
-/* The transition table's pages are touched by several threads while the GPU
-   builds, so that its copy back lands in memory already mapped: copied into
-   fresh pages, the table comes back at a tenth of the speed. */
-#define TOUCHERS 16
+/* The transition table's pages are touched while the GPU builds (one
+   thread hands the pieces to the process's team), so that its copy back
+   lands in memory already mapped rather than faulting every page in. */
+#define TOUCH_PIECE ((size_t)8 << 20)
 
 typedef struct {
-    uint8_t *from;
+    uint8_t *table;
     size_t len;
-} touch_part;
+    pthread_t thread;
+    int running;
+} touching;
 
-static void *touch(void *p) {
-    touch_part *t = p;
-    memset(t->from, 0, t->len);
+static void touch_piece(void *arg, size_t i, unsigned tid) {
+    (void)tid;
+    touching *t = arg;
+    size_t from = i * TOUCH_PIECE, len = t->len - from < TOUCH_PIECE ? t->len - from : TOUCH_PIECE;
+    memset(t->table + from, 0, len);
+}
+
+static void *touch_all(void *arg) {
+    touching *t = arg;
+    sm_team_for(sm_team_shared(16), (t->len + TOUCH_PIECE - 1) / TOUCH_PIECE, touch_piece, t, 0);
     return NULL;
 }
 
@@ -33,14 +42,12 @@ typedef struct {
     size_t base;
     sm_error *err;
     int rc; /* the section's own failure, reported as it is */
-    pthread_t threads[TOUCHERS];
-    touch_part parts[TOUCHERS];
-    unsigned touching;
+    touching touch;
 } room_ctx;
 
 static void touched(room_ctx *r) {
-    for (unsigned t = 0; t < r->touching; t++) pthread_join(r->threads[t], NULL);
-    r->touching = 0;
+    if (r->touch.running) pthread_join(r->touch.thread, NULL);
+    r->touch.running = 0;
 }
 
 static uint8_t *make_room(void *p, uint64_t total, char *msg) {
@@ -109,18 +116,10 @@ int sm_ac_build_on_gpu(const sm_ac_plan *plan, int device, uint64_t max_bytes, s
     rc = sm_ac_begin_section(plan, section, &ctx.base, err);
     if (rc != SM_OK) goto done;
     sm_ac_layout l = sm_ac_layout_for(plan->states, plan->columns, 0);
-    size_t table = (size_t)plan->states * plan->columns * 4;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned touchers = table < ((size_t)64 << 20) ? 1 : cores < 2 ? 1 : cores > TOUCHERS ? TOUCHERS : (unsigned)cores;
-    for (unsigned t = 0; t < touchers; t++) {
-        size_t a = table * t / touchers, b = table * (t + 1) / touchers;
-        ctx.parts[t] = (touch_part){section->data + ctx.base + l.delta_off + a, b - a};
-        if (pthread_create(&ctx.threads[ctx.touching], NULL, touch, &ctx.parts[t]) != 0) {
-            touch(&ctx.parts[t]);
-            continue;
-        }
-        ctx.touching++;
-    }
+    ctx.touch.table = section->data + ctx.base + l.delta_off;
+    ctx.touch.len = (size_t)plan->states * plan->columns * 4;
+    ctx.touch.running = pthread_create(&ctx.touch.thread, NULL, touch_all, &ctx.touch) == 0;
+    if (!ctx.touch.running) touch_all(&ctx.touch);
     sm_ac_gpu_sink sink = {&ctx, make_room, l.delta_off, l.out_index_off, l.out_list_off};
     sm_ac_gpu_times t;
     char msg[256] = "";
