@@ -50,6 +50,16 @@ struct sm_dfa_matcher {
     uint32_t col1[256];  /* byte -> merged column */
     uint8_t unknown[256];
     int avx2;
+    /* The states some known byte leads out of, in order: a chunk's map
+       follows a path from each of them only. Every other state (an
+       accepting sink, a dead state) maps to itself, or, when an unknown
+       byte leads it to the error sink (breakers), to the sink if the chunk
+       holds an unknown byte. */
+    uint32_t *movers, *breakers;
+    uint32_t nmovers, nbreakers;
+    /* still[s]: every byte leaves state s where it is (an accepting sink
+       once a pattern was seen, the error sink): a path there is done. */
+    uint8_t *still;
 };
 
 /* ------------------------------------------------------------- options */
@@ -233,6 +243,30 @@ int sm_dfa_matcher_create(const sm_dfa *dfa, const sm_dfa_matcher_options *opts,
         for (int b = 0; b < 256; b++) m->code[j][b] = m->col1[b] * weight;
         weight *= cols;
     }
+    m->movers = malloc((size_t)n * sizeof *m->movers + 1);
+    m->breakers = malloc((size_t)n * sizeof *m->breakers + 1);
+    m->still = calloc(states, 1);
+    if (!m->movers || !m->breakers || !m->still) {
+        rc = sm_set_error(err, SM_ERR_NOMEM, "dfa: out of memory for the run tables of %u states", n);
+        goto fail;
+    }
+    uint8_t known_col[256 + 1] = {0}, unknown_col[256 + 1] = {0};
+    for (int b = 0; b < 256; b++) {
+        if (m->unknown[b]) unknown_col[m->col1[b]] = 1;
+        else known_col[m->col1[b]] = 1;
+    }
+    for (uint32_t s = 0; s < n; s++) {
+        int moves = 0, breaks = 0;
+        for (uint32_t c = 0; c < cols; c++) {
+            if (m->step1[(size_t)s * row + c] == s * (uint32_t)row) continue;
+            if (known_col[c]) moves = 1;
+            else if (unknown_col[c]) breaks = 1;
+        }
+        if (moves) m->movers[m->nmovers++] = s;
+        else if (breaks) m->breakers[m->nbreakers++] = s;
+        else m->still[s] = 1;
+    }
+    if (sink) m->still[n] = 1;
     int avx2 = opts->simd != SM_DFA_SIMD_SCALAR && cpu_has_avx2();
     if (opts->simd == SM_DFA_SIMD_AUTO && !cpu_gathers_fast()) avx2 = 0;
     m->avx2 = avx2 && (uint64_t)states * row < 0x7FFFFFFFu;
@@ -255,6 +289,9 @@ void sm_dfa_matcher_free(sm_dfa_matcher *m) {
     if (!m) return;
     if (m->step1 != m->step) sm_aligned_free(m->step1);
     sm_aligned_free(m->step);
+    free(m->movers);
+    free(m->breakers);
+    free(m->still);
     free(m);
 }
 
@@ -518,6 +555,8 @@ typedef struct {
     size_t *log_at;      /* start of each renumbering in log */
     size_t log_count, log_at_cap;
     uint32_t *compose_a, *compose_b;
+    uint32_t *spare;     /* lanes being reordered */
+    int settled;         /* out: at most one path was left moving before the end */
 } all_states_scratch;
 
 static void scratch_free(all_states_scratch *w) {
@@ -529,6 +568,7 @@ static void scratch_free(all_states_scratch *w) {
     free(w->log_at);
     free(w->compose_a);
     free(w->compose_b);
+    free(w->spare);
 }
 
 static int scratch_init(all_states_scratch *w, uint32_t states) {
@@ -539,7 +579,8 @@ static int scratch_init(all_states_scratch *w, uint32_t states) {
     w->idx = malloc(MAX_GROUPS_PER_CHECK * sizeof(uint32_t));
     w->compose_a = malloc((size_t)states * sizeof(uint32_t));
     w->compose_b = malloc((size_t)states * sizeof(uint32_t));
-    if (!w->lanes || !w->slot || !w->mark || !w->idx || !w->compose_a || !w->compose_b) {
+    w->spare = malloc((size_t)states * sizeof(uint32_t));
+    if (!w->lanes || !w->slot || !w->mark || !w->idx || !w->compose_a || !w->compose_b || !w->spare) {
         scratch_free(w);
         memset(w, 0, sizeof *w);
         return SM_ERR_NOMEM;
@@ -547,10 +588,12 @@ static int scratch_init(all_states_scratch *w, uint32_t states) {
     return SM_OK;
 }
 
-/* Keeps one lane per distinct state. When lanes merged, the renumbering
-   (old lane -> new lane) is appended to the log. Returns the lane count, or
-   0 when the log could not grow. */
-static size_t merge_lanes(const sm_dfa_matcher *m, all_states_scratch *w, size_t a) {
+/* Keeps one lane per distinct state, the lanes of still states (which need
+   no more steps) after the others; *active gets how many come before them.
+   When lanes merged or moved, the renumbering (old lane -> new lane) is
+   appended to the log. Returns the lane count, or 0 when the log could not
+   grow. */
+static size_t merge_lanes(const sm_dfa_matcher *m, all_states_scratch *w, size_t a, size_t *active) {
     if (++w->gen == 0) {
         memset(w->mark, 0, (size_t)m->states * sizeof(uint32_t));
         w->gen = 1;
@@ -565,16 +608,23 @@ static size_t merge_lanes(const sm_dfa_matcher *m, all_states_scratch *w, size_t
     }
     uint32_t *remap = w->log + w->log_len;
     size_t kept = 0;
-    for (size_t j = 0; j < a; j++) {
-        uint32_t s = state_of(m, w->lanes[j]);
-        if (w->mark[s] != w->gen) {
+    for (uint8_t still = 0; still <= 1; still++) {
+        for (size_t j = 0; j < a; j++) {
+            uint32_t s = state_of(m, w->lanes[j]);
+            if (m->still[s] != still || w->mark[s] == w->gen) continue;
             w->mark[s] = w->gen;
             w->slot[s] = (uint32_t)kept;
-            w->lanes[kept++] = w->lanes[j];
+            w->spare[kept++] = w->lanes[j];
         }
-        remap[j] = w->slot[s];
+        if (!still) *active = kept;
     }
-    if (kept == a) return a;
+    int moved = kept != a;
+    for (size_t j = 0; j < a; j++) {
+        remap[j] = w->slot[state_of(m, w->lanes[j])];
+        moved |= remap[j] != j;
+    }
+    memcpy(w->lanes, w->spare, kept * sizeof *w->lanes);
+    if (!moved) return a;
     if (w->log_count == w->log_at_cap) {
         size_t cap = w->log_at_cap ? w->log_at_cap * 2 : 64;
         size_t *grown = realloc(w->log_at, cap * sizeof *grown);
@@ -590,43 +640,52 @@ static size_t merge_lanes(const sm_dfa_matcher *m, all_states_scratch *w, size_t
 /* map[s] = state reached from every state s (internal numbering, sink included). */
 static int all_states_map(const sm_dfa_matcher *m, all_states_scratch *w, const uint8_t *p, size_t len,
                           uint32_t *map) {
-    /* The error sink maps to itself whatever the input, so it needs no lane
-       (and a lane of its own would keep paths from ever collapsing to one). */
+    /* A state no symbol leads out of (the error sink, an accepting sink)
+       maps to itself whatever the input, so it needs no lane (and a lane of
+       its own would keep paths from ever collapsing to one). */
     const uint32_t n = m->dfa_states;
     const unsigned k = m->stride;
     if (m->err_state != SM_DFA_NO_STATE) map[m->err_state] = m->err_state;
+    for (uint32_t s = 0; s < n; s++) map[s] = s;
     w->log_len = 0;
     w->log_count = 0;
-    size_t a = n;
-    for (uint32_t s = 0; s < n; s++) w->lanes[s] = s * m->row;
+    size_t a = m->nmovers;
+    w->settled = 1;
+    if (a == 0) {
+        if (m->nbreakers && sm_dfa_find_unknown(m, p, len) < len)
+            for (uint32_t j = 0; j < m->nbreakers; j++) map[m->breakers[j]] = m->err_state;
+        return SM_OK;
+    }
+    for (uint32_t j = 0; j < a; j++) w->lanes[j] = m->movers[j] * m->row;
     const size_t groups_total = len / k;
-    size_t done = 0;
+    size_t done = 0, active = a; /* lanes [0, active) still move; the rest sit in still states */
     size_t per_check = FIRST_GROUPS_PER_CHECK;
-    while (a > 1 && done < groups_total) {
+    while (active > 1 && done < groups_total) {
         size_t g = groups_total - done < per_check ? groups_total - done : per_check;
-        if (a <= 4) {
-            step_few_lanes(m, w->lanes, a, p + done * k, g);
+        if (active <= 4) {
+            step_few_lanes(m, w->lanes, active, p + done * k, g);
         } else {
             fill_group_indices(m, p + done * k, g, w->idx);
-            step_lanes(m, w->lanes, a, w->idx, g);
+            step_lanes(m, w->lanes, active, w->idx, g);
         }
         done += g;
-        size_t kept = merge_lanes(m, w, a);
+        size_t was_active = active, kept = merge_lanes(m, w, a, &active);
         if (kept == 0) return SM_ERR_NOMEM;
         /* Paths that do not converge are checked ever more rarely. */
-        if (kept == a && per_check < MAX_GROUPS_PER_CHECK) per_check *= 2;
+        if (kept == a && active == was_active && per_check < MAX_GROUPS_PER_CHECK) per_check *= 2;
         a = kept;
     }
     size_t i = done * k;
-    if (a == 1) {
+    w->settled = active <= 1;
+    if (active == 1) {
         w->lanes[0] = run_premultiplied(m, w->lanes[0], p + i, len - i);
-    } else {
+    } else if (active > 1) {
         for (; i < len; i++) {
             uint32_t c = m->col1[p[i]];
-            for (size_t j = 0; j < a; j++) w->lanes[j] = m->step1[w->lanes[j] + c];
+            for (size_t j = 0; j < active; j++) w->lanes[j] = m->step1[w->lanes[j] + c];
         }
     }
-    /* Compose the renumberings backwards: lane of every start state. */
+    /* Compose the renumberings backwards: lane of every moving start state. */
     uint32_t *f = w->compose_a, *g = w->compose_b;
     for (size_t j = 0; j < a; j++) f[j] = (uint32_t)j;
     for (size_t r = w->log_count; r-- > 0;) {
@@ -638,7 +697,11 @@ static int all_states_map(const sm_dfa_matcher *m, all_states_scratch *w, const 
         f = g;
         g = t;
     }
-    for (uint32_t s = 0; s < n; s++) map[s] = state_of(m, w->lanes[f[s]]);
+    for (uint32_t j = 0; j < m->nmovers; j++) map[m->movers[j]] = state_of(m, w->lanes[f[j]]);
+    /* An unknown byte sends every path to the error sink, which only an
+       unknown byte reaches: the first mover's path says whether there was one. */
+    if (m->nbreakers && map[m->movers[0]] == m->err_state)
+        for (uint32_t j = 0; j < m->nbreakers; j++) map[m->breakers[j]] = m->err_state;
     return SM_OK;
 }
 
@@ -760,8 +823,10 @@ static double seconds_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Cost of the all-states simulation relative to one path, measured on a
-   sample from the middle of the input. */
+/* Cost of the all-states simulation of a chunk relative to one path,
+   measured on a sample from the middle of the input. When the paths settle
+   to one within the sample, what the simulation paid beyond one path is a
+   cost of its start, spread over the whole chunk. */
 static double measure_ratio(const sm_dfa_matcher *m, const uint8_t *p, size_t len, size_t chunk) {
     size_t sample = chunk < PROBE_BYTES ? chunk : PROBE_BYTES;
     const uint8_t *at = p + (len - sample) / 2;
@@ -777,10 +842,15 @@ static double measure_ratio(const sm_dfa_matcher *m, const uint8_t *p, size_t le
     int rc = all_states_map(m, &w, at, sample, map);
     double t2 = seconds_now();
     (void)sink;
+    int settled = w.settled;
     scratch_free(&w);
     free(map);
     if (rc != SM_OK || t1 - t0 <= 0) return 1.0;
     double ratio = (t2 - t1) / (t1 - t0);
+    if (settled && chunk > sample) {
+        double one_path = (t1 - t0) * (double)chunk / (double)sample;
+        ratio = (one_path + (t2 - t1) - (t1 - t0)) / one_path;
+    }
     if (ratio < 1.0) ratio = 1.0;
     if (ratio > 1024.0) ratio = 1024.0;
     return ratio;
