@@ -2,7 +2,10 @@
  * sm_dfa_scan_reader): the input loop of seqmatch dfa. The bytes are
  * gathered into blocks of up to 64 MiB (bounded memory for any input) and
  * each block is run on the matcher's threads; a large piece of the reader
- * (a mapped file's) is run where it lies. */
+ * (a mapped file's) is run where it lies. Without a result per record a
+ * block holds as many records as fit, so that the threads share the many
+ * short records of an assembly as they share a long one; marks say where
+ * each record's bytes start in the block, for the messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,44 +18,87 @@
 /* Pieces at least this long are run in place (no copy into the block). */
 #define DFA_DIRECT_BYTES ((size_t)4 << 20)
 
+/* Where a record's bytes (or, for text, the input's) start in the block. */
+typedef struct {
+    size_t at;
+    uint64_t offset;       /* their offset in the record (dna) or the input (text) */
+    char *record;          /* dna: the record's name; text: NULL */
+} block_mark;
+
 typedef struct {
     const sm_dfa_matcher *matcher;
     const sm_dfa_reader_options *o;
     uint8_t *block;
     size_t block_len;
     uint32_t state;
-    uint64_t offset;       /* bytes of the current input simulated before the block */
+    uint64_t offset;       /* offset of the next byte in its record (dna) or the input (text) */
+    block_mark *marks;
+    size_t nmarks, marks_cap;
 } dfa_scan;
+
+static void clear_block_marks(dfa_scan *r) {
+    for (size_t i = 0; i < r->nmarks; i++) free(r->marks[i].record);
+    r->nmarks = 0;
+}
+
+/* The bytes appended next belong to record (NULL: text) from r->offset on. */
+static int mark_block(dfa_scan *r, const char *record, sm_error *err) {
+    if (r->nmarks && r->marks[r->nmarks - 1].at == r->block_len) {
+        free(r->marks[r->nmarks - 1].record);
+        r->nmarks--;
+    }
+    if (r->nmarks == r->marks_cap) {
+        size_t cap = r->marks_cap ? r->marks_cap * 2 : 64;
+        block_mark *grown = realloc(r->marks, cap * sizeof *grown);
+        if (!grown) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+        r->marks = grown;
+        r->marks_cap = cap;
+    }
+    block_mark *m = &r->marks[r->nmarks];
+    m->at = r->block_len;
+    m->offset = r->offset;
+    m->record = record ? strdup(record) : NULL;
+    if (record && !m->record) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+    r->nmarks++;
+    return SM_OK;
+}
 
 static void describe_byte(uint8_t c, char *buf, size_t size) {
     if (c >= 0x21 && c < 0x7F) snprintf(buf, size, "byte 0x%02X ('%c')", c, c);
     else snprintf(buf, size, "byte 0x%02X", c);
 }
 
-/* Simulates the buffered block (record: named in messages, or NULL). */
-static int flush_block(dfa_scan *r, const char *record, sm_error *err) {
-    if (r->block_len == 0 || r->state == SM_DFA_NO_STATE) return SM_OK;
+/* Simulates the buffered block; its marks name the place of an unknown byte. */
+static int flush_block(dfa_scan *r, sm_error *err) {
+    if (r->block_len == 0 || r->state == SM_DFA_NO_STATE) {
+        r->block_len = 0;
+        clear_block_marks(r);
+        return SM_OK;
+    }
     sm_error e;
     memset(&e, 0, sizeof e);
     uint32_t next = r->state;
     int rc = sm_dfa_run_parallel(r->matcher, r->state, r->block, r->block_len, r->o->parallel, &next, &e);
     if (rc != SM_OK) return sm_io_error(err, rc, "%s: %s", r->o->name, e.message);
     if (next == SM_DFA_NO_STATE) {
-        size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len);
+        size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len), i = r->nmarks;
+        while (i > 1 && r->marks[i - 1].at > at) i--;
+        const block_mark none = {0, 0, NULL}, *m = i ? &r->marks[i - 1] : &none;
+        unsigned long long offset = (unsigned long long)(m->offset + (at - m->at));
         char what[32];
         describe_byte(r->block[at], what, sizeof what);
-        if (record)
+        if (m->record)
             return sm_io_error(err, SM_ERR_PATTERN,
                         "%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
                         "ignores such bytes)",
-                        r->o->name, record, what, (unsigned long long)(r->offset + at));
+                        r->o->name, m->record, what, offset);
         return sm_io_error(err, SM_ERR_PATTERN,
                     "%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)",
-                    r->o->name, what, (unsigned long long)(r->offset + at));
+                    r->o->name, what, offset);
     }
     r->state = next;
-    r->offset += r->block_len;
     r->block_len = 0;
+    clear_block_marks(r);
     return SM_OK;
 }
 
@@ -61,29 +107,41 @@ static int scan_record(dfa_scan *r, sm_reader *reader, const char *record, sm_er
     const uint8_t *data;
     size_t len;
     int got, rc = SM_OK;
+    if ((rc = mark_block(r, record, err)) != SM_OK) return rc;
     while ((got = sm_reader_read(reader, &data, &len, err)) > 0) {
-        if (r->block_len == 0 && len >= DFA_DIRECT_BYTES) {
-            /* a large piece (a mapped file's) is run where it lies, not copied */
+        if (len >= DFA_DIRECT_BYTES) {
+            /* a large piece (a mapped file's) is run where it lies, not
+               copied: the block before it first */
+            if ((rc = flush_block(r, err)) != SM_OK) return rc;
             uint8_t *keep = r->block;
-            r->block = (uint8_t *)data;
-            r->block_len = len;
-            rc = flush_block(r, record, err);
+            if ((rc = mark_block(r, record, err)) == SM_OK) {
+                r->block = (uint8_t *)data;
+                r->block_len = len;
+                rc = flush_block(r, err);
+            }
             r->block = keep;
             r->block_len = 0;
             if (rc != SM_OK) return rc;
+            r->offset += len;
+            if ((rc = mark_block(r, record, err)) != SM_OK) return rc;
             continue;
         }
         while (len > 0) {
             size_t take = DFA_BLOCK_BYTES - r->block_len < len ? DFA_BLOCK_BYTES - r->block_len : len;
             memcpy(r->block + r->block_len, data, take);
             r->block_len += take;
+            r->offset += take;
             data += take;
             len -= take;
-            if (r->block_len == DFA_BLOCK_BYTES && (rc = flush_block(r, record, err)) != SM_OK) return rc;
+            if (r->block_len == DFA_BLOCK_BYTES) {
+                if ((rc = flush_block(r, err)) != SM_OK || (rc = mark_block(r, record, err)) != SM_OK) return rc;
+            }
         }
     }
     if (got < 0) return err && err->code ? err->code : SM_ERR_IO;
-    return flush_block(r, record, err);
+    /* a result per record: the record's bytes end here; else the block
+       goes on with the next record */
+    return r->o->per_record ? flush_block(r, err) : SM_OK;
 }
 
 int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_reader *reader,
@@ -114,12 +172,16 @@ int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_read
         /* offsets in messages are within the record (dna) */
         if (opts->per_record || opts->dna) r.offset = 0;
         if ((rc = scan_record(&r, reader, opts->dna ? record : NULL, err)) != SM_OK) break;
+        if (!opts->per_record && r.state == SM_DFA_NO_STATE) break;
         if (opts->per_record && opts->on_result(opts->ctx, record, r.state) != 0) {
             rc = SM_ERR_TERMINATED;
             break;
         }
     }
+    if (rc == SM_OK && !opts->per_record) rc = flush_block(&r, err);
     if (rc == SM_OK && !opts->per_record && opts->on_result(opts->ctx, NULL, r.state) != 0) rc = SM_ERR_TERMINATED;
+    clear_block_marks(&r);
+    free(r.marks);
     free(record);
     free(r.block);
     return rc;

@@ -70,6 +70,14 @@ r3${tab}reject${tab}0|0" "$(run --dfa $data/example.dfa --alphabet dna --per-rec
 check "record error" "r1${tab}accept${tab}3
 r2${tab}reject${tab}0|2" "$(run --dfa $data/example.dfa --alphabet dna --per-record $data/records.fa)"
 stderr_has "record error message" "records.fa: record 'r3': byte 0x61 ('a') at sequence offset 0 is not in the DFA's alphabet"
+# One result for the whole file: records share the blocks the threads run, and an unknown byte is
+# still named by its record and its offset there, in the first record, a later one, or past a line.
+check "whole file error" "|2" "$(run --dfa $data/example.dfa --alphabet dna $data/records.fa)"
+stderr_has "whole file error message" "records.fa: record 'r3': byte 0x61 ('a') at sequence offset 0 is not in the DFA's alphabet"
+check "later record error" "|2" "$(run_stdin $'>x\nACGT\n>y one\nTTTTCAT\nTTGaC\n>z\nAAA\n' --dfa $data/example.dfa --alphabet dna --threads 2)"
+stderr_has "later record error message" "record 'y': byte 0x61 ('a') at sequence offset 10 is not in the DFA's alphabet"
+check "first record error" "|2" "$(run_stdin $'>x\nACnT\n>y\nTTTT\n' --dfa $data/example.dfa --alphabet dna)"
+stderr_has "first record error message" "record 'x': byte 0x6E ('n') at sequence offset 2 is not in the DFA's alphabet"
 
 # Pattern sets.
 check "contains" "r1${tab}accept${tab}7
