@@ -49,6 +49,20 @@ void sm_cuda_register(sm_cuda_engine *engine);
     static sm_cuda_engine name = {kind, prepare, release, launch, NULL};             \
     __attribute__((constructor)) static void name##_register(void) { sm_cuda_register(&name); }
 
+/* An engine that builds its section on the GPU (cuda_device.h,
+   sm_cuda_section_build): input is the engine's own. */
+struct sm_cuda_builder {
+    uint32_t kind;
+    int (*build)(int device, const void *input, double ms[3], char *msg);
+    sm_cuda_builder *next;
+};
+
+void sm_cuda_register_builder(sm_cuda_builder *builder);
+
+#define SM_CUDA_BUILDER(name, kind, build)                                              \
+    static sm_cuda_builder name = {kind, build, NULL};                               \
+    __attribute__((constructor)) static void name##_register(void) { sm_cuda_register_builder(&name); }
+
 /* The grid for a kernel of `items` work items of `per_item` threads: as many
    blocks as fit on the device at once, no more than the work needs. */
 int sm_cuda_grid(const void *kernel, size_t shared, size_t items, unsigned per_item, int sms, unsigned *blocks,

@@ -117,6 +117,10 @@ typedef struct sm_gpu_part {
     void *(*emulate_prepare)(const sm_gpu_view *view, const uint8_t *section);
     void (*emulate_release)(void *prepared);
     void (*emulate)(const sm_gpu_scan_args *a, uint32_t threads);
+    /* The stand-in for the engine's GPU builder, for an engine that builds
+       its section on the GPU (SM_CUDA_BUILDER): the same input and result
+       as sm_cuda_section_build's. NULL: none. */
+    int (*emulate_build)(const void *input, double ms[3], char *msg);
 } sm_gpu_part;
 
 typedef struct sm_engine_ops {

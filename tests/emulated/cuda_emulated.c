@@ -283,3 +283,14 @@ int sm_cuda_slot_time_scan(sm_cuda_slot *s, int repeats, double *ms, char *msg) 
     (void)s, (void)repeats, (void)ms;
     return snprintf(msg, 256, "no timing on the emulated GPU"), -1;
 }
+
+/* A section built on the GPU: its engine's stand-in for the builder. */
+int sm_cuda_section_build(uint32_t kind, int device, const void *input, double ms[3], char *msg) {
+    (void)device;
+    const sm_engine_ops *ops = sm_engine_for_kind(kind);
+    if (!ops || !ops->gpu || !ops->gpu->emulate_build) {
+        snprintf(msg, 256, "no GPU builder for sections of kind %u", kind);
+        return -1;
+    }
+    return ops->gpu->emulate_build(input, ms, msg);
+}

@@ -93,6 +93,20 @@ static const sm_cuda_engine *engine_for(uint32_t kind) {
     return NULL;
 }
 
+static sm_cuda_builder *builders;
+
+void sm_cuda_register_builder(sm_cuda_builder *b) {
+    b->next = builders;
+    builders = b;
+}
+
+extern "C" int sm_cuda_section_build(uint32_t kind, int device, const void *input, double ms[3], char *msg) {
+    for (const sm_cuda_builder *b = builders; b; b = b->next)
+        if (b->kind == kind) return b->build(device, input, ms, msg);
+    snprintf(msg, 256, "no GPU builder for sections of kind %u", kind);
+    return -1;
+}
+
 extern "C" int sm_cuda_device_count(void) {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {

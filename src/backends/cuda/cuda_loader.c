@@ -170,7 +170,6 @@ int sm_dfa_cuda_time(sm_dfa_cuda *d, unsigned slot, int repeats, double *ms, cha
     return gpu() ? module->dfa_time(d, slot, repeats, ms, msg) : unavailable(msg);
 }
 
-int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm_ac_gpu_sink *sink, sm_ac_gpu_times *times,
-                     char *msg) {
-    return gpu() ? module->ac_build(device, keys, sink, times, msg) : unavailable(msg);
+int sm_cuda_section_build(uint32_t kind, int device, const void *input, double ms[3], char *msg) {
+    return gpu() ? module->section_build(kind, device, input, ms, msg) : unavailable(msg);
 }

@@ -27,7 +27,7 @@ static const sm_cuda_module module = {
     .dfa_launch = sm_dfa_cuda_launch,
     .dfa_wait = sm_dfa_cuda_wait,
     .dfa_time = sm_dfa_cuda_time,
-    .ac_build = sm_ac_cuda_build,
+    .section_build = sm_cuda_section_build,
 };
 
 __attribute__((visibility("default"))) const sm_cuda_module *sm_cuda_module_entry(void);

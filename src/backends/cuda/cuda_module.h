@@ -15,7 +15,6 @@
 #define SM_CUDA_MODULE_H
 
 #include "backends/cuda/cuda_device.h"
-#include "engines/automaton/build_gpu.h"
 #include "engines/dfa/dfa_gpu_device.h"
 
 #define SM_CUDA_MODULE_ABI 4
@@ -50,9 +49,8 @@ typedef struct {
     int (*dfa_launch)(sm_dfa_cuda *d, unsigned slot, const sm_dfa_gpu_batch *batch, char *msg);
     int (*dfa_wait)(sm_dfa_cuda *d, unsigned slot, const uint32_t **finals, char *msg);
     int (*dfa_time)(sm_dfa_cuda *d, unsigned slot, int repeats, double *ms, char *msg);
-    /* the automaton built on the GPU (engines/automaton/build_gpu.h) */
-    int (*ac_build)(int device, const sm_ac_gpu_keys *keys, const sm_ac_gpu_sink *sink, sm_ac_gpu_times *times,
-                    char *msg);
+    /* sections built on the GPU (cuda_device.h) */
+    int (*section_build)(uint32_t kind, int device, const void *input, double ms[3], char *msg);
 } sm_cuda_module;
 
 typedef const sm_cuda_module *(*sm_cuda_module_entry_fn)(void);

@@ -7,7 +7,6 @@
 
 #include "seqmatch.h" /* sm_cuda_device_count is public */
 #include "backends/cuda/cuda_device.h"
-#include "engines/automaton/build_gpu.h"
 
 int sm_cuda_device_count(void) { return 0; }
 int sm_cuda_prepare(int device) {
@@ -74,8 +73,7 @@ int sm_cuda_slot_time_scan(sm_cuda_slot *slot, int repeats, double *ms, char *ms
     return unavailable(msg);
 }
 
-int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm_ac_gpu_sink *sink, sm_ac_gpu_times *times,
-                     char *msg) {
-    (void)device, (void)keys, (void)sink, (void)times;
+int sm_cuda_section_build(uint32_t kind, int device, const void *input, double ms[3], char *msg) {
+    (void)kind, (void)device, (void)input, (void)ms;
     return unavailable(msg);
 }

@@ -4,6 +4,7 @@
 
 #include "engines/automaton/automaton.h"
 #include "engines/automaton/automaton_gpu.h"
+#include "engines/automaton/build_gpu.h"
 #include "engines/engine.h"
 
 _Static_assert(SM_GPU_VIEW_FITS(sm_gpu_automaton), "the automaton's view fits a GPU view");
@@ -60,4 +61,5 @@ const sm_gpu_part sm_ac_gpu_part = {
     .view = ac_gpu_view,
     .describe = ac_gpu_describe,
     .emulate = ac_gpu_emulate,
+    .emulate_build = sm_ac_gpu_build_emulate,
 };

@@ -287,9 +287,11 @@ static int copy_back(const copy_region *regions, int nregions, char *msg) {
         if (e_ != cudaSuccess) return sm_cuda_fail(msg, what, e_);                                                \
     } while (0)
 
-extern "C" int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm_ac_gpu_sink *sink,
-                                sm_ac_gpu_times *times, char *msg) {
-    memset(times, 0, sizeof *times);
+/* The build (sm_cuda_section_build for SM_SECTION_AUTOMATON; input: an sm_ac_gpu_build). */
+static int ac_build(int device, const void *input, double ms[3], char *msg) {
+    const sm_ac_gpu_keys *keys = &((const sm_ac_gpu_build *)input)->keys;
+    const sm_ac_gpu_sink *sink = &((const sm_ac_gpu_build *)input)->sink;
+    ms[0] = ms[1] = ms[2] = 0;
     TRY(cudaSetDevice(device), "choosing the device");
     const uint32_t nkeys = keys->nkeys, states = keys->states, C = keys->columns;
     const uint32_t groups = (nkeys + SM_AC_GPU_GROUP - 1) / SM_AC_GPU_GROUP;
@@ -332,7 +334,7 @@ extern "C" int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm
     TRY(cudaMemcpy(d_up, keys->up, nkeys * 4, cudaMemcpyHostToDevice), "copying the keys");
     TRY(cudaMemcpy(d_output, keys->output, nkeys * 4, cudaMemcpyHostToDevice), "copying the keys");
     double t1 = now_ms();
-    times->copy_in_ms = t1 - t0;
+    ms[0] = t1 - t0;
     k.symbols = d_symbols;
     k.start = d_start;
     k.len = d_len;
@@ -387,7 +389,6 @@ extern "C" int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm
             snprintf(msg, 256, "the build's steps stalled at depth %u", stalled);
             return -1;
         }
-        times->one_launch = 1;
     }
     /* Output lists. */
     total_kernel<<<264, 256>>>(a.count, states, d_total);
@@ -405,7 +406,7 @@ extern "C" int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm
     outputs_kernel<<<1024, 256>>>(k, a, d_out_index, d_out_list);
     TRY(cudaDeviceSynchronize(), "filling the output lists");
     double t3 = now_ms();
-    times->kernels_ms = (t2 - t1) + (t3 - t2);
+    ms[1] = t3 - t1;
     uint8_t *section = sink->room(sink->ctx, total, msg);
     if (!section) return -1;
     double t4 = now_ms();
@@ -414,6 +415,8 @@ extern "C" int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm
         {section + sink->out_index_off, (const uint8_t *)d_out_index, ((size_t)states + 1) * 4},
         {section + sink->out_list_off, (const uint8_t *)d_out_list, (size_t)total * 4}};
     if (copy_back(regions, 3, msg) != 0) return -1;
-    times->copy_out_ms = now_ms() - t4;
+    ms[2] = now_ms() - t4;
     return 0;
 }
+
+SM_CUDA_BUILDER(automaton_builder, SM_SECTION_AUTOMATON, ac_build)

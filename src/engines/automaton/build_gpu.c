@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backends/cuda/cuda_device.h"
 #include "base/team.h"
 #include "engines/automaton/ac_private.h"
 #include "engines/automaton/build_gpu.h"
+#include "engines/section_kinds.h"
 
 /* The transition table's pages are touched while the GPU builds (one
    thread hands the pieces to the process's team), so that its copy back
@@ -120,20 +122,16 @@ int sm_ac_build_on_gpu(const sm_ac_plan *plan, int device, uint64_t max_bytes, s
     ctx.touch.len = (size_t)plan->states * plan->columns * 4;
     ctx.touch.running = pthread_create(&ctx.touch.thread, NULL, touch_all, &ctx.touch) == 0;
     if (!ctx.touch.running) touch_all(&ctx.touch);
-    sm_ac_gpu_sink sink = {&ctx, make_room, l.delta_off, l.out_index_off, l.out_list_off};
-    sm_ac_gpu_times t;
+    sm_ac_gpu_build build = {dk, {&ctx, make_room, l.delta_off, l.out_index_off, l.out_list_off}};
+    double t[3] = {0, 0, 0};
     char msg[256] = "";
-    int built = sm_ac_cuda_build(device, &dk, &sink, &t, msg);
+    int built = sm_cuda_section_build(SM_SECTION_AUTOMATON, device, &build, t, msg);
     touched(&ctx);
     if (built != 0) {
         rc = ctx.rc != SM_OK ? ctx.rc : sm_set_error(err, SM_ERR_DEVICE, "automaton on the GPU: %s", msg);
         goto done;
     }
-    if (ms) {
-        ms[0] = t.copy_in_ms;
-        ms[1] = t.kernels_ms;
-        ms[2] = t.copy_out_ms;
-    }
+    if (ms) memcpy(ms, t, sizeof t);
 done:
     free(symbols);
     free(start);

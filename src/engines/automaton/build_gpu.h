@@ -177,16 +177,16 @@ typedef struct {
     uint64_t delta_off, out_index_off, out_list_off;
 } sm_ac_gpu_sink;
 
-/* What a GPU build took, in milliseconds. */
+/* What the GPU builder gets: sm_cuda_section_build's input for
+   SM_SECTION_AUTOMATON (backends/cuda/cuda_device.h). */
 typedef struct {
-    double copy_in_ms, kernels_ms, copy_out_ms;
-    int one_launch; /* the steps ran in one launch (1) or one launch each (0) */
-} sm_ac_gpu_times;
+    sm_ac_gpu_keys keys;
+    sm_ac_gpu_sink sink;
+} sm_ac_gpu_build;
 
-/* Builds on GPU `device` (cuda build: build_cuda.cu; without CUDA: refused;
-   tests: the stand-in). 0, or -1 with the reason in msg[256]. */
-int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *keys, const sm_ac_gpu_sink *sink, sm_ac_gpu_times *times,
-                     char *msg);
+/* The same build on the CPU, step after step (the GPU part's stand-in,
+   engines/engine.h: emulate_build), for the tests without a GPU. */
+int sm_ac_gpu_build_emulate(const void *input, double ms[3], char *msg);
 
 #ifdef __cplusplus
 }

@@ -1,17 +1,18 @@
-/* The CPU stand-in for the automaton's GPU builder (build_gpu.h): the same
- * per-key code as the kernels, one step after another, with the keys of a
- * step taken last to first (the device takes them in any order), so that a
- * test compares its tables with the CPU builders' byte for byte. */
+/* The CPU stand-in for the automaton's GPU builder (build_gpu.h; the GPU
+ * part's emulate_build, which tests/emulated runs in the GPU's place): the
+ * same per-key code as the kernels, one step after another, with the keys of
+ * a step taken last to first (the device takes them in any order), so that
+ * a test compares its tables with the CPU builders' byte for byte. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engines/automaton/build_gpu.h"
 
-int sm_ac_cuda_build(int device, const sm_ac_gpu_keys *k, const sm_ac_gpu_sink *sink, sm_ac_gpu_times *times,
-                     char *msg) {
-    (void)device;
-    memset(times, 0, sizeof *times);
+int sm_ac_gpu_build_emulate(const void *input, double ms[3], char *msg) {
+    const sm_ac_gpu_keys *k = &((const sm_ac_gpu_build *)input)->keys;
+    const sm_ac_gpu_sink *sink = &((const sm_ac_gpu_build *)input)->sink;
+    ms[0] = ms[1] = ms[2] = 0;
     const uint32_t n = k->nkeys, C = k->columns, S = k->states;
     const uint32_t groups = (n + SM_AC_GPU_GROUP - 1) / SM_AC_GPU_GROUP;
     const size_t levels = (size_t)k->max_depth + 2;
