@@ -30,6 +30,7 @@ typedef struct {
     uint16_t key_class[256];   /* class of a key symbol (0 when unused) */
     uint16_t class_of[256];    /* class of a text byte */
     sm_ac_key *sorted;         /* nkeys copies, sorted */
+    uint32_t *lcp;             /* lcp[i]: common prefix of sorted keys i - 1 and i (0 for key 0) */
     size_t nkeys;
     uint64_t states;
     uint32_t max_depth;

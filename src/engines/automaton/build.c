@@ -46,7 +46,8 @@ static int make_plan(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256
     plan->states = 1;
     if (nkeys == 0) return SM_OK;
     plan->sorted = malloc(nkeys * sizeof *plan->sorted);
-    if (!plan->sorted) return sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory sorting keys");
+    plan->lcp = malloc(nkeys * sizeof *plan->lcp);
+    if (!plan->sorted || !plan->lcp) return sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory sorting keys");
     memcpy(plan->sorted, keys, nkeys * sizeof *keys);
     qsort(plan->sorted, nkeys, sizeof *plan->sorted, compare_keys);
     /* Every distinct non-empty key prefix is one trie node: key i adds those
@@ -55,7 +56,8 @@ static int make_plan(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256
     uint32_t max_depth = 0;
     for (size_t i = 0; i < nkeys; i++) {
         const sm_ac_key *k = &plan->sorted[i];
-        states += k->len - (i ? common_prefix(k, &plan->sorted[i - 1]) : 0);
+        plan->lcp[i] = i ? common_prefix(k, &plan->sorted[i - 1]) : 0;
+        states += k->len - plan->lcp[i];
         if (k->len > max_depth) max_depth = k->len;
     }
     plan->states = states;
@@ -143,6 +145,7 @@ static int build_with(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[25
             rc = sm_ac_build_levels(&plan, threads, max_bytes, section, err);
     }
     free(plan.sorted);
+    free(plan.lcp);
     if (rc != SM_OK) section->len = start_len;
     return rc;
 }

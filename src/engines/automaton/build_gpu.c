@@ -71,14 +71,15 @@ int sm_ac_build_on_gpu(const sm_ac_plan *plan, int device, uint64_t max_bytes, s
     for (size_t i = 0; i < n; i++) total += keys[i].len;
     uint8_t *symbols = malloc(total ? total : 1);
     uint64_t *start = malloc((n ? n : 1) * sizeof *start);
-    uint32_t *arrays = malloc((n ? n : 1) * 4 * sizeof *arrays);
+    uint32_t *arrays = malloc((n ? n : 1) * 3 * sizeof *arrays);
     uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
     int rc = SM_OK;
     if (!symbols || !start || !arrays || !stack) {
         rc = sm_set_error(err, SM_ERR_NOMEM, "automaton: out of memory for the GPU build's keys");
         goto done;
     }
-    uint32_t *len = arrays, *lcp = arrays + n, *up = arrays + 2 * n, *output = arrays + 3 * n;
+    const uint32_t *lcp = plan->lcp; /* the plan's, found as it counted the states */
+    uint32_t *len = arrays, *up = arrays + n, *output = arrays + 2 * n;
     /* up[i]: the last earlier key whose common prefix is shorter than
        key i's: the first key of the run that shares key i's lcp(i)-prefix,
        which made that node (a stack of increasing prefixes). */
@@ -91,12 +92,7 @@ int sm_ac_build_on_gpu(const sm_ac_plan *plan, int device, uint64_t max_bytes, s
         start[i] = at;
         memcpy(symbols + at, k->seq, k->len);
         at += k->len;
-        uint32_t c = 0;
-        if (i) {
-            uint32_t m = k->len < keys[i - 1].len ? k->len : keys[i - 1].len;
-            while (c < m && k->seq[c] == keys[i - 1].seq[c]) c++;
-        }
-        lcp[i] = c;
+        uint32_t c = lcp[i];
         while (top && lcp[stack[top - 1]] >= c) top--;
         up[i] = top ? stack[top - 1] : 0;
         stack[top++] = (uint32_t)i;
@@ -106,7 +102,7 @@ int sm_ac_build_on_gpu(const sm_ac_plan *plan, int device, uint64_t max_bytes, s
     dk.symbols = symbols;
     dk.start = start;
     dk.len = len;
-    dk.lcp = lcp;
+    dk.lcp = n ? lcp : arrays; /* no keys: any array, never read */
     dk.up = up;
     dk.output = output;
     dk.nkeys = (uint32_t)n;
