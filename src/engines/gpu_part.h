@@ -249,6 +249,17 @@ typedef struct {
     size_t extra_size;
 } sm_cuda_section;
 
+/* Builds a section of kind `kind` on GPU `device` with the builder its
+   engine registered in the GPU module (engines/cuda_engine.cuh,
+   SM_CUDA_BUILDER), from the engine's own input; ms[3]: the build's copies
+   in, kernels and copies back, in milliseconds. 0, or -1 with the reason in
+   msg[256]. Provided by the GPU side (backends/cuda: the loader, or
+   cuda_none.c without CUDA; the tests' stand-in). */
+#ifdef __cplusplus
+extern "C"
+#endif
+int sm_cuda_section_build(uint32_t kind, int device, const void *input, double ms[3], char *msg);
+
 #ifndef __CUDACC__
 #include <stdio.h>
 

@@ -84,11 +84,6 @@ int sm_cuda_slot_wait(sm_cuda_slot *slot, sm_cuda_result *result, char *msg);
    device, `repeats` more times; *ms is the median kernel time of one scan. */
 int sm_cuda_slot_time_scan(sm_cuda_slot *slot, int repeats, double *ms, char *msg);
 
-/* Builds a section of kind `kind` on GPU `device` with the builder its
-   engine registered in the module (engines/cuda_engine.cuh, SM_CUDA_BUILDER),
-   from the engine's own input; ms[3]: the build's copies in, kernels and
-   copies back, in milliseconds. */
-int sm_cuda_section_build(uint32_t kind, int device, const void *input, double ms[3], char *msg);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backends/cuda/cuda_device.h"
 #include "base/team.h"
 #include "engines/automaton/ac_private.h"
 #include "engines/automaton/build_gpu.h"
