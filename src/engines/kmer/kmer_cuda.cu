@@ -6,9 +6,12 @@
  * In count mode a hit adds one to its slot's counter, in shared memory when
  * the slots fit beside the bitmap (one counter per distinct key, flushed to
  * the device's counters when the block ends), else in device memory; the
- * runtime folds them into per-pattern counts. The hash layout (k > 12)
- * tests every position against its filter (in shared memory when small,
- * else through L2) and probes the table for those that pass.
+ * runtime folds them into per-pattern counts. For k <= 8 counting reads a
+ * 16-bit slot per code from shared memory instead of the bitmap (dense sets:
+ * no rank to work out per hit, no lane waiting for the one with most hits).
+ * The hash layout (k > 12) tests every position against its filter (in
+ * shared memory when small, else through L2, eight positions' words read at
+ * once) and probes the table for those that pass.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,12 +118,80 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_gpu_scan_ar
     }
 }
 
+/* Direct layout, count mode, dense sets: the slot of every code in a 16-bit
+   table in shared memory (4^k entries, 0xffff for no key) beside the slot
+   counters, so that a position costs one lookup and a hit one shared atomic
+   with no rank to work out; every lane takes its 16 positions in the same
+   steps, and the next tile's bytes are loaded while this one is tested. */
+template <bool kDna>
+__global__ void __launch_bounds__(1024) kt_slot_kernel(sm_gpu_scan_args a) {
+    extern __shared__ uint32_t shm[];
+    const sm_gpu_kmer &v = *SM_GPU_VIEW(&a.view, const sm_gpu_kmer);
+    const uint32_t k = v.k, mask = (uint32_t)v.mask, codes = mask + 1, slots = (uint32_t)v.slots;
+    uint8_t *code_of = reinterpret_cast<uint8_t *>(shm);
+    uint16_t *slot_of = reinterpret_cast<uint16_t *>(shm + 64);
+    uint32_t *counters = shm + 64 + (codes + 1) / 2;
+    {
+        const uint32_t *src = (const uint32_t *)(a.section + v.code_of_off);
+        const uint32_t *bits32 = (const uint32_t *)(a.section + v.bits_off);
+        const uint32_t *rank = (const uint32_t *)(a.section + v.rank_off);
+        for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x) shm[i] = __ldg(&src[i]);
+        for (uint32_t c = threadIdx.x; c < codes; c += blockDim.x)
+            slot_of[c] = (__ldg(&bits32[c >> 5]) >> (c & 31)) & 1u ? (uint16_t)sm_kt_gpu_slot(bits32, rank, c)
+                                                                 : (uint16_t)SM_KT_GPU_NO_SLOT;
+        for (uint32_t i = threadIdx.x; i < slots; i += blockDim.x) counters[i] = 0;
+    }
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+        const sm_gpu_chunk ch = a.chunks[c];
+        sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
+        uint32_t tile = ch.c0 & ~15u;
+        uint32_t next[4] = {0, 0, 0, 0};
+        if (tile + 16 * lane < ch.end) sm_gpu_load16(a.text + tile + 16 * lane, next);
+        for (; tile < ch.end; tile += SM_KT_GPU_TILE) {
+            const uint32_t p = tile + 16 * lane;
+            uint32_t w[4] = {next[0], next[1], next[2], next[3]};
+            if (p + SM_KT_GPU_TILE < ch.end) sm_gpu_load16(a.text + p + SM_KT_GPU_TILE, next);
+            sm_kt_piece cur = sm_kt_gpu_empty();
+            if (p < ch.end) {
+                uint32_t outside = sm_kt_gpu_outside(p, ch.c0, ch.end);
+                cur = kDna ? sm_kt_gpu_piece_dna(w, outside) : sm_kt_gpu_piece_table(code_of, w, outside);
+            }
+            sm_kt_piece prev1 = shfl_piece(cur, 1), prev2 = shfl_piece(cur, 2);
+            if (lane == 0) prev1 = carry1, prev2 = carry2;
+            if (lane == 1) prev2 = carry1;
+            carry1 = shfl_lane(cur, 31);
+            carry2 = shfl_lane(cur, 30);
+            if (p >= ch.end) continue;
+            uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
+            if (want == 0xffffu) { /* the common case: every position whole and owned */
+#pragma unroll
+                for (uint32_t j = 0; j < 16; j++) {
+                    uint32_t slot = slot_of[__funnelshift_r(cur.codes, prev1.codes, 2 * (15 - j)) & mask];
+                    if (slot != SM_KT_GPU_NO_SLOT) atomicAdd(&counters[slot], 1u);
+                }
+            } else if (want) {
+#pragma unroll
+                for (uint32_t j = 0; j < 16; j++) {
+                    uint32_t slot = slot_of[__funnelshift_r(cur.codes, prev1.codes, 2 * (15 - j)) & mask];
+                    if (((want >> j) & 1u) && slot != SM_KT_GPU_NO_SLOT) atomicAdd(&counters[slot], 1u);
+                }
+            }
+        }
+    }
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < slots; i += blockDim.x)
+        if (counters[i]) atomicAdd(&a.visits[i], counters[i]);
+}
+
 /* Hash layout: the byte map, then the filter when it fits (FILTER_SHARED),
    or else a pre-filter (FILTER_PRE, the filter then read through L2 for
    the positions that pass it). */
 enum { FILTER_GLOBAL = 0, FILTER_SHARED = 1, FILTER_PRE = 2 };
 
-template <bool kDna, bool kCount, int kWhere, int kThreads>
+template <bool kDna, bool kCount, int kWhere, int kThreads, bool kBatch = false>
 __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, const uint32_t *pre_global,
                                                            uint32_t pre_bits) {
     extern __shared__ uint32_t shm[];
@@ -164,21 +235,62 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, c
             carry2 = shfl_lane(cur, 30);
             if (p >= ch.end) continue;
             uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
+            if (kBatch) {
+                /* eight positions' filter words in flight at once, each
+                   position's code multiplied once: the word's index and the
+                   two bits it must hold come from the same product */
+                uint32_t pass = 0;
 #pragma unroll
-            for (uint32_t j = 0; j < 16; j++) {
-                if (!((want >> j) & 1u)) continue;
-                uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v.mask);
-                if (kWhere == FILTER_PRE) {
-                    uint32_t b = sm_kh_gpu_pre_bit(code, v.hash_mul, pre_bits);
-                    if (!((pre[b >> 5] >> (b & 31)) & 1u)) continue;
+                for (uint32_t half = 0; half < 16; half += 8) {
+                    uint64_t word[8];
+                    uint32_t bits[8];
+#pragma unroll
+                    for (uint32_t i = 0; i < 8; i++) {
+                        const uint32_t j = half + i;
+                        uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v.mask);
+                        bool go = (want >> j) & 1u;
+                        if (kWhere == FILTER_PRE && go) {
+                            uint32_t b = sm_kh_gpu_pre_bit(code, v.hash_mul, pre_bits);
+                            go = (pre[b >> 5] >> (b & 31)) & 1u;
+                        }
+                        uint64_t f = code * v.filter_mul;
+                        bits[i] = (uint32_t)(f >> (58 - v.filter_log2)) & 63u | ((uint32_t)(f >> (52 - v.filter_log2)) & 63u) << 8;
+                        uint64_t index = f >> (64 - v.filter_log2);
+                        word[i] = !go ? 0 : kWhere == FILTER_SHARED ? filter_shared[index] : __ldg(&filter[index]);
+                        pass |= (uint32_t)go << j;
+                    }
+#pragma unroll
+                    for (uint32_t i = 0; i < 8; i++) {
+                        uint32_t both = (uint32_t)(word[i] >> (bits[i] & 63u)) & (uint32_t)(word[i] >> (bits[i] >> 8));
+                        if (!(both & 1u)) pass &= ~(1u << (half + i));
+                    }
                 }
-                uint64_t index = sm_kh_gpu_filter_index(&view, code);
-                uint64_t word = kWhere == FILTER_SHARED ? filter_shared[index] : __ldg(&filter[index]);
-                if (!sm_kh_gpu_filter_pass(&view, code, word)) continue;
-                uint32_t slot = sm_kh_gpu_probe(&view, table, code);
-                if (slot == SM_GPU_KMER_EMPTY) continue;
-                if (kCount) atomicAdd(&a.visits[slot], 1u);
-                else report_slot(a, slot, p + j + 1);
+                while (pass) {
+                    uint32_t j = __ffs(pass) - 1;
+                    pass &= pass - 1;
+                    uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v.mask);
+                    uint32_t slot = sm_kh_gpu_probe(&view, table, code);
+                    if (slot == SM_GPU_KMER_EMPTY) continue;
+                    if (kCount) atomicAdd(&a.visits[slot], 1u);
+                    else report_slot(a, slot, p + j + 1);
+                }
+            } else {
+#pragma unroll
+                for (uint32_t j = 0; j < 16; j++) {
+                    if (!((want >> j) & 1u)) continue;
+                    uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v.mask);
+                    if (kWhere == FILTER_PRE) {
+                        uint32_t b = sm_kh_gpu_pre_bit(code, v.hash_mul, pre_bits);
+                        if (!((pre[b >> 5] >> (b & 31)) & 1u)) continue;
+                    }
+                    uint64_t index = sm_kh_gpu_filter_index(&view, code);
+                    uint64_t word = kWhere == FILTER_SHARED ? filter_shared[index] : __ldg(&filter[index]);
+                    if (!sm_kh_gpu_filter_pass(&view, code, word)) continue;
+                    uint32_t slot = sm_kh_gpu_probe(&view, table, code);
+                    if (slot == SM_GPU_KMER_EMPTY) continue;
+                    if (kCount) atomicAdd(&a.visits[slot], 1u);
+                    else report_slot(a, slot, p + j + 1);
+                }
             }
         }
     }
@@ -235,6 +347,22 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
     bool dna = v.dna_codes, count = l->args.count_only;
     kt_kernel_fn kernel;
     size_t shared = 256;
+    /* SEQMATCH_CUDA_KMER_COUNT=rank and SEQMATCH_CUDA_KMER_HASH=serial pick
+       the kernels these replaced (benchmarks) */
+    const char *count_way = getenv("SEQMATCH_CUDA_KMER_COUNT"), *hash_way = getenv("SEQMATCH_CUDA_KMER_HASH");
+    bool batch = !hash_way || strcmp(hash_way, "serial") != 0;
+    if (!v.hashed && count) {
+        size_t slot_shared = sm_kt_gpu_slot_shared(&v, l->shared_limit);
+        if (slot_shared && !(count_way && strcmp(count_way, "rank") == 0)) {
+            /* one block of 1024 threads per multiprocessor beside the slot table */
+            unsigned blocks;
+            void (*sk)(sm_gpu_scan_args) = dna ? kt_slot_kernel<true> : kt_slot_kernel<false>;
+            if (sm_cuda_grid_threads((const void *)sk, slot_shared, l->args.nchunks, 32, 1024, l->sms, &blocks, msg) != 0)
+                return -1;
+            sk<<<blocks, 1024, slot_shared, l->stream>>>(l->args);
+            return 0;
+        }
+    }
     if (!v.hashed) {
         size_t bits = (size_t)v.words * 8, rank = (size_t)v.words * 4, counters = (size_t)v.slots * 4;
         bool bits_shared = shared + bits <= SM_KT_GPU_SHARED_MAX;
@@ -264,24 +392,28 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
         bool filter_shared = shared + filter <= SM_KT_GPU_SHARED_MAX;
         void (*hk)(sm_gpu_scan_args, const uint32_t *, uint32_t);
         unsigned threads = SM_CUDA_BLOCK;
-        if (filter_shared) {
-            shared += filter;
-            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_SHARED, SM_CUDA_BLOCK>
-                              : kt_hash_kernel<true, false, FILTER_SHARED, SM_CUDA_BLOCK>)
-                     : (count ? kt_hash_kernel<false, true, FILTER_SHARED, SM_CUDA_BLOCK>
-                              : kt_hash_kernel<false, false, FILTER_SHARED, SM_CUDA_BLOCK>);
-        } else if (pre) {
-            /* one block of 1024 threads per multiprocessor beside the pre-filter */
-            shared += pre->pre_bits / 8;
-            threads = 1024;
-            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_PRE, 1024> : kt_hash_kernel<true, false, FILTER_PRE, 1024>)
-                     : (count ? kt_hash_kernel<false, true, FILTER_PRE, 1024> : kt_hash_kernel<false, false, FILTER_PRE, 1024>);
-        } else {
-            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_GLOBAL, SM_CUDA_BLOCK>
-                              : kt_hash_kernel<true, false, FILTER_GLOBAL, SM_CUDA_BLOCK>)
-                     : (count ? kt_hash_kernel<false, true, FILTER_GLOBAL, SM_CUDA_BLOCK>
-                              : kt_hash_kernel<false, false, FILTER_GLOBAL, SM_CUDA_BLOCK>);
-        }
+#define KT_HASH_PICK(B) do {\
+        if (filter_shared) { \
+            shared += filter; \
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_SHARED, SM_CUDA_BLOCK, B> \
+                              : kt_hash_kernel<true, false, FILTER_SHARED, SM_CUDA_BLOCK, B>) \
+                     : (count ? kt_hash_kernel<false, true, FILTER_SHARED, SM_CUDA_BLOCK, B> \
+                              : kt_hash_kernel<false, false, FILTER_SHARED, SM_CUDA_BLOCK, B>); \
+        } else if (pre) { \
+            /* one block of 1024 threads per multiprocessor beside the pre-filter */ \
+            shared += pre->pre_bits / 8; \
+            threads = 1024; \
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_PRE, 1024, B> : kt_hash_kernel<true, false, FILTER_PRE, 1024, B>) \
+                     : (count ? kt_hash_kernel<false, true, FILTER_PRE, 1024, B> : kt_hash_kernel<false, false, FILTER_PRE, 1024, B>); \
+        } else { \
+            hk = dna ? (count ? kt_hash_kernel<true, true, FILTER_GLOBAL, SM_CUDA_BLOCK, B> \
+                              : kt_hash_kernel<true, false, FILTER_GLOBAL, SM_CUDA_BLOCK, B>) \
+                     : (count ? kt_hash_kernel<false, true, FILTER_GLOBAL, SM_CUDA_BLOCK, B> \
+                              : kt_hash_kernel<false, false, FILTER_GLOBAL, SM_CUDA_BLOCK, B>); \
+        } \
+    } while (0)
+        if (batch) KT_HASH_PICK(true); else KT_HASH_PICK(false);
+#undef KT_HASH_PICK
         unsigned blocks;
         if (sm_cuda_grid_threads((const void *)hk, shared, l->args.nchunks, 32, threads, l->sms, &blocks, msg) != 0)
             return -1;

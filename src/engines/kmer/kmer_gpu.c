@@ -30,10 +30,13 @@ static void kt_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
         uint64_t bits = x->words * 8;
         int shared = 256 + bits <= SM_KT_GPU_SHARED_MAX;
         int counters = shared && 256 + bits + x->words * 4 + x->slots * 4 <= SM_GPU_SHARED_MAX;
+        size_t slots = sm_kt_gpu_slot_shared(x, SM_GPU_SHARED_MAX);
         sm_gpu_size_text(bits, a, sizeof a);
+        if (slots) sm_gpu_size_text(slots, b, sizeof b);
         snprintf(buf, size, "k-mer bitmap (k = %u) %s %s, a warp per chunk, 16 positions per lane, %s; counts per "
-                 "key in %s memory", x->k, a, shared ? "in shared memory" : "read through L2", decode,
-                 counters ? "shared" : "device");
+                 "key in %s memory%s%s%s", x->k, a, shared ? "in shared memory" : "read through L2", decode,
+                 counters || slots ? "shared" : "device", slots ? " beside a 16-bit slot per k-mer (" : "",
+                 slots ? b : "", slots ? " in all)" : "");
         return;
     }
     uint64_t filter = (uint64_t)8 << x->filter_log2;

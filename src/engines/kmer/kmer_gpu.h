@@ -204,6 +204,18 @@ SM_GPU_FN uint32_t sm_kt_gpu_slot(const uint32_t *bits32, const uint32_t *rank, 
     return rank[w] + below;
 }
 
+/* Direct layout, count mode, k <= 8: the slot of every code as a 16-bit
+   table (SM_KT_GPU_NO_SLOT for no key) beside the slot counters, in a
+   block's shared memory: the bytes (the byte map, the table, the counters),
+   or 0 when the set cannot take it (more slots than 16 bits hold, or more
+   than limit bytes: 16000 8-mers on both strands keep the bitmap). */
+#define SM_KT_GPU_NO_SLOT 0xffffu
+SM_GPU_HOSTDEV size_t sm_kt_gpu_slot_shared(const sm_gpu_kmer *v, size_t limit) {
+    if (v->hashed || v->k > 8 || v->slots >= SM_KT_GPU_NO_SLOT) return 0;
+    size_t codes = (size_t)v->mask + 1, need = 256 + (codes + 1) / 2 * 4 + (size_t)v->slots * 4;
+    return need <= limit ? need : 0;
+}
+
 /* Hash layout: does code pass the filter word it selects (filter word w of
    f = code * filter_mul, w = f >> (64 - filter_log2))? */
 SM_GPU_FN uint64_t sm_kh_gpu_filter_index(const sm_gpu_kmer *v, uint64_t code) {
