@@ -9,7 +9,8 @@
  * asked by the callback, and batches with more hits than the first hit
  * buffer holds; circular records (hits over a record's end) in a third of
  * the rounds. Then large sets: 8-mers whose tables fit in shared memory
- * (1000) and do not (16000), on the automaton and the k-mer table.
+ * (1000) and do not (16000), on the automaton and the k-mer table, and a
+ * word list whose automaton is read through L2.
  *
  * Without a GPU the refusals are checked (no device, approximate databases)
  * and the test reports itself skipped (exit 77): the differential part runs
@@ -854,6 +855,61 @@ static void run_large(const records *recs, sm_pattern *pats, size_t n, sm_strand
     sm_db_free(db);
 }
 
+/* A word list whose automaton is read through L2 while its visit counters
+   fit in shared memory: 1000 words of 2-10 letters of both cases, many
+   sharing stems and suffixes, over text of those letters, spaces and odd
+   bytes with the words planted, on the automaton kernel. */
+static void large_word_list(tu_rng *rng) {
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const size_t n = 1000;
+    char *store = malloc(n * 12);
+    sm_pattern *pats = calloc(n, sizeof *pats);
+    for (size_t i = 0; i < n; i++) {
+        char *w = store + i * 12;
+        uint32_t len = tu_rng_range(rng, 2, 10);
+        uint32_t keep = i ? tu_rng_below(rng, 3) : 0; /* 1: a stem of an earlier word, 2: its suffix */
+        const sm_pattern *other = i ? &pats[tu_rng_below(rng, (uint32_t)i)] : NULL;
+        uint32_t from = keep ? tu_rng_range(rng, 1, (uint32_t)other->len) : 0;
+        if (from > len) from = len;
+        if (keep == 1) memcpy(w, other->seq, from);
+        else if (keep == 2) memcpy(w, other->seq + other->len - from, from);
+        for (uint32_t j = keep ? from : 0; j < len; j++) w[j] = letters[tu_rng_below(rng, 52)];
+        pats[i].seq = w;
+        pats[i].len = len;
+    }
+    records recs;
+    recs.n = 2;
+    recs.data = calloc(2, sizeof *recs.data);
+    recs.len = calloc(2, sizeof *recs.len);
+    for (size_t r = 0; r < 2; r++) {
+        size_t len = r ? 777 : (size_t)tu_scaled(100) * 20000;
+        recs.len[r] = len;
+        recs.data[r] = malloc(len);
+        for (size_t i = 0; i < len; i++) {
+            uint32_t x = tu_rng_below(rng, 64);
+            recs.data[r][i] = x < 52 ? letters[x] : x < 62 ? ' ' : (char)(0x80 + x);
+        }
+        for (size_t planted = 0; planted < len / 40; planted++) {
+            const sm_pattern *w = &pats[tu_rng_below(rng, (uint32_t)n)];
+            size_t at = tu_rng_below(rng, (uint32_t)(len - w->len));
+            memcpy(recs.data[r] + at, w->seq, w->len);
+        }
+    }
+    sm_db *db = compile_set(pats, n, SM_ALPHABET_TEXT, SM_STRAND_FORWARD, 0, SM_ENGINE_AUTOMATON);
+    if (db) {
+        char gpu[256] = "";
+        tu_check(sm_db_section_gpu(db, 0, gpu, sizeof gpu) && strstr(gpu, "read through L2"),
+                 "1000 words: the automaton read through L2 (%s)", gpu);
+        compare(db, &recs, 0, 1, 0, 11, "1000 words");
+        compare(db, &recs, 0, 0, 0, 11, "1000 words");
+        compare(db, &recs, 50000, 1, 0, 12, "1000 words");
+        sm_db_free(db);
+    }
+    free_records(&recs);
+    free(pats);
+    free(store);
+}
+
 /* Large sets: 8-mers whose tables fit in shared memory (1000) and do not
    (16000), on the automaton and the k-mer table; the k-mer table's hash
    layout; Wu-Manber's long keys; Shift-And's levels over many groups; a
@@ -1044,5 +1100,6 @@ int main(void) {
     guide_rounds(&rng);
     exact_beside_rounds(&rng);
     large_sets(&rng);
+    large_word_list(&rng);
     return tu_summary(TEST_NAME);
 }

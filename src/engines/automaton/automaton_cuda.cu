@@ -11,7 +11,9 @@
  * cache and L2.
  *
  * Count mode adds one to a per-state visit counter for every flagged
- * transition (folded into per-pattern counts on the device); hit mode
+ * transition (folded into per-pattern counts on the device), in the block's
+ * shared memory when the counters are few enough (so that the states of
+ * frequent words do not queue on one counter in L2); hit mode
  * appends (end, state) records, which the host expands. Past a chunk's c1
  * the kernel checks each output's start itself (automaton_gpu.h).
  */
@@ -30,29 +32,43 @@ enum { TABLE_GLOBAL = 0, TABLE_SHARED = 1, TABLE_SHARED16 = 2 };
 struct ac_prepared {
     uint16_t *compact;       /* 16-bit copy of the transitions (fewer than 2^15 states), or NULL */
     int prefer_wide;         /* SEQMATCH_CUDA_TABLE=32: the 32-bit shared table whenever it fits */
+    int visits_global;       /* SEQMATCH_CUDA_VISITS=global: visit counters in device memory (benchmarks) */
 };
 
 /* One byte of class c: the next state, and a report when it is flagged. In
    the 32-bit tables an entry is the target's row offset (state * columns);
    in the 16-bit one the target's state index. */
-template <int kTable, bool kCount>
+template <int kTable, bool kCount, bool kVisitsShared>
 __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *delta, const uint16_t *compact,
-                                     uint32_t columns, uint32_t &s, uint32_t c, uint32_t pos, uint32_t c1) {
+                                     uint32_t *visits, uint32_t columns, uint32_t &s, uint32_t c, uint32_t pos,
+                                     uint32_t c1) {
     const sm_gpu_automaton *v = SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
+    uint32_t e, state;
+    bool flagged;
     if (kTable == TABLE_SHARED16) {
-        uint32_t e = compact[s * columns + c];
-        s = e & 0x7fffu;
-        if (e & 0x8000u) sm_ac_gpu_report(&a, v, s, pos, c1, kCount);
+        e = compact[s * columns + c];
+        s = state = e & 0x7fffu;
+        flagged = e & 0x8000u;
     } else {
-        uint32_t e = delta[s + c];
+        e = delta[s + c];
         s = e & TARGET_MASK;
-        if (e & SM_GPU_DFA_FLAG) sm_ac_gpu_report(&a, v, s / columns, pos, c1, kCount);
+        flagged = e & SM_GPU_DFA_FLAG;
+        state = flagged ? s / columns : 0;
     }
+    if (!flagged) return;
+    if (kVisitsShared && pos <= c1) atomicAdd(&visits[state], 1u);
+    else sm_ac_gpu_report(&a, v, state, pos, c1, kCount);
 }
 
-template <int kTable, bool kCount>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global) {
+/* kVisitsShared (count mode): the states' visit counters in the block's
+   shared memory past the table (at byte visits_off), added to the device's
+   when the block ends, so that the states of frequent words do not queue on
+   one counter in L2. */
+template <int kTable, bool kCount, bool kVisitsShared = false>
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global,
+                                                           uint32_t visits_off) {
     extern __shared__ uint32_t shared_table[];
+    uint32_t *visits = shared_table + visits_off / 4;
     __shared__ uint32_t class_of[256];
     const sm_gpu_automaton &v = *SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
     const uint16_t *class_of_global = (const uint16_t *)(a.section + v.class_of_off);
@@ -67,6 +83,8 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
         const uint32_t *pairs = reinterpret_cast<const uint32_t *>(compact_global);
         for (uint32_t i = threadIdx.x; i < (words + 1) / 2; i += blockDim.x) shared_table[i] = __ldg(&pairs[i]);
     }
+    if (kVisitsShared)
+        for (uint32_t i = threadIdx.x; i < v.states; i += blockDim.x) visits[i] = 0;
     __syncthreads();
     const uint32_t items = a.nchunks * a.parts;
     for (uint32_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
@@ -82,18 +100,23 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
             if (from == 0 && to == 16) {
 #pragma unroll
                 for (int k = 0; k < 16; k++)
-                    step<kTable, kCount>(a, delta, compact, columns, s,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, columns, s,
                                          class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
             } else {
 #pragma unroll
                 for (int k = 0; k < 16; k++) {
                     if ((uint32_t)k < from || (uint32_t)k >= to) continue;
-                    step<kTable, kCount>(a, delta, compact, columns, s,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, columns, s,
                                          class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
                 }
             }
             i = base + 16;
         }
+    }
+    if (kVisitsShared) {
+        __syncthreads();
+        for (uint32_t i = threadIdx.x; i < v.states; i += blockDim.x)
+            if (visits[i]) atomicAdd(&a.visits[i], visits[i]);
     }
 }
 
@@ -107,6 +130,8 @@ static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     s->prepared = p;
     const char *choice = getenv("SEQMATCH_CUDA_TABLE");
     p->prefer_wide = choice && strcmp(choice, "32") == 0;
+    const char *visits = getenv("SEQMATCH_CUDA_VISITS");
+    p->visits_global = visits && strcmp(visits, "global") == 0;
     if (v.states >= 0x8000u) return 0;
     size_t words = (size_t)v.states * v.columns;
     const uint32_t *delta = (const uint32_t *)(host->bytes + v.delta_off);
@@ -134,22 +159,36 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     const sm_gpu_automaton &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_automaton);
     const ac_prepared *p = (const ac_prepared *)l->section->prepared;
     size_t words = (size_t)v.states * v.columns, wide = words * 4, narrow = words * 2 + 2;
-    void (*kernel)(sm_gpu_scan_args, const uint16_t *);
+    void (*kernel)(sm_gpu_scan_args, const uint16_t *, uint32_t);
     size_t shared = 0;
     bool count = l->args.count_only;
+    int table;
     if (p->compact && narrow <= l->shared_limit && !(p->prefer_wide && wide <= l->shared_limit)) {
-        kernel = count ? ac_kernel<TABLE_SHARED16, true> : ac_kernel<TABLE_SHARED16, false>;
+        table = TABLE_SHARED16;
         shared = narrow;
     } else if (wide <= l->shared_limit) {
-        kernel = count ? ac_kernel<TABLE_SHARED, true> : ac_kernel<TABLE_SHARED, false>;
+        table = TABLE_SHARED;
         shared = wide;
     } else {
-        kernel = count ? ac_kernel<TABLE_GLOBAL, true> : ac_kernel<TABLE_GLOBAL, false>;
+        table = TABLE_GLOBAL;
     }
+    /* at most 32 KiB of counters: more takes L1's room from a table read
+       through it (docs/benchmarks.md, "Dense sets on the GPU") */
+    uint32_t visits_off = (uint32_t)((shared + 15) & ~(size_t)15);
+    size_t visits_bytes = (size_t)v.states * 4;
+    bool visits_shared = count && !p->visits_global && visits_bytes <= 32 * 1024 &&
+                         visits_off + visits_bytes + 2048 <= l->shared_limit;
+    if (visits_shared) shared = visits_off + (size_t)v.states * 4;
+#define AC_PICK(T)                                                                                      \
+    kernel = !count ? ac_kernel<T, false> : visits_shared ? ac_kernel<T, true, true> : ac_kernel<T, true>
+    if (table == TABLE_SHARED16) AC_PICK(TABLE_SHARED16);
+    else if (table == TABLE_SHARED) AC_PICK(TABLE_SHARED);
+    else AC_PICK(TABLE_GLOBAL);
+#undef AC_PICK
     unsigned blocks;
     if (sm_cuda_grid((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, l->sms, &blocks, msg) != 0)
         return -1;
-    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact);
+    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact, visits_off);
     return 0;
 }
 
