@@ -1008,7 +1008,6 @@ typedef struct RunObject {
     uint64_t stat_records, stat_products, stat_trimmed, stat_kept, stat_bases_in, stat_bases_kept;
     uint64_t stat_reads;      /* trim: mates read */
     /* the run report's counts (seqmatch-stats: search, filter, demux) */
-    uint64_t bases_fed;       /* sequence bytes fed to the runner */
     uint64_t stat_reads_in, stat_reads_out, stat_bases_out, stat_matched;
     uint64_t *pattern_records; /* filter, demux: scanned records with a hit, per pattern */
     uint64_t *last_hit_record; /* filter, demux: each pattern's last record with a hit, + 1 */
@@ -1442,9 +1441,9 @@ static int run_keep_sequence(void *ctx, uint64_t record, const uint8_t *data, si
 
 /* After each piece fed and each record's end: a pause when something is ready. */
 static int run_pause_when_ready(void *ctx, size_t bytes, int record_ended) {
+    (void)bytes;
     (void)record_ended;
     RunObject *r = ctx;
-    r->bases_fed += bytes;
     if (!(r->stop_when_ready && run_ready(r))) return 0;
     r->feed_status = SM_OK;
     return 1;
@@ -1583,7 +1582,6 @@ static int run_read_pairs(RunObject *r, int stop_when_ready) {
             if (status != SM_OK) return status;
             e->length = length;
             e->has_length = 1;
-            r->bases_fed += length;
             const uint8_t *raw;
             size_t raw_len;
             if (sm_reader_record_raw(readers[m], &raw, &raw_len, NULL, &r->err) < 0)
@@ -1646,7 +1644,6 @@ static int run_feed_one(RunObject *r, PyObject *item, unsigned mate, int *status
         goto out;
     }
     e->mate = mate;
-    r->bases_fed += (uint64_t)seq.len;
     if (mode_per_record(r->mode)) {
         Py_INCREF(item);
         e->item = item;
@@ -2375,7 +2372,7 @@ static PyObject *run_stats(RunObject *r, PyObject *unused) {
                              (unsigned long long)r->stat_bases_in, "bases_kept",
                              (unsigned long long)r->stat_bases_kept);
     if (r->mode == MODE_HITS || r->mode == MODE_COUNT || r->mode == MODE_ARRAYS) {
-        /* the runner's counts, as sm_stats_search reports them */
+        /* the runner's numbers, as sm_stats_search reports them (bases: what the command's progress counts) */
         static const uint64_t none = 0;
         const uint64_t *counts = r->runner ? sm_runner_counts(r->runner) : NULL;
         uint32_t n = counts ? r->db->info.pattern_count : 0;
@@ -2383,7 +2380,7 @@ static PyObject *run_stats(RunObject *r, PyObject *unused) {
         if (!patterns) return NULL;
         return Py_BuildValue("{s:{s:K},s:{s:K},s:{s:K},s:N}", "records", "input",
                              (unsigned long long)sm_runner_records(r->runner), "bases", "input",
-                             (unsigned long long)r->bases_fed, "hits", "total",
+                             (unsigned long long)sm_runner_bases(r->runner), "hits", "total",
                              (unsigned long long)sm_runner_total(r->runner), "patterns", patterns);
     }
     PyObject *patterns = report_list(r->db->names, r->pattern_records, r->db->info.pattern_count, "records");
