@@ -974,6 +974,7 @@ typedef struct RunObject {
     PyObject *pair_shown[2];
     uint64_t pairs_read;
     int paired;               /* the pass reads pairs of mates */
+    unsigned scan_mate;       /* demux of pairs: the mate that carries the barcode (the other is not scanned) */
     int has_adapters[2];      /* trim: some adapter is for mate 1, for mate 2 */
     int stop_when_ready;      /* run_read_file's: pause when something is ready */
     int feed_status;          /* why a callback stopped sm_runner_scan_reader (SM_OK: a pause) */
@@ -1289,6 +1290,7 @@ static int run_ready(RunObject *r) {
         /* the oldest decided record that is to be handed out */
         while (r->count > 0 && record_at(r, 0)->done) {
             record_info *e = record_at(r, 0);
+            if (r->paired) return r->count >= 2 && record_at(r, 1)->done; /* demux of pairs */
             if (r->mode == MODE_FILTER && !e->counted) {
                 e->counted = 1;
                 r->stat_reads_in++;
@@ -1577,8 +1579,21 @@ static int run_read_pairs(RunObject *r, int stop_when_ready) {
             e->mate = m + 1;
             uint64_t number = sm_runner_begin_record(r->runner), length = 0;
             run_numbered(r, number);
-            int status = sm_runner_feed_reader(r->runner, readers[m], &feed, number, &length, &r->err);
-            if (status == SM_ERR_TERMINATED) return r->feed_status;
+            int status = SM_OK;
+            if (r->scan_mate && r->scan_mate != m + 1) {
+                /* not scanned: read through (its sequence kept), an empty record in the runner */
+                const uint8_t *data;
+                size_t len;
+                int got;
+                while ((got = sm_reader_read(readers[m], &data, &len, &r->err)) > 0 && status == SM_OK) {
+                    length += len;
+                    if (run_keep_sequence(r, number, data, len) != 0) status = r->feed_status;
+                }
+                if (got < 0) return r->err.code ? r->err.code : SM_ERR_IO;
+            } else {
+                status = sm_runner_feed_reader(r->runner, readers[m], &feed, number, &length, &r->err);
+                if (status == SM_ERR_TERMINATED) return r->feed_status;
+            }
             if (status != SM_OK) return status;
             e->length = length;
             e->has_length = 1;
@@ -1649,9 +1664,9 @@ static int run_feed_one(RunObject *r, PyObject *item, unsigned mate, int *status
         e->item = item;
         e->length = (uint64_t)seq.len;
     }
-    int st;
+    int st, scanned = !(mate && r->scan_mate && r->scan_mate != mate);
     Py_BEGIN_ALLOW_THREADS
-    st = sm_runner_feed(r->runner, seq.data, (size_t)seq.len);
+    st = scanned ? sm_runner_feed(r->runner, seq.data, (size_t)seq.len) : SM_OK;
     if (st == SM_OK) st = sm_runner_end_record(r->runner);
     if (st == SM_OK && r->mode == MODE_PAIRS && !mate) st = run_feed_window(r, seq.data, (size_t)seq.len);
     Py_END_ALLOW_THREADS
@@ -2137,7 +2152,7 @@ static PyObject *record_object(record_info *e, uint64_t head, uint64_t tail, con
 static int demux_cuts(RunObject *r, record_info **mates, unsigned n, const sm_barcode_pair_match *m, uint64_t *head,
                       uint64_t *tail, char *tag) {
     int pairs = r->barcode_pairs != NULL, end = r->anchor_end;
-    unsigned mate_of[2] = {0, n == 2 ? 1 : 0};
+    unsigned mate_of[2] = {n == 2 && !pairs ? r->scan_mate - 1 : 0, n == 2 ? 1 : 0};
     const uint8_t *raw[2] = {NULL, NULL};
     size_t len[2] = {0, 0}, blen[2] = {0, 0};
     uint8_t *made[2] = {NULL, NULL};
@@ -2187,11 +2202,12 @@ static PyObject *demux_record(RunObject *r) {
         r->stat_unlisted += m.why == SM_PAIR_UNLISTED;
         if (m.why == SM_PAIR_ASSIGNED) to = m.sample;
     } else {
-        m.pattern[0] = e->best_pattern;
-        m.why = e->hits == 0 ? SM_PAIR_NO_HIT : e->tie ? SM_PAIR_AMBIGUOUS : SM_PAIR_ASSIGNED;
+        const record_info *b = n == 2 ? mates[r->scan_mate - 1] : e; /* the record (mate) with the barcode */
+        m.pattern[0] = b->best_pattern;
+        m.why = b->hits == 0 ? SM_PAIR_NO_HIT : b->tie ? SM_PAIR_AMBIGUOUS : SM_PAIR_ASSIGNED;
         r->stat_no_hit += m.why == SM_PAIR_NO_HIT;
         r->stat_ambiguous += m.why == SM_PAIR_AMBIGUOUS;
-        if (m.why == SM_PAIR_ASSIGNED) to = e->choice;
+        if (m.why == SM_PAIR_ASSIGNED) to = b->choice;
     }
     uint64_t head[2] = {0, 0}, tail[2] = {0, 0};
     char tag[600] = "";
@@ -2485,9 +2501,14 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     if (mode == MODE_PAIRS && !PyArg_ParseTuple(extra, "O!npp:_run_pass pairs", &BarcodePairsType, &barcode_pairs,
                                                 &end_window, &trim_barcode, &barcode_tag))
         return NULL;
+    unsigned int scan_mate = 1;
     if (mode == MODE_DEMUX && extra != Py_None &&
-        !PyArg_ParseTuple(extra, "pp:_run_pass demux", &trim_barcode, &barcode_tag))
+        !PyArg_ParseTuple(extra, "pp|I:_run_pass demux", &trim_barcode, &barcode_tag, &scan_mate))
         return NULL;
+    if (scan_mate != 1 && scan_mate != 2) {
+        PyErr_SetString(PyExc_ValueError, "_run: the barcode's mate is 1 or 2");
+        return NULL;
+    }
     if (mode == MODE_AMPLICON && (pairs <= 0 || (size_t)pairs * 2 != self->info.pattern_count)) {
         PyErr_SetString(PyExc_ValueError, "_run: the database does not hold the primer pairs' patterns");
         return NULL;
@@ -2512,7 +2533,8 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
         if (ok && kind == TARGET_PAIR) {
             /* ((kind, object, shown) of mate 1, of mate 2): two paths or file objects, or two iterables of records */
             PyObject *m = PyTuple_GET_ITEM(t, 1);
-            ok = n == 1 && (mode == MODE_TRIM || mode == MODE_PAIRS) && PyTuple_Check(m) && PyTuple_GET_SIZE(m) == 2;
+            ok = n == 1 && (mode == MODE_TRIM || mode == MODE_PAIRS || mode == MODE_DEMUX) && PyTuple_Check(m) &&
+                 PyTuple_GET_SIZE(m) == 2;
             for (Py_ssize_t j = 0; ok && j < 2; j++) {
                 PyObject *x = PyTuple_GET_ITEM(m, j);
                 ok = PyTuple_Check(x) && PyTuple_GET_SIZE(x) == 3 && PyLong_Check(PyTuple_GET_ITEM(x, 0));
@@ -2528,7 +2550,7 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
         if (!ok) {
             Py_DECREF(shown);
             PyErr_SetString(PyExc_TypeError, "_run: targets are (kind, object, shown) triples (one pair of mates, of "
-                                             "one kind, for trim and barcode pairs)");
+                                             "one kind, for trim and demux)");
             return NULL;
         }
         PyObject *s = PyTuple_GET_ITEM(t, 2);
@@ -2570,6 +2592,7 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     r->barcode_pairs = barcode_pairs;
     r->end_window = (size_t)end_window;
     r->paired = paired;
+    r->scan_mate = paired && mode == MODE_DEMUX ? scan_mate : 0;
     r->trim_barcode = trim_barcode;
     r->barcode_tag = barcode_tag;
     r->anchor_end = anchor == SM_ANCHOR_END;

@@ -527,8 +527,8 @@ class RecordPass(Iterator[Any], Protocol):
 
 
 class BarcodePass(Iterator[Tuple[Optional[str], Any]], Protocol):
-    """What Database.demux gives: an iterator of (barcode or None, record),
-    with ``stats``."""
+    """What Database.demux gives: an iterator of (barcode or None, record)
+    (with read2: (barcode or None, (mate 1, mate 2))), with ``stats``."""
 
     @property
     def stats(self) -> Dict[str, Any]:
@@ -687,7 +687,7 @@ class Database(_seqmatch._Database):
               anchor: Optional[str], max_hits: Optional[int], lines: bool, invert: bool = False,
               per_file: bool = False,
               ends: Tuple[int, Optional[int], Optional[int], bool] = (0, None, None, False),
-              extra: Any = None) -> Tuple[Any, List[Optional[str]]]:
+              extra: Any = None, read2: Optional[Target] = None) -> Tuple[Any, List[Optional[str]]]:
         anchor_id, input_format = self._pass_options(circular, anchor, max_hits, threads, lines)
         _count_argument(ends[0], "min_overlap", none=False)
         for limit, name in ((ends[1], "max_hits_per_pattern"), (ends[2], "max_hits_per_record")):
@@ -700,7 +700,7 @@ class Database(_seqmatch._Database):
                 raise ValueError(f"{name} must be at most 4294967295, not {value}")
         limits = (ends[0], ends[1] or 0, ends[2] or 0, bool(ends[3]))
         strand_filter = self._strand(strand)
-        targets = _targets(target)
+        targets = _targets(target) if read2 is None else _pair_targets(target, read2)
         run = self._run_pass(targets, mode, threads, input_format, circular, cigar, strand_filter, anchor_id,
                             max_hits, invert, per_file, limits, extra)
         return run, [t[2] for t in targets]
@@ -838,7 +838,7 @@ class Database(_seqmatch._Database):
 
     def demux(self, target: Target, *, anchor: Optional[str] = "start", strand: Optional[str] = "+",
               threads: int = 0, lines: bool = False, min_overlap: int = 0, trim: bool = False,
-              barcode_tag: bool = False) -> BarcodePass:
+              barcode_tag: bool = False, read2: Optional[Target] = None, barcode_read: int = 1) -> BarcodePass:
         """Each record of a target with the barcode it carries, as
         (barcode name or None, record), in order, as the command's demux
         assigns them: the barcode (the patterns of one name) whose hit has
@@ -857,14 +857,24 @@ class Database(_seqmatch._Database):
         Python object as a tuple of its items, the sequence and quality
         (third item) cut and the tag after the name. They need anchor
         "start" or "end".
+        read2: paired reads (``seqmatch demux -1 TARGET -2 READ2``): mate
+            2's file (a path or file object) or records, read in step with
+            target; the barcode is sought in mate barcode_read (1 or 2)
+            only, and items are (barcode or None, (mate 1, mate 2)), the
+            pair going whole to the barcode (trim cuts the barcode's mate,
+            barcode_tag tags both).
         The iterator's ``stats`` are the counts of ``seqmatch demux
         --stats-json`` (BarcodePass.stats).
         """
+        if read2 is None and barcode_read != 1:
+            raise ValueError("barcode_read is for paired reads: give read2")
+        _choice({1: 1, 2: 2}, barcode_read, "barcode_read")
         if (trim or barcode_tag) and anchor not in ("start", "end"):
             raise ValueError(f"{'trim' if trim else 'barcode_tag'}=True takes the barcode at the read's start or "
                              f"end: it needs anchor=\"start\" or \"end\", not {anchor!r}")
         run, _ = self._pass(target, _MODE_DEMUX, threads, False, False, strand, anchor, None, lines,
-                           ends=(min_overlap, None, None, False), extra=(bool(trim), bool(barcode_tag)))
+                           ends=(min_overlap, None, None, False), extra=(bool(trim), bool(barcode_tag), barcode_read),
+                           read2=read2)
         return run  # type: ignore[no-any-return]
 
     def _run_records(self, target: Target, mode: int, threads: int, min_overlap: int, extra: Tuple[Any, ...],

@@ -381,3 +381,61 @@ def test_demux_trim_cuts_the_first_of_a_barcodes_patterns(tmp_path):
         db = seqmatch.compile(seqmatch.read_patterns(fasta), strands="+")
         got = b"".join(rec.raw for _, rec in db.demux(str(fastq), trim=True, barcode_tag=True))
         assert got == (tmp_path / order / "a.fastq").read_bytes()
+
+
+@pytest.mark.parametrize("options", [[], ["-m", "1", "--trim"], ["--barcode-read", "2", "-k", "1", "--barcode-tag"],
+                                     ["--barcode-read", "2", "--anchor", "end", "-m", "1", "--trim", "--barcode-tag"]])
+def test_paired_demux_equals_the_command(options, tmp_path):
+    """Database.demux over paired files: the barcode in one mate only."""
+    rng = random.Random(4500 + len(options))
+    barcodes = [(f"bc{i}", random_dna(rng, 8)) for i in range(4)] + [("bc0", random_dna(rng, 6))]
+    mate = 2 if "2" in options else 1
+    end = "end" in options
+
+    def carrier():
+        bc = with_barcode(rng, rng.choice(barcodes)[1])
+        insert = random_dna(rng, rng.randrange(0, 30))
+        return insert + bc if end else bc + insert
+
+    def other():
+        return random_dna(rng, rng.randrange(0, 40))
+
+    one, two = mate_pairs(rng, 100 * ROUNDS, carrier if mate == 1 else other, other if mate == 1 else carrier)
+    r1, r2 = tmp_path / "r1.fq", tmp_path / "r2.fq"
+    write_fastq(r1, one)
+    write_fastq(r2, two)
+    fasta = tmp_path / "bc.fa"
+    fasta.write_text("".join(f">{n}\n{s}\n" for n, s in barcodes))
+    out, stats_path = tmp_path / "out", tmp_path / "stats.json"
+    cli("demux", "-p", fasta, *options, "--stats-json", stats_path, "-o", out, "-1", r1, "-2", r2, status=(0,))
+    compile_kwargs, pass_kwargs = demux_options_kwargs(options)
+    db = seqmatch.compile(seqmatch.read_patterns(fasta), strands="+", **compile_kwargs)
+    anchor = "end" if end else "start"
+    demuxed = db.demux(str(r1), read2=str(r2), barcode_read=mate, anchor=anchor, threads=rng.choice([1, 2]),
+                       **pass_kwargs)
+    got = {}
+    for barcode, (a, b) in demuxed:
+        for m, rec in ((1, a), (2, b)):
+            got.setdefault(f"{barcode or 'unassigned'}_R{m}.fastq", []).append(rec.raw)
+    assert sample_files(out) == {k: b"".join(v) for k, v in got.items()}
+    assert len(got) > 6
+    want = report(stats_path)
+    assert demuxed.stats == {k: want[k] for k in ("reads", "bases", "patterns", "samples", "unassigned")}
+    from_file = list(db.demux(str(r1), read2=str(r2), barcode_read=mate, anchor=anchor, **pass_kwargs))
+    in_memory = list(db.demux(one, read2=two, barcode_read=mate, anchor=anchor, **pass_kwargs))
+    assert [(s, tuple(x[1] for x in items)) for s, items in in_memory] == \
+        [(s, tuple(x.sequence for x in records)) for s, records in from_file]
+
+
+def test_paired_demux_errors():
+    db = seqmatch.compile([("a", "ACGTAC")], strands="+")
+    with pytest.raises(ValueError, match="barcode_read is for paired reads: give read2"):
+        db.demux([("r", "ACGT")], barcode_read=2)
+    with pytest.raises(ValueError, match="barcode_read=3 is not one of 1, 2"):
+        db.demux([("r", "ACGT")], read2=[("r", "ACGT")], barcode_read=3)
+    demuxed = db.demux([("r/1", "TTTT"), ("s/1", "ACGTACGG")], read2=[("r/2", "ACGTACCC"), ("s/2", "GG")],
+                       barcode_read=2, trim=True)
+    assert list(demuxed) == [("a", (("r/1", "TTTT"), ("r/2", "CC"))), (None, (("s/1", "ACGTACGG"), ("s/2", "GG")))]
+    # only mate 2 is searched: the barcode at s/1's start is not counted
+    assert demuxed.stats["patterns"] == [{"name": "a", "records": 1}]
+    assert demuxed.stats["bases"] == {"input": 22, "output": 6} and demuxed.stats["reads"] == {"input": 2, "output": 1}

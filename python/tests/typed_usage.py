@@ -85,6 +85,8 @@ def main(path: str) -> None:
     for barcode, record in by_barcode:
         assert barcode in ("EcoRI", None) and record
     assert by_barcode.stats["reads"]["input"] == 2
+    for barcode, (first_mate, second_mate) in db.demux(records, read2=mates, barcode_read=2):
+        assert barcode in ("EcoRI", None) and first_mate and second_mate
 
 
 if __name__ == "__main__":
