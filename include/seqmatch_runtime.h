@@ -361,6 +361,10 @@ const uint64_t *sm_runner_counts(const sm_runner *runner);
 uint64_t sm_runner_total(const sm_runner *runner);
 /* Records begun so far (sm_runner_begin_record's and the many-records path's). */
 uint64_t sm_runner_records(const sm_runner *runner);
+/* Sequence bytes fed so far (sm_runner_feed's, sm_runner_feed_commit's and
+   the many-records path's), what a run report calls its bases: with the
+   records and the counts above, a run's numbers without a report. */
+uint64_t sm_runner_bases(const sm_runner *runner);
 void sm_runner_free(sm_runner *runner);
 
 /* GPUs the CUDA backend can use: 0 when the library was built without CUDA

@@ -6,9 +6,11 @@
  *   _Database  an sm_db and a few per-thread scratches, reused; _scan is
  *              the fast path for one sequence in memory
  *   _Run       one pass over targets (files, Python file objects, iterables
- *              of records) through a runner: the iterator of search, filter
- *              and demux, and the whole pass of count and of the columnar
- *              results
+ *              of records, or one pair of mates read in step) through a
+ *              runner: the iterator of search, filter, demux, amplicon,
+ *              trim and barcode pairs, and the whole pass of count and of
+ *              the columnar results; its stats are the command's run
+ *              report's counts
  *
  * Scans run with the GIL released: hits are collected into C memory and
  * become Python objects once the GIL is back. Hit and Record are named
@@ -677,8 +679,8 @@ static void trim_set_dealloc(TrimSetObject *self) {
     PyObject_Free(self);
 }
 
-/* _trim_set([(adapter bytes, kind 1 back / 2 front), ...]): the set, as
-   the command's -a and -g add them. */
+/* _trim_set([(adapter bytes, kind 1 back / 2 front[, mate 1 or 2]), ...]):
+   the set, as the command's -a and -g add them (-A and -G: mate 2's). */
 static PyObject *seqmatch_trim_set(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *list;
@@ -689,8 +691,8 @@ static PyObject *seqmatch_trim_set(PyObject *module, PyObject *args) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
         const char *text;
         Py_ssize_t len;
-        int kind;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, i), "y#i:_trim_set", &text, &len, &kind)) {
+        int kind, mate = 0;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(list, i), "y#i|i:_trim_set", &text, &len, &kind, &mate)) {
             Py_DECREF(t);
             return NULL;
         }
@@ -702,6 +704,7 @@ static PyObject *seqmatch_trim_set(PyObject *module, PyObject *args) {
             Py_DECREF(t);
             return raise_status(status, err.message[0] ? err.message : "an adapter holds a NUL byte");
         }
+        t->set.adapters[t->set.count - 1].mate = (uint8_t)(mate == 1 || mate == 2 ? mate : 0);
     }
     return (PyObject *)t;
 }
@@ -891,7 +894,7 @@ static PyObject *seqmatch_amplicon_pairs(PyObject *module, PyObject *args) {
 /* One pass over targets through a runner. Targets come from the Python
    layer as (kind, object, shown) triples: a path (bytes), a file object,
    or an iterator of records (name, sequence, ...). */
-enum { TARGET_PATH = 0, TARGET_FILE = 1, TARGET_RECORDS = 2 };
+enum { TARGET_PATH = 0, TARGET_FILE = 1, TARGET_RECORDS = 2, TARGET_PAIR = 3 };
 enum { MODE_HITS = 0, MODE_COUNT = 1, MODE_ARRAYS = 2, MODE_FILTER = 3, MODE_DEMUX = 4, MODE_AMPLICON = 5,
        MODE_TRIM = 6, MODE_PAIRS = 7 };
 
@@ -911,6 +914,7 @@ typedef struct {
     uint64_t hits;
     uint32_t best_errors;
     uint32_t choice;          /* demux: the barcode of the best hit */
+    uint32_t best_pattern;    /* demux: the first pattern (by index) with the fewest errors */
     int tie;                  /* demux: two barcodes equally close */
     int done;
     /* amplicon, trim: the record's hits (texts dropped), worked out once it is done */
@@ -924,6 +928,9 @@ typedef struct {
     sm_trim_cut cut;          /* trim */
     int trim_kept;            /* trim: kept (minimum length, discard) */
     int window;               /* barcode pairs: the previous record's end window (no record of its own) */
+    unsigned mate;            /* paired targets: 1 or 2 (a pair's mate 2 follows its mate 1); 0 single */
+    int has_length;           /* length is set (paired files: the bytes fed) */
+    int counted;              /* filter, demux: counted in the statistics */
     uint64_t user[3];         /* barcode pairs: each end's closest barcode (sm_read_record.user) */
 } record_info;
 
@@ -931,7 +938,18 @@ typedef struct {
    calls cost nothing, small enough that a stop is seen soon. */
 #define FEED_PIECE ((size_t)4 << 20)
 
+struct RunObject;
+
+/* A Python file object read by a reader (sm_reader_open_fn). */
 typedef struct {
+    struct RunObject *run;
+    PyObject *file;
+    PyObject *pending;        /* bytes a read gave beyond what was asked */
+    Py_ssize_t pending_at;
+    PyObject *shown;          /* its name in messages (str) */
+} file_source;
+
+typedef struct RunObject {
     PyObject_HEAD
     DatabaseObject *db;
     PyObject *targets;        /* list of (kind, object, shown) */
@@ -947,11 +965,17 @@ typedef struct {
     int32_t target;
     sm_reader *reader;
     PyObject *iter;           /* records */
-    PyObject *file;           /* a file object being read */
-    PyObject *file_error;     /* an exception its read raised (type, value, traceback) */
+    file_source src[2];       /* file objects being read (mate 1 or a single target, mate 2) */
+    PyObject *file_error;     /* an exception a file object's read raised (type, value, traceback) */
     PyObject *file_error_value, *file_error_tb;
-    PyObject *pending;        /* bytes a file object's read gave beyond what was asked */
-    Py_ssize_t pending_at;
+    /* a paired target (TARGET_PAIR): mate 2's reader or records, both mates' names */
+    sm_reader *reader2;
+    PyObject *iter2;
+    PyObject *pair_shown[2];
+    uint64_t pairs_read;
+    int paired;               /* the pass reads pairs of mates */
+    unsigned scan_mate;       /* demux of pairs: the mate that carries the barcode (the other is not scanned) */
+    int has_adapters[2];      /* trim: some adapter is for mate 1, for mate 2 */
     int stop_when_ready;      /* run_read_file's: pause when something is ready */
     int feed_status;          /* why a callback stopped sm_runner_scan_reader (SM_OK: a pause) */
     int target_end;           /* the current target has no more records */
@@ -983,6 +1007,16 @@ typedef struct {
     uint64_t stat_assigned, stat_no_hit, stat_ambiguous, stat_unlisted; /* barcode pairs */
     /* amplicon and trim: records, products; trim: reads cut, kept, bases in and kept */
     uint64_t stat_records, stat_products, stat_trimmed, stat_kept, stat_bases_in, stat_bases_kept;
+    uint64_t stat_reads;      /* trim: mates read */
+    /* the run report's counts (seqmatch-stats: search, filter, demux) */
+    uint64_t stat_reads_in, stat_reads_out, stat_bases_out, stat_matched;
+    uint64_t *pattern_records; /* filter, demux: scanned records with a hit, per pattern */
+    uint64_t *last_hit_record; /* filter, demux: each pattern's last record with a hit, + 1 */
+    uint64_t *sample_reads;   /* demux: reads (pairs) per barcode or sample, then unassigned */
+    size_t nsamples;
+    PyObject *sample_names;   /* demux: a list of str, the barcodes' or samples' names */
+    /* demux: --trim and --barcode-tag (the barcodes at anchor_end: the record's end) */
+    int trim_barcode, barcode_tag, anchor_end;
 
     record_info *records;     /* ring: records first_record, first_record + 1, ... */
     size_t head, count, cap;
@@ -1077,10 +1111,13 @@ static int record_keep_hit(RunObject *r, const sm_hit *h, int partial) {
    barcode (a window's for the record before it, as end 2). */
 static int run_on_summary(const sm_record_summary *summary, void *ctx) {
     RunObject *r = ctx;
+    for (size_t i = 0; r->pattern_records && i < summary->npatterns; i++)
+        if (summary->patterns[i].pattern < r->db->info.pattern_count)
+            r->pattern_records[summary->patterns[i].pattern]++;
     record_info *e = record_of(r, summary->record);
     if (!e) return 0;
     unsigned end = 1;
-    if (e->window) {
+    if (e->window || e->mate == 2) {
         e = record_of(r, summary->record - 1);
         end = 2;
         if (!e) return 0;
@@ -1146,13 +1183,20 @@ static int run_on_hit(const sm_hit *h, void *ctx) {
         record_info *e = record_of(r, h->record);
         if (!e) break;
         e->hits++;
+        if (r->pattern_records && h->pattern < r->db->info.pattern_count &&
+            r->last_hit_record[h->pattern] != h->record + 1) {
+            r->last_hit_record[h->pattern] = h->record + 1;
+            r->pattern_records[h->pattern]++;
+        }
         uint32_t b = r->barcode_of ? r->barcode_of[h->pattern] : h->pattern;
         if (h->errors < e->best_errors) {
             e->best_errors = h->errors;
             e->choice = b;
+            e->best_pattern = h->pattern;
             e->tie = 0;
-        } else if (h->errors == e->best_errors && b != e->choice) {
-            e->tie = 1;
+        } else if (h->errors == e->best_errors) {
+            if (b != e->choice) e->tie = 1;
+            if (h->pattern < e->best_pattern) e->best_pattern = h->pattern;
         }
         break;
     }
@@ -1184,14 +1228,15 @@ static void run_forget_records(RunObject *r) {
 /* The record's length: given (records as objects), kept (its sequence) or
    counted in its bytes as read. */
 static uint64_t record_length(const record_info *e) {
-    if (e->item) return e->length;
+    if (e->item || e->has_length) return e->length;
     if (e->seq) return e->seq_len;
     return e->raw ? sm_record_seq_length((const uint8_t *)e->raw, e->raw_len) : 0;
 }
 
-/* Amplicon: the record's products; trim: its cut and whether it is kept.
-   Non-zero when out of memory. */
-static int run_decide(RunObject *r, record_info *e) {
+/* Amplicon: the record's products; trim: its cut and whether it is kept
+   (a pair: mates e and e2, kept as sm_trimmer keeps pairs, in
+   e->trim_kept). Non-zero when out of memory. */
+static int run_decide(RunObject *r, record_info *e, record_info *e2) {
     e->decided = 1;
     r->stat_records++;
     if (r->mode == MODE_AMPLICON) {
@@ -1202,17 +1247,22 @@ static int run_decide(RunObject *r, record_info *e) {
         return 0;
     }
     const sm_trim_set *set = &((TrimSetObject *)r->trim_set)->set;
-    uint64_t length = record_length(e);
-    sm_trim_decide_partial(set, 1, r->min_overlap, e->kept, e->partial, e->nkept, length, &e->cut);
-    uint64_t kept = e->cut.end - e->cut.start;
-    int cut = e->cut.adapter >= 0;
-    e->trim_kept = kept >= r->minimum_length &&
-                   !(r->discard && cut == (r->discard == SM_TRIM_DISCARD_TRIMMED));
-    r->stat_trimmed += cut;
-    r->stat_bases_in += length;
+    record_info *mates[2] = {e, e2};
+    e->trim_kept = 1;
+    for (unsigned m = 0; m < (e2 ? 2u : 1u); m++) {
+        record_info *x = mates[m];
+        uint64_t length = record_length(x);
+        sm_trim_decide_partial(set, m + 1, r->min_overlap, x->kept, x->partial, x->nkept, length, &x->cut);
+        int cut = x->cut.adapter >= 0;
+        if (x->cut.end - x->cut.start < r->minimum_length) e->trim_kept = 0;
+        if (r->discard && r->has_adapters[m] && cut == (r->discard == SM_TRIM_DISCARD_TRIMMED)) e->trim_kept = 0;
+        r->stat_reads++;
+        r->stat_trimmed += cut;
+        r->stat_bases_in += length;
+    }
     if (e->trim_kept) {
         r->stat_kept++;
-        r->stat_bases_kept += kept;
+        for (unsigned m = 0; m < (e2 ? 2u : 1u); m++) r->stat_bases_kept += mates[m]->cut.end - mates[m]->cut.start;
     }
     return 0;
 }
@@ -1222,16 +1272,17 @@ static int run_ready(RunObject *r) {
     if (r->mode == MODE_HITS) return r->next_hit < r->hits.n;
     if (r->mode == MODE_PAIRS) return r->count >= 2 && record_at(r, 0)->done && record_at(r, 1)->done;
     if (r->mode == MODE_AMPLICON || r->mode == MODE_TRIM) {
-        /* the oldest done record that gives something (records that give
-           nothing are dropped; one the memory ran out on stops the pass) */
-        while (r->count > 0 && record_at(r, 0)->done) {
+        /* the oldest done record (pair) that gives something (those that
+           give nothing are dropped; one the memory ran out on stops the pass) */
+        unsigned n = r->paired ? 2 : 1;
+        while (r->count >= n && record_at(r, 0)->done && record_at(r, n - 1)->done) {
             record_info *e = record_at(r, 0);
-            if (!e->decided && run_decide(r, e) != 0) {
+            if (!e->decided && run_decide(r, e, n == 2 ? record_at(r, 1) : NULL) != 0) {
                 r->failed = 1;
                 return 1;
             }
             if (r->mode == MODE_AMPLICON ? e->nproducts > 0 : e->trim_kept) return 1;
-            record_pop(r);
+            for (unsigned i = 0; i < n; i++) record_pop(r);
         }
         return 0;
     }
@@ -1239,6 +1290,13 @@ static int run_ready(RunObject *r) {
         /* the oldest decided record that is to be handed out */
         while (r->count > 0 && record_at(r, 0)->done) {
             record_info *e = record_at(r, 0);
+            if (r->paired) return r->count >= 2 && record_at(r, 1)->done; /* demux of pairs */
+            if (r->mode == MODE_FILTER && !e->counted) {
+                e->counted = 1;
+                r->stat_reads_in++;
+                r->stat_matched += e->hits > 0;
+                r->stat_bases_in += record_length(e);
+            }
             if (r->mode == MODE_DEMUX || (e->hits > 0) != r->invert) return 1;
             record_pop(r);
         }
@@ -1248,36 +1306,37 @@ static int run_ready(RunObject *r) {
 
 /* A file object's read, for the reader (called without the GIL). */
 static long file_read(void *ctx, void *buf, size_t cap, sm_error *err) {
-    RunObject *r = ctx;
+    file_source *f = ctx;
+    RunObject *r = f->run;
     PyGILState_STATE gil = PyGILState_Ensure();
     long got = -1;
     PyObject *data = NULL;
-    if (r->pending) {
-        data = r->pending;
-        r->pending = NULL;
+    if (f->pending) {
+        data = f->pending;
+        f->pending = NULL;
     } else {
         /* a text stream gives str: at most 4 bytes a character in UTF-8 */
-        data = PyObject_CallMethod(r->file, "read", "n", (Py_ssize_t)(cap / 4 ? cap / 4 : 1));
-        r->pending_at = 0;
+        data = PyObject_CallMethod(f->file, "read", "n", (Py_ssize_t)(cap / 4 ? cap / 4 : 1));
+        f->pending_at = 0;
         if (data && PyUnicode_Check(data)) Py_SETREF(data, PyUnicode_AsUTF8String(data));
     }
     if (data) {
         Py_buffer view;
         if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) == 0) {
-            size_t left = (size_t)(view.len - r->pending_at);
+            size_t left = (size_t)(view.len - f->pending_at);
             size_t n = left < cap ? left : cap;
-            memcpy(buf, (const char *)view.buf + r->pending_at, n);
+            memcpy(buf, (const char *)view.buf + f->pending_at, n);
             PyBuffer_Release(&view);
             got = (long)n;
             if (n < left) {
-                r->pending = data;
-                r->pending_at += (Py_ssize_t)n;
+                f->pending = data;
+                f->pending_at += (Py_ssize_t)n;
                 data = NULL;
             }
         } else {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError, "%.200s: read() returned %.80s, not bytes or str",
-                         PyUnicode_AsUTF8(PyList_GET_ITEM(r->shown, r->target)), Py_TYPE(data)->tp_name);
+                         PyUnicode_AsUTF8(f->shown), Py_TYPE(data)->tp_name);
         }
         Py_XDECREF(data);
     }
@@ -1293,14 +1352,25 @@ static long file_read(void *ctx, void *buf, size_t cap, sm_error *err) {
     return got;
 }
 
+static void file_source_clear(file_source *f) {
+    Py_CLEAR(f->file);
+    Py_CLEAR(f->pending);
+    Py_CLEAR(f->shown);
+}
+
 static void run_close_target(RunObject *r) {
     if (r->reader) {
         sm_reader_close(r->reader);
         r->reader = NULL;
     }
+    if (r->reader2) {
+        sm_reader_close(r->reader2);
+        r->reader2 = NULL;
+    }
     Py_CLEAR(r->iter);
-    Py_CLEAR(r->file);
-    Py_CLEAR(r->pending);
+    Py_CLEAR(r->iter2);
+    file_source_clear(&r->src[0]);
+    file_source_clear(&r->src[1]);
     r->kind = -1;
     r->target_end = 0;
 }
@@ -1474,6 +1544,73 @@ static int run_read_file(RunObject *r, int stop_when_ready) {
     return status;
 }
 
+static size_t pair_name_length(const char *name, size_t n);
+static int pair_names_agree(RunObject *r, const char *name, size_t len, const char *name2, size_t len2);
+static int pair_count_differs(RunObject *r, int more_in_first);
+
+/* A paired target's next pair of mates, fed as two runner records (mate 1,
+   then mate 2) with their bytes kept, until something is ready
+   (stop_when_ready) or the files end (target_end); called without the GIL.
+   Returns an sm_status. */
+static int run_read_pairs(RunObject *r, int stop_when_ready) {
+    sm_reader *readers[2] = {r->reader, r->reader2};
+    sm_scan_reader_options feed;
+    sm_scan_reader_options_init(&feed);
+    feed.ctx = r;
+    feed.on_sequence = r->mode == MODE_TRIM ? NULL : run_keep_sequence;
+    feed.piece = FEED_PIECE;
+    while (!(stop_when_ready && run_ready(r))) {
+        const char *name[2] = {NULL, NULL};
+        int got[2];
+        for (unsigned m = 0; m < 2; m++) {
+            got[m] = sm_reader_next_record(readers[m], &name[m], &r->err);
+            if (got[m] < 0) return r->err.code ? r->err.code : SM_ERR_IO;
+        }
+        if (!got[0] && !got[1]) {
+            r->target_end = 1;
+            return SM_OK;
+        }
+        if (got[0] != got[1]) return pair_count_differs(r, got[0]);
+        if (!pair_names_agree(r, name[0], strlen(name[0]), name[1], strlen(name[1]))) return SM_ERR_FORMAT;
+        run_forget_records(r);
+        for (unsigned m = 0; m < 2; m++) {
+            record_info *e = run_add_record(r, name[m], strlen(name[m]));
+            if (!e) return SM_ERR_NOMEM;
+            e->mate = m + 1;
+            uint64_t number = sm_runner_begin_record(r->runner), length = 0;
+            run_numbered(r, number);
+            int status = SM_OK;
+            if (r->scan_mate && r->scan_mate != m + 1) {
+                /* not scanned: read through (its sequence kept), an empty record in the runner */
+                const uint8_t *data;
+                size_t len;
+                int got;
+                while ((got = sm_reader_read(readers[m], &data, &len, &r->err)) > 0 && status == SM_OK) {
+                    length += len;
+                    if (run_keep_sequence(r, number, data, len) != 0) status = r->feed_status;
+                }
+                if (got < 0) return r->err.code ? r->err.code : SM_ERR_IO;
+            } else {
+                status = sm_runner_feed_reader(r->runner, readers[m], &feed, number, &length, &r->err);
+                if (status == SM_ERR_TERMINATED) return r->feed_status;
+            }
+            if (status != SM_OK) return status;
+            e->length = length;
+            e->has_length = 1;
+            const uint8_t *raw;
+            size_t raw_len;
+            if (sm_reader_record_raw(readers[m], &raw, &raw_len, NULL, &r->err) < 0)
+                return r->err.code ? r->err.code : SM_ERR_IO;
+            if (!(e->raw = malloc(raw_len ? raw_len : 1))) return SM_ERR_NOMEM;
+            memcpy(e->raw, raw, raw_len);
+            e->raw_len = raw_len;
+            if ((status = sm_runner_end_record(r->runner)) != SM_OK) return status;
+        }
+        r->pairs_read++;
+    }
+    return SM_OK;
+}
+
 /* The name of a record item (str, bytes or None) as UTF-8; -1 with an
    exception for anything else. */
 static int item_name(PyObject *name, const char **out, Py_ssize_t *len) {
@@ -1499,10 +1636,7 @@ static int item_name(PyObject *name, const char **out, Py_ssize_t *len) {
    released around the runner). Returns 1 when one was fed, 0 at the end
    of the target, -1 with a Python exception, or -2 with an sm_status in
    *status. */
-static int run_feed_item(RunObject *r, int *status) {
-    PyObject *item = PyIter_Next(r->iter);
-    if (!item) return PyErr_Occurred() ? -1 : 0;
-    run_forget_records(r);
+static int run_feed_one(RunObject *r, PyObject *item, unsigned mate, int *status) {
     PyObject *name = NULL, *seq_obj = NULL;
     int rc = -1;
     seq_bytes seq;
@@ -1524,16 +1658,17 @@ static int run_feed_item(RunObject *r, int *status) {
         PyErr_NoMemory();
         goto out;
     }
+    e->mate = mate;
     if (mode_per_record(r->mode)) {
         Py_INCREF(item);
         e->item = item;
         e->length = (uint64_t)seq.len;
     }
-    int st;
+    int st, scanned = !(mate && r->scan_mate && r->scan_mate != mate);
     Py_BEGIN_ALLOW_THREADS
-    st = sm_runner_feed(r->runner, seq.data, (size_t)seq.len);
+    st = scanned ? sm_runner_feed(r->runner, seq.data, (size_t)seq.len) : SM_OK;
     if (st == SM_OK) st = sm_runner_end_record(r->runner);
-    if (st == SM_OK && r->mode == MODE_PAIRS) st = run_feed_window(r, seq.data, (size_t)seq.len);
+    if (st == SM_OK && r->mode == MODE_PAIRS && !mate) st = run_feed_window(r, seq.data, (size_t)seq.len);
     Py_END_ALLOW_THREADS
     if (st != SM_OK) {
         *status = st;
@@ -1545,8 +1680,163 @@ out:
     seq_bytes_release(&seq);
     Py_XDECREF(name);
     Py_XDECREF(seq_obj);
-    Py_DECREF(item);
     return rc;
+}
+
+/* "r7/1" and "r7/2" are one pair. */
+static size_t pair_name_length(const char *name, size_t n) {
+    if (n >= 2 && name[n - 2] == '/' && (name[n - 1] == '1' || name[n - 1] == '2')) n -= 2;
+    return n;
+}
+
+/* Mate m's name in messages: its file's, or the argument's for records. */
+static const char *mate_shown(RunObject *r, unsigned m) {
+    const char *s = r->pair_shown[m] && PyUnicode_Check(r->pair_shown[m]) ? PyUnicode_AsUTF8(r->pair_shown[m]) : NULL;
+    return s ? s : m ? "read2" : "target";
+}
+
+/* Whether two mates' names (NULL: none) name one pair; else the message. */
+static int pair_names_agree(RunObject *r, const char *name, size_t len, const char *name2, size_t len2) {
+    if (!name && !name2) return 1;
+    size_t n1 = name ? pair_name_length(name, len) : 0, n2 = name2 ? pair_name_length(name2, len2) : 0;
+    if (name && name2 && n1 == n2 && memcmp(name, name2, n1) == 0) return 1;
+    snprintf(r->err.message, sizeof r->err.message, "reads out of step: record %llu is '%.*s' in %s but '%.*s' in %s",
+             (unsigned long long)r->pairs_read + 1, (int)(len < 200 ? len : 200), name ? name : "",
+             mate_shown(r, 0), (int)(len2 < 200 ? len2 : 200), name2 ? name2 : "", mate_shown(r, 1));
+    return 0;
+}
+
+/* One mate has more records than the other: the message. */
+static int pair_count_differs(RunObject *r, int more_in_first) {
+    snprintf(r->err.message, sizeof r->err.message,
+             "%s has more records than %s (%llu); paired files must hold the same reads in the same order",
+             mate_shown(r, more_in_first ? 0 : 1), mate_shown(r, more_in_first ? 1 : 0),
+             (unsigned long long)r->pairs_read);
+    return SM_ERR_FORMAT;
+}
+
+/* The name of a record item, for the pair check (-1 with an exception);
+   *held keeps it alive. */
+static int item_pair_name(PyObject *item, const char **name, Py_ssize_t *len, PyObject **held) {
+    *name = NULL;
+    *len = 0;
+    *held = NULL;
+    if (PyUnicode_Check(item) || PyBytes_Check(item) || !PySequence_Check(item) || PySequence_Size(item) < 2) {
+        PyErr_Clear();
+        return 0; /* run_feed_one says what is wrong */
+    }
+    if (!(*held = PySequence_GetItem(item, 0))) return -1;
+    return item_name(*held, name, len);
+}
+
+static int run_feed_item(RunObject *r, int *status) {
+    PyObject *item = PyIter_Next(r->iter);
+    if (!item && PyErr_Occurred()) return -1;
+    PyObject *item2 = NULL;
+    if (r->iter2) {
+        item2 = PyIter_Next(r->iter2);
+        if (!item2 && PyErr_Occurred()) {
+            Py_XDECREF(item);
+            return -1;
+        }
+        if (!item != !item2) {
+            *status = pair_count_differs(r, item != NULL);
+            Py_XDECREF(item);
+            Py_XDECREF(item2);
+            return -2;
+        }
+    }
+    if (!item) return 0;
+    run_forget_records(r);
+    int rc;
+    if (item2) {
+        const char *n1, *n2;
+        Py_ssize_t l1, l2;
+        PyObject *h1 = NULL, *h2 = NULL;
+        int named = item_pair_name(item, &n1, &l1, &h1) == 0 && item_pair_name(item2, &n2, &l2, &h2) == 0;
+        int agree = named && pair_names_agree(r, n1, (size_t)l1, n2, (size_t)l2);
+        Py_XDECREF(h1);
+        Py_XDECREF(h2);
+        if (!named) {
+            rc = -1;
+        } else if (!agree) {
+            *status = SM_ERR_FORMAT;
+            rc = -2;
+        } else {
+            rc = run_feed_one(r, item, 1, status);
+            if (rc == 1) rc = run_feed_one(r, item2, 2, status);
+            r->pairs_read++;
+        }
+    } else {
+        rc = run_feed_one(r, item, 0, status);
+    }
+    Py_DECREF(item);
+    Py_XDECREF(item2);
+    return rc;
+}
+
+/* Opens a path or file object (kind) as reader, for mate m's source (with
+   the GIL). Returns an sm_status, or -1 with a Python exception. */
+static int run_open_reader(RunObject *r, long kind, PyObject *obj, PyObject *shown, unsigned m, sm_reader **reader) {
+    int status;
+    if (kind == TARGET_PATH) {
+        const char *path = PyBytes_AS_STRING(obj);
+        unsigned threads = r->threads;
+        if (!threads) {
+            long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            threads = cores > 0 ? (unsigned)cores : 1;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        status = sm_reader_open_threads(path, (sm_input_format)r->format, threads, reader, &r->err);
+        Py_END_ALLOW_THREADS
+    } else {
+        file_source *f = &r->src[m];
+        const char *name = PyUnicode_AsUTF8(shown);
+        if (!name) return -1;
+        f->run = r;
+        Py_INCREF(obj);
+        f->file = obj;
+        Py_INCREF(shown);
+        f->shown = shown;
+        Py_BEGIN_ALLOW_THREADS
+        status = sm_reader_open_fn(name, (sm_input_format)r->format, file_read, f, reader, &r->err);
+        Py_END_ALLOW_THREADS
+    }
+    if (status == SM_OK && mode_per_record(r->mode) && r->mode != MODE_AMPLICON) sm_reader_keep_raw(*reader);
+    return status;
+}
+
+/* Opens a paired target: ((kind, object, shown) of mate 1, of mate 2),
+   both files (paths or file objects) or both records. */
+static int run_open_pair(RunObject *r, PyObject *mates) {
+    PyObject *one = PyTuple_GET_ITEM(mates, 0), *two = PyTuple_GET_ITEM(mates, 1);
+    long kind[2] = {PyLong_AsLong(PyTuple_GET_ITEM(one, 0)), PyLong_AsLong(PyTuple_GET_ITEM(two, 0))};
+    for (unsigned m = 0; m < 2; m++) {
+        PyObject *shown = PyTuple_GET_ITEM(m ? two : one, 2);
+        Py_INCREF(shown);
+        Py_XSETREF(r->pair_shown[m], shown);
+    }
+    r->pairs_read = 0;
+    if (kind[0] == TARGET_RECORDS) {
+        r->kind = TARGET_RECORDS;
+        r->iter = PyObject_GetIter(PyTuple_GET_ITEM(one, 1));
+        r->iter2 = r->iter ? PyObject_GetIter(PyTuple_GET_ITEM(two, 1)) : NULL;
+        return r->iter2 ? SM_OK : -1;
+    }
+    r->kind = TARGET_PAIR;
+    int status = run_open_reader(r, kind[0], PyTuple_GET_ITEM(one, 1), r->pair_shown[0], 0, &r->reader);
+    if (status == SM_OK)
+        status = run_open_reader(r, kind[1], PyTuple_GET_ITEM(two, 1), r->pair_shown[1], 1, &r->reader2);
+    if (status == SM_OK) {
+        sm_input_format f1 = sm_reader_format(r->reader), f2 = sm_reader_format(r->reader2);
+        if (f1 != SM_INPUT_AUTO && f2 != SM_INPUT_AUTO && f1 != f2) {
+            snprintf(r->err.message, sizeof r->err.message, "%s: %s, but %s is %s; give mates of one format",
+                     mate_shown(r, 1), f2 == SM_INPUT_FASTQ ? "FASTQ" : "FASTA", mate_shown(r, 0),
+                     f1 == SM_INPUT_FASTQ ? "FASTQ" : "FASTA");
+            status = SM_ERR_INVALID;
+        }
+    }
+    return status;
 }
 
 /* Opens target r->next_target (with the GIL). Returns an sm_status, or
@@ -1557,33 +1847,12 @@ static int run_open_target(RunObject *r) {
     PyObject *obj = PyTuple_GET_ITEM(t, 1);
     r->target = (int32_t)r->next_target++;
     r->kind = (int)kind;
+    if (kind == TARGET_PAIR) return run_open_pair(r, obj);
     if (kind == TARGET_RECORDS) {
         r->iter = PyObject_GetIter(obj);
         return r->iter ? SM_OK : -1;
     }
-    int status;
-    if (kind == TARGET_PATH) {
-        const char *path = PyBytes_AS_STRING(obj);
-        unsigned threads = r->threads;
-        if (!threads) {
-            long cores = sysconf(_SC_NPROCESSORS_ONLN);
-            threads = cores > 0 ? (unsigned)cores : 1;
-        }
-        Py_BEGIN_ALLOW_THREADS
-        status = sm_reader_open_threads(path, (sm_input_format)r->format, threads, &r->reader, &r->err);
-        Py_END_ALLOW_THREADS
-    } else {
-        Py_INCREF(obj);
-        r->file = obj;
-        const char *shown = PyUnicode_AsUTF8(PyList_GET_ITEM(r->shown, r->target));
-        if (!shown) return -1;
-        Py_BEGIN_ALLOW_THREADS
-        status = sm_reader_open_fn(shown, (sm_input_format)r->format, file_read, r, &r->reader, &r->err);
-        Py_END_ALLOW_THREADS
-    }
-    if (status == SM_OK && mode_per_record(r->mode) && r->mode != MODE_AMPLICON)
-        sm_reader_keep_raw(r->reader);
-    return status;
+    return run_open_reader(r, kind, obj, PyList_GET_ITEM(r->shown, r->target), 0, &r->reader);
 }
 
 /* Raises the error that stopped the pass: a file object's own exception
@@ -1623,7 +1892,7 @@ static int run_advance(RunObject *r, int stop_when_ready) {
             if (fed == 0) status = -3; /* the target's end */
         } else {
             Py_BEGIN_ALLOW_THREADS
-            status = run_read_file(r, stop_when_ready);
+            status = r->kind == TARGET_PAIR ? run_read_pairs(r, stop_when_ready) : run_read_file(r, stop_when_ready);
             Py_END_ALLOW_THREADS
             if (status == SM_OK && r->target_end) status = -3;
         }
@@ -1656,9 +1925,13 @@ static int run_advance(RunObject *r, int stop_when_ready) {
 static void run_dealloc(RunObject *self) {
     if (self->runner) sm_runner_free(self->runner);
     if (self->reader) sm_reader_close(self->reader);
+    if (self->reader2) sm_reader_close(self->reader2);
     Py_XDECREF(self->iter);
-    Py_XDECREF(self->file);
-    Py_XDECREF(self->pending);
+    Py_XDECREF(self->iter2);
+    file_source_clear(&self->src[0]);
+    file_source_clear(&self->src[1]);
+    Py_XDECREF(self->pair_shown[0]);
+    Py_XDECREF(self->pair_shown[1]);
     Py_XDECREF(self->file_error);
     Py_XDECREF(self->file_error_value);
     Py_XDECREF(self->file_error_tb);
@@ -1670,6 +1943,10 @@ static void run_dealloc(RunObject *self) {
     free(self->column_names);
     free(self->counts);
     free(self->counts_before);
+    free(self->pattern_records);
+    free(self->last_hit_record);
+    free(self->sample_reads);
+    Py_XDECREF(self->sample_names);
     free((void *)self->barcode_of);
     Py_XDECREF(self->trim_set);
     Py_XDECREF(self->barcode_pairs);
@@ -1742,7 +2019,7 @@ static PyObject *amplicon_record(RunObject *r, record_info *e) {
 /* Trim: (name, file, item or None, the record as trim writes it (a file's
    record) or None, start, end, adapter index or -1, errors, length) of a
    kept read. */
-static PyObject *trim_record(RunObject *r, record_info *e) {
+static PyObject *trim_mate(record_info *e, PyObject *file) {
     uint64_t length = record_length(e);
     PyObject *raw = Py_None;
     if (!e->item) {
@@ -1760,14 +2037,211 @@ static PyObject *trim_record(RunObject *r, record_info *e) {
     } else {
         Py_INCREF(raw);
     }
-    return Py_BuildValue("(NOONKKLIK)", name_object(e->name), !e->item ? PyList_GET_ITEM(r->shown, e->target) : Py_None,
+    return Py_BuildValue("(NOONKKLIK)", name_object(e->name), !e->item ? file : Py_None,
                          e->item ? e->item : Py_None, raw, (unsigned long long)e->cut.start,
                          (unsigned long long)e->cut.end, (long long)e->cut.adapter, e->cut.errors,
                          (unsigned long long)length);
 }
 
+static PyObject *trim_record(RunObject *r) {
+    if (!r->paired) return trim_mate(record_at(r, 0), PyList_GET_ITEM(r->shown, record_at(r, 0)->target));
+    PyObject *one = trim_mate(record_at(r, 0), r->pair_shown[0]);
+    PyObject *two = one ? trim_mate(record_at(r, 1), r->pair_shown[1]) : NULL;
+    if (!two) {
+        Py_XDECREF(one);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", one, two);
+}
+
+/* A record's bytes for the barcode functions: a file's as read, an item's
+   sequence as a FASTA record (*made: the bytes to free). */
+static int record_bytes(record_info *e, const uint8_t **raw, size_t *len, uint8_t **made) {
+    *made = NULL;
+    if (!e->item) {
+        *raw = (const uint8_t *)(e->raw ? e->raw : "");
+        *len = e->raw_len;
+        return 0;
+    }
+    PyObject *seq_obj = PySequence_GetItem(e->item, 1);
+    seq_bytes seq;
+    int rc = seq_obj ? seq_bytes_get(seq_obj, &seq, "a record's sequence") : -1;
+    Py_XDECREF(seq_obj);
+    if (rc != 0) return -1;
+    uint8_t *b = malloc((size_t)seq.len + 4);
+    if (!b) {
+        seq_bytes_release(&seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(b, ">\n", 2);
+    memcpy(b + 2, seq.data, (size_t)seq.len);
+    b[seq.len + 2] = '\n';
+    *raw = *made = b;
+    *len = (size_t)seq.len + 3;
+    seq_bytes_release(&seq);
+    return 0;
+}
+
+/* A record as handed out: a file's as Record(name, sequence, raw), an item
+   as given; without head and tail sequence symbols and with tag added to
+   the header (demux --trim, --barcode-tag): a file's raw rewritten as the
+   command writes it (sm_record_rewrite), an item as a tuple of its items
+   with the sequence and quality cut and the tag after the name. *bases:
+   the symbols it keeps. */
+static PyObject *record_object(record_info *e, uint64_t head, uint64_t tail, const char *tag, uint64_t *bases) {
+    uint64_t length = record_length(e);
+    if (head + tail > length) head = length, tail = 0;
+    *bases = length - head - tail;
+    if (e->item && !head && !tail && !tag) {
+        Py_INCREF(e->item);
+        return e->item;
+    }
+    if (e->item) {
+        Py_ssize_t n = PySequence_Size(e->item);
+        PyObject *t = n < 0 ? NULL : PyTuple_New(n);
+        for (Py_ssize_t i = 0; t && i < n; i++) {
+            PyObject *v = PySequence_GetItem(e->item, i);
+            if (v && i == 0 && tag && v != Py_None) {
+                PyObject *w = PyUnicode_Check(v)  ? PyUnicode_FromFormat("%U %s", v, tag)
+                              : PyBytes_Check(v) ? PyBytes_FromFormat("%s %s", PyBytes_AS_STRING(v), tag)
+                                                 : NULL;
+                if (!w && !PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a record's name must be str or bytes");
+                Py_SETREF(v, w);
+            } else if (v && (i == 1 || i == 2) && v != Py_None && (head || tail)) {
+                Py_SETREF(v, PySequence_GetSlice(v, (Py_ssize_t)head, (Py_ssize_t)(length - tail)));
+            }
+            if (!v) Py_CLEAR(t);
+            else PyTuple_SET_ITEM(t, i, v);
+        }
+        return t;
+    }
+    const char *raw = e->raw ? e->raw : "";
+    size_t raw_len = e->raw_len;
+    uint8_t *out = NULL;
+    size_t out_len = 0, cap = 0;
+    if (head || tail || tag) {
+        int rc = sm_record_rewrite((const uint8_t *)raw, raw_len, tag, head, tail, &out, &out_len, &cap);
+        if (rc != SM_OK) {
+            free(out);
+            return raise_status(rc, rc == SM_ERR_FORMAT ? "a record demux cannot rewrite" : NULL);
+        }
+        raw = (const char *)out;
+        raw_len = out_len;
+    }
+    PyObject *rec = new_tuple_of(RecordType, RECORD_FIELDS);
+    if (rec) {
+        const char *seq = e->seq ? e->seq : "";
+        size_t seq_len = e->seq_len > head + tail ? e->seq_len - head - tail : 0;
+        PyTuple_SET_ITEM(rec, 0, name_object(e->name));
+        PyTuple_SET_ITEM(rec, 1, PyUnicode_DecodeLatin1(seq + (seq_len ? head : 0), (Py_ssize_t)seq_len, NULL));
+        PyTuple_SET_ITEM(rec, 2, PyBytes_FromStringAndSize(raw, (Py_ssize_t)raw_len));
+        for (int i = 0; i < RECORD_FIELDS; i++)
+            if (!PyTuple_GET_ITEM(rec, i)) {
+                Py_CLEAR(rec);
+                break;
+            }
+    }
+    free(out);
+    return rec;
+}
+
+/* Demux of a record (pair: n 2) whose barcode(s) are m's (assigned): what
+   --trim cuts from each mate (head, tail) and --barcode-tag's tag, as
+   seqmatch demux works them out. */
+static int demux_cuts(RunObject *r, record_info **mates, unsigned n, const sm_barcode_pair_match *m, uint64_t *head,
+                      uint64_t *tail, char *tag) {
+    int pairs = r->barcode_pairs != NULL, end = r->anchor_end;
+    unsigned mate_of[2] = {n == 2 && !pairs ? r->scan_mate - 1 : 0, n == 2 ? 1 : 0};
+    const uint8_t *raw[2] = {NULL, NULL};
+    size_t len[2] = {0, 0}, blen[2] = {0, 0};
+    uint8_t *made[2] = {NULL, NULL};
+    int rc = 0;
+    for (unsigned i = 0; i < n && rc == 0; i++) rc = record_bytes(mates[i], &raw[i], &len[i], &made[i]);
+    for (int i = 0; rc == 0 && i <= pairs; i++)
+        blen[i] = sm_barcode_span(r->db->db, m->pattern[i], pairs ? n == 1 && i : -1, raw[mate_of[i]], len[mate_of[i]],
+                                  n == 1 ? i || end : end);
+    tag[0] = '\0';
+    if (rc == 0 && r->barcode_tag) {
+        strcpy(tag, "BC:Z:");
+        for (int i = 0; i <= pairs; i++) { /* w: its window; reversed: as on the construct */
+            int w = m->reversed ? 1 - i : i, from = (n == 1 ? w || end : end) | 2 * m->reversed;
+            size_t at = strlen(tag), want = blen[w] < 250 ? blen[w] : 250;
+            if (i) tag[at++] = '-';
+            sm_record_seq_end(raw[mate_of[w]], len[mate_of[w]], from, want, tag + at);
+        }
+    }
+    for (unsigned k = 0; k < n; k++) {
+        head[k] = tail[k] = 0;
+        for (int i = 0; r->trim_barcode && i <= pairs; i++)
+            if (mate_of[i] == k) *(n == 1 ? (i || end ? &tail[k] : &head[k]) : (end ? &tail[k] : &head[k])) += blen[i];
+    }
+    free(made[0]);
+    free(made[1]);
+    return rc;
+}
+
+/* Demux and barcode pairs: (barcode or sample or None, the record or a
+   pair's (record, record), why) of the oldest record, counted. */
+static PyObject *demux_record(RunObject *r) {
+    record_info *e = record_at(r, 0);
+    record_info *mates[2] = {e, r->paired ? record_at(r, 1) : NULL};
+    unsigned n = r->paired ? 2 : 1;
+    sm_barcode_pair_match m;
+    memset(&m, 0, sizeof m);
+    size_t to = r->nsamples; /* unassigned */
+    if (r->mode == MODE_PAIRS) {
+        const sm_barcode_pairs *pairs = ((BarcodePairsObject *)r->barcode_pairs)->pairs;
+        sm_read_record rr;
+        memset(&rr, 0, sizeof rr);
+        memcpy(rr.user, e->user, sizeof rr.user);
+        sm_barcode_pairs_assign(pairs, &rr, &m);
+        r->stat_assigned += m.why == SM_PAIR_ASSIGNED;
+        r->stat_no_hit += m.why == SM_PAIR_NO_HIT;
+        r->stat_ambiguous += m.why == SM_PAIR_AMBIGUOUS;
+        r->stat_unlisted += m.why == SM_PAIR_UNLISTED;
+        if (m.why == SM_PAIR_ASSIGNED) to = m.sample;
+    } else {
+        const record_info *b = n == 2 ? mates[r->scan_mate - 1] : e; /* the record (mate) with the barcode */
+        m.pattern[0] = b->best_pattern;
+        m.why = b->hits == 0 ? SM_PAIR_NO_HIT : b->tie ? SM_PAIR_AMBIGUOUS : SM_PAIR_ASSIGNED;
+        r->stat_no_hit += m.why == SM_PAIR_NO_HIT;
+        r->stat_ambiguous += m.why == SM_PAIR_AMBIGUOUS;
+        if (m.why == SM_PAIR_ASSIGNED) to = b->choice;
+    }
+    uint64_t head[2] = {0, 0}, tail[2] = {0, 0};
+    char tag[600] = "";
+    int assigned = m.why == SM_PAIR_ASSIGNED;
+    if (assigned && (r->trim_barcode || r->barcode_tag) && demux_cuts(r, mates, n, &m, head, tail, tag) != 0)
+        return NULL;
+    r->stat_records++;
+    r->stat_reads_in++;
+    if (to < r->nsamples + 1 && r->sample_reads) r->sample_reads[to]++;
+    PyObject *out[2] = {NULL, NULL};
+    uint64_t bases = 0;
+    for (unsigned k = 0; k < n; k++) {
+        uint64_t kept = 0;
+        r->stat_bases_in += record_length(mates[k]);
+        out[k] = record_object(mates[k], head[k], tail[k], assigned && r->barcode_tag ? tag : NULL, &kept);
+        bases += kept;
+        if (!out[k]) {
+            Py_XDECREF(out[0]);
+            return NULL;
+        }
+    }
+    if (assigned) {
+        r->stat_reads_out++;
+        r->stat_bases_out += bases;
+    }
+    PyObject *record = n == 2 ? Py_BuildValue("(NN)", out[0], out[1]) : out[0];
+    if (!record) return NULL;
+    PyObject *name = assigned ? PyList_GET_ITEM(r->sample_names, (Py_ssize_t)to) : Py_None;
+    if (r->mode == MODE_DEMUX) return Py_BuildValue("(ON)", name, record);
+    return Py_BuildValue("(ONi)", name, record, m.why);
+}
+
 /* The next Record (files) or item (records) of filter, or (barcode or
-   None, that) of demux, or what amplicon and trim make of a record. */
+   None, that, why) of demux, or what amplicon and trim make of a record. */
 static PyObject *run_next_record(RunObject *r) {
     if (run_advance(r, 1) != 0) return NULL;
     if (!run_ready(r)) {
@@ -1781,51 +2255,29 @@ static PyObject *run_next_record(RunObject *r) {
     record_info *e = record_at(r, 0);
     PyObject *out;
     if (r->mode == MODE_AMPLICON || r->mode == MODE_TRIM) {
-        out = r->mode == MODE_AMPLICON ? amplicon_record(r, e) : trim_record(r, e);
-        if (out) record_pop(r);
-        else r->done = 1;
+        out = r->mode == MODE_AMPLICON ? amplicon_record(r, e) : trim_record(r);
+        if (out) {
+            record_pop(r);
+            if (r->paired) record_pop(r);
+        } else {
+            r->done = 1;
+        }
         return out;
     }
-    if (e->item) {
-        out = e->item;
-        Py_INCREF(out);
-    } else {
-        out = new_tuple_of(RecordType, RECORD_FIELDS);
+    if (r->mode == MODE_FILTER) {
+        uint64_t bases = 0;
+        out = record_object(e, 0, 0, NULL, &bases);
         if (!out) return NULL;
-        PyTuple_SET_ITEM(out, 0, name_object(e->name));
-        PyTuple_SET_ITEM(out, 1, PyUnicode_DecodeLatin1(e->seq ? e->seq : "", (Py_ssize_t)e->seq_len, NULL));
-        PyTuple_SET_ITEM(out, 2, PyBytes_FromStringAndSize(e->raw ? e->raw : "", (Py_ssize_t)e->raw_len));
-        for (int i = 0; i < RECORD_FIELDS; i++)
-            if (!PyTuple_GET_ITEM(out, i)) {
-                Py_DECREF(out);
-                return NULL;
-            }
-    }
-    if (r->mode == MODE_DEMUX) {
-        PyObject *barcode = Py_None;
-        if (e->hits > 0 && !e->tie) barcode = PyList_GET_ITEM(r->db->names, e->choice);
-        PyObject *pair = PyTuple_Pack(2, barcode, out);
-        Py_DECREF(out);
-        out = pair;
-    }
-    if (r->mode == MODE_PAIRS) {
-        const sm_barcode_pairs *pairs = ((BarcodePairsObject *)r->barcode_pairs)->pairs;
-        sm_read_record rr;
-        memset(&rr, 0, sizeof rr);
-        memcpy(rr.user, e->user, sizeof rr.user);
-        sm_barcode_pair_match m;
-        sm_barcode_pairs_assign(pairs, &rr, &m);
-        r->stat_records++;
-        r->stat_assigned += m.why == SM_PAIR_ASSIGNED;
-        r->stat_no_hit += m.why == SM_PAIR_NO_HIT;
-        r->stat_ambiguous += m.why == SM_PAIR_AMBIGUOUS;
-        r->stat_unlisted += m.why == SM_PAIR_UNLISTED;
-        PyObject *sample = m.why == SM_PAIR_ASSIGNED ? name_object(sm_barcode_pairs_sample(pairs, m.sample)) : Py_None;
-        if (sample == Py_None) Py_INCREF(sample);
-        PyObject *pair = sample ? Py_BuildValue("(NNi)", sample, out, m.why) : NULL;
-        if (!sample) Py_DECREF(out);
-        out = pair;
-        record_pop(r); /* and its window */
+        r->stat_reads_out++;
+        r->stat_bases_out += bases;
+    } else {
+        out = demux_record(r);
+        if (!out) {
+            r->done = 1;
+            return NULL;
+        }
+        /* a pair's mate 2, or a single read's end window (barcode pairs) */
+        if (r->paired || r->mode == MODE_PAIRS) record_pop(r);
     }
     record_pop(r);
     return out;
@@ -1892,8 +2344,38 @@ static PyObject *run_finish(RunObject *r, PyObject *unused) {
     return out;
 }
 
-/* _stats(): the counts of an amplicon or trim pass so far, named as
-   sm_amplicon_stats and sm_trim_stats (single reads: reads = records). */
+/* {"name": name, key: value} items of the run report's lists, patterns of
+   one name added up (as sm_stats_item does), in the order first named. */
+static PyObject *report_list(PyObject *names, const uint64_t *values, size_t n, const char *key) {
+    PyObject *list = PyList_New(0), *seen = PyDict_New();
+    for (size_t i = 0; list && seen && i < n; i++) {
+        PyObject *name = PyList_GET_ITEM(names, (Py_ssize_t)i);
+        PyObject *item = PyDict_GetItemWithError(seen, name);
+        if (!item && PyErr_Occurred()) {
+            Py_CLEAR(list);
+            break;
+        }
+        if (item) {
+            PyObject *was = PyDict_GetItemString(item, key);
+            unsigned long long now = was ? PyLong_AsUnsignedLongLong(was) : 0;
+            PyObject *v = PyLong_FromUnsignedLongLong(now + values[i]);
+            if (!v || PyDict_SetItemString(item, key, v) != 0) Py_CLEAR(list);
+            Py_XDECREF(v);
+            continue;
+        }
+        item = Py_BuildValue("{s:O,s:K}", "name", name, key, (unsigned long long)values[i]);
+        if (!item || PyDict_SetItem(seen, name, item) != 0 || PyList_Append(list, item) != 0) Py_CLEAR(list);
+        Py_XDECREF(item);
+    }
+    Py_XDECREF(seen);
+    return list;
+}
+
+/* _stats(): the counts of the pass so far. Search (hits, count, arrays),
+   filter, demux and barcode pairs: the groups of their command's run
+   report (seqmatch-stats, docs/stats-json.md) with the same keys and
+   numbers; amplicon and trim: named as sm_amplicon_stats and
+   sm_trim_stats. */
 static PyObject *run_stats(RunObject *r, PyObject *unused) {
     (void)unused;
     if (r->mode == MODE_AMPLICON)
@@ -1901,40 +2383,97 @@ static PyObject *run_stats(RunObject *r, PyObject *unused) {
                              (unsigned long long)r->stat_products);
     if (r->mode == MODE_TRIM)
         return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "records", (unsigned long long)r->stat_records, "reads",
-                             (unsigned long long)r->stat_records, "trimmed", (unsigned long long)r->stat_trimmed,
+                             (unsigned long long)r->stat_reads, "trimmed", (unsigned long long)r->stat_trimmed,
                              "kept", (unsigned long long)r->stat_kept, "bases_in",
                              (unsigned long long)r->stat_bases_in, "bases_kept",
                              (unsigned long long)r->stat_bases_kept);
-    if (r->mode == MODE_PAIRS)
-        return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "records", (unsigned long long)r->stat_records, "assigned",
-                             (unsigned long long)r->stat_assigned, "no_hit", (unsigned long long)r->stat_no_hit,
-                             "ambiguous", (unsigned long long)r->stat_ambiguous, "unlisted",
-                             (unsigned long long)r->stat_unlisted);
-    PyErr_SetString(PyExc_TypeError, "only amplicon, trim and barcode pair passes keep statistics");
-    return NULL;
+    if (r->mode == MODE_HITS || r->mode == MODE_COUNT || r->mode == MODE_ARRAYS) {
+        /* the runner's numbers, as sm_stats_search reports them (bases: what the command's progress counts) */
+        static const uint64_t none = 0;
+        const uint64_t *counts = r->runner ? sm_runner_counts(r->runner) : NULL;
+        uint32_t n = counts ? r->db->info.pattern_count : 0;
+        PyObject *patterns = report_list(r->db->names, counts ? counts : &none, n, "hits");
+        if (!patterns) return NULL;
+        return Py_BuildValue("{s:{s:K},s:{s:K},s:{s:K},s:N}", "records", "input",
+                             (unsigned long long)sm_runner_records(r->runner), "bases", "input",
+                             (unsigned long long)sm_runner_bases(r->runner), "hits", "total",
+                             (unsigned long long)sm_runner_total(r->runner), "patterns", patterns);
+    }
+    PyObject *patterns = report_list(r->db->names, r->pattern_records, r->db->info.pattern_count, "records");
+    if (!patterns) return NULL;
+    if (r->mode == MODE_FILTER)
+        return Py_BuildValue("{s:{s:K,s:K,s:K},s:{s:K,s:K},s:N}", "reads", "input",
+                             (unsigned long long)r->stat_reads_in, "output", (unsigned long long)r->stat_reads_out,
+                             "matched", (unsigned long long)r->stat_matched, "bases", "input",
+                             (unsigned long long)r->stat_bases_in, "output", (unsigned long long)r->stat_bases_out,
+                             "patterns", patterns);
+    PyObject *samples = PyList_New((Py_ssize_t)r->nsamples + 1);
+    for (size_t i = 0; samples && i <= r->nsamples; i++) {
+        PyObject *name = i < r->nsamples ? PyList_GET_ITEM(r->sample_names, (Py_ssize_t)i) : NULL;
+        if (name) Py_INCREF(name);
+        else name = PyUnicode_FromString("unassigned");
+        PyObject *item = name ? Py_BuildValue("{s:N,s:K}", "name", name, "reads",
+                                              (unsigned long long)r->sample_reads[i])
+                              : NULL;
+        if (!item) Py_CLEAR(samples);
+        else PyList_SET_ITEM(samples, (Py_ssize_t)i, item);
+    }
+    PyObject *unassigned = samples ? Py_BuildValue("{s:K,s:K}", "no_hit", (unsigned long long)r->stat_no_hit,
+                                                   "ambiguous", (unsigned long long)r->stat_ambiguous)
+                                   : NULL;
+    if (unassigned && r->mode == MODE_PAIRS) {
+        PyObject *v = PyLong_FromUnsignedLongLong(r->stat_unlisted);
+        if (!v || PyDict_SetItemString(unassigned, "unlisted", v) != 0) Py_CLEAR(unassigned);
+        Py_XDECREF(v);
+    }
+    if (!unassigned) {
+        Py_DECREF(patterns);
+        Py_XDECREF(samples);
+        return NULL;
+    }
+    return Py_BuildValue("{s:{s:K,s:K},s:{s:K,s:K},s:N,s:N,s:N}", "reads", "input",
+                         (unsigned long long)r->stat_reads_in, "output", (unsigned long long)r->stat_reads_out,
+                         "bases", "input", (unsigned long long)r->stat_bases_in, "output",
+                         (unsigned long long)r->stat_bases_out, "patterns", patterns, "samples", samples,
+                         "unassigned", unassigned);
 }
 
-/* Demux: patterns of one name are one barcode. */
-static const uint32_t *barcodes_of(DatabaseObject *db) {
+/* Demux: patterns of one name are one barcode; the barcodes numbered in
+   the order first named (*names: their names, a new list). */
+static const uint32_t *barcodes_of(DatabaseObject *db, PyObject **names) {
     uint32_t n = db->info.pattern_count;
     uint32_t *of = malloc((n ? n : 1) * sizeof *of);
-    if (!of) return NULL;
+    if (!of || !(*names = PyList_New(0))) {
+        free(of);
+        return NULL;
+    }
     for (uint32_t i = 0; i < n; i++) {
-        of[i] = i;
+        PyObject *name = PyList_GET_ITEM(db->names, i);
+        of[i] = UINT32_MAX;
         for (uint32_t j = 0; j < i; j++)
-            if (PyUnicode_Compare(PyList_GET_ITEM(db->names, i), PyList_GET_ITEM(db->names, j)) == 0) {
+            if (PyUnicode_Compare(name, PyList_GET_ITEM(db->names, j)) == 0) {
                 of[i] = of[j];
                 break;
             }
+        if (of[i] == UINT32_MAX) {
+            of[i] = (uint32_t)PyList_GET_SIZE(*names);
+            if (PyList_Append(*names, name) != 0) {
+                free(of);
+                Py_CLEAR(*names);
+                return NULL;
+            }
+        }
     }
     return of;
 }
 
 /* _run_pass(targets, mode, threads, format, circular, cigar, strand, anchor,
    max_hits, invert, per_file, (min_overlap, max_hits_per_pattern,
-   max_hits_per_record, fewest_errors)): a pass over targets, a list of
-   (kind, object, shown). strand "" / "+" / "-"; anchor 0 none, 1 start, 2
-   end; max_hits None or a count; the limits 0 for none. */
+   max_hits_per_record, fewest_errors)[, extra]): a pass over targets, a
+   list of (kind, object, shown), or for trim and barcode pairs one
+   (TARGET_PAIR, (mate 1's triple, mate 2's), shown). strand "" / "+" /
+   "-"; anchor 0 none, 1 start, 2 end; max_hits None or a count; the limits
+   0 for none. */
 static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     PyObject *targets, *strand, *max_hits, *extra = Py_None;
     int mode, format, circular, cigar, anchor, invert, per_file, fewest;
@@ -1943,7 +2482,7 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
                           &circular, &cigar, &strand, &anchor, &max_hits, &invert, &per_file, &min_overlap,
                           &per_pattern, &per_record, &fewest, &extra))
         return NULL;
-    /* amplicon: (min_size, max_size, longest, pairs, sequence); trim:
+    /* extra: amplicon (min_size, max_size, longest, pairs, sequence); trim
        (_TrimSet, minimum_length, discard) */
     unsigned long long min_size = 0, max_size = 0, minimum_length = 0;
     Py_ssize_t pairs = 0;
@@ -1955,11 +2494,21 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     if (mode == MODE_TRIM &&
         !PyArg_ParseTuple(extra, "O!Ki:_run_pass trim", &TrimSetType, &trim_set, &minimum_length, &discard))
         return NULL;
+    /* demux: (trim, barcode_tag); barcode pairs: (_BarcodePairs, end window, trim, barcode_tag) */
     PyObject *barcode_pairs = NULL;
     Py_ssize_t end_window = 0;
-    if (mode == MODE_PAIRS &&
-        !PyArg_ParseTuple(extra, "O!n:_run_pass pairs", &BarcodePairsType, &barcode_pairs, &end_window))
+    int trim_barcode = 0, barcode_tag = 0;
+    if (mode == MODE_PAIRS && !PyArg_ParseTuple(extra, "O!npp:_run_pass pairs", &BarcodePairsType, &barcode_pairs,
+                                                &end_window, &trim_barcode, &barcode_tag))
         return NULL;
+    unsigned int scan_mate = 1;
+    if (mode == MODE_DEMUX && extra != Py_None &&
+        !PyArg_ParseTuple(extra, "pp|I:_run_pass demux", &trim_barcode, &barcode_tag, &scan_mate))
+        return NULL;
+    if (scan_mate != 1 && scan_mate != 2) {
+        PyErr_SetString(PyExc_ValueError, "_run: the barcode's mate is 1 or 2");
+        return NULL;
+    }
     if (mode == MODE_AMPLICON && (pairs <= 0 || (size_t)pairs * 2 != self->info.pattern_count)) {
         PyErr_SetString(PyExc_ValueError, "_run: the database does not hold the primer pairs' patterns");
         return NULL;
@@ -1975,12 +2524,33 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     Py_ssize_t n = PyList_GET_SIZE(targets);
     PyObject *shown = PyList_New(n);
     if (!shown) return NULL;
+    int paired = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PyList_GET_ITEM(targets, i);
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 || !PyLong_Check(PyTuple_GET_ITEM(t, 0)) ||
-            (PyLong_AsLong(PyTuple_GET_ITEM(t, 0)) == TARGET_PATH && !PyBytes_Check(PyTuple_GET_ITEM(t, 1)))) {
+        int ok = PyTuple_Check(t) && PyTuple_GET_SIZE(t) == 3 && PyLong_Check(PyTuple_GET_ITEM(t, 0));
+        long kind = ok ? PyLong_AsLong(PyTuple_GET_ITEM(t, 0)) : -1;
+        if (ok && kind == TARGET_PATH) ok = PyBytes_Check(PyTuple_GET_ITEM(t, 1));
+        if (ok && kind == TARGET_PAIR) {
+            /* ((kind, object, shown) of mate 1, of mate 2): two paths or file objects, or two iterables of records */
+            PyObject *m = PyTuple_GET_ITEM(t, 1);
+            ok = n == 1 && (mode == MODE_TRIM || mode == MODE_PAIRS || mode == MODE_DEMUX) && PyTuple_Check(m) &&
+                 PyTuple_GET_SIZE(m) == 2;
+            for (Py_ssize_t j = 0; ok && j < 2; j++) {
+                PyObject *x = PyTuple_GET_ITEM(m, j);
+                ok = PyTuple_Check(x) && PyTuple_GET_SIZE(x) == 3 && PyLong_Check(PyTuple_GET_ITEM(x, 0));
+                long k = ok ? PyLong_AsLong(PyTuple_GET_ITEM(x, 0)) : -1;
+                long first = ok ? PyLong_AsLong(PyTuple_GET_ITEM(PyTuple_GET_ITEM(m, 0), 0)) : -1;
+                int known = k == TARGET_PATH ? PyBytes_Check(PyTuple_GET_ITEM(x, 1))
+                                             : k == TARGET_FILE || k == TARGET_RECORDS;
+                ok = ok && known;
+                ok = ok && (k == TARGET_RECORDS) == (first == TARGET_RECORDS);
+            }
+            paired = 1;
+        }
+        if (!ok) {
             Py_DECREF(shown);
-            PyErr_SetString(PyExc_TypeError, "_run: targets are (kind, object, shown) triples");
+            PyErr_SetString(PyExc_TypeError, "_run: targets are (kind, object, shown) triples (one pair of mates, of "
+                                             "one kind, for trim and demux)");
             return NULL;
         }
         PyObject *s = PyTuple_GET_ITEM(t, 2);
@@ -2021,6 +2591,11 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     Py_XINCREF(barcode_pairs);
     r->barcode_pairs = barcode_pairs;
     r->end_window = (size_t)end_window;
+    r->paired = paired;
+    r->scan_mate = paired && mode == MODE_DEMUX ? scan_mate : 0;
+    r->trim_barcode = trim_barcode;
+    r->barcode_tag = barcode_tag;
+    r->anchor_end = anchor == SM_ANCHOR_END;
     if (PyUnicode_GET_LENGTH(strand) == 1) r->filter.strand = (char)PyUnicode_READ_CHAR(strand, 0);
     if (max_hits != Py_None) {
         unsigned long long m = PyLong_AsUnsignedLongLong(max_hits);
@@ -2037,9 +2612,37 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
     if ((r->own_counts && !(r->counts = calloc(patterns ? patterns : 1, sizeof *r->counts))) ||
         (r->per_file && (!(r->counts_before = calloc(patterns ? patterns : 1, sizeof *r->counts_before)) ||
                          !(r->file_counts = PyList_New(0)))) ||
-        (mode == MODE_DEMUX && !(r->barcode_of = barcodes_of(self)))) {
+        (mode == MODE_DEMUX && !(r->barcode_of = barcodes_of(self, &r->sample_names)))) {
         Py_DECREF(r);
         return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    if (mode == MODE_PAIRS) {
+        const sm_barcode_pairs *bp = ((BarcodePairsObject *)barcode_pairs)->pairs;
+        size_t samples = sm_barcode_pairs_samples(bp);
+        r->sample_names = PyList_New((Py_ssize_t)samples);
+        for (size_t i = 0; r->sample_names && i < samples; i++) {
+            PyObject *name = name_object(sm_barcode_pairs_sample(bp, i));
+            if (!name) Py_CLEAR(r->sample_names);
+            else PyList_SET_ITEM(r->sample_names, (Py_ssize_t)i, name);
+        }
+        if (!r->sample_names) {
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    if (mode == MODE_FILTER || mode == MODE_DEMUX || mode == MODE_PAIRS) {
+        r->nsamples = r->sample_names ? (size_t)PyList_GET_SIZE(r->sample_names) : 0;
+        if (!(r->pattern_records = calloc(patterns ? patterns : 1, sizeof *r->pattern_records)) ||
+            !(r->last_hit_record = calloc(patterns ? patterns : 1, sizeof *r->last_hit_record)) ||
+            !(r->sample_reads = calloc(r->nsamples + 1, sizeof *r->sample_reads))) {
+            Py_DECREF(r);
+            return PyErr_NoMemory();
+        }
+    }
+    if (mode == MODE_TRIM) {
+        const sm_trim_set *set = &((TrimSetObject *)trim_set)->set;
+        for (size_t i = 0; i < set->count; i++)
+            for (unsigned m = 0; m < 2; m++) r->has_adapters[m] |= set->adapters[i].mate != 2 - m;
     }
     sm_runner_options o;
     sm_runner_options_init(&o);
@@ -2370,6 +2973,18 @@ static PyTypeObject DatabaseType = {
     .tp_as_sequence = &database_as_sequence,
 };
 
+static PyObject *run_stats_get(RunObject *r, void *closure) {
+    (void)closure;
+    return run_stats(r, NULL);
+}
+
+static PyGetSetDef run_getset[] = {
+    {"stats", (getter)run_stats_get, NULL,
+     "The counts of the pass so far, as the command's --stats-json reports them (search: records, bases, hits, "
+     "patterns; filter and demux: reads, bases, patterns, and demux's samples and unassigned).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMethodDef run_methods[] = {
     {"_finish", (PyCFunction)run_finish, METH_NOARGS, NULL},
     {"_stats", (PyCFunction)run_stats, METH_NOARGS, NULL},
@@ -2387,6 +3002,7 @@ static PyTypeObject RunType = {
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)run_next,
     .tp_methods = run_methods,
+    .tp_getset = run_getset,
 };
 
 static PyObject *seqmatch_version(PyObject *module, PyObject *unused) {

@@ -61,6 +61,7 @@ from typing import (
     Mapping,
     NamedTuple,
     Optional,
+    Protocol,
     Sequence,
     Tuple,
     Union,
@@ -81,7 +82,7 @@ else:
 __all__ = [
     "compile", "load", "from_bytes", "read_patterns", "Database", "Hit", "Record", "HitColumns", "Site",
     "library_version", "Primers", "PrimerPair", "Amplicon", "AmpliconPass", "Adapters", "Trimmed", "TrimPass",
-    "BarcodePairs", "DemuxPass",
+    "PairTrimPass", "BarcodePairs", "DemuxPass", "SearchPass", "RecordPass", "BarcodePass",
 ]
 __version__ = "0.1.0"
 
@@ -238,7 +239,7 @@ _FLAG_IGNORE_CASE = 1
 _FLAG_TEXT_IUPAC = 2
 _INPUT_AUTO, _INPUT_TEXT, _INPUT_LINES = 0, 3, 4
 _MODE_HITS, _MODE_COUNT, _MODE_ARRAYS, _MODE_FILTER, _MODE_DEMUX, _MODE_AMPLICON, _MODE_TRIM, _MODE_PAIRS = range(8)
-_TARGET_PATH, _TARGET_FILE, _TARGET_RECORDS = range(3)
+_TARGET_PATH, _TARGET_FILE, _TARGET_RECORDS, _TARGET_PAIR = range(4)
 
 
 def library_version() -> str:
@@ -480,6 +481,64 @@ def _targets(target: object) -> List[Tuple[int, object, Optional[str]]]:
     return [(_TARGET_RECORDS, target, None)]
 
 
+def _pair_targets(read1: object, read2: object) -> List[Tuple[int, object, Optional[str]]]:
+    """A pair of mates as one target: two paths or file objects, or two
+    iterables of records, read in step."""
+    mates = []
+    for what, obj in (("target", read1), ("read2", read2)):
+        one = _one_file(obj)
+        if one is None:
+            if isinstance(obj, (list, tuple)) and obj and all(_one_file(t) is not None for t in obj):
+                raise TypeError(f"{what}: paired reads are one file per mate, not a list of files")
+            if isinstance(obj, (bytearray, memoryview)):
+                raise TypeError(f"{what}: a path, a file object or records")
+            try:
+                iter(obj)  # type: ignore[call-overload]
+            except TypeError:
+                raise TypeError(f"{what} must be a path, a file object or an iterable of records, not "
+                                f"{type(obj).__name__}") from None
+            one = (_TARGET_RECORDS, obj, None)
+        mates.append(one)
+    if (mates[0][0] == _TARGET_RECORDS) != (mates[1][0] == _TARGET_RECORDS):
+        raise TypeError("target and read2 are both files (paths or file objects) or both records")
+    return [(_TARGET_PAIR, (mates[0], mates[1]), mates[0][2])]
+
+
+class SearchPass(Iterator[Hit], Protocol):
+    """What Database.search gives: an iterator of Hit, read as the hits are
+    asked for, with ``stats``."""
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """The counts so far, as ``seqmatch search --stats-json`` reports
+        them (all of them once the iterator is exhausted):
+        ``{"records": {"input"}, "bases": {"input"}, "hits": {"total"},
+        "patterns": [{"name", "hits"}, ...]}`` (patterns of one name added up)."""
+
+
+class RecordPass(Iterator[Any], Protocol):
+    """What Database.filter gives: an iterator of records, with ``stats``."""
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """The counts so far, as ``seqmatch filter --stats-json`` reports
+        them: ``{"reads": {"input", "output", "matched"}, "bases": {"input",
+        "output"}, "patterns": [{"name", "records"}, ...]}``."""
+
+
+class BarcodePass(Iterator[Tuple[Optional[str], Any]], Protocol):
+    """What Database.demux gives: an iterator of (barcode or None, record)
+    (with read2: (barcode or None, (mate 1, mate 2))), with ``stats``."""
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """The counts so far, as ``seqmatch demux --stats-json`` reports
+        them: ``{"reads": {"input", "output"}, "bases": {"input", "output"},
+        "patterns": [{"name", "records"}, ...], "samples": [{"name",
+        "reads"}, ..., {"name": "unassigned", ...}], "unassigned":
+        {"no_hit", "ambiguous"}}``."""
+
+
 class Database(_seqmatch._Database):
     """A compiled, immutable pattern database (seqmatch.compile, seqmatch.load).
 
@@ -627,8 +686,8 @@ class Database(_seqmatch._Database):
     def _pass(self, target: Target, mode: int, threads: int, circular: bool, cigar: bool, strand: Optional[str],
               anchor: Optional[str], max_hits: Optional[int], lines: bool, invert: bool = False,
               per_file: bool = False,
-              ends: Tuple[int, Optional[int], Optional[int], bool] = (0, None, None, False)
-              ) -> Tuple[Any, List[Optional[str]]]:
+              ends: Tuple[int, Optional[int], Optional[int], bool] = (0, None, None, False),
+              extra: Any = None, read2: Optional[Target] = None) -> Tuple[Any, List[Optional[str]]]:
         anchor_id, input_format = self._pass_options(circular, anchor, max_hits, threads, lines)
         _count_argument(ends[0], "min_overlap", none=False)
         for limit, name in ((ends[1], "max_hits_per_pattern"), (ends[2], "max_hits_per_record")):
@@ -641,9 +700,9 @@ class Database(_seqmatch._Database):
                 raise ValueError(f"{name} must be at most 4294967295, not {value}")
         limits = (ends[0], ends[1] or 0, ends[2] or 0, bool(ends[3]))
         strand_filter = self._strand(strand)
-        targets = _targets(target)
+        targets = _targets(target) if read2 is None else _pair_targets(target, read2)
         run = self._run_pass(targets, mode, threads, input_format, circular, cigar, strand_filter, anchor_id,
-                            max_hits, invert, per_file, limits)
+                            max_hits, invert, per_file, limits, extra)
         return run, [t[2] for t in targets]
 
     @overload
@@ -651,7 +710,7 @@ class Database(_seqmatch._Database):
                strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
                lines: bool = ..., min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
                max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
-               arrays: Literal[False] = ...) -> Iterator[Hit]: ...
+               arrays: Literal[False] = ...) -> SearchPass: ...
 
     @overload
     def search(self, target: Target, *, threads: int = ..., circular: bool = ..., cigar: bool = ...,
@@ -665,13 +724,13 @@ class Database(_seqmatch._Database):
                strand: Optional[str] = ..., anchor: Optional[str] = ..., max_hits: Optional[int] = ...,
                lines: bool = ..., min_overlap: int = ..., max_hits_per_pattern: Optional[int] = ...,
                max_hits_per_record: Optional[int] = ..., fewest_errors: bool = ...,
-               arrays: bool = ...) -> Union[Iterator[Hit], HitColumns]: ...
+               arrays: bool = ...) -> Union[SearchPass, HitColumns]: ...
 
     def search(self, target: Target, *, threads: int = 0, circular: bool = False, cigar: bool = False,
                strand: Optional[str] = None, anchor: Optional[str] = None, max_hits: Optional[int] = None,
                lines: bool = False, min_overlap: int = 0, max_hits_per_pattern: Optional[int] = None,
                max_hits_per_record: Optional[int] = None, fewest_errors: bool = False,
-               arrays: bool = False) -> Union[Iterator[Hit], HitColumns]:
+               arrays: bool = False) -> Union[SearchPass, HitColumns]:
         """The hits in a target, as an iterator of Hit with .record (and
         .file) set, or with arrays=True as HitColumns.
 
@@ -695,6 +754,8 @@ class Database(_seqmatch._Database):
             fewest_errors: only each pattern's hits with its fewest errors
             in the record (before those limits).
         arrays: the hits as HitColumns (the whole target is read first).
+        The iterator's ``stats`` are the counts of ``seqmatch search
+        --stats-json`` (SearchPass.stats).
         The target is read as the hits are asked for, with the GIL released;
         a bad file raises ValueError or OSError naming the file, record and
         line; a file object's own exceptions come through as they are.
@@ -759,9 +820,11 @@ class Database(_seqmatch._Database):
 
     def filter(self, target: Target, *, invert: bool = False, threads: int = 0, circular: bool = False,
                strand: Optional[str] = None, anchor: Optional[str] = None, lines: bool = False,
-               min_overlap: int = 0) -> Iterator[Any]:
+               min_overlap: int = 0) -> RecordPass:
         """The records of a target that hold a hit (with invert=True, those
-        that hold none), in order, as the command's filter keeps them.
+        that hold none), in order, as the command's filter keeps them; the
+        iterator's ``stats`` are the counts of ``seqmatch filter
+        --stats-json`` (RecordPass.stats).
 
         Records of a file come as Record(name, sequence, raw), raw being the
         record's bytes exactly as read (write them to keep a subset of the
@@ -774,7 +837,8 @@ class Database(_seqmatch._Database):
         return run  # type: ignore[no-any-return]
 
     def demux(self, target: Target, *, anchor: Optional[str] = "start", strand: Optional[str] = "+",
-              threads: int = 0, lines: bool = False, min_overlap: int = 0) -> Iterator[Tuple[Optional[str], Any]]:
+              threads: int = 0, lines: bool = False, min_overlap: int = 0, trim: bool = False,
+              barcode_tag: bool = False, read2: Optional[Target] = None, barcode_read: int = 1) -> BarcodePass:
         """Each record of a target with the barcode it carries, as
         (barcode name or None, record), in order, as the command's demux
         assigns them: the barcode (the patterns of one name) whose hit has
@@ -782,15 +846,44 @@ class Database(_seqmatch._Database):
         is found. By default the barcode is looked for at the record's start
         (anchor="start"; "end", or None for anywhere) on the read's own
         strand (strand="+"; None for both). Records as filter gives them.
+
+        trim: an assigned record comes without its barcode (the bases its
+            hit covers at the start, or the end with anchor="end"; the
+            qualities in step), as the command's --trim writes it.
+        barcode_tag: the barcode as found is added to an assigned record's
+            header as ' BC:Z:BARCODE' (--barcode-tag).
+        With either, a file's record comes as Record with raw rewritten as
+        the command writes it (and sequence cut); a record given as a
+        Python object as a tuple of its items, the sequence and quality
+        (third item) cut and the tag after the name. They need anchor
+        "start" or "end".
+        read2: paired reads (``seqmatch demux -1 TARGET -2 READ2``): mate
+            2's file (a path or file object) or records, read in step with
+            target; the barcode is sought in mate barcode_read (1 or 2)
+            only, and items are (barcode or None, (mate 1, mate 2)), the
+            pair going whole to the barcode (trim cuts the barcode's mate,
+            barcode_tag tags both).
+        The iterator's ``stats`` are the counts of ``seqmatch demux
+        --stats-json`` (BarcodePass.stats).
         """
+        if read2 is None and barcode_read != 1:
+            raise ValueError("barcode_read is for paired reads: give read2")
+        _choice({1: 1, 2: 2}, barcode_read, "barcode_read")
+        if (trim or barcode_tag) and anchor not in ("start", "end"):
+            raise ValueError(f"{'trim' if trim else 'barcode_tag'}=True takes the barcode at the read's start or "
+                             f"end: it needs anchor=\"start\" or \"end\", not {anchor!r}")
         run, _ = self._pass(target, _MODE_DEMUX, threads, False, False, strand, anchor, None, lines,
-                           ends=(min_overlap, None, None, False))
+                           ends=(min_overlap, None, None, False), extra=(bool(trim), bool(barcode_tag), barcode_read),
+                           read2=read2)
         return run  # type: ignore[no-any-return]
 
-    def _run_records(self, target: Target, mode: int, threads: int, min_overlap: int, extra: Tuple[Any, ...]) -> Any:
-        """An amplicon or trim pass over target (the _Run)."""
+    def _run_records(self, target: Target, mode: int, threads: int, min_overlap: int, extra: Tuple[Any, ...],
+                     read2: Optional[Target] = None) -> Any:
+        """An amplicon, trim or barcode pairs pass over target (the _Run);
+        with read2, over the pairs of mates of target and read2."""
         _count_argument(threads, "threads", none=False)
-        return self._run_pass(_targets(target), mode, threads, _INPUT_AUTO, False, False, "", 0, None, False, False,
+        targets = _targets(target) if read2 is None else _pair_targets(target, read2)
+        return self._run_pass(targets, mode, threads, _INPUT_AUTO, False, False, "", 0, None, False, False,
                               (min_overlap, 0, 0, False), extra)
 
     def save(self, path: PathLike) -> None:
@@ -1062,19 +1155,41 @@ class TrimPass(_RecordPass):
         return self
 
     def __next__(self) -> Trimmed:
-        name, file, item, raw, start, end, adapter, errors, _length = next(self._run)
-        quality: Optional[str] = None
-        if item is not None:
-            sequence = _text_of(item[1])[start:end]
-            if len(item) > 2 and item[2] is not None:
-                quality = _text_of(item[2])[start:end]
-        else:
-            lines = raw.split(b"\n")
-            sequence = lines[1].rstrip(b"\r").decode("latin-1")
-            if raw[:1] == b"@":
-                quality = lines[3].rstrip(b"\r").decode("latin-1")
-        return Trimmed(name, sequence, quality, start, end, self._adapters[adapter] if adapter >= 0 else None,
-                       errors, raw, file)
+        return _trimmed(next(self._run), self._adapters)
+
+
+def _trimmed(row: Any, adapters: List[str]) -> Trimmed:
+    name, file, item, raw, start, end, adapter, errors, _length = row
+    quality: Optional[str] = None
+    if item is not None:
+        sequence = _text_of(item[1])[start:end]
+        if len(item) > 2 and item[2] is not None:
+            quality = _text_of(item[2])[start:end]
+    else:
+        lines = raw.split(b"\n")
+        sequence = lines[1].rstrip(b"\r").decode("latin-1")
+        if raw[:1] == b"@":
+            quality = lines[3].rstrip(b"\r").decode("latin-1")
+    return Trimmed(name, sequence, quality, start, end, adapters[adapter] if adapter >= 0 else None,
+                   errors, raw, file)
+
+
+class PairTrimPass(_RecordPass):
+    """The pairs Adapters.trim keeps (with read2), as (Trimmed, Trimmed):
+    mate 1 and mate 2, in input order, read as they are asked for. A pair
+    is kept or dropped whole. ``stats``: as TrimPass's, records counting
+    pairs and reads mates."""
+
+    def __init__(self, run: Any, adapters: List[str]) -> None:
+        super().__init__(run)
+        self._adapters = adapters
+
+    def __iter__(self) -> PairTrimPass:
+        return self
+
+    def __next__(self) -> Tuple[Trimmed, Trimmed]:
+        one, two = next(self._run)
+        return _trimmed(one, self._adapters), _trimmed(two, self._adapters)
 
 
 class Adapters:
@@ -1088,11 +1203,15 @@ class Adapters:
         it required).
     front: 5' adapters (-g): the hit and everything before it go; ^SEQ only
         at the read's start; FIRST...SECOND linked, both parts required.
+    back2, front2: paired reads (trim with read2): mate 2's 3' and 5'
+        adapters (the command's and cutadapt's -A and -G); back and front
+        are then mate 1's.
     A str is one adapter; a list or tuple many.
-    adapters: (kind, adapter) pairs, kind "back" or "front", in the order
-        the command's -a and -g would give them (after any back= and
-        front=): ties go to the adapter given first, so
-        ``adapters=[("front", G), ("back", A)]`` is ``trim -g G -a A``.
+    adapters: (kind, adapter) pairs, kind "back", "front", "back2" or
+        "front2", in the order the command's -a, -g, -A and -G would give
+        them (after any back=, front=, back2= and front2=): ties go to the
+        adapter given first, so ``adapters=[("front", G), ("back", A)]`` is
+        ``trim -g G -a A``.
     mismatches, edits: up to k substitutions or k edits (in the part of
         the adapter inside the read).
     text_iupac: N and IUPAC codes in the reads match the adapters' bases.
@@ -1106,27 +1225,30 @@ class Adapters:
     """
 
     def __init__(self, back: Union[str, Iterable[str]] = (), front: Union[str, Iterable[str]] = (), *,
+                 back2: Union[str, Iterable[str]] = (), front2: Union[str, Iterable[str]] = (),
                  adapters: Iterable[Tuple[str, str]] = (), mismatches: int = 0, edits: int = 0,
                  text_iupac: bool = False, engine: str = "auto") -> None:
-        given: List[Tuple[bytes, int]] = []
+        given: List[Tuple[bytes, int, int]] = []
         listed: List[Tuple[str, Any]] = []
-        for what, some in (("back", back), ("front", front)):
+        for what, some in (("back", back), ("front", front), ("back2", back2), ("front2", front2)):
             listed += [(what, a) for a in ([some] if isinstance(some, (str, bytes)) else list(some))]
         for pair in adapters:
             if not isinstance(pair, tuple) or len(pair) != 2:
-                raise TypeError("adapters holds (kind, adapter) pairs, kind 'back' or 'front'")
+                raise TypeError("adapters holds (kind, adapter) pairs, kind 'back', 'front', 'back2' or 'front2'")
             listed.append(pair)
         for what, a in listed:
-            kind = _choice({"back": 1, "front": 2}, what, "an adapter's kind")
+            kind, mate = _choice({"back": (1, 1), "front": (2, 1), "back2": (1, 2), "front2": (2, 2)}, what,
+                                 "an adapter's kind")
             text = _as_bytes(a, f"a {what} adapter")
             if b"\0" in text:
                 raise ValueError(f"adapter {a!r} holds a NUL byte")
-            given.append((text, kind))
+            given.append((text, kind, mate))
         if not given:
             raise ValueError("no adapters given: back= (3', -a) or front= (5', -g)")
         self._set = _seqmatch._trim_set(given)
         #: The adapters as given, in order (Trimmed.adapter names one).
-        self.adapters: List[str] = [t.decode("utf-8", "replace") for t, _ in given]
+        self.adapters: List[str] = [t.decode("utf-8", "replace") for t, _, _ in given]
+        self._mate2 = any(mate == 2 for _, _, mate in given)
         self._k = mismatches or edits
         patterns = [(n, q) for n, q in self._set._patterns()]
         #: The database of the adapters' parts (forward strand).
@@ -1139,13 +1261,31 @@ class Adapters:
     def __repr__(self) -> str:
         return f"<seqmatch.Adapters of {len(self.adapters)} adapters>"
 
-    def trim(self, target: Target, *, min_overlap: Optional[int] = None, minimum_length: int = 0,
-             discard: Optional[str] = None, threads: int = 0) -> TrimPass:
+    @overload  # read2's Target takes Any, so it overlaps None: the first overload is taken for None
+    def trim(self, target: Target, *, read2: None = ..., min_overlap: Optional[int] = ...,  # type: ignore[misc]
+             minimum_length: int = ..., discard: Optional[str] = ..., threads: int = ...) -> TrimPass: ...
+
+    @overload
+    def trim(self, target: Target, *, read2: Target, min_overlap: Optional[int] = ..., minimum_length: int = ...,
+             discard: Optional[str] = ..., threads: int = ...) -> PairTrimPass: ...
+
+    def trim(self, target: Target, *, read2: Optional[Target] = None, min_overlap: Optional[int] = None,
+             minimum_length: int = 0, discard: Optional[str] = None,
+             threads: int = 0) -> Union[TrimPass, PairTrimPass]:
         """Each read of a target cut at its adapter, as Trimmed, in input
         order: the reads ``seqmatch trim`` writes.
 
         target: as for Database.search: paths (FASTA or FASTQ, compressed
             or not), file objects, or records (name, sequence[, quality]).
+        read2: paired reads (``seqmatch trim -1 TARGET -2 READ2``): mate
+            2's file (a path or file object; target then one file too) or
+            records, read in step with target (names NAME/1 and NAME/2, or
+            equal); each mate is cut at its own hit (back and front for
+            mate 1, back2 and front2 for mate 2), and the pass gives
+            (Trimmed, Trimmed) pairs, whose raw bytes are the command's two
+            output files. A pair is dropped whole when either mate is
+            shorter than minimum_length, and by discard when a mate that has
+            adapters is untrimmed (or trimmed).
         min_overlap: an adapter may run off the read's end (3') or start
             (5') with at least this many bases inside (None: 3, or k + 1
             with k mismatches or edits of 3 or more; 0: whole adapters
@@ -1167,7 +1307,12 @@ class Adapters:
                              f"than {k}")
         length = _size_argument(minimum_length, "minimum_length")
         discard_id = _choice(_DISCARD, discard, "discard")
-        run = self.database._run_records(target, _MODE_TRIM, threads, min_overlap, (self._set, length, discard_id))
+        if read2 is None and self._mate2:
+            raise ValueError("back2 and front2 are mate 2's adapters (-A, -G): give paired reads with read2")
+        run = self.database._run_records(target, _MODE_TRIM, threads, min_overlap, (self._set, length, discard_id),
+                                         read2)
+        if read2 is not None:
+            return PairTrimPass(run, self.adapters)
         return TrimPass(run, self.adapters)
 
 
@@ -1175,13 +1320,24 @@ class Adapters:
 
 class DemuxPass(_RecordPass):
     """Each record of BarcodePairs.demux with its sample, as (sample or
-    None, record), in input order, read as they are asked for. ``stats``:
-    {"records", "assigned", "no_hit", "ambiguous", "unlisted"} so far (the
-    command's --summary counts). ``with pairs.demux(...) as assigned:`` ends
-    the pass at the block's end."""
+    None, record) (with read2: (sample or None, (mate 1, mate 2))), in
+    input order, read as they are asked for. ``stats``: the counts so far
+    as ``seqmatch demux --stats-json`` reports them: {"reads": {"input",
+    "output"}, "bases": {"input", "output"}, "patterns": [{"name",
+    "records"}, ...], "samples": [{"name", "reads"}, ..., {"name":
+    "unassigned", ...}], "unassigned": {"no_hit", "ambiguous",
+    "unlisted"}}. ``with pairs.demux(...) as assigned:`` ends the pass at
+    the block's end."""
 
     def __iter__(self) -> DemuxPass:
         return self
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """The counts so far (all of them once the iterator is exhausted)."""
+        if self._final is not None:
+            return dict(self._final)
+        return _cast(Dict[str, Any], self._run._stats())
 
     def __next__(self) -> Tuple[Optional[str], Any]:
         sample, record, _why = next(self._run)
@@ -1231,10 +1387,11 @@ class BarcodePairs:
         match, k = (1, mismatches) if mismatches else (2, edits) if edits else (0, 0)
         #: The samples, in the table's order.
         self.samples: List[str] = self._pairs._samples()
-        #: The barcodes' database: barcode1s, then barcode2s (as sought at the read's end).
-        self.database: Database = _cast(Database, self._pairs._compile(
-            match, k, _FLAG_TEXT_IUPAC if text_iupac else 0, _choice(_ENGINES, engine, "engine"),
-            not rc_barcode2))
+        self._compile_args = (match, k, _FLAG_TEXT_IUPAC if text_iupac else 0, _choice(_ENGINES, engine, "engine"))
+        self._rc_barcode2 = bool(rc_barcode2)
+        #: The barcodes' database: barcode1s, then barcode2s (as sought at a single read's end).
+        self.database: Database = _cast(Database, self._pairs._compile(*self._compile_args, not rc_barcode2))
+        self._mates_database: Optional[Database] = self.database if rc_barcode2 else None
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -1242,16 +1399,41 @@ class BarcodePairs:
     def __repr__(self) -> str:
         return f"<seqmatch.BarcodePairs of {len(self.samples)} samples>"
 
-    def demux(self, target: Target, *, threads: int = 0) -> DemuxPass:
+    def demux(self, target: Target, *, read2: Optional[Target] = None, trim: bool = False,
+              barcode_tag: bool = False, threads: int = 0) -> DemuxPass:
         """Each record of a target (as for Database.search) with its
         sample, as (sample or None, record): None when an end has no
         barcode, two barcodes of an end are equally close, or the pair is
         not in the table. Records of files come as Record (raw: the bytes
         as read, what the command writes to the sample's file); records
-        given as Python objects as they were given."""
-        info = self.database._info()
-        window = info["max_length"] + info["max_errors"]
-        run = self.database._run_records(target, _MODE_PAIRS, threads, 0, (self._pairs, window))
+        given as Python objects as they were given.
+
+        read2: paired reads (``seqmatch demux --barcodes TABLE -1 TARGET -2
+            READ2``): mate 2's file or records, read in step with target;
+            barcode1 at mate 1's start, barcode2 at mate 2's start (as
+            listed: not with rc_barcode2); items are (sample or None,
+            (mate 1, mate 2)).
+        trim: an assigned read comes without its barcodes (the bases each
+            one's hit covers; the qualities in step), as the command's
+            --trim writes it.
+        barcode_tag: ' BC:Z:BARCODE1-BARCODE2' (as found in the read) is
+            added to an assigned read's header (--barcode-tag).
+        With either, a file's record comes as Record with raw rewritten as
+        the command writes it (and sequence cut); a record given as a
+        Python object as a tuple of its items, the sequence and quality
+        (third item) cut and the tag after the name."""
+        extra = (bool(trim), bool(barcode_tag))
+        if read2 is None:
+            info = self.database._info()
+            window = info["max_length"] + info["max_errors"]
+            run = self.database._run_records(target, _MODE_PAIRS, threads, 0, (self._pairs, window) + extra)
+            return DemuxPass(run)
+        if self._rc_barcode2:
+            raise ValueError("rc_barcode2=True is for single reads (barcode2 at the read's end); with read2 "
+                             "barcode2 is sought at mate 2's start as listed")
+        if self._mates_database is None:
+            self._mates_database = _cast(Database, self._pairs._compile(*self._compile_args, False))
+        run = self._mates_database._run_records(target, _MODE_PAIRS, threads, 0, (self._pairs, 0) + extra, read2)
         return DemuxPass(run)
 
 

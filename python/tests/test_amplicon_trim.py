@@ -364,9 +364,9 @@ def test_barcode_pairs_equal_the_command(options, tmp_path):
     assert {k: v for k, v in files.items() if v} == {k: b"".join(v) for k, v in assigned.items()}
     assert len(assigned) > 3
     stats = demuxed.stats
-    assert stats["records"] == len(reads) == stats["assigned"] + stats["no_hit"] + stats["ambiguous"] + \
-        stats["unlisted"]
-    assert stats["assigned"] == len(reads) - len(assigned.get("unassigned", []))
+    assert stats["reads"]["input"] == len(reads) == stats["reads"]["output"] + sum(stats["unassigned"].values())
+    assert stats["reads"]["output"] == len(reads) - len(assigned.get("unassigned", []))
+    assert [s["name"] for s in stats["samples"]] == [s[0] for s in samples] + ["unassigned"]
     # the reads as Python objects, and the table given as triples
     again = seqmatch.BarcodePairs(samples, rc_barcode2=rc, **kwargs)
     assert [s for s, _ in again.demux(reads)] == [s for s, _ in pairs.demux(str(fastq))]

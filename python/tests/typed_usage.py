@@ -60,6 +60,33 @@ def main(path: str) -> None:
     for sample, record in dual.demux(records):
         found_sample: Optional[str] = sample
         assert found_sample in samples or (found_sample is None and record)
+    # paired reads, demux's trim and tag, the run counts
+    mates: List[Tuple[str, str]] = [("r1", "CCGAATTCAAGGATCC"), ("r2", "TT")]
+    both = seqmatch.Adapters(back="GGATCC", back2="GAATTC")
+    with both.trim(records, read2=mates) as pairs:
+        for mate1, mate2 in pairs:
+            first: seqmatch.Trimmed = mate1
+            assert first.name == mate2.name
+    pair_stats: Dict[str, int] = pairs.stats
+    assert pair_stats["reads"] == 2 * pair_stats["records"]
+    single: seqmatch.TrimPass = adapters.trim(records, read2=None)
+    assert single is not None
+    paired_dual = seqmatch.BarcodePairs([("s1", "GAATTC", "GGATCC")])
+    demuxed: seqmatch.DemuxPass = paired_dual.demux(records, read2=mates, trim=True, barcode_tag=True)
+    for sample, (m1, m2) in demuxed:
+        assert sample in (None, "s1") and m1 and m2
+    dual_stats: Dict[str, object] = demuxed.stats
+    assert "samples" in dual_stats
+    searched: seqmatch.SearchPass = db.search(records)
+    assert sum(1 for _ in searched) == searched.stats["hits"]["total"]
+    filtered: seqmatch.RecordPass = db.filter(records)
+    assert list(filtered) and filtered.stats["reads"]["input"] == 2
+    by_barcode: seqmatch.BarcodePass = db.demux(records, trim=True, barcode_tag=True)
+    for barcode, record in by_barcode:
+        assert barcode in ("EcoRI", None) and record
+    assert by_barcode.stats["reads"]["input"] == 2
+    for barcode, (first_mate, second_mate) in db.demux(records, read2=mates, barcode_read=2):
+        assert barcode in ("EcoRI", None) and first_mate and second_mate
 
 
 if __name__ == "__main__":

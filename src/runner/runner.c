@@ -501,6 +501,7 @@ int sm_runner_feed(sm_runner *r, const void *data, size_t len) {
     if (!r || (!data && len)) return SM_ERR_INVALID;
     if (r->status != SM_OK) return r->status;
     if (!r->record_open) sm_runner_begin_record(r);
+    if (!r->appending) r->bases += len; /* a circular record's head fed again is not the caller's */
     if (r->anchor) return r->status == SM_OK ? sm_anchor_feed(r, data, len) : r->status;
     if (r->opt.circular) note_fed(r, data, len);
     if (r->ends) sm_ends_feed(r, data, len);
@@ -561,9 +562,13 @@ int sm_runner_feed_buffer(sm_runner *r, size_t want, void **dst, size_t *avail) 
 
 int sm_runner_feed_commit(sm_runner *r, size_t len) {
     if (!r) return SM_ERR_INVALID;
-    if (r->anchor) return r->status == SM_OK ? sm_anchor_commit(r, len) : r->status;
+    if (r->anchor) {
+        if (r->status == SM_OK) r->bases += len;
+        return r->status == SM_OK ? sm_anchor_commit(r, len) : r->status;
+    }
     sm_batch *b = &r->batches[r->fill];
     if (len > b->cap - b->len) return SM_ERR_INVALID;
+    r->bases += len;
     if (r->opt.circular) note_fed(r, b->buf + b->len, len);
     if (r->ends) sm_ends_feed(r, b->buf + b->len, len);
     b->len += len;
@@ -626,6 +631,7 @@ int sm_runner_records_commit(sm_runner *r, size_t n, const size_t *offs, const s
     for (size_t i = 0; i < n; i++) {
         r->record_open = 1;
         r->record_id = r->next_record++;
+        r->bases += lens[i];
         r->open_off = r->open_base = r->records_base + offs[i];
         r->own_from = 0;
         r->record_len = 0;
@@ -704,4 +710,5 @@ uint64_t sm_runner_part_overlap(const sm_runner *r) { return r->edits ? sm_runne
 const uint64_t *sm_runner_counts(const sm_runner *r) { return r ? r->counts : NULL; }
 uint64_t sm_runner_total(const sm_runner *r) { return r ? r->total : 0; }
 uint64_t sm_runner_records(const sm_runner *r) { return r ? r->next_record : 0; }
+uint64_t sm_runner_bases(const sm_runner *r) { return r ? r->bases : 0; }
 const sm_db *sm_runner_db(const sm_runner *r) { return r->db; }

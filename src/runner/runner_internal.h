@@ -195,6 +195,7 @@ struct sm_runner {
     struct sm_delivery *delivery;
     uint64_t *counts;
     uint64_t total;
+    uint64_t bases;          /* sequence bytes the caller fed (sm_runner_bases) */
     int status;              /* sticky: SM_ERR_TERMINATED, SM_ERR_NOMEM, SM_ERR_DEVICE */
 };
 

@@ -4,7 +4,8 @@
  * parameters keep their bounds, refuse what is out of them and read back what
  * was set; databases compiled with them give the hits of a direct oracle
  * (exact and k mismatches, both strands) through sm_scan and through a runner
- * made with settings; sm_db_get answers every attribute and refuses others. */
+ * made with settings, whose records, bases and counts are the run's; sm_db_get
+ * answers every attribute and refuses others. */
 #include <seqmatch.h>
 #include <seqmatch_gzip.h>
 #include <seqmatch_reader.h>
@@ -203,6 +204,12 @@ static void searches(void) {
             CHECK(sm_runner_end_record(runner) == SM_OK && sm_runner_flush(runner) == SM_OK, "runner run");
             CHECK(same(&want, &run), "round %d: the runner gave %zu hits, the oracle %zu", round, run.n, want.n);
             CHECK(sm_runner_total(runner) == want.n, "runner total");
+            /* a run's numbers: records, bases fed, hits per pattern adding up to the total */
+            uint64_t per_pattern = 0;
+            for (size_t p = 0; p < np; p++) per_pattern += sm_runner_counts(runner)[p];
+            CHECK(sm_runner_records(runner) == 1 && sm_runner_bases(runner) == n && per_pattern == want.n,
+                  "records %llu, bases %llu of %zu, hits %llu", (unsigned long long)sm_runner_records(runner),
+                  (unsigned long long)sm_runner_bases(runner), n, (unsigned long long)per_pattern);
             sm_runner_free(runner);
         }
         /* counting: the runner with count_only set */
@@ -211,13 +218,27 @@ static void searches(void) {
         CHECK(sm_runner_create_with_params(db, rp, &runner, &err) == SM_OK, "counting runner: %s", err.message);
         sm_runner_params_free(rp);
         if (runner) {
+            /* two records: the text written in place (sm_runner_feed_buffer), then an empty one */
             sm_runner_begin_record(runner);
-            sm_runner_feed(runner, text, n);
+            for (size_t at = 0; at < n;) {
+                void *dst = NULL;
+                size_t room = 0;
+                CHECK(sm_runner_feed_buffer(runner, n - at, &dst, &room) == SM_OK && room > 0, "feed buffer");
+                if (room == 0) break;
+                memcpy(dst, text + at, room);
+                CHECK(sm_runner_feed_commit(runner, room) == SM_OK, "feed commit");
+                at += room;
+            }
+            sm_runner_end_record(runner);
+            sm_runner_begin_record(runner);
             sm_runner_end_record(runner);
             CHECK(sm_runner_flush(runner) == SM_OK && sm_runner_total(runner) == want.n, "counted %llu, want %zu",
                   (unsigned long long)sm_runner_total(runner), want.n);
+            CHECK(sm_runner_records(runner) == 2 && sm_runner_bases(runner) == n, "counting: records %llu, bases %llu",
+                  (unsigned long long)sm_runner_records(runner), (unsigned long long)sm_runner_bases(runner));
             sm_runner_free(runner);
         }
+        CHECK(sm_runner_bases(NULL) == 0 && sm_runner_records(NULL) == 0, "numbers of no runner");
         free(want.h), free(scanned.h), free(run.h);
         sm_db_free(db);
     }
