@@ -173,7 +173,7 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
         table = TABLE_GLOBAL;
     }
     /* at most 32 KiB of counters: more takes L1's room from a table read
-       through it (docs/benchmarks.md, "Dense sets on the GPU") */
+       through it (bench/results/history.md, "Dense sets on the GPU") */
     uint32_t visits_off = (uint32_t)((shared + 15) & ~(size_t)15);
     size_t visits_bytes = (size_t)v.states * 4;
     bool visits_shared = count && !p->visits_global && visits_bytes <= 32 * 1024 &&
