@@ -527,11 +527,175 @@ static void refusals(void) {
     sm_trim_set_free(&set);
 }
 
+/* ------------------------------------------------ flawed and odd records */
+
+/* What the reader makes of a FASTQ file: its records as sm_trim_record
+   writes them uncut, concatenated in *out (NULL: not kept), and the message
+   of the first failure ("" when none). Returns the records read. */
+static size_t reader_view(const char *path, char **out, size_t *out_len, char *message) {
+    sm_reader *r = NULL;
+    sm_error err;
+    size_t n = 0, at = 0;
+    uint8_t *rec = NULL;
+    size_t rec_len = 0, rec_cap = 0;
+    message[0] = '\0';
+    if (out) *out = NULL, *out_len = 0;
+    if (sm_reader_open(path, SM_INPUT_AUTO, &r, &err) != SM_OK) {
+        strcpy(message, err.message);
+        return 0;
+    }
+    sm_reader_keep_raw(r);
+    for (;;) {
+        const char *name;
+        const uint8_t *data;
+        size_t len;
+        int stable, got = sm_reader_next_record(r, &name, &err);
+        if (got == 0) break;
+        while (got > 0 && (got = sm_reader_read(r, &data, &len, &err)) > 0) {}
+        if (got < 0 || sm_reader_record_raw(r, &data, &len, &stable, &err) < 0) {
+            strcpy(message, err.message);
+            break;
+        }
+        n++;
+        if (!out || sm_trim_record(data, len, 0, 0, &rec, &rec_len, &rec_cap) != SM_OK) continue;
+        *out = realloc(*out, at + rec_len);
+        memcpy(*out + at, rec, rec_len);
+        at += rec_len;
+    }
+    if (out) *out_len = at;
+    free(rec);
+    sm_reader_close(r);
+    return n;
+}
+
+typedef struct {
+    char *bytes;
+    size_t len, records;
+} gathered;
+
+static int gather(void *ctx, const sm_trimmed_record *rec) {
+    gathered *g = ctx;
+    g->records++;
+    for (unsigned m = 0; m < rec->mates; m++) {
+        if (m == 1) continue; /* mate 1's bytes (a pair's mate 2 is checked by its message) */
+        g->bytes = realloc(g->bytes, g->len + rec->len[m]);
+        memcpy(g->bytes + g->len, rec->bytes[m], rec->len[m]);
+        g->len += rec->len[m];
+    }
+    return 0;
+}
+
+/* Records the trimmer takes whole as four lines read as the reader reads
+   them: a file of plain records with one flawed or odd record (at the
+   start, near the end, in between; small and large chunks, 1 to 3
+   threads, single reads and pairs) trims to the reader's records uncut (no
+   adapter hits them) or fails with the reader's message. */
+static void flawed_records(void) {
+    static const char *const flaws[] = {
+        "@r%d x\nACGTA!GTAC\n+\nIIIIIIIIII\n",   "@r%d x\nACGT GTACG\n+\nIIIIIIIIII\n",
+        "@r%d x\nACGTACGTAC\n+\nIIII IIIII\n",   "@r%d x\nACGTACGTAC\n+\nIIII\x80IIIII\n",
+        "@r%d x\nACGTACGTAC\n+r0\nIIIIIIIIII\n", "@r%d x\nACGTACGTAC\n+r%d\nIIIIIIIIII\n",
+        "@r%d\001 x\nACGTACGTAC\n+\nIIIIIIIIII\n", "@r%d x\nACGTA\rCGTA\n+\nIIIII\rIIII\n",
+        "@r%d x\nACGTA\nCGTAC\n+\nIIIIIIIIII\n", "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n\n\n",
+        "@r%d x\nacgt-.*ngt\n+\nIIIIIIIIII\n",   "@r%d x\n\n+\n\n",
+        "@r%d x\n@CGTACGTAC\n+\nIIIIIIIIII\n",   "@r%d x\n+CGTACGTAC\n+\nIIIIIIIIII\n",
+        "@r%d x\nACGTACGTAC\n+\nIIIIIIIII\n",    "@r%d x\nACGTACGTACGTACGTACGTA\n+\nIIIIIIIIIIIIIIIIIIIII\n@x",
+        "@r%d x\nACGTACGTAC\n+\n",               "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII",
+    };
+    enum { RECORDS = 300 };
+    sm_trim_set set;
+    memset(&set, 0, sizeof set);
+    sm_error err;
+    CHECK(sm_trim_set_add(&set, "TTTTTTTTTTTTTTTTTTTTTTTTT", SM_TRIM_BACK, &err) == SM_OK, "adapter");
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.strands = SM_STRAND_FORWARD;
+    sm_db *db = NULL;
+    CHECK(sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err) == SM_OK, "compile");
+    char p1[256], p2[256], good[256];
+    snprintf(p1, sizeof p1, "%s/flawed_1.fq", dir);
+    snprintf(p2, sizeof p2, "%s/flawed_2.fq", dir);
+    snprintf(good, sizeof good, "%s/good_1.fq", dir);
+    FILE *g = fopen(good, "w");
+    for (int i = 0; i < RECORDS; i++) fprintf(g, "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n", i);
+    fclose(g);
+    for (size_t f = 0; f < sizeof flaws / sizeof flaws[0]; f++)
+        for (int place = 0; place < 4; place++) {
+            int at = place == 0 ? 0 : place == 1 ? RECORDS - 1 : place == 2 ? 1 : (int)(37 + 41 * f) % RECORDS;
+            /* the last two flaws are truncations: at the end only */
+            if (f + 2 >= sizeof flaws / sizeof flaws[0] && at != RECORDS - 1) continue;
+            FILE *o = fopen(p1, "w");
+            for (int i = 0; i < RECORDS; i++) {
+                if (i == at) fprintf(o, flaws[f], i, i);
+                else fprintf(o, "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n", i);
+            }
+            fclose(o);
+            char want[sizeof err.message], want2[sizeof err.message];
+            char *bytes;
+            size_t len, count = reader_view(p1, &bytes, &len, want);
+            (void)reader_view(p1, NULL, NULL, want2);
+            for (int run = 0; run < 6; run++) {
+                int paired = run >= 4;
+                /* (a pair whose mate 2 holds a record more says so first) */
+                if (paired && strstr(flaws[f], "@x")) continue;
+                sm_runner_options ro;
+                sm_runner_options_init(&ro);
+                ro.threads = 1 + (unsigned)run % 3;
+                ro.chunk_size = run % 2 ? 16 : 0;
+                gathered got = {NULL, 0, 0};
+                sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
+                sm_trimmer *t = NULL;
+                if (sm_trimmer_new(db, &ro, &to, &t, &err) != SM_OK) {
+                    CHECK(0, "trimmer: %s", err.message);
+                    continue;
+                }
+                /* a pair: the flawed file as mate 2 */
+                int st = sm_trimmer_run(t, paired ? good : p1, paired ? p1 : NULL, &err);
+                if (want[0]) {
+                    CHECK(st != SM_OK && strcmp(err.message, want) == 0, "flaw %zu at %d, run %d: '%s', want '%s'", f,
+                          at, run, st == SM_OK ? "(none)" : err.message, want);
+                } else if (!paired) {
+                    CHECK(st == SM_OK && got.records == count && got.len == len && memcmp(got.bytes, bytes, len) == 0,
+                          "flaw %zu at %d, run %d: %zu records, want %zu; %s", f, at, run, got.records, count,
+                          st == SM_OK ? "same status" : err.message);
+                } else {
+                    /* a pair's names differ where the flaw renames mate 2 */
+                    CHECK(st == SM_OK ? count == RECORDS : strstr(err.message, "out of step") || count != RECORDS,
+                          "flaw %zu at %d, run %d: %s", f, at, run, st == SM_OK ? "ok" : err.message);
+                }
+                free(got.bytes);
+                sm_trimmer_free(t);
+            }
+            free(bytes);
+        }
+    /* mates out of step in the middle of a chunk */
+    FILE *o = fopen(p2, "w");
+    for (int i = 0; i < RECORDS; i++) fprintf(o, "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n", i == 123 ? 999 : i);
+    fclose(o);
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = threads;
+        gathered got = {NULL, 0, 0};
+        sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
+        sm_trimmer *t = NULL;
+        CHECK(sm_trimmer_new(db, &ro, &to, &t, &err) == SM_OK, "trimmer");
+        int st = t ? sm_trimmer_run(t, good, p2, &err) : SM_ERR_INVALID;
+        CHECK(st == SM_ERR_FORMAT && strstr(err.message, "record 124 is 'r123'") && strstr(err.message, "'r999'"),
+              "out of step: %s", err.message);
+        free(got.bytes);
+        sm_trimmer_free(t);
+    }
+    sm_db_free(db);
+    sm_trim_set_free(&set);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     int rounds = test_rounds(60);
     refusals();
     record_cuts();
+    flawed_records();
     for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
     /* (at full scale: a handful of sanitizer rounds may miss a kind) */
     CHECK(rounds < 30 || (cut_by_kind[1] > rounds && cut_by_kind[2] > 0 && cut_by_kind[3] > 0 && cut_partial > 0), "the rounds cut too few reads: 3' %ld, 5' %ld, linked %ld, partial 3' %ld",
