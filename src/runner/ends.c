@@ -88,6 +88,11 @@ typedef struct sm_ends_state {
     uint8_t *sides;
     int any_start;    /* some pattern's sides hold SM_ENDS_START */
     uint8_t code[256];  /* each text byte's code (text_code) */
+    /* Exact DNA, patterns of at most 64: masks[(2 * pattern + reverse) * 32
+       + code] has bit i set where the key's symbol i matches that code, and
+       at + 16 the same for the key read backwards (bit i: symbol m - 1 - i),
+       for shift_and_partials (NULL: not used). */
+    uint64_t *masks;
     /* k edits: the DP's column, and the ends of one (pattern, strand). */
     int edits;
     sm_report report;
@@ -141,7 +146,11 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
         e->col = malloc(((size_t)h->max_length + 1) * sizeof *e->col);
         e->ends = malloc((e->width + 2) * sizeof *e->ends);
     }
-    if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)) ||
+    /* (512 bytes a pattern: not for sets so large that their placements
+       cost far more than the symbols compared) */
+    int shift_and = e->dna && k == 0 && h->max_length <= 64 && r->pattern_count <= 4096;
+    if (shift_and) e->masks = calloc(32 * 2 * (size_t)r->pattern_count + 1, sizeof *e->masks);
+    if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)) || (shift_and && !e->masks) ||
         (r->opt.min_overlap_sides && !e->sides))
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     total = 0;
@@ -154,6 +163,12 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
                 uint8_t c = rev ? sm_nt_complement[(uint8_t)seq[m - 1 - i]] : (uint8_t)seq[i];
                 e->keys[total + i] = e->dna ? sm_nt_set[c] : e->fold[c];
             }
+            for (size_t i = 0; e->masks && i < m; i++)
+                for (unsigned code = 0; code < 16; code++) {
+                    uint64_t *mask = e->masks + (2 * (size_t)p + (size_t)rev) * 32;
+                    if (e->keys[total + i] & code) mask[code] |= (uint64_t)1 << i;
+                    if (e->keys[total + m - 1 - i] & code) mask[16 + code] |= (uint64_t)1 << i;
+                }
             total += m;
         }
     }
@@ -169,6 +184,7 @@ void sm_ends_close(sm_runner *r) {
     free(e->held);
     sm_buf_free(&e->held_text);
     free(e->keys);
+    free(e->masks);
     free(e->key_off);
     free(e->conv);
     free(e->col);
@@ -290,6 +306,49 @@ static int push_part(sm_ends_state *e, const sm_rawhit *x) {
     return SM_OK;
 }
 
+/* Exact DNA placements of pattern p (strand rev, m symbols, m <= 64) at
+   s in [lo, hi] that run off the record's end or its start (not both), by
+   Shift-And over the record's last (first) m - 1 symbols: bit L - 1 of the
+   state after the last symbol says whether the key's first L symbols are
+   the record's last L (the key read backwards over the record's first
+   symbols read backwards: whether its last L are the record's first L). */
+static int shift_and_partials(sm_ends_state *e, const ends_slot *s, uint32_t p, int rev, int64_t m, int64_t n,
+                              int64_t lo, int64_t hi) {
+    const uint64_t *mask = e->masks + (2 * (size_t)p + (size_t)rev) * 32;
+    /* off the end: s >= 0, s + m > n; the part inside is L = n - s long */
+    int64_t from = lo > 0 ? lo : 0, to = hi;
+    if (from < n - m + 1) from = n - m + 1;
+    if (from <= to) {
+        int64_t longest = n - from, shortest = n - to;
+        const uint8_t *y = slot_text(e, s, e->conv, (uint64_t)(n - longest), (uint64_t)n);
+        uint64_t d = 0;
+        for (int64_t j = 0; j < longest; j++) d = ((d << 1) | 1) & mask[y[j]];
+        d &= ~(uint64_t)0 << (shortest - 1);
+        for (; d; d &= d - 1) {
+            int64_t len = __builtin_ctzll(d) + 1;
+            sm_rawhit x = {(uint64_t)(n - len), (uint64_t)n, p, 0, (uint8_t)rev, 1}; /* pad 1: partial */
+            if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
+        }
+    }
+    /* off the start: s < 0, s + m <= n; the part inside is L = s + m long */
+    from = lo;
+    to = hi < -1 ? hi : -1;
+    if (to > n - m) to = n - m;
+    if (from <= to) {
+        int64_t longest = to + m, shortest = from + m;
+        const uint8_t *y = e->conv; /* the head: longest < m <= W + 1 symbols */
+        uint64_t d = 0;
+        for (int64_t j = longest; j-- > 0;) d = ((d << 1) | 1) & mask[16 + y[j]];
+        d &= ~(uint64_t)0 << (shortest - 1);
+        for (; d; d &= d - 1) {
+            int64_t len = __builtin_ctzll(d) + 1;
+            sm_rawhit x = {0, (uint64_t)len, p, 0, (uint8_t)rev, 1};
+            if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
+        }
+    }
+    return SM_OK;
+}
+
 /* Placements s in [lo, hi] of every (pattern, strand) that overhang the
    record (n bytes, known when n_known; else longer than any pattern) with at
    least N symbols inside and at most k errors there. */
@@ -321,6 +380,13 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
             if (!(sides & SM_ENDS_START) && lo < (n - mm < 0 ? n - mm : 0)) lo = n - mm < 0 ? n - mm : 0;
             if (!(sides & SM_ENDS_END) && hi > (n - mm > 0 ? n - mm : 0)) hi = n - mm > 0 ? n - mm : 0;
             if (!sides) continue;
+            if (e->masks) {
+                /* placements off one end by Shift-And; those off both (a
+                   record shorter than the pattern) one by one below */
+                if (shift_and_partials(e, s, p, rev, mm, n, lo, hi) != SM_OK) return SM_ERR_NOMEM;
+                if (lo < n - mm + 1) lo = n - mm + 1;
+                if (hi > -1) hi = -1;
+            }
             for (int64_t at = lo; at <= hi; at++) {
                 if (at >= 0 && at + mm <= n) {
                     /* wholly inside: the engines'; on to the placements over the end */
