@@ -350,6 +350,8 @@ typedef struct {
     size_t *starts;             /* record i's hits: sorted[starts[i], starts[i + 1]) */
     size_t starts_cap;
     byte_buf seq;
+    size_t *run_offs;           /* feed_runs' offsets, then its lengths */
+    size_t runs_cap;
     int nomem;
     pthread_t thread;
 } worker;
@@ -633,6 +635,44 @@ static int sort_hits(worker *w, uint64_t first, size_t records) {
     return 0;
 }
 
+/* Four-line records from (record, mate) number at on, their sequences
+   copied into the runner's buffer and given to it many at once
+   (sm_runner_records_buffer). Returns how many (0: the first does not fit
+   there; fed the usual way), *first the runner's number of the first. */
+static size_t feed_runs(worker *w, chunk *c, size_t at, size_t total, int *status, uint64_t *first) {
+    unsigned mates = w->t->mates;
+    const chunk_record *r = &c->recs[at / mates];
+    size_t need = (size_t)r->length[at % mates], avail, max_records, n = 0, used = 0;
+    uint8_t *dst;
+    uint64_t number;
+    *status = sm_runner_records_buffer(w->runner, need ? need : 1, (void **)&dst, &avail, &max_records, &number);
+    if (*status != SM_OK || need > avail) return 0;
+    if (first) *first = number;
+    if (max_records > total - at) max_records = total - at;
+    if (w->runs_cap < max_records) {
+        size_t *o = realloc(w->run_offs, 2 * max_records * sizeof *o);
+        if (!o) return *status = SM_ERR_NOMEM, 0;
+        w->run_offs = o;
+        w->runs_cap = max_records;
+    }
+    size_t *offs = w->run_offs, *lens = w->run_offs + w->runs_cap;
+    for (; at < total && n < max_records; at++, n++) {
+        r = &c->recs[at / mates];
+        unsigned m = (unsigned)(at % mates);
+        const uint8_t *raw = record_raw(c, r, m);
+        size_t len = (size_t)r->length[m];
+        if ((!r->seq_at[m] && !four_lines(raw, r->raw_len[m], r->length[m], (chunk_record *)r, m)) ||
+            len > avail - used)
+            break;
+        memcpy(dst + used, raw + r->seq_at[m], len);
+        offs[n] = used;
+        lens[n] = len;
+        used += len;
+    }
+    *status = sm_runner_records_commit(w->runner, n, offs, lens);
+    return *status == SM_OK ? n : 0;
+}
+
 /* Scans, decides and rewrites a chunk (on the worker's thread). */
 static void trim_chunk(worker *w, chunk *c) {
     sm_trimmer *t = w->t;
@@ -645,18 +685,28 @@ static void trim_chunk(worker *w, chunk *c) {
     uint64_t first = 0;
     int status = SM_OK;
     if (check_taken(t, c) != 0) return;
-    for (size_t i = 0; i < c->n && status == SM_OK; i++)
-        for (unsigned m = 0; m < mates && status == SM_OK; m++) {
-            uint64_t number = sm_runner_begin_record(w->runner);
-            if (i == 0 && m == 0) first = number;
-            chunk_record *r = &c->recs[i];
-            const uint8_t *raw = record_raw(c, r, m);
-            if (r->seq_at[m] || four_lines(raw, r->raw_len[m], r->length[m], r, m))
-                status = r->length[m] ? sm_runner_feed(w->runner, raw + r->seq_at[m], r->length[m]) : SM_OK;
-            else
-                status = feed_sequence(w->runner, raw, r->raw_len[m]);
-            if (status == SM_OK) status = sm_runner_end_record(w->runner);
+    /* (record i, mate m) is the runner's record first + i * mates + m */
+    for (size_t at = 0, total = c->n * mates; at < total && status == SM_OK;) {
+        chunk_record *r = &c->recs[at / mates];
+        unsigned m = (unsigned)(at % mates);
+        const uint8_t *raw = record_raw(c, r, m);
+        if (r->seq_at[m] || four_lines(raw, r->raw_len[m], r->length[m], r, m)) {
+            size_t fed = feed_runs(w, c, at, total, &status, at == 0 ? &first : NULL);
+            if (fed) {
+                at += fed;
+                continue;
+            }
+            if (status != SM_OK) break;
         }
+        uint64_t number = sm_runner_begin_record(w->runner);
+        if (at == 0) first = number;
+        if (r->seq_at[m])
+            status = r->length[m] ? sm_runner_feed(w->runner, raw + r->seq_at[m], r->length[m]) : SM_OK;
+        else
+            status = feed_sequence(w->runner, raw, r->raw_len[m]);
+        if (status == SM_OK) status = sm_runner_end_record(w->runner);
+        at++;
+    }
     if (status == SM_OK) status = sm_runner_flush(w->runner);
     if (w->nomem || (status == SM_OK && sort_hits(w, first, c->n * mates) != 0)) status = SM_ERR_NOMEM;
     if (status != SM_OK) {
@@ -788,6 +838,7 @@ void sm_trimmer_free(sm_trimmer *t) {
         free(w->sorted_partial);
         free(w->starts);
         free(w->seq.data);
+        free(w->run_offs);
     }
     for (size_t i = 0; t->chunks && i < t->nchunks; i++) {
         free(t->chunks[i].recs);
