@@ -181,8 +181,9 @@ void sm_record_out_free(sm_record_out *out);
 typedef struct sm_record_file sm_record_file;
 /* NULL with err filled. */
 sm_record_file *sm_record_file_open(const char *path, sm_error *err);
-/* One record. Returns 0, or non-zero once a write or the compression has
-   failed (later records are lost: scanning on is pointless). */
+/* One record (or several, one after the other). Returns 0, or non-zero
+   once a write or the compression has failed (later records are lost:
+   scanning on is pointless). */
 int sm_record_file_put(sm_record_file *f, const void *record, size_t len);
 /* Ends, closes and frees f (NULL: nothing); the file keeps its name only
    with keep and nothing failed. Returns SM_OK, SM_ERR_NOMEM ("NAME: out of

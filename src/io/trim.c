@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "seqmatch_output.h"
 #include "seqmatch_reader.h"
 #include "io/seqio.h"
 #include "io/source.h"
@@ -329,7 +330,7 @@ enum { CHUNK_FREE, CHUNK_FILLED, CHUNK_DONE };
 typedef struct {
     chunk_record *recs;
     size_t n, cap;
-    byte_buf raw, out;
+    byte_buf raw, out[2];       /* out: each mate's rewritten records, in order */
     int state;                  /* under the trimmer's lock */
     int status;                 /* SM_OK, a runner's failure, SM_ERR_NOMEM, or SM_ERR_FORMAT: */
     size_t bad;                 /* this record does not read back as its sequence */
@@ -678,7 +679,7 @@ static void trim_chunk(worker *w, chunk *c) {
     sm_trimmer *t = w->t;
     unsigned mates = t->mates;
     c->status = SM_OK;
-    c->out.len = 0;
+    c->out[0].len = c->out[1].len = 0;
     w->hits_len = 0;
     w->nomem = 0;
     c->read_failed = 0;
@@ -721,16 +722,16 @@ static void trim_chunk(worker *w, chunk *c) {
             const sm_hit *hits = w->sorted ? w->sorted + from : NULL;
             const uint8_t *partial = w->sorted_partial ? w->sorted_partial + from : NULL;
             decide(t->o.set, m + 1, t->min_overlap, hits, partial, to - from, r->length[m], &r->cut[m]);
-            r->out_at[m] = c->out.len;
-            int rc = r->seq_at[m] ? rewrite_four_lines(record_raw(c, r, m), r, m, &c->out)
+            r->out_at[m] = c->out[m].len;
+            int rc = r->seq_at[m] ? rewrite_four_lines(record_raw(c, r, m), r, m, &c->out[m])
                                   : rewrite(record_raw(c, r, m), r->raw_len[m], r->length[m], r->cut[m].start,
-                                            r->cut[m].end, &w->seq, &c->out);
+                                            r->cut[m].end, &w->seq, &c->out[m]);
             if (rc != 0) {
                 c->status = rc < 0 ? SM_ERR_NOMEM : SM_ERR_FORMAT;
                 c->bad = i;
                 return;
             }
-            r->out_len[m] = c->out.len - r->out_at[m];
+            r->out_len[m] = c->out[m].len - r->out_at[m];
         }
     }
 }
@@ -843,7 +844,8 @@ void sm_trimmer_free(sm_trimmer *t) {
     for (size_t i = 0; t->chunks && i < t->nchunks; i++) {
         free(t->chunks[i].recs);
         free(t->chunks[i].raw.data);
-        free(t->chunks[i].out.data);
+        free(t->chunks[i].out[0].data);
+        free(t->chunks[i].out[1].data);
     }
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->work);
@@ -1048,6 +1050,21 @@ static int fill_chunk(sm_trimmer *t, sm_reader *const *readers, const char *cons
     return SM_OK;
 }
 
+/* Writes the kept mates' run of rewritten records [from[m], to[m]) of
+   c->out[m] to the trimmer's out[m] (sm_trim_options.out), as one piece:
+   they lie in order in the chunk. Returns SM_OK, or SM_ERR_TERMINATED once
+   a write failed (the file says why). */
+static int write_runs(sm_trimmer *t, const chunk *c, size_t *from, const size_t *to) {
+    for (unsigned m = 0; m < t->mates; m++) {
+        if (to[m] > from[m] && sm_record_file_put(t->o.out[m], c->out[m].data + from[m], to[m] - from[m]) != 0) {
+            t->stop = 1;
+            return SM_ERR_TERMINATED;
+        }
+        from[m] = to[m];
+    }
+    return SM_OK;
+}
+
 /* Hands a trimmed chunk's reads on in order (on the reading thread). */
 static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) {
     if (c->read_failed) {
@@ -1059,10 +1076,14 @@ static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) 
             return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory while trimming", shown(path));
         return sm_io_error(err, c->status, "%s: %s", shown(path), sm_strerror(c->status));
     }
+    size_t from[2] = {0, 0}, to[2] = {0, 0};
+    int writing = t->o.out[0] != NULL;
     for (size_t i = 0; i < c->n; i++) {
-        if (c->status == SM_ERR_FORMAT && i == c->bad)
+        if (c->status == SM_ERR_FORMAT && i == c->bad) {
+            if (writing && write_runs(t, c, from, to) != SM_OK) return SM_ERR_TERMINATED;
             return sm_io_error(err, SM_ERR_FORMAT, "%s: record %llu does not read back as its sequence", shown(path),
                                (unsigned long long)t->stats.records + 1);
+        }
         const chunk_record *e = &c->recs[i];
         sm_trimmed_record r;
         memset(&r, 0, sizeof r);
@@ -1071,7 +1092,7 @@ static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) 
         for (unsigned m = 0; m < t->mates; m++) {
             r.length[m] = e->length[m];
             r.cut[m] = e->cut[m];
-            r.bytes[m] = c->out.data + e->out_at[m];
+            r.bytes[m] = c->out[m].data + e->out_at[m];
             r.len[m] = e->out_len[m];
             if (r.cut[m].end - r.cut[m].start < t->o.minimum_length) r.kept = 0;
             if (t->o.discard && t->has_adapters[m] &&
@@ -1085,13 +1106,19 @@ static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) 
         if (r.kept) {
             t->stats.kept++;
             for (unsigned m = 0; m < r.mates; m++) t->stats.bases_kept += r.cut[m].end - r.cut[m].start;
+            /* a run goes on while the kept records follow one another */
+            if (writing && e->out_at[0] != to[0] && write_runs(t, c, from, to) != SM_OK) return SM_ERR_TERMINATED;
+            for (unsigned m = 0; writing && m < r.mates; m++) {
+                if (from[m] == to[m]) from[m] = e->out_at[m];
+                to[m] = e->out_at[m] + e->out_len[m];
+            }
         }
         if (t->o.on_record && t->o.on_record(t->o.ctx, &r) != 0) {
             t->stop = 1;
             return SM_ERR_TERMINATED;
         }
     }
-    return SM_OK;
+    return writing ? write_runs(t, c, from, to) : SM_OK;
 }
 
 /* Hands on the oldest chunk under way, waiting for it when wait is set

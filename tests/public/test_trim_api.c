@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <seqmatch_output.h>
 #include <seqmatch_reader.h>
 
 #include "check.h"
@@ -317,6 +318,8 @@ typedef struct {
     sm_scratch *scratch;
     uint32_t pattern_of[4];    /* each adapter's first pattern */
     int discard;               /* SM_TRIM_KEEP_ALL or SM_TRIM_DISCARD_* */
+    char *kept_bytes[2];       /* the kept mates' records, in order (sm_trim_options.out's expected bytes) */
+    size_t kept_len[2];
 } expect;
 
 static void expected_record(const read_t *r, size_t index, int mate, int fasta, long s, long e, char *out) {
@@ -366,7 +369,24 @@ static int check_record(void *ctx, const sm_trimmed_record *rec) {
         }
     }
     CHECK(rec->kept == kept, "round %d read %zu: kept %d, want %d", x->round, i, rec->kept, kept);
+    for (unsigned m = 0; m < rec->mates && rec->kept; m++) {
+        x->kept_bytes[m] = realloc(x->kept_bytes[m], x->kept_len[m] + rec->len[m]);
+        memcpy(x->kept_bytes[m] + x->kept_len[m], rec->bytes[m], rec->len[m]);
+        x->kept_len[m] += rec->len[m];
+    }
     return 0;
+}
+
+/* Whether a file holds exactly len bytes p. */
+static int file_holds(const char *path, const char *p, size_t len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char *got = malloc(len + 1);
+    size_t n = fread(got, 1, len + 1, f);
+    int same = n == len && (len == 0 || memcmp(got, p, len) == 0);
+    free(got);
+    fclose(f);
+    return same;
 }
 
 static void random_adapters(adapter *ad, size_t *na, int round) {
@@ -430,7 +450,7 @@ static void run_round(int round) {
     if (paired) write_reads(p2, reads[1], count, 2, fasta, gz);
 
     expect x = {{reads[0], reads[1]}, ad, na, k, overlap, text_iupac, fasta, rnd(3) == 0 ? rnd(40) : 0, 0, round,
-                edits, db, NULL, {0, 0, 0, 0}, SM_TRIM_KEEP_ALL};
+                edits, db, NULL, {0, 0, 0, 0}, SM_TRIM_KEEP_ALL, {NULL, NULL}, {0, 0}};
     for (size_t i = 0; i < na; i++) x.pattern_of[i] = set.adapters[i].pattern;
     x.discard = (int)rnd(3);
     if (sm_scratch_alloc(db, &x.scratch) != SM_OK) CHECK(0, "scratch");
@@ -441,6 +461,13 @@ static void run_round(int round) {
     ro.min_overlap = overlap;
     sm_trim_options to = {.set = &set, .minimum_length = x.minimum_length, .discard = x.discard,
                           .reader_threads = 1 + rnd(2), .ctx = &x, .on_record = check_record};
+    /* half the rounds: the kept reads written by the trimmer as well */
+    char out_path[2][300];
+    int write_out = rnd(2);
+    for (int m = 0; m < 2 && write_out && (m == 0 || paired); m++) {
+        snprintf(out_path[m], sizeof out_path[m], "%s/out_%d.fq", dir, m + 1);
+        to.out[m] = sm_record_file_open(out_path[m], &err);
+    }
     sm_trimmer *t = NULL;
     st = sm_trimmer_new(db, &ro, &to, &t, &err);
     CHECK(st == SM_OK, "round %d: trimmer: %s", round, err.message);
@@ -452,6 +479,14 @@ static void run_round(int round) {
         sm_trimmer_stats(t, &stats);
         CHECK(stats.records == count && stats.reads == count * (paired ? 2 : 1), "round %d: stats", round);
     }
+    for (int m = 0; m < 2; m++) {
+        if (!to.out[m]) continue;
+        CHECK(sm_record_file_close(to.out[m], 1, NULL, &err) == SM_OK, "round %d: close: %s", round, err.message);
+        CHECK(file_holds(out_path[m], x.kept_bytes[m] ? x.kept_bytes[m] : "", x.kept_len[m]),
+              "round %d: mate %d's file is not the kept records (%zu bytes)", round, m + 1, x.kept_len[m]);
+    }
+    free(x.kept_bytes[0]);
+    free(x.kept_bytes[1]);
     sm_trimmer_free(t);
     sm_scratch_free(x.scratch);
     sm_db_free(db);
