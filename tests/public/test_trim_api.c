@@ -635,6 +635,7 @@ static void flawed_records(void) {
         "@r%d x\nacgt-.*ngt\n+\nIIIIIIIIII\n",   "@r%d x\n\n+\n\n",
         "@r%d x\n@CGTACGTAC\n+\nIIIIIIIIII\n",   "@r%d x\n+CGTACGTAC\n+\nIIIIIIIIII\n",
         "@r%d x\nACGTACGTAC\n+\nIIIIIIIII\n",    "@r%d x\nACGTACGTACGTACGTACGTA\n+\nIIIIIIIIIIIIIIIIIIIII\n@x",
+        "@r%d x\nACGTACGTAC\n+\nIIII\nIIIII\n",   "@r%d x\nACGTACGTAC\n+\nIIII\n\nIIII\n",
         "@r%d x\nACGTACGTAC\n+\n",               "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII",
     };
     enum { RECORDS = 300 };
