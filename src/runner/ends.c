@@ -312,17 +312,17 @@ static int push_part(sm_ends_state *e, const sm_rawhit *x) {
    state after the last symbol says whether the key's first L symbols are
    the record's last L (the key read backwards over the record's first
    symbols read backwards: whether its last L are the record's first L). */
-static int shift_and_partials(sm_ends_state *e, const ends_slot *s, uint32_t p, int rev, int64_t m, int64_t n,
-                              int64_t lo, int64_t hi) {
+static int shift_and_partials(sm_ends_state *e, const ends_slot *s, const uint8_t *head, uint32_t p, int rev,
+                              int64_t m, int64_t n, int64_t lo, int64_t hi) {
     const uint64_t *mask = e->masks + (2 * (size_t)p + (size_t)rev) * 32;
     /* off the end: s >= 0, s + m > n; the part inside is L = n - s long */
     int64_t from = lo > 0 ? lo : 0, to = hi;
     if (from < n - m + 1) from = n - m + 1;
     if (from <= to) {
         int64_t longest = n - from, shortest = n - to;
-        const uint8_t *y = slot_text(e, s, e->conv, (uint64_t)(n - longest), (uint64_t)n);
+        const uint8_t *y = slot_text(e, s, head, (uint64_t)(n - longest), (uint64_t)n);
         uint64_t d = 0;
-        for (int64_t j = 0; j < longest; j++) d = ((d << 1) | 1) & mask[y[j]];
+        for (int64_t j = 0; j < longest; j++) d = ((d << 1) | 1) & mask[e->code[y[j]]];
         d &= ~(uint64_t)0 << (shortest - 1);
         for (; d; d &= d - 1) {
             int64_t len = __builtin_ctzll(d) + 1;
@@ -336,9 +336,9 @@ static int shift_and_partials(sm_ends_state *e, const ends_slot *s, uint32_t p, 
     if (to > n - m) to = n - m;
     if (from <= to) {
         int64_t longest = to + m, shortest = from + m;
-        const uint8_t *y = e->conv; /* the head: longest < m <= W + 1 symbols */
+        const uint8_t *y = head; /* longest < m <= W + 1 symbols */
         uint64_t d = 0;
-        for (int64_t j = longest; j-- > 0;) d = ((d << 1) | 1) & mask[16 + y[j]];
+        for (int64_t j = longest; j-- > 0;) d = ((d << 1) | 1) & mask[16 + e->code[y[j]]];
         d &= ~(uint64_t)0 << (shortest - 1);
         for (; d; d &= d - 1) {
             int64_t len = __builtin_ctzll(d) + 1;
@@ -362,10 +362,14 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
     /* Placements off the start lie in the head; those off the end in the
        head when the record is no longer than it, else in the tail: only
        what is read is converted. */
-    if ((lo_bound < 0 && (!e->sides || e->any_start)) || (n_known && n <= (int64_t)s->head_len))
-        for (size_t i = 0; i < s->head_len; i++) e->conv[i] = e->code[head[i]];
-    if (n_known && n > (int64_t)s->head_len)
-        for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = e->code[head[e->width + i]];
+    /* With Shift-And (masks) only placements off both ends, in a record no
+       longer than W, are compared from the codes. */
+    if (!e->masks || (n_known && n <= (int64_t)e->width)) {
+        if ((lo_bound < 0 && (!e->sides || e->any_start)) || (n_known && n <= (int64_t)s->head_len))
+            for (size_t i = 0; i < s->head_len; i++) e->conv[i] = e->code[head[i]];
+        if (n_known && n > (int64_t)s->head_len)
+            for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = e->code[head[e->width + i]];
+    }
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         size_t m;
         const char *seq = sm_db_pattern_seq(r->db, p, &m);
@@ -383,7 +387,7 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
             if (e->masks) {
                 /* placements off one end by Shift-And; those off both (a
                    record shorter than the pattern) one by one below */
-                if (shift_and_partials(e, s, p, rev, mm, n, lo, hi) != SM_OK) return SM_ERR_NOMEM;
+                if (shift_and_partials(e, s, head, p, rev, mm, n, lo, hi) != SM_OK) return SM_ERR_NOMEM;
                 if (lo < n - mm + 1) lo = n - mm + 1;
                 if (hi > -1) hi = -1;
             }
