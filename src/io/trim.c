@@ -1085,35 +1085,38 @@ static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) 
                                (unsigned long long)t->stats.records + 1);
         }
         const chunk_record *e = &c->recs[i];
+        int kept = 1;
+        for (unsigned m = 0; m < t->mates; m++) {
+            int trimmed = e->cut[m].adapter >= 0;
+            if (e->cut[m].end - e->cut[m].start < t->o.minimum_length) kept = 0;
+            if (t->o.discard && t->has_adapters[m] && trimmed == (t->o.discard == SM_TRIM_DISCARD_TRIMMED)) kept = 0;
+            t->stats.trimmed += (uint64_t)trimmed;
+            t->stats.bases_in += e->length[m];
+        }
+        t->stats.reads += t->mates;
+        t->stats.records++;
+        if (kept) {
+            t->stats.kept++;
+            for (unsigned m = 0; m < t->mates; m++) t->stats.bases_kept += e->cut[m].end - e->cut[m].start;
+            /* a run goes on while the kept records follow one another */
+            if (writing && e->out_at[0] != to[0] && write_runs(t, c, from, to) != SM_OK) return SM_ERR_TERMINATED;
+            for (unsigned m = 0; writing && m < t->mates; m++) {
+                if (from[m] == to[m]) from[m] = e->out_at[m];
+                to[m] = e->out_at[m] + e->out_len[m];
+            }
+        }
+        if (!t->o.on_record) continue;
         sm_trimmed_record r;
         memset(&r, 0, sizeof r);
         r.mates = t->mates;
-        r.kept = 1;
+        r.kept = kept;
         for (unsigned m = 0; m < t->mates; m++) {
             r.length[m] = e->length[m];
             r.cut[m] = e->cut[m];
             r.bytes[m] = c->out[m].data + e->out_at[m];
             r.len[m] = e->out_len[m];
-            if (r.cut[m].end - r.cut[m].start < t->o.minimum_length) r.kept = 0;
-            if (t->o.discard && t->has_adapters[m] &&
-                (r.cut[m].adapter >= 0) == (t->o.discard == SM_TRIM_DISCARD_TRIMMED))
-                r.kept = 0;
-            t->stats.reads++;
-            t->stats.trimmed += r.cut[m].adapter >= 0;
-            t->stats.bases_in += e->length[m];
         }
-        t->stats.records++;
-        if (r.kept) {
-            t->stats.kept++;
-            for (unsigned m = 0; m < r.mates; m++) t->stats.bases_kept += r.cut[m].end - r.cut[m].start;
-            /* a run goes on while the kept records follow one another */
-            if (writing && e->out_at[0] != to[0] && write_runs(t, c, from, to) != SM_OK) return SM_ERR_TERMINATED;
-            for (unsigned m = 0; writing && m < r.mates; m++) {
-                if (from[m] == to[m]) from[m] = e->out_at[m];
-                to[m] = e->out_at[m] + e->out_len[m];
-            }
-        }
-        if (t->o.on_record && t->o.on_record(t->o.ctx, &r) != 0) {
+        if (t->o.on_record(t->o.ctx, &r) != 0) {
             t->stop = 1;
             return SM_ERR_TERMINATED;
         }
