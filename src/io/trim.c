@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "base/cpu.h"
 #include "seqmatch_output.h"
 #include "seqmatch_reader.h"
 #include "io/seqio.h"
@@ -377,6 +378,7 @@ struct sm_trimmer {
     const sm_reader *reader;
     const char *shown[2];       /* the inputs as their readers name them */
     const char *paths[2];
+    int avx2;                   /* the checks of records taken whole may use AVX2 */
     int has_adapters[2];        /* mate 1 (or a single read), mate 2: some adapter is for it */
 };
 
@@ -477,7 +479,31 @@ static int only_symbols_slow(const uint8_t *p, size_t n, int quality) {
     return 1;
 }
 
-static int only_symbols(const uint8_t *p, size_t n, int quality) {
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TRIM_AVX2 1
+
+/* As only_symbols below, 32 bytes at a time (n >= 32). */
+__attribute__((target("avx2"))) static int only_symbols_avx2(const uint8_t *p, size_t n, int quality) {
+    const __m256i fold = _mm256_set1_epi8(quality ? 0 : 0x20), base = _mm256_set1_epi8(quality ? '!' : 'a');
+    const __m256i top = _mm256_set1_epi8(quality ? '~' - '!' : 25);
+    for (size_t i = 0;; i += 32) {
+        if (i + 32 > n) i = n - 32;
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
+        __m256i x = _mm256_sub_epi8(_mm256_or_si256(v, fold), base);
+        if ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(x, top), x)) != 0xffffffffu)
+            return only_symbols_slow(p, n, quality);
+        if (i + 32 == n) return 1;
+    }
+}
+#endif
+
+static int only_symbols(const uint8_t *p, size_t n, int quality, int avx2) {
+#ifdef TRIM_AVX2
+    if (avx2 && n >= 32) return only_symbols_avx2(p, n, quality);
+#else
+    (void)avx2;
+#endif
 #ifdef __SSE2__
     /* letters: (c | 0x20) - 'a' below 26; qualities: c - '!' below 94 (as
        unsigned bytes: min(x, top) == x); the last vector overlaps the one
@@ -524,15 +550,15 @@ static size_t word_length(const uint8_t *p, size_t n) {
    reader would read it: a name not ended by a NUL, a '+' line naming no
    other read, letters in the sequence, quality bytes in the qualities
    (and, for a pair, the mates' names the same). */
-static int reads_as_taken(const chunk *c, const chunk_record *r, unsigned mates) {
+static int reads_as_taken(const chunk *c, const chunk_record *r, unsigned mates, int avx2) {
     size_t name_len[2] = {0, 0};
     for (unsigned m = 0; m < mates; m++) {
         const uint8_t *raw = record_raw(c, r, m);
         size_t n = word_length(raw + 1, r->raw_len[m] - 1),
                k = word_length(raw + r->plus_at[m] + 1, r->raw_len[m] - r->plus_at[m] - 1);
         if (raw[1 + n] == 0 || (k && (k != n || memcmp(raw + r->plus_at[m] + 1, raw + 1, n) != 0)) ||
-            !only_symbols(raw + r->seq_at[m], (size_t)r->length[m], 0) ||
-            !only_symbols(raw + r->qual_at[m], (size_t)r->length[m], 1))
+            !only_symbols(raw + r->seq_at[m], (size_t)r->length[m], 0, avx2) ||
+            !only_symbols(raw + r->qual_at[m], (size_t)r->length[m], 1, avx2))
             return 0;
         name_len[m] = n;
     }
@@ -598,7 +624,7 @@ static void failed_to_read(const sm_trimmer *t, chunk *c, size_t i) {
    in c). Returns 0 when all read. */
 static int check_taken(const sm_trimmer *t, chunk *c) {
     for (size_t i = 0; i < c->n; i++)
-        if (c->recs[i].unchecked && !reads_as_taken(c, &c->recs[i], t->mates)) {
+        if (c->recs[i].unchecked && !reads_as_taken(c, &c->recs[i], t->mates, t->avx2)) {
             failed_to_read(t, c, i);
             return -1;
         }
@@ -776,6 +802,7 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
     pthread_cond_init(&t->done, NULL);
     t->o = *opts;
     t->min_overlap = ro.min_overlap;
+    t->avx2 = sm_cpu()->avx2;
     for (size_t i = 0; i < opts->set->count; i++)
         for (unsigned m = 0; m < 2; m++) t->has_adapters[m] |= opts->set->adapters[i].mate != 2 - m;
     t->format = SM_INPUT_AUTO;
