@@ -16,6 +16,7 @@
 #endif
 
 #include "base/cpu.h"
+#include "seqmatch_gzip.h"
 #include "seqmatch_output.h"
 #include "seqmatch_reader.h"
 #include "io/seqio.h"
@@ -338,6 +339,8 @@ typedef struct {
     int read_failed;            /* ... or does not read at all: message says why */
     sm_error message;
     uint64_t first;             /* records (pairs) read before it */
+    byte_buf packed[2];         /* the kept records of out[m] as a gzip member (sm_trimmer.pack) */
+    uint64_t packed_records;
 } chunk;
 
 typedef struct {
@@ -354,6 +357,8 @@ typedef struct {
     byte_buf seq;
     size_t *run_offs;           /* feed_runs' offsets, then its lengths */
     size_t runs_cap;
+    sm_deflater *deflater;      /* pack_chunk's, made at its first chunk */
+    byte_buf gather;
     int nomem;
     pthread_t thread;
 } worker;
@@ -380,6 +385,7 @@ struct sm_trimmer {
     const char *paths[2];
     int avx2;                   /* the checks of records taken whole may use AVX2 */
     int has_adapters[2];        /* mate 1 (or a single read), mate 2: some adapter is for it */
+    int pack;                   /* the outputs compress: the workers make their members */
 };
 
 static int keep_hit(worker *w, const sm_hit *hit, int partial) {
@@ -700,6 +706,63 @@ static size_t feed_runs(worker *w, chunk *c, size_t at, size_t total, int *statu
     return *status == SM_OK ? n : 0;
 }
 
+/* Whether a trimmed read (pair) is kept: long enough and not discarded. */
+static int is_kept(const sm_trimmer *t, const chunk_record *e) {
+    for (unsigned m = 0; m < t->mates; m++) {
+        if (e->cut[m].end - e->cut[m].start < t->o.minimum_length) return 0;
+        if (t->o.discard && t->has_adapters[m] &&
+            (e->cut[m].adapter >= 0) == (t->o.discard == SM_TRIM_DISCARD_TRIMMED))
+            return 0;
+    }
+    return 1;
+}
+
+/* The kept records among c's first n, each mate's as one gzip member (for
+   outputs that compress: on the workers, not on the reading thread). */
+static void pack_chunk(worker *w, chunk *c, size_t n) {
+    sm_trimmer *t = w->t;
+    c->packed[0].len = c->packed[1].len = 0;
+    c->packed_records = 0;
+    if (!t->pack) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) kept += (size_t)is_kept(t, &c->recs[i]);
+    c->packed_records = kept;
+    if (kept == 0) return;
+    if (!w->deflater && !(w->deflater = sm_deflater_new())) {
+        c->status = SM_ERR_NOMEM;
+        return;
+    }
+    for (unsigned m = 0; m < t->mates; m++) {
+        const chunk_record *last = &c->recs[n - 1];
+        const uint8_t *from = c->out[m].data;
+        size_t len = last->out_at[m] + last->out_len[m];
+        if (kept < n) {
+            /* the kept ones gathered */
+            w->gather.len = 0;
+            for (size_t i = 0; i < n; i++)
+                if (is_kept(t, &c->recs[i]) &&
+                    buf_put(&w->gather, c->out[m].data + c->recs[i].out_at[m], c->recs[i].out_len[m]) != 0) {
+                    c->status = SM_ERR_NOMEM;
+                    return;
+                }
+            from = w->gather.data;
+            len = w->gather.len;
+        }
+        size_t cap = sm_gzip_bound(len);
+        if (c->packed[m].cap < cap) {
+            uint8_t *p = realloc(c->packed[m].data, cap);
+            if (!p) {
+                c->status = SM_ERR_NOMEM;
+                return;
+            }
+            c->packed[m].data = p;
+            c->packed[m].cap = cap;
+        }
+        c->packed[m].len = sm_gzip_member(w->deflater, from, len, c->packed[m].data, cap);
+        if (c->packed[m].len == 0) c->status = SM_ERR_NOMEM;
+    }
+}
+
 /* Scans, decides and rewrites a chunk (on the worker's thread). */
 static void trim_chunk(worker *w, chunk *c) {
     sm_trimmer *t = w->t;
@@ -755,11 +818,14 @@ static void trim_chunk(worker *w, chunk *c) {
             if (rc != 0) {
                 c->status = rc < 0 ? SM_ERR_NOMEM : SM_ERR_FORMAT;
                 c->bad = i;
+                /* the records before it go out */
+                if (rc > 0) pack_chunk(w, c, i);
                 return;
             }
             r->out_len[m] = c->out[m].len - r->out_at[m];
         }
     }
+    pack_chunk(w, c, c->n);
 }
 
 static void *work(void *arg) {
@@ -803,6 +869,7 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
     t->o = *opts;
     t->min_overlap = ro.min_overlap;
     t->avx2 = sm_cpu()->avx2;
+    t->pack = opts->out[0] && sm_record_file_gzip(opts->out[0]);
     for (size_t i = 0; i < opts->set->count; i++)
         for (unsigned m = 0; m < 2; m++) t->has_adapters[m] |= opts->set->adapters[i].mate != 2 - m;
     t->format = SM_INPUT_AUTO;
@@ -867,12 +934,16 @@ void sm_trimmer_free(sm_trimmer *t) {
         free(w->starts);
         free(w->seq.data);
         free(w->run_offs);
+        sm_deflater_free(w->deflater);
+        free(w->gather.data);
     }
     for (size_t i = 0; t->chunks && i < t->nchunks; i++) {
         free(t->chunks[i].recs);
         free(t->chunks[i].raw.data);
-        free(t->chunks[i].out[0].data);
-        free(t->chunks[i].out[1].data);
+        for (unsigned m = 0; m < 2; m++) {
+            free(t->chunks[i].out[m].data);
+            free(t->chunks[i].packed[m].data);
+        }
     }
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->work);
@@ -978,7 +1049,9 @@ static size_t whole_record(const uint8_t *p, size_t n, size_t limit, int ends, c
     const uint8_t *qual = memchr(plus, '\n', (size_t)(end - plus));
     if (!qual++ || (size_t)(end - qual) <= length || memchr(qual, '\n', length + 1) != qual + length) return 0;
     const uint8_t *next = qual + length + 1;
-    if ((cr && cr < next) || (next == p + n ? !ends : *next != '@')) return 0;
+    /* the next byte known, or the input's end; not at the limit, so that
+       where a chunk ends does not depend on how much the window holds */
+    if ((cr && cr < next) || (next == p + n ? !ends : next == end || *next != '@')) return 0;
     r->raw_at[m] = at;
     r->raw_len[m] = (size_t)(next - h);
     r->length[m] = length;
@@ -1092,6 +1165,17 @@ static int write_runs(sm_trimmer *t, const chunk *c, size_t *from, const size_t 
     return SM_OK;
 }
 
+/* The chunk's kept records as the workers compressed them (pack_chunk). */
+static int write_packed(sm_trimmer *t, const chunk *c) {
+    for (unsigned m = 0; m < t->mates; m++)
+        if (c->packed[m].len &&
+            sm_record_file_put_packed(t->o.out[m], c->packed[m].data, c->packed[m].len, c->packed_records) != 0) {
+            t->stop = 1;
+            return SM_ERR_TERMINATED;
+        }
+    return SM_OK;
+}
+
 /* Hands a trimmed chunk's reads on in order (on the reading thread). */
 static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) {
     if (c->read_failed) {
@@ -1104,20 +1188,18 @@ static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) 
         return sm_io_error(err, c->status, "%s: %s", shown(path), sm_strerror(c->status));
     }
     size_t from[2] = {0, 0}, to[2] = {0, 0};
-    int writing = t->o.out[0] != NULL;
+    int writing = t->o.out[0] != NULL && !t->pack;
     for (size_t i = 0; i < c->n; i++) {
         if (c->status == SM_ERR_FORMAT && i == c->bad) {
-            if (writing && write_runs(t, c, from, to) != SM_OK) return SM_ERR_TERMINATED;
+            if ((writing ? write_runs(t, c, from, to) : t->pack ? write_packed(t, c) : SM_OK) != SM_OK)
+                return SM_ERR_TERMINATED;
             return sm_io_error(err, SM_ERR_FORMAT, "%s: record %llu does not read back as its sequence", shown(path),
                                (unsigned long long)t->stats.records + 1);
         }
         const chunk_record *e = &c->recs[i];
-        int kept = 1;
+        int kept = is_kept(t, e);
         for (unsigned m = 0; m < t->mates; m++) {
-            int trimmed = e->cut[m].adapter >= 0;
-            if (e->cut[m].end - e->cut[m].start < t->o.minimum_length) kept = 0;
-            if (t->o.discard && t->has_adapters[m] && trimmed == (t->o.discard == SM_TRIM_DISCARD_TRIMMED)) kept = 0;
-            t->stats.trimmed += (uint64_t)trimmed;
+            t->stats.trimmed += e->cut[m].adapter >= 0;
             t->stats.bases_in += e->length[m];
         }
         t->stats.reads += t->mates;
@@ -1148,7 +1230,7 @@ static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) 
             return SM_ERR_TERMINATED;
         }
     }
-    return writing ? write_runs(t, c, from, to) : SM_OK;
+    return writing ? write_runs(t, c, from, to) : t->pack ? write_packed(t, c) : SM_OK;
 }
 
 /* Hands on the oldest chunk under way, waiting for it when wait is set

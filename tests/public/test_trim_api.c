@@ -377,15 +377,15 @@ static int check_record(void *ctx, const sm_trimmed_record *rec) {
     return 0;
 }
 
-/* Whether a file holds exactly len bytes p. */
+/* Whether a file holds exactly len bytes p (decompressed, when gzip). */
 static int file_holds(const char *path, const char *p, size_t len) {
-    FILE *f = fopen(path, "rb");
+    gzFile f = gzopen(path, "rb");
     if (!f) return 0;
     char *got = malloc(len + 1);
-    size_t n = fread(got, 1, len + 1, f);
-    int same = n == len && (len == 0 || memcmp(got, p, len) == 0);
+    int n = gzread(f, got, (unsigned)len + 1);
+    int same = n == (int)len && (len == 0 || memcmp(got, p, len) == 0);
     free(got);
-    fclose(f);
+    gzclose(f);
     return same;
 }
 
@@ -461,11 +461,12 @@ static void run_round(int round) {
     ro.min_overlap = overlap;
     sm_trim_options to = {.set = &set, .minimum_length = x.minimum_length, .discard = x.discard,
                           .reader_threads = 1 + rnd(2), .ctx = &x, .on_record = check_record};
-    /* half the rounds: the kept reads written by the trimmer as well */
+    /* half the rounds: the kept reads written by the trimmer as well (plain
+       or gzip, whose members the workers make) */
     char out_path[2][300];
-    int write_out = rnd(2);
+    int write_out = rnd(2), gz_out = rnd(2);
     for (int m = 0; m < 2 && write_out && (m == 0 || paired); m++) {
-        snprintf(out_path[m], sizeof out_path[m], "%s/out_%d.fq", dir, m + 1);
+        snprintf(out_path[m], sizeof out_path[m], "%s/out_%d.fq%s", dir, m + 1, gz_out ? ".gz" : "");
         to.out[m] = sm_record_file_open(out_path[m], &err);
     }
     sm_trimmer *t = NULL;
