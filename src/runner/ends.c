@@ -42,6 +42,9 @@
 
 #include "runner/runner_internal.h"
 
+/* The most mismatches the placements off one end are found by Shift-And with. */
+#define SHIFT_AND_MAX_K 8
+
 typedef struct {
     uint64_t record;
     uint64_t fed;     /* bytes so far; the record's length once ended */
@@ -88,7 +91,8 @@ typedef struct sm_ends_state {
     uint8_t *sides;
     int any_start;    /* some pattern's sides hold SM_ENDS_START */
     uint8_t code[256];  /* each text byte's code (text_code) */
-    /* Exact DNA, patterns of at most 64: masks[(2 * pattern + reverse) * 32
+    /* DNA, at most SHIFT_AND_MAX_K mismatches, patterns of at most 64:
+       masks[(2 * pattern + reverse) * 32
        + code] has bit i set where the key's symbol i matches that code, and
        at + 16 the same for the key read backwards (bit i: symbol m - 1 - i),
        for shift_and_partials (NULL: not used). */
@@ -148,7 +152,7 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
     }
     /* (512 bytes a pattern: not for sets so large that their placements
        cost far more than the symbols compared) */
-    int shift_and = e->dna && k == 0 && h->max_length <= 64 && r->pattern_count <= 4096;
+    int shift_and = e->dna && !e->edits && k <= SHIFT_AND_MAX_K && h->max_length <= 64 && r->pattern_count <= 4096;
     if (shift_and) e->masks = calloc(32 * 2 * (size_t)r->pattern_count + 1, sizeof *e->masks);
     if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)) || (shift_and && !e->masks) ||
         (r->opt.min_overlap_sides && !e->sides))
@@ -306,43 +310,53 @@ static int push_part(sm_ends_state *e, const sm_rawhit *x) {
     return SM_OK;
 }
 
-/* Exact DNA placements of pattern p (strand rev, m symbols, m <= 64) at
-   s in [lo, hi] that run off the record's end or its start (not both), by
-   Shift-And over the record's last (first) m - 1 symbols: bit L - 1 of the
-   state after the last symbol says whether the key's first L symbols are
-   the record's last L (the key read backwards over the record's first
-   symbols read backwards: whether its last L are the record's first L). */
+/* Shift-And with k mismatches over n symbols y (read backwards when back):
+   d[j] bit i, after the last symbol, says whether the key's first i + 1
+   symbols (mask) lie over the last i + 1 symbols read with at most j
+   mismatches. */
+static void shift_and(const sm_ends_state *e, const uint64_t *mask, const uint8_t *y, int64_t n, int back,
+                      uint64_t *d) {
+    uint32_t k = e->k;
+    for (uint32_t j = 0; j <= k; j++) d[j] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t b = mask[e->code[y[back ? n - 1 - i : i]]], below = d[0];
+        d[0] = ((d[0] << 1) | 1) & b;
+        for (uint32_t j = 1; j <= k; j++) {
+            uint64_t old = d[j];
+            /* symbol i matched with j mismatches before, or one more here */
+            d[j] = (((old << 1) | 1) & b) | ((below << 1) | 1);
+            below = old;
+        }
+    }
+}
+
+/* DNA placements of pattern p (strand rev, m symbols, m <= 64; at most
+   SHIFT_AND_MAX_K mismatches) at s in [lo, hi] that run off the record's
+   end or its start (not both), by Shift-And over the record's last (first)
+   m - 1 symbols: the key's first L symbols over the record's last L, or
+   the key read backwards over the record's first symbols read backwards
+   (its last L over the record's first L). */
 static int shift_and_partials(sm_ends_state *e, const ends_slot *s, const uint8_t *head, uint32_t p, int rev,
                               int64_t m, int64_t n, int64_t lo, int64_t hi) {
     const uint64_t *mask = e->masks + (2 * (size_t)p + (size_t)rev) * 32;
-    /* off the end: s >= 0, s + m > n; the part inside is L = n - s long */
-    int64_t from = lo > 0 ? lo : 0, to = hi;
-    if (from < n - m + 1) from = n - m + 1;
-    if (from <= to) {
-        int64_t longest = n - from, shortest = n - to;
-        const uint8_t *y = slot_text(e, s, head, (uint64_t)(n - longest), (uint64_t)n);
-        uint64_t d = 0;
-        for (int64_t j = 0; j < longest; j++) d = ((d << 1) | 1) & mask[e->code[y[j]]];
-        d &= ~(uint64_t)0 << (shortest - 1);
-        for (; d; d &= d - 1) {
-            int64_t len = __builtin_ctzll(d) + 1;
-            sm_rawhit x = {(uint64_t)(n - len), (uint64_t)n, p, 0, (uint8_t)rev, 1}; /* pad 1: partial */
-            if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
-        }
-    }
-    /* off the start: s < 0, s + m <= n; the part inside is L = s + m long */
-    from = lo;
-    to = hi < -1 ? hi : -1;
-    if (to > n - m) to = n - m;
-    if (from <= to) {
-        int64_t longest = to + m, shortest = from + m;
-        const uint8_t *y = head; /* longest < m <= W + 1 symbols */
-        uint64_t d = 0;
-        for (int64_t j = longest; j-- > 0;) d = ((d << 1) | 1) & mask[16 + e->code[y[j]]];
-        d &= ~(uint64_t)0 << (shortest - 1);
-        for (; d; d &= d - 1) {
-            int64_t len = __builtin_ctzll(d) + 1;
-            sm_rawhit x = {0, (uint64_t)len, p, 0, (uint8_t)rev, 1};
+    uint64_t d[SHIFT_AND_MAX_K + 1];
+    for (int side = 0; side < 2; side++) {
+        /* off the end: s >= 0, s + m > n, the part inside L = n - s long;
+           off the start: s < 0, s + m <= n, L = s + m */
+        int64_t from = side == 0 ? (lo > 0 ? lo : 0) : lo, to = side == 0 ? hi : (hi < -1 ? hi : -1);
+        if (side == 0 && from < n - m + 1) from = n - m + 1;
+        if (side == 1 && to > n - m) to = n - m;
+        if (from > to) continue;
+        int64_t longest = side == 0 ? n - from : to + m, shortest = side == 0 ? n - to : from + m;
+        const uint8_t *y = side == 0 ? slot_text(e, s, head, (uint64_t)(n - longest), (uint64_t)n) : head;
+        shift_and(e, mask + 16 * side, y, longest, side, d);
+        uint64_t hits = d[e->k] & (~(uint64_t)0 << (shortest - 1));
+        for (; hits; hits &= hits - 1) {
+            int64_t len = __builtin_ctzll(hits) + 1;
+            uint16_t errors = 0;
+            while (!(d[errors] >> (len - 1) & 1)) errors++;
+            sm_rawhit x = {side == 0 ? (uint64_t)(n - len) : 0, side == 0 ? (uint64_t)n : (uint64_t)len, p, errors,
+                           (uint8_t)rev, 1}; /* pad 1: partial */
             if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
         }
     }
