@@ -1041,13 +1041,16 @@ static size_t whole_record(const uint8_t *p, size_t n, size_t limit, int ends, c
                            chunk_record *r, unsigned m) {
     const uint8_t *h = p + at, *end = p + limit;
     if (at >= limit || *h != '@') return 0;
-    const uint8_t *seq = memchr(h, '\n', (size_t)(end - h));
-    if (!seq++) return 0;
-    const uint8_t *plus = memchr(seq, '\n', (size_t)(end - seq));
-    if (!plus++ || plus >= end || *plus != '+' || (plus - seq > 1 && *seq == '+')) return 0;
+    const uint8_t *nl = memchr(h, '\n', (size_t)(end - h));
+    if (!nl) return 0;
+    const uint8_t *seq = nl + 1;
+    if (!(nl = memchr(seq, '\n', (size_t)(end - seq)))) return 0;
+    const uint8_t *plus = nl + 1;
+    if (plus >= end || *plus != '+' || (plus - seq > 1 && *seq == '+')) return 0;
     size_t length = (size_t)(plus - seq) - 1;
-    const uint8_t *qual = memchr(plus, '\n', (size_t)(end - plus));
-    if (!qual++ || (size_t)(end - qual) <= length || memchr(qual, '\n', length + 1) != qual + length) return 0;
+    if (!(nl = memchr(plus, '\n', (size_t)(end - plus)))) return 0;
+    const uint8_t *qual = nl + 1;
+    if ((size_t)(end - qual) <= length || memchr(qual, '\n', length + 1) != qual + length) return 0;
     const uint8_t *next = qual + length + 1;
     /* the next byte known, or the input's end; not at the limit, so that
        where a chunk ends does not depend on how much the window holds */
