@@ -169,6 +169,10 @@ sm_record_out *sm_record_out_new(sm_record_packer *packer, size_t block,
                                  int (*write)(void *ctx, const void *data, size_t len), void *ctx);
 /* One record. SM_OK, SM_ERR_IO (a write failed) or SM_ERR_NOMEM. */
 int sm_record_out_put(sm_record_out *out, const void *record, size_t len);
+/* Records already compressed by the caller (gzip members holding
+   whole records, each ending its line), written as they are after what is
+   gathered (flushed as its own member): a gzip out only. */
+int sm_record_out_put_packed(sm_record_out *out, const void *members, size_t len, uint64_t records);
 /* What is gathered (a gzip output without a record gets an empty member). */
 int sm_record_out_end(sm_record_out *out);
 uint64_t sm_record_out_records(const sm_record_out *out);
@@ -181,9 +185,14 @@ void sm_record_out_free(sm_record_out *out);
 typedef struct sm_record_file sm_record_file;
 /* NULL with err filled. */
 sm_record_file *sm_record_file_open(const char *path, sm_error *err);
-/* One record. Returns 0, or non-zero once a write or the compression has
-   failed (later records are lost: scanning on is pointless). */
+/* One record (or several, one after the other). Returns 0, or non-zero
+   once a write or the compression has failed (later records are lost:
+   scanning on is pointless). */
 int sm_record_file_put(sm_record_file *f, const void *record, size_t len);
+/* Whether f compresses (sm_record_file_put_packed then takes gzip members
+   of its records), and those members, as sm_record_out_put_packed. */
+int sm_record_file_gzip(const sm_record_file *f);
+int sm_record_file_put_packed(sm_record_file *f, const void *members, size_t len, uint64_t records);
 /* Ends, closes and frees f (NULL: nothing); the file keeps its name only
    with keep and nothing failed. Returns SM_OK, SM_ERR_NOMEM ("NAME: out of
    memory while compressing") or SM_ERR_IO ("NAME: REASON", NAME the path

@@ -673,6 +673,11 @@ typedef struct {
     int (*on_record)(void *ctx, const sm_trimmed_record *record);
     void (*on_input)(void *ctx, const char *path);
     void (*on_progress)(void *ctx, const sm_reader *reader, size_t bytes, uint64_t trimmed);
+    /* Where the kept reads go (mate 1 or the single reads, mate 2; NULL:
+       nowhere), written by the trimmer in order, runs of them from its
+       buffer at once (seqmatch_output.h's sm_record_file); a failed write
+       stops the run (SM_ERR_TERMINATED, the file says why). */
+    struct sm_record_file *out[2];
 } sm_trim_options;
 
 typedef struct {

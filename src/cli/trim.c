@@ -64,13 +64,6 @@ typedef struct {
     sm_progress *progress;
 } trim_state;
 
-static int put_record(void *ctx, const sm_trimmed_record *r) {
-    trim_state *s = ctx;
-    int failed = 0;
-    for (unsigned m = 0; m < r->mates && r->kept; m++) failed |= sm_record_file_put(s->out[m], r->bytes[m], r->len[m]);
-    return failed ? -1 : 0;
-}
-
 static void on_input(void *ctx, const char *path) { sm_progress_begin_file(((trim_state *)ctx)->progress, path); }
 
 static void on_progress(void *ctx, const sm_reader *reader, size_t bytes, uint64_t trimmed) {
@@ -140,7 +133,7 @@ int cli_trim_main(int argc, char **argv) {
     ro.chunk_size = opts.chunk_size;
     ro.min_overlap = opts.min_overlap;
     sm_trim_options to = {.set = &set, .minimum_length = opts.minimum_length, .discard = opts.discard,
-                          .reader_threads = cli_threads(opts.threads), .ctx = &s, .on_record = put_record,
+                          .reader_threads = cli_threads(opts.threads), .ctx = &s, .out = {s.out[0], s.out[1]},
                           .on_input = on_input, .on_progress = on_progress};
     if (sm_trimmer_new(db, &ro, &to, &trimmer, &err) != SM_OK) goto failed;
     if (!(s.progress = sm_progress_new(stderr, opts.progress == CLI_PROGRESS_ON ||

@@ -1564,6 +1564,39 @@ int sm_reader_read_records(sm_reader *r, uint8_t *dst, size_t room, size_t max_r
     return 1;
 }
 
+int sm_reader_window_get(sm_reader *r, size_t want, sm_reader_window *w) {
+    memset(w, 0, sizeof *w);
+    if (!r || r->format != SM_INPUT_FASTQ || r->state != ST_BETWEEN || r->ranged || r->after_cr ||
+        r->buf_abs + r->pos != r->line_start)
+        return 0;
+    r->raw_open = 0; /* no record is open: nothing before pos is kept */
+    if (!r->mapped) {
+        if (want > r->cap) want = r->cap;
+        while (r->end - r->pos < want && !(r->pos == 0 && r->end == r->cap)) {
+            /* a failed read: the whole records before it are still
+               given; the next record read says what failed */
+            if (refill(r) <= 0) break;
+        }
+    }
+    w->p = r->buf + r->pos;
+    w->n = r->end - r->pos;
+    w->ends = r->eof;
+    w->stable = r->mapped;
+    w->line = r->line;
+    return w->n > 0;
+}
+
+void sm_reader_window_take(sm_reader *r, size_t used, uint64_t lines) {
+    if (used == 0) return;
+    r->pos += used;
+    r->line += lines;
+    r->line_start = r->buf_abs + r->pos;
+}
+
+const char *sm_reader_shown(const sm_reader *r) { return r->shown; }
+
+void sm_reader_first_line(sm_reader *r, uint64_t line) { r->line = line; }
+
 void sm_reader_close(sm_reader *r) {
     if (!r) return;
     sm_io_source_close(r->src);

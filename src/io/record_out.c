@@ -97,6 +97,15 @@ int sm_record_out_put(sm_record_out *o, const void *record, size_t len) {
     return rc == SM_OK ? put_bytes(o, p, len) : rc;
 }
 
+int sm_record_out_put_packed(sm_record_out *o, const void *members, size_t len, uint64_t records) {
+    if (!o->packer) return SM_ERR_INVALID;
+    int rc = flush_block(o, 0);
+    if (rc != SM_OK || len == 0) return rc;
+    o->records += records;
+    o->owes_newline = 0;
+    return o->write(o->ctx, members, len) == 0 ? SM_OK : SM_ERR_IO;
+}
+
 int sm_record_out_end(sm_record_out *o) {
     /* a gzip output with no record is still a gzip file: one empty member */
     return flush_block(o, o->packer && o->records == 0);
@@ -154,6 +163,13 @@ sm_record_file *sm_record_file_open(const char *path, sm_error *err) {
 
 int sm_record_file_put(sm_record_file *f, const void *record, size_t len) {
     if (sm_record_out_put(f->out, record, len) == SM_ERR_NOMEM) f->failed = 1;
+    return f->failed || sm_writer_error(f->w) != 0;
+}
+
+int sm_record_file_gzip(const sm_record_file *f) { return f->packer != NULL; }
+
+int sm_record_file_put_packed(sm_record_file *f, const void *members, size_t len, uint64_t records) {
+    if (sm_record_out_put_packed(f->out, members, len, records) == SM_ERR_NOMEM) f->failed = 1;
     return f->failed || sm_writer_error(f->w) != 0;
 }
 

@@ -55,4 +55,33 @@ typedef struct {
 } sm_reader_records;
 int sm_reader_read_records(sm_reader *reader, uint8_t *dst, size_t room, size_t max_records, sm_reader_records *out);
 
+/* Whole plain FASTQ records parsed by the caller (seqmatch trim's workers):
+   the reader's bytes from its position, which is a record's first byte at
+   a line start (not after a \r), between records, on an unranged FASTQ
+   reader. sm_reader_window_get gives at least want bytes when the input holds
+   them (fewer when a buffered reader's buffer holds fewer: at most its
+   size), read on as needed; returns 0 when the reader is not at such a
+   place or reading failed (the next sm_reader_next_record says why).
+   p[0, n) stays valid until the next call on the reader, or while it is
+   open when stable (a mapped file); ends: the input ends at p + n; line:
+   the line number of p[0]. sm_reader_window_take then moves the reader
+   past used bytes (whole records ending in \n, holding lines line ends,
+   no \r among them), as if they had been read. */
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+    int ends, stable;
+    uint64_t line;
+} sm_reader_window;
+int sm_reader_window_get(sm_reader *reader, size_t want, sm_reader_window *window);
+void sm_reader_window_take(sm_reader *reader, size_t used, uint64_t lines);
+
+/* The name the reader's messages give its input. */
+const char *sm_reader_shown(const sm_reader *reader);
+
+/* Numbers the lines of a reader that has read nothing yet from line (a
+   reader over some of a file's records, for messages naming the file's
+   lines). */
+void sm_reader_first_line(sm_reader *reader, uint64_t line);
+
 #endif /* SM_SEQIO_H */

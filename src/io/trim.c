@@ -11,7 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "base/cpu.h"
+#include "seqmatch_gzip.h"
+#include "seqmatch_output.h"
 #include "seqmatch_reader.h"
+#include "io/seqio.h"
 #include "io/source.h"
 
 /* ------------------------------------------------------------ the set */
@@ -315,6 +323,8 @@ typedef struct {
     size_t out_at[2], out_len[2]; /* the rewritten mate in the chunk's out */
     sm_trim_cut cut[2];
     size_t seq_at[2], plus_at[2], qual_at[2]; /* a four-line FASTQ record's lines (seq_at 0: another) */
+    uint64_t line[2];           /* of its header, when unchecked */
+    uint8_t unchecked;          /* taken whole from a window (take_block): its bytes are the worker's to check */
 } chunk_record;
 
 enum { CHUNK_FREE, CHUNK_FILLED, CHUNK_DONE };
@@ -322,10 +332,15 @@ enum { CHUNK_FREE, CHUNK_FILLED, CHUNK_DONE };
 typedef struct {
     chunk_record *recs;
     size_t n, cap;
-    byte_buf raw, out;
+    byte_buf raw, out[2];       /* out: each mate's rewritten records, in order */
     int state;                  /* under the trimmer's lock */
     int status;                 /* SM_OK, a runner's failure, SM_ERR_NOMEM, or SM_ERR_FORMAT: */
     size_t bad;                 /* this record does not read back as its sequence */
+    int read_failed;            /* ... or does not read at all: message says why */
+    sm_error message;
+    uint64_t first;             /* records (pairs) read before it */
+    byte_buf packed[2];         /* the kept records of out[m] as a gzip member (sm_trimmer.pack) */
+    uint64_t packed_records;
 } chunk;
 
 typedef struct {
@@ -340,6 +355,10 @@ typedef struct {
     size_t *starts;             /* record i's hits: sorted[starts[i], starts[i + 1]) */
     size_t starts_cap;
     byte_buf seq;
+    size_t *run_offs;           /* feed_runs' offsets, then its lengths */
+    size_t runs_cap;
+    sm_deflater *deflater;      /* pack_chunk's, made at its first chunk */
+    byte_buf gather;
     int nomem;
     pthread_t thread;
 } worker;
@@ -362,7 +381,11 @@ struct sm_trimmer {
     sm_trim_stats stats;
     int stop;
     const sm_reader *reader;
+    const char *shown[2];       /* the inputs as their readers name them */
+    const char *paths[2];
+    int avx2;                   /* the checks of records taken whole may use AVX2 */
     int has_adapters[2];        /* mate 1 (or a single read), mate 2: some adapter is for it */
+    int pack;                   /* the outputs compress: the workers make their members */
 };
 
 static int keep_hit(worker *w, const sm_hit *hit, int partial) {
@@ -446,6 +469,174 @@ static int rewrite_four_lines(const uint8_t *raw, const chunk_record *r, unsigne
            buf_put(out, raw + r->qual_at[m] + start, kept) | buf_put(out, "\n", 1);
 }
 
+/* ------------------------------------------- records taken whole (take_block) */
+
+static const char *shown(const char *path) { return strcmp(path, "-") == 0 ? "stdin" : path; }
+
+/* Whether p[0, n) holds only sequence letters and '-', '.', '*' (what the
+   reader keeps of a sequence line), or only quality bytes ('!'..'~'). */
+static int only_symbols_slow(const uint8_t *p, size_t n, int quality) {
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        int ok = quality ? c >= '!' && c <= '~'
+                         : ((unsigned)((c | 0x20) - 'a') < 26u || c == '-' || c == '.' || c == '*');
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TRIM_AVX2 1
+
+/* As only_symbols below, 32 bytes at a time (n >= 32). */
+__attribute__((target("avx2"))) static int only_symbols_avx2(const uint8_t *p, size_t n, int quality) {
+    const __m256i fold = _mm256_set1_epi8(quality ? 0 : 0x20), base = _mm256_set1_epi8(quality ? '!' : 'a');
+    const __m256i top = _mm256_set1_epi8(quality ? '~' - '!' : 25);
+    for (size_t i = 0;; i += 32) {
+        if (i + 32 > n) i = n - 32;
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
+        __m256i x = _mm256_sub_epi8(_mm256_or_si256(v, fold), base);
+        if ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(x, top), x)) != 0xffffffffu)
+            return only_symbols_slow(p, n, quality);
+        if (i + 32 == n) return 1;
+    }
+}
+#endif
+
+static int only_symbols(const uint8_t *p, size_t n, int quality, int avx2) {
+#ifdef TRIM_AVX2
+    if (avx2 && n >= 32) return only_symbols_avx2(p, n, quality);
+#else
+    (void)avx2;
+#endif
+#ifdef __SSE2__
+    /* letters: (c | 0x20) - 'a' below 26; qualities: c - '!' below 94 (as
+       unsigned bytes: min(x, top) == x); the last vector overlaps the one
+       before instead of reading past the line; punctuation in a sequence
+       takes the byte loop */
+    if (n >= 16) {
+        const __m128i fold = _mm_set1_epi8(quality ? 0 : 0x20), base = _mm_set1_epi8(quality ? '!' : 'a');
+        const __m128i top = _mm_set1_epi8(quality ? '~' - '!' : 25);
+        for (size_t i = 0;; i += 16) {
+            if (i + 16 > n) i = n - 16;
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+            __m128i x = _mm_sub_epi8(_mm_or_si128(v, fold), base);
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, top), x)) != 0xffff)
+                return only_symbols_slow(p, n, quality);
+            if (i + 16 == n) return 1;
+        }
+    }
+#endif
+    return only_symbols_slow(p, n, quality);
+}
+
+/* The first word of a line (a name as the reader takes it: up to white
+   space or a NUL; the line ends in \n, within p[0, n)). */
+static size_t word_length(const uint8_t *p, size_t n) {
+    size_t i = 0;
+#ifdef __SSE2__
+    /* to the first byte up to ' ' (every name end is one), 16 at a time
+       while there are 16 to read */
+    const __m128i space = _mm_set1_epi8(' ');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+        int low = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, space), v));
+        if (low) {
+            i += (size_t)__builtin_ctz((unsigned)low);
+            break;
+        }
+    }
+#endif
+    while (!sm_name_end(p[i])) i++;
+    return i;
+}
+
+/* Whether a record take_block took reads as its four lines say, as the
+   reader would read it: a name not ended by a NUL, a '+' line naming no
+   other read, letters in the sequence, quality bytes in the qualities
+   (and, for a pair, the mates' names the same). */
+static int reads_as_taken(const chunk *c, const chunk_record *r, unsigned mates, int avx2) {
+    size_t name_len[2] = {0, 0};
+    for (unsigned m = 0; m < mates; m++) {
+        const uint8_t *raw = record_raw(c, r, m);
+        size_t n = word_length(raw + 1, r->raw_len[m] - 1),
+               k = word_length(raw + r->plus_at[m] + 1, r->raw_len[m] - r->plus_at[m] - 1);
+        if (raw[1 + n] == 0 || (k && (k != n || memcmp(raw + r->plus_at[m] + 1, raw + 1, n) != 0)) ||
+            !only_symbols(raw + r->seq_at[m], (size_t)r->length[m], 0, avx2) ||
+            !only_symbols(raw + r->qual_at[m], (size_t)r->length[m], 1, avx2))
+            return 0;
+        name_len[m] = n;
+    }
+    if (mates < 2) return 1;
+    const uint8_t *a = record_raw(c, r, 0) + 1, *b = record_raw(c, r, 1) + 1;
+    for (unsigned m = 0; m < 2; m++) {
+        const uint8_t *name = m ? b : a;
+        size_t n = name_len[m];
+        if (n >= 2 && name[n - 2] == '/' && (name[n - 1] == '1' || name[n - 1] == '2')) name_len[m] -= 2;
+    }
+    return name_len[0] == name_len[1] && memcmp(a, b, name_len[0]) == 0;
+}
+
+static int next_records(sm_reader *const *readers, const char *const *paths, uint64_t pair, int *more,
+                        sm_error *err);
+
+typedef struct {
+    const uint8_t *p;
+    size_t n, at;
+} bytes_input;
+
+static long read_bytes(void *ctx, void *buf, size_t cap, sm_error *err) {
+    (void)err;
+    bytes_input *in = ctx;
+    size_t n = in->n - in->at < cap ? in->n - in->at : cap;
+    memcpy(buf, in->p + in->at, n);
+    in->at += n;
+    return (long)n;
+}
+
+/* Record i of c does not read as take_block took it: its message, as the
+   reader gives it reading the record the usual way (the same bytes from
+   the same line; the four lines hold whatever is wrong, so the reader's
+   first word on them is the one it would have given). */
+static void failed_to_read(const sm_trimmer *t, chunk *c, size_t i) {
+    const chunk_record *r = &c->recs[i];
+    sm_reader *sub[2] = {NULL, NULL};
+    bytes_input in[2];
+    sm_error e;
+    memset(&e, 0, sizeof e);
+    int rc = SM_OK, more = 0;
+    for (unsigned m = 0; m < t->mates && rc == SM_OK; m++) {
+        in[m] = (bytes_input){record_raw(c, r, m), r->raw_len[m], 0};
+        rc = sm_reader_open_fn(t->shown[m], SM_INPUT_FASTQ, read_bytes, &in[m], &sub[m], &c->message);
+        if (rc == SM_OK) sm_reader_first_line(sub[m], r->line[m]);
+    }
+    if (rc == SM_OK) rc = next_records(sub, t->paths, c->first + i, &more, &c->message);
+    for (unsigned m = 0; m < t->mates && rc == SM_OK; m++) {
+        const uint8_t *data;
+        size_t len;
+        int got;
+        while ((got = sm_reader_read(sub[m], &data, &len, &e)) > 0) {}
+        if (got < 0) rc = sm_io_error(&c->message, e.code ? e.code : SM_ERR_FORMAT, "%s", e.message);
+    }
+    if (rc == SM_OK)
+        sm_io_error(&c->message, SM_ERR_FORMAT, "%s: record %llu does not read back as its sequence",
+                    shown(t->paths[0]), (unsigned long long)(c->first + i + 1));
+    for (unsigned m = 0; m < t->mates; m++) sm_reader_close(sub[m]);
+    c->read_failed = 1;
+}
+
+/* Checks c's records taken whole, up to the first that fails (its message
+   in c). Returns 0 when all read. */
+static int check_taken(const sm_trimmer *t, chunk *c) {
+    for (size_t i = 0; i < c->n; i++)
+        if (c->recs[i].unchecked && !reads_as_taken(c, &c->recs[i], t->mates, t->avx2)) {
+            failed_to_read(t, c, i);
+            return -1;
+        }
+    return 0;
+}
+
 /* The chunk's hits grouped by record (runner records first, first + 1, ...
    in delivery order within each). */
 static int sort_hits(worker *w, uint64_t first, size_t records) {
@@ -477,28 +668,135 @@ static int sort_hits(worker *w, uint64_t first, size_t records) {
     return 0;
 }
 
+/* Four-line records from (record, mate) number at on, their sequences
+   copied into the runner's buffer and given to it many at once
+   (sm_runner_records_buffer). Returns how many (0: the first does not fit
+   there; fed the usual way), *first the runner's number of the first. */
+static size_t feed_runs(worker *w, chunk *c, size_t at, size_t total, int *status, uint64_t *first) {
+    unsigned mates = w->t->mates;
+    const chunk_record *r = &c->recs[at / mates];
+    size_t need = (size_t)r->length[at % mates], avail, max_records, n = 0, used = 0;
+    uint8_t *dst;
+    uint64_t number;
+    *status = sm_runner_records_buffer(w->runner, need ? need : 1, (void **)&dst, &avail, &max_records, &number);
+    if (*status != SM_OK || need > avail) return 0;
+    if (first) *first = number;
+    if (max_records > total - at) max_records = total - at;
+    if (w->runs_cap < max_records) {
+        size_t *o = realloc(w->run_offs, 2 * max_records * sizeof *o);
+        if (!o) return *status = SM_ERR_NOMEM, 0;
+        w->run_offs = o;
+        w->runs_cap = max_records;
+    }
+    size_t *offs = w->run_offs, *lens = w->run_offs + w->runs_cap;
+    for (; at < total && n < max_records; at++, n++) {
+        r = &c->recs[at / mates];
+        unsigned m = (unsigned)(at % mates);
+        const uint8_t *raw = record_raw(c, r, m);
+        size_t len = (size_t)r->length[m];
+        if ((!r->seq_at[m] && !four_lines(raw, r->raw_len[m], r->length[m], (chunk_record *)r, m)) ||
+            len > avail - used)
+            break;
+        memcpy(dst + used, raw + r->seq_at[m], len);
+        offs[n] = used;
+        lens[n] = len;
+        used += len;
+    }
+    *status = sm_runner_records_commit(w->runner, n, offs, lens);
+    return *status == SM_OK ? n : 0;
+}
+
+/* Whether a trimmed read (pair) is kept: long enough and not discarded. */
+static int is_kept(const sm_trimmer *t, const chunk_record *e) {
+    for (unsigned m = 0; m < t->mates; m++) {
+        if (e->cut[m].end - e->cut[m].start < t->o.minimum_length) return 0;
+        if (t->o.discard && t->has_adapters[m] &&
+            (e->cut[m].adapter >= 0) == (t->o.discard == SM_TRIM_DISCARD_TRIMMED))
+            return 0;
+    }
+    return 1;
+}
+
+/* The kept records among c's first n, each mate's as one gzip member (for
+   outputs that compress: on the workers, not on the reading thread). */
+static void pack_chunk(worker *w, chunk *c, size_t n) {
+    sm_trimmer *t = w->t;
+    c->packed[0].len = c->packed[1].len = 0;
+    c->packed_records = 0;
+    if (!t->pack) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) kept += (size_t)is_kept(t, &c->recs[i]);
+    c->packed_records = kept;
+    if (kept == 0) return;
+    if (!w->deflater && !(w->deflater = sm_deflater_new())) {
+        c->status = SM_ERR_NOMEM;
+        return;
+    }
+    for (unsigned m = 0; m < t->mates; m++) {
+        const chunk_record *last = &c->recs[n - 1];
+        const uint8_t *from = c->out[m].data;
+        size_t len = last->out_at[m] + last->out_len[m];
+        if (kept < n) {
+            /* the kept ones gathered */
+            w->gather.len = 0;
+            for (size_t i = 0; i < n; i++)
+                if (is_kept(t, &c->recs[i]) &&
+                    buf_put(&w->gather, c->out[m].data + c->recs[i].out_at[m], c->recs[i].out_len[m]) != 0) {
+                    c->status = SM_ERR_NOMEM;
+                    return;
+                }
+            from = w->gather.data;
+            len = w->gather.len;
+        }
+        size_t cap = sm_gzip_bound(len);
+        if (c->packed[m].cap < cap) {
+            uint8_t *p = realloc(c->packed[m].data, cap);
+            if (!p) {
+                c->status = SM_ERR_NOMEM;
+                return;
+            }
+            c->packed[m].data = p;
+            c->packed[m].cap = cap;
+        }
+        c->packed[m].len = sm_gzip_member(w->deflater, from, len, c->packed[m].data, cap);
+        if (c->packed[m].len == 0) c->status = SM_ERR_NOMEM;
+    }
+}
+
 /* Scans, decides and rewrites a chunk (on the worker's thread). */
 static void trim_chunk(worker *w, chunk *c) {
     sm_trimmer *t = w->t;
     unsigned mates = t->mates;
     c->status = SM_OK;
-    c->out.len = 0;
+    c->out[0].len = c->out[1].len = 0;
     w->hits_len = 0;
     w->nomem = 0;
+    c->read_failed = 0;
     uint64_t first = 0;
     int status = SM_OK;
-    for (size_t i = 0; i < c->n && status == SM_OK; i++)
-        for (unsigned m = 0; m < mates && status == SM_OK; m++) {
-            uint64_t number = sm_runner_begin_record(w->runner);
-            if (i == 0 && m == 0) first = number;
-            chunk_record *r = &c->recs[i];
-            const uint8_t *raw = record_raw(c, r, m);
-            if (four_lines(raw, r->raw_len[m], r->length[m], r, m))
-                status = r->length[m] ? sm_runner_feed(w->runner, raw + r->seq_at[m], r->length[m]) : SM_OK;
-            else
-                status = feed_sequence(w->runner, raw, r->raw_len[m]);
-            if (status == SM_OK) status = sm_runner_end_record(w->runner);
+    if (check_taken(t, c) != 0) return;
+    /* (record i, mate m) is the runner's record first + i * mates + m */
+    for (size_t at = 0, total = c->n * mates; at < total && status == SM_OK;) {
+        chunk_record *r = &c->recs[at / mates];
+        unsigned m = (unsigned)(at % mates);
+        const uint8_t *raw = record_raw(c, r, m);
+        if (r->seq_at[m] || four_lines(raw, r->raw_len[m], r->length[m], r, m)) {
+            size_t fed = feed_runs(w, c, at, total, &status, at == 0 ? &first : NULL);
+            if (fed) {
+                at += fed;
+                continue;
+            }
+            if (status != SM_OK) break;
         }
+        uint64_t number = sm_runner_begin_record(w->runner);
+        if (at == 0) first = number;
+        if (r->seq_at[m])
+            status = r->length[m] ? sm_runner_feed(w->runner, raw + r->seq_at[m], r->length[m]) : SM_OK;
+        else
+            status = feed_sequence(w->runner, raw, r->raw_len[m]);
+        if (status == SM_OK) status = sm_runner_end_record(w->runner);
+        at++;
+    }
     if (status == SM_OK) status = sm_runner_flush(w->runner);
     if (w->nomem || (status == SM_OK && sort_hits(w, first, c->n * mates) != 0)) status = SM_ERR_NOMEM;
     if (status != SM_OK) {
@@ -513,18 +811,21 @@ static void trim_chunk(worker *w, chunk *c) {
             const sm_hit *hits = w->sorted ? w->sorted + from : NULL;
             const uint8_t *partial = w->sorted_partial ? w->sorted_partial + from : NULL;
             decide(t->o.set, m + 1, t->min_overlap, hits, partial, to - from, r->length[m], &r->cut[m]);
-            r->out_at[m] = c->out.len;
-            int rc = r->seq_at[m] ? rewrite_four_lines(record_raw(c, r, m), r, m, &c->out)
+            r->out_at[m] = c->out[m].len;
+            int rc = r->seq_at[m] ? rewrite_four_lines(record_raw(c, r, m), r, m, &c->out[m])
                                   : rewrite(record_raw(c, r, m), r->raw_len[m], r->length[m], r->cut[m].start,
-                                            r->cut[m].end, &w->seq, &c->out);
+                                            r->cut[m].end, &w->seq, &c->out[m]);
             if (rc != 0) {
                 c->status = rc < 0 ? SM_ERR_NOMEM : SM_ERR_FORMAT;
                 c->bad = i;
+                /* the records before it go out */
+                if (rc > 0) pack_chunk(w, c, i);
                 return;
             }
-            r->out_len[m] = c->out.len - r->out_at[m];
+            r->out_len[m] = c->out[m].len - r->out_at[m];
         }
     }
+    pack_chunk(w, c, c->n);
 }
 
 static void *work(void *arg) {
@@ -567,6 +868,8 @@ int sm_trimmer_new(const sm_db *db, const sm_runner_options *runner_options, con
     pthread_cond_init(&t->done, NULL);
     t->o = *opts;
     t->min_overlap = ro.min_overlap;
+    t->avx2 = sm_cpu()->avx2;
+    t->pack = opts->out[0] && sm_record_file_gzip(opts->out[0]);
     for (size_t i = 0; i < opts->set->count; i++)
         for (unsigned m = 0; m < 2; m++) t->has_adapters[m] |= opts->set->adapters[i].mate != 2 - m;
     t->format = SM_INPUT_AUTO;
@@ -630,11 +933,17 @@ void sm_trimmer_free(sm_trimmer *t) {
         free(w->sorted_partial);
         free(w->starts);
         free(w->seq.data);
+        free(w->run_offs);
+        sm_deflater_free(w->deflater);
+        free(w->gather.data);
     }
     for (size_t i = 0; t->chunks && i < t->nchunks; i++) {
         free(t->chunks[i].recs);
         free(t->chunks[i].raw.data);
-        free(t->chunks[i].out.data);
+        for (unsigned m = 0; m < 2; m++) {
+            free(t->chunks[i].out[m].data);
+            free(t->chunks[i].packed[m].data);
+        }
     }
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->work);
@@ -643,8 +952,6 @@ void sm_trimmer_free(sm_trimmer *t) {
     free(t->chunks);
     free(t);
 }
-
-static const char *shown(const char *path) { return strcmp(path, "-") == 0 ? "stdin" : path; }
 
 static int open_reader(sm_trimmer *t, const char *path, sm_reader **reader, sm_error *err) {
     sm_error e;
@@ -722,12 +1029,107 @@ static int take_mate(sm_trimmer *t, sm_reader *reader, chunk *c, chunk_record *r
     return SM_OK;
 }
 
+/* The four-line FASTQ record at p[at] of a window of n bytes, to be taken
+   whole: '@' header, one sequence line (not starting with '+'), a '+'
+   line and one quality line as long as the sequence, each ending in \n,
+   no \r (cr: the window's first, or NULL), followed by the next record's
+   '@' or the input's end, all before p[limit]. Returns its length with
+   its lines' places in r (mate m; raw_at relative to p), or 0: for the
+   reader to read. What its bytes are is checked by the worker
+   (reads_as_taken). */
+static size_t whole_record(const uint8_t *p, size_t n, size_t limit, int ends, const uint8_t *cr, size_t at,
+                           chunk_record *r, unsigned m) {
+    const uint8_t *h = p + at, *end = p + limit;
+    if (at >= limit || *h != '@') return 0;
+    const uint8_t *nl = memchr(h, '\n', (size_t)(end - h));
+    if (!nl) return 0;
+    const uint8_t *seq = nl + 1;
+    if (!(nl = memchr(seq, '\n', (size_t)(end - seq)))) return 0;
+    const uint8_t *plus = nl + 1;
+    if (plus >= end || *plus != '+' || (plus - seq > 1 && *seq == '+')) return 0;
+    size_t length = (size_t)(plus - seq) - 1;
+    if (!(nl = memchr(plus, '\n', (size_t)(end - plus)))) return 0;
+    const uint8_t *qual = nl + 1;
+    if ((size_t)(end - qual) <= length || memchr(qual, '\n', length + 1) != qual + length) return 0;
+    const uint8_t *next = qual + length + 1;
+    /* the next byte known, or the input's end; not at the limit, so that
+       where a chunk ends does not depend on how much the window holds */
+    if ((cr && cr < next) || (next == p + n ? !ends : next == end || *next != '@')) return 0;
+    r->raw_at[m] = at;
+    r->raw_len[m] = (size_t)(next - h);
+    r->length[m] = length;
+    r->seq_at[m] = (size_t)(seq - h);
+    r->plus_at[m] = (size_t)(plus - h);
+    r->qual_at[m] = (size_t)(qual - h);
+    return r->raw_len[m];
+}
+
+/* Whole records (pairs) from the readers' windows into c, up to room
+   bytes: as many as every mate has in a row (whole_record), or none.
+   Returns the bytes taken (0: none, *failed on running out of memory). */
+static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, size_t room, int *failed) {
+    sm_reader_window w[2];
+    size_t per_mate = room / t->mates, first = c->n, n = SIZE_MAX;
+    for (unsigned m = 0; m < t->mates; m++)
+        if (!sm_reader_window_get(readers[m], per_mate, &w[m])) return 0;
+    for (unsigned m = 0; m < t->mates; m++) {
+        size_t limit = w[m].n < per_mate ? w[m].n : per_mate, at = 0, k = 0;
+        const uint8_t *cr = memchr(w[m].p, '\r', limit);
+        for (; k < n; k++) {
+            if (first + k == c->cap) {
+                size_t cap = c->cap ? c->cap * 2 : 256;
+                chunk_record *p = realloc(c->recs, cap * sizeof *p);
+                if (!p) return *failed = 1, 0;
+                c->recs = p;
+                c->cap = cap;
+            }
+            chunk_record *r = &c->recs[first + k];
+            if (m == 0) memset(r, 0, sizeof *r); /* sm_trim_cut's padding too: callers may hash the cut */
+            size_t len = whole_record(w[m].p, w[m].n, limit, w[m].ends, cr, at, r, m);
+            if (!len) break;
+            r->line[m] = w[m].line + 4 * k;
+            at += len;
+        }
+        n = k;
+    }
+    if (n == 0) return 0;
+    size_t bytes = 0, symbols = 0;
+    for (unsigned m = 0; m < t->mates; m++) {
+        const chunk_record *last = &c->recs[first + n - 1];
+        size_t used = last->raw_at[m] + last->raw_len[m], base = c->raw.len;
+        if (!w[m].stable && buf_put(&c->raw, w[m].p, used) != 0) return *failed = 1, 0;
+        for (size_t k = 0; k < n; k++) {
+            chunk_record *r = &c->recs[first + k];
+            r->unchecked = 1;
+            if (w[m].stable) r->raw[m] = w[m].p + r->raw_at[m];
+            else r->raw_at[m] += base;
+            symbols += (size_t)r->length[m];
+        }
+        sm_reader_window_take(readers[m], used, 4 * (uint64_t)n);
+        bytes += used;
+    }
+    c->n += n;
+    t->read += n;
+    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, symbols, t->stats.trimmed);
+    return bytes;
+}
+
 /* Reads the next records into c (c->n 0: none left). */
 static int fill_chunk(sm_trimmer *t, sm_reader *const *readers, const char *const *paths, chunk *c, sm_error *err) {
     c->n = 0;
     c->raw.len = 0;
+    c->first = t->read;
     size_t bytes = 0;
+    int whole = 1, failed = 0;
     while (bytes < t->chunk_bytes && !t->stop) {
+        if (whole) {
+            size_t got = take_block(t, readers, c, t->chunk_bytes - bytes, &failed);
+            if (failed) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
+            bytes += got;
+            /* none: the rest of the chunk the reader's way */
+            whole = got > 0;
+            continue;
+        }
         int more = 0;
         int rc = next_records(readers, paths, t->read, &more, err);
         if (rc != SM_OK) return rc;
@@ -751,46 +1153,87 @@ static int fill_chunk(sm_trimmer *t, sm_reader *const *readers, const char *cons
     return SM_OK;
 }
 
+/* Writes the kept mates' run of rewritten records [from[m], to[m]) of
+   c->out[m] to the trimmer's out[m] (sm_trim_options.out), as one piece:
+   they lie in order in the chunk. Returns SM_OK, or SM_ERR_TERMINATED once
+   a write failed (the file says why). */
+static int write_runs(sm_trimmer *t, const chunk *c, size_t *from, const size_t *to) {
+    for (unsigned m = 0; m < t->mates; m++) {
+        if (to[m] > from[m] && sm_record_file_put(t->o.out[m], c->out[m].data + from[m], to[m] - from[m]) != 0) {
+            t->stop = 1;
+            return SM_ERR_TERMINATED;
+        }
+        from[m] = to[m];
+    }
+    return SM_OK;
+}
+
+/* The chunk's kept records as the workers compressed them (pack_chunk). */
+static int write_packed(sm_trimmer *t, const chunk *c) {
+    for (unsigned m = 0; m < t->mates; m++)
+        if (c->packed[m].len &&
+            sm_record_file_put_packed(t->o.out[m], c->packed[m].data, c->packed[m].len, c->packed_records) != 0) {
+            t->stop = 1;
+            return SM_ERR_TERMINATED;
+        }
+    return SM_OK;
+}
+
 /* Hands a trimmed chunk's reads on in order (on the reading thread). */
 static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) {
+    if (c->read_failed) {
+        *err = c->message;
+        return err->code;
+    }
     if (c->status != SM_OK && c->status != SM_ERR_FORMAT) {
         if (c->status == SM_ERR_NOMEM)
             return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory while trimming", shown(path));
         return sm_io_error(err, c->status, "%s: %s", shown(path), sm_strerror(c->status));
     }
+    size_t from[2] = {0, 0}, to[2] = {0, 0};
+    int writing = t->o.out[0] != NULL && !t->pack;
     for (size_t i = 0; i < c->n; i++) {
-        if (c->status == SM_ERR_FORMAT && i == c->bad)
+        if (c->status == SM_ERR_FORMAT && i == c->bad) {
+            if ((writing ? write_runs(t, c, from, to) : t->pack ? write_packed(t, c) : SM_OK) != SM_OK)
+                return SM_ERR_TERMINATED;
             return sm_io_error(err, SM_ERR_FORMAT, "%s: record %llu does not read back as its sequence", shown(path),
                                (unsigned long long)t->stats.records + 1);
+        }
         const chunk_record *e = &c->recs[i];
+        int kept = is_kept(t, e);
+        for (unsigned m = 0; m < t->mates; m++) {
+            t->stats.trimmed += e->cut[m].adapter >= 0;
+            t->stats.bases_in += e->length[m];
+        }
+        t->stats.reads += t->mates;
+        t->stats.records++;
+        if (kept) {
+            t->stats.kept++;
+            for (unsigned m = 0; m < t->mates; m++) t->stats.bases_kept += e->cut[m].end - e->cut[m].start;
+            /* a run goes on while the kept records follow one another */
+            if (writing && e->out_at[0] != to[0] && write_runs(t, c, from, to) != SM_OK) return SM_ERR_TERMINATED;
+            for (unsigned m = 0; writing && m < t->mates; m++) {
+                if (from[m] == to[m]) from[m] = e->out_at[m];
+                to[m] = e->out_at[m] + e->out_len[m];
+            }
+        }
+        if (!t->o.on_record) continue;
         sm_trimmed_record r;
         memset(&r, 0, sizeof r);
         r.mates = t->mates;
-        r.kept = 1;
+        r.kept = kept;
         for (unsigned m = 0; m < t->mates; m++) {
             r.length[m] = e->length[m];
             r.cut[m] = e->cut[m];
-            r.bytes[m] = c->out.data + e->out_at[m];
+            r.bytes[m] = c->out[m].data + e->out_at[m];
             r.len[m] = e->out_len[m];
-            if (r.cut[m].end - r.cut[m].start < t->o.minimum_length) r.kept = 0;
-            if (t->o.discard && t->has_adapters[m] &&
-                (r.cut[m].adapter >= 0) == (t->o.discard == SM_TRIM_DISCARD_TRIMMED))
-                r.kept = 0;
-            t->stats.reads++;
-            t->stats.trimmed += r.cut[m].adapter >= 0;
-            t->stats.bases_in += e->length[m];
         }
-        t->stats.records++;
-        if (r.kept) {
-            t->stats.kept++;
-            for (unsigned m = 0; m < r.mates; m++) t->stats.bases_kept += r.cut[m].end - r.cut[m].start;
-        }
-        if (t->o.on_record && t->o.on_record(t->o.ctx, &r) != 0) {
+        if (t->o.on_record(t->o.ctx, &r) != 0) {
             t->stop = 1;
             return SM_ERR_TERMINATED;
         }
     }
-    return SM_OK;
+    return writing ? write_runs(t, c, from, to) : t->pack ? write_packed(t, c) : SM_OK;
 }
 
 /* Hands on the oldest chunk under way, waiting for it when wait is set
@@ -810,6 +1253,25 @@ static int emit_oldest(sm_trimmer *t, int wait, const char *path, int *emitted, 
     return rc;
 }
 
+/* Reading failed while c was being filled: a record taken whole before
+   that point that does not read is the first failure (its chunk's, or an
+   earlier chunk's still under way). */
+static int failed_before(sm_trimmer *t, chunk *c, int rc, sm_error *err) {
+    for (uint64_t s = t->emitted; s < t->filled; s++) {
+        chunk *d = &t->chunks[s % t->nchunks];
+        pthread_mutex_lock(&t->lock);
+        while (d->state != CHUNK_DONE) pthread_cond_wait(&t->done, &t->lock);
+        pthread_mutex_unlock(&t->lock);
+        if (d->read_failed) {
+            *err = d->message;
+            return err->code;
+        }
+    }
+    if (check_taken(t, c) == 0) return rc;
+    *err = c->message;
+    return err->code;
+}
+
 /* Reads every record through the workers (threaded: nworkers > 1). */
 static int trim_all(sm_trimmer *t, sm_reader *const *readers, const char *const *paths, sm_error *err) {
     int threaded = t->nworkers > 1, rc = SM_OK, emitted;
@@ -826,6 +1288,7 @@ static int trim_all(sm_trimmer *t, sm_reader *const *readers, const char *const 
         }
         chunk *c = &t->chunks[t->filled % t->nchunks];
         rc = fill_chunk(t, readers, paths, c, err);
+        if (rc != SM_OK) rc = failed_before(t, c, rc, err);
         if (rc != SM_OK || c->n == 0) break;
         if (!threaded) {
             trim_chunk(&t->workers[0], c);
@@ -864,6 +1327,10 @@ int sm_trimmer_run(sm_trimmer *t, const char *path1, const char *path2, sm_error
     for (unsigned m = 0; m < t->mates && rc == SM_OK; m++) rc = open_reader(t, paths[m], &readers[m], err);
     if (rc == SM_OK && t->o.on_input) t->o.on_input(t->o.ctx, path1);
     t->reader = readers[0];
+    for (unsigned m = 0; m < t->mates && rc == SM_OK; m++) {
+        t->paths[m] = paths[m];
+        t->shown[m] = sm_reader_shown(readers[m]);
+    }
     if (rc == SM_OK) rc = trim_all(t, readers, paths, err);
     t->reader = NULL;
     for (unsigned m = 0; m < t->mates; m++) sm_reader_close(readers[m]);

@@ -72,7 +72,14 @@ void writer_write_slow(sm_writer *w, const void *data, size_t len) {
 }
 
 int sm_writer_write(sm_writer *w, const void *data, size_t len) {
-    writer_put(w, data, len);
+    /* a large piece (trim's runs of records) goes out as it is, after what
+       is gathered: not copied into the buffer first */
+    if (len >= w->cap / 4) {
+        sm_writer_flush(w);
+        write_out(w, data, len);
+    } else {
+        writer_put(w, data, len);
+    }
     return w->error;
 }
 

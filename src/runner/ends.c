@@ -42,6 +42,9 @@
 
 #include "runner/runner_internal.h"
 
+/* The most mismatches the placements off one end are found by Shift-And with. */
+#define SHIFT_AND_MAX_K 8
+
 typedef struct {
     uint64_t record;
     uint64_t fed;     /* bytes so far; the record's length once ended */
@@ -88,6 +91,12 @@ typedef struct sm_ends_state {
     uint8_t *sides;
     int any_start;    /* some pattern's sides hold SM_ENDS_START */
     uint8_t code[256];  /* each text byte's code (text_code) */
+    /* DNA, at most SHIFT_AND_MAX_K mismatches, patterns of at most 64:
+       masks[(2 * pattern + reverse) * 32
+       + code] has bit i set where the key's symbol i matches that code, and
+       at + 16 the same for the key read backwards (bit i: symbol m - 1 - i),
+       for shift_and_partials (NULL: not used). */
+    uint64_t *masks;
     /* k edits: the DP's column, and the ends of one (pattern, strand). */
     int edits;
     sm_report report;
@@ -141,7 +150,11 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
         e->col = malloc(((size_t)h->max_length + 1) * sizeof *e->col);
         e->ends = malloc((e->width + 2) * sizeof *e->ends);
     }
-    if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)) ||
+    /* (512 bytes a pattern: not for sets so large that their placements
+       cost far more than the symbols compared) */
+    int shift_and = e->dna && !e->edits && k <= SHIFT_AND_MAX_K && h->max_length <= 64 && r->pattern_count <= 4096;
+    if (shift_and) e->masks = calloc(32 * 2 * (size_t)r->pattern_count + 1, sizeof *e->masks);
+    if (!e->keys || !e->key_off || !e->conv || (e->edits && (!e->col || !e->ends)) || (shift_and && !e->masks) ||
         (r->opt.min_overlap_sides && !e->sides))
         return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
     total = 0;
@@ -154,6 +167,12 @@ int sm_ends_open(sm_runner *r, sm_error *err) {
                 uint8_t c = rev ? sm_nt_complement[(uint8_t)seq[m - 1 - i]] : (uint8_t)seq[i];
                 e->keys[total + i] = e->dna ? sm_nt_set[c] : e->fold[c];
             }
+            for (size_t i = 0; e->masks && i < m; i++)
+                for (unsigned code = 0; code < 16; code++) {
+                    uint64_t *mask = e->masks + (2 * (size_t)p + (size_t)rev) * 32;
+                    if (e->keys[total + i] & code) mask[code] |= (uint64_t)1 << i;
+                    if (e->keys[total + m - 1 - i] & code) mask[16 + code] |= (uint64_t)1 << i;
+                }
             total += m;
         }
     }
@@ -169,6 +188,7 @@ void sm_ends_close(sm_runner *r) {
     free(e->held);
     sm_buf_free(&e->held_text);
     free(e->keys);
+    free(e->masks);
     free(e->key_off);
     free(e->conv);
     free(e->col);
@@ -290,6 +310,59 @@ static int push_part(sm_ends_state *e, const sm_rawhit *x) {
     return SM_OK;
 }
 
+/* Shift-And with k mismatches over n symbols y (read backwards when back):
+   d[j] bit i, after the last symbol, says whether the key's first i + 1
+   symbols (mask) lie over the last i + 1 symbols read with at most j
+   mismatches. */
+static void shift_and(const sm_ends_state *e, const uint64_t *mask, const uint8_t *y, int64_t n, int back,
+                      uint64_t *d) {
+    uint32_t k = e->k;
+    for (uint32_t j = 0; j <= k; j++) d[j] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t b = mask[e->code[y[back ? n - 1 - i : i]]], below = d[0];
+        d[0] = ((d[0] << 1) | 1) & b;
+        for (uint32_t j = 1; j <= k; j++) {
+            uint64_t old = d[j];
+            /* symbol i matched with j mismatches before, or one more here */
+            d[j] = (((old << 1) | 1) & b) | ((below << 1) | 1);
+            below = old;
+        }
+    }
+}
+
+/* DNA placements of pattern p (strand rev, m symbols, m <= 64; at most
+   SHIFT_AND_MAX_K mismatches) at s in [lo, hi] that run off the record's
+   end or its start (not both), by Shift-And over the record's last (first)
+   m - 1 symbols: the key's first L symbols over the record's last L, or
+   the key read backwards over the record's first symbols read backwards
+   (its last L over the record's first L). */
+static int shift_and_partials(sm_ends_state *e, const ends_slot *s, const uint8_t *head, uint32_t p, int rev,
+                              int64_t m, int64_t n, int64_t lo, int64_t hi) {
+    const uint64_t *mask = e->masks + (2 * (size_t)p + (size_t)rev) * 32;
+    uint64_t d[SHIFT_AND_MAX_K + 1];
+    for (int side = 0; side < 2; side++) {
+        /* off the end: s >= 0, s + m > n, the part inside L = n - s long;
+           off the start: s < 0, s + m <= n, L = s + m */
+        int64_t from = side == 0 ? (lo > 0 ? lo : 0) : lo, to = side == 0 ? hi : (hi < -1 ? hi : -1);
+        if (side == 0 && from < n - m + 1) from = n - m + 1;
+        if (side == 1 && to > n - m) to = n - m;
+        if (from > to) continue;
+        int64_t longest = side == 0 ? n - from : to + m, shortest = side == 0 ? n - to : from + m;
+        const uint8_t *y = side == 0 ? slot_text(e, s, head, (uint64_t)(n - longest), (uint64_t)n) : head;
+        shift_and(e, mask + 16 * side, y, longest, side, d);
+        uint64_t hits = d[e->k] & (~(uint64_t)0 << (shortest - 1));
+        for (; hits; hits &= hits - 1) {
+            int64_t len = __builtin_ctzll(hits) + 1;
+            uint16_t errors = 0;
+            while (!(d[errors] >> (len - 1) & 1)) errors++;
+            sm_rawhit x = {side == 0 ? (uint64_t)(n - len) : 0, side == 0 ? (uint64_t)n : (uint64_t)len, p, errors,
+                           (uint8_t)rev, 1}; /* pad 1: partial */
+            if (push_part(e, &x) != SM_OK) return SM_ERR_NOMEM;
+        }
+    }
+    return SM_OK;
+}
+
 /* Placements s in [lo, hi] of every (pattern, strand) that overhang the
    record (n bytes, known when n_known; else longer than any pattern) with at
    least N symbols inside and at most k errors there. */
@@ -303,10 +376,14 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
     /* Placements off the start lie in the head; those off the end in the
        head when the record is no longer than it, else in the tail: only
        what is read is converted. */
-    if ((lo_bound < 0 && (!e->sides || e->any_start)) || (n_known && n <= (int64_t)s->head_len))
-        for (size_t i = 0; i < s->head_len; i++) e->conv[i] = e->code[head[i]];
-    if (n_known && n > (int64_t)s->head_len)
-        for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = e->code[head[e->width + i]];
+    /* With Shift-And (masks) only placements off both ends, in a record no
+       longer than W, are compared from the codes. */
+    if (!e->masks || (n_known && n <= (int64_t)e->width)) {
+        if ((lo_bound < 0 && (!e->sides || e->any_start)) || (n_known && n <= (int64_t)s->head_len))
+            for (size_t i = 0; i < s->head_len; i++) e->conv[i] = e->code[head[i]];
+        if (n_known && n > (int64_t)s->head_len)
+            for (size_t i = 0; i < s->tail_len; i++) e->conv[e->width + i] = e->code[head[e->width + i]];
+    }
     for (uint32_t p = 0; p < r->pattern_count; p++) {
         size_t m;
         const char *seq = sm_db_pattern_seq(r->db, p, &m);
@@ -321,6 +398,13 @@ static int find_partials(sm_runner *r, const ends_slot *s, const uint8_t *head, 
             if (!(sides & SM_ENDS_START) && lo < (n - mm < 0 ? n - mm : 0)) lo = n - mm < 0 ? n - mm : 0;
             if (!(sides & SM_ENDS_END) && hi > (n - mm > 0 ? n - mm : 0)) hi = n - mm > 0 ? n - mm : 0;
             if (!sides) continue;
+            if (e->masks) {
+                /* placements off one end by Shift-And; those off both (a
+                   record shorter than the pattern) one by one below */
+                if (shift_and_partials(e, s, head, p, rev, mm, n, lo, hi) != SM_OK) return SM_ERR_NOMEM;
+                if (lo < n - mm + 1) lo = n - mm + 1;
+                if (hi > -1) hi = -1;
+            }
             for (int64_t at = lo; at <= hi; at++) {
                 if (at >= 0 && at + mm <= n) {
                     /* wholly inside: the engines'; on to the placements over the end */

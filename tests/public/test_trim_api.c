@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <seqmatch_output.h>
 #include <seqmatch_reader.h>
 
 #include "check.h"
@@ -317,6 +318,8 @@ typedef struct {
     sm_scratch *scratch;
     uint32_t pattern_of[4];    /* each adapter's first pattern */
     int discard;               /* SM_TRIM_KEEP_ALL or SM_TRIM_DISCARD_* */
+    char *kept_bytes[2];       /* the kept mates' records, in order (sm_trim_options.out's expected bytes) */
+    size_t kept_len[2];
 } expect;
 
 static void expected_record(const read_t *r, size_t index, int mate, int fasta, long s, long e, char *out) {
@@ -366,7 +369,24 @@ static int check_record(void *ctx, const sm_trimmed_record *rec) {
         }
     }
     CHECK(rec->kept == kept, "round %d read %zu: kept %d, want %d", x->round, i, rec->kept, kept);
+    for (unsigned m = 0; m < rec->mates && rec->kept; m++) {
+        x->kept_bytes[m] = realloc(x->kept_bytes[m], x->kept_len[m] + rec->len[m]);
+        memcpy(x->kept_bytes[m] + x->kept_len[m], rec->bytes[m], rec->len[m]);
+        x->kept_len[m] += rec->len[m];
+    }
     return 0;
+}
+
+/* Whether a file holds exactly len bytes p (decompressed, when gzip). */
+static int file_holds(const char *path, const char *p, size_t len) {
+    gzFile f = gzopen(path, "rb");
+    if (!f) return 0;
+    char *got = malloc(len + 1);
+    int n = gzread(f, got, (unsigned)len + 1);
+    int same = n == (int)len && (len == 0 || memcmp(got, p, len) == 0);
+    free(got);
+    gzclose(f);
+    return same;
 }
 
 static void random_adapters(adapter *ad, size_t *na, int round) {
@@ -430,7 +450,7 @@ static void run_round(int round) {
     if (paired) write_reads(p2, reads[1], count, 2, fasta, gz);
 
     expect x = {{reads[0], reads[1]}, ad, na, k, overlap, text_iupac, fasta, rnd(3) == 0 ? rnd(40) : 0, 0, round,
-                edits, db, NULL, {0, 0, 0, 0}, SM_TRIM_KEEP_ALL};
+                edits, db, NULL, {0, 0, 0, 0}, SM_TRIM_KEEP_ALL, {NULL, NULL}, {0, 0}};
     for (size_t i = 0; i < na; i++) x.pattern_of[i] = set.adapters[i].pattern;
     x.discard = (int)rnd(3);
     if (sm_scratch_alloc(db, &x.scratch) != SM_OK) CHECK(0, "scratch");
@@ -441,6 +461,14 @@ static void run_round(int round) {
     ro.min_overlap = overlap;
     sm_trim_options to = {.set = &set, .minimum_length = x.minimum_length, .discard = x.discard,
                           .reader_threads = 1 + rnd(2), .ctx = &x, .on_record = check_record};
+    /* half the rounds: the kept reads written by the trimmer as well (plain
+       or gzip, whose members the workers make) */
+    char out_path[2][300];
+    int write_out = rnd(2), gz_out = rnd(2);
+    for (int m = 0; m < 2 && write_out && (m == 0 || paired); m++) {
+        snprintf(out_path[m], sizeof out_path[m], "%s/out_%d.fq%s", dir, m + 1, gz_out ? ".gz" : "");
+        to.out[m] = sm_record_file_open(out_path[m], &err);
+    }
     sm_trimmer *t = NULL;
     st = sm_trimmer_new(db, &ro, &to, &t, &err);
     CHECK(st == SM_OK, "round %d: trimmer: %s", round, err.message);
@@ -452,6 +480,14 @@ static void run_round(int round) {
         sm_trimmer_stats(t, &stats);
         CHECK(stats.records == count && stats.reads == count * (paired ? 2 : 1), "round %d: stats", round);
     }
+    for (int m = 0; m < 2; m++) {
+        if (!to.out[m]) continue;
+        CHECK(sm_record_file_close(to.out[m], 1, NULL, &err) == SM_OK, "round %d: close: %s", round, err.message);
+        CHECK(file_holds(out_path[m], x.kept_bytes[m] ? x.kept_bytes[m] : "", x.kept_len[m]),
+              "round %d: mate %d's file is not the kept records (%zu bytes)", round, m + 1, x.kept_len[m]);
+    }
+    free(x.kept_bytes[0]);
+    free(x.kept_bytes[1]);
     sm_trimmer_free(t);
     sm_scratch_free(x.scratch);
     sm_db_free(db);
@@ -527,11 +563,176 @@ static void refusals(void) {
     sm_trim_set_free(&set);
 }
 
+/* ------------------------------------------------ flawed and odd records */
+
+/* What the reader makes of a FASTQ file: its records as sm_trim_record
+   writes them uncut, concatenated in *out (NULL: not kept), and the message
+   of the first failure ("" when none). Returns the records read. */
+static size_t reader_view(const char *path, char **out, size_t *out_len, char *message) {
+    sm_reader *r = NULL;
+    sm_error err;
+    size_t n = 0, at = 0;
+    uint8_t *rec = NULL;
+    size_t rec_len = 0, rec_cap = 0;
+    message[0] = '\0';
+    if (out) *out = NULL, *out_len = 0;
+    if (sm_reader_open(path, SM_INPUT_AUTO, &r, &err) != SM_OK) {
+        strcpy(message, err.message);
+        return 0;
+    }
+    sm_reader_keep_raw(r);
+    for (;;) {
+        const char *name;
+        const uint8_t *data;
+        size_t len;
+        int stable, got = sm_reader_next_record(r, &name, &err);
+        if (got == 0) break;
+        while (got > 0 && (got = sm_reader_read(r, &data, &len, &err)) > 0) {}
+        if (got < 0 || sm_reader_record_raw(r, &data, &len, &stable, &err) < 0) {
+            strcpy(message, err.message);
+            break;
+        }
+        n++;
+        if (!out || sm_trim_record(data, len, 0, 0, &rec, &rec_len, &rec_cap) != SM_OK) continue;
+        *out = realloc(*out, at + rec_len);
+        memcpy(*out + at, rec, rec_len);
+        at += rec_len;
+    }
+    if (out) *out_len = at;
+    free(rec);
+    sm_reader_close(r);
+    return n;
+}
+
+typedef struct {
+    char *bytes;
+    size_t len, records;
+} gathered;
+
+static int gather(void *ctx, const sm_trimmed_record *rec) {
+    gathered *g = ctx;
+    g->records++;
+    for (unsigned m = 0; m < rec->mates; m++) {
+        if (m == 1) continue; /* mate 1's bytes (a pair's mate 2 is checked by its message) */
+        g->bytes = realloc(g->bytes, g->len + rec->len[m]);
+        memcpy(g->bytes + g->len, rec->bytes[m], rec->len[m]);
+        g->len += rec->len[m];
+    }
+    return 0;
+}
+
+/* Records the trimmer takes whole as four lines read as the reader reads
+   them: a file of plain records with one flawed or odd record (at the
+   start, near the end, in between; small and large chunks, 1 to 3
+   threads, single reads and pairs) trims to the reader's records uncut (no
+   adapter hits them) or fails with the reader's message. */
+static void flawed_records(void) {
+    static const char *const flaws[] = {
+        "@r%d x\nACGTA!GTAC\n+\nIIIIIIIIII\n",   "@r%d x\nACGT GTACG\n+\nIIIIIIIIII\n",
+        "@r%d x\nACGTACGTAC\n+\nIIII IIIII\n",   "@r%d x\nACGTACGTAC\n+\nIIII\x80IIIII\n",
+        "@r%d x\nACGTACGTAC\n+r0\nIIIIIIIIII\n", "@r%d x\nACGTACGTAC\n+r%d\nIIIIIIIIII\n",
+        "@r%d\001 x\nACGTACGTAC\n+\nIIIIIIIIII\n", "@r%d x\nACGTA\rCGTA\n+\nIIIII\rIIII\n",
+        "@r%d x\nACGTA\nCGTAC\n+\nIIIIIIIIII\n", "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n\n\n",
+        "@r%d x\nacgt-.*ngt\n+\nIIIIIIIIII\n",   "@r%d x\n\n+\n\n",
+        "@r%d x\n@CGTACGTAC\n+\nIIIIIIIIII\n",   "@r%d x\n+CGTACGTAC\n+\nIIIIIIIIII\n",
+        "@r%d x\nACGTACGTAC\n+\nIIIIIIIII\n",    "@r%d x\nACGTACGTACGTACGTACGTA\n+\nIIIIIIIIIIIIIIIIIIIII\n@x",
+        "@r%d x\nACGTACGTAC\n+\nIIII\nIIIII\n",   "@r%d x\nACGTACGTAC\n+\nIIII\n\nIIII\n",
+        "@r%d x\nACGTACGTAC\n+\n",               "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII",
+    };
+    enum { RECORDS = 300 };
+    sm_trim_set set;
+    memset(&set, 0, sizeof set);
+    sm_error err;
+    CHECK(sm_trim_set_add(&set, "TTTTTTTTTTTTTTTTTTTTTTTTT", SM_TRIM_BACK, &err) == SM_OK, "adapter");
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.strands = SM_STRAND_FORWARD;
+    sm_db *db = NULL;
+    CHECK(sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err) == SM_OK, "compile");
+    char p1[256], p2[256], good[256];
+    snprintf(p1, sizeof p1, "%s/flawed_1.fq", dir);
+    snprintf(p2, sizeof p2, "%s/flawed_2.fq", dir);
+    snprintf(good, sizeof good, "%s/good_1.fq", dir);
+    FILE *g = fopen(good, "w");
+    for (int i = 0; i < RECORDS; i++) fprintf(g, "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n", i);
+    fclose(g);
+    for (size_t f = 0; f < sizeof flaws / sizeof flaws[0]; f++)
+        for (int place = 0; place < 4; place++) {
+            int at = place == 0 ? 0 : place == 1 ? RECORDS - 1 : place == 2 ? 1 : (int)(37 + 41 * f) % RECORDS;
+            /* the last two flaws are truncations: at the end only */
+            if (f + 2 >= sizeof flaws / sizeof flaws[0] && at != RECORDS - 1) continue;
+            FILE *o = fopen(p1, "w");
+            for (int i = 0; i < RECORDS; i++) {
+                if (i == at) fprintf(o, flaws[f], i, i);
+                else fprintf(o, "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n", i);
+            }
+            fclose(o);
+            char want[sizeof err.message], want2[sizeof err.message];
+            char *bytes;
+            size_t len, count = reader_view(p1, &bytes, &len, want);
+            (void)reader_view(p1, NULL, NULL, want2);
+            for (int run = 0; run < 6; run++) {
+                int paired = run >= 4;
+                /* (a pair whose mate 2 holds a record more says so first) */
+                if (paired && strstr(flaws[f], "@x")) continue;
+                sm_runner_options ro;
+                sm_runner_options_init(&ro);
+                ro.threads = 1 + (unsigned)run % 3;
+                ro.chunk_size = run % 2 ? 16 : 0;
+                gathered got = {NULL, 0, 0};
+                sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
+                sm_trimmer *t = NULL;
+                if (sm_trimmer_new(db, &ro, &to, &t, &err) != SM_OK) {
+                    CHECK(0, "trimmer: %s", err.message);
+                    continue;
+                }
+                /* a pair: the flawed file as mate 2 */
+                int st = sm_trimmer_run(t, paired ? good : p1, paired ? p1 : NULL, &err);
+                if (want[0]) {
+                    CHECK(st != SM_OK && strcmp(err.message, want) == 0, "flaw %zu at %d, run %d: '%s', want '%s'", f,
+                          at, run, st == SM_OK ? "(none)" : err.message, want);
+                } else if (!paired) {
+                    CHECK(st == SM_OK && got.records == count && got.len == len && memcmp(got.bytes, bytes, len) == 0,
+                          "flaw %zu at %d, run %d: %zu records, want %zu; %s", f, at, run, got.records, count,
+                          st == SM_OK ? "same status" : err.message);
+                } else {
+                    /* a pair's names differ where the flaw renames mate 2 */
+                    CHECK(st == SM_OK ? count == RECORDS : strstr(err.message, "out of step") || count != RECORDS,
+                          "flaw %zu at %d, run %d: %s", f, at, run, st == SM_OK ? "ok" : err.message);
+                }
+                free(got.bytes);
+                sm_trimmer_free(t);
+            }
+            free(bytes);
+        }
+    /* mates out of step in the middle of a chunk */
+    FILE *o = fopen(p2, "w");
+    for (int i = 0; i < RECORDS; i++) fprintf(o, "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n", i == 123 ? 999 : i);
+    fclose(o);
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = threads;
+        gathered got = {NULL, 0, 0};
+        sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
+        sm_trimmer *t = NULL;
+        CHECK(sm_trimmer_new(db, &ro, &to, &t, &err) == SM_OK, "trimmer");
+        int st = t ? sm_trimmer_run(t, good, p2, &err) : SM_ERR_INVALID;
+        CHECK(st == SM_ERR_FORMAT && strstr(err.message, "record 124 is 'r123'") && strstr(err.message, "'r999'"),
+              "out of step: %s", err.message);
+        free(got.bytes);
+        sm_trimmer_free(t);
+    }
+    sm_db_free(db);
+    sm_trim_set_free(&set);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     int rounds = test_rounds(60);
     refusals();
     record_cuts();
+    flawed_records();
     for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
     /* (at full scale: a handful of sanitizer rounds may miss a kind) */
     CHECK(rounds < 30 || (cut_by_kind[1] > rounds && cut_by_kind[2] > 0 && cut_by_kind[3] > 0 && cut_partial > 0), "the rounds cut too few reads: 3' %ld, 5' %ld, linked %ld, partial 3' %ld",
