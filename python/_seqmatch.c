@@ -931,8 +931,10 @@ typedef struct {
     unsigned mate;            /* paired targets: 1 or 2 (a pair's mate 2 follows its mate 1); 0 single */
     int has_length;           /* length is set (paired files: the bytes fed) */
     int counted;              /* filter, demux: counted in the statistics */
-    uint64_t user[3];         /* barcode pairs: each end's closest barcode (sm_read_record.user) */
+    uint64_t user[4];         /* barcode pairs: each end's closest barcode, each orientation's (sm_read_record.user) */
 } record_info;
+_Static_assert(sizeof(((record_info *)0)->user) == sizeof(((sm_read_record *)0)->user),
+               "record_info.user is copied to and from sm_read_record.user");
 
 /* Bytes of a record asked of the reader at a time: large enough that the
    calls cost nothing, small enough that a stop is seen soon. */
