@@ -757,7 +757,8 @@ static void barcode_pairs_dealloc(BarcodePairsObject *self) {
 static PyObject *seqmatch_barcode_pairs(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *path, *text;
-    if (!PyArg_ParseTuple(args, "OO:_barcode_pairs", &path, &text)) return NULL;
+    int both = 0;
+    if (!PyArg_ParseTuple(args, "OO|p:_barcode_pairs", &path, &text, &both)) return NULL;
     if ((path != Py_None && !PyBytes_Check(path)) || (text != Py_None && !PyBytes_Check(text)) ||
         (path == Py_None) == (text == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "_barcode_pairs takes a path or a table's text (bytes)");
@@ -787,6 +788,8 @@ static PyObject *seqmatch_barcode_pairs(PyObject *module, PyObject *args) {
         sm_barcode_pairs_free(pairs);
         return NULL;
     }
+    /* single reads: the construct as given, or also wholly reverse complemented */
+    sm_barcode_pairs_orientations(pairs, both);
     b->pairs = pairs;
     return (PyObject *)b;
 }
@@ -931,8 +934,10 @@ typedef struct {
     unsigned mate;            /* paired targets: 1 or 2 (a pair's mate 2 follows its mate 1); 0 single */
     int has_length;           /* length is set (paired files: the bytes fed) */
     int counted;              /* filter, demux: counted in the statistics */
-    uint64_t user[3];         /* barcode pairs: each end's closest barcode (sm_read_record.user) */
+    uint64_t user[4];         /* barcode pairs: each end's closest barcode, each orientation's (sm_read_record.user) */
 } record_info;
+_Static_assert(sizeof(((record_info *)0)->user) == sizeof(((sm_read_record *)0)->user),
+               "record_info.user is copied to and from sm_read_record.user");
 
 /* Bytes of a record asked of the reader at a time: large enough that the
    calls cost nothing, small enough that a stop is seen soon. */
@@ -1030,6 +1035,8 @@ typedef struct RunObject {
     int done;                 /* the iterator is over */
     int busy;                 /* a thread is advancing it */
     int failed;               /* the C side ran out of memory */
+    int closed;               /* close(): readers and runner freed, counts kept in final_stats */
+    PyObject *final_stats;    /* close(): the counts when it was closed */
     sm_error err;
 } RunObject;
 
@@ -1289,16 +1296,23 @@ static int run_ready(RunObject *r) {
     if (r->mode == MODE_FILTER || r->mode == MODE_DEMUX) {
         /* the oldest decided record that is to be handed out */
         while (r->count > 0 && record_at(r, 0)->done) {
-            record_info *e = record_at(r, 0);
-            if (r->paired) return r->count >= 2 && record_at(r, 1)->done; /* demux of pairs */
+            record_info *e = record_at(r, 0), *e2 = NULL;
+            if (r->paired) {
+                /* a pair: both mates done; filter keeps or drops it whole (a hit in either mate) */
+                if (r->count < 2 || !record_at(r, 1)->done) return 0;
+                if (r->mode == MODE_DEMUX) return 1;
+                e2 = record_at(r, 1);
+            }
+            uint64_t hits = e->hits + (e2 ? e2->hits : 0);
             if (r->mode == MODE_FILTER && !e->counted) {
                 e->counted = 1;
                 r->stat_reads_in++;
-                r->stat_matched += e->hits > 0;
-                r->stat_bases_in += record_length(e);
+                r->stat_matched += hits > 0;
+                r->stat_bases_in += record_length(e) + (e2 ? record_length(e2) : 0);
             }
-            if (r->mode == MODE_DEMUX || (e->hits > 0) != r->invert) return 1;
+            if (r->mode == MODE_DEMUX || (hits > 0) != r->invert) return 1;
             record_pop(r);
+            if (e2) record_pop(r);
         }
     }
     return 0;
@@ -1952,6 +1966,7 @@ static void run_dealloc(RunObject *self) {
     Py_XDECREF(self->barcode_pairs);
     Py_XDECREF(self->file_counts);
     Py_XDECREF(self->record_name);
+    Py_XDECREF(self->final_stats);
     Py_XDECREF(self->targets);
     Py_XDECREF(self->shown);
     Py_XDECREF(self->db);
@@ -2267,9 +2282,20 @@ static PyObject *run_next_record(RunObject *r) {
     if (r->mode == MODE_FILTER) {
         uint64_t bases = 0;
         out = record_object(e, 0, 0, NULL, &bases);
+        if (out && r->paired) {
+            /* (mate 1, mate 2) */
+            uint64_t bases2 = 0;
+            PyObject *mate2 = record_object(record_at(r, 1), 0, 0, NULL, &bases2);
+            PyObject *pair = mate2 ? PyTuple_Pack(2, out, mate2) : NULL;
+            bases += bases2;
+            Py_DECREF(out);
+            Py_XDECREF(mate2);
+            out = pair;
+        }
         if (!out) return NULL;
         r->stat_reads_out++;
         r->stat_bases_out += bases;
+        if (r->paired) record_pop(r);
     } else {
         out = demux_record(r);
         if (!out) {
@@ -2297,6 +2323,52 @@ static PyObject *run_next(RunObject *r) {
     PyObject *out = r->mode == MODE_HITS ? run_next_hit(r) : run_next_record(r);
     r->busy = 0;
     return out;
+}
+
+static PyObject *run_stats(RunObject *r, PyObject *unused);
+
+/* close(): ends the pass now: its readers, file objects, record iterators
+   and runner are let go; the iterator is over (done: run_advance is not
+   reached again); stats keep the counts as they were. Closing again does
+   nothing. */
+static PyObject *run_close(RunObject *r, PyObject *unused) {
+    (void)unused;
+    if (r->closed) Py_RETURN_NONE;
+    if (r->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this pass is being read by another thread");
+        return NULL;
+    }
+    if (!(r->final_stats = run_stats(r, NULL))) return NULL;
+    r->busy = 1;
+    r->closed = r->done = r->finished = r->stopped = 1;
+    run_close_target(r);
+    Py_CLEAR(r->targets); /* the paths, file objects and record iterables given: nothing more is read */
+    if (r->runner) {
+        sm_runner *runner = r->runner;
+        r->runner = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        sm_runner_free(runner);
+        Py_END_ALLOW_THREADS
+    }
+    while (r->count > 0) record_pop(r);
+    hit_buffer_free(&r->hits);
+    r->next_hit = 0;
+    r->busy = 0;
+    Py_RETURN_NONE;
+}
+
+static PyObject *run_enter(RunObject *r, PyObject *unused) {
+    (void)unused;
+    Py_INCREF(r);
+    return (PyObject *)r;
+}
+
+static PyObject *run_exit(RunObject *r, PyObject *args) {
+    (void)args;
+    PyObject *done = run_close(r, NULL);
+    if (!done) return NULL;
+    Py_DECREF(done);
+    Py_RETURN_FALSE;
 }
 
 /* _finish(): runs a count or arrays pass to its end. count: a list of
@@ -2376,8 +2448,36 @@ static PyObject *report_list(PyObject *names, const uint64_t *values, size_t n, 
    report (seqmatch-stats, docs/stats-json.md) with the same keys and
    numbers; amplicon and trim: named as sm_amplicon_stats and
    sm_trim_stats. */
+/* A copy of the counts kept at close(): dicts and lists copied through, so
+   that what a caller changes is not kept. */
+static PyObject *stats_copy(PyObject *v) {
+    if (PyDict_Check(v)) {
+        PyObject *out = PyDict_New(), *key, *value;
+        Py_ssize_t at = 0;
+        while (out && PyDict_Next(v, &at, &key, &value)) {
+            PyObject *c = stats_copy(value);
+            if (!c || PyDict_SetItem(out, key, c) != 0) Py_CLEAR(out);
+            Py_XDECREF(c);
+        }
+        return out;
+    }
+    if (PyList_Check(v)) {
+        Py_ssize_t n = PyList_GET_SIZE(v);
+        PyObject *out = PyList_New(n);
+        for (Py_ssize_t i = 0; out && i < n; i++) {
+            PyObject *c = stats_copy(PyList_GET_ITEM(v, i));
+            if (!c) Py_CLEAR(out);
+            else PyList_SET_ITEM(out, i, c);
+        }
+        return out;
+    }
+    Py_INCREF(v);
+    return v;
+}
+
 static PyObject *run_stats(RunObject *r, PyObject *unused) {
     (void)unused;
+    if (r->final_stats) return stats_copy(r->final_stats);
     if (r->mode == MODE_AMPLICON)
         return Py_BuildValue("{s:K,s:K}", "records", (unsigned long long)r->stat_records, "products",
                              (unsigned long long)r->stat_products);
@@ -2533,7 +2633,8 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
         if (ok && kind == TARGET_PAIR) {
             /* ((kind, object, shown) of mate 1, of mate 2): two paths or file objects, or two iterables of records */
             PyObject *m = PyTuple_GET_ITEM(t, 1);
-            ok = n == 1 && (mode == MODE_TRIM || mode == MODE_PAIRS || mode == MODE_DEMUX) && PyTuple_Check(m) &&
+            ok = n == 1 && (mode == MODE_TRIM || mode == MODE_PAIRS || mode == MODE_DEMUX || mode == MODE_FILTER) &&
+                 PyTuple_Check(m) &&
                  PyTuple_GET_SIZE(m) == 2;
             for (Py_ssize_t j = 0; ok && j < 2; j++) {
                 PyObject *x = PyTuple_GET_ITEM(m, j);
@@ -2550,7 +2651,7 @@ static PyObject *database_run(DatabaseObject *self, PyObject *args) {
         if (!ok) {
             Py_DECREF(shown);
             PyErr_SetString(PyExc_TypeError, "_run: targets are (kind, object, shown) triples (one pair of mates, of "
-                                             "one kind, for trim and demux)");
+                                             "one kind, for trim, filter and demux)");
             return NULL;
         }
         PyObject *s = PyTuple_GET_ITEM(t, 2);
@@ -2988,6 +3089,11 @@ static PyGetSetDef run_getset[] = {
 static PyMethodDef run_methods[] = {
     {"_finish", (PyCFunction)run_finish, METH_NOARGS, NULL},
     {"_stats", (PyCFunction)run_stats, METH_NOARGS, NULL},
+    {"close", (PyCFunction)run_close, METH_NOARGS,
+     "Ends the pass now: no more is read, the files and the scanning threads are let go, the iterator is over; "
+     "stats keep the counts so far. Closing again does nothing."},
+    {"__enter__", (PyCFunction)run_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)run_exit, METH_VARARGS, "close()"},
     {NULL, NULL, 0, NULL},
 };
 

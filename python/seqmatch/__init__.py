@@ -515,15 +515,38 @@ class SearchPass(Iterator[Hit], Protocol):
         ``{"records": {"input"}, "bases": {"input"}, "hits": {"total"},
         "patterns": [{"name", "hits"}, ...]}`` (patterns of one name added up)."""
 
+    def close(self) -> None:
+        """Ends the pass now: no more is read, its files and scanning
+        threads are let go, the iterator is over; ``stats`` keep the counts
+        so far. Closing again does nothing."""
+
+    def __enter__(self) -> SearchPass:
+        """``with db.search(...) as hits:`` closes the pass at the block's end."""
+
+    def __exit__(self, *exc: object) -> bool:
+        """close()"""
+
 
 class RecordPass(Iterator[Any], Protocol):
-    """What Database.filter gives: an iterator of records, with ``stats``."""
+    """What Database.filter gives: an iterator of records (with read2:
+    pairs of them), with ``stats``."""
 
     @property
     def stats(self) -> Dict[str, Any]:
         """The counts so far, as ``seqmatch filter --stats-json`` reports
         them: ``{"reads": {"input", "output", "matched"}, "bases": {"input",
         "output"}, "patterns": [{"name", "records"}, ...]}``."""
+
+    def close(self) -> None:
+        """Ends the pass now: no more is read, its files and scanning
+        threads are let go, the iterator is over; ``stats`` keep the counts
+        so far. Closing again does nothing."""
+
+    def __enter__(self) -> RecordPass:
+        """``with db.filter(...) as kept:`` closes the pass at the block's end."""
+
+    def __exit__(self, *exc: object) -> bool:
+        """close()"""
 
 
 class BarcodePass(Iterator[Tuple[Optional[str], Any]], Protocol):
@@ -537,6 +560,17 @@ class BarcodePass(Iterator[Tuple[Optional[str], Any]], Protocol):
         "patterns": [{"name", "records"}, ...], "samples": [{"name",
         "reads"}, ..., {"name": "unassigned", ...}], "unassigned":
         {"no_hit", "ambiguous"}}``."""
+
+    def close(self) -> None:
+        """Ends the pass now: no more is read, its files and scanning
+        threads are let go, the iterator is over; ``stats`` keep the counts
+        so far. Closing again does nothing."""
+
+    def __enter__(self) -> BarcodePass:
+        """``with db.demux(...) as assigned:`` closes the pass at the block's end."""
+
+    def __exit__(self, *exc: object) -> bool:
+        """close()"""
 
 
 class Database(_seqmatch._Database):
@@ -820,7 +854,7 @@ class Database(_seqmatch._Database):
 
     def filter(self, target: Target, *, invert: bool = False, threads: int = 0, circular: bool = False,
                strand: Optional[str] = None, anchor: Optional[str] = None, lines: bool = False,
-               min_overlap: int = 0) -> RecordPass:
+               min_overlap: int = 0, read2: Optional[Target] = None) -> RecordPass:
         """The records of a target that hold a hit (with invert=True, those
         that hold none), in order, as the command's filter keeps them; the
         iterator's ``stats`` are the counts of ``seqmatch filter
@@ -831,9 +865,16 @@ class Database(_seqmatch._Database):
         file); records given as Python objects come back as they were given.
         target, threads, circular, strand, anchor, lines and min_overlap as
         for search.
+        read2: paired reads (``seqmatch filter -1 TARGET -2 READ2``): mate
+            2's file (a path or file object) or records, read in step with
+            target (names may end in /1 and /2); both mates are searched and
+            a pair is kept or dropped whole: it has a hit when either mate
+            has one. Items are (mate 1, mate 2), each as above.
         """
+        if read2 is not None and lines:
+            raise ValueError("lines=True reads text; paired reads (read2) are FASTA or FASTQ")
         run, _ = self._pass(target, _MODE_FILTER, threads, circular, False, strand, anchor, None, lines,
-                           invert=invert, ends=(min_overlap, None, None, False))
+                           invert=invert, ends=(min_overlap, None, None, False), read2=read2)
         return run  # type: ignore[no-any-return]
 
     def demux(self, target: Target, *, anchor: Optional[str] = "start", strand: Optional[str] = "+",
@@ -982,9 +1023,11 @@ class _RecordPass:
         return _cast(Dict[str, int], self._run._stats())
 
     def close(self) -> None:
-        """Ends the pass: no more is read; stats keep what was counted."""
+        """Ends the pass: no more is read (its files and scanning threads
+        are let go); stats keep what was counted."""
         if self._run is not None and self._final is None:
             self._final = self._run._stats()
+            self._run.close()
         self._run = _iter_done
 
     def __enter__(self) -> Any:
@@ -1366,8 +1409,9 @@ class BarcodePairs:
 
     def __init__(self, table: Union[PathLike, Iterable[Tuple[str, str, str]]], *, mismatches: int = 0,
                  edits: int = 0, rc_barcode2: bool = False, text_iupac: bool = False, engine: str = "auto") -> None:
+        source: Tuple[Optional[bytes], Optional[bytes]]
         if isinstance(table, (str, bytes, _os.PathLike)):
-            self._pairs = _seqmatch._barcode_pairs(_os.fsencode(table), None)
+            source = (_os.fsencode(table), None)
         else:
             lines = []
             for row in table:
@@ -1379,7 +1423,10 @@ class BarcodePairs:
                 lines.append(b"\t".join(fields) + b"\n")
             if not lines:
                 raise ValueError("no barcode pairs given")
-            self._pairs = _seqmatch._barcode_pairs(None, b"".join(lines))
+            source = (None, b"".join(lines))
+        self._pairs = _seqmatch._barcode_pairs(*source)
+        # strand="both": the same table, read in both orientations (a table is small)
+        self._pairs_both = _seqmatch._barcode_pairs(*source, True)
         for what, k in (("mismatches", mismatches), ("edits", edits)):
             _count_argument(k, what, none=False)
         if mismatches and edits:
@@ -1400,7 +1447,7 @@ class BarcodePairs:
         return f"<seqmatch.BarcodePairs of {len(self.samples)} samples>"
 
     def demux(self, target: Target, *, read2: Optional[Target] = None, trim: bool = False,
-              barcode_tag: bool = False, threads: int = 0) -> DemuxPass:
+              barcode_tag: bool = False, strand: str = "+", threads: int = 0) -> DemuxPass:
         """Each record of a target (as for Database.search) with its
         sample, as (sample or None, record): None when an end has no
         barcode, two barcodes of an end are equally close, or the pair is
@@ -1413,6 +1460,14 @@ class BarcodePairs:
             barcode1 at mate 1's start, barcode2 at mate 2's start (as
             listed: not with rc_barcode2); items are (sample or None,
             (mate 1, mate 2)).
+        strand: "+" (default): a single read is the construct as given
+            (barcode1 at its start, barcode2 at its end); "both" (``--strand
+            both``, single reads only): a read may also be the whole
+            construct reverse complemented (barcode2's end first); each read
+            takes the orientation whose two barcodes have the fewest errors
+            in all, two equally close leave it unassigned (ambiguous) unless
+            they name one sample. Reads are handed out as read; trim cuts
+            both ends, the tag reads as on the construct.
         trim: an assigned read comes without its barcodes (the bases each
             one's hit covers; the qualities in step), as the command's
             --trim writes it.
@@ -1423,11 +1478,16 @@ class BarcodePairs:
         Python object as a tuple of its items, the sequence and quality
         (third item) cut and the tag after the name."""
         extra = (bool(trim), bool(barcode_tag))
+        both = _choice({"+": False, "both": True}, strand, "strand")
         if read2 is None:
             info = self.database._info()
             window = info["max_length"] + info["max_errors"]
-            run = self.database._run_records(target, _MODE_PAIRS, threads, 0, (self._pairs, window) + extra)
+            pairs = self._pairs_both if both else self._pairs
+            run = self.database._run_records(target, _MODE_PAIRS, threads, 0, (pairs, window) + extra)
             return DemuxPass(run)
+        if both:
+            raise ValueError('strand="both" is for single reads (the construct in either orientation); with '
+                             "read2 barcode1 is sought at mate 1's start and barcode2 at mate 2's")
         if self._rc_barcode2:
             raise ValueError("rc_barcode2=True is for single reads (barcode2 at the read's end); with read2 "
                              "barcode2 is sought at mate 2's start as listed")

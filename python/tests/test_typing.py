@@ -57,8 +57,10 @@ def test_wrong_uses_are_errors(mypy, tmp_path):
         "db.search('x.fa').rows\n"                         # 5: an iterator has no rows
         "s: str = db.scan('A')[0].start\n"                 # 6: an int
         "db.count('x.fa', thread=2)\n"                     # 7: no such argument
-        "c: seqmatch.HitColumns = db.search('x.fa')\n")    # 8: arrays=True gives those
+        "c: seqmatch.HitColumns = db.search('x.fa')\n"     # 8: arrays=True gives those
+        "db.filter('x.fq', read2='y.fq').close(1)\n"       # 9: close takes nothing
+        "seqmatch.BarcodePairs([]).demux('x.fq', strand=2)\n")  # 10: strand is a str
     status, out = mypy(str(wrong), cwd=tmp_path)
     assert status == 1
     lines = {int(line.split(":")[1]) for line in out.splitlines() if ": error:" in line}
-    assert lines == {3, 4, 5, 6, 7, 8}, out
+    assert lines == {3, 4, 5, 6, 7, 8, 9, 10}, out

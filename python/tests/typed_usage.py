@@ -87,6 +87,19 @@ def main(path: str) -> None:
     assert by_barcode.stats["reads"]["input"] == 2
     for barcode, (first_mate, second_mate) in db.demux(records, read2=mates, barcode_read=2):
         assert barcode in ("EcoRI", None) and first_mate and second_mate
+    # paired filter, barcode pairs in both orientations, closing a pass
+    with db.filter(records, read2=mates, invert=True) as kept_pairs:
+        for kept1, kept2 in kept_pairs:
+            assert kept1 and kept2
+    kept_pairs.close()
+    assert kept_pairs.stats["reads"]["input"] == 2
+    either_way: seqmatch.DemuxPass = dual.demux(records, strand="both", trim=True)
+    assert [sample for sample, _ in either_way]
+    hits_so_far: seqmatch.SearchPass = db.search(records)
+    with hits_so_far as same_pass:
+        next(same_pass)
+    assert list(hits_so_far) == []
+    by_barcode.close()
 
 
 if __name__ == "__main__":
