@@ -46,6 +46,25 @@ int sm_dfa_ac_chunk_states(const sm_dfa_matcher *matcher, const uint8_t *section
                            const uint8_t *text, const size_t *cuts, size_t chunks, unsigned threads,
                            uint32_t *row_offsets, sm_error *err);
 
+/* Work run beside a parallel DFA run (sm_dfa_run_beside): the input loop
+   reads the next block while the threads simulate the one before it. */
+typedef struct {
+    void (*task)(void *ctx);
+    void *ctx;
+    double seconds;       /* in: the task's expected time (0: unknown); out: its time this run */
+    double byte_seconds;  /* in/out: one path's time per byte, as last measured (0: unknown) */
+} sm_dfa_beside;
+
+/* sm_dfa_run_parallel, with beside->task run once on one of the threads
+   while the others simulate the chunks (tasks are handed out in order: the
+   task first, then the chunks). The last chunk, the one its thread takes
+   after it, is shortened by the task's expected time. Without several
+   threads, or with less than two minimal chunks of data, the task runs
+   first and the data after, on the calling thread. */
+int sm_dfa_run_beside(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len,
+                      const sm_dfa_parallel_options *opts, sm_dfa_beside *beside, uint32_t *final_state,
+                      sm_error *err);
+
 /* The matcher's run tables in plain form, for the GPU run (dfa_gpu.c): run
    states (the DFA's, then the error sink when unknown bytes are errors),
    merged columns, targets[states * columns] (malloc'd; NULL when out of
