@@ -26,6 +26,12 @@
 /* Room past a block that sm_reader_read_into may write. */
 #define DFA_BLOCK_PAD 64
 
+/* The block size: DFA_BLOCK_BYTES, smaller in tests (many blocks from a
+   small input). */
+static size_t block_bytes = DFA_BLOCK_BYTES;
+
+void sm_dfa_scan_block_bytes(size_t bytes) { block_bytes = bytes ? bytes : DFA_BLOCK_BYTES; }
+
 /* Where a record's bytes (or, for text, the input's) start in the block. */
 typedef struct {
     size_t at;
@@ -37,7 +43,7 @@ typedef struct {
    the threads run one block the next is read into the other (double
    buffering), on one of the same threads. */
 typedef struct {
-    uint8_t *own;          /* DFA_BLOCK_BYTES + DFA_BLOCK_PAD */
+    uint8_t *own;          /* block_bytes + DFA_BLOCK_PAD */
     const uint8_t *data;   /* own, or a mapped piece run where it lies */
     size_t len;
     int direct;            /* data is the reader's: nothing may be read while it runs */
@@ -110,7 +116,7 @@ static int mark_block(dfa_fill *f, dfa_block *b, const char *record) {
     return SM_OK;
 }
 
-/* Fills b from the reader: up to DFA_BLOCK_BYTES bytes, across records
+/* Fills b from the reader: up to block_bytes bytes, across records
    unless each record has its result; a large piece (a mapped file's) is a
    block of its own, run where it lies. The blocks are cut where the input
    loop before double buffering ran them, so that an unknown byte and a
@@ -145,7 +151,7 @@ static void fill_block(dfa_fill *f, dfa_block *b) {
             f->stage = FILL_IN_RECORD;
             if (mark_block(f, b, o->dna ? f->record : NULL) != SM_OK) return;
         }
-        if (b->len == DFA_BLOCK_BYTES) return;
+        if (b->len == block_bytes) return;
         const uint8_t *data = NULL;
         size_t len = 0;
         int got;
@@ -153,7 +159,7 @@ static void fill_block(dfa_fill *f, dfa_block *b) {
             data = f->pending, len = f->pending_len, got = 1;
             f->pending = NULL;
         } else if (f->into) {
-            got = sm_reader_read_into(f->reader, b->own + b->len, DFA_BLOCK_BYTES - b->len, &len, &f->err);
+            got = sm_reader_read_into(f->reader, b->own + b->len, block_bytes - b->len, &len, &f->err);
             if (got > 0) {
                 b->len += len;
                 f->offset += len;
@@ -189,7 +195,7 @@ static void fill_block(dfa_fill *f, dfa_block *b) {
             f->offset += len;
             return;
         }
-        size_t take = DFA_BLOCK_BYTES - b->len < len ? DFA_BLOCK_BYTES - b->len : len;
+        size_t take = block_bytes - b->len < len ? block_bytes - b->len : len;
         memcpy(b->own + b->len, data, take);
         b->len += take;
         f->offset += take;
@@ -255,10 +261,10 @@ int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_read
     }
     int rc = SM_OK;
     for (int i = 0; i < 2; i++) {
-        blocks[i].own = malloc(DFA_BLOCK_BYTES + DFA_BLOCK_PAD);
+        blocks[i].own = malloc(block_bytes + DFA_BLOCK_PAD);
         blocks[i].data = blocks[i].own;
         if (!blocks[i].own) {
-            rc = sm_io_error(err, SM_ERR_NOMEM, "out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
+            rc = sm_io_error(err, SM_ERR_NOMEM, "out of memory for a %zu MiB input block", block_bytes >> 20);
             goto done;
         }
     }

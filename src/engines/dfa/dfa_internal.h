@@ -65,6 +65,10 @@ int sm_dfa_run_beside(const sm_dfa_matcher *m, uint32_t state, const void *data,
                       const sm_dfa_parallel_options *opts, sm_dfa_beside *beside, uint32_t *final_state,
                       sm_error *err);
 
+/* Tests: the input blocks of sm_dfa_scan_reader hold this many bytes (0:
+   the usual 64 MiB), so that a small input crosses many (src/io/dfa_reader.c). */
+void sm_dfa_scan_block_bytes(size_t bytes);
+
 /* The matcher's run tables in plain form, for the GPU run (dfa_gpu.c): run
    states (the DFA's, then the error sink when unknown bytes are errors),
    merged columns, targets[states * columns] (malloc'd; NULL when out of
