@@ -5,7 +5,9 @@
  * (a mapped file's) is run where it lies. Without a result per record a
  * block holds as many records as fit, so that the threads share the many
  * short records of an assembly as they share a long one; marks say where
- * each record's bytes start in the block, for the messages. */
+ * each record's bytes start in the block, for the messages. Two blocks take
+ * turns: the next is read (FASTA and FASTQ stripped straight into it) by a
+ * task of the run's thread team while the other threads run this one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
