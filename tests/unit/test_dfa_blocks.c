@@ -6,7 +6,10 @@
  * error comes first and its message, against an oracle that walks the
  * records byte by byte with the input loop's rule: a block is run when it
  * is full, at the input's end or (a result per record) at the record's end,
- * and a reader's failure ends the input before its block is run. */
+ * and a reader's failure ends the input before its block is run. The
+ * reader's read callback is called on the caller's thread only, as
+ * sm_reader_open_fn promises, although blocks are read beside runs. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +25,15 @@ typedef struct {
     const char *text;
     size_t len, at;
     tu_rng *rng;
+    pthread_t caller;
+    int elsewhere;   /* calls from another thread */
 } stream;
 
 /* The FASTA text in random pieces, as a pipe hands it out. */
 static long read_stream(void *ctx, void *buf, size_t cap, sm_error *err) {
     (void)err;
     stream *s = ctx;
+    if (!pthread_equal(pthread_self(), s->caller)) s->elsewhere++;
     size_t n = s->len - s->at;
     size_t piece = tu_rng_range(s->rng, 1, 97);
     if (n > piece) n = piece;
@@ -144,7 +150,7 @@ static void one_round(tu_rng *rng, unsigned round) {
     char message[512] = "";
     int want_rc = oracle(dfa, seqs, lens, nrec, per_record, block, "in.fa", &want, message, sizeof message);
 
-    stream s = {fasta, flen, 0, rng};
+    stream s = {fasta, flen, 0, rng, pthread_self(), 0};
     sm_reader *reader = NULL;
     if (tu_check(sm_reader_open_fn("in.fa", SM_INPUT_FASTA, read_stream, &s, &reader, &err) == SM_OK, "open: %s",
                  err.message)) {
@@ -154,6 +160,7 @@ static void one_round(tu_rng *rng, unsigned round) {
         memset(&err, 0, sizeof err);
         int rc = sm_dfa_scan_reader(dfa, matcher, reader, &o, &err);
         sm_dfa_scan_block_bytes(0);
+        tu_check(s.elsewhere == 0, "round %u: the read callback ran on another thread %d times", round, s.elsewhere);
         tu_check(rc == want_rc, "round %u (block %zu, %u threads, %zu chunks, per record %d): status %d, want %d (%s)",
                  round, block, par.threads, par.chunks, per_record, rc, want_rc, err.message);
         tu_check(strcmp(got.text, want.text) == 0, "round %u: results\n%s want\n%s", round, got.text, want.text);

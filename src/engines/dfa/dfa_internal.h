@@ -55,12 +55,13 @@ typedef struct {
     double byte_seconds;  /* in/out: one path's time per byte, as last measured (0: unknown) */
 } sm_dfa_beside;
 
-/* sm_dfa_run_parallel, with beside->task run once on one of the threads
-   while the others simulate the chunks (tasks are handed out in order: the
-   task first, then the chunks). The last chunk, the one its thread takes
-   after it, is shortened by the task's expected time. Without several
-   threads, or with less than two minimal chunks of data, the task runs
-   first and the data after, on the calling thread. */
+/* sm_dfa_run_parallel, with beside->task run once on the calling thread
+   while the others simulate the chunks: the team hands out its tasks in
+   order, the caller taking the first (the task, then the chunks), so that a
+   reader's read callback stays on the caller's thread (sm_reader_open_fn).
+   The last chunk, which the caller takes after the task, is shortened by
+   the task's expected time. Without several threads, or with less than one
+   minimal chunk of data, the task runs first and the data after. */
 int sm_dfa_run_beside(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len,
                       const sm_dfa_parallel_options *opts, sm_dfa_beside *beside, uint32_t *final_state,
                       sm_error *err);
