@@ -876,7 +876,8 @@ typedef struct {
 } sm_dfa_reader_options;
 
 /* Runs the reader's input through matcher's DFA (sm_dfa_run_parallel, in
-   blocks of up to 64 MiB; a mapped file's large pieces where they lie), as
+   blocks of up to 64 MiB, the next read while the threads run one; a mapped
+   file's large pieces where they lie), as
    seqmatch dfa does. A byte outside the DFA's alphabet (matcher without
    skip_unknown) is an error (SM_ERR_PATTERN) naming the input, the record
    and the byte's offset. Returns SM_OK, SM_ERR_TERMINATED, or an error

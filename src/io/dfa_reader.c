@@ -5,18 +5,34 @@
  * (a mapped file's) is run where it lies. Without a result per record a
  * block holds as many records as fit, so that the threads share the many
  * short records of an assembly as they share a long one; marks say where
- * each record's bytes start in the block, for the messages. */
+ * each record's bytes start in the block, for the messages. Two blocks take
+ * turns: the next is read (FASTA and FASTQ stripped straight into it) by a
+ * task of the run's thread team while the other threads run this one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "seqmatch_reader.h"
+#include "engines/dfa/dfa_internal.h"
 #include "io/source.h"
 
 /* Input is simulated in blocks of this size. */
 #define DFA_BLOCK_BYTES ((size_t)64 << 20)
 /* Pieces at least this long are run in place (no copy into the block). */
 #define DFA_DIRECT_BYTES ((size_t)4 << 20)
+/* Past this many bytes of a record a mapped FASTA file is stripped on the
+   reader's threads when it has more than two (reader.c): such blocks are
+   read before they are run, not beside the run before them. */
+#define DFA_READER_STRIPS_FROM ((size_t)4 << 20)
+/* Room past a block that sm_reader_read_into may write. */
+#define DFA_BLOCK_PAD 64
+
+/* The block size: DFA_BLOCK_BYTES, smaller in tests (many blocks from a
+   small input). */
+static size_t block_bytes = DFA_BLOCK_BYTES;
+
+void sm_dfa_scan_block_bytes(size_t bytes) { block_bytes = bytes ? bytes : DFA_BLOCK_BYTES; }
 
 /* Where a record's bytes (or, for text, the input's) start in the block. */
 typedef struct {
@@ -25,42 +41,179 @@ typedef struct {
     char *record;          /* dna: the record's name; text: NULL */
 } block_mark;
 
+/* One block: the bytes read for one run of the matcher's threads. While
+   the threads run one block the next is read into the other (double
+   buffering), on one of the same threads. */
 typedef struct {
-    const sm_dfa_matcher *matcher;
-    const sm_dfa_reader_options *o;
-    uint8_t *block;
-    size_t block_len;
-    uint32_t state;
-    uint64_t offset;       /* offset of the next byte in its record (dna) or the input (text) */
+    uint8_t *own;          /* block_bytes + DFA_BLOCK_PAD */
+    const uint8_t *data;   /* own, or a mapped piece run where it lies */
+    size_t len;
+    int direct;            /* data is the reader's: nothing may be read while it runs */
+    int failed;            /* the reader failed in this block (dfa_fill's error): its bytes are not run */
+    char *ended;           /* per_record: the record whose bytes end here (its result follows the run) */
     block_mark *marks;
     size_t nmarks, marks_cap;
-} dfa_scan;
+} dfa_block;
 
-static void clear_block_marks(dfa_scan *r) {
-    for (size_t i = 0; i < r->nmarks; i++) free(r->marks[i].record);
-    r->nmarks = 0;
+enum { FILL_BETWEEN, FILL_IN_RECORD, FILL_END, FILL_FAILED };
+
+/* The reading side: what a block's filling leaves for the next one. */
+typedef struct {
+    sm_reader *reader;
+    const sm_dfa_reader_options *o;
+    int into;              /* FASTA/FASTQ: stripped straight into the block */
+    int fasta;
+    int stage;             /* FILL_* */
+    char *record;          /* the current record's name */
+    uint64_t offset;       /* offset of the next byte in its record (dna) or the input (text) */
+    const uint8_t *pending;  /* a piece read but not yet taken (text) */
+    size_t pending_len;
+    int rc;                /* FILL_FAILED: the reader's error, reported after the blocks before it */
+    sm_error err;
+    dfa_block *target;     /* the block a beside task fills */
+} dfa_fill;
+
+static void clear_block(dfa_block *b) {
+    for (size_t i = 0; i < b->nmarks; i++) free(b->marks[i].record);
+    b->nmarks = 0;
+    b->len = 0;
+    b->data = b->own;
+    b->direct = 0;
+    b->failed = 0;
+    free(b->ended);
+    b->ended = NULL;
 }
 
-/* The bytes appended next belong to record (NULL: text) from r->offset on. */
-static int mark_block(dfa_scan *r, const char *record, sm_error *err) {
-    if (r->nmarks && r->marks[r->nmarks - 1].at == r->block_len) {
-        free(r->marks[r->nmarks - 1].record);
-        r->nmarks--;
+static void free_block(dfa_block *b) {
+    clear_block(b);
+    free(b->marks);
+    free(b->own);
+}
+
+static int fill_failed(dfa_fill *f, int rc) {
+    f->stage = FILL_FAILED;
+    f->rc = rc ? rc : SM_ERR_IO;
+    return f->rc;
+}
+
+/* The bytes appended next belong to record (NULL: text) from f->offset on. */
+static int mark_block(dfa_fill *f, dfa_block *b, const char *record) {
+    if (b->nmarks && b->marks[b->nmarks - 1].at == b->len) {
+        free(b->marks[b->nmarks - 1].record);
+        b->nmarks--;
     }
-    if (r->nmarks == r->marks_cap) {
-        size_t cap = r->marks_cap ? r->marks_cap * 2 : 64;
-        block_mark *grown = realloc(r->marks, cap * sizeof *grown);
-        if (!grown) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
-        r->marks = grown;
-        r->marks_cap = cap;
+    if (b->nmarks == b->marks_cap) {
+        size_t cap = b->marks_cap ? b->marks_cap * 2 : 64;
+        block_mark *grown = realloc(b->marks, cap * sizeof *grown);
+        if (!grown) return fill_failed(f, sm_io_error(&f->err, SM_ERR_NOMEM, "out of memory"));
+        b->marks = grown;
+        b->marks_cap = cap;
     }
-    block_mark *m = &r->marks[r->nmarks];
-    m->at = r->block_len;
-    m->offset = r->offset;
+    block_mark *m = &b->marks[b->nmarks];
+    m->at = b->len;
+    m->offset = f->offset;
     m->record = record ? strdup(record) : NULL;
-    if (record && !m->record) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
-    r->nmarks++;
+    if (record && !m->record) return fill_failed(f, sm_io_error(&f->err, SM_ERR_NOMEM, "out of memory"));
+    b->nmarks++;
     return SM_OK;
+}
+
+/* Fills b from the reader: up to block_bytes bytes, across records
+   unless each record has its result; a large piece (a mapped file's) is a
+   block of its own, run where it lies. The blocks are cut where the input
+   loop before double buffering ran them, so that an unknown byte and a
+   reader's error are reported in the same order. A failure leaves the
+   stage FILL_FAILED (the block's bytes are then not run). */
+static void fill_block(dfa_fill *f, dfa_block *b) {
+    const sm_dfa_reader_options *o = f->o;
+    clear_block(b);
+    if (f->stage == FILL_IN_RECORD && mark_block(f, b, o->dna ? f->record : NULL) != SM_OK) return;
+    while (f->stage == FILL_BETWEEN || f->stage == FILL_IN_RECORD) {
+        if (f->stage == FILL_BETWEEN) {
+            const char *name = NULL;
+            int got = sm_reader_next_record(f->reader, &name, &f->err);
+            if (got < 0) {
+                fill_failed(f, f->err.code);
+                return;
+            }
+            if (got == 0) {
+                f->stage = FILL_END;
+                return;
+            }
+            free(f->record);
+            if (!(f->record = strdup(name ? name : ""))) {
+                fill_failed(f, sm_io_error(&f->err, SM_ERR_NOMEM, "out of memory"));
+                return;
+            }
+            sm_input_format format = sm_reader_format(f->reader);
+            f->into = format == SM_INPUT_FASTA || format == SM_INPUT_FASTQ;
+            f->fasta = format == SM_INPUT_FASTA;
+            /* offsets in messages are within the record (dna) */
+            if (o->per_record || o->dna) f->offset = 0;
+            f->stage = FILL_IN_RECORD;
+            if (mark_block(f, b, o->dna ? f->record : NULL) != SM_OK) return;
+        }
+        if (b->len == block_bytes) return;
+        const uint8_t *data = NULL;
+        size_t len = 0;
+        int got;
+        if (f->pending) {
+            data = f->pending, len = f->pending_len, got = 1;
+            f->pending = NULL;
+        } else if (f->into) {
+            got = sm_reader_read_into(f->reader, b->own + b->len, block_bytes - b->len, &len, &f->err);
+            if (got > 0) {
+                b->len += len;
+                f->offset += len;
+                continue;
+            }
+        } else {
+            got = sm_reader_read(f->reader, &data, &len, &f->err);
+        }
+        if (got < 0) {
+            fill_failed(f, f->err.code);
+            return;
+        }
+        if (got == 0) {
+            /* a result per record: the record's bytes end here; else the
+               block goes on with the next record */
+            f->stage = FILL_BETWEEN;
+            if (o->per_record) {
+                b->ended = f->record;
+                f->record = NULL;
+                return;
+            }
+            continue;
+        }
+        if (len >= DFA_DIRECT_BYTES) {
+            /* run where it lies, in a block of its own */
+            if (b->len > 0) {
+                f->pending = data, f->pending_len = len;
+                return;
+            }
+            b->data = data;
+            b->len = len;
+            b->direct = 1;
+            f->offset += len;
+            return;
+        }
+        size_t take = block_bytes - b->len < len ? block_bytes - b->len : len;
+        memcpy(b->own + b->len, data, take);
+        b->len += take;
+        f->offset += take;
+        if (take < len) f->pending = data + take, f->pending_len = len - take;
+    }
+}
+
+static void fill(dfa_fill *f, dfa_block *b) {
+    if (f->stage == FILL_FAILED) clear_block(b);
+    else fill_block(f, b);
+    b->failed = f->stage == FILL_FAILED;
+}
+
+static void fill_task(void *ctx) {
+    dfa_fill *f = ctx;
+    fill(f, f->target);
 }
 
 static void describe_byte(uint8_t c, char *buf, size_t size) {
@@ -68,122 +221,106 @@ static void describe_byte(uint8_t c, char *buf, size_t size) {
     else snprintf(buf, size, "byte 0x%02X", c);
 }
 
-/* Simulates the buffered block; its marks name the place of an unknown byte. */
-static int flush_block(dfa_scan *r, sm_error *err) {
-    if (r->block_len == 0 || r->state == SM_DFA_NO_STATE) {
-        r->block_len = 0;
-        clear_block_marks(r);
-        return SM_OK;
-    }
-    sm_error e;
-    memset(&e, 0, sizeof e);
-    uint32_t next = r->state;
-    int rc = sm_dfa_run_parallel(r->matcher, r->state, r->block, r->block_len, r->o->parallel, &next, &e);
-    if (rc != SM_OK) return sm_io_error(err, rc, "%s: %s", r->o->name, e.message);
-    if (next == SM_DFA_NO_STATE) {
-        size_t at = sm_dfa_find_unknown(r->matcher, r->block, r->block_len), i = r->nmarks;
-        while (i > 1 && r->marks[i - 1].at > at) i--;
-        const block_mark none = {0, 0, NULL}, *m = i ? &r->marks[i - 1] : &none;
-        unsigned long long offset = (unsigned long long)(m->offset + (at - m->at));
-        char what[32];
-        describe_byte(r->block[at], what, sizeof what);
-        if (m->record)
-            return sm_io_error(err, SM_ERR_PATTERN,
-                        "%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
-                        "ignores such bytes)",
-                        r->o->name, m->record, what, offset);
+/* The message of the block's first unknown byte, named by its marks. */
+static int unknown_in_block(const sm_dfa_matcher *matcher, const char *name, const dfa_block *b, sm_error *err) {
+    size_t at = sm_dfa_find_unknown(matcher, b->data, b->len), i = b->nmarks;
+    while (i > 1 && b->marks[i - 1].at > at) i--;
+    const block_mark none = {0, 0, NULL}, *m = i ? &b->marks[i - 1] : &none;
+    unsigned long long offset = (unsigned long long)(m->offset + (at - m->at));
+    char what[32];
+    describe_byte(b->data[at], what, sizeof what);
+    if (m->record)
         return sm_io_error(err, SM_ERR_PATTERN,
-                    "%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)",
-                    r->o->name, what, offset);
-    }
-    r->state = next;
-    r->block_len = 0;
-    clear_block_marks(r);
-    return SM_OK;
+                           "%s: record '%s': %s at sequence offset %llu is not in the DFA's alphabet (--skip-unknown "
+                           "ignores such bytes)",
+                           name, m->record, what, offset);
+    return sm_io_error(err, SM_ERR_PATTERN,
+                       "%s: %s at offset %llu is not in the DFA's alphabet (--skip-unknown ignores such bytes)", name,
+                       what, offset);
 }
 
-/* The rest of the reader's current record into the blocks. */
-static int scan_record(dfa_scan *r, sm_reader *reader, const char *record, sm_error *err) {
-    const uint8_t *data;
-    size_t len;
-    int got, rc = SM_OK;
-    if ((rc = mark_block(r, record, err)) != SM_OK) return rc;
-    while ((got = sm_reader_read(reader, &data, &len, err)) > 0) {
-        if (len >= DFA_DIRECT_BYTES) {
-            /* a large piece (a mapped file's) is run where it lies, not
-               copied: the block before it first */
-            if ((rc = flush_block(r, err)) != SM_OK) return rc;
-            uint8_t *keep = r->block;
-            if ((rc = mark_block(r, record, err)) == SM_OK) {
-                r->block = (uint8_t *)data;
-                r->block_len = len;
-                rc = flush_block(r, err);
-            }
-            r->block = keep;
-            r->block_len = 0;
-            if (rc != SM_OK) return rc;
-            r->offset += len;
-            if ((rc = mark_block(r, record, err)) != SM_OK) return rc;
-            continue;
-        }
-        while (len > 0) {
-            size_t take = DFA_BLOCK_BYTES - r->block_len < len ? DFA_BLOCK_BYTES - r->block_len : len;
-            memcpy(r->block + r->block_len, data, take);
-            r->block_len += take;
-            r->offset += take;
-            data += take;
-            len -= take;
-            if (r->block_len == DFA_BLOCK_BYTES) {
-                if ((rc = flush_block(r, err)) != SM_OK || (rc = mark_block(r, record, err)) != SM_OK) return rc;
-            }
-        }
-    }
-    if (got < 0) return err && err->code ? err->code : SM_ERR_IO;
-    /* a result per record: the record's bytes end here; else the block
-       goes on with the next record */
-    return r->o->per_record ? flush_block(r, err) : SM_OK;
+/* Whether the next block may be read beside this one's run: not while the
+   block is the reader's own memory, nor where the reader strips a long
+   record on threads of the team the run holds (it would strip on one). */
+static int read_beside(const dfa_fill *f, const dfa_block *b, unsigned threads) {
+    if (b->direct || f->stage == FILL_END || f->stage == FILL_FAILED) return 0;
+    return threads <= 2 || !f->fasta || f->stage != FILL_IN_RECORD || f->offset < DFA_READER_STRIPS_FROM;
 }
 
 int sm_dfa_scan_reader(const sm_dfa *dfa, const sm_dfa_matcher *matcher, sm_reader *reader,
                        const sm_dfa_reader_options *opts, sm_error *err) {
-    dfa_scan r;
-    memset(&r, 0, sizeof r);
-    r.matcher = matcher;
-    r.o = opts;
-    if (!(r.block = malloc(DFA_BLOCK_BYTES)))
-        return sm_io_error(err, SM_ERR_NOMEM, "out of memory for a %zu MiB input block", DFA_BLOCK_BYTES >> 20);
-    r.state = sm_dfa_start(dfa);
-    char *record = NULL;
+    dfa_block blocks[2];
+    memset(blocks, 0, sizeof blocks);
+    dfa_fill f;
+    memset(&f, 0, sizeof f);
+    f.reader = reader;
+    f.o = opts;
+    f.stage = FILL_BETWEEN;
+    unsigned threads = opts->parallel && opts->parallel->threads ? opts->parallel->threads : 0;
+    if (threads == 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = online > 1 ? (unsigned)online : 1u;
+    }
     int rc = SM_OK;
-    for (;;) {
-        const char *name = NULL;
-        int got = sm_reader_next_record(reader, &name, err);
-        if (got < 0) {
-            rc = err && err->code ? err->code : SM_ERR_IO;
-            break;
-        }
-        if (got == 0) break;
-        free(record);
-        if (!(record = strdup(name ? name : ""))) {
-            rc = sm_io_error(err, SM_ERR_NOMEM, "out of memory");
-            break;
-        }
-        if (opts->per_record) r.state = sm_dfa_start(dfa);
-        /* offsets in messages are within the record (dna) */
-        if (opts->per_record || opts->dna) r.offset = 0;
-        if ((rc = scan_record(&r, reader, opts->dna ? record : NULL, err)) != SM_OK) break;
-        if (!opts->per_record && r.state == SM_DFA_NO_STATE) break;
-        if (opts->per_record && opts->on_result(opts->ctx, record, r.state) != 0) {
-            rc = SM_ERR_TERMINATED;
-            break;
+    for (int i = 0; i < 2; i++) {
+        blocks[i].own = malloc(block_bytes + DFA_BLOCK_PAD);
+        blocks[i].data = blocks[i].own;
+        if (!blocks[i].own) {
+            rc = sm_io_error(err, SM_ERR_NOMEM, "out of memory for a %zu MiB input block", block_bytes >> 20);
+            goto done;
         }
     }
-    if (rc == SM_OK && !opts->per_record) rc = flush_block(&r, err);
-    if (rc == SM_OK && !opts->per_record && opts->on_result(opts->ctx, NULL, r.state) != 0) rc = SM_ERR_TERMINATED;
-    clear_block_marks(&r);
-    free(r.marks);
-    free(record);
-    free(r.block);
+    const uint32_t start = sm_dfa_start(dfa);
+    uint32_t state = start;
+    dfa_block *cur = &blocks[0], *next = &blocks[1];
+    sm_dfa_beside beside = {fill_task, &f, 0, 0};
+    fill(&f, cur);
+    for (;;) {
+        if (cur->failed) {
+            /* the reader failed in this block: its bytes are not run */
+            if (err) *err = f.err;
+            rc = f.rc;
+            break;
+        }
+        if (cur->len == 0 && !cur->ended) break; /* the input's end */
+        int ahead = read_beside(&f, cur, threads);
+        f.target = next;
+        if (cur->len > 0) {
+            /* cur, while the next block is read beside it */
+            sm_error e;
+            memset(&e, 0, sizeof e);
+            uint32_t reached = state;
+            rc = ahead ? sm_dfa_run_beside(matcher, state, cur->data, cur->len, opts->parallel, &beside, &reached, &e)
+                       : sm_dfa_run_parallel(matcher, state, cur->data, cur->len, opts->parallel, &reached, &e);
+            if (rc != SM_OK) {
+                rc = sm_io_error(err, rc, "%s: %s", opts->name, e.message);
+                break;
+            }
+            if (reached == SM_DFA_NO_STATE) {
+                rc = unknown_in_block(matcher, opts->name, cur, err);
+                break;
+            }
+            state = reached;
+        } else if (ahead) {
+            fill(&f, next);
+        }
+        if (cur->ended) {
+            if (opts->on_result(opts->ctx, cur->ended, state) != 0) {
+                rc = SM_ERR_TERMINATED;
+                break;
+            }
+            state = start;
+        }
+        if (!ahead) fill(&f, next);
+        dfa_block *t = cur;
+        cur = next;
+        next = t;
+    }
+    if (rc == SM_OK && !opts->per_record && opts->on_result(opts->ctx, NULL, state) != 0) rc = SM_ERR_TERMINATED;
+done:
+    free_block(&blocks[0]);
+    free_block(&blocks[1]);
+    free(f.record);
     return rc;
 }
 

@@ -46,6 +46,30 @@ int sm_dfa_ac_chunk_states(const sm_dfa_matcher *matcher, const uint8_t *section
                            const uint8_t *text, const size_t *cuts, size_t chunks, unsigned threads,
                            uint32_t *row_offsets, sm_error *err);
 
+/* Work run beside a parallel DFA run (sm_dfa_run_beside): the input loop
+   reads the next block while the threads simulate the one before it. */
+typedef struct {
+    void (*task)(void *ctx);
+    void *ctx;
+    double seconds;       /* in: the task's expected time (0: unknown); out: its time this run */
+    double byte_seconds;  /* in/out: one path's time per byte, as last measured (0: unknown) */
+} sm_dfa_beside;
+
+/* sm_dfa_run_parallel, with beside->task run once on the calling thread
+   while the others simulate the chunks: the team hands out its tasks in
+   order, the caller taking the first (the task, then the chunks), so that a
+   reader's read callback stays on the caller's thread (sm_reader_open_fn).
+   The last chunk, which the caller takes after the task, is shortened by
+   the task's expected time. Without several threads, or with less than one
+   minimal chunk of data, the task runs first and the data after. */
+int sm_dfa_run_beside(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len,
+                      const sm_dfa_parallel_options *opts, sm_dfa_beside *beside, uint32_t *final_state,
+                      sm_error *err);
+
+/* Tests: the input blocks of sm_dfa_scan_reader hold this many bytes (0:
+   the usual 64 MiB), so that a small input crosses many (src/io/dfa_reader.c). */
+void sm_dfa_scan_block_bytes(size_t bytes);
+
 /* The matcher's run tables in plain form, for the GPU run (dfa_gpu.c): run
    states (the DFA's, then the error sink when unknown bytes are errors),
    merged columns, targets[states * columns] (malloc'd; NULL when out of

@@ -754,18 +754,32 @@ typedef struct {
     uint32_t start;
     uint32_t *maps;   /* chunks x states */
     int failed;
+    sm_dfa_beside *beside; /* task 0 when not NULL; chunk i is then task i + 1 */
 } chunk_job;
+
+static double seconds_now(void);
 
 static void chunk_task(size_t i, void *arg) {
     chunk_job *job = arg;
+    if (job->beside) {
+        if (i == 0) {
+            double t0 = seconds_now();
+            job->beside->task(job->beside->ctx);
+            job->beside->seconds = seconds_now() - t0;
+            return;
+        }
+        i--;
+    }
     const sm_dfa_matcher *m = job->m;
     const uint8_t *p = job->data + job->cuts[i];
     size_t len = job->cuts[i + 1] - job->cuts[i];
     uint32_t *map = job->maps + i * m->states;
     if (i == 0) {
         /* Only the start state matters for the first chunk: a constant map. */
+        double t0 = job->beside ? seconds_now() : 0;
         uint32_t end = state_of(m, run_premultiplied(m, job->start * m->row, p, len));
         for (uint32_t s = 0; s < m->states; s++) map[s] = end;
+        if (job->beside && len >= DEFAULT_MIN_CHUNK) job->beside->byte_seconds = (seconds_now() - t0) / (double)len;
         return;
     }
     all_states_scratch w;
@@ -789,22 +803,19 @@ static unsigned resolve_threads(unsigned threads) {
     return n > 0 ? (unsigned)n : 1u;
 }
 
-int sm_dfa_chunk_states(const sm_dfa_matcher *m, uint32_t state, const void *data, const size_t *cuts,
-                        size_t chunks, const sm_dfa_parallel_options *opts, uint32_t *states, sm_error *err) {
-    if (!m || !states || (!data && chunks && cuts && cuts[chunks]))
-        return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk states need a matcher, data and room for the states");
-    if (state >= m->dfa_states) return sm_set_error(err, SM_ERR_INVALID, "dfa: start state %u out of range", state);
-    if (chunks == 0 || !cuts || cuts[0] != 0)
-        return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk cuts must start at 0");
-    for (size_t i = 0; i < chunks; i++)
-        if (cuts[i + 1] < cuts[i]) return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk cuts decrease at %zu", i + 1);
-    unsigned threads = resolve_threads(opts ? opts->threads : 0);
+/* The chunks' start states (sm_dfa_chunk_states), with beside's task (when
+   not NULL) run before the chunks are handed out. */
+static int chunk_states(const sm_dfa_matcher *m, uint32_t state, const void *data, const size_t *cuts, size_t chunks,
+                        unsigned threads, sm_dfa_beside *beside, uint32_t *states, sm_error *err) {
     const uint32_t n = m->states;
     if ((uint64_t)chunks * n > SIZE_MAX / sizeof(uint32_t))
         return sm_set_error(err, SM_ERR_NOMEM, "dfa: too many chunks");
-    chunk_job job = {m, data, cuts, state, malloc(chunks * n * sizeof(uint32_t)), 0};
-    if (!job.maps) return sm_set_error(err, SM_ERR_NOMEM, "dfa: out of memory for %zu chunk maps", chunks);
-    sm_parallel_for(chunks, threads, chunk_task, &job);
+    chunk_job job = {m, data, cuts, state, malloc(chunks * n * sizeof(uint32_t)), 0, beside};
+    if (!job.maps) {
+        if (beside) beside->task(beside->ctx);
+        return sm_set_error(err, SM_ERR_NOMEM, "dfa: out of memory for %zu chunk maps", chunks);
+    }
+    sm_parallel_for(chunks + (beside != NULL), threads, chunk_task, &job);
     uint32_t count = n;
     if (job.failed || sm_prefix_scan(job.maps, chunks, (size_t)n * sizeof(uint32_t), compose_maps, &count,
                                      threads) != SM_OK) {
@@ -815,6 +826,18 @@ int sm_dfa_chunk_states(const sm_dfa_matcher *m, uint32_t state, const void *dat
     for (size_t i = 1; i <= chunks; i++) states[i] = public_state(m, job.maps[(i - 1) * n + state]);
     free(job.maps);
     return SM_OK;
+}
+
+int sm_dfa_chunk_states(const sm_dfa_matcher *m, uint32_t state, const void *data, const size_t *cuts,
+                        size_t chunks, const sm_dfa_parallel_options *opts, uint32_t *states, sm_error *err) {
+    if (!m || !states || (!data && chunks && cuts && cuts[chunks]))
+        return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk states need a matcher, data and room for the states");
+    if (state >= m->dfa_states) return sm_set_error(err, SM_ERR_INVALID, "dfa: start state %u out of range", state);
+    if (chunks == 0 || !cuts || cuts[0] != 0)
+        return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk cuts must start at 0");
+    for (size_t i = 0; i < chunks; i++)
+        if (cuts[i + 1] < cuts[i]) return sm_set_error(err, SM_ERR_INVALID, "dfa: chunk cuts decrease at %zu", i + 1);
+    return chunk_states(m, state, data, cuts, chunks, resolve_threads(opts ? opts->threads : 0), NULL, states, err);
 }
 
 static double seconds_now(void) {
@@ -856,37 +879,90 @@ static double measure_ratio(const sm_dfa_matcher *m, const uint8_t *p, size_t le
     return ratio;
 }
 
-int sm_dfa_run_parallel(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len,
-                        const sm_dfa_parallel_options *opts, uint32_t *final_state, sm_error *err) {
+/* Balanced or equal cuts (sm_dfa_chunk_cuts) when the thread that takes the
+   last chunk has first spent the time of `head` bytes of one path on other
+   work: every thread's share takes the same time. Chunk 0 follows one path
+   (a byte costs 1), the others all states (a byte costs ratio; 1 for equal
+   chunks). A head too long for the last chunk leaves it empty. */
+static void cuts_after_head(size_t len, size_t chunks, sm_dfa_chunk_policy policy, double ratio, double head,
+                            size_t *cuts) {
+    if (policy != SM_DFA_CHUNKS_BALANCED || !(ratio >= 1.0)) ratio = 1.0;
+    /* u: each share's time in one path's bytes; chunk 0 = u bytes, the
+       middle ones u / ratio, the last (u - head) / ratio */
+    double u = ((double)len + head / ratio) / (1.0 + (double)(chunks - 1) / ratio);
+    if (u <= head) {
+        sm_dfa_chunk_cuts(len, chunks - 1, policy, ratio, cuts);
+        cuts[chunks] = len;
+        return;
+    }
+    cuts[0] = 0;
+    double at = u;
+    for (size_t i = 1; i < chunks; i++, at += u / ratio) {
+        size_t c = at >= (double)len ? len : (size_t)at;
+        cuts[i] = c < cuts[i - 1] ? cuts[i - 1] : c;
+    }
+    cuts[chunks] = len;
+}
+
+static int run_parallel(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len,
+                        const sm_dfa_parallel_options *opts, sm_dfa_beside *beside, uint32_t *final_state,
+                        sm_error *err) {
     sm_dfa_parallel_options defaults;
     if (!opts) {
         sm_dfa_parallel_options_init(&defaults);
         opts = &defaults;
     }
-    if (!m || !final_state || (!data && len))
+    if (!m || !final_state || (!data && len)) {
+        if (beside) beside->task(beside->ctx);
         return sm_set_error(err, SM_ERR_INVALID, "dfa: a run needs a matcher, data and a place for the state");
-    if (state >= m->dfa_states) return sm_set_error(err, SM_ERR_INVALID, "dfa: start state %u out of range", state);
+    }
+    if (state >= m->dfa_states) {
+        if (beside) beside->task(beside->ctx);
+        return sm_set_error(err, SM_ERR_INVALID, "dfa: start state %u out of range", state);
+    }
     unsigned threads = resolve_threads(opts->threads);
     size_t chunks = opts->chunks ? opts->chunks : threads;
     size_t min_chunk = opts->min_chunk ? opts->min_chunk : DEFAULT_MIN_CHUNK;
     if (len / min_chunk < chunks) chunks = len / min_chunk;
-    if (chunks <= 1) {
+    /* beside work needs a second thread and enough data to share with it */
+    if (beside && (threads < 2 || chunks == 0)) {
+        double t0 = seconds_now();
+        beside->task(beside->ctx);
+        beside->seconds = seconds_now() - t0;
+        beside = NULL;
+    }
+    if (chunks <= 1 && !beside) {
         *final_state = sm_dfa_run(m, state, data, len);
         return SM_OK;
     }
     double ratio = opts->first_chunk_ratio;
-    if (opts->policy == SM_DFA_CHUNKS_BALANCED && ratio <= 0) ratio = measure_ratio(m, data, len, len / chunks);
+    if (chunks > 1 && opts->policy == SM_DFA_CHUNKS_BALANCED && ratio <= 0)
+        ratio = measure_ratio(m, data, len, len / chunks);
     size_t *cuts = malloc((chunks + 1) * sizeof *cuts);
     uint32_t *states = malloc((chunks + 1) * sizeof *states);
     if (!cuts || !states) {
         free(cuts);
         free(states);
+        if (beside) beside->task(beside->ctx);
         return sm_set_error(err, SM_ERR_NOMEM, "dfa: out of memory");
     }
-    sm_dfa_chunk_cuts(len, chunks, opts->policy, ratio, cuts);
-    int rc = sm_dfa_chunk_states(m, state, data, cuts, chunks, opts, states, err);
+    double head = beside && beside->byte_seconds > 0 ? beside->seconds / beside->byte_seconds : 0;
+    if (head > 0 && chunks > 1) cuts_after_head(len, chunks, opts->policy, ratio, head, cuts);
+    else sm_dfa_chunk_cuts(len, chunks, opts->policy, ratio, cuts);
+    int rc = chunk_states(m, state, data, cuts, chunks, threads, beside, states, err);
     if (rc == SM_OK) *final_state = states[chunks];
     free(cuts);
     free(states);
     return rc;
+}
+
+int sm_dfa_run_parallel(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len,
+                        const sm_dfa_parallel_options *opts, uint32_t *final_state, sm_error *err) {
+    return run_parallel(m, state, data, len, opts, NULL, final_state, err);
+}
+
+int sm_dfa_run_beside(const sm_dfa_matcher *m, uint32_t state, const void *data, size_t len,
+                      const sm_dfa_parallel_options *opts, sm_dfa_beside *beside, uint32_t *final_state,
+                      sm_error *err) {
+    return run_parallel(m, state, data, len, opts, beside, final_state, err);
 }
