@@ -34,6 +34,27 @@ __device__ __forceinline__ sm_kt_piece shfl_lane(sm_kt_piece p, int lane) {
     return r;
 }
 
+/* A lane's piece of the 16 bytes w at p (the chunk's bounds as breaks). */
+template <bool kDna>
+__device__ __forceinline__ sm_kt_piece lane_piece(const uint8_t *code_of, const uint32_t w[4], uint32_t p,
+                                                  const sm_gpu_chunk &ch) {
+    uint32_t outside = sm_kt_gpu_outside(p, ch.c0, ch.end);
+    return kDna ? sm_kt_gpu_piece_dna(w, outside) : sm_kt_gpu_piece_table(code_of, w, outside);
+}
+
+/* The pieces of the one and two lanes before this one: lanes 0 and 1 take
+   the last lanes of the tile before from the carries, which then move on to
+   this tile's last lanes. */
+__device__ __forceinline__ void lanes_before(sm_kt_piece cur, uint32_t lane, sm_kt_piece &carry1, sm_kt_piece &carry2,
+                                             sm_kt_piece &prev1, sm_kt_piece &prev2) {
+    prev1 = shfl_piece(cur, 1);
+    prev2 = shfl_piece(cur, 2);
+    if (lane == 0) prev1 = carry1, prev2 = carry2;
+    if (lane == 1) prev2 = carry1;
+    carry1 = shfl_lane(cur, 31);
+    carry2 = shfl_lane(cur, 30);
+}
+
 /* The outputs of a slot, for a hit ending at end. */
 __device__ __forceinline__ void report_slot(const sm_gpu_scan_args &a, uint32_t slot, uint32_t end) {
     const sm_gpu_kmer &v = *SM_GPU_VIEW(&a.view, const sm_gpu_kmer);
@@ -84,14 +105,10 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_gpu_scan_ar
             if (p < ch.end) {
                 uint32_t w[4];
                 sm_gpu_load16(a.text + p, w);
-                uint32_t outside = sm_kt_gpu_outside(p, ch.c0, ch.end);
-                cur = kDna ? sm_kt_gpu_piece_dna(w, outside) : sm_kt_gpu_piece_table(code_of, w, outside);
+                cur = lane_piece<kDna>(code_of, w, p, ch);
             }
-            sm_kt_piece prev1 = shfl_piece(cur, 1), prev2 = shfl_piece(cur, 2);
-            if (lane == 0) prev1 = carry1, prev2 = carry2;
-            if (lane == 1) prev2 = carry1;
-            carry1 = shfl_lane(cur, 31);
-            carry2 = shfl_lane(cur, 30);
+            sm_kt_piece prev1, prev2;
+            lanes_before(cur, lane, carry1, carry2, prev1, prev2);
             if (p >= ch.end) continue;
             uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
             if (!want) continue;
@@ -156,14 +173,10 @@ __global__ void __launch_bounds__(1024) kt_slot_kernel(sm_gpu_scan_args a) {
             if (p + SM_KT_GPU_TILE < ch.end) sm_gpu_load16(a.text + p + SM_KT_GPU_TILE, next);
             sm_kt_piece cur = sm_kt_gpu_empty();
             if (p < ch.end) {
-                uint32_t outside = sm_kt_gpu_outside(p, ch.c0, ch.end);
-                cur = kDna ? sm_kt_gpu_piece_dna(w, outside) : sm_kt_gpu_piece_table(code_of, w, outside);
+                cur = lane_piece<kDna>(code_of, w, p, ch);
             }
-            sm_kt_piece prev1 = shfl_piece(cur, 1), prev2 = shfl_piece(cur, 2);
-            if (lane == 0) prev1 = carry1, prev2 = carry2;
-            if (lane == 1) prev2 = carry1;
-            carry1 = shfl_lane(cur, 31);
-            carry2 = shfl_lane(cur, 30);
+            sm_kt_piece prev1, prev2;
+            lanes_before(cur, lane, carry1, carry2, prev1, prev2);
             if (p >= ch.end) continue;
             uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
             if (want == 0xffffu) { /* the common case: every position whole and owned */
@@ -225,14 +238,10 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, c
             if (p < ch.end) {
                 uint32_t w[4];
                 sm_gpu_load16(a.text + p, w);
-                uint32_t outside = sm_kt_gpu_outside(p, ch.c0, ch.end);
-                cur = kDna ? sm_kt_gpu_piece_dna(w, outside) : sm_kt_gpu_piece_table(code_of, w, outside);
+                cur = lane_piece<kDna>(code_of, w, p, ch);
             }
-            sm_kt_piece prev1 = shfl_piece(cur, 1), prev2 = shfl_piece(cur, 2);
-            if (lane == 0) prev1 = carry1, prev2 = carry2;
-            if (lane == 1) prev2 = carry1;
-            carry1 = shfl_lane(cur, 31);
-            carry2 = shfl_lane(cur, 30);
+            sm_kt_piece prev1, prev2;
+            lanes_before(cur, lane, carry1, carry2, prev1, prev2);
             if (p >= ch.end) continue;
             uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
             if (kBatch) {
