@@ -26,6 +26,27 @@ def revcomp(s):
     return s.translate(COMPLEMENT)[::-1]
 
 
+def substituted(rng, s):
+    """s with one base replaced by a random one (maybe the same)."""
+    j = rng.randrange(len(s))
+    return s[:j] + rng.choice("ACGT") + s[j + 1:]
+
+
+def damaged(rng, a):
+    """An adapter as reads carry it: maybe a substitution, maybe a deletion."""
+    if rng.random() < 0.3:
+        a = substituted(rng, a)
+    if rng.random() < 0.2:
+        j = rng.randrange(len(a))
+        a = a[:j] + a[j + 1:]
+    return a
+
+
+def sprinkled(rng, seq):
+    """seq with an N at about 1 % of its bases and lower case at about 5 %."""
+    return "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+
+
 def mismatches(primer, window):
     """Pattern codes against text bases (any case); a text N or IUPAC code
     matches nothing."""
@@ -209,14 +230,9 @@ def plant_adapters(rng, adapters, n):
             seq = ("ACGGTCAT" if rng.random() < 0.5 else "ACGGTCAT"[rng.randrange(1, 6):]) + seq
         if rng.random() < 0.7:
             a = rng.choice(adapters)
-            if rng.random() < 0.3:
-                j = rng.randrange(len(a))
-                a = a[:j] + rng.choice("ACGT") + a[j + 1:]
-            if rng.random() < 0.2:
-                j = rng.randrange(len(a))
-                a = a[:j] + a[j + 1:]
+            a = damaged(rng, a)
             seq += a[: rng.randrange(1, len(a) + 1)] if rng.random() < 0.4 else a + random_dna(rng, rng.randrange(5))
-        seq = "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+        seq = sprinkled(rng, seq)
         qual = "".join(chr(33 + rng.randrange(41)) for _ in seq)
         reads.append((f"read{i}", seq, qual))
     return reads
@@ -328,14 +344,13 @@ def dual_reads(rng, samples, n, rc_barcode2):
             b1 = rng.choice(samples)[1]  # maybe an unlisted pair
         end = revcomp(b2) if rc_barcode2 else b2
         if rng.random() < 0.2:
-            j = rng.randrange(len(b1))
-            b1 = b1[:j] + rng.choice("ACGT") + b1[j + 1:]
+            b1 = substituted(rng, b1)
         if rng.random() < 0.1:
             end = end[1:]
         seq = b1 + random_dna(rng, rng.randrange(0, 40)) + end
         if rng.random() < 0.05:
             seq = random_dna(rng, rng.randrange(0, 30))
-        seq = "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+        seq = sprinkled(rng, seq)
         reads.append((f"read{i}", seq, "I" * len(seq)))
     return reads
 

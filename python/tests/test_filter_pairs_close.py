@@ -15,7 +15,7 @@ import weakref
 import pytest
 
 import seqmatch
-from test_amplicon_trim import revcomp, write_fastq
+from test_amplicon_trim import revcomp, sprinkled, substituted, write_fastq
 from test_pairs_stats import mate_pairs, report, sample_files
 from test_seqmatch import cli, random_dna
 
@@ -35,7 +35,7 @@ def planted(rng, patterns, p):
             pat = revcomp(pat)
         at = rng.randrange(len(seq) + 1)
         seq = seq[:at] + pat + seq[at:]
-    return "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+    return sprinkled(rng, seq)
 
 
 # ------------------------------------------------------------ paired filter
@@ -151,8 +151,7 @@ def oriented_reads(rng, samples, n, rc_barcode2, reversed_from=None):
         sample, b1, b2 = rng.choice(samples)
         end = revcomp(b2) if rc_barcode2 else b2
         if rng.random() < 0.2:
-            j = rng.randrange(len(b1))
-            b1 = b1[:j] + rng.choice("ACGT") + b1[j + 1:]
+            b1 = substituted(rng, b1)
         if rng.random() < 0.1:
             end = end[1:]
         seq = b1 + random_dna(rng, rng.randrange(0, 40)) + end
@@ -162,7 +161,7 @@ def oriented_reads(rng, samples, n, rc_barcode2, reversed_from=None):
                 reversed_from.add(f"read{i}")
         if rng.random() < 0.05:
             seq = random_dna(rng, rng.randrange(0, 30))
-        seq = "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+        seq = sprinkled(rng, seq)
         reads.append((f"read{i}", seq, "".join(chr(33 + rng.randrange(41)) for _ in seq)))
     return reads
 

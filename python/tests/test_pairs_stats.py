@@ -13,7 +13,7 @@ import random
 import pytest
 
 import seqmatch
-from test_amplicon_trim import revcomp, write_fastq
+from test_amplicon_trim import damaged, revcomp, sprinkled, write_fastq
 from test_seqmatch import cli, random_dna
 
 ROUNDS = max(1, int(float(os.environ.get("SM_TEST_SCALE", "1")) * 4))
@@ -38,14 +38,9 @@ def with_adapter(rng, adapters):
         seq = ("GATCGT" if rng.random() < 0.5 else "GATCGT"[rng.randrange(1, 4):]) + seq
     if rng.random() < 0.7:
         a = rng.choice(adapters)
-        if rng.random() < 0.3:
-            j = rng.randrange(len(a))
-            a = a[:j] + rng.choice("ACGT") + a[j + 1:]
-        if rng.random() < 0.2:
-            j = rng.randrange(len(a))
-            a = a[:j] + a[j + 1:]
+        a = damaged(rng, a)
         seq += a[: rng.randrange(1, len(a) + 1)] if rng.random() < 0.4 else a + random_dna(rng, rng.randrange(5))
-    return "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+    return sprinkled(rng, seq)
 
 
 def mate_pairs(rng, n, make1, make2):
@@ -159,7 +154,7 @@ def with_barcode(rng, barcode):
     seq = barcode + random_dna(rng, rng.randrange(0, 40))
     if rng.random() < 0.05:
         seq = random_dna(rng, rng.randrange(0, 30))
-    return "".join("N" if rng.random() < 0.01 else c.lower() if rng.random() < 0.05 else c for c in seq)
+    return sprinkled(rng, seq)
 
 
 def sample_files(folder):
