@@ -11,6 +11,9 @@
  * many whole records at a time into a room of ROOM bytes (sm_reader_read_records, as `seqmatch
  * search` does with a runner's batch, whose room is about 4 MiB per thread on the CPU), the
  * records it leaves (or all, with 1 thread; FASTA: with fewer than 3) one at a time as above.
+ * With -R READERS the file is cut into that many byte ranges, each read by a thread of its own
+ * through its own ranged reader (FASTA), a record at a time into a room of -m bytes (default 2 MiB): the
+ * readers of `seqmatch search --gpu`, without the scan.
  * Build: make -C bench feed_rate LIBDIR=../build
  */
 #define _POSIX_C_SOURCE 200809L
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "base/team.h"
@@ -58,6 +62,67 @@ static size_t parse_size(const char *s) {
     return (size_t)v;
 }
 
+typedef struct {
+    const char *path;
+    uint64_t begin, end;
+    size_t room;
+    uint64_t bases, records;
+    int failed;
+} range_reader;
+
+static void *read_range(void *arg) {
+    range_reader *rr = arg;
+    uint8_t *buf = malloc(rr->room + 64);
+    sm_reader *reader = NULL;
+    sm_error err;
+    if (!buf || sm_reader_open_range(rr->path, SM_INPUT_FASTA, 1, rr->begin, rr->end, &reader, &err) != SM_OK) {
+        fprintf(stderr, "feed_rate: %s\n", buf ? err.message : "out of memory");
+        rr->failed = 1;
+        free(buf);
+        return NULL;
+    }
+    memset(buf, 0, rr->room + 64);
+    const char *name;
+    int more;
+    while ((more = sm_reader_next_record(reader, &name, &err)) == 1) {
+        rr->records++;
+        size_t len;
+        int piece;
+        while ((piece = sm_reader_read_into(reader, buf, rr->room, &len, &err)) == 1) rr->bases += len;
+        if (piece < 0) more = -1;
+        if (more < 0) break;
+    }
+    if (more < 0) {
+        fprintf(stderr, "feed_rate: %s\n", err.message);
+        rr->failed = 1;
+    }
+    sm_reader_close(reader);
+    free(buf);
+    return NULL;
+}
+
+/* Seconds for readers threads each reading its range; bases and records summed. */
+static double read_ranges(const char *path, uint64_t size, unsigned readers, size_t room, uint64_t *bases,
+                          uint64_t *records) {
+    range_reader rr[256];
+    pthread_t th[256];
+    if (readers > 256) readers = 256;
+    double t0 = now();
+    for (unsigned i = 0; i < readers; i++) {
+        rr[i] = (range_reader){path, size * i / readers, size * (i + 1) / readers, room, 0, 0, 0};
+        if (pthread_create(&th[i], NULL, read_range, &rr[i]) != 0) return -1;
+    }
+    *bases = *records = 0;
+    int failed = 0;
+    for (unsigned i = 0; i < readers; i++) {
+        pthread_join(th[i], NULL);
+        *bases += rr[i].bases;
+        *records += rr[i].records;
+        failed |= rr[i].failed;
+    }
+    return failed ? -1 : now() - t0;
+}
+
 static int compare(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -68,9 +133,11 @@ int main(int argc, char **argv) {
     size_t room = 0;
     unsigned threads[32];
     int nthreads = 0;
+    unsigned readers = 0;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) repeats = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-R") == 0 && i + 1 < argc) readers = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) room = parse_size(argv[++i]);
         else if (strcmp(argv[i], "-t") == 0) {
             while (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' && nthreads < 32)
@@ -79,8 +146,25 @@ int main(int argc, char **argv) {
     }
     struct stat st;
     if (!path || repeats < 1 || stat(path, &st) != 0) {
-        fprintf(stderr, "usage: feed_rate [-r REPEATS] [-m ROOM] [-t THREADS...] FILE\n");
+        fprintf(stderr, "usage: feed_rate [-r REPEATS] [-m ROOM] [-t THREADS... | -R READERS] FILE\n");
         return 2;
+    }
+    if (readers) {
+        double secs[64];
+        int n = repeats < 64 ? repeats : 64;
+        uint64_t bases = 0, records = 0;
+        for (int r = 0; r < n; r++)
+            if ((secs[r] = read_ranges(path, (uint64_t)st.st_size, readers, room ? room : (size_t)2 << 20, &bases,
+                                       &records)) < 0) {
+                fprintf(stderr, "feed_rate: a reader failed\n");
+                return 2;
+            }
+        qsort(secs, (size_t)n, sizeof *secs, compare);
+        double s = secs[n / 2];
+        printf("readers=%u\troom=%zu\tseconds=%.3f\tsequence_GBps=%.2f\tfile_GBps=%.2f\trecords=%llu\tbases=%llu\n",
+               readers, room ? room : (size_t)2 << 20, s, bases / s / 1e9, (double)st.st_size / s / 1e9,
+               (unsigned long long)records, (unsigned long long)bases);
+        return 0;
     }
     if (nthreads == 0) threads[nthreads++] = 1;
     size_t cap = room > PIECE ? room : PIECE;

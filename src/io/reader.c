@@ -462,6 +462,10 @@ static int sequence_odd_byte(sm_reader *r, size_t j, uint8_t *out, size_t *kept)
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define READER_X86 1
+/* A mapped file's pages are not contiguous, and the hardware's prefetcher
+   stops at each: the loops ask for the bytes this far ahead themselves
+   (16 readers on an H200's host: 29 -> 36 GB/s; bench/results/history.md). */
+#define PREFETCH_AHEAD 2048
 
 /* 64 bytes a step: a step whose only odd bytes are \n (the common line
    end) stores its letters compressed, counting the lines; others take the
@@ -474,6 +478,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi"))) static long c
     const __m512i fold = _mm512_set1_epi8(0x20), a = _mm512_set1_epi8('a'), z = _mm512_set1_epi8('z');
     const __m512i lf = _mm512_set1_epi8('\n');
     while (i < seg) {
+        _mm_prefetch((const char *)p + i + PREFETCH_AHEAD, _MM_HINT_T0);
         __m512i v = _mm512_loadu_si512((const void *)(p + i));
         __m512i low = _mm512_or_si512(v, fold);
         __mmask64 letters = _mm512_cmpge_epu8_mask(low, a) & _mm512_cmple_epu8_mask(low, z);
@@ -514,6 +519,7 @@ __attribute__((target("avx2,bmi"))) static long copy_sequence_avx2(sm_reader *r,
     size_t kept = 0, i = 0;
     const __m256i fold = _mm256_set1_epi8(0x20), below = _mm256_set1_epi8('a' - 1), above = _mm256_set1_epi8('z' + 1);
     while (i < seg) {
+        _mm_prefetch((const char *)p + i + PREFETCH_AHEAD, _MM_HINT_T0);
         /* OR 0x20 folds upper to lower case; bytes >= 0x80 are negative in
            the signed compare and so fail it */
         __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));

@@ -30,6 +30,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define RECORDS_X86 1
+/* as in reader.c: a mapped file's next pages asked for ahead of the loads */
+#define PREFETCH_AHEAD 2048
 #endif
 
 #define PART_MIN ((size_t)16 << 10) /* raw bytes per part, at least */
@@ -203,6 +205,7 @@ seq_strip_avx512(const uint8_t *p, size_t i, size_t end, uint8_t marker, rec_out
     if (out_room(o) < 0) return SIZE_MAX;
     uint8_t *out = o->p + o->len, *limit = o->cap == SIZE_MAX ? (uint8_t *)UINTPTR_MAX : o->p + o->cap - 64;
     for (; i < end; i += 64) {
+        _mm_prefetch((const char *)p + i + PREFETCH_AHEAD, _MM_HINT_T0);
         if (out > limit) {
             o->len = (size_t)(out - o->p);
             if (out_room(o) < 0) return SIZE_MAX;
@@ -281,6 +284,7 @@ __attribute__((target("avx2,popcnt,bmi"))) static size_t seq_strip_avx2(const ui
     const __m256i lf = _mm256_set1_epi8('\n'), sp = _mm256_set1_epi8(' '), tab = _mm256_set1_epi8('\t');
     const __m256i mk = _mm256_set1_epi8((char)marker);
     for (; i < end; i += 32) {
+        _mm_prefetch((const char *)p + i + PREFETCH_AHEAD, _MM_HINT_T0);
         size_t left = end - i;
         uint32_t window = left >= 32 ? ~0u : (1u << left) - 1;
         __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
