@@ -379,6 +379,17 @@ int sm_cuda_device_count(void);
    device). */
 int sm_cuda_prepare(int device);
 
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Makes `buffers` batch buffers of batch_bytes (a GPU runner's chunk_size)
+   in pinned host memory and on device (its index), kept for GPU runners
+   about to open there: pinned memory costs its size in time to make (about
+   0.7 s a GiB), and made while other runners' batches are in flight it
+   holds them up. The buffers of GPU runners that close are kept for later
+   ones as well (up to 1 GiB of each kind). Returns 0, or -1 (no such GPU,
+   no memory): runners then make their own. */
+int sm_cuda_reserve(int device, size_t batch_bytes, unsigned buffers);
+#endif
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

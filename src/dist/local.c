@@ -41,6 +41,9 @@
 /* Shares per reader: the readers that finish early take more, and a reader
    on the CPU moves to the GPU soon after it starts. */
 #define SHARES_PER_READER 4
+/* Exact sets under the CUDA backend: readers scanning on the CPU when the
+   GPU is ready move to it at their next share, sooner with smaller ones. */
+#define GPU_SHARES_PER_READER 8
 
 typedef struct chunk {
     struct chunk *next;
@@ -285,12 +288,26 @@ static void *run_reader(void *arg) {
         }
         run_share(r, sh);
     }
+    /* let go here, beside the other readers, not one after another on the merge's thread */
+    if (r->runner) sm_runner_free(r->runner);
+    r->runner = NULL;
     return NULL;
 }
 
 static void *start_gpu(void *arg) {
     local_job *j = arg;
     int state = sm_cuda_prepare(-1) > 0 ? GPU_READY : GPU_FAILED;
+    if (j->cpu_first) j->gpus = sm_cuda_device_count(); /* read by readers only once the state says ready */
+    if (state == GPU_READY && j->cpu_first) {
+        /* every reader's two batch buffers made here while the readers scan
+           on the CPU: made by each reader as it moved to the GPU, they held
+           the driver while the readers already there waited to queue their
+           batches (a tenth of a second a reader) */
+        unsigned gpus = j->gpus > 1 ? (unsigned)j->gpus : 1;
+        size_t batch = j->ro.chunk_size ? j->ro.chunk_size : LOCAL_GPU_BATCH;
+        for (unsigned d = 0; d < gpus; d++)
+            (void)sm_cuda_reserve((int)d, batch, 2 * ((j->nreaders + gpus - 1 - d) / gpus));
+    }
     pthread_mutex_lock(&j->lock);
     __atomic_store_n(&j->gpu_state, state, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&j->more);
@@ -385,6 +402,9 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
        a BGZF file, and any file for the GPU, gain from readers of their own.
        Mismatches and edits keep a GPU busy with one reader: no gain there. */
     if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf) || (gpu && !exact))) return 0;
+    /* Two cores left to the GPU's start (the driver and contexts: CPU work
+       that sixteen readers on sixteen cores slowed by half) and the merge. */
+    if (asked < 0 && gpu && threads > 4) threads -= 2;
     return threads;
 }
 
@@ -424,7 +444,9 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     uint64_t match = SM_MATCH_EXACT;
     j->cpu_first = sm_db_get(db, SM_DB_MATCH, &match) == SM_OK && match == SM_MATCH_EXACT;
     j->runner_threads = 1;
-    if (j->gpu) j->gpus = sm_cuda_device_count();
+    /* Exact matching learns the GPUs on the start's thread: the driver's own
+       start (about 0.1 s) would otherwise come before the readers'. */
+    if (j->gpu && !j->cpu_first) j->gpus = sm_cuda_device_count();
     if (j->gpu && !j->cpu_first) {
         /* mismatches and edits keep a GPU busy with one reader's batches:
            a reader per GPU, the threads shared among them, full batches */
@@ -434,7 +456,7 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
         j->runner_threads = threads / readers ? threads / readers : 1;
     }
     j->nreaders = readers;
-    j->n = readers * SHARES_PER_READER;
+    j->n = readers * (j->gpu && j->cpu_first ? GPU_SHARES_PER_READER : SHARES_PER_READER);
     j->shares = calloc(j->n, sizeof *j->shares);
     j->readers = calloc(readers, sizeof *j->readers);
     j->info = calloc(set->target_count ? set->target_count : 1, sizeof *j->info);
@@ -476,13 +498,14 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     if (rc == 0) first_sequences(j, files);
     for (unsigned k = 0; k < j->n && rc == 0 && !sm_dist_merge_done(merge); k++) rc = merge_share(j, k, merge, err);
     if (rc != 0) stop_all(j);
+    /* every share has ended: the output's end goes out while the readers let go of their runners */
+    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
     for (unsigned i = 0; i < readers; i++) {
         reader *r = &j->readers[i];
         if (r->started) pthread_join(r->thread, NULL);
         if (r->runner) sm_runner_free(r->runner);
     }
     if (j->gpu_starting) pthread_join(j->gpu_start, NULL);
-    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
     for (unsigned k = 0; k < j->n; k++) {
         local_share *sh = &j->shares[k];
         for (chunk *c = sh->head; c;) {

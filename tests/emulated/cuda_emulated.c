@@ -69,6 +69,11 @@ int sm_cuda_prepare(int device) {
     if (ms && *ms) nanosleep(&(struct timespec){atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L}, NULL);
     return device <= 0 ? 1 : 0;
 }
+/* Nothing to keep: the stand-in's buffers are ordinary memory. */
+int sm_cuda_reserve(int device, size_t batch_bytes, unsigned count) {
+    (void)batch_bytes, (void)count;
+    return device == 0 ? 0 : -1;
+}
 const char *sm_cuda_missing(void) { return NULL; }
 void sm_cuda_device_name(int device, char *name, size_t size) { snprintf(name, size, "emulated GPU %d", device); }
 

@@ -1093,6 +1093,11 @@ int main(void) {
     tu_check(sm_cuda_prepare(-1) == devices, "sm_cuda_prepare(-1)");
     tu_check(sm_cuda_prepare(devices - 1) == 1, "sm_cuda_prepare(last)");
     tu_check(sm_cuda_prepare(devices) == 0, "sm_cuda_prepare(past the last)");
+    /* batch buffers made ahead and kept: the rounds below (batches of 64 KiB
+       among others) take them, and those of every runner closed before */
+    tu_check(sm_cuda_reserve(0, 65536, 4) == 0, "sm_cuda_reserve(0)");
+    tu_check(sm_cuda_reserve(devices, 65536, 1) == -1, "sm_cuda_reserve(past the last)");
+    tu_check(sm_cuda_reserve(-1, 65536, 1) == -1, "sm_cuda_reserve(-1)");
     random_rounds(&rng);
     approx_rounds(&rng);
     long_piece_rounds(&rng);

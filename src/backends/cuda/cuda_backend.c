@@ -30,11 +30,14 @@
 #include "core/engine_set.h"
 #include "runner/runner_internal.h"
 
+_Static_assert(SM_CUDA_TEXT_SLACK == SM_WRITE_SLACK, "the GPU module's batch buffers are sized as the runner asks");
+
 #define DEFAULT_BATCH ((size_t)64 << 20)
 #define MAX_BATCH ((size_t)1 << 31) /* batch offsets are 32-bit */
 #define MAX_PIECES ((size_t)1 << 20)
 /* A batch buffer's first size: a short search allocates no more pinned
-   memory than this per buffer (the first growth takes the whole batch). */
+   memory than this per buffer (the first growth takes the whole batch);
+   batches of up to four times this are made whole at once. */
 #define FIRST_BATCH ((size_t)1 << 20)
 /* Hits per piece when the host finds an overflowed batch's hits (dense.c). */
 #define HOST_PIECE_HITS ((size_t)1 << 16)
@@ -268,7 +271,7 @@ static int cuda_open(sm_runner *r, sm_backend_geometry *geo, void **out, sm_erro
     geo->max_segments = g->piece_cap;
     geo->early_len = 0;
     geo->overlap_free = 0;
-    geo->buf_start = FIRST_BATCH < g->text_cap ? FIRST_BATCH : g->text_cap;
+    geo->buf_start = g->text_cap > 4 * FIRST_BATCH ? FIRST_BATCH : g->text_cap;
     /* bounded hits: a batch past the largest hit buffer is scanned again
        on the host in pieces (cuda_land), none of its hits kept here */
     geo->item_hits = HOST_PIECE_HITS;
@@ -280,7 +283,7 @@ static uint8_t *cuda_buffer(void *backend, unsigned index, size_t bytes) {
     sm_cuda *g = backend;
     char msg[256];
     /* past the first size, the whole batch at once: one more allocation, not one per doubling */
-    if (bytes > FIRST_BATCH) bytes = g->text_cap;
+    if (bytes > FIRST_BATCH || g->text_cap <= 4 * FIRST_BATCH) bytes = g->text_cap;
     /* the text buffer has SM_WRITE_SLACK bytes past the batch for direct writers */
     return sm_cuda_slot_text(g->slots[index].dev, bytes + SM_WRITE_SLACK, msg);
 }

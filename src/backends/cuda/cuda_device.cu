@@ -49,6 +49,76 @@ int sm_cuda_fail(char *msg, const char *what, cudaError_t e) {
 }
 #define CHECK SM_CUDA_CHECK
 
+/* ------------------------------------------------------- kept buffers */
+
+/* Batch buffers are kept for reuse, not freed: pinned host memory costs
+   its size in time to make (about 0.7 s a GiB on an H200's host), cudaFree
+   waits for the whole device, and both hold the driver's lock while every
+   other thread waits to queue its copies. With a runner per reader (several
+   readers in one process) the readers that opened or closed runners stalled
+   the others' batches. Sizes are rounded up so that like requests share
+   blocks; what is kept is bounded, and past that buffers are freed. */
+#define KEEP_LIMIT ((size_t)1 << 30) /* bytes kept of each kind: host, each device */
+#define KEEP_PLACES 65               /* host, devices 0-63 */
+
+typedef struct kept_buffer {
+    struct kept_buffer *next;
+    void *p;
+    size_t size;
+    int where; /* -1: pinned host memory; else a device */
+} kept_buffer;
+
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static kept_buffer *kept_list;
+static size_t kept_bytes[KEEP_PLACES];
+
+static size_t kept_size(size_t n) { return n <= 4096 ? 4096 : (n + 65535) / 65536 * 65536; }
+static size_t *kept_total(int where) { return &kept_bytes[where < 0 ? 0 : 1 + (where < 63 ? where : 63)]; }
+
+/* At least n bytes of pinned host memory (where < 0) or of device where,
+   which is the current device. */
+static cudaError_t buffer_get(int where, size_t n, void **p) {
+    size_t size = kept_size(n);
+    pthread_mutex_lock(&kept_lock);
+    for (kept_buffer **k = &kept_list; *k; k = &(*k)->next) {
+        if ((*k)->where != where || (*k)->size != size) continue;
+        kept_buffer *x = *k;
+        *k = x->next;
+        *kept_total(where) -= size;
+        pthread_mutex_unlock(&kept_lock);
+        *p = x->p;
+        free(x);
+        return cudaSuccess;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    *p = NULL;
+    return where < 0 ? cudaMallocHost(p, size) : cudaMalloc(p, size);
+}
+
+/* Gives back what buffer_get(where, n) gave (NULL: nothing); a device's
+   buffer with that device current. */
+static void buffer_put(int where, void *p, size_t n) {
+    if (!p) return;
+    size_t size = kept_size(n);
+    kept_buffer *x = (kept_buffer *)malloc(sizeof *x);
+    pthread_mutex_lock(&kept_lock);
+    if (x && *kept_total(where) + size <= KEEP_LIMIT) {
+        *x = (kept_buffer){kept_list, p, size, where};
+        kept_list = x;
+        *kept_total(where) += size;
+        x = NULL;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    free(x);
+    if (where < 0) cudaFreeHost(p);
+    else if (p) cudaFree(p);
+}
+
+/* What sm_cuda_slot_text asks for a batch buffer of bytes: whole 16-byte
+   words (the kernels read them) and one more. */
+static size_t text_bytes_for(size_t bytes) { return (bytes + 15) / 16 * 16 + 16; }
+
 int sm_cuda_grid_threads(const void *kernel, size_t shared, size_t items, unsigned per_item, unsigned threads, int sms,
                          unsigned *blocks, char *msg) {
     int per_sm = 1;
@@ -148,6 +218,28 @@ extern "C" int sm_cuda_prepare(int device) {
     }
     cudaGetLastError();
     return count;
+}
+
+extern "C" int sm_cuda_reserve(int device, size_t batch_bytes, unsigned count) {
+    if (device < 0 || device >= sm_cuda_device_count()) return -1;
+    if (count == 0) return 0;
+    if (cudaSetDevice(device) != cudaSuccess) return -1;
+    /* a slot's text buffer, as sm_cuda_slot_text asks for it (the runner's
+       slack for direct writers past the batch included) */
+    size_t bytes = text_bytes_for(batch_bytes + SM_CUDA_TEXT_SLACK);
+    void **host = (void **)calloc(count, sizeof *host), **dev = (void **)calloc(count, sizeof *dev);
+    int rc = host && dev ? 0 : -1;
+    /* taken all at once (so that kept ones count), then given back to be kept */
+    for (unsigned i = 0; i < count && rc == 0; i++)
+        if (buffer_get(-1, bytes, &host[i]) != cudaSuccess || buffer_get(device, bytes, &dev[i]) != cudaSuccess) rc = -1;
+    for (unsigned i = 0; host && dev && i < count; i++) {
+        buffer_put(-1, host[i], bytes);
+        buffer_put(device, dev[i], bytes);
+    }
+    free(host);
+    free(dev);
+    cudaGetLastError();
+    return rc;
 }
 
 extern "C" void sm_cuda_device_name(int device, char *name, size_t size) {
@@ -259,18 +351,22 @@ extern "C" void sm_cuda_slot_close(sm_cuda_slot *s) {
     if (!s) return;
     cudaSetDevice(s->t->device);
     if (s->stream) cudaStreamSynchronize(s->stream);
-    cudaFreeHost(s->host_text);
-    cudaFree(s->dev_text);
-    cudaFreeHost(s->host_chunks);
-    cudaFree(s->dev_chunks);
-    cudaFreeHost(s->host_hits);
-    cudaFree(s->dev_hits);
-    cudaFreeHost(s->host_nhits);
-    cudaFree(s->dev_nhits);
-    cudaFreeHost(s->host_counts);
-    cudaFree(s->dev_counts);
+    int d = s->t->device;
+    size_t chunks = (s->chunk_cap ? s->chunk_cap : 1) * sizeof(sm_gpu_chunk);
+    size_t counts = (s->t->pattern_count ? s->t->pattern_count : 1) * sizeof(unsigned long long);
+    buffer_put(-1, s->host_text, s->text_bytes);
+    buffer_put(d, s->dev_text, s->text_bytes);
+    buffer_put(-1, s->host_chunks, chunks);
+    buffer_put(d, s->dev_chunks, chunks);
+    buffer_put(-1, s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
+    buffer_put(d, s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
+    buffer_put(-1, s->host_nhits, sizeof(unsigned long long));
+    buffer_put(d, s->dev_nhits, sizeof(unsigned long long));
+    buffer_put(-1, s->host_counts, counts);
+    buffer_put(d, s->dev_counts, counts);
     if (s->dev_visits)
-        for (uint32_t i = 0; i < s->t->nsections; i++) cudaFree(s->dev_visits[i]);
+        for (uint32_t i = 0; i < s->t->nsections; i++)
+            buffer_put(d, s->dev_visits[i], s->t->sections[i].view.visits * sizeof(uint32_t));
     free(s->dev_visits);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
@@ -293,20 +389,22 @@ extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chun
     s->chunk_cap = chunk_cap;
     s->hit_cap = count_only ? 0 : FIRST_HIT_CAP;
     size_t npat = t->pattern_count ? t->pattern_count : 1;
+    int d = t->device;
+    size_t chunks = (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk);
     cudaError_t e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaMallocHost(&s->host_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk));
-    if (e == cudaSuccess) e = cudaMalloc(&s->dev_chunks, (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk));
-    if (e == cudaSuccess) e = cudaMallocHost(&s->host_nhits, sizeof(unsigned long long));
-    if (e == cudaSuccess) e = cudaMalloc(&s->dev_nhits, sizeof(unsigned long long));
+    if (e == cudaSuccess) e = buffer_get(-1, chunks, (void **)&s->host_chunks);
+    if (e == cudaSuccess) e = buffer_get(d, chunks, (void **)&s->dev_chunks);
+    if (e == cudaSuccess) e = buffer_get(-1, sizeof(unsigned long long), (void **)&s->host_nhits);
+    if (e == cudaSuccess) e = buffer_get(d, sizeof(unsigned long long), (void **)&s->dev_nhits);
     if (count_only) {
-        if (e == cudaSuccess) e = cudaMallocHost(&s->host_counts, npat * sizeof(unsigned long long));
-        if (e == cudaSuccess) e = cudaMalloc(&s->dev_counts, npat * sizeof(unsigned long long));
+        if (e == cudaSuccess) e = buffer_get(-1, npat * sizeof(unsigned long long), (void **)&s->host_counts);
+        if (e == cudaSuccess) e = buffer_get(d, npat * sizeof(unsigned long long), (void **)&s->dev_counts);
         for (uint32_t i = 0; i < t->nsections && e == cudaSuccess; i++)
             if (t->sections[i].view.visits)
-                e = cudaMalloc(&s->dev_visits[i], t->sections[i].view.visits * sizeof(uint32_t));
+                e = buffer_get(d, t->sections[i].view.visits * sizeof(uint32_t), (void **)&s->dev_visits[i]);
     } else {
-        if (e == cudaSuccess) e = cudaMallocHost(&s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
-        if (e == cudaSuccess) e = cudaMalloc(&s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
+        if (e == cudaSuccess) e = buffer_get(-1, s->hit_cap * sizeof(sm_gpu_hit), (void **)&s->host_hits);
+        if (e == cudaSuccess) e = buffer_get(d, s->hit_cap * sizeof(sm_gpu_hit), (void **)&s->dev_hits);
     }
     if (e != cudaSuccess) {
         sm_cuda_slot_close(s);
@@ -324,31 +422,32 @@ extern "C" uint8_t *sm_cuda_slot_text(sm_cuda_slot *s, size_t bytes, char *msg) 
     if (bytes > s->text_cap) bytes = s->text_cap;
     /* Kernels read whole 16-byte words, warps whole tiles of 512 bytes
        (lanes past the end load nothing): pad to a word and one more. */
-    size_t want = (bytes + 15) / 16 * 16 + 16;
+    size_t want = text_bytes_for(bytes);
     if (want <= s->text_bytes) return s->host_text;
     if (cudaSetDevice(s->t->device) != cudaSuccess) {
         sm_cuda_fail(msg, "selecting the device", cudaGetLastError());
         return NULL;
     }
     uint8_t *host = NULL, *dev = NULL;
-    cudaError_t e = cudaMallocHost(&host, want);
-    if (e == cudaSuccess) e = cudaMalloc(&dev, want);
+    int d = s->t->device;
+    cudaError_t e = buffer_get(-1, want, (void **)&host);
+    if (e == cudaSuccess) e = buffer_get(d, want, (void **)&dev);
     /* on the slot's own stream, then waited for: a memset on the legacy
        stream is not ordered before the slot's first copy of text (under load
        it zeroed the first batch after it had landed) */
     if (e == cudaSuccess) e = cudaMemsetAsync(dev, 0, want, s->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess) {
-        cudaFreeHost(host);
-        cudaFree(dev);
+        buffer_put(-1, host, want);
+        buffer_put(d, dev, want);
         sm_cuda_fail(msg, "allocating a batch buffer", e);
         return NULL;
     }
     /* the bytes written so far go on in the larger buffer */
     if (s->text_bytes) memcpy(host, s->host_text, s->text_bytes);
     memset(host + s->text_bytes, 0, want - s->text_bytes);
-    cudaFreeHost(s->host_text);
-    cudaFree(s->dev_text);
+    buffer_put(-1, s->host_text, s->text_bytes);
+    buffer_put(d, s->dev_text, s->text_bytes);
     s->host_text = host;
     s->dev_text = dev;
     s->text_bytes = want;
@@ -466,13 +565,13 @@ extern "C" int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) 
         size_t cap = s->hit_cap;
         while (cap < n) cap *= 2;
         if (cap > MAX_HIT_CAP) cap = MAX_HIT_CAP;
-        cudaFreeHost(s->host_hits);
-        cudaFree(s->dev_hits);
+        buffer_put(-1, s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
+        buffer_put(s->t->device, s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
         s->host_hits = NULL;
         s->dev_hits = NULL;
         s->hit_cap = 0;
-        CHECK(cudaMallocHost(&s->host_hits, cap * sizeof(sm_gpu_hit)), "growing the hit buffer");
-        CHECK(cudaMalloc(&s->dev_hits, cap * sizeof(sm_gpu_hit)), "growing the hit buffer");
+        CHECK(buffer_get(-1, cap * sizeof(sm_gpu_hit), (void **)&s->host_hits), "growing the hit buffer");
+        CHECK(buffer_get(s->t->device, cap * sizeof(sm_gpu_hit), (void **)&s->dev_hits), "growing the hit buffer");
         s->hit_cap = cap;
         if (clear_results(s, msg) != 0 || queue_kernels(s, msg) != 0) return -1;
         CHECK(cudaMemcpyAsync(s->host_nhits, s->dev_nhits, sizeof(unsigned long long), cudaMemcpyDeviceToHost,

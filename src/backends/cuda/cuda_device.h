@@ -49,6 +49,10 @@ typedef struct sm_cuda_slot sm_cuda_slot;     /* one batch's buffers on one GPU 
 int sm_cuda_device_count(void);
 /* Starts the driver and a device's context (-1: every device) ahead of a runner (seqmatch.h). */
 int sm_cuda_prepare(int device);
+/* sm_cuda_reserve (seqmatch_runtime.h); the bytes a runner asks past its
+   batch for direct writers (SM_WRITE_SLACK, checked equal in cuda_backend.c) */
+int sm_cuda_reserve(int device, size_t batch_bytes, unsigned buffers);
+#define SM_CUDA_TEXT_SLACK 64
 /* NULL when the GPU side is there (devices or not), else why it is not: a
    build without CUDA, a GPU module that cannot be loaded. */
 const char *sm_cuda_missing(void);

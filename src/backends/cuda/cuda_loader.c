@@ -81,6 +81,9 @@ const char *sm_cuda_missing(void) { return gpu() ? NULL : missing; }
 
 int sm_cuda_device_count(void) { return gpu() ? module->device_count() : 0; }
 int sm_cuda_prepare(int device) { return gpu() ? module->prepare(device) : 0; }
+int sm_cuda_reserve(int device, size_t batch_bytes, unsigned count) {
+    return gpu() ? module->reserve(device, batch_bytes, count) : -1;
+}
 
 void sm_cuda_device_name(int device, char *name, size_t size) {
     if (gpu()) module->device_name(device, name, size);

@@ -7,6 +7,7 @@ static const sm_cuda_module module = {
     .size = sizeof(sm_cuda_module),
     .device_count = sm_cuda_device_count,
     .prepare = sm_cuda_prepare,
+    .reserve = sm_cuda_reserve,
     .device_name = sm_cuda_device_name,
     .tables_open = sm_cuda_tables_open,
     .tables_close = sm_cuda_tables_close,

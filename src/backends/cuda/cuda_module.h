@@ -17,7 +17,7 @@
 #include "backends/cuda/cuda_device.h"
 #include "engines/dfa/dfa_gpu_device.h"
 
-#define SM_CUDA_MODULE_ABI 4
+#define SM_CUDA_MODULE_ABI 5
 #define SM_CUDA_MODULE_ENTRY "sm_cuda_module_entry"
 
 typedef struct {
@@ -25,6 +25,7 @@ typedef struct {
     uint32_t size;  /* sizeof(sm_cuda_module) */
     int (*device_count)(void);
     int (*prepare)(int device);
+    int (*reserve)(int device, size_t batch_bytes, unsigned count);
     void (*device_name)(int device, char *name, size_t size);
     /* the runner's exact engines (cuda_device.h) */
     int (*tables_open)(int device, const sm_cuda_database *db, sm_cuda_tables **out, char *msg);

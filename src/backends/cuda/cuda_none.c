@@ -13,6 +13,10 @@ int sm_cuda_prepare(int device) {
     (void)device;
     return 0;
 }
+int sm_cuda_reserve(int device, size_t batch_bytes, unsigned count) {
+    (void)device, (void)batch_bytes, (void)count;
+    return -1;
+}
 #ifdef SM_CUDA_STATIC_ARCHIVE
 #define MISSING                                                                                                   \
     "the static libseqmatch.a cannot use a GPU: link libseqmatch.so (pkg-config --libs seqmatch, without --static), " \
