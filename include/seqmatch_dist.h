@@ -300,10 +300,12 @@ struct sm_scan_files_options; /* seqmatch_output.h */
 /* How many readers sm_dist_run_local should use for a search on `threads`
    threads (gpu: with the CUDA backend; exact: of an exact pattern set), or
    0 when one reader serves as well: targets must all be files, with enough
-   bytes in plain or BGZF files to split (the CPU gains only on BGZF, whose
-   blocks each reader then inflates itself; the GPU only on exact sets, as
-   one reader keeps it busy with mismatches and edits). SEQMATCH_READERS=N
-   in the environment asks for N readers whatever the rest (0 or 1: none). */
+   bytes in plain or BGZF files to split (the CPU gains on BGZF, whose
+   blocks each reader then inflates itself, and from 8 threads on exact sets
+   over plain files; the GPU only on exact sets, as one reader keeps it busy
+   with mismatches and edits, and then two threads are left to its start).
+   SEQMATCH_READERS=N in the environment asks for N readers whatever the
+   rest (0 or 1: none). */
 unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu, int exact);
 /* Runs a search with `readers` readers in this process: the targets cut
    into a few shares per reader (as sm_dist_plan_make cuts them), which the
