@@ -466,6 +466,11 @@ static int four_lines(const uint8_t *raw, size_t len, uint64_t length, chunk_rec
 
 static int rewrite_four_lines(const uint8_t *raw, const chunk_record *r, unsigned m, byte_buf *out) {
     uint64_t start = r->cut[m].start, kept = r->cut[m].end - start;
+    /* a read kept whole, its record ending in \n right after the
+       qualities: the record as it is, in one piece */
+    if (start == 0 && kept == r->length[m] && r->raw_len[m] == r->qual_at[m] + kept + 1 &&
+        raw[r->raw_len[m] - 1] == '\n')
+        return buf_put(out, raw, r->raw_len[m]);
     return buf_put(out, raw, r->seq_at[m]) | buf_put(out, raw + r->seq_at[m] + start, kept) | buf_put(out, "\n", 1) |
            buf_put(out, raw + r->plus_at[m], r->qual_at[m] - r->plus_at[m]) |
            buf_put(out, raw + r->qual_at[m] + start, kept) | buf_put(out, "\n", 1);
