@@ -1178,7 +1178,16 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
     for (unsigned m = 0; m < t->mates; m++) {
         const chunk_record *last = &c->recs[first + n - 1];
         size_t used = last->raw_at[m] + last->raw_len[m], base = c->raw.len;
-        if (!w[m].stable && buf_put(&c->raw, w[m].p, used) != 0) return *failed = 1, 0;
+        sm_reader_window_take(readers[m], used, 4 * (uint64_t)n);
+        /* single reads that open the chunk and leave little behind in the
+           reader's buffer: that buffer becomes the chunk's, no copy */
+        if (!w[m].stable && t->mates == 1 && c->raw.len == 0 && w[m].n - used < used / 8 &&
+            sm_reader_window_swap(readers[m], &c->raw.data, &c->raw.cap) == 0) {
+            base = (size_t)(w[m].p - c->raw.data);
+            c->raw.len = base + used;
+        } else if (!w[m].stable && buf_put(&c->raw, w[m].p, used) != 0) {
+            return *failed = 1, 0;
+        }
         for (size_t k = 0; k < n; k++) {
             chunk_record *r = &c->recs[first + k];
             r->unchecked = 1;
@@ -1186,7 +1195,6 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
             else r->raw_at[m] += base;
             symbols += (size_t)r->length[m];
         }
-        sm_reader_window_take(readers[m], used, 4 * (uint64_t)n);
         bytes += used;
     }
     c->n += n;
