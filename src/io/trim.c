@@ -144,7 +144,11 @@ static int64_t score(const part_hit *p) { return (int64_t)(p->end - p->start) - 
 
 static void decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits,
                    const uint8_t *partial, size_t count, uint64_t length, sm_trim_cut *cut) {
-    *cut = (sm_trim_cut){0, length, -1, 0};
+    /* field by field over zeroed bytes: a struct copy need not copy zero
+       padding, and callers may hash the cut */
+    memset(cut, 0, sizeof *cut);
+    cut->end = length;
+    cut->adapter = -1;
     int64_t best_score = 0;
     for (size_t i = 0; i < set->count; i++) {
         const sm_trim_adapter *a = &set->adapters[i];
@@ -173,7 +177,7 @@ static void decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, 
             s = (p.found ? score(&p) : 0) + (q.found ? score(&q) : 0);
         }
         if (cut->adapter < 0 || s > best_score || (s == best_score && c.errors < cut->errors)) {
-            *cut = c;
+            cut->start = c.start, cut->end = c.end, cut->adapter = c.adapter, cut->errors = c.errors;
             best_score = s;
         }
     }
