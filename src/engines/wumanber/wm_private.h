@@ -34,7 +34,14 @@ typedef struct {
        hi[j][t[s + j] >> 4] for every j. */
     uint64_t prefilter_off;
     uint32_t prefilter_bytes; /* 1..3, at most shortest; 0 when absent */
-    uint8_t reserved[28];
+    /* One key of 8 to 255 bytes (0 otherwise; older sections: zeros): its
+       windows can be found 16 or 32 at a time by comparing the text at
+       three key places (anchor: first, middle, last) with the text bytes
+       that fold to the key's byte there (two, or one twice). */
+    uint8_t single;
+    uint8_t anchor[3];
+    uint8_t anchor_bytes[3][2];
+    uint8_t reserved[18];
     uint8_t code[256];      /* text byte -> symbol code (0 for bytes no key uses) */
     uint8_t fold[256];      /* text byte -> the byte keys are compared with */
 } sm_wm_header;
@@ -48,6 +55,30 @@ typedef struct {
 } sm_wm_entry;
 
 static inline uint64_t sm_wm_align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
+
+/* The single-key fields of h for key[0, len) (h->fold set): 1 when the
+   key has them (8 to 255 bytes, one or two text bytes folding to each
+   anchor's byte), else 0 with the fields zero. */
+static inline int sm_wm_single_fields(const uint8_t *key, uint32_t len, const uint8_t fold[256], uint8_t *anchor,
+                                      uint8_t (*anchor_bytes)[2]) {
+    for (int j = 0; j < 3; j++) anchor[j] = anchor_bytes[j][0] = anchor_bytes[j][1] = 0;
+    if (len < 8 || len > 255) return 0;
+    const uint8_t at[3] = {0, (uint8_t)(len / 2), (uint8_t)(len - 1)};
+    for (int j = 0; j < 3; j++) {
+        int count = 0;
+        uint8_t bytes[2] = {0, 0};
+        for (int b = 0; b < 256; b++)
+            if (fold[b] == key[at[j]]) {
+                if (count == 2) return sm_wm_single_fields(key, 0, fold, anchor, anchor_bytes);
+                bytes[count++] = (uint8_t)b;
+            }
+        if (count == 0) return sm_wm_single_fields(key, 0, fold, anchor, anchor_bytes);
+        anchor[j] = at[j];
+        anchor_bytes[j][0] = bytes[0];
+        anchor_bytes[j][1] = count == 2 ? bytes[1] : bytes[0];
+    }
+    return 1;
+}
 
 #define SM_WM_PREFILTER_MAX_KEYS 32u /* 8 buckets of at most 4 keys */
 #define SM_WM_PREFILTER_SIZE 137u     /* lo[3][16], hi[3][16], start[9], member[32] */
