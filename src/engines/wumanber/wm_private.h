@@ -56,26 +56,50 @@ typedef struct {
 
 static inline uint64_t sm_wm_align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
 
-/* The single-key fields of h for key[0, len) (h->fold set): 1 when the
-   key has them (8 to 255 bytes, one or two text bytes folding to each
-   anchor's byte), else 0 with the fields zero. */
+/* The text bytes that fold to key byte k (at most two, in bytes); returns
+   how many there are (0 to 256). */
+static inline int sm_wm_fold_class(const uint8_t fold[256], uint8_t k, uint8_t bytes[2]) {
+    int count = 0;
+    for (int b = 0; b < 256; b++)
+        if (fold[b] == k) {
+            if (count < 2) bytes[count] = (uint8_t)b;
+            count++;
+        }
+    return count;
+}
+
+/* The single-key fields for key[0, len): 1 when the key has them (8 to 255
+   bytes, one of them at least with one or two text bytes folding to it),
+   else 0 with the fields zero. The anchors are the first such place, the
+   last, and the one nearest the middle (T, which U and u fold to in DNA,
+   is passed over). */
 static inline int sm_wm_single_fields(const uint8_t *key, uint32_t len, const uint8_t fold[256], uint8_t *anchor,
                                       uint8_t (*anchor_bytes)[2]) {
     for (int j = 0; j < 3; j++) anchor[j] = anchor_bytes[j][0] = anchor_bytes[j][1] = 0;
     if (len < 8 || len > 255) return 0;
-    const uint8_t at[3] = {0, (uint8_t)(len / 2), (uint8_t)(len - 1)};
+    int ok[255];
+    uint8_t cls[255][2];
+    for (uint32_t i = 0; i < len; i++) {
+        int c = sm_wm_fold_class(fold, key[i], cls[i]);
+        ok[i] = c >= 1 && c <= 2;
+        if (c == 1) cls[i][1] = cls[i][0];
+    }
+    int first = -1, last = -1, mid = -1;
+    for (int i = 0; i < (int)len && first < 0; i++)
+        if (ok[i]) first = i;
+    if (first < 0) return 0;
+    for (int i = (int)len - 1; last < 0; i--)
+        if (ok[i]) last = i;
+    for (int d = 0; mid < 0; d++) {
+        int lo = (int)len / 2 - d, hi = (int)len / 2 + d;
+        if (lo >= 0 && ok[lo]) mid = lo;
+        else if (hi < (int)len && ok[hi]) mid = hi;
+    }
+    const int at[3] = {first, mid, last};
     for (int j = 0; j < 3; j++) {
-        int count = 0;
-        uint8_t bytes[2] = {0, 0};
-        for (int b = 0; b < 256; b++)
-            if (fold[b] == key[at[j]]) {
-                if (count == 2) return sm_wm_single_fields(key, 0, fold, anchor, anchor_bytes);
-                bytes[count++] = (uint8_t)b;
-            }
-        if (count == 0) return sm_wm_single_fields(key, 0, fold, anchor, anchor_bytes);
-        anchor[j] = at[j];
-        anchor_bytes[j][0] = bytes[0];
-        anchor_bytes[j][1] = count == 2 ? bytes[1] : bytes[0];
+        anchor[j] = (uint8_t)at[j];
+        anchor_bytes[j][0] = cls[at[j]][0];
+        anchor_bytes[j][1] = cls[at[j]][1];
     }
     return 1;
 }
