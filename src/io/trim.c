@@ -513,6 +513,23 @@ __attribute__((target("avx2"))) static int only_symbols_avx2(const uint8_t *p, s
         if (i + 32 == n) return 1;
     }
 }
+
+/* only_symbols of a sequence and of its qualities (n >= 32 each) in one
+   loop. */
+__attribute__((target("avx2"))) static int seq_and_quals_avx2(const uint8_t *s, const uint8_t *q, size_t n) {
+    const __m256i fold = _mm256_set1_epi8(0x20), a = _mm256_set1_epi8('a'), letters = _mm256_set1_epi8(25);
+    const __m256i bang = _mm256_set1_epi8('!'), quals = _mm256_set1_epi8('~' - '!');
+    for (size_t i = 0;; i += 32) {
+        if (i + 32 > n) i = n - 32;
+        __m256i x = _mm256_sub_epi8(_mm256_or_si256(_mm256_loadu_si256((const __m256i *)(s + i)), fold), a);
+        __m256i y = _mm256_sub_epi8(_mm256_loadu_si256((const __m256i *)(q + i)), bang);
+        __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(x, letters), x),
+                                      _mm256_cmpeq_epi8(_mm256_min_epu8(y, quals), y));
+        if ((uint32_t)_mm256_movemask_epi8(ok) != 0xffffffffu)
+            return only_symbols_slow(s, n, 0) && only_symbols_slow(q, n, 1);
+        if (i + 32 == n) return 1;
+    }
+}
 #endif
 
 static int only_symbols(const uint8_t *p, size_t n, int quality, int avx2) {
@@ -571,11 +588,20 @@ static int reads_as_taken(const chunk *c, const chunk_record *r, unsigned mates,
     size_t name_len[2] = {0, 0};
     for (unsigned m = 0; m < mates; m++) {
         const uint8_t *raw = record_raw(c, r, m);
+        /* a bare '+' line names nothing */
         size_t n = word_length(raw + 1, r->raw_len[m] - 1),
-               k = word_length(raw + r->plus_at[m] + 1, r->raw_len[m] - r->plus_at[m] - 1);
-        if (raw[1 + n] == 0 || (k && (k != n || memcmp(raw + r->plus_at[m] + 1, raw + 1, n) != 0)) ||
-            !only_symbols(raw + r->seq_at[m], (size_t)r->length[m], 0, avx2) ||
-            !only_symbols(raw + r->qual_at[m], (size_t)r->length[m], 1, avx2))
+               k = r->qual_at[m] - r->plus_at[m] == 2
+                       ? 0
+                       : word_length(raw + r->plus_at[m] + 1, r->raw_len[m] - r->plus_at[m] - 1);
+        if (raw[1 + n] == 0 || (k && (k != n || memcmp(raw + r->plus_at[m] + 1, raw + 1, n) != 0)))
+            return 0;
+        size_t len = (size_t)r->length[m];
+#ifdef TRIM_AVX2
+        if (avx2 && len >= 32) {
+            if (!seq_and_quals_avx2(raw + r->seq_at[m], raw + r->qual_at[m], len)) return 0;
+        } else
+#endif
+            if (!only_symbols(raw + r->seq_at[m], len, 0, avx2) || !only_symbols(raw + r->qual_at[m], len, 1, avx2))
             return 0;
         name_len[m] = n;
     }

@@ -729,7 +729,8 @@ static void flawed_records(void) {
 
 /* A carriage return at each place of a file's first records: before a
    line end (a CRLF line, which the reader takes) or in place of a byte of
-   a line (a flaw, or a CRLF line where it replaces a line's last), records
+   a line (a flaw, or a CRLF line where it replaces a line's last); then a
+   space, '!', 'N' and byte 0x80 in place of each byte; records
    of lengths that put the places on every side of the 64-byte words the
    trimmer finds line ends in. The trimmer gives the reader's records
    uncut, or its message. */
@@ -759,11 +760,12 @@ static void carriage_returns(void) {
         len += (size_t)k;
     }
     char *file = malloc(len + 1);
+    static const char odd[] = {' ', '!', 'N', (char)0x80, 0};
     for (size_t at = 0; at < 300 && at < len; at++)
-        for (int insert = 0; insert < 2; insert++) {
+        for (int insert = 0; insert < 2 + (int)strlen(odd); insert++) {
             /* insert: a \r before the next line end at or after at */
             size_t n = len;
-            if (insert) {
+            if (insert == 1) {
                 size_t nl = at;
                 while (plain[nl] != '\n') nl++;
                 if (nl != at) continue; /* once per line end */
@@ -776,7 +778,9 @@ static void carriage_returns(void) {
                    rewrite refuses such a record) */
                 if (plain[at] == '\n') continue;
                 memcpy(file, plain, len);
-                file[at] = '\r';
+                /* then another byte there: a flaw in a sequence or quality
+                   line (either side of the 32-byte vectors), a name changed */
+                file[at] = insert == 0 ? '\r' : odd[insert - 2];
             }
             FILE *o = fopen(path, "wb");
             fwrite(file, 1, n, o);
@@ -797,12 +801,14 @@ static void carriage_returns(void) {
                 }
                 int st = sm_trimmer_run(t, path, NULL, &err);
                 if (want[0])
-                    CHECK(st != SM_OK && strcmp(err.message, want) == 0, "\\r %s byte %zu, %u threads: '%s', want '%s'",
-                          insert ? "before" : "for", at, threads, st == SM_OK ? "(none)" : err.message, want);
+                    CHECK(st != SM_OK && strcmp(err.message, want) == 0, "%d %s byte %zu, %u threads: '%s', want '%s'",
+                          insert, insert == 1 ? "before" : "for", at, threads, st == SM_OK ? "(none)" : err.message,
+                          want);
                 else
                     CHECK(st == SM_OK && got.records == count && got.len == blen && memcmp(got.bytes, bytes, blen) == 0,
-                          "\\r %s byte %zu, %u threads: %zu records, want %zu; %s", insert ? "before" : "for", at,
-                          threads, got.records, count, st == SM_OK ? "same status" : err.message);
+                          "%d %s byte %zu, %u threads: %zu records, want %zu; %s", insert,
+                          insert == 1 ? "before" : "for", at, threads, got.records, count,
+                          st == SM_OK ? "same status" : err.message);
                 free(got.bytes);
                 sm_trimmer_free(t);
             }
