@@ -1600,6 +1600,9 @@ int sm_reader_window_swap(sm_reader *r, uint8_t **buf, size_t *cap) {
     if (!p || *cap < need) {
         p = realloc(p, need);
         if (!p) return -1;
+        /* initialised, as calloc leaves a new reader's: the vector loops
+           read past the data */
+        memset(p, 0, need);
         *buf = p;
         *cap = need;
     }
