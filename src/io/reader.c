@@ -1599,6 +1599,30 @@ void sm_reader_window_take(sm_reader *r, size_t used, uint64_t lines) {
     r->line_start = r->buf_abs + r->pos;
 }
 
+int sm_reader_window_swap(sm_reader *r, uint8_t **buf, size_t *cap) {
+    if (!r || r->mapped || r->raw_open) return -1;
+    size_t need = r->cap + READER_PAD, keep = r->end - r->pos;
+    uint8_t *p = *buf;
+    if (!p || *cap < need) {
+        p = realloc(p, need);
+        if (!p) return -1;
+        /* initialised, as calloc leaves a new reader's: the vector loops
+           read past the data */
+        memset(p, 0, need);
+        *buf = p;
+        *cap = need;
+    }
+    memcpy(p, r->buf + r->pos, keep);
+    memset(p + r->cap, 0, READER_PAD);
+    *buf = r->buf;
+    *cap = need;
+    r->buf = p;
+    r->buf_abs += r->pos;
+    r->end = keep;
+    r->pos = 0;
+    return 0;
+}
+
 const char *sm_reader_shown(const sm_reader *r) { return r->shown; }
 
 void sm_reader_first_line(sm_reader *r, uint64_t line) { r->line = line; }

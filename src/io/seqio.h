@@ -75,6 +75,13 @@ typedef struct {
 } sm_reader_window;
 int sm_reader_window_get(sm_reader *reader, size_t want, sm_reader_window *window);
 void sm_reader_window_take(sm_reader *reader, size_t used, uint64_t lines);
+/* After sm_reader_window_take, a reader that is not mapped: the buffer that
+   held the window goes to the caller (*buf, its size *cap), so the taken
+   bytes stay where they are, and the reader goes on in the caller's former
+   buffer (*buf, *cap bytes, grown when smaller), the bytes not yet taken
+   copied into it. Returns 0, or -1 when nothing was swapped (mapped, or
+   out of memory). */
+int sm_reader_window_swap(sm_reader *reader, uint8_t **buf, size_t *cap);
 
 /* The name the reader's messages give its input. */
 const char *sm_reader_shown(const sm_reader *reader);

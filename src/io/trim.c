@@ -144,7 +144,11 @@ static int64_t score(const part_hit *p) { return (int64_t)(p->end - p->start) - 
 
 static void decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, const sm_hit *hits,
                    const uint8_t *partial, size_t count, uint64_t length, sm_trim_cut *cut) {
-    *cut = (sm_trim_cut){0, length, -1, 0};
+    /* field by field over zeroed bytes: a struct copy need not copy zero
+       padding, and callers may hash the cut */
+    memset(cut, 0, sizeof *cut);
+    cut->end = length;
+    cut->adapter = -1;
     int64_t best_score = 0;
     for (size_t i = 0; i < set->count; i++) {
         const sm_trim_adapter *a = &set->adapters[i];
@@ -173,7 +177,7 @@ static void decide(const sm_trim_set *set, unsigned mate, uint32_t min_overlap, 
             s = (p.found ? score(&p) : 0) + (q.found ? score(&q) : 0);
         }
         if (cut->adapter < 0 || s > best_score || (s == best_score && c.errors < cut->errors)) {
-            *cut = c;
+            cut->start = c.start, cut->end = c.end, cut->adapter = c.adapter, cut->errors = c.errors;
             best_score = s;
         }
     }
@@ -386,6 +390,8 @@ struct sm_trimmer {
     int avx2;                   /* the checks of records taken whole may use AVX2 */
     int has_adapters[2];        /* mate 1 (or a single read), mate 2: some adapter is for it */
     int pack;                   /* the outputs compress: the workers make their members */
+    uint64_t *ends[2];          /* take_block's line ends of each mate's window */
+    size_t ends_cap[2];
 };
 
 static int keep_hit(worker *w, const sm_hit *hit, int partial) {
@@ -464,6 +470,11 @@ static int four_lines(const uint8_t *raw, size_t len, uint64_t length, chunk_rec
 
 static int rewrite_four_lines(const uint8_t *raw, const chunk_record *r, unsigned m, byte_buf *out) {
     uint64_t start = r->cut[m].start, kept = r->cut[m].end - start;
+    /* a read kept whole, its record ending in \n right after the
+       qualities: the record as it is, in one piece */
+    if (start == 0 && kept == r->length[m] && r->raw_len[m] == r->qual_at[m] + kept + 1 &&
+        raw[r->raw_len[m] - 1] == '\n')
+        return buf_put(out, raw, r->raw_len[m]);
     return buf_put(out, raw, r->seq_at[m]) | buf_put(out, raw + r->seq_at[m] + start, kept) | buf_put(out, "\n", 1) |
            buf_put(out, raw + r->plus_at[m], r->qual_at[m] - r->plus_at[m]) |
            buf_put(out, raw + r->qual_at[m] + start, kept) | buf_put(out, "\n", 1);
@@ -499,6 +510,23 @@ __attribute__((target("avx2"))) static int only_symbols_avx2(const uint8_t *p, s
         __m256i x = _mm256_sub_epi8(_mm256_or_si256(v, fold), base);
         if ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(x, top), x)) != 0xffffffffu)
             return only_symbols_slow(p, n, quality);
+        if (i + 32 == n) return 1;
+    }
+}
+
+/* only_symbols of a sequence and of its qualities (n >= 32 each) in one
+   loop. */
+__attribute__((target("avx2"))) static int seq_and_quals_avx2(const uint8_t *s, const uint8_t *q, size_t n) {
+    const __m256i fold = _mm256_set1_epi8(0x20), a = _mm256_set1_epi8('a'), letters = _mm256_set1_epi8(25);
+    const __m256i bang = _mm256_set1_epi8('!'), quals = _mm256_set1_epi8('~' - '!');
+    for (size_t i = 0;; i += 32) {
+        if (i + 32 > n) i = n - 32;
+        __m256i x = _mm256_sub_epi8(_mm256_or_si256(_mm256_loadu_si256((const __m256i *)(s + i)), fold), a);
+        __m256i y = _mm256_sub_epi8(_mm256_loadu_si256((const __m256i *)(q + i)), bang);
+        __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(x, letters), x),
+                                      _mm256_cmpeq_epi8(_mm256_min_epu8(y, quals), y));
+        if ((uint32_t)_mm256_movemask_epi8(ok) != 0xffffffffu)
+            return only_symbols_slow(s, n, 0) && only_symbols_slow(q, n, 1);
         if (i + 32 == n) return 1;
     }
 }
@@ -560,11 +588,20 @@ static int reads_as_taken(const chunk *c, const chunk_record *r, unsigned mates,
     size_t name_len[2] = {0, 0};
     for (unsigned m = 0; m < mates; m++) {
         const uint8_t *raw = record_raw(c, r, m);
+        /* a bare '+' line names nothing */
         size_t n = word_length(raw + 1, r->raw_len[m] - 1),
-               k = word_length(raw + r->plus_at[m] + 1, r->raw_len[m] - r->plus_at[m] - 1);
-        if (raw[1 + n] == 0 || (k && (k != n || memcmp(raw + r->plus_at[m] + 1, raw + 1, n) != 0)) ||
-            !only_symbols(raw + r->seq_at[m], (size_t)r->length[m], 0, avx2) ||
-            !only_symbols(raw + r->qual_at[m], (size_t)r->length[m], 1, avx2))
+               k = r->qual_at[m] - r->plus_at[m] == 2
+                       ? 0
+                       : word_length(raw + r->plus_at[m] + 1, r->raw_len[m] - r->plus_at[m] - 1);
+        if (raw[1 + n] == 0 || (k && (k != n || memcmp(raw + r->plus_at[m] + 1, raw + 1, n) != 0)))
+            return 0;
+        size_t len = (size_t)r->length[m];
+#ifdef TRIM_AVX2
+        if (avx2 && len >= 32) {
+            if (!seq_and_quals_avx2(raw + r->seq_at[m], raw + r->qual_at[m], len)) return 0;
+        } else
+#endif
+            if (!only_symbols(raw + r->seq_at[m], len, 0, avx2) || !only_symbols(raw + r->qual_at[m], len, 1, avx2))
             return 0;
         name_len[m] = n;
     }
@@ -945,6 +982,8 @@ void sm_trimmer_free(sm_trimmer *t) {
             free(t->chunks[i].packed[m].data);
         }
     }
+    free(t->ends[0]);
+    free(t->ends[1]);
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->work);
     pthread_cond_destroy(&t->done);
@@ -1029,38 +1068,102 @@ static int take_mate(sm_trimmer *t, sm_reader *reader, chunk *c, chunk_record *r
     return SM_OK;
 }
 
+/* The line ends (and carriage returns) of a window as a bit mask, 64 bytes
+   a word, made in one pass before its records are taken: one tight loop
+   over the bytes instead of a memchr per line and one for the window's
+   first \r. */
+typedef struct {
+    const uint64_t *words;
+    size_t limit;
+} line_ends;
+
+static uint64_t ends_word_slow(const uint8_t *q, size_t n) {
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) m |= (uint64_t)(q[i] == '\n' || q[i] == '\r') << i;
+    return m;
+}
+
+#ifdef TRIM_AVX2
+__attribute__((target("avx2"))) static void ends_words_avx2(uint64_t *words, const uint8_t *p, size_t whole) {
+    const __m256i nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+    for (size_t w = 0; w < whole; w++) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(p + 64 * w));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(p + 64 * w + 32));
+        uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(a, nl), _mm256_cmpeq_epi8(a, cr)));
+        uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(b, nl), _mm256_cmpeq_epi8(b, cr)));
+        words[w] = (uint64_t)hi << 32 | lo;
+    }
+}
+#endif
+
+/* words[i]: the ends in p[64 i, 64 i + 64) below limit. */
+static void ends_words(uint64_t *words, const uint8_t *p, size_t limit, int avx2) {
+    size_t whole = limit / 64, w = 0;
+#ifdef TRIM_AVX2
+    if (avx2) ends_words_avx2(words, p, whole), w = whole;
+#else
+    (void)avx2;
+#endif
+#ifdef __SSE2__
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (; w < whole; w++) {
+        uint64_t m = 0;
+        for (unsigned i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + 64 * w + 16 * i));
+            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)))
+                 << (16 * i);
+        }
+        words[w] = m;
+    }
+#endif
+    for (; w < whole; w++) words[w] = ends_word_slow(p + 64 * w, 64);
+    if (limit % 64) words[whole] = ends_word_slow(p + 64 * whole, limit % 64);
+}
+
+/* The first \n or \r at or after from, or limit. */
+static inline size_t line_end_from(const line_ends *e, size_t from) {
+    if (from >= e->limit) return e->limit;
+    size_t w = from / 64, last = (e->limit - 1) / 64;
+    uint64_t m = e->words[w] & (~(uint64_t)0 << (from % 64));
+    while (!m) {
+        if (++w > last) return e->limit;
+        m = e->words[w];
+    }
+    return 64 * w + (size_t)__builtin_ctzll(m);
+}
+
 /* The four-line FASTQ record at p[at] of a window of n bytes, to be taken
    whole: '@' header, one sequence line (not starting with '+'), a '+'
    line and one quality line as long as the sequence, each ending in \n,
-   no \r (cr: the window's first, or NULL), followed by the next record's
-   '@' or the input's end, all before p[limit]. Returns its length with
-   its lines' places in r (mate m; raw_at relative to p), or 0: for the
-   reader to read. What its bytes are is checked by the worker
+   no \r, followed by the next record's '@' or the input's end, all before
+   p[limit] (e: the window's line ends up to limit). Returns its length
+   with its lines' places in r (mate m; raw_at relative to p), or 0: for
+   the reader to read. What its bytes are is checked by the worker
    (reads_as_taken). */
-static size_t whole_record(const uint8_t *p, size_t n, size_t limit, int ends, const uint8_t *cr, size_t at,
+static size_t whole_record(const uint8_t *p, size_t n, size_t limit, int ends, const line_ends *e, size_t at,
                            chunk_record *r, unsigned m) {
-    const uint8_t *h = p + at, *end = p + limit;
-    if (at >= limit || *h != '@') return 0;
-    const uint8_t *nl = memchr(h, '\n', (size_t)(end - h));
-    if (!nl) return 0;
-    const uint8_t *seq = nl + 1;
-    if (!(nl = memchr(seq, '\n', (size_t)(end - seq)))) return 0;
-    const uint8_t *plus = nl + 1;
-    if (plus >= end || *plus != '+' || (plus - seq > 1 && *seq == '+')) return 0;
-    size_t length = (size_t)(plus - seq) - 1;
-    if (!(nl = memchr(plus, '\n', (size_t)(end - plus)))) return 0;
-    const uint8_t *qual = nl + 1;
-    if ((size_t)(end - qual) <= length || memchr(qual, '\n', length + 1) != qual + length) return 0;
-    const uint8_t *next = qual + length + 1;
+    if (at >= limit || p[at] != '@') return 0;
+    /* a \r among the ends found fails the record: so no \r anywhere in it */
+    size_t nl = line_end_from(e, at);
+    if (nl == limit || p[nl] != '\n') return 0;
+    size_t seq = nl + 1;
+    if ((nl = line_end_from(e, seq)) == limit || p[nl] != '\n') return 0;
+    size_t plus = nl + 1;
+    if (plus >= limit || p[plus] != '+' || (plus - seq > 1 && p[seq] == '+')) return 0;
+    size_t length = plus - seq - 1;
+    if ((nl = line_end_from(e, plus)) == limit || p[nl] != '\n') return 0;
+    size_t qual = nl + 1;
+    if (limit - qual <= length || line_end_from(e, qual) != qual + length || p[qual + length] != '\n') return 0;
+    size_t next = qual + length + 1;
     /* the next byte known, or the input's end; not at the limit, so that
        where a chunk ends does not depend on how much the window holds */
-    if ((cr && cr < next) || (next == p + n ? !ends : next == end || *next != '@')) return 0;
+    if (next == n ? !ends : next == limit || p[next] != '@') return 0;
     r->raw_at[m] = at;
-    r->raw_len[m] = (size_t)(next - h);
+    r->raw_len[m] = next - at;
     r->length[m] = length;
-    r->seq_at[m] = (size_t)(seq - h);
-    r->plus_at[m] = (size_t)(plus - h);
-    r->qual_at[m] = (size_t)(qual - h);
+    r->seq_at[m] = seq - at;
+    r->plus_at[m] = plus - at;
+    r->qual_at[m] = qual - at;
     return r->raw_len[m];
 }
 
@@ -1074,7 +1177,15 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
         if (!sm_reader_window_get(readers[m], per_mate, &w[m])) return 0;
     for (unsigned m = 0; m < t->mates; m++) {
         size_t limit = w[m].n < per_mate ? w[m].n : per_mate, at = 0, k = 0;
-        const uint8_t *cr = memchr(w[m].p, '\r', limit);
+        size_t words = (limit + 63) / 64;
+        if (t->ends_cap[m] < words) {
+            uint64_t *p = realloc(t->ends[m], words * sizeof *p);
+            if (!p) return *failed = 1, 0;
+            t->ends[m] = p;
+            t->ends_cap[m] = words;
+        }
+        ends_words(t->ends[m], w[m].p, limit, t->avx2);
+        line_ends e = {t->ends[m], limit};
         for (; k < n; k++) {
             if (first + k == c->cap) {
                 size_t cap = c->cap ? c->cap * 2 : 256;
@@ -1085,7 +1196,7 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
             }
             chunk_record *r = &c->recs[first + k];
             if (m == 0) memset(r, 0, sizeof *r); /* sm_trim_cut's padding too: callers may hash the cut */
-            size_t len = whole_record(w[m].p, w[m].n, limit, w[m].ends, cr, at, r, m);
+            size_t len = whole_record(w[m].p, w[m].n, limit, w[m].ends, &e, at, r, m);
             if (!len) break;
             r->line[m] = w[m].line + 4 * k;
             at += len;
@@ -1097,7 +1208,16 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
     for (unsigned m = 0; m < t->mates; m++) {
         const chunk_record *last = &c->recs[first + n - 1];
         size_t used = last->raw_at[m] + last->raw_len[m], base = c->raw.len;
-        if (!w[m].stable && buf_put(&c->raw, w[m].p, used) != 0) return *failed = 1, 0;
+        sm_reader_window_take(readers[m], used, 4 * (uint64_t)n);
+        /* single reads that open the chunk and leave little behind in the
+           reader's buffer: that buffer becomes the chunk's, no copy */
+        if (!w[m].stable && t->mates == 1 && c->raw.len == 0 && w[m].n - used < used / 8 &&
+            sm_reader_window_swap(readers[m], &c->raw.data, &c->raw.cap) == 0) {
+            base = (size_t)(w[m].p - c->raw.data);
+            c->raw.len = base + used;
+        } else if (!w[m].stable && buf_put(&c->raw, w[m].p, used) != 0) {
+            return *failed = 1, 0;
+        }
         for (size_t k = 0; k < n; k++) {
             chunk_record *r = &c->recs[first + k];
             r->unchecked = 1;
@@ -1105,7 +1225,6 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
             else r->raw_at[m] += base;
             symbols += (size_t)r->length[m];
         }
-        sm_reader_window_take(readers[m], used, 4 * (uint64_t)n);
         bytes += used;
     }
     c->n += n;

@@ -317,6 +317,24 @@ static int push_part(sm_ends_state *e, const sm_rawhit *x) {
 static void shift_and(const sm_ends_state *e, const uint64_t *mask, const uint8_t *y, int64_t n, int back,
                       uint64_t *d) {
     uint32_t k = e->k;
+    const uint8_t *code = e->code;
+    /* no mismatch (the common case) and one: the state words in registers,
+       not in d[], and the direction out of the loop */
+    if (k <= 1) {
+        uint64_t d0 = 0, d1 = 0;
+        int64_t i = back ? n - 1 : 0, step = back ? -1 : 1;
+        if (k == 0)
+            for (int64_t left = n; left > 0; left--, i += step) d0 = ((d0 << 1) | 1) & mask[code[y[i]]];
+        else
+            for (int64_t left = n; left > 0; left--, i += step) {
+                uint64_t b = mask[code[y[i]]];
+                d1 = (((d1 << 1) | 1) & b) | ((d0 << 1) | 1);
+                d0 = ((d0 << 1) | 1) & b;
+            }
+        d[0] = d0;
+        if (k == 1) d[1] = d1;
+        return;
+    }
     for (uint32_t j = 0; j <= k; j++) d[j] = 0;
     for (int64_t i = 0; i < n; i++) {
         uint64_t b = mask[e->code[y[back ? n - 1 - i : i]]], below = d[0];

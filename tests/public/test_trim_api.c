@@ -727,12 +727,106 @@ static void flawed_records(void) {
     sm_trim_set_free(&set);
 }
 
+/* A carriage return at each place of a file's first records: before a
+   line end (a CRLF line, which the reader takes) or in place of a byte of
+   a line (a flaw, or a CRLF line where it replaces a line's last); then a
+   space, '!', 'N' and byte 0x80 in place of each byte; records
+   of lengths that put the places on every side of the 64-byte words the
+   trimmer finds line ends in. The trimmer gives the reader's records
+   uncut, or its message. */
+static void carriage_returns(void) {
+    enum { RECORDS = 40 };
+    sm_trim_set set;
+    memset(&set, 0, sizeof set);
+    sm_error err;
+    CHECK(sm_trim_set_add(&set, "TTTTTTTTTTTTTTTTTTTTTTTTT", SM_TRIM_BACK, &err) == SM_OK, "adapter");
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.strands = SM_STRAND_FORWARD;
+    sm_db *db = NULL;
+    CHECK(sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err) == SM_OK, "compile");
+    char path[256], *plain = NULL;
+    snprintf(path, sizeof path, "%s/cr.fq", dir);
+    size_t len = 0, cap = 0;
+    for (int i = 0; i < RECORDS; i++) {
+        char rec[256];
+        int n = 7 + (i * 13) % 50, k = snprintf(rec, sizeof rec, "@c%d x\n", i);
+        for (int j = 0; j < n; j++) rec[k++] = "ACGT"[(i + j) % 4];
+        k += snprintf(rec + k, sizeof rec - (size_t)k, "\n+\n");
+        for (int j = 0; j < n; j++) rec[k++] = (char)('!' + (i + j) % 60);
+        rec[k++] = '\n';
+        if (len + (size_t)k > cap) plain = realloc(plain, cap = 2 * (len + (size_t)k));
+        memcpy(plain + len, rec, (size_t)k);
+        len += (size_t)k;
+    }
+    char *file = malloc(len + 1);
+    static const char odd[] = {' ', '!', 'N', (char)0x80, 0};
+    for (size_t at = 0; at < 300 && at < len; at++)
+        for (int insert = 0; insert < 2 + (int)strlen(odd); insert++) {
+            /* insert: a \r before the next line end at or after at */
+            size_t n = len;
+            if (insert == 1) {
+                size_t nl = at;
+                while (plain[nl] != '\n') nl++;
+                if (nl != at) continue; /* once per line end */
+                memcpy(file, plain, nl);
+                file[nl] = '\r';
+                memcpy(file + nl + 1, plain + nl, len - nl);
+                n = len + 1;
+            } else {
+                /* (a lone \r for a line end: the reader reads on, the
+                   rewrite refuses such a record) */
+                if (plain[at] == '\n') continue;
+                memcpy(file, plain, len);
+                /* then another byte there: a flaw in a sequence or quality
+                   line (either side of the 32-byte vectors), a name changed */
+                file[at] = insert == 0 ? '\r' : odd[insert - 2];
+            }
+            FILE *o = fopen(path, "wb");
+            fwrite(file, 1, n, o);
+            fclose(o);
+            char want[sizeof err.message];
+            char *bytes;
+            size_t blen, count = reader_view(path, &bytes, &blen, want);
+            for (unsigned threads = 1; threads <= 2; threads++) {
+                sm_runner_options ro;
+                sm_runner_options_init(&ro);
+                ro.threads = threads;
+                gathered got = {NULL, 0, 0};
+                sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
+                sm_trimmer *t = NULL;
+                if (sm_trimmer_new(db, &ro, &to, &t, &err) != SM_OK) {
+                    CHECK(0, "trimmer: %s", err.message);
+                    continue;
+                }
+                int st = sm_trimmer_run(t, path, NULL, &err);
+                if (want[0])
+                    CHECK(st != SM_OK && strcmp(err.message, want) == 0, "%d %s byte %zu, %u threads: '%s', want '%s'",
+                          insert, insert == 1 ? "before" : "for", at, threads, st == SM_OK ? "(none)" : err.message,
+                          want);
+                else
+                    CHECK(st == SM_OK && got.records == count && got.len == blen && memcmp(got.bytes, bytes, blen) == 0,
+                          "%d %s byte %zu, %u threads: %zu records, want %zu; %s", insert,
+                          insert == 1 ? "before" : "for", at, threads, got.records, count,
+                          st == SM_OK ? "same status" : err.message);
+                free(got.bytes);
+                sm_trimmer_free(t);
+            }
+            free(bytes);
+        }
+    free(file);
+    free(plain);
+    sm_db_free(db);
+    sm_trim_set_free(&set);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     int rounds = test_rounds(60);
     refusals();
     record_cuts();
     flawed_records();
+    carriage_returns();
     for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
     /* (at full scale: a handful of sanitizer rounds may miss a kind) */
     CHECK(rounds < 30 || (cut_by_kind[1] > rounds && cut_by_kind[2] > 0 && cut_by_kind[3] > 0 && cut_partial > 0), "the rounds cut too few reads: 3' %ld, 5' %ld, linked %ld, partial 3' %ld",

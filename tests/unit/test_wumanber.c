@@ -7,6 +7,7 @@
  * threads and small chunks) on DNA (IUPAC expanded, both strands, lower
  * case) and text (case folding); the validator rejects damaged sections
  * without reading outside them. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,80 @@ static void test_random_sections(void) {
     }
     /* Up to 16 keys of 3 or more, not all nucleotides, get the prefilter. */
     tu_check(prefiltered > rounds / 20, "only %u of %u rounds had a prefiltered section", prefiltered, rounds);
+}
+
+/* One key of 8 to 40 bytes: the scan compares three anchor bytes 16 or 32
+   windows at a time (the section's single fields) where some key byte has
+   no more than two bytes folding to it; the same hits as the naive search for every fold, text
+   length (around the vector widths too), piece and owned part, and the
+   SHIFT loop where the fields are absent. A section whose anchors are not
+   the key's is refused (with single cleared it is the SHIFT loop's). */
+static void test_single_key(void) {
+    static const struct {
+        int fold;
+        const char *key_symbols, *text_symbols;
+    } kinds[] = {
+        {FOLD_DNA, "ACG", "ACGTacgtN"},
+        {FOLD_DNA, "ACGT", "ACGTacgtNuU"},
+        {FOLD_DNA, "TTTTTTTTTA", "ACGTacgtNuU"},
+        {FOLD_TEXT, "abcdefghij klmnop", "abcdefghij klmnopABC"},
+        {FOLD_TEXT_ICASE, "abcdefgh", "abcdefghABCDEFGH"},
+        {FOLD_TEXT, "ab", "abc"},
+    };
+    uint8_t text[3000];
+    unsigned rounds = tu_scaled(300), single = 0;
+    for (unsigned round = 0; round < rounds && tu_failures() < 10; round++) {
+        unsigned kind = round % (sizeof kinds / sizeof kinds[0]);
+        key_set *ks = malloc(sizeof *ks);
+        uint32_t len = tu_rng_range(&rng, 8, MAX_LEN);
+        make_keys(ks, kinds[kind].fold, kinds[kind].key_symbols, len, len, 1);
+        unsigned r = tu_rng_below(&rng, 3);
+        size_t n = r == 0 ? tu_rng_below(&rng, 2 * len + 70) : r == 1 ? tu_rng_range(&rng, len + 10, len + 40)
+                                                                     : tu_rng_below(&rng, sizeof text);
+        make_text(ks, kinds[kind].fold, kinds[kind].text_symbols, text, n);
+        size_t size = 0;
+        sm_wm_params p = {0, 0, 0};
+        uint8_t *sec = build(ks, &p, &size);
+        if (!sec) {
+            free(ks);
+            break;
+        }
+        sm_wm_header h;
+        memcpy(&h, sec, sizeof h);
+        char what[96];
+        snprintf(what, sizeof what, "one key, kind %u, len %u, single %u", kind, len, h.single);
+        /* the fields are there exactly when some key byte has one or two text bytes */
+        int want = 0;
+        const uint8_t *key = ks->keys[0].seq;
+        for (uint32_t j = 0; j < len; j++) {
+            uint32_t count = 0;
+            for (int b = 0; b < 256; b++) count += ks->fold[b] == key[j];
+            if (count >= 1 && count <= 2) want = 1;
+        }
+        tu_check(h.single == want, "%s: single %u, want %d", what, h.single, want);
+        single += h.single;
+        check_case(ks, sec, text, n, what);
+        if (h.single) {
+            /* damaged anchors: refused */
+            sm_error err;
+            for (size_t b = offsetof(sm_wm_header, single); b < offsetof(sm_wm_header, reserved); b++) {
+                uint8_t *copy = sm_aligned_alloc(size);
+                if (!copy) abort();
+                memcpy(copy, sec, size);
+                copy[b] ^= (uint8_t)(1u << tu_rng_below(&rng, 8));
+                /* (single 0: the fields are not used, the SHIFT loop scans) */
+                if (sm_wm_validate(copy, size, ks->npatterns * 2, &err) == SM_OK) {
+                    tu_check(b == offsetof(sm_wm_header, single) && copy[b] == 0, "%s: byte %zu flipped, taken", what,
+                             b);
+                    check_case(ks, copy, text, n, what);
+                }
+                sm_aligned_free(copy);
+            }
+        }
+        sm_aligned_free(sec);
+        free(ks);
+    }
+    tu_check(single > rounds / 4, "only %u of %u one-key sections had anchors", single, rounds);
 }
 
 /* A damaged prefilter is rejected or loses no hit: every bit of its masks
@@ -821,6 +896,7 @@ int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(0x5eed3a11u));
     test_parameters();
     test_random_sections();
+    test_single_key();
     test_validate();
     test_validate_prefilter();
     test_public();

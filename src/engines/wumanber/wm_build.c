@@ -213,6 +213,7 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
         h.fold[b] = fold[b];
         h.code[b] = code_of_symbol[fold[b]];
     }
+    if (n == 1) h.single = (uint8_t)sm_wm_single_fields(items[0].seq, items[0].len, h.fold, h.anchor, h.anchor_bytes);
     memcpy(s, &h, sizeof h);
 
     uint64_t slots = 1ull << hash_bits;

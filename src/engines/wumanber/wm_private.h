@@ -34,7 +34,14 @@ typedef struct {
        hi[j][t[s + j] >> 4] for every j. */
     uint64_t prefilter_off;
     uint32_t prefilter_bytes; /* 1..3, at most shortest; 0 when absent */
-    uint8_t reserved[28];
+    /* One key of 8 to 255 bytes (0 otherwise; older sections: zeros): its
+       windows can be found 16 or 32 at a time by comparing the text at
+       three key places (anchor: first, middle, last) with the text bytes
+       that fold to the key's byte there (two, or one twice). */
+    uint8_t single;
+    uint8_t anchor[3];
+    uint8_t anchor_bytes[3][2];
+    uint8_t reserved[18];
     uint8_t code[256];      /* text byte -> symbol code (0 for bytes no key uses) */
     uint8_t fold[256];      /* text byte -> the byte keys are compared with */
 } sm_wm_header;
@@ -48,6 +55,54 @@ typedef struct {
 } sm_wm_entry;
 
 static inline uint64_t sm_wm_align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
+
+/* The text bytes that fold to key byte k (at most two, in bytes); returns
+   how many there are (0 to 256). */
+static inline int sm_wm_fold_class(const uint8_t fold[256], uint8_t k, uint8_t bytes[2]) {
+    int count = 0;
+    for (int b = 0; b < 256; b++)
+        if (fold[b] == k) {
+            if (count < 2) bytes[count] = (uint8_t)b;
+            count++;
+        }
+    return count;
+}
+
+/* The single-key fields for key[0, len): 1 when the key has them (8 to 255
+   bytes, one of them at least with one or two text bytes folding to it),
+   else 0 with the fields zero. The anchors are the first such place, the
+   last, and the one nearest the middle (T, which U and u fold to in DNA,
+   is passed over). */
+static inline int sm_wm_single_fields(const uint8_t *key, uint32_t len, const uint8_t fold[256], uint8_t *anchor,
+                                      uint8_t (*anchor_bytes)[2]) {
+    for (int j = 0; j < 3; j++) anchor[j] = anchor_bytes[j][0] = anchor_bytes[j][1] = 0;
+    if (len < 8 || len > 255) return 0;
+    int ok[255];
+    uint8_t cls[255][2];
+    for (uint32_t i = 0; i < len; i++) {
+        int c = sm_wm_fold_class(fold, key[i], cls[i]);
+        ok[i] = c >= 1 && c <= 2;
+        if (c == 1) cls[i][1] = cls[i][0];
+    }
+    int first = -1, last = -1, mid = -1;
+    for (int i = 0; i < (int)len && first < 0; i++)
+        if (ok[i]) first = i;
+    if (first < 0) return 0;
+    for (int i = (int)len - 1; last < 0; i--)
+        if (ok[i]) last = i;
+    for (int d = 0; mid < 0; d++) {
+        int lo = (int)len / 2 - d, hi = (int)len / 2 + d;
+        if (lo >= 0 && ok[lo]) mid = lo;
+        else if (hi < (int)len && ok[hi]) mid = hi;
+    }
+    const int at[3] = {first, mid, last};
+    for (int j = 0; j < 3; j++) {
+        anchor[j] = (uint8_t)at[j];
+        anchor_bytes[j][0] = cls[at[j]][0];
+        anchor_bytes[j][1] = cls[at[j]][1];
+    }
+    return 1;
+}
 
 #define SM_WM_PREFILTER_MAX_KEYS 32u /* 8 buckets of at most 4 keys */
 #define SM_WM_PREFILTER_SIZE 137u     /* lo[3][16], hi[3][16], start[9], member[32] */

@@ -13,6 +13,7 @@ typedef struct {
     const sm_wm_entry *entry;
     uint32_t m, bits, hash_bits, prefix, prefilter_bytes;
     int simd;                 /* the prefilter loop: 2 AVX2, 1 SSSE3, 0 plain */
+    int single;               /* the single-key loop (h->single, the prefilter allowed) */
 } wm_view;
 
 #define WM_INLINE static inline __attribute__((always_inline))
@@ -196,12 +197,82 @@ static void scan_prefiltered(const wm_view *v, const uint8_t *buf, size_t n, siz
     scan_prefiltered_plain(v, buf, n, s_lo, s_end, end_min, base, sink);
 }
 
+/* One key (h->single): windows starting in [s_lo, s_end), WIDTH at a
+   time (s_end - s_lo >= WIDTH), those whose three anchor bytes are among
+   the key's compared whole; the last vector overlaps the one before
+   instead of reading past the text. Compiled for SSE2 (16) and AVX2 (32). */
+#define WM_SINGLE(NAME, TARGET, VEC, WIDTH, LOADU, SET1, OR, AND, CMPEQ, MOVEMASK)                              \
+    TARGET static void NAME(const wm_view *v, const uint8_t *buf, size_t s_lo, size_t s_end, size_t end_min,     \
+                            uint64_t base, sm_sink *sink) {                                                      \
+        const sm_wm_header *h = v->h;                                                                            \
+        const sm_wm_entry *x = &v->entry[0];                                                                     \
+        const uint8_t *key = v->keys + x->key_off, *fold = v->fold;                                              \
+        const uint32_t len = x->len;                                                                             \
+        VEC a[3], b[3];                                                                                          \
+        for (int j = 0; j < 3; j++) {                                                                            \
+            a[j] = SET1((char)h->anchor_bytes[j][0]);                                                            \
+            b[j] = SET1((char)h->anchor_bytes[j][1]);                                                            \
+        }                                                                                                        \
+        for (size_t s = s_lo;; s += WIDTH) {                                                                     \
+            unsigned skip = 0;                                                                                   \
+            if (s + WIDTH > s_end) {                                                                             \
+                skip = (unsigned)(s - (s_end - WIDTH));                                                          \
+                s = s_end - WIDTH;                                                                               \
+            }                                                                                                    \
+            VEC m = SET1(-1);                                                                                    \
+            for (int j = 0; j < 3; j++) {                                                                        \
+                VEC t = LOADU(buf + s + h->anchor[j]);                                                           \
+                m = AND(m, OR(CMPEQ(t, a[j]), CMPEQ(t, b[j])));                                                  \
+            }                                                                                                    \
+            uint32_t cand = (uint32_t)MOVEMASK(m) >> skip << skip;                                               \
+            while (cand) {                                                                                       \
+                size_t w = s + (unsigned)__builtin_ctz(cand);                                                    \
+                cand &= cand - 1;                                                                                \
+                const uint8_t *t = buf + w;                                                                      \
+                uint32_t j = 0;                                                                                  \
+                while (j < len && fold[t[j]] == key[j]) j++;                                                     \
+                if (j == len && w + len > end_min)                                                               \
+                    sm_sink_add(sink, base + w, base + w + len, x->output >> 1, (int)(x->output & 1), 0);        \
+            }                                                                                                    \
+            if (s + WIDTH == s_end) return;                                                                      \
+        }                                                                                                        \
+    }
+
+#if defined(__x86_64__)
+WM_SINGLE(single_sse2, , __m128i, 16, LOADU128, _mm_set1_epi8, _mm_or_si128, _mm_and_si128, _mm_cmpeq_epi8,
+          _mm_movemask_epi8)
+WM_SINGLE(single_avx2, __attribute__((target("avx2"))), __m256i, 32, LOADU256, _mm256_set1_epi8, _mm256_or_si256,
+          _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_movemask_epi8)
+#endif
+
+/* The single-key loop where it applies: returns 1 when it scanned. */
+static int scan_single(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo, size_t s_hi, size_t end_min,
+                       uint64_t base, sm_sink *sink) {
+#if defined(__x86_64__)
+    if (!v->single || v->simd < 1 || n < v->m) return 0;
+    size_t s_end = s_hi < n - v->m + 1 ? s_hi : n - v->m + 1;
+    if (s_lo >= s_end) return 1;
+    if (v->simd >= 2 && s_end - s_lo >= 32) {
+        single_avx2(v, buf, s_lo, s_end, end_min, base, sink);
+        return 1;
+    }
+    if (s_end - s_lo >= 16) {
+        single_sse2(v, buf, s_lo, s_end, end_min, base, sink);
+        return 1;
+    }
+#else
+    (void)v, (void)buf, (void)n, (void)s_lo, (void)s_hi, (void)end_min, (void)base, (void)sink;
+#endif
+    return 0;
+}
+
 static void scan_any(const wm_view *v, const uint8_t *buf, size_t n, size_t s_lo, size_t s_hi, size_t end_min,
                      uint64_t base, sm_sink *sink) {
     if (v->prefilter) {
         scan_prefiltered(v, buf, n, s_lo, s_hi, end_min, base, sink);
         return;
     }
+    if (scan_single(v, buf, n, s_lo, s_hi, end_min, base, sink)) return;
     switch (v->h->block) {
         WM_CASE(1)
         WM_CASE(2)
@@ -243,6 +314,7 @@ void sm_wm_scan(const uint8_t *section, uint64_t *state, const uint8_t *text, si
     v.simd = simd;
     v.prefilter_bytes = h->prefilter_bytes;
     v.identity = 0;
+    v.single = h->single && prefilter && !v.prefilter;
     if (v.prefilter) {
         int b = 0;
         while (b < 256 && h->fold[b] == b) b++;

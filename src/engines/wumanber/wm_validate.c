@@ -2,6 +2,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <string.h>
+
 #include "engines/wumanber/wm_private.h"
 
 static int bad(sm_error *err, const char *fmt, ...)
@@ -114,6 +116,15 @@ int sm_wm_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
         }
         for (uint64_t e = 0; e < h.nkeys; e++)
             if (!seen[e]) return bad(err, "key %llu is in no prefilter bucket", (unsigned long long)e);
+    }
+    /* The single-key anchors let the scan pass over every window whose
+       anchor bytes are not those: they must be the ones the key gives. */
+    if (h.single) {
+        uint8_t anchor[3], bytes[3][2];
+        if (h.single != 1 || h.nkeys != 1 ||
+            !sm_wm_single_fields(keys + entry[0].key_off, entry[0].len, h.fold, anchor, bytes) ||
+            memcmp(anchor, h.anchor, sizeof anchor) != 0 || memcmp(bytes, h.anchor_bytes, sizeof bytes) != 0)
+            return bad(err, "single-key anchors that are not the key's");
     }
     /* The lengths are the keys' own, so the scan state (longest - 1 bytes
        twice) is bounded by the section's size. */
