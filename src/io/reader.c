@@ -1592,8 +1592,11 @@ int sm_reader_window_get(sm_reader *r, size_t want, sm_reader_window *w) {
         while (r->end - r->pos < want && !(r->pos == 0 && r->end == r->cap)) {
             /* a failed read: the whole records before it are still
                given; the next record read says what failed */
-            /* a whole BGZF job taken in place is enough: a further
-               read would copy it all to the front */
+            /* a BGZF job is not split to fill the window: once the
+               reader holds too much to take the next job in place, the
+               window is what it holds (a read would copy that to the
+               front and the job's start after it) */
+            if (r->end - r->pos > SM_IO_SWAP_KEEP && sm_io_source_job_next(r->src)) break;
             r->swapped = 0;
             if (refill(r) <= 0 || r->swapped) break;
         }

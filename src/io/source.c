@@ -41,7 +41,7 @@
 /* Inflated bytes per BGZF job (about 16 blocks): about a trimming chunk, so
    that a job's buffer can become the reader's and then the chunk's whole. */
 #define BGZF_JOB_BYTES (1u << 20)
-#define BGZF_HEAD (64u << 10) /* room before a job's bytes for a reader's leftover */
+#define BGZF_HEAD SM_IO_SWAP_KEEP /* room before a job's bytes for a reader's leftover */
 #define BGZF_PAD 64           /* zeroed bytes after a job's buffer, as after a reader's */
 
 enum { SRC_PLAIN, SRC_GZIP, SRC_BGZF, SRC_ZSTD };
@@ -521,9 +521,14 @@ static long bgzf_read(sm_source *s, uint8_t *buf, size_t cap, sm_error *err) {
     return (long)made;
 }
 
+int sm_io_source_job_next(const sm_source *s) {
+    /* (the consumer's own fields: no lock) */
+    return s->kind == SRC_BGZF && s->jobs && !s->bgzf_fallback && s->jobs_queued > 0 && s->jobs[s->job_head].pos == 0;
+}
+
 int sm_io_source_swap(sm_source *s, uint8_t **buf, size_t *cap, size_t pad, size_t from, size_t *start, size_t *end) {
     size_t keep = *end - from;
-    if (s->kind != SRC_BGZF || !s->jobs || keep > BGZF_HEAD || pad > BGZF_PAD || s->pend_status != SM_OK ||
+    if (s->kind != SRC_BGZF || !s->jobs || keep > SM_IO_SWAP_KEEP || pad > BGZF_PAD || s->pend_status != SM_OK ||
         s->bgzf_fallback)
         return 0;
     /* (a damaged block: bgzf_read reports it after the blocks before it) */

@@ -49,6 +49,11 @@ long sm_io_source_read(sm_source *source, void *buf, size_t cap, sm_error *err);
    (another source, a job begun or failed, too much to keep): read as usual. */
 int sm_io_source_swap(sm_source *source, uint8_t **buf, size_t *cap, size_t pad, size_t from, size_t *start,
                       size_t *end);
+#define SM_IO_SWAP_KEEP ((size_t)64 << 10) /* the most bytes sm_io_source_swap keeps */
+
+/* 1 when the next bytes are a BGZF job not begun, which a read would split
+   and sm_io_source_swap (keeping at most SM_IO_SWAP_KEEP) takes whole. */
+int sm_io_source_job_next(const sm_source *source);
 
 /* The name used in messages: the path, or "stdin" for "-". */
 const char *sm_io_source_name(const sm_source *source);
