@@ -348,6 +348,13 @@ static int bgzf_job_run(bgzf_job *job, const char *name) {
         size_t bsize = bgzf_block_size(job->raw + at, job->raw_len - at);
         size_t used = 0, produced = 0;
         int finished = 0;
+        uint8_t *out = job->out + BGZF_HEAD + job->out_len;
+        if (bsize && sm_inflater_whole(inf, job->raw + at, bsize, out, job->out_cap - BGZF_HEAD - job->out_len,
+                                       &produced)) {
+            job->out_len += produced;
+            at += bsize;
+            continue;
+        }
         sm_inflater_reset(inf);
         rc = sm_inflater_run(inf, job->raw + at, bsize, &used, job->out + BGZF_HEAD + job->out_len,
                              job->out_cap - BGZF_HEAD - job->out_len, &produced, &finished, &job->error);

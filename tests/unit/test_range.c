@@ -144,10 +144,11 @@ static void check_file(const char *path, sm_input_format format, unsigned thread
 /* The records (and, with keep_raw, every record's bytes as read, joined)
    of a whole-file reader with threads; 0, or -1 on an error. */
 static int read_threads(const char *path, unsigned threads, int keep_raw, range_recs *out, uint8_t **raw,
-                        size_t *raw_len) {
+                        size_t *raw_len, sm_error *e) {
     sm_reader *rd;
     sm_error err;
-    if (sm_reader_open_threads(path, SM_INPUT_FASTQ, threads, &rd, &err) != SM_OK) return -1;
+    err.message[0] = '\0';
+    if (sm_reader_open_threads(path, SM_INPUT_FASTQ, threads, &rd, &err) != SM_OK) return *e = err, -1;
     if (keep_raw) sm_reader_keep_raw(rd);
     static uint8_t piece[1 << 16];
     size_t cap = 0;
@@ -188,6 +189,7 @@ static int read_threads(const char *path, unsigned threads, int keep_raw, range_
         }
     }
     sm_reader_close(rd);
+    *e = err;
     return rc < 0 ? -1 : 0;
 }
 
@@ -196,7 +198,9 @@ static int read_threads(const char *path, unsigned threads, int keep_raw, range_
    past 64 KiB among short ones, so that records, and the bytes the reader
    keeps, lie across the workers' jobs (each about 1 MiB) both ways. Read
    with 2 and 3 threads, with and without the raw records, it must give the
-   plain file's records, and its bytes. */
+   plain file's records, and its bytes; a block's CRC or length wrong, an
+   error that says so (the workers decode a block in one call, and must
+   check its trailer as the stream decoder does). */
 static void test_bgzf_threads(const char *plain, const char *packed) {
     size_t want = 5u << 20, n = 0;
     char *data = malloc(want + 500000);
@@ -224,7 +228,8 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
             uint8_t *raw = NULL;
             size_t raw_len = 0;
             char why[400] = "";
-            int rc = read_threads(packed, threads, keep_raw, &got, &raw, &raw_len);
+            sm_error e;
+            int rc = read_threads(packed, threads, keep_raw, &got, &raw, &raw_len, &e);
             tu_check(rc == 0 && range_same(&whole, &got, why, sizeof why), "BGZF, %u threads, raw %d: %s", threads,
                      keep_raw, rc ? "read error" : why);
             if (keep_raw)
@@ -232,6 +237,29 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
             free(raw);
             range_recs_free(&got);
         }
+    /* the middle block's CRC, then its length, off by one bit */
+    size_t at = 0, mid = 0, blocks = 0;
+    for (; at + 18 <= size; blocks++) at += ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+    for (at = 0; mid < blocks / 2; mid++) at += ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+    size_t end = at + ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+    for (int field = 0; field < 2; field++) {
+        size_t flip = end - (field ? 4 : 8);
+        bgz[flip] ^= 1;
+        write_file(packed, bgz, size);
+        bgz[flip] ^= 1;
+        for (unsigned threads = 2; threads <= 3; threads++) {
+            range_recs got = {0};
+            uint8_t *raw = NULL;
+            size_t raw_len = 0;
+            sm_error e;
+            int rc = read_threads(packed, threads, 0, &got, &raw, &raw_len, &e);
+            tu_check(rc == -1 && strstr(e.message, "corrupt compressed data (incorrect data check)"),
+                     "BGZF with a wrong %s, %u threads: %s", field ? "length" : "CRC", threads,
+                     rc ? e.message : "no error");
+            free(raw);
+            range_recs_free(&got);
+        }
+    }
     range_recs_free(&whole);
     free(bgz);
     free(data);
