@@ -108,6 +108,28 @@ static const char *isal_message(int rc) {
 }
 #endif
 
+int sm_inflater_whole(sm_inflater *inf, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *produced) {
+    *produced = 0;
+#ifdef SM_HAVE_ISAL
+    if (inf->kind != SM_INFLATE_GZIP || n > UINT32_MAX || cap > UINT32_MAX) return 0;
+    /* decoded straight into out: the streaming call goes through a buffer
+       of its own and copies every byte out of it */
+    struct inflate_state *st = &inf->isal;
+    isal_inflate_init(st);
+    st->crc_flag = ISAL_GZIP;
+    st->next_in = (uint8_t *)in;
+    st->avail_in = (uint32_t)n;
+    st->next_out = out;
+    st->avail_out = (uint32_t)cap;
+    if (isal_inflate_stateless(st) != ISAL_DECOMP_OK || st->block_state != ISAL_BLOCK_FINISH) return 0;
+    *produced = cap - st->avail_out;
+    return 1;
+#else
+    (void)inf, (void)in, (void)n, (void)out, (void)cap;
+    return 0;
+#endif
+}
+
 int sm_inflater_run(sm_inflater *inf, const uint8_t *in, size_t n, size_t *used, uint8_t *out, size_t cap,
                     size_t *produced, int *finished, sm_error *err) {
     *used = *produced = 0;

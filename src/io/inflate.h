@@ -29,4 +29,10 @@ void sm_inflater_reset(sm_inflater *inf);
 int sm_inflater_run(sm_inflater *inf, const uint8_t *in, size_t n, size_t *used, uint8_t *out, size_t cap,
                     size_t *produced, int *finished, sm_error *err);
 
+/* A whole gzip member in[0, n) decoded into out[0, cap) in one call, its
+   trailer checked: 1 with *produced, or 0 when this build cannot or the
+   member is not sound (run it with sm_inflater_run, after a reset, for
+   the bytes and message). The inflater needs a reset after either. */
+int sm_inflater_whole(sm_inflater *inf, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *produced);
+
 #endif /* SM_IO_INFLATE_H */

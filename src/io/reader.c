@@ -93,6 +93,7 @@ struct sm_reader {
     uint64_t raw_start;  /* stream offset of that record's first byte */
     int eof;
     uint64_t buf_abs;    /* offset of buf[0] in the decompressed stream */
+    int swapped;         /* the last refill took a BGZF job's buffer */
     uint64_t line;       /* 1-based line number of buf[pos] */
     uint64_t line_start; /* stream offset where that line starts */
     int after_cr;        /* that line follows a \r: a \n at line_start ends no line */
@@ -244,6 +245,16 @@ static int refill(sm_reader *r) {
         if (r->eof) return 0;
         size_t from = r->pos;
         if (r->raw_open && r->raw_start - r->buf_abs < from) from = (size_t)(r->raw_start - r->buf_abs);
+        /* BGZF inflated ahead: the job's buffer becomes ours, the kept
+           bytes put before its own (offsets wrap as unsigned sums) */
+        size_t start, end = r->end;
+        if (sm_io_source_swap(r->src, &r->buf, &r->cap, READER_PAD, from, &start, &end)) {
+            r->buf_abs += from - start;
+            r->pos = r->pos - from + start;
+            r->end = end;
+            r->swapped = 1;
+            return 1;
+        }
         if (from > 0) {
             size_t keep = r->end - from;
             memmove(r->buf, r->buf + from, keep);
@@ -1581,7 +1592,13 @@ int sm_reader_window_get(sm_reader *r, size_t want, sm_reader_window *w) {
         while (r->end - r->pos < want && !(r->pos == 0 && r->end == r->cap)) {
             /* a failed read: the whole records before it are still
                given; the next record read says what failed */
-            if (refill(r) <= 0) break;
+            /* a BGZF job is not split to fill the window: once the
+               reader holds too much to take the next job in place, the
+               window is what it holds (a read would copy that to the
+               front and the job's start after it) */
+            if (r->end - r->pos > SM_IO_SWAP_KEEP && sm_io_source_job_next(r->src)) break;
+            r->swapped = 0;
+            if (refill(r) <= 0 || r->swapped) break;
         }
     }
     w->p = r->buf + r->pos;

@@ -38,7 +38,11 @@
 #define RAW_PIECE (1u << 20)      /* bytes read from a pipe at a time */
 #define RING_SLOTS 4              /* threaded stream decoding: buffers ahead */
 #define RING_BYTES (4u << 20)     /* bytes per buffer */
-#define BGZF_JOB_BYTES (4u << 20) /* inflated bytes per BGZF job (about 64 blocks) */
+/* Inflated bytes per BGZF job (about 16 blocks): about a trimming chunk, so
+   that a job's buffer can become the reader's and then the chunk's whole. */
+#define BGZF_JOB_BYTES (1u << 20)
+#define BGZF_HEAD SM_IO_SWAP_KEEP /* room before a job's bytes for a reader's leftover */
+#define BGZF_PAD 64           /* zeroed bytes after a job's buffer, as after a reader's */
 
 enum { SRC_PLAIN, SRC_GZIP, SRC_BGZF, SRC_ZSTD };
 
@@ -344,9 +348,16 @@ static int bgzf_job_run(bgzf_job *job, const char *name) {
         size_t bsize = bgzf_block_size(job->raw + at, job->raw_len - at);
         size_t used = 0, produced = 0;
         int finished = 0;
+        uint8_t *out = job->out + BGZF_HEAD + job->out_len;
+        if (bsize && sm_inflater_whole(inf, job->raw + at, bsize, out, job->out_cap - BGZF_HEAD - job->out_len,
+                                       &produced)) {
+            job->out_len += produced;
+            at += bsize;
+            continue;
+        }
         sm_inflater_reset(inf);
-        rc = sm_inflater_run(inf, job->raw + at, bsize, &used, job->out + job->out_len, job->out_cap - job->out_len,
-                             &produced, &finished, &job->error);
+        rc = sm_inflater_run(inf, job->raw + at, bsize, &used, job->out + BGZF_HEAD + job->out_len,
+                             job->out_cap - BGZF_HEAD - job->out_len, &produced, &finished, &job->error);
         if (rc == SM_OK && !finished)
             rc = sm_io_error(&job->error, SM_ERR_FORMAT, "corrupt compressed data (BGZF block at byte %llu)",
                              (unsigned long long)(job->raw_at + at));
@@ -445,11 +456,15 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
             memcpy(job->own, p, raw_len);
             job->raw = job->own;
         }
-        if (job->out_cap < out_len || !job->out) {
-            uint8_t *q = realloc(job->out, out_len ? out_len : 1);
+        /* every job's buffer of one size (buffers move between jobs and
+           the reader), initialised: the reader's vector loops read past
+           the data */
+        if (job->out_cap < BGZF_HEAD + BGZF_JOB_BYTES || !job->out) {
+            uint8_t *q = realloc(job->out, BGZF_HEAD + BGZF_JOB_BYTES + BGZF_PAD);
             if (!q) return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name), -1;
+            memset(q, 0, BGZF_HEAD + BGZF_JOB_BYTES + BGZF_PAD);
             job->out = q;
-            job->out_cap = out_len ? out_len : 1;
+            job->out_cap = BGZF_HEAD + BGZF_JOB_BYTES;
         }
         job->raw_len = raw_len;
         job->raw_at = s->raw_off;
@@ -498,7 +513,7 @@ static long bgzf_read(sm_source *s, uint8_t *buf, size_t cap, sm_error *err) {
             return -1;
         }
         size_t n = job->out_len - job->pos < cap - made ? job->out_len - job->pos : cap - made;
-        memcpy(buf + made, job->out + job->pos, n);
+        memcpy(buf + made, job->out + BGZF_HEAD + job->pos, n);
         job->pos += n;
         made += n;
         if (job->pos == job->out_len) {
@@ -507,9 +522,55 @@ static long bgzf_read(sm_source *s, uint8_t *buf, size_t cap, sm_error *err) {
             s->job_head = (s->job_head + 1) % s->njobs;
             s->jobs_queued--;
             pthread_mutex_unlock(&s->lock);
+            break; /* the next job left whole: sm_io_source_swap can take it */
         }
     }
     return (long)made;
+}
+
+int sm_io_source_job_next(const sm_source *s) {
+    /* (the consumer's own fields: no lock) */
+    return s->kind == SRC_BGZF && s->jobs && !s->bgzf_fallback && s->jobs_queued > 0 && s->jobs[s->job_head].pos == 0;
+}
+
+int sm_io_source_swap(sm_source *s, uint8_t **buf, size_t *cap, size_t pad, size_t from, size_t *start, size_t *end) {
+    size_t keep = *end - from;
+    if (s->kind != SRC_BGZF || !s->jobs || keep > SM_IO_SWAP_KEEP || pad > BGZF_PAD || s->pend_status != SM_OK ||
+        s->bgzf_fallback)
+        return 0;
+    /* (a damaged block: bgzf_read reports it after the blocks before it) */
+    if (bgzf_make_jobs(s, &s->pend) < 0) {
+        s->pend_status = s->pend.code ? s->pend.code : SM_ERR_FORMAT;
+        s->bgzf_raw_end = 1;
+        return 0;
+    }
+    pthread_mutex_lock(&s->lock);
+    if (s->jobs_queued == 0) {
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    bgzf_job *job = &s->jobs[s->job_head];
+    while (job->state != 3) pthread_cond_wait(&s->cond, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+    if (job->status != SM_OK || job->pos != 0 || job->out_len == 0) return 0;
+    uint8_t *old = *buf;
+    size_t old_cap = *cap;
+    memcpy(job->out + BGZF_HEAD - keep, old + from, keep);
+    *buf = job->out;
+    *cap = job->out_cap;
+    *start = BGZF_HEAD - keep;
+    *end = BGZF_HEAD + job->out_len;
+    /* the caller's buffer is the job's for a later one (bgzf_make_jobs
+       grows it when short) */
+    job->out = old;
+    job->out_cap = old_cap;
+    job->pos = job->out_len;
+    pthread_mutex_lock(&s->lock);
+    job->state = 0;
+    s->job_head = (s->job_head + 1) % s->njobs;
+    s->jobs_queued--;
+    pthread_mutex_unlock(&s->lock);
+    return 1;
 }
 
 /* -------------------------------------------------------------- opening */

@@ -41,6 +41,20 @@ void sm_io_source_mapped_done(sm_source *source, size_t consumed);
    ends early is an error, never a silent end. */
 long sm_io_source_read(sm_source *source, void *buf, size_t cap, sm_error *err);
 
+/* BGZF inflated by worker threads: the next block job's bytes taken whole
+   in place of a copy. *buf holds *cap bytes and pad more after them, with
+   [from, *end) to keep. On success (1) *buf is the job's buffer (*cap, and
+   pad bytes after it, initialised), holding the kept bytes and then the
+   job's at [*start, *end); the old buffer is the source's. 0: nothing done
+   (another source, a job begun or failed, too much to keep): read as usual. */
+int sm_io_source_swap(sm_source *source, uint8_t **buf, size_t *cap, size_t pad, size_t from, size_t *start,
+                      size_t *end);
+#define SM_IO_SWAP_KEEP ((size_t)64 << 10) /* the most bytes sm_io_source_swap keeps */
+
+/* 1 when the next bytes are a BGZF job not begun, which a read would split
+   and sm_io_source_swap (keeping at most SM_IO_SWAP_KEEP) takes whole. */
+int sm_io_source_job_next(const sm_source *source);
+
 /* The name used in messages: the path, or "stdin" for "-". */
 const char *sm_io_source_name(const sm_source *source);
 

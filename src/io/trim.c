@@ -1169,8 +1169,10 @@ static size_t whole_record(const uint8_t *p, size_t n, size_t limit, int ends, c
 
 /* Whole records (pairs) from the readers' windows into c, up to room
    bytes: as many as every mate has in a row (whole_record), or none.
-   Returns the bytes taken (0: none, *failed on running out of memory). */
-static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, size_t room, int *failed) {
+   Returns the bytes taken (0: none, *failed on running out of memory;
+   *swapped when the reader's buffer became the chunk's). */
+static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, size_t room, int *failed,
+                         int *swapped) {
     sm_reader_window w[2];
     size_t per_mate = room / t->mates, first = c->n, n = SIZE_MAX;
     for (unsigned m = 0; m < t->mates; m++)
@@ -1215,6 +1217,7 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
             sm_reader_window_swap(readers[m], &c->raw.data, &c->raw.cap) == 0) {
             base = (size_t)(w[m].p - c->raw.data);
             c->raw.len = base + used;
+            *swapped = 1;
         } else if (!w[m].stable && buf_put(&c->raw, w[m].p, used) != 0) {
             return *failed = 1, 0;
         }
@@ -1239,12 +1242,16 @@ static int fill_chunk(sm_trimmer *t, sm_reader *const *readers, const char *cons
     c->raw.len = 0;
     c->first = t->read;
     size_t bytes = 0;
-    int whole = 1, failed = 0;
+    int whole = 1, failed = 0, swapped = 0;
     while (bytes < t->chunk_bytes && !t->stop) {
         if (whole) {
-            size_t got = take_block(t, readers, c, t->chunk_bytes - bytes, &failed);
+            size_t got = take_block(t, readers, c, t->chunk_bytes - bytes, &failed, &swapped);
             if (failed) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
             bytes += got;
+            /* the reader's buffer is the chunk's: what the reader holds now
+               is the next chunk's start (topping this one up would split a
+               BGZF job between chunks and copy the rest of it) */
+            if (swapped) break;
             /* none: the rest of the chunk the reader's way */
             whole = got > 0;
             continue;

@@ -141,6 +141,130 @@ static void check_file(const char *path, sm_input_format format, unsigned thread
     range_recs_free(&whole);
 }
 
+/* The records (and, with keep_raw, every record's bytes as read, joined)
+   of a whole-file reader with threads; 0, or -1 on an error. */
+static int read_threads(const char *path, unsigned threads, int keep_raw, range_recs *out, uint8_t **raw,
+                        size_t *raw_len, sm_error *e) {
+    sm_reader *rd;
+    sm_error err;
+    err.message[0] = '\0';
+    if (sm_reader_open_threads(path, SM_INPUT_FASTQ, threads, &rd, &err) != SM_OK) return *e = err, -1;
+    if (keep_raw) sm_reader_keep_raw(rd);
+    static uint8_t piece[1 << 16];
+    size_t cap = 0;
+    *raw_len = 0;
+    const char *name;
+    int rc;
+    while ((rc = sm_reader_next_record(rd, &name, &err)) > 0) {
+        if (out->n == out->cap) {
+            out->cap = out->cap ? 2 * out->cap : 64;
+            out->v = realloc(out->v, out->cap * sizeof *out->v);
+            if (!out->v) exit(2);
+        }
+        range_rec *x = &out->v[out->n++];
+        memset(x, 0, sizeof *x);
+        x->name = strdup(name);
+        size_t l;
+        while ((rc = sm_reader_read_into(rd, piece, sizeof piece - 64, &l, &err)) > 0) {
+            if (x->len + l > x->cap) {
+                x->cap = 2 * (x->len + l);
+                x->seq = realloc(x->seq, x->cap);
+                if (!x->seq) exit(2);
+            }
+            memcpy(x->seq + x->len, piece, l);
+            x->len += l;
+        }
+        if (rc < 0) break;
+        if (keep_raw) {
+            const uint8_t *d;
+            int stable;
+            if ((rc = sm_reader_record_raw(rd, &d, &l, &stable, &err)) < 0) break;
+            if (*raw_len + l > cap) {
+                cap = 2 * (*raw_len + l);
+                *raw = realloc(*raw, cap);
+                if (!*raw) exit(2);
+            }
+            memcpy(*raw + *raw_len, d, l);
+            *raw_len += l;
+        }
+    }
+    sm_reader_close(rd);
+    *e = err;
+    return rc < 0 ? -1 : 0;
+}
+
+/* BGZF inflated by worker threads, whose buffers the reader takes in place
+   of a copy: some MiB of FASTQ in blocks of every size, with reads up to
+   past 64 KiB among short ones, so that records, and the bytes the reader
+   keeps, lie across the workers' jobs (each about 1 MiB) both ways. Read
+   with 2 and 3 threads, with and without the raw records, it must give the
+   plain file's records, and its bytes; a block's CRC or length wrong, an
+   error that says so (the workers decode a block in one call, and must
+   check its trailer as the stream decoder does). */
+static void test_bgzf_threads(const char *plain, const char *packed) {
+    size_t want = 5u << 20, n = 0;
+    char *data = malloc(want + 500000);
+    if (!data) exit(2);
+    for (unsigned i = 0; n < want; i++) {
+        size_t len = tu_rng_below(&rng, 12) == 0 ? tu_rng_below(&rng, 200000) : 20 + tu_rng_below(&rng, 300);
+        n += (size_t)sprintf(data + n, "@r%u\n", i);
+        for (size_t j = 0; j < len; j++) data[n++] = "ACGT"[tu_rng_below(&rng, 4)];
+        memcpy(data + n, "\n+\n", 3);
+        n += 3;
+        for (size_t j = 0; j < len; j++) data[n++] = (char)('!' + tu_rng_below(&rng, 40));
+        data[n++] = '\n';
+    }
+    write_file(plain, data, n);
+    uint8_t *bgz = malloc(range_bgzf_bound(n));
+    if (!bgz) exit(2);
+    size_t size = range_bgzf_of(&rng, (const uint8_t *)data, n, 65280, bgz);
+    tu_check(size > 0, "BGZF of %zu bytes", n);
+    write_file(packed, bgz, size);
+    range_recs whole = {0};
+    tu_check(range_read_whole(plain, SM_INPUT_FASTQ, &whole) == 0, "the plain file read");
+    for (unsigned threads = 2; threads <= 3; threads++)
+        for (int keep_raw = 0; keep_raw < 2; keep_raw++) {
+            range_recs got = {0};
+            uint8_t *raw = NULL;
+            size_t raw_len = 0;
+            char why[400] = "";
+            sm_error e;
+            int rc = read_threads(packed, threads, keep_raw, &got, &raw, &raw_len, &e);
+            tu_check(rc == 0 && range_same(&whole, &got, why, sizeof why), "BGZF, %u threads, raw %d: %s", threads,
+                     keep_raw, rc ? "read error" : why);
+            if (keep_raw)
+                tu_check(raw_len == n && memcmp(raw, data, n) == 0, "BGZF, %u threads: raw records differ", threads);
+            free(raw);
+            range_recs_free(&got);
+        }
+    /* the middle block's CRC, then its length, off by one bit */
+    size_t at = 0, mid = 0, blocks = 0;
+    for (; at + 18 <= size; blocks++) at += ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+    for (at = 0; mid < blocks / 2; mid++) at += ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+    size_t end = at + ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+    for (int field = 0; field < 2; field++) {
+        size_t flip = end - (field ? 4 : 8);
+        bgz[flip] ^= 1;
+        write_file(packed, bgz, size);
+        bgz[flip] ^= 1;
+        for (unsigned threads = 2; threads <= 3; threads++) {
+            range_recs got = {0};
+            uint8_t *raw = NULL;
+            size_t raw_len = 0;
+            sm_error e;
+            int rc = read_threads(packed, threads, 0, &got, &raw, &raw_len, &e);
+            tu_check(rc == -1 && strstr(e.message, "corrupt compressed data (incorrect data check)"),
+                     "BGZF with a wrong %s, %u threads: %s", field ? "length" : "CRC", threads,
+                     rc ? e.message : "no error");
+            free(raw);
+            range_recs_free(&got);
+        }
+    }
+    range_recs_free(&whole);
+    free(bgz);
+    free(data);
+}
+
 int main(void) {
     tu_rng_seed(&rng, tu_seed_from_env(2207));
     char dir[] = "/tmp/seqmatch-range.XXXXXX";
@@ -183,6 +307,7 @@ int main(void) {
     }
     printf("%u files, %u ways of cutting them, %u refused (wrapped FASTQ)\n", t.files, t.splits, t.refusals);
     free(bgz);
+    test_bgzf_threads(plain, packed);
     unlink(plain);
     unlink(packed);
     rmdir(dir);
