@@ -385,8 +385,8 @@ int sm_cuda_prepare(int device);
    about to open there: pinned memory costs its size in time to make (about
    0.7 s a GiB), and made while other runners' batches are in flight it
    holds them up. The buffers of GPU runners that close are kept for later
-   ones as well (up to 1 GiB of each kind). Returns 0, or -1 (no such GPU,
-   no memory): runners then make their own. */
+   ones as well (up to 1 GiB of each kind: no more are made here). Returns 0,
+   or -1 (no such GPU, no memory): runners then make their own. */
 int sm_cuda_reserve(int device, size_t batch_bytes, unsigned buffers);
 #endif
 

@@ -227,6 +227,9 @@ extern "C" int sm_cuda_reserve(int device, size_t batch_bytes, unsigned count) {
     /* a slot's text buffer, as sm_cuda_slot_text asks for it (the runner's
        slack for direct writers past the batch included) */
     size_t bytes = text_bytes_for(batch_bytes + SM_CUDA_TEXT_SLACK);
+    /* no more than can be kept: made and freed again, they would cost twice */
+    if ((size_t)count > KEEP_LIMIT / kept_size(bytes)) count = (unsigned)(KEEP_LIMIT / kept_size(bytes));
+    if (count == 0) return 0;
     void **host = (void **)calloc(count, sizeof *host), **dev = (void **)calloc(count, sizeof *dev);
     int rc = host && dev ? 0 : -1;
     /* taken all at once (so that kept ones count), then given back to be kept */
