@@ -500,16 +500,22 @@ static int only_symbols_slow(const uint8_t *p, size_t n, int quality) {
 #include <immintrin.h>
 #define TRIM_AVX2 1
 
+/* Which of v's bytes lie in a class: (v | fold) - base at most top, as
+   unsigned bytes (letters: fold 0x20, base 'a', top 25; qualities: fold 0,
+   base '!', top '~' - '!'). */
+__attribute__((target("avx2"))) static inline __m256i in_class_avx2(__m256i v, __m256i fold, __m256i base, __m256i top) {
+    __m256i x = _mm256_sub_epi8(_mm256_or_si256(v, fold), base);
+    return _mm256_cmpeq_epi8(_mm256_min_epu8(x, top), x);
+}
+
 /* As only_symbols below, 32 bytes at a time (n >= 32). */
 __attribute__((target("avx2"))) static int only_symbols_avx2(const uint8_t *p, size_t n, int quality) {
     const __m256i fold = _mm256_set1_epi8(quality ? 0 : 0x20), base = _mm256_set1_epi8(quality ? '!' : 'a');
     const __m256i top = _mm256_set1_epi8(quality ? '~' - '!' : 25);
     for (size_t i = 0;; i += 32) {
         if (i + 32 > n) i = n - 32;
-        __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
-        __m256i x = _mm256_sub_epi8(_mm256_or_si256(v, fold), base);
-        if ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(x, top), x)) != 0xffffffffu)
-            return only_symbols_slow(p, n, quality);
+        __m256i ok = in_class_avx2(_mm256_loadu_si256((const __m256i *)(p + i)), fold, base, top);
+        if ((uint32_t)_mm256_movemask_epi8(ok) != 0xffffffffu) return only_symbols_slow(p, n, quality);
         if (i + 32 == n) return 1;
     }
 }
@@ -518,13 +524,11 @@ __attribute__((target("avx2"))) static int only_symbols_avx2(const uint8_t *p, s
    loop. */
 __attribute__((target("avx2"))) static int seq_and_quals_avx2(const uint8_t *s, const uint8_t *q, size_t n) {
     const __m256i fold = _mm256_set1_epi8(0x20), a = _mm256_set1_epi8('a'), letters = _mm256_set1_epi8(25);
-    const __m256i bang = _mm256_set1_epi8('!'), quals = _mm256_set1_epi8('~' - '!');
+    const __m256i none = _mm256_setzero_si256(), bang = _mm256_set1_epi8('!'), quals = _mm256_set1_epi8('~' - '!');
     for (size_t i = 0;; i += 32) {
         if (i + 32 > n) i = n - 32;
-        __m256i x = _mm256_sub_epi8(_mm256_or_si256(_mm256_loadu_si256((const __m256i *)(s + i)), fold), a);
-        __m256i y = _mm256_sub_epi8(_mm256_loadu_si256((const __m256i *)(q + i)), bang);
-        __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(x, letters), x),
-                                      _mm256_cmpeq_epi8(_mm256_min_epu8(y, quals), y));
+        __m256i ok = _mm256_and_si256(in_class_avx2(_mm256_loadu_si256((const __m256i *)(s + i)), fold, a, letters),
+                                      in_class_avx2(_mm256_loadu_si256((const __m256i *)(q + i)), none, bang, quals));
         if ((uint32_t)_mm256_movemask_epi8(ok) != 0xffffffffu)
             return only_symbols_slow(s, n, 0) && only_symbols_slow(q, n, 1);
         if (i + 32 == n) return 1;
