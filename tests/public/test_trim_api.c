@@ -621,6 +621,20 @@ static int gather(void *ctx, const sm_trimmed_record *rec) {
     return 0;
 }
 
+/* The one 3' adapter (25 T's, forward strand) of the flawed-record tests:
+   its set in *set and its database. */
+static sm_db *poly_t_db(sm_trim_set *set) {
+    memset(set, 0, sizeof *set);
+    sm_error err;
+    CHECK(sm_trim_set_add(set, "TTTTTTTTTTTTTTTTTTTTTTTTT", SM_TRIM_BACK, &err) == SM_OK, "adapter");
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.strands = SM_STRAND_FORWARD;
+    sm_db *db = NULL;
+    CHECK(sm_compile(set->patterns.items, set->patterns.count, &co, &db, &err) == SM_OK, "compile");
+    return db;
+}
+
 /* Records the trimmer takes whole as four lines read as the reader reads
    them: a file of plain records with one flawed or odd record (at the
    start, near the end, in between; small and large chunks, 1 to 3
@@ -641,14 +655,8 @@ static void flawed_records(void) {
     };
     enum { RECORDS = 300 };
     sm_trim_set set;
-    memset(&set, 0, sizeof set);
     sm_error err;
-    CHECK(sm_trim_set_add(&set, "TTTTTTTTTTTTTTTTTTTTTTTTT", SM_TRIM_BACK, &err) == SM_OK, "adapter");
-    sm_compile_options co;
-    sm_compile_options_init(&co);
-    co.strands = SM_STRAND_FORWARD;
-    sm_db *db = NULL;
-    CHECK(sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err) == SM_OK, "compile");
+    sm_db *db = poly_t_db(&set);
     char p1[256], p2[256], good[256];
     snprintf(p1, sizeof p1, "%s/flawed_1.fq", dir);
     snprintf(p2, sizeof p2, "%s/flawed_2.fq", dir);
@@ -737,14 +745,8 @@ static void flawed_records(void) {
 static void carriage_returns(void) {
     enum { RECORDS = 40 };
     sm_trim_set set;
-    memset(&set, 0, sizeof set);
     sm_error err;
-    CHECK(sm_trim_set_add(&set, "TTTTTTTTTTTTTTTTTTTTTTTTT", SM_TRIM_BACK, &err) == SM_OK, "adapter");
-    sm_compile_options co;
-    sm_compile_options_init(&co);
-    co.strands = SM_STRAND_FORWARD;
-    sm_db *db = NULL;
-    CHECK(sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err) == SM_OK, "compile");
+    sm_db *db = poly_t_db(&set);
     char path[256], *plain = NULL;
     snprintf(path, sizeof path, "%s/cr.fq", dir);
     size_t len = 0, cap = 0;
