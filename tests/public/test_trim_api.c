@@ -621,6 +621,19 @@ static int gather(void *ctx, const sm_trimmed_record *rec) {
     return 0;
 }
 
+/* A trimmer of set on `threads` threads (chunk_size 0: the default) whose
+   records go to got; NULL with err set when it cannot be made. */
+static sm_trimmer *gathering_trimmer(const sm_db *db, const sm_trim_set *set, unsigned threads, size_t chunk_size,
+                                     gathered *got, sm_error *err) {
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    ro.threads = threads;
+    ro.chunk_size = chunk_size;
+    sm_trim_options to = {.set = set, .ctx = got, .on_record = gather};
+    sm_trimmer *t = NULL;
+    return sm_trimmer_new(db, &ro, &to, &t, err) == SM_OK ? t : NULL;
+}
+
 /* The one 3' adapter (25 T's, forward strand) of the flawed-record tests:
    its set in *set and its database. */
 static sm_db *poly_t_db(sm_trim_set *set) {
@@ -683,14 +696,9 @@ static void flawed_records(void) {
                 int paired = run >= 4;
                 /* (a pair whose mate 2 holds a record more says so first) */
                 if (paired && strstr(flaws[f], "@x")) continue;
-                sm_runner_options ro;
-                sm_runner_options_init(&ro);
-                ro.threads = 1 + (unsigned)run % 3;
-                ro.chunk_size = run % 2 ? 16 : 0;
                 gathered got = {NULL, 0, 0};
-                sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
-                sm_trimmer *t = NULL;
-                if (sm_trimmer_new(db, &ro, &to, &t, &err) != SM_OK) {
+                sm_trimmer *t = gathering_trimmer(db, &set, 1 + (unsigned)run % 3, run % 2 ? 16 : 0, &got, &err);
+                if (!t) {
                     CHECK(0, "trimmer: %s", err.message);
                     continue;
                 }
@@ -718,13 +726,9 @@ static void flawed_records(void) {
     for (int i = 0; i < RECORDS; i++) fprintf(o, "@r%d x\nACGTACGTAC\n+\nIIIIIIIIII\n", i == 123 ? 999 : i);
     fclose(o);
     for (unsigned threads = 1; threads <= 3; threads++) {
-        sm_runner_options ro;
-        sm_runner_options_init(&ro);
-        ro.threads = threads;
         gathered got = {NULL, 0, 0};
-        sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
-        sm_trimmer *t = NULL;
-        CHECK(sm_trimmer_new(db, &ro, &to, &t, &err) == SM_OK, "trimmer");
+        sm_trimmer *t = gathering_trimmer(db, &set, threads, 0, &got, &err);
+        CHECK(t != NULL, "trimmer");
         int st = t ? sm_trimmer_run(t, good, p2, &err) : SM_ERR_INVALID;
         CHECK(st == SM_ERR_FORMAT && strstr(err.message, "record 124 is 'r123'") && strstr(err.message, "'r999'"),
               "out of step: %s", err.message);
@@ -791,13 +795,9 @@ static void carriage_returns(void) {
             char *bytes;
             size_t blen, count = reader_view(path, &bytes, &blen, want);
             for (unsigned threads = 1; threads <= 2; threads++) {
-                sm_runner_options ro;
-                sm_runner_options_init(&ro);
-                ro.threads = threads;
                 gathered got = {NULL, 0, 0};
-                sm_trim_options to = {.set = &set, .ctx = &got, .on_record = gather};
-                sm_trimmer *t = NULL;
-                if (sm_trimmer_new(db, &ro, &to, &t, &err) != SM_OK) {
+                sm_trimmer *t = gathering_trimmer(db, &set, threads, 0, &got, &err);
+                if (!t) {
                     CHECK(0, "trimmer: %s", err.message);
                     continue;
                 }
