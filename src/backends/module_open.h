@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Opens the module named file, looking, in order: at $env_var (a path;
    nothing else then); in the folder of the library or program this code is
    part of (a program's real file, /proc/self/exe, not argv[0], a bare name
@@ -17,5 +21,9 @@
    the first failure's reason in error. */
 void *sm_module_open(const char *file, const char *env_var, const char *libdir, const char *installed_libdir,
                      int also_installed, int flags, char *error, size_t error_size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SM_MODULE_OPEN_H */

@@ -22,4 +22,8 @@ int sm_dist_targets_describe(char *const *targets, size_t count, sm_dist_target 
 int sm_dist_plan_cut(char *const *targets, size_t count, const sm_dist_target *info, unsigned shares,
                      unsigned share, sm_dist_plan *plan, sm_error *err);
 
+/* A share's byte ranges of BGZF files inflated by decoder (NULL: by the
+   share's reader threads), until set again. */
+void sm_dist_share_set_decoder(sm_dist_share *share, const sm_io_bgzf_decoder *decoder);
+
 #endif /* SM_DIST_H */

@@ -29,6 +29,7 @@
 #include "seqmatch_dist.h"
 #include "seqmatch_output.h"
 #include "dist/dist.h"
+#include "backends/cuda/cuda_backend.h"
 
 #define STREAM_BUFFER ((size_t)1 << 20)
 #define QUEUE_LIMIT ((size_t)256 << 20)
@@ -77,6 +78,9 @@ typedef struct {
     int started;
     sm_runner *runner;
     int on_gpu;
+    int device;           /* its GPU's index, when on_gpu */
+    sm_io_bgzf_decoder *inflater; /* BGZF inflated on its GPU (made once, when a share first needs it) */
+    int inflater_tried;
     sm_dist_share *share; /* the share its runner serves now */
     /* the share's callbacks, called with the share it serves */
     int (*on_hit)(const sm_hit *hit, void *ctx);
@@ -98,6 +102,7 @@ struct local_job {
     reader *readers;
     unsigned next;         /* atomic: the next share a reader takes */
     int gpu;               /* the CUDA backend asked for */
+    int bgzf;              /* a target is a BGZF file read in ranges */
     int cpu_first;         /* exact matching: readers scan on the CPU while the GPU starts */
     unsigned runner_threads; /* each reader's runner's */
     int gpus;
@@ -169,6 +174,12 @@ static void reader_record_done(uint64_t record, void *ctx) {
     r->on_record_done(record, r->share);
 }
 
+/* The GPU reader i scans on: the one asked for, or the GPUs dealt round. */
+static int reader_device(const local_job *j, unsigned i) {
+    if (j->ro.gpu_device > 0) return j->ro.gpu_device - 1;
+    return j->gpus > 1 ? (int)(i % (unsigned)j->gpus) : 0;
+}
+
 /* A reader's runner: the shares' callbacks through the reader, one thread,
    on the GPU (share-independent, dealt round the GPUs) or the CPU. */
 static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
@@ -183,7 +194,8 @@ static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
     ro.threads = j->runner_threads;
     ro.backend = on_gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
     if (on_gpu) {
-        if (j->gpus > 1 && ro.gpu_device == 0) ro.gpu_device = (int)(r->index % (unsigned)j->gpus) + 1;
+        r->device = reader_device(j, r->index);
+        ro.gpu_device = r->device + 1;
         if (!ro.chunk_size && j->cpu_first) ro.chunk_size = LOCAL_GPU_BATCH;
     }
     r->on_gpu = on_gpu;
@@ -253,6 +265,14 @@ static void run_share(reader *r, local_share *sh) {
         r->runner = NULL;
         share_failed(sh, &e, "cannot start the scan");
     } else {
+        /* BGZF on the GPU the scan is on, where nvCOMP is at hand (else
+           inflated on this reader's thread, as on the CPU) */
+        if (r->on_gpu && j->bgzf && !r->inflater_tried) {
+            char msg[256];
+            r->inflater_tried = 1;
+            r->inflater = sm_cuda_bgzf_decoder_new(r->device, msg);
+        }
+        sm_dist_share_set_decoder(sh->share, r->on_gpu ? r->inflater : NULL);
         r->share = sh->share;
         sm_dist_share_set_runner(sh->share, r->runner);
         if (sm_dist_share_run(sh->share, j->targets, &sh->plan, j->format, &e) != 0) {
@@ -309,6 +329,13 @@ static void *start_gpu(void *arg) {
         size_t batch = j->ro.chunk_size ? j->ro.chunk_size : LOCAL_GPU_BATCH;
         for (unsigned d = 0; d < gpus; d++)
             (void)sm_cuda_reserve((int)d, batch, 2 * ((j->nreaders + gpus - 1 - d) / gpus));
+        /* and their BGZF inflaters, for the same reason (the readers see them once the state is ready) */
+        for (unsigned i = 0; j->bgzf && i < j->nreaders; i++) {
+            char msg[256];
+            j->readers[i].inflater = sm_cuda_bgzf_decoder_new(reader_device(j, i), msg);
+            j->readers[i].inflater_tried = 1;
+            if (!j->readers[i].inflater) break; /* no nvCOMP: none will do better */
+        }
     }
     pthread_mutex_lock(&j->lock);
     __atomic_store_n(&j->gpu_state, state, __ATOMIC_RELEASE);
@@ -476,6 +503,9 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     pthread_cond_init(&j->turn, NULL);
     sm_dist_merge *merge = NULL;
     int rc = 0;
+    /* (what the targets are, before the GPU's start: it makes BGZF inflaters) */
+    if (sm_dist_targets_describe(targets, set->target_count, j->info, err) != SM_OK) rc = -1;
+    for (size_t i = 0; rc == 0 && i < set->target_count; i++) j->bgzf |= j->info[i].rangeable == 2;
     if (j->gpu) {
         j->gpu_starting = pthread_create(&j->gpu_start, NULL, start_gpu, j) == 0;
         if (!j->gpu_starting) start_gpu(j);
@@ -484,7 +514,6 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
         j->shares[k].job = j;
         j->shares[k].index = k;
     }
-    if (sm_dist_targets_describe(targets, set->target_count, j->info, err) != SM_OK) rc = -1;
     for (unsigned k = 0; k < j->n && rc == 0; k++)
         if (open_share(&j->shares[k], err) != 0) rc = -1;
     /* the settings take what the merge needs (the reach of k edits) from a runner: the first reader's */
@@ -511,6 +540,8 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
         if (r->runner) sm_runner_free(r->runner);
     }
     if (j->gpu_starting) pthread_join(j->gpu_start, NULL);
+    /* (the start's thread may make a reader's inflater after the reader has ended) */
+    for (unsigned i = 0; i < readers; i++) sm_cuda_bgzf_decoder_free(j->readers[i].inflater);
     for (unsigned k = 0; k < j->n; k++) {
         local_share *sh = &j->shares[k];
         for (chunk *c = sh->head; c;) {

@@ -40,6 +40,7 @@ struct sm_dist_share {
     sm_dist_out *out;
     sm_dist_out msg;
     unsigned threads;
+    const sm_io_bgzf_decoder *decoder;
     sm_runner *runner;
     sm_part_callbacks part_cb;
     void (*poll)(void *);
@@ -210,6 +211,8 @@ void sm_dist_share_set_runner(sm_dist_share *s, sm_runner *runner) {
     for (uint32_t p = 0; now && p < s->set->pattern_count; p++) s->counts_seen[p] = now[p];
 }
 
+void sm_dist_share_set_decoder(sm_dist_share *s, const sm_io_bgzf_decoder *decoder) { s->decoder = decoder; }
+
 void sm_dist_share_set_poll(sm_dist_share *s, void (*poll)(void *), void *ctx) {
     s->poll = poll;
     s->poll_ctx = ctx;
@@ -278,7 +281,7 @@ static int open_unit(sm_dist_share *s, const char *path, const sm_dist_unit *u, 
         format = sm_reader_format(probe);
         sm_reader_close(probe);
     }
-    if (sm_reader_open_range(path, format, s->threads, u->begin, u->end, reader, &e) != SM_OK)
+    if (sm_reader_open_range_decoder(path, format, s->threads, u->begin, u->end, s->decoder, reader, &e) != SM_OK)
         return fail(s, &e, "cannot open");
     return 0;
 }

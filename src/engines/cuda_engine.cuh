@@ -71,6 +71,11 @@ int sm_cuda_grid(const void *kernel, size_t shared, size_t items, unsigned per_i
 int sm_cuda_grid_threads(const void *kernel, size_t shared, size_t items, unsigned per_item, unsigned threads, int sms,
                          unsigned *blocks, char *msg);
 int sm_cuda_fail(char *msg, const char *what, cudaError_t e);
+/* Pinned host memory (where < 0) or memory of device where (current), kept
+   for reuse when given back (cuda_device.cu): making and freeing either
+   holds up every other thread's copies. */
+cudaError_t sm_cuda_buffer_get(int where, size_t n, void **p);
+void sm_cuda_buffer_put(int where, void *p, size_t n);
 
 #define SM_CUDA_CHECK(call, what)                                  \
     do {                                                           \

@@ -1422,12 +1422,17 @@ static int start_range(sm_reader *r, const uint8_t *prev, size_t nprev, int prev
 
 int sm_reader_open_range(const char *path, sm_input_format format, unsigned threads, uint64_t begin, uint64_t end,
                          sm_reader **reader, sm_error *err) {
+    return sm_reader_open_range_decoder(path, format, threads, begin, end, NULL, reader, err);
+}
+
+int sm_reader_open_range_decoder(const char *path, sm_input_format format, unsigned threads, uint64_t begin,
+                                 uint64_t end, const sm_io_bgzf_decoder *decoder, sm_reader **reader, sm_error *err) {
     if (!reader) return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open_range");
     *reader = NULL;
     if (!path || format < SM_INPUT_FASTA || format > SM_INPUT_LINES || begin > end)
         return sm_io_error(err, SM_ERR_INVALID, "invalid arguments to sm_reader_open_range");
     sm_source *src;
-    int rc = sm_io_source_open(path, threads, &src, err);
+    int rc = sm_io_source_open_decoder(path, threads, decoder, &src, err);
     if (rc != SM_OK) return rc;
     int kind = sm_io_source_rangeable(src);
     if (!kind) {

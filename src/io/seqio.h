@@ -8,11 +8,17 @@
 
 #include "seqmatch.h"
 #include "seqmatch_reader.h"
+#include "io/source.h"
 
 /* A record's name (and a FASTA pattern's) is its header's first word: it
    ends at white space (space, \t, \n, \v, \f, \r) or a NUL byte; every other
    byte, control bytes included, belongs to it. */
 static inline int sm_name_end(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || c == 0; }
+
+/* sm_reader_open_range with a BGZF file's blocks inflated by decoder
+   (source.h; NULL: as sm_reader_open_range). */
+int sm_reader_open_range_decoder(const char *path, sm_input_format format, unsigned threads, uint64_t begin,
+                                 uint64_t end, const sm_io_bgzf_decoder *decoder, sm_reader **reader, sm_error *err);
 
 /* Where a resumable sm_runner_scan_reader stopped inside a record (open
    0: between records), kept with the reader it reads. */

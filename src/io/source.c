@@ -8,7 +8,8 @@
  *   threads >= 2 a thread of its own inflates ahead into a ring of buffers,
  *   so that inflating overlaps the scan.
  * - BGZF (the gzip members bgzip and samtools write, each saying its size)
- *   is inflated block by block on `threads` threads, in order.
+ *   is inflated block by block on `threads` threads, in order, or in jobs
+ *   of many blocks by a decoder of the caller's (a GPU) on one.
  * - zstd through libzstd, where the build has it, like gzip.
  * A compressed regular file is mapped too; a pipe is read in pieces. Errors
  * name the file: a truncated stream, corrupt data, data after the last
@@ -108,6 +109,9 @@ struct sm_source {
     unsigned njobs, job_head, job_next_take, job_tail, jobs_queued;
     int bgzf_raw_end;         /* no more blocks to make jobs of */
     int bgzf_fallback;        /* a member that is not BGZF: the rest decoded as a stream */
+    size_t job_bytes;         /* inflated bytes a job holds */
+    const sm_io_bgzf_decoder *decoder; /* &decoder_copy, or NULL */
+    sm_io_bgzf_decoder decoder_copy;
     uint64_t produced;
 
     /* A byte range of a mapped BGZF file (sm_io_source_limit): map_len is
@@ -338,7 +342,12 @@ static size_t bgzf_block_size(const uint8_t *p, size_t n) {
     return 0;
 }
 
-static int bgzf_job_run(bgzf_job *job, const char *name) {
+static int bgzf_job_run(bgzf_job *job, const char *name, const sm_io_bgzf_decoder *dec) {
+    size_t made = 0;
+    if (dec && dec->decode(dec->ctx, job->raw, job->raw_len, job->out + BGZF_HEAD, job->out_cap - BGZF_HEAD, &made) == 1) {
+        job->out_len = made;
+        return SM_OK;
+    }
     sm_inflater *inf = sm_inflater_new(SM_INFLATE_GZIP);
     if (!inf) return sm_io_error(&job->error, SM_ERR_NOMEM, "%s: out of memory", name);
     size_t at = 0;
@@ -384,7 +393,7 @@ static void *bgzf_worker(void *arg) {
         s->job_next_take = (s->job_next_take + 1) % s->njobs;
         job->state = 2;
         pthread_mutex_unlock(&s->lock);
-        job->status = bgzf_job_run(job, s->name);
+        job->status = bgzf_job_run(job, s->name, s->decoder);
         pthread_mutex_lock(&s->lock);
         job->state = 3;
         pthread_cond_broadcast(&s->cond);
@@ -403,8 +412,8 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
         bgzf_job *job = &s->jobs[s->job_tail];
         pthread_mutex_unlock(&s->lock);
         if (!room || s->bgzf_raw_end) return 0;
-        /* gather blocks up to BGZF_JOB_BYTES of output (ISIZE is a block's last 4 bytes) */
-        size_t raw_len = 0, out_len = 0;
+        /* gather blocks up to a job's bytes of output (ISIZE is a block's last 4 bytes) */
+        size_t raw_len = 0, out_len = 0, blocks = 0;
         const uint8_t *p;
         size_t n;
         for (;;) {
@@ -436,7 +445,10 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
                                    s->name, (unsigned long long)s->raw_off),
                        -1;
             }
-            if (out_len + isize > BGZF_JOB_BYTES && raw_len > 0) break;
+            if (out_len + isize > s->job_bytes && raw_len > 0) break;
+            if (s->decoder && raw_len > 0 && (blocks == s->decoder->max_blocks || raw_len + bsize > s->decoder->max_raw))
+                break;
+            blocks++;
             raw_len += bsize;
             out_len += isize;
         }
@@ -459,12 +471,21 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
         /* every job's buffer of one size (buffers move between jobs and
            the reader), initialised: the reader's vector loops read past
            the data */
-        if (job->out_cap < BGZF_HEAD + BGZF_JOB_BYTES || !job->out) {
-            uint8_t *q = realloc(job->out, BGZF_HEAD + BGZF_JOB_BYTES + BGZF_PAD);
+        if ((job->out_cap < BGZF_HEAD + s->job_bytes || !job->out) && s->decoder && s->decoder->take &&
+            s->job_bytes == s->decoder->job_bytes) {
+            uint8_t *q = s->decoder->take(s->decoder->ctx, BGZF_HEAD + s->job_bytes + BGZF_PAD);
+            if (q) {
+                free(job->out);
+                job->out = q;
+                job->out_cap = BGZF_HEAD + s->job_bytes;
+            }
+        }
+        if (job->out_cap < BGZF_HEAD + s->job_bytes || !job->out) {
+            uint8_t *q = realloc(job->out, BGZF_HEAD + s->job_bytes + BGZF_PAD);
             if (!q) return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name), -1;
-            memset(q, 0, BGZF_HEAD + BGZF_JOB_BYTES + BGZF_PAD);
+            memset(q, 0, BGZF_HEAD + s->job_bytes + BGZF_PAD);
             job->out = q;
-            job->out_cap = BGZF_HEAD + BGZF_JOB_BYTES;
+            job->out_cap = BGZF_HEAD + s->job_bytes;
         }
         job->raw_len = raw_len;
         job->raw_at = s->raw_off;
@@ -624,16 +645,18 @@ static int source_start(sm_source *s, sm_source **source, sm_error *err) {
         s->inf = sm_inflater_new(s->kind == SRC_ZSTD ? SM_INFLATE_ZSTD : SM_INFLATE_GZIP);
         if (!s->inf) rc = sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name);
     }
-    int threaded = s->kind == SRC_BGZF ? s->threads > 1 : s->kind != SRC_PLAIN && s->threads > 1;
+    int threaded = s->kind == SRC_BGZF ? s->threads > 1 || s->decoder : s->kind != SRC_PLAIN && s->threads > 1;
     if (rc == SM_OK && s->kind == SRC_BGZF && !threaded) s->kind = SRC_GZIP; /* inline: blocks are members */
     if (rc == SM_OK && threaded) {
         pthread_mutex_init(&s->lock, NULL);
         pthread_cond_init(&s->cond, NULL);
         s->sync_init = 1;
         if (s->kind == SRC_BGZF) {
-            s->njobs = 2 * s->threads + 2;
+            /* a decoder's jobs go to it from one thread, ahead of the reader */
+            unsigned workers = s->decoder ? 1 : s->threads;
+            s->njobs = 2 * workers + 2;
             s->jobs = calloc(s->njobs, sizeof *s->jobs);
-            rc = s->jobs ? start_threads(s, bgzf_worker, s->threads, err)
+            rc = s->jobs ? start_threads(s, bgzf_worker, workers, err)
                          : sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name);
         } else {
             for (unsigned i = 0; i < RING_SLOTS && rc == SM_OK; i++)
@@ -650,6 +673,11 @@ static int source_start(sm_source *s, sm_source **source, sm_error *err) {
 }
 
 int sm_io_source_open(const char *path, unsigned threads, sm_source **source, sm_error *err) {
+    return sm_io_source_open_decoder(path, threads, NULL, source, err);
+}
+
+int sm_io_source_open_decoder(const char *path, unsigned threads, const sm_io_bgzf_decoder *decoder,
+                              sm_source **source, sm_error *err) {
     *source = NULL;
     int from_stdin = strcmp(path, "-") == 0;
     const char *shown = from_stdin ? "stdin" : path;
@@ -676,6 +704,12 @@ int sm_io_source_open(const char *path, unsigned threads, sm_source **source, sm
     strcpy(s->name, shown);
     s->fd = fd;
     s->threads = threads ? threads : 1;
+    s->job_bytes = BGZF_JOB_BYTES;
+    if (decoder && decoder->decode && decoder->job_bytes && decoder->max_blocks && decoder->max_raw) {
+        s->decoder_copy = *decoder;
+        s->decoder = &s->decoder_copy;
+        s->job_bytes = decoder->job_bytes;
+    }
     if (S_ISREG(st.st_mode)) {
         s->total = (uint64_t)st.st_size;
         /* Empty "regular" files may still give bytes to read() (/proc): only
@@ -703,6 +737,7 @@ int sm_io_source_open_fn(const char *name, sm_io_read_fn fn, void *ctx, sm_sourc
     s->read_fn = fn;
     s->read_ctx = ctx;
     s->threads = 1;
+    s->job_bytes = BGZF_JOB_BYTES;
     return source_start(s, source, err);
 }
 
@@ -759,7 +794,10 @@ void sm_io_source_close(sm_source *s) {
     for (unsigned i = 0; i < RING_SLOTS; i++) free(s->ring[i].data);
     for (unsigned i = 0; i < s->njobs; i++) {
         free(s->jobs[i].own);
-        free(s->jobs[i].out);
+        const sm_io_bgzf_decoder *d = s->decoder;
+        if (d && d->give && s->jobs[i].out && s->jobs[i].out_cap == BGZF_HEAD + d->job_bytes)
+            d->give(d->ctx, s->jobs[i].out, BGZF_HEAD + d->job_bytes + BGZF_PAD);
+        else free(s->jobs[i].out);
     }
     free(s->jobs);
     sm_inflater_free(s->inf);
@@ -845,6 +883,9 @@ void sm_io_source_extend(sm_source *s) {
     /* reading stopped as if at the end of the input: go on */
     s->ended = 0;
     s->bgzf_raw_end = 0;
+    /* past a range's end the reader wants only its last record's rest: a
+       decoder's large jobs, queued ahead, would inflate much it never reads */
+    if (s->job_bytes > BGZF_JOB_BYTES) s->job_bytes = BGZF_JOB_BYTES;
 }
 
 int sm_io_bgzf_data_before(const sm_source *s, uint64_t block, size_t want, uint8_t **data, size_t *len,

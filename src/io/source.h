@@ -21,6 +21,29 @@ typedef struct sm_source sm_source;
    reason"). */
 int sm_io_source_open(const char *path, unsigned threads, sm_source **source, sm_error *err);
 
+/* BGZF inflated somewhere other than the source's threads (a GPU):
+   decode(ctx, raw, raw_len, out, cap, &out_len) inflates a job, a run of
+   whole blocks (at most max_blocks of them, max_raw bytes, job_bytes
+   inflated), into out; returns 1 with out[0, out_len) made, or 0 when it
+   did not make them all: the source then inflates the job itself, so that
+   the bytes and any error are as without it. One thread of the source calls
+   it, ahead of the reader. */
+typedef struct {
+    int (*decode)(void *ctx, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap, size_t *out_len);
+    void *ctx;
+    size_t job_bytes, max_blocks, max_raw;
+    /* Optional: job buffers (size bytes, from malloc, initialised) kept
+       from one source to the next: take gives one or NULL, give takes one
+       back. Called on the reader's thread. */
+    uint8_t *(*take)(void *ctx, size_t size);
+    void (*give)(void *ctx, uint8_t *buffer, size_t size);
+} sm_io_bgzf_decoder;
+
+/* sm_io_source_open, a BGZF file's jobs given to decoder (NULL: as
+   sm_io_source_open); other inputs are read as without it. */
+int sm_io_source_open_decoder(const char *path, unsigned threads, const sm_io_bgzf_decoder *decoder,
+                              sm_source **source, sm_error *err);
+
 /* A source over a caller's byte stream (the Python package's file
    objects): fn(ctx, buf, cap, err) writes up to cap bytes to buf and
    returns how many (> 0), 0 at the end, or -1 with err filled. Compressed

@@ -50,6 +50,27 @@ if "$SEQMATCH" search --gpu -e GAATTC tiny.fa >/dev/null 2>&1; then
     SEQMATCH_READERS=0 "$SEQMATCH" search -p sites.fa -m 1 $ALL >cpu.out 2>&1
     SM_EMULATED_START_MS=300 SEQMATCH_READERS=6 "$SEQMATCH" search --gpu -p sites.fa -m 1 $ALL >many.out 2>&1
     if cmp -s cpu.out many.out; then pass; else fail "--gpu with 6 readers differs from the CPU"; fi
+    # BGZF inflated on the GPU (the stand-in: zlib), in jobs of one block and of 4 MiB: a damaged
+    # block is worded as one reader words it; a job the GPU refuses is inflated on the CPU; a
+    # byte changed in what the GPU gives back shows that the path was taken
+    bsize=$(($(od -An -tu2 -j16 -N2 huge.fa.bgz) + 1))
+    crc_at=$((bsize + $(od -An -tu2 -j$((bsize + 16)) -N2 huge.fa.bgz) + 1 - 8))
+    cp huge.fa.bgz badcrc.fa.bgz
+    byte=$(od -An -tu1 -j$crc_at -N1 huge.fa.bgz)
+    printf "\\$(printf %03o $((byte ^ 255)))" | dd of=badcrc.fa.bgz bs=1 seek=$crc_at conv=notrunc 2>/dev/null
+    head -c 100000 huge.fa.bgz >cut.fa.bgz
+    for job in 64K 4M; do
+        SEQMATCH_GPU_INFLATE=$job agree "--gpu, BGZF, jobs of $job" "2 5" --gpu -p sites.fa huge.fa.bgz reads.fq.bgz mixed.fa.bgz
+        SEQMATCH_GPU_INFLATE=$job agree "--gpu, a BGZF block's CRC changed, jobs of $job" "2 4" --gpu -p sites.fa huge.fa badcrc.fa.bgz
+        if grep -q "badcrc.fa.bgz: corrupt compressed data" many.err; then pass; else fail "--gpu, CRC changed: $(head -1 many.err)"; fi
+        SEQMATCH_GPU_INFLATE=$job agree "--gpu, truncated BGZF, jobs of $job" "3" --gpu -p sites.fa cut.fa.bgz
+    done
+    SM_EMULATED_INFLATE=fail agree "--gpu, BGZF the GPU refuses" "3" --gpu -p sites.fa huge.fa.bgz reads.fq.bgz
+    SM_EMULATED_INFLATE=missing agree "--gpu, BGZF without the GPU's inflater" "3" --gpu -p sites.fa huge.fa.bgz
+    SEQMATCH_GPU_INFLATE=64K SEQMATCH_READERS=3 "$SEQMATCH" search --gpu -p sites.fa huge.fa.bgz >ok.out 2>&1
+    SM_EMULATED_INFLATE=corrupt SEQMATCH_GPU_INFLATE=64K SEQMATCH_READERS=3 "$SEQMATCH" search --gpu -p sites.fa huge.fa.bgz \
+        >changed.out 2>&1
+    if ! cmp -s ok.out changed.out; then pass; else fail "--gpu, BGZF: the GPU's inflater was not used"; fi
 else
     agree "--gpu without a GPU" "2 5" --gpu -p sites.fa huge.fa mixed.fa
     if [ -s many.out ]; then fail "--gpu without a GPU printed output"; else pass; fi

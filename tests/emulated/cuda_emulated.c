@@ -7,10 +7,12 @@
  * kernel's per-item code, item after item, for a device of 64 threads;
  * nothing here knows one engine from another. Test builds only
  * (test_cuda_emulated). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "backends/cuda/cuda_device.h"
 #include "engines/engine.h"
@@ -299,3 +301,74 @@ int sm_cuda_section_build(uint32_t kind, int device, const void *input, double m
     }
     return ops->gpu->emulate_build(input, ms, msg);
 }
+
+/* BGZF blocks "inflated on the GPU": zlib here, with the module's contract
+   (every block to its ISIZE and CRC32, or 0 for the caller to inflate the
+   run). SM_EMULATED_INFLATE=missing: no inflater, as without nvCOMP;
+   =fail: every run returns 0; =corrupt: each A of a run's output becomes C
+   and the run still returns 1, so that a test can tell the path was taken. */
+struct sm_cuda_inflater {
+    size_t max_blocks, max_raw, max_out;
+};
+
+static const char *inflate_mode(void) {
+    const char *v = getenv("SM_EMULATED_INFLATE");
+    return v ? v : "";
+}
+
+int sm_cuda_inflate_open(int device, size_t max_blocks, size_t max_raw, size_t max_out, sm_cuda_inflater **out,
+                         char *msg) {
+    *out = NULL;
+    if (device != 0 || strcmp(inflate_mode(), "missing") == 0)
+        return snprintf(msg, 256, "no inflater on the emulated GPU %d", device), -1;
+    sm_cuda_inflater *f = calloc(1, sizeof *f);
+    if (!f) return snprintf(msg, 256, "out of memory"), -1;
+    *f = (sm_cuda_inflater){max_blocks, max_raw, max_out};
+    *out = f;
+    return 0;
+}
+
+static uint32_t emu_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap,
+                        size_t *out_len, char *msg) {
+    (void)msg;
+    *out_len = 0;
+    if (strcmp(inflate_mode(), "fail") == 0 || raw_len > f->max_raw) return 0;
+    size_t made = 0, blocks = 0;
+    for (size_t at = 0; at < raw_len; blocks++) {
+        const uint8_t *p = raw + at;
+        size_t n = raw_len - at;
+        if (blocks == f->max_blocks || n < 26 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 || p[3] != 4) return 0;
+        size_t xlen = (size_t)p[10] | (size_t)p[11] << 8, bsize = 0;
+        for (size_t x = 12; x + 6 <= 12 + xlen && x + 6 <= n; x += 4 + ((size_t)p[x + 2] | (size_t)p[x + 3] << 8))
+            if (p[x] == 'B' && p[x + 1] == 'C' && p[x + 2] == 2 && p[x + 3] == 0) {
+                bsize = ((size_t)p[x + 4] | (size_t)p[x + 5] << 8) + 1;
+                break;
+            }
+        if (bsize < 12 + xlen + 10 || bsize > n) return 0;
+        uint32_t isize = emu_le32(p + bsize - 4);
+        if (isize > 65536 || made + isize > cap || made + isize > f->max_out) return 0;
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (inflateInit2(&z, -15) != Z_OK) return 0;
+        z.next_in = (Bytef *)(uintptr_t)(p + 12 + xlen);
+        z.avail_in = (uInt)(bsize - 12 - xlen - 8);
+        z.next_out = out + made;
+        z.avail_out = (uInt)isize;
+        int rc = inflate(&z, Z_FINISH);
+        size_t got = isize - z.avail_out;
+        inflateEnd(&z);
+        if (rc != Z_STREAM_END || got != isize || crc32(0, out + made, (uInt)isize) != emu_le32(p + bsize - 8)) return 0;
+        made += isize;
+        at += bsize;
+    }
+    for (size_t i = 0; i < made && strcmp(inflate_mode(), "corrupt") == 0; i++)
+        if ((out[i] | 0x20) == 'a') out[i] ^= 'A' ^ 'C';
+    *out_len = made;
+    return 1;
+}
+
+void sm_cuda_inflate_close(sm_cuda_inflater *f) { free(f); }

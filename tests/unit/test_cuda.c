@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
+#include "backends/cuda/cuda_device.h"
 #include "testutil.h"
 
 #define SKIPPED 77
@@ -1078,6 +1081,127 @@ static void refusals(void) {
 #define TEST_NAME "test_cuda"
 #endif
 
+/* ------------------------------------------------ BGZF on the GPU */
+
+/* A BGZF block of data[0, n) (level 0: stored, -1: the gzip flags also say
+   FNAME, which the inflater does not take) appended to out. */
+static size_t bgzf_block(const uint8_t *data, size_t n, int level, uint8_t *out) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    tu_check(deflateInit2(&z, level < 0 ? 6 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK, "deflateInit2");
+    uint8_t *payload = out + 18;
+    z.next_in = (Bytef *)(uintptr_t)data;
+    z.avail_in = (uInt)n;
+    z.next_out = payload;
+    z.avail_out = 65536 + 1024;
+    tu_check(deflate(&z, Z_FINISH) == Z_STREAM_END, "deflate");
+    size_t plen = (size_t)z.total_out;
+    deflateEnd(&z);
+    const uint8_t head[18] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0, 0, 0};
+    memcpy(out, head, sizeof head);
+    if (level < 0) out[3] |= 8;
+    size_t bsize = 18 + plen + 8;
+    out[16] = (uint8_t)((bsize - 1) & 0xff);
+    out[17] = (uint8_t)((bsize - 1) >> 8);
+    uint32_t crc = (uint32_t)crc32(0, data, (uInt)n), isize = (uint32_t)n;
+    for (int i = 0; i < 4; i++) {
+        out[18 + plen + i] = (uint8_t)(crc >> (8 * i));
+        out[22 + plen + i] = (uint8_t)(isize >> (8 * i));
+    }
+    return bsize;
+}
+
+/* sm_cuda_inflate_run against zlib: runs of up to 300 blocks of FASTA-like,
+   random and empty data at every level; then runs it must refuse (0, never
+   1 with other bytes): a CRC, ISIZE or payload byte changed, a block cut
+   short, a header with FNAME, too many blocks, too small an output. */
+static void inflate_rounds(tu_rng *rng) {
+    enum { MAX_BLOCKS = 128, RAW_CAP = 4 << 20, OUT_CAP = 4 << 20 };
+    sm_cuda_inflater *f = NULL;
+    char msg[256] = "";
+    if (sm_cuda_inflate_open(0, MAX_BLOCKS, RAW_CAP, OUT_CAP, &f, msg) != 0) {
+#ifdef SM_TEST_EMULATED_GPU
+        tu_check(0, "sm_cuda_inflate_open: %s", msg);
+#else
+        printf(TEST_NAME ": BGZF inflated on the GPU not tested: %s\n", msg);
+#endif
+        return;
+    }
+    uint8_t *raw = malloc(RAW_CAP + 65536 * 2), *want = malloc(OUT_CAP + 65536), *got = malloc(OUT_CAP + 65536);
+    uint8_t *data = malloc(65536);
+    size_t *starts = malloc((MAX_BLOCKS + 8) * sizeof *starts);
+    int rounds = (int)tu_scaled(40);
+    for (int round = 0; round < rounds && raw && want && got && data && starts; round++) {
+        size_t nblocks = 1 + tu_rng_below(rng, round % 5 == 0 ? MAX_BLOCKS + 4 : 40);
+        size_t raw_len = 0, want_len = 0, b = 0;
+        for (; b < nblocks; b++) {
+            uint32_t kind = tu_rng_below(rng, 10);
+            size_t n = kind == 0 ? 0 : kind < 3 ? 65536 - tu_rng_below(rng, 2) : 1 + tu_rng_below(rng, 65536);
+            if (kind == 1 || kind == 9) {
+                for (size_t i = 0; i < n; i++) data[i] = (uint8_t)tu_rng_below(rng, 256);
+            } else {
+                for (size_t i = 0; i < n; i++) data[i] = i % 61 == 60 ? '\n' : "ACGTacgtN>"[tu_rng_below(rng, kind == 2 ? 10 : 4)];
+            }
+            int level = (int)tu_rng_below(rng, 10);
+            /* what does not compress is stored: a block holds 64 KiB at most (bgzip's 65280 bytes) */
+            if ((level == 0 || kind == 1 || kind == 9) && n > 65280) n = 65280;
+            if (want_len + n > OUT_CAP || raw_len + n + 1024 > RAW_CAP) break;
+            starts[b] = raw_len;
+            raw_len += bgzf_block(data, n, level, raw + raw_len);
+            memcpy(want + want_len, data, n);
+            want_len += n;
+        }
+        nblocks = b;
+        size_t got_len = 0;
+        int rc = sm_cuda_inflate_run(f, raw, raw_len, got, OUT_CAP, &got_len, msg);
+        if (nblocks > MAX_BLOCKS) {
+            tu_check(rc == 0, "inflate: %zu blocks (more than %d) taken: %d", nblocks, MAX_BLOCKS, rc);
+            continue;
+        }
+        if (!tu_check(rc == 1 && got_len == want_len && memcmp(got, want, want_len) == 0,
+                      "inflate round %d: %zu blocks, rc %d (%s), %zu bytes for %zu", round, nblocks, rc,
+                      rc < 0 ? msg : "", got_len, want_len)) {
+            for (size_t k = 0; k < nblocks; k++) { /* which blocks fail alone */
+                size_t end = k + 1 < nblocks ? starts[k + 1] : raw_len;
+                if (sm_cuda_inflate_run(f, raw + starts[k], end - starts[k], got, OUT_CAP, &got_len, msg) != 1)
+                    printf("  block %zu: %zu bytes, deflate header 0x%02x, ISIZE %u\n", k, end - starts[k],
+                           raw[starts[k] + 18], (unsigned)(raw[end - 4] | raw[end - 3] << 8 | raw[end - 2] << 16));
+            }
+            continue;
+        }
+        if (want_len > 1 && want_len <= 64)
+            tu_check(sm_cuda_inflate_run(f, raw, raw_len, got, want_len - 1, &got_len, msg) == 0,
+                     "inflate: an output too small taken");
+        /* one block changed: a CRC or ISIZE byte, a payload byte, the length cut, FNAME */
+        size_t victim = tu_rng_below(rng, (uint32_t)nblocks);
+        size_t at = starts[victim], end = victim + 1 < nblocks ? starts[victim + 1] : raw_len;
+        uint32_t how = tu_rng_below(rng, 4);
+        size_t pos = how == 0 ? end - 8 + tu_rng_below(rng, 8) : at + 18 + tu_rng_below(rng, (uint32_t)(end - at - 26));
+        size_t len = raw_len;
+        uint8_t saved = raw[pos];
+        if (how == 2) len = end - 1 - tu_rng_below(rng, (uint32_t)(end - at - 1));
+        else if (how == 3) pos = at + 3, saved = raw[pos], raw[pos] |= 8;
+        else raw[pos] ^= (uint8_t)(1 + tu_rng_below(rng, 255));
+        memset(got, 0, want_len);
+        rc = sm_cuda_inflate_run(f, raw, len, got, OUT_CAP, &got_len, msg);
+        tu_check(rc == 0 || (rc == 1 && how == 1 && got_len == want_len && memcmp(got, want, want_len) == 0),
+                 "inflate: block %zu of %zu changed (%u) and taken: rc %d (%s)", victim, nblocks, how, rc,
+                 rc < 0 ? msg : "");
+        raw[pos] = saved;
+    }
+    /* an end-of-file block alone */
+    const uint8_t eof[28] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0, 27, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    size_t got_len = 1;
+    tu_check(sm_cuda_inflate_run(f, eof, sizeof eof, got, OUT_CAP, &got_len, msg) == 1 && got_len == 0,
+             "inflate: the end-of-file block");
+    sm_cuda_inflate_close(f);
+    free(raw);
+    free(want);
+    free(got);
+    free(data);
+    free(starts);
+}
+
 int main(void) {
     tu_rng rng;
     tu_rng_seed(&rng, tu_seed_from_env(20261123));
@@ -1106,5 +1230,6 @@ int main(void) {
     exact_beside_rounds(&rng);
     large_sets(&rng);
     large_word_list(&rng);
+    inflate_rounds(&rng);
     return tu_summary(TEST_NAME);
 }

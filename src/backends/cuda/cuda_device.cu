@@ -77,7 +77,7 @@ static size_t *kept_total(int where) { return &kept_bytes[where < 0 ? 0 : 1 + (w
 
 /* At least n bytes of pinned host memory (where < 0) or of device where,
    which is the current device. */
-static cudaError_t buffer_get(int where, size_t n, void **p) {
+cudaError_t sm_cuda_buffer_get(int where, size_t n, void **p) {
     size_t size = kept_size(n);
     pthread_mutex_lock(&kept_lock);
     for (kept_buffer **k = &kept_list; *k; k = &(*k)->next) {
@@ -95,9 +95,9 @@ static cudaError_t buffer_get(int where, size_t n, void **p) {
     return where < 0 ? cudaMallocHost(p, size) : cudaMalloc(p, size);
 }
 
-/* Gives back what buffer_get(where, n) gave (NULL: nothing); a device's
+/* Gives back what sm_cuda_buffer_get(where, n) gave (NULL: nothing); a device's
    buffer with that device current. */
-static void buffer_put(int where, void *p, size_t n) {
+void sm_cuda_buffer_put(int where, void *p, size_t n) {
     if (!p) return;
     size_t size = kept_size(n);
     kept_buffer *x = (kept_buffer *)malloc(sizeof *x);
@@ -234,10 +234,10 @@ extern "C" int sm_cuda_reserve(int device, size_t batch_bytes, unsigned count) {
     int rc = host && dev ? 0 : -1;
     /* taken all at once (so that kept ones count), then given back to be kept */
     for (unsigned i = 0; i < count && rc == 0; i++)
-        if (buffer_get(-1, bytes, &host[i]) != cudaSuccess || buffer_get(device, bytes, &dev[i]) != cudaSuccess) rc = -1;
+        if (sm_cuda_buffer_get(-1, bytes, &host[i]) != cudaSuccess || sm_cuda_buffer_get(device, bytes, &dev[i]) != cudaSuccess) rc = -1;
     for (unsigned i = 0; host && dev && i < count; i++) {
-        buffer_put(-1, host[i], bytes);
-        buffer_put(device, dev[i], bytes);
+        sm_cuda_buffer_put(-1, host[i], bytes);
+        sm_cuda_buffer_put(device, dev[i], bytes);
     }
     free(host);
     free(dev);
@@ -357,19 +357,19 @@ extern "C" void sm_cuda_slot_close(sm_cuda_slot *s) {
     int d = s->t->device;
     size_t chunks = (s->chunk_cap ? s->chunk_cap : 1) * sizeof(sm_gpu_chunk);
     size_t counts = (s->t->pattern_count ? s->t->pattern_count : 1) * sizeof(unsigned long long);
-    buffer_put(-1, s->host_text, s->text_bytes);
-    buffer_put(d, s->dev_text, s->text_bytes);
-    buffer_put(-1, s->host_chunks, chunks);
-    buffer_put(d, s->dev_chunks, chunks);
-    buffer_put(-1, s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
-    buffer_put(d, s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
-    buffer_put(-1, s->host_nhits, sizeof(unsigned long long));
-    buffer_put(d, s->dev_nhits, sizeof(unsigned long long));
-    buffer_put(-1, s->host_counts, counts);
-    buffer_put(d, s->dev_counts, counts);
+    sm_cuda_buffer_put(-1, s->host_text, s->text_bytes);
+    sm_cuda_buffer_put(d, s->dev_text, s->text_bytes);
+    sm_cuda_buffer_put(-1, s->host_chunks, chunks);
+    sm_cuda_buffer_put(d, s->dev_chunks, chunks);
+    sm_cuda_buffer_put(-1, s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
+    sm_cuda_buffer_put(d, s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
+    sm_cuda_buffer_put(-1, s->host_nhits, sizeof(unsigned long long));
+    sm_cuda_buffer_put(d, s->dev_nhits, sizeof(unsigned long long));
+    sm_cuda_buffer_put(-1, s->host_counts, counts);
+    sm_cuda_buffer_put(d, s->dev_counts, counts);
     if (s->dev_visits)
         for (uint32_t i = 0; i < s->t->nsections; i++)
-            buffer_put(d, s->dev_visits[i], s->t->sections[i].view.visits * sizeof(uint32_t));
+            sm_cuda_buffer_put(d, s->dev_visits[i], s->t->sections[i].view.visits * sizeof(uint32_t));
     free(s->dev_visits);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
@@ -395,19 +395,19 @@ extern "C" int sm_cuda_slot_open(sm_cuda_tables *t, size_t text_cap, size_t chun
     int d = t->device;
     size_t chunks = (chunk_cap ? chunk_cap : 1) * sizeof(sm_gpu_chunk);
     cudaError_t e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = buffer_get(-1, chunks, (void **)&s->host_chunks);
-    if (e == cudaSuccess) e = buffer_get(d, chunks, (void **)&s->dev_chunks);
-    if (e == cudaSuccess) e = buffer_get(-1, sizeof(unsigned long long), (void **)&s->host_nhits);
-    if (e == cudaSuccess) e = buffer_get(d, sizeof(unsigned long long), (void **)&s->dev_nhits);
+    if (e == cudaSuccess) e = sm_cuda_buffer_get(-1, chunks, (void **)&s->host_chunks);
+    if (e == cudaSuccess) e = sm_cuda_buffer_get(d, chunks, (void **)&s->dev_chunks);
+    if (e == cudaSuccess) e = sm_cuda_buffer_get(-1, sizeof(unsigned long long), (void **)&s->host_nhits);
+    if (e == cudaSuccess) e = sm_cuda_buffer_get(d, sizeof(unsigned long long), (void **)&s->dev_nhits);
     if (count_only) {
-        if (e == cudaSuccess) e = buffer_get(-1, npat * sizeof(unsigned long long), (void **)&s->host_counts);
-        if (e == cudaSuccess) e = buffer_get(d, npat * sizeof(unsigned long long), (void **)&s->dev_counts);
+        if (e == cudaSuccess) e = sm_cuda_buffer_get(-1, npat * sizeof(unsigned long long), (void **)&s->host_counts);
+        if (e == cudaSuccess) e = sm_cuda_buffer_get(d, npat * sizeof(unsigned long long), (void **)&s->dev_counts);
         for (uint32_t i = 0; i < t->nsections && e == cudaSuccess; i++)
             if (t->sections[i].view.visits)
-                e = buffer_get(d, t->sections[i].view.visits * sizeof(uint32_t), (void **)&s->dev_visits[i]);
+                e = sm_cuda_buffer_get(d, t->sections[i].view.visits * sizeof(uint32_t), (void **)&s->dev_visits[i]);
     } else {
-        if (e == cudaSuccess) e = buffer_get(-1, s->hit_cap * sizeof(sm_gpu_hit), (void **)&s->host_hits);
-        if (e == cudaSuccess) e = buffer_get(d, s->hit_cap * sizeof(sm_gpu_hit), (void **)&s->dev_hits);
+        if (e == cudaSuccess) e = sm_cuda_buffer_get(-1, s->hit_cap * sizeof(sm_gpu_hit), (void **)&s->host_hits);
+        if (e == cudaSuccess) e = sm_cuda_buffer_get(d, s->hit_cap * sizeof(sm_gpu_hit), (void **)&s->dev_hits);
     }
     if (e != cudaSuccess) {
         sm_cuda_slot_close(s);
@@ -433,24 +433,24 @@ extern "C" uint8_t *sm_cuda_slot_text(sm_cuda_slot *s, size_t bytes, char *msg) 
     }
     uint8_t *host = NULL, *dev = NULL;
     int d = s->t->device;
-    cudaError_t e = buffer_get(-1, want, (void **)&host);
-    if (e == cudaSuccess) e = buffer_get(d, want, (void **)&dev);
+    cudaError_t e = sm_cuda_buffer_get(-1, want, (void **)&host);
+    if (e == cudaSuccess) e = sm_cuda_buffer_get(d, want, (void **)&dev);
     /* on the slot's own stream, then waited for: a memset on the legacy
        stream is not ordered before the slot's first copy of text (under load
        it zeroed the first batch after it had landed) */
     if (e == cudaSuccess) e = cudaMemsetAsync(dev, 0, want, s->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess) {
-        buffer_put(-1, host, want);
-        buffer_put(d, dev, want);
+        sm_cuda_buffer_put(-1, host, want);
+        sm_cuda_buffer_put(d, dev, want);
         sm_cuda_fail(msg, "allocating a batch buffer", e);
         return NULL;
     }
     /* the bytes written so far go on in the larger buffer */
     if (s->text_bytes) memcpy(host, s->host_text, s->text_bytes);
     memset(host + s->text_bytes, 0, want - s->text_bytes);
-    buffer_put(-1, s->host_text, s->text_bytes);
-    buffer_put(d, s->dev_text, s->text_bytes);
+    sm_cuda_buffer_put(-1, s->host_text, s->text_bytes);
+    sm_cuda_buffer_put(d, s->dev_text, s->text_bytes);
     s->host_text = host;
     s->dev_text = dev;
     s->text_bytes = want;
@@ -568,13 +568,13 @@ extern "C" int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) 
         size_t cap = s->hit_cap;
         while (cap < n) cap *= 2;
         if (cap > MAX_HIT_CAP) cap = MAX_HIT_CAP;
-        buffer_put(-1, s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
-        buffer_put(s->t->device, s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
+        sm_cuda_buffer_put(-1, s->host_hits, s->hit_cap * sizeof(sm_gpu_hit));
+        sm_cuda_buffer_put(s->t->device, s->dev_hits, s->hit_cap * sizeof(sm_gpu_hit));
         s->host_hits = NULL;
         s->dev_hits = NULL;
         s->hit_cap = 0;
-        CHECK(buffer_get(-1, cap * sizeof(sm_gpu_hit), (void **)&s->host_hits), "growing the hit buffer");
-        CHECK(buffer_get(s->t->device, cap * sizeof(sm_gpu_hit), (void **)&s->dev_hits), "growing the hit buffer");
+        CHECK(sm_cuda_buffer_get(-1, cap * sizeof(sm_gpu_hit), (void **)&s->host_hits), "growing the hit buffer");
+        CHECK(sm_cuda_buffer_get(s->t->device, cap * sizeof(sm_gpu_hit), (void **)&s->dev_hits), "growing the hit buffer");
         s->hit_cap = cap;
         if (clear_results(s, msg) != 0 || queue_kernels(s, msg) != 0) return -1;
         CHECK(cudaMemcpyAsync(s->host_nhits, s->dev_nhits, sizeof(unsigned long long), cudaMemcpyDeviceToHost,

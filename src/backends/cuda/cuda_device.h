@@ -88,6 +88,24 @@ int sm_cuda_slot_wait(sm_cuda_slot *slot, sm_cuda_result *result, char *msg);
    device, `repeats` more times; *ms is the median kernel time of one scan. */
 int sm_cuda_slot_time_scan(sm_cuda_slot *slot, int repeats, double *ms, char *msg);
 
+/* BGZF blocks inflated on a GPU by NVIDIA's nvCOMP, which the module loads
+   at run time (SM_NVCOMP_FILE: at $SEQMATCH_NVCOMP, beside the module, then
+   by name). An inflater takes runs of whole BGZF blocks of up to max_blocks
+   blocks, max_raw bytes and max_out bytes inflated; it is used by one
+   thread at a time. sm_cuda_inflate_open returns -1 with msg when nvCOMP
+   or the device cannot be had. */
+#define SM_NVCOMP_FILE "libnvcomp.so.6"
+typedef struct sm_cuda_inflater sm_cuda_inflater;
+int sm_cuda_inflate_open(int device, size_t max_blocks, size_t max_raw, size_t max_out, sm_cuda_inflater **out,
+                         char *msg);
+/* Inflates the blocks of raw[0, raw_len) into out (cap bytes; *out_len
+   made). Returns 1 when every block inflated to its ISIZE and matched its
+   CRC32; 0 when any did not, or the run is not one the inflater takes (a
+   header other than BGZF's, too many blocks or bytes): the caller inflates
+   the run itself and words the error; -1 on a device error (msg). */
+int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap,
+                        size_t *out_len, char *msg);
+void sm_cuda_inflate_close(sm_cuda_inflater *f);
 
 #ifdef __cplusplus
 }

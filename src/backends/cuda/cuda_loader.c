@@ -176,3 +176,19 @@ int sm_dfa_cuda_time(sm_dfa_cuda *d, unsigned slot, int repeats, double *ms, cha
 int sm_cuda_section_build(uint32_t kind, int device, const void *input, double ms[3], char *msg) {
     return gpu() ? module->section_build(kind, device, input, ms, msg) : unavailable(msg);
 }
+
+int sm_cuda_inflate_open(int device, size_t max_blocks, size_t max_raw, size_t max_out, sm_cuda_inflater **out,
+                         char *msg) {
+    *out = NULL;
+    return gpu() ? module->inflate_open(device, max_blocks, max_raw, max_out, out, msg) : unavailable(msg);
+}
+
+int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap,
+                        size_t *out_len, char *msg) {
+    *out_len = 0;
+    return gpu() ? module->inflate_run(f, raw, raw_len, out, cap, out_len, msg) : unavailable(msg);
+}
+
+void sm_cuda_inflate_close(sm_cuda_inflater *f) {
+    if (f && gpu()) module->inflate_close(f);
+}

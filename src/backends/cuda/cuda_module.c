@@ -29,6 +29,9 @@ static const sm_cuda_module module = {
     .dfa_wait = sm_dfa_cuda_wait,
     .dfa_time = sm_dfa_cuda_time,
     .section_build = sm_cuda_section_build,
+    .inflate_open = sm_cuda_inflate_open,
+    .inflate_run = sm_cuda_inflate_run,
+    .inflate_close = sm_cuda_inflate_close,
 };
 
 __attribute__((visibility("default"))) const sm_cuda_module *sm_cuda_module_entry(void);

@@ -17,7 +17,7 @@
 #include "backends/cuda/cuda_device.h"
 #include "engines/dfa/dfa_gpu_device.h"
 
-#define SM_CUDA_MODULE_ABI 5
+#define SM_CUDA_MODULE_ABI 6
 #define SM_CUDA_MODULE_ENTRY "sm_cuda_module_entry"
 
 typedef struct {
@@ -52,6 +52,12 @@ typedef struct {
     int (*dfa_time)(sm_dfa_cuda *d, unsigned slot, int repeats, double *ms, char *msg);
     /* sections built on the GPU (cuda_device.h) */
     int (*section_build)(uint32_t kind, int device, const void *input, double ms[3], char *msg);
+    /* BGZF blocks inflated on the GPU (cuda_device.h) */
+    int (*inflate_open)(int device, size_t max_blocks, size_t max_raw, size_t max_out, sm_cuda_inflater **out,
+                        char *msg);
+    int (*inflate_run)(sm_cuda_inflater *f, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap,
+                       size_t *out_len, char *msg);
+    void (*inflate_close)(sm_cuda_inflater *f);
 } sm_cuda_module;
 
 typedef const sm_cuda_module *(*sm_cuda_module_entry_fn)(void);

@@ -81,3 +81,19 @@ int sm_cuda_section_build(uint32_t kind, int device, const void *input, double m
     (void)kind, (void)device, (void)input, (void)ms;
     return unavailable(msg);
 }
+
+int sm_cuda_inflate_open(int device, size_t max_blocks, size_t max_raw, size_t max_out, sm_cuda_inflater **out,
+                         char *msg) {
+    (void)device, (void)max_blocks, (void)max_raw, (void)max_out;
+    *out = NULL;
+    return unavailable(msg);
+}
+
+int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap,
+                        size_t *out_len, char *msg) {
+    (void)f, (void)raw, (void)raw_len, (void)out, (void)cap;
+    *out_len = 0;
+    return unavailable(msg);
+}
+
+void sm_cuda_inflate_close(sm_cuda_inflater *f) { (void)f; }
