@@ -174,15 +174,16 @@ static void reader_record_done(uint64_t record, void *ctx) {
     r->on_record_done(record, r->share);
 }
 
-/* Whether reader i has its BGZF inflated on its GPU: the first few per GPU,
-   the others inflating on their own threads. On sixteen cores, four GPU
-   inflaters beside ten CPU ones beat fourteen of either: each GPU inflater
-   costs its pinned buffers at the start, and a reader waiting on the GPU
-   leaves its core idle. */
+/* Whether reader i has its BGZF inflated on its GPU: for exact sets the
+   first few per GPU, the others inflating on their own threads. On sixteen
+   cores, four GPU inflaters beside ten CPU ones beat fourteen of either:
+   each GPU inflater costs its pinned buffers at the start, and a reader
+   waiting on the GPU leaves its core idle. Mismatches and edits keep the
+   GPU busy: their readers inflate on their share of the threads. */
 #define GPU_INFLATERS_PER_GPU 4
 static int reader_inflates_on_gpu(const local_job *j, unsigned i) {
     unsigned gpus = j->gpus > 1 && j->ro.gpu_device <= 0 ? (unsigned)j->gpus : 1;
-    return i < GPU_INFLATERS_PER_GPU * gpus;
+    return j->cpu_first && i < GPU_INFLATERS_PER_GPU * gpus;
 }
 
 /* The GPU reader i scans on: the one asked for, or the GPUs dealt round. */
@@ -219,7 +220,7 @@ static int open_share(local_share *sh, sm_error *e) {
     if (sm_dist_plan_cut(j->targets, j->set->target_count, j->info, j->n, sh->index, &sh->plan, e) != SM_OK)
         return -1;
     if (sm_dist_out_init(&sh->out, STREAM_BUFFER, to_queue, sh) != SM_OK ||
-        sm_dist_share_new(j->set, &sh->out, 1, &sh->share) != SM_OK) {
+        sm_dist_share_new(j->set, &sh->out, j->runner_threads, &sh->share) != SM_OK) {
         return set_error(e, SM_ERR_NOMEM, "out of memory");
     }
     sm_dist_share_set_poll(sh->share, poll_stop, sh);
@@ -442,9 +443,12 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
        on the CPU an exact set over a plain file too once there are many
        cores (sixteen: 13 % faster than one reader with the team's threads),
        while on a few the team's many records at once do as well.
-       Mismatches and edits keep a GPU busy with one reader: no gain there. */
+       Mismatches and edits keep a GPU busy with one reader's plain file;
+       of BGZF one reader strips too little for two GPUs (a reader per GPU
+       then, each inflating on its share of the threads). */
     int plain_cpu_gains = exact && threads >= LOCAL_CPU_READERS_MIN;
-    if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf && !plain_cpu_gains) || (gpu && !exact))) return 0;
+    if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf && !plain_cpu_gains) || (gpu && !exact && !bgzf)))
+        return 0;
     /* Two cores left to the GPU's start (the driver and contexts: CPU work
        that sixteen readers on sixteen cores slowed by half) and the merge. */
     if (asked < 0 && gpu && threads > 4) threads -= 2;
