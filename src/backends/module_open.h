@@ -8,6 +8,15 @@
 
 #include <stddef.h>
 
+/* The install's library folders (CMake defines them for the files that look
+   there): relative to the program's prefix, and absolute. */
+#ifndef SM_INSTALL_LIBDIR
+#define SM_INSTALL_LIBDIR "lib"
+#endif
+#ifndef SM_INSTALL_FULL_LIBDIR
+#define SM_INSTALL_FULL_LIBDIR "/usr/local/lib"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

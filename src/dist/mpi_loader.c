@@ -23,12 +23,6 @@
 #ifndef SM_MPI_MODULE_FILE
 #define SM_MPI_MODULE_FILE "libseqmatch-mpi.so"
 #endif
-#ifndef SM_INSTALL_LIBDIR
-#define SM_INSTALL_LIBDIR "lib"
-#endif
-#ifndef SM_INSTALL_FULL_LIBDIR
-#define SM_INSTALL_FULL_LIBDIR "/usr/local/lib"
-#endif
 #ifndef SM_MPI_BUILT
 #define SM_MPI_BUILT 0
 #endif

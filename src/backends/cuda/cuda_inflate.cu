@@ -25,13 +25,6 @@
 #include "backends/module_open.h"
 #include "engines/cuda_engine.cuh"
 
-#ifndef SM_INSTALL_LIBDIR
-#define SM_INSTALL_LIBDIR "lib"
-#endif
-#ifndef SM_INSTALL_FULL_LIBDIR
-#define SM_INSTALL_FULL_LIBDIR "/usr/local/lib"
-#endif
-
 #define CHECK SM_CUDA_CHECK
 #define SLOT_BYTES 65536u /* a BGZF block inflates to at most this */
 #define PACK_ALIGN 8u     /* payloads and arrays in the packed copy */

@@ -30,12 +30,6 @@
 #ifndef SM_CUDA_MODULE_FILE
 #define SM_CUDA_MODULE_FILE "libseqmatch-cuda.so"
 #endif
-#ifndef SM_INSTALL_LIBDIR
-#define SM_INSTALL_LIBDIR "lib"
-#endif
-#ifndef SM_INSTALL_FULL_LIBDIR
-#define SM_INSTALL_FULL_LIBDIR "/usr/local/lib"
-#endif
 #ifndef SM_CUDA_BUILT
 #define SM_CUDA_BUILT 1
 #endif
