@@ -121,7 +121,9 @@ int sm_inflater_whole(sm_inflater *inf, const uint8_t *in, size_t n, uint8_t *ou
     st->avail_in = (uint32_t)n;
     st->next_out = out;
     st->avail_out = (uint32_t)cap;
-    if (isal_inflate_stateless(st) != ISAL_DECOMP_OK || st->block_state != ISAL_BLOCK_FINISH) return 0;
+    /* (every input byte the member's: bytes after it are the stream decoder's to judge) */
+    if (isal_inflate_stateless(st) != ISAL_DECOMP_OK || st->block_state != ISAL_BLOCK_FINISH || st->avail_in != 0)
+        return 0;
     *produced = cap - st->avail_out;
     return 1;
 #else

@@ -189,6 +189,8 @@ static int truncated(sm_source *s, sm_error *err) {
    them); anything else but another member is an error. Returns the count,
    0 at the end, -1 on error. An error after some bytes is kept for the
    next call, so that those bytes are read first. */
+static size_t bgzf_block_size(const uint8_t *p, size_t n);
+
 static long stream_fill(sm_source *s, uint8_t *out, size_t cap, sm_error *err) {
     if (s->pend_status != SM_OK) {
         if (err) *err = s->pend;
@@ -206,6 +208,18 @@ static long stream_fill(sm_source *s, uint8_t *out, size_t cap, sm_error *err) {
                 break;
             }
             if (s->kind == SRC_ZSTD || (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)) {
+                /* a whole BGZF block that fits (its size in its header):
+                   decoded in one call straight into out, without the
+                   streaming decoder's copy; anything else as a stream */
+                size_t bsize = s->kind == SRC_GZIP ? bgzf_block_size(p, n) : 0, whole = 0;
+                if (bsize >= 26 && bsize <= n &&
+                    ((size_t)p[bsize - 4] | (size_t)p[bsize - 3] << 8 | (size_t)p[bsize - 2] << 16 |
+                     (size_t)p[bsize - 1] << 24) <= cap - made &&
+                    sm_inflater_whole(s->inf, p, bsize, out + made, cap - made, &whole)) {
+                    raw_consume(s, bsize);
+                    made += whole;
+                    continue;
+                }
                 sm_inflater_reset(s->inf);
                 s->member_open = 1;
             } else if (n == 1 && p[0] == 0x1f) {

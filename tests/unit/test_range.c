@@ -197,10 +197,12 @@ static int read_threads(const char *path, unsigned threads, int keep_raw, range_
    of a copy: some MiB of FASTQ in blocks of every size, with reads up to
    past 64 KiB among short ones, so that records, and the bytes the reader
    keeps, lie across the workers' jobs (each about 1 MiB) both ways. Read
-   with 2 and 3 threads, with and without the raw records, it must give the
-   plain file's records, and its bytes; a block's CRC or length wrong, an
-   error that says so (the workers decode a block in one call, and must
-   check its trailer as the stream decoder does). */
+   with 2 and 3 threads, and with 1 (blocks decoded on the reader's thread,
+   each in one call when it fits), with and without the raw records, it must
+   give the plain file's records, and its bytes; a block's CRC or length
+   wrong, an error that says so (a block decoded in one call must check its
+   trailer as the stream decoder does); bytes after a block's member inside
+   its size, an error too. */
 static void test_bgzf_threads(const char *plain, const char *packed) {
     size_t want = 5u << 20, n = 0;
     char *data = malloc(want + 500000);
@@ -222,7 +224,7 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
     write_file(packed, bgz, size);
     range_recs whole = {0};
     tu_check(range_read_whole(plain, SM_INPUT_FASTQ, &whole) == 0, "the plain file read");
-    for (unsigned threads = 2; threads <= 3; threads++)
+    for (unsigned threads = 1; threads <= 3; threads++)
         for (int keep_raw = 0; keep_raw < 2; keep_raw++) {
             range_recs got = {0};
             uint8_t *raw = NULL;
@@ -247,7 +249,7 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
         bgz[flip] ^= 1;
         write_file(packed, bgz, size);
         bgz[flip] ^= 1;
-        for (unsigned threads = 2; threads <= 3; threads++) {
+        for (unsigned threads = 1; threads <= 3; threads++) {
             range_recs got = {0};
             uint8_t *raw = NULL;
             size_t raw_len = 0;
@@ -260,6 +262,27 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
             range_recs_free(&got);
         }
     }
+    /* a byte after the middle block's member, counted in its size */
+    uint8_t *junk = malloc(size + 1);
+    if (!junk) exit(2);
+    memcpy(junk, bgz, end);
+    junk[end] = 'x';
+    memcpy(junk + end + 1, bgz + end, size - end);
+    size_t bsize = ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1 + 1;
+    junk[at + 16] = (uint8_t)((bsize - 1) & 0xff);
+    junk[at + 17] = (uint8_t)((bsize - 1) >> 8);
+    write_file(packed, junk, size + 1);
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        range_recs got = {0};
+        uint8_t *raw = NULL;
+        size_t raw_len = 0;
+        sm_error e;
+        int rc = read_threads(packed, threads, 0, &got, &raw, &raw_len, &e);
+        tu_check(rc == -1, "BGZF with a byte after a block's member, %u threads: taken", threads);
+        free(raw);
+        range_recs_free(&got);
+    }
+    free(junk);
     range_recs_free(&whole);
     free(bgz);
     free(data);
