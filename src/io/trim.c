@@ -320,9 +320,10 @@ int sm_trim_record(const uint8_t *raw, size_t len, uint64_t head, uint64_t tail,
  * the caller's thread. */
 
 /* Input bytes per chunk (fewer with a small runner chunk_size, so that
-   small inputs cross chunks as well), and chunks under way per worker. */
+   small inputs cross chunks as well), and chunks under way per worker
+   (two: a third only kept more buffers out of the caches). */
 #define CHUNK_BYTES ((size_t)1 << 20)
-#define CHUNKS_PER_WORKER 3
+#define CHUNKS_PER_WORKER 2
 
 typedef struct {
     const uint8_t *raw[2];      /* stable bytes, or NULL: in the chunk's copy at raw_at */
