@@ -4,9 +4,10 @@
  *
  * Reads (or pairs of mates read in step) are read in chunks with their
  * bytes; a worker per thread, with a runner of its own, scans a chunk,
- * cuts and rewrites its reads; the reading thread hands the chunks on in
- * input order ("the loop" below). */
+ * cuts and rewrites its reads; the chunks are handed on in input order
+ * ("the loop" below). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -310,15 +311,19 @@ int sm_trim_record(const uint8_t *raw, size_t len, uint64_t head, uint64_t tail,
 
 /* Reads (or pairs) go in chunks from the reading thread to workers, each
  * with a runner of its own on its own thread, which scan, decide and
- * rewrite a whole chunk; the reading thread hands the chunks on in input
- * order. Reading (and inflating, on the reader's thread), scanning and
- * rewriting of different chunks so run at once. One worker: all on the
- * caller's thread. */
+ * rewrite a whole chunk; the chunks are handed on in input order, by the
+ * worker that finds the oldest done (when no one else hands on, and no
+ * on_record callback is to see them; the reading thread otherwise). The
+ * reading thread then mostly reads, and the worker writes bytes it has in
+ * its cache. Reading (and inflating, on the reader's thread), scanning
+ * and rewriting of different chunks so run at once. One worker: all on
+ * the caller's thread. */
 
 /* Input bytes per chunk (fewer with a small runner chunk_size, so that
-   small inputs cross chunks as well), and chunks under way per worker. */
+   small inputs cross chunks as well), and chunks under way per worker
+   (two: a third only kept more buffers out of the caches). */
 #define CHUNK_BYTES ((size_t)1 << 20)
-#define CHUNKS_PER_WORKER 3
+#define CHUNKS_PER_WORKER 2
 
 typedef struct {
     const uint8_t *raw[2];      /* stable bytes, or NULL: in the chunk's copy at raw_at */
@@ -376,6 +381,8 @@ struct sm_trimmer {
     chunk *chunks;              /* a ring: chunk number s in chunks[s % nchunks] */
     size_t nchunks;
     uint64_t filled, taken, emitted; /* chunks so far: given to workers, taken by one, handed on */
+    int emitting;               /* a chunk is being handed on (by a worker or the reading thread) */
+    int halted;                 /* the run failed: the workers hand on no more */
     int quit;                   /* workers end */
     pthread_mutex_t lock;
     pthread_cond_t work, done;
@@ -383,7 +390,8 @@ struct sm_trimmer {
     uint64_t read;              /* records (pairs) read in the run */
     sm_input_format format;
     sm_trim_stats stats;
-    int stop;
+    atomic_ullong trimmed;      /* stats.trimmed as of the last chunk handed on, for on_progress */
+    atomic_int stop;
     const sm_reader *reader;
     const char *shown[2];       /* the inputs as their readers name them */
     const char *paths[2];
@@ -413,6 +421,10 @@ static int keep_hit(worker *w, const sm_hit *hit, int partial) {
     *h = *hit;
     h->text = NULL;
     return 0;
+}
+
+static unsigned long long shown_trimmed(sm_trimmer *t) {
+    return atomic_load_explicit(&t->trimmed, memory_order_relaxed);
 }
 
 static int on_hit(const sm_hit *hit, void *ctx) { return keep_hit(ctx, hit, 0); }
@@ -869,6 +881,8 @@ static void trim_chunk(worker *w, chunk *c) {
     pack_chunk(w, c, c->n);
 }
 
+static void emit_ready(sm_trimmer *t);
+
 static void *work(void *arg) {
     worker *w = arg;
     sm_trimmer *t = w->t;
@@ -882,6 +896,7 @@ static void *work(void *arg) {
         pthread_mutex_lock(&t->lock);
         c->state = CHUNK_DONE;
         pthread_cond_broadcast(&t->done);
+        emit_ready(t);
     }
     pthread_mutex_unlock(&t->lock);
     return NULL;
@@ -1068,7 +1083,7 @@ static int take_mate(sm_trimmer *t, sm_reader *reader, chunk *c, chunk_record *r
         r->raw_at[m] = c->raw.len;
         if (buf_put(&c->raw, data, len) != 0) return sm_io_error(err, SM_ERR_NOMEM, "out of memory");
     }
-    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, (size_t)r->length[m], t->stats.trimmed);
+    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, (size_t)r->length[m], shown_trimmed(t));
     return SM_OK;
 }
 
@@ -1236,7 +1251,7 @@ static size_t take_block(sm_trimmer *t, sm_reader *const *readers, chunk *c, siz
     }
     c->n += n;
     t->read += n;
-    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, symbols, t->stats.trimmed);
+    if (t->o.on_progress) t->o.on_progress(t->o.ctx, t->reader, symbols, shown_trimmed(t));
     return bytes;
 }
 
@@ -1363,22 +1378,66 @@ static int emit_chunk(sm_trimmer *t, chunk *c, const char *path, sm_error *err) 
             return SM_ERR_TERMINATED;
         }
     }
+    atomic_store_explicit(&t->trimmed, t->stats.trimmed, memory_order_relaxed);
     return writing ? write_runs(t, c, from, to) : t->pack ? write_packed(t, c) : SM_OK;
 }
 
-/* Hands on the oldest chunk under way, waiting for it when wait is set
-   (*emitted: whether it was ready). */
-static int emit_oldest(sm_trimmer *t, int wait, const char *path, int *emitted, sm_error *err) {
-    chunk *c = &t->chunks[t->emitted % t->nchunks];
-    pthread_mutex_lock(&t->lock);
-    while (wait && c->state != CHUNK_DONE) pthread_cond_wait(&t->done, &t->lock);
-    *emitted = c->state == CHUNK_DONE;
-    pthread_mutex_unlock(&t->lock);
-    if (!*emitted) return SM_OK;
-    int rc = emit_chunk(t, c, path, err);
-    pthread_mutex_lock(&t->lock);
+/* c (the oldest) handed on with rc (lock held). */
+static void handed_on(sm_trimmer *t, chunk *c, int rc) {
     c->state = CHUNK_FREE;
     t->emitted++;
+    t->emitting = 0;
+    if (rc != SM_OK) t->halted = 1;
+    pthread_cond_broadcast(&t->done);
+}
+
+/* On a worker that has just finished a chunk (lock held, let go while
+   writing): the oldest chunks, while done, unless another thread is
+   handing on. A chunk that failed, and every chunk when on_record is to
+   see the records, are the reading thread's (its errors are its to give). */
+static void emit_ready(sm_trimmer *t) {
+    while (!t->o.on_record && !t->emitting && !t->halted && t->emitted < t->filled) {
+        chunk *c = &t->chunks[t->emitted % t->nchunks];
+        if (c->state != CHUNK_DONE || c->read_failed || c->status != SM_OK) return;
+        t->emitting = 1;
+        pthread_mutex_unlock(&t->lock);
+        sm_error e;
+        memset(&e, 0, sizeof e);
+        /* a failed write sets stop, which the reading thread sees */
+        int rc = emit_chunk(t, c, t->paths[0], &e);
+        pthread_mutex_lock(&t->lock);
+        handed_on(t, c, rc);
+    }
+}
+
+/* Chunks handed on so far. */
+static uint64_t handed(sm_trimmer *t) {
+    pthread_mutex_lock(&t->lock);
+    uint64_t n = t->emitted;
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
+/* Hands on the oldest chunk under way, waiting for it when wait is set
+   (*emitted: whether it was ready, or a worker handed it on). */
+static int emit_oldest(sm_trimmer *t, int wait, const char *path, int *emitted, sm_error *err) {
+    pthread_mutex_lock(&t->lock);
+    /* the workers may have handed on every chunk since the caller looked */
+    uint64_t s = t->emitted;
+    chunk *c = &t->chunks[s % t->nchunks];
+    while (wait && s < t->filled && t->emitted == s && (c->state != CHUNK_DONE || t->emitting))
+        pthread_cond_wait(&t->done, &t->lock);
+    int mine = s < t->filled && t->emitted == s && c->state == CHUNK_DONE && !t->emitting;
+    *emitted = mine || t->emitted != s;
+    if (!mine) {
+        pthread_mutex_unlock(&t->lock);
+        return SM_OK;
+    }
+    t->emitting = 1;
+    pthread_mutex_unlock(&t->lock);
+    int rc = emit_chunk(t, c, path, err);
+    pthread_mutex_lock(&t->lock);
+    handed_on(t, c, rc);
     pthread_mutex_unlock(&t->lock);
     return rc;
 }
@@ -1387,16 +1446,19 @@ static int emit_oldest(sm_trimmer *t, int wait, const char *path, int *emitted, 
    that point that does not read is the first failure (its chunk's, or an
    earlier chunk's still under way). */
 static int failed_before(sm_trimmer *t, chunk *c, int rc, sm_error *err) {
+    pthread_mutex_lock(&t->lock);
+    t->halted = 1;
     for (uint64_t s = t->emitted; s < t->filled; s++) {
         chunk *d = &t->chunks[s % t->nchunks];
-        pthread_mutex_lock(&t->lock);
-        while (d->state != CHUNK_DONE) pthread_cond_wait(&t->done, &t->lock);
-        pthread_mutex_unlock(&t->lock);
-        if (d->read_failed) {
+        /* one a worker hands on meanwhile read whole */
+        while (s >= t->emitted && d->state != CHUNK_DONE) pthread_cond_wait(&t->done, &t->lock);
+        if (s >= t->emitted && d->read_failed) {
             *err = d->message;
+            pthread_mutex_unlock(&t->lock);
             return err->code;
         }
     }
+    pthread_mutex_unlock(&t->lock);
     if (check_taken(t, c) == 0) return rc;
     *err = c->message;
     return err->code;
@@ -1407,12 +1469,12 @@ static int trim_all(sm_trimmer *t, sm_reader *const *readers, const char *const 
     int threaded = t->nworkers > 1, rc = SM_OK, emitted;
     unsigned started = 0;
     t->filled = t->taken = t->emitted = 0;
-    t->quit = 0;
+    t->quit = t->emitting = t->halted = 0;
     for (; threaded && started < t->nworkers; started++)
         if (pthread_create(&t->workers[started].thread, NULL, work, &t->workers[started]) != 0) break;
     if (threaded && started == 0) rc = sm_io_error(err, SM_ERR_NOMEM, "trim: no thread could be started");
     while (rc == SM_OK && !t->stop) {
-        if (t->filled - t->emitted == t->nchunks) {
+        if (t->filled - handed(t) == t->nchunks) {
             rc = emit_oldest(t, 1, paths[0], &emitted, err);
             continue;
         }
@@ -1432,12 +1494,13 @@ static int trim_all(sm_trimmer *t, sm_reader *const *readers, const char *const 
         pthread_mutex_unlock(&t->lock);
         do
             rc = emit_oldest(t, 0, paths[0], &emitted, err);
-        while (rc == SM_OK && emitted && t->emitted < t->filled);
+        while (rc == SM_OK && emitted && handed(t) < t->filled);
     }
-    while (rc == SM_OK && !t->stop && t->emitted < t->filled) rc = emit_oldest(t, 1, paths[0], &emitted, err);
+    while (rc == SM_OK && !t->stop && handed(t) < t->filled) rc = emit_oldest(t, 1, paths[0], &emitted, err);
     if (threaded) {
         pthread_mutex_lock(&t->lock);
         t->quit = 1;
+        if (rc != SM_OK || t->stop) t->halted = 1;
         pthread_cond_broadcast(&t->work);
         pthread_mutex_unlock(&t->lock);
         for (unsigned i = 0; i < started; i++) pthread_join(t->workers[i].thread, NULL);

@@ -739,6 +739,91 @@ static void flawed_records(void) {
     sm_trim_set_free(&set);
 }
 
+typedef struct {
+    char *bytes[2];
+    size_t len[2];
+} gathered_mates;
+
+static int gather_kept(void *ctx, const sm_trimmed_record *rec) {
+    gathered_mates *g = ctx;
+    for (unsigned m = 0; m < rec->mates && rec->kept; m++) {
+        g->bytes[m] = realloc(g->bytes[m], g->len[m] + rec->len[m] + 1);
+        memcpy(g->bytes[m] + g->len[m], rec->bytes[m], rec->len[m]);
+        g->len[m] += rec->len[m];
+    }
+    return 0;
+}
+
+/* Runs set's trimmer on p1 (and p2) writing the kept reads to out (plain
+   or gzip, per mate), with or without an on_record callback into got.
+   Returns the run's status. */
+static int run_to_files(const sm_db *db, const sm_trim_set *set, unsigned threads, size_t chunk_size, int discard,
+                        const char *p1, const char *p2, char (*out)[300], gathered_mates *got) {
+    sm_runner_options ro;
+    sm_runner_options_init(&ro);
+    ro.threads = threads;
+    ro.chunk_size = chunk_size;
+    sm_trim_options to = {.set = set, .discard = discard, .reader_threads = threads, .ctx = got,
+                          .on_record = got ? gather_kept : NULL};
+    sm_error err;
+    for (int m = 0; m < (p2 ? 2 : 1); m++) to.out[m] = sm_record_file_open(out[m], &err);
+    sm_trimmer *t = NULL;
+    int st = sm_trimmer_new(db, &ro, &to, &t, &err);
+    if (st == SM_OK) st = sm_trimmer_run(t, p1, p2, &err);
+    CHECK(st == SM_OK, "run to files: %s", err.message);
+    for (int m = 0; m < 2; m++)
+        if (to.out[m]) CHECK(sm_record_file_close(to.out[m], 1, NULL, &err) == SM_OK, "close: %s", err.message);
+    sm_trimmer_free(t);
+    return st;
+}
+
+/* With no on_record, the workers hand the chunks on: the files hold the
+   kept reads in input order, as the reading thread hands them to
+   on_record (many small chunks and the default, 2 and 3 threads, single
+   reads and pairs, plain and gzip outputs, reads dropped or not). */
+static void written_by_workers(void) {
+    enum { RECORDS = 3000 };
+    adapter ad[1];
+    memset(ad, 0, sizeof ad);
+    ad[0].first = "AGATCGGAAGAGC";
+    ad[0].kind = 1;
+    static read_t reads[2][RECORDS];
+    for (int m = 0; m < 2; m++)
+        for (size_t i = 0; i < RECORDS; i++) make_read(&reads[m][i], ad, 1);
+    sm_trim_set set;
+    memset(&set, 0, sizeof set);
+    sm_error err;
+    CHECK(sm_trim_set_add(&set, "AGATCGGAAGAGC", SM_TRIM_BACK, &err) == SM_OK, "adapter");
+    sm_compile_options co;
+    sm_compile_options_init(&co);
+    co.strands = SM_STRAND_FORWARD;
+    sm_db *db = NULL;
+    CHECK(sm_compile(set.patterns.items, set.patterns.count, &co, &db, &err) == SM_OK, "compile");
+    char p[2][256];
+    for (int m = 0; m < 2; m++) {
+        snprintf(p[m], sizeof p[m], "%s/w%d.fq", dir, m + 1);
+        write_reads(p[m], reads[m], RECORDS, m + 1, 0, 0);
+    }
+    for (int run = 0; db && run < 16; run++) {
+        int paired = run & 1, gz = (run >> 1) & 1, small = (run >> 2) & 1, discard = (run >> 3) & 1;
+        const char *p2 = paired ? p[1] : NULL;
+        char out[2][300];
+        for (int m = 0; m < 2; m++) snprintf(out[m], sizeof out[m], "%s/wo%d.fq%s", dir, m + 1, gz ? ".gz" : "");
+        gathered_mates want = {{NULL, NULL}, {0, 0}};
+        int st = run_to_files(db, &set, 3, small ? 16 : 0, discard, p[0], p2, out, &want);
+        for (unsigned threads = 2; st == SM_OK && threads <= 3; threads++) {
+            if (run_to_files(db, &set, threads, small ? 16 : 0, discard, p[0], p2, out, NULL) != SM_OK) break;
+            for (int m = 0; m < (paired ? 2 : 1); m++)
+                CHECK(want.len[m] > 0 && file_holds(out[m], want.bytes[m], want.len[m]),
+                      "run %d, %u threads: mate %d's file is not the kept reads in order", run, threads, m + 1);
+        }
+        free(want.bytes[0]);
+        free(want.bytes[1]);
+    }
+    sm_db_free(db);
+    sm_trim_set_free(&set);
+}
+
 /* A carriage return at each place of a file's first records: before a
    line end (a CRLF line, which the reader takes) or in place of a byte of
    a line (a flaw, or a CRLF line where it replaces a line's last); then a
@@ -829,6 +914,7 @@ int main(void) {
     record_cuts();
     flawed_records();
     carriage_returns();
+    written_by_workers();
     for (int round = 0; round < rounds && failures < 20; round++) run_round(round);
     /* (at full scale: a handful of sanitizer rounds may miss a kind) */
     CHECK(rounds < 30 || (cut_by_kind[1] > rounds && cut_by_kind[2] > 0 && cut_by_kind[3] > 0 && cut_partial > 0), "the rounds cut too few reads: 3' %ld, 5' %ld, linked %ld, partial 3' %ld",
