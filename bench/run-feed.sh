@@ -11,7 +11,8 @@
 #   present (made with pigz / bgzip otherwise). SETS_DIR holds k8_1000.txt.
 #   THREADS: the thread counts to run (default: 1 2).
 # environment: ROUNDS (5): rounds; every command runs once per round, in the same order.
-#   GPU=1: `search --gpu` beside each search (the GPU feed; issue 30's table).
+#   GPU=1: `search --gpu` beside each search (the GPU feed), and for BGZF once more with
+#   SEQMATCH_GPU_INFLATE=0 (no block inflated on the GPU).
 #   DFA=0: no `seqmatch dfa` runs. COMPRESSED=0: the plain file only.
 #   BASELINES: the decompressors run beside (default: zcat igzip libdeflate-gunzip pigz bgzip,
 #   those installed).
@@ -85,6 +86,9 @@ for round in $(seq "$ROUNDS"); do
       have bgzip && run "$round" bgzf bgzip "$t" bgzip -d -@"$t" -c "$FA.bgz"
       run "$round" bgzf search "$t" "$SM" search -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA.bgz"
       [ "$GPU" = 1 ] && run "$round" bgzf search-gpu "$t" "$SM" search --gpu -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA.bgz"
+      # the same with every block inflated on the CPU (nvCOMP, where found, inflates some on the GPU)
+      [ "$GPU" = 1 ] && run "$round" bgzf search-gpu-cpu-inflate "$t" env SEQMATCH_GPU_INFLATE=0 "$SM" search --gpu \
+        -p "$SETS/k8_1000.txt" --format count -t "$t" "$FA.bgz"
     done
   fi
 done
