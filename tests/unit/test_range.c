@@ -193,6 +193,27 @@ static int read_threads(const char *path, unsigned threads, int keep_raw, range_
     return rc < 0 ? -1 : 0;
 }
 
+/* The BGZF file at packed read at 1, 2 and 3 threads must fail, with a
+   message holding needle (NULL: any). */
+static void expect_refused(const char *packed, const char *needle, const char *what) {
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        range_recs got = {0};
+        uint8_t *raw = NULL;
+        size_t raw_len = 0;
+        sm_error e;
+        int rc = read_threads(packed, threads, 0, &got, &raw, &raw_len, &e);
+        tu_check(rc == -1 && (!needle || strstr(e.message, needle)), "BGZF with %s, %u threads: %s", what, threads,
+                 rc ? e.message : "no error");
+        free(raw);
+        range_recs_free(&got);
+    }
+}
+
+/* The size of the BGZF block at bgz + at (bgzip's: its BC field first). */
+static size_t block_size_at(const uint8_t *bgz, size_t at) {
+    return ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+}
+
 /* BGZF inflated by worker threads, whose buffers the reader takes in place
    of a copy: some MiB of FASTQ in blocks of every size, with reads up to
    past 64 KiB among short ones, so that records, and the bytes the reader
@@ -241,26 +262,15 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
         }
     /* the middle block's CRC, then its length, off by one bit */
     size_t at = 0, mid = 0, blocks = 0;
-    for (; at + 18 <= size; blocks++) at += ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
-    for (at = 0; mid < blocks / 2; mid++) at += ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
-    size_t end = at + ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1;
+    for (; at + 18 <= size; blocks++) at += block_size_at(bgz, at);
+    for (at = 0; mid < blocks / 2; mid++) at += block_size_at(bgz, at);
+    size_t end = at + block_size_at(bgz, at);
     for (int field = 0; field < 2; field++) {
         size_t flip = end - (field ? 4 : 8);
         bgz[flip] ^= 1;
         write_file(packed, bgz, size);
         bgz[flip] ^= 1;
-        for (unsigned threads = 1; threads <= 3; threads++) {
-            range_recs got = {0};
-            uint8_t *raw = NULL;
-            size_t raw_len = 0;
-            sm_error e;
-            int rc = read_threads(packed, threads, 0, &got, &raw, &raw_len, &e);
-            tu_check(rc == -1 && strstr(e.message, "corrupt compressed data (incorrect data check)"),
-                     "BGZF with a wrong %s, %u threads: %s", field ? "length" : "CRC", threads,
-                     rc ? e.message : "no error");
-            free(raw);
-            range_recs_free(&got);
-        }
+        expect_refused(packed, "corrupt compressed data (incorrect data check)", field ? "a wrong length" : "a wrong CRC");
     }
     /* a byte after the middle block's member, counted in its size */
     uint8_t *junk = malloc(size + 1);
@@ -268,20 +278,11 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
     memcpy(junk, bgz, end);
     junk[end] = 'x';
     memcpy(junk + end + 1, bgz + end, size - end);
-    size_t bsize = ((size_t)bgz[at + 16] | (size_t)bgz[at + 17] << 8) + 1 + 1;
+    size_t bsize = block_size_at(bgz, at) + 1;
     junk[at + 16] = (uint8_t)((bsize - 1) & 0xff);
     junk[at + 17] = (uint8_t)((bsize - 1) >> 8);
     write_file(packed, junk, size + 1);
-    for (unsigned threads = 1; threads <= 3; threads++) {
-        range_recs got = {0};
-        uint8_t *raw = NULL;
-        size_t raw_len = 0;
-        sm_error e;
-        int rc = read_threads(packed, threads, 0, &got, &raw, &raw_len, &e);
-        tu_check(rc == -1, "BGZF with a byte after a block's member, %u threads: taken", threads);
-        free(raw);
-        range_recs_free(&got);
-    }
+    expect_refused(packed, NULL, "a byte after a block's member");
     free(junk);
     range_recs_free(&whole);
     free(bgz);
