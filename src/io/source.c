@@ -485,15 +485,6 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
         /* every job's buffer of one size (buffers move between jobs and
            the reader), initialised: the reader's vector loops read past
            the data */
-        if ((job->out_cap < BGZF_HEAD + s->job_bytes || !job->out) && s->decoder && s->decoder->take &&
-            s->job_bytes == s->decoder->job_bytes) {
-            uint8_t *q = s->decoder->take(s->decoder->ctx, BGZF_HEAD + s->job_bytes + BGZF_PAD);
-            if (q) {
-                free(job->out);
-                job->out = q;
-                job->out_cap = BGZF_HEAD + s->job_bytes;
-            }
-        }
         if (job->out_cap < BGZF_HEAD + s->job_bytes || !job->out) {
             uint8_t *q = realloc(job->out, BGZF_HEAD + s->job_bytes + BGZF_PAD);
             if (!q) return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name), -1;
@@ -808,10 +799,7 @@ void sm_io_source_close(sm_source *s) {
     for (unsigned i = 0; i < RING_SLOTS; i++) free(s->ring[i].data);
     for (unsigned i = 0; i < s->njobs; i++) {
         free(s->jobs[i].own);
-        const sm_io_bgzf_decoder *d = s->decoder;
-        if (d && d->give && s->jobs[i].out && s->jobs[i].out_cap == BGZF_HEAD + d->job_bytes)
-            d->give(d->ctx, s->jobs[i].out, BGZF_HEAD + d->job_bytes + BGZF_PAD);
-        else free(s->jobs[i].out);
+        free(s->jobs[i].out);
     }
     free(s->jobs);
     sm_inflater_free(s->inf);

@@ -32,11 +32,6 @@ typedef struct {
     int (*decode)(void *ctx, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap, size_t *out_len);
     void *ctx;
     size_t job_bytes, max_blocks, max_raw;
-    /* Optional: job buffers (size bytes, from malloc, initialised) kept
-       from one source to the next: take gives one or NULL, give takes one
-       back. Called on the reader's thread. */
-    uint8_t *(*take)(void *ctx, size_t size);
-    void (*give)(void *ctx, uint8_t *buffer, size_t size);
 } sm_io_bgzf_decoder;
 
 /* sm_io_source_open, a BGZF file's jobs given to decoder (NULL: as

@@ -515,41 +515,11 @@ const char *sm_db_section_gpu(const sm_db *db, uint32_t index, char *buf, size_t
 #define GPU_INFLATE_JOB ((size_t)16 << 20)
 #define GPU_INFLATE_BLOCKS 256
 
-#define GPU_INFLATE_KEPT 8 /* job buffers kept between a reader's shares */
-
 typedef struct {
     sm_io_bgzf_decoder dec;
     sm_cuda_inflater *inflater;
     int broken; /* a device error: the jobs after it inflate on the CPU */
-    /* a reader's sources, one after another, reuse their job buffers (tens
-       of MiB, which a fresh allocation pays for again in page faults) */
-    uint8_t *kept[GPU_INFLATE_KEPT];
-    size_t kept_size[GPU_INFLATE_KEPT];
-    unsigned nkept;
 } gpu_decoder;
-
-static uint8_t *take_buffer(void *ctx, size_t size) {
-    gpu_decoder *g = ctx;
-    for (unsigned i = 0; i < g->nkept; i++) {
-        if (g->kept_size[i] != size) continue;
-        uint8_t *b = g->kept[i];
-        g->nkept--;
-        g->kept[i] = g->kept[g->nkept];
-        g->kept_size[i] = g->kept_size[g->nkept];
-        return b;
-    }
-    return NULL;
-}
-
-static void give_buffer(void *ctx, uint8_t *buffer, size_t size) {
-    gpu_decoder *g = ctx;
-    if (g->nkept == GPU_INFLATE_KEPT) {
-        free(buffer);
-        return;
-    }
-    g->kept[g->nkept] = buffer;
-    g->kept_size[g->nkept++] = size;
-}
 
 static int gpu_decode(void *ctx, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap, size_t *out_len) {
     gpu_decoder *g = ctx;
@@ -583,7 +553,7 @@ sm_io_bgzf_decoder *sm_cuda_bgzf_decoder_new(int device, char *msg) {
        three- to fourfold; a job of data that does not is cut shorter), and
        blocks up to four a full block's worth (blocks of small records). */
     size_t blocks = job / 65536 * 4 > GPU_INFLATE_BLOCKS ? job / 65536 * 4 : GPU_INFLATE_BLOCKS;
-    g->dec = (sm_io_bgzf_decoder){gpu_decode, g, job, blocks, job / 2, take_buffer, give_buffer};
+    g->dec = (sm_io_bgzf_decoder){gpu_decode, g, job, blocks, job / 2};
     if (sm_cuda_inflate_open(device, blocks, job / 2, job, &g->inflater, msg) != 0) {
         free(g);
         return NULL;
@@ -595,6 +565,5 @@ void sm_cuda_bgzf_decoder_free(sm_io_bgzf_decoder *decoder) {
     if (!decoder) return;
     gpu_decoder *g = decoder->ctx;
     sm_cuda_inflate_close(g->inflater);
-    for (unsigned i = 0; i < g->nkept; i++) free(g->kept[i]);
     free(g);
 }
