@@ -191,6 +191,12 @@ static int truncated(sm_source *s, sm_error *err) {
    next call, so that those bytes are read first. */
 static size_t bgzf_block_size(const uint8_t *p, size_t n);
 
+/* The inflated size a BGZF block of bsize bytes at p says it has (ISIZE, its last 4 bytes). */
+static size_t bgzf_isize(const uint8_t *p, size_t bsize) {
+    const uint8_t *t = p + bsize - 4;
+    return (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+}
+
 static long stream_fill(sm_source *s, uint8_t *out, size_t cap, sm_error *err) {
     if (s->pend_status != SM_OK) {
         if (err) *err = s->pend;
@@ -212,9 +218,7 @@ static long stream_fill(sm_source *s, uint8_t *out, size_t cap, sm_error *err) {
                    decoded in one call straight into out, without the
                    streaming decoder's copy; anything else as a stream */
                 size_t bsize = s->kind == SRC_GZIP ? bgzf_block_size(p, n) : 0, whole = 0;
-                if (bsize >= 26 && bsize <= n &&
-                    ((size_t)p[bsize - 4] | (size_t)p[bsize - 3] << 8 | (size_t)p[bsize - 2] << 16 |
-                     (size_t)p[bsize - 1] << 24) <= cap - made &&
+                if (bsize >= 26 && bsize <= n && bgzf_isize(p, bsize) <= cap - made &&
                     sm_inflater_whole(s->inf, p, bsize, out + made, cap - made, &whole)) {
                     raw_consume(s, bsize);
                     made += whole;
@@ -426,7 +430,7 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
         bgzf_job *job = &s->jobs[s->job_tail];
         pthread_mutex_unlock(&s->lock);
         if (!room || s->bgzf_raw_end) return 0;
-        /* gather blocks up to a job's bytes of output (ISIZE is a block's last 4 bytes) */
+        /* gather blocks up to a job's bytes of output */
         size_t raw_len = 0, out_len = 0, blocks = 0;
         const uint8_t *p;
         size_t n;
@@ -451,8 +455,7 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
                            -1;
                 return truncated(s, err), -1;
             }
-            const uint8_t *t = p + raw_len + bsize - 4;
-            size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+            size_t isize = bgzf_isize(p + raw_len, bsize);
             if (isize > 65536) {
                 if (raw_len > 0) break;
                 return sm_io_error(err, SM_ERR_FORMAT, "%s: corrupt compressed data (BGZF block at byte %llu)",

@@ -130,6 +130,7 @@ struct sm_cuda_inflater {
     nv_status *dev_status;
     uint32_t *dev_crc;
     nv_crc_conf crc_conf;
+    uint32_t *want_crc;  /* each block's CRC32 as its trailer says */
 };
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
@@ -166,6 +167,7 @@ extern "C" void sm_cuda_inflate_close(sm_cuda_inflater *f) {
     if (f->done) cudaEventDestroy(f->done);
     if (f->stream) cudaStreamDestroy(f->stream);
     cudaGetLastError();
+    free(f->want_crc);
     free(f);
 }
 
@@ -188,6 +190,12 @@ extern "C" int sm_cuda_inflate_open(int device, size_t max_blocks, size_t max_ra
         return -1;
     }
     f->device = device;
+    f->want_crc = (uint32_t *)malloc(max_blocks * sizeof *f->want_crc);
+    if (!f->want_crc) {
+        free(f);
+        snprintf(msg, 256, "out of memory");
+        return -1;
+    }
     f->max_blocks = max_blocks;
     f->max_raw = max_raw;
     f->max_out = max_out;
@@ -266,8 +274,6 @@ extern "C" int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size
     /* the blocks, packed: their payloads 8-aligned after the arrays */
     block_arrays host = arrays_at(f->host_up, f->max_blocks + 1);
     block_arrays dev = arrays_at(f->dev_up, f->max_blocks + 1);
-    uint32_t *want_crc = (uint32_t *)malloc((f->max_blocks ? f->max_blocks : 1) * sizeof *want_crc);
-    if (!want_crc) return 0;
     size_t n = 0, up = f->arrays_bytes, total = 0;
     int ok = 1;
     for (size_t at = 0; at < raw_len && ok;) {
@@ -285,7 +291,7 @@ extern "C" int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size
             host.out_cap[n] = isize;
             host.slot[n] = f->dev_slots + n * SLOT_BYTES;
             host.offset[n] = total;
-            want_crc[n] = crc;
+            f->want_crc[n] = crc;
             n++;
             up = round_up(up + len, PACK_ALIGN);
             total += isize;
@@ -297,10 +303,7 @@ extern "C" int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size
         }
         at += bsize;
     }
-    if (!ok || n == 0) {
-        free(want_crc);
-        return ok && n == 0 ? 1 : 0;
-    }
+    if (!ok || n == 0) return ok; /* (runs of empty blocks only: nothing to inflate) */
     host.offset[n] = total;
     /* the arrays at the fixed places of a run of max_blocks + 1 blocks */
     cudaError_t e = cudaSetDevice(f->device);
@@ -331,11 +334,9 @@ extern "C" int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size
     if (e == cudaSuccess) e = cudaEventRecord(f->done, f->stream);
     if (e == cudaSuccess) e = cudaEventSynchronize(f->done);
     if (e != cudaSuccess) {
-        free(want_crc);
         return sm_cuda_fail(msg, "inflating BGZF blocks", e);
     }
     if (s != 0) {
-        free(want_crc);
         snprintf(msg, 256, "nvCOMP: status %d", s);
         return -1;
     }
@@ -343,8 +344,7 @@ extern "C" int sm_cuda_inflate_run(sm_cuda_inflater *f, const uint8_t *raw, size
     const nv_status *status = (const nv_status *)(f->host_down + round_up(f->max_blocks * sizeof(size_t), 64));
     const uint32_t *crcs = (const uint32_t *)((const uint8_t *)status + round_up(f->max_blocks * sizeof(nv_status), 64));
     for (size_t i = 0; i < n && ok; i++)
-        ok = status[i] == 0 && sizes[i] == host.out_cap[i] && crcs[i] == want_crc[i];
-    free(want_crc);
+        ok = status[i] == 0 && sizes[i] == host.out_cap[i] && crcs[i] == f->want_crc[i];
     if (!ok) return 0;
     memcpy(out, f->host_down + f->down_head, total);
     *out_len = total;
