@@ -122,7 +122,11 @@ static size_t text_bytes_for(size_t bytes) { return (bytes + 15) / 16 * 16 + 16;
 int sm_cuda_grid_threads(const void *kernel, size_t shared, size_t items, unsigned per_item, unsigned threads, int sms,
                          unsigned *blocks, char *msg) {
     int per_sm = 1;
-    if (shared > 48 * 1024)
+    /* beyond 48 KB with the kernel's static shared memory counted in, a
+       block must opt in */
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, kernel), "reading a kernel's attributes");
+    if (shared + fa.sharedSizeBytes > 48 * 1024)
         CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared),
               "raising a kernel's shared memory");
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, shared), "sizing the grid");
