@@ -136,7 +136,9 @@ typedef struct {
     /* Where the dictionary automaton is built: SM_BACKEND_CPU (default:
        build_threads), or SM_BACKEND_CUDA, the first GPU, byte for byte the
        same (refused with SM_ERR_DEVICE without one; docs/architecture.md,
-       "The automaton built on the GPU"). */
+       "The automaton built on the GPU"). With backend SM_BACKEND_CUDA and
+       this left at the CPU, an automaton of 96 Mi key symbols or more is
+       built on the GPU when one is there (the CPU's build otherwise). */
     sm_backend build_backend;
 } sm_compile_options;
 

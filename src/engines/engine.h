@@ -47,7 +47,11 @@ typedef struct {
     uint32_t pam_length;
     sm_pam_side pam_side;
     uint32_t dna_bulges, rna_bulges;
-    sm_backend build_backend; /* the automaton: SM_BACKEND_CUDA builds it on the first GPU */
+    /* The automaton: SM_BACKEND_CUDA builds it on the first GPU; with the
+       CPU asked and gpu_planned (the GPU will scan), a large one is built
+       there all the same when a GPU is there. */
+    sm_backend build_backend;
+    int gpu_planned;
     sm_build_report_info *report; /* what was done, for --explain (NULL: not wanted) */
 } sm_build_input;
 

@@ -442,7 +442,8 @@ static int build(uint32_t kind, const sm_ac_key *keys, size_t nk, const sm_compi
                          .build_threads = o->build_threads, .max_bytes = o->max_memory, .tuning = tuning,
                          .pam_length = o->pam ? (uint32_t)strlen(o->pam) : 0, .pam_side = o->pam_side,
                          .dna_bulges = o->dna_bulges, .rna_bulges = o->rna_bulges,
-                         .build_backend = o->build_backend, .report = &plan->report};
+                         .build_backend = o->build_backend, .gpu_planned = o->backend == SM_BACKEND_CUDA,
+                         .report = &plan->report};
     sm_buf bytes = {0};
     int rc = ops->build(&in, &bytes, err);
     if (rc == SM_OK && add_section(plan, kind, &bytes) != SM_OK)

@@ -121,6 +121,72 @@ static void rounds(tu_rng *rng, const char *steps) {
     key_set_free(&ks);
 }
 
+/* A database compiled for the GPU (backend SM_BACKEND_CUDA, the build left
+   at the CPU) has its automaton built there unasked from
+   SEQMATCH_GPU_BUILD_FROM key symbols, never below them or with "never", and
+   its bytes are those of the database built on the CPU. */
+static void planned_for_gpu(tu_rng *rng) {
+    enum { NPAT = 120 };
+    static char seqs[NPAT][64];
+    sm_pattern pats[NPAT];
+    uint64_t symbols = 0;
+    for (int i = 0; i < NPAT; i++) {
+        size_t len = tu_rng_range(rng, 12, 63);
+        for (size_t j = 0; j < len; j++) seqs[i][j] = "ACGT"[tu_rng_below(rng, 4)];
+        pats[i].name = NULL;
+        pats[i].seq = seqs[i];
+        pats[i].len = len;
+        symbols += len;
+    }
+    static const struct { const char *from; int on_gpu; } cases[] = {
+        {"never", 0}, {"1", 1}, {"0", 1}, {NULL, 0} /* the default: far more symbols */, {"huge", 0}};
+    const void *first = NULL;
+    size_t first_size = 0;
+    sm_db *keep = NULL;
+    char exact_from[32];
+    snprintf(exact_from, sizeof exact_from, "%llu", (unsigned long long)symbols);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases + 2; c++) {
+        /* the last two: a threshold of exactly the set's symbols (built there), and one more (not) */
+        const char *from = c < sizeof cases / sizeof *cases ? cases[c].from : exact_from;
+        int want_gpu = c < sizeof cases / sizeof *cases ? cases[c].on_gpu : 1;
+        char one_more[32];
+        if (c == sizeof cases / sizeof *cases + 1) {
+            snprintf(one_more, sizeof one_more, "%llu", (unsigned long long)symbols + 1);
+            from = one_more;
+            want_gpu = 0;
+        }
+        if (from) setenv("SEQMATCH_GPU_BUILD_FROM", from, 1);
+        else unsetenv("SEQMATCH_GPU_BUILD_FROM");
+        sm_compile_options co;
+        sm_compile_options_init(&co);
+        co.engine = SM_ENGINE_AUTOMATON;
+        co.backend = SM_BACKEND_CUDA;
+        co.strands = SM_STRAND_FORWARD; /* the keys are the patterns: as many symbols */
+        sm_db *db = NULL;
+        sm_error err;
+        if (sm_compile(pats, NPAT, &co, &db, &err) != SM_OK) {
+            tu_check(0, "compiled for the GPU (build from %s): %s", from ? from : "default", err.message);
+            continue;
+        }
+        uint64_t on = 99;
+        tu_check(sm_db_get(db, SM_DB_AUTOMATON_BUILT_ON, &on) == SM_OK &&
+                     on == (want_gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU),
+                 "build from %s symbols, %llu in the set: built on %s", from ? from : "the default",
+                 (unsigned long long)symbols, on == SM_BACKEND_CUDA ? "the GPU" : "the CPU");
+        size_t size;
+        const void *bytes = sm_db_bytes(db, &size);
+        if (!keep) {
+            keep = db, first = bytes, first_size = size;
+            continue;
+        }
+        tu_check(size == first_size && memcmp(bytes, first, size) == 0,
+                 "build from %s: the database's bytes differ from the first's", from ? from : "the default");
+        sm_db_free(db);
+    }
+    unsetenv("SEQMATCH_GPU_BUILD_FROM");
+    sm_db_free(keep);
+}
+
 #ifndef SM_TEST_EMULATED_GPU
 /* Larger dictionaries on a real GPU only: many groups of keys, deep keys. */
 static void large(tu_rng *rng, const char *steps) {
@@ -149,11 +215,26 @@ int main(void) {
                  "without a GPU the GPU build is refused, the section untouched");
         key_set_free(&ks);
         free(b.data);
+        /* unasked, the build stays on the CPU */
+        setenv("SEQMATCH_GPU_BUILD_FROM", "0", 1);
+        sm_pattern p = {NULL, "ACGTTGCA", 8};
+        sm_compile_options co;
+        sm_compile_options_init(&co);
+        co.engine = SM_ENGINE_AUTOMATON;
+        co.backend = SM_BACKEND_CUDA;
+        sm_db *db = NULL;
+        uint64_t on = 99;
+        tu_check(sm_compile(&p, 1, &co, &db, &err) == SM_OK && sm_db_get(db, SM_DB_AUTOMATON_BUILT_ON, &on) == SM_OK &&
+                     on == SM_BACKEND_CPU,
+                 "compiled for the GPU without one: built on the CPU (%s)", db ? "" : err.message);
+        sm_db_free(db);
+        unsetenv("SEQMATCH_GPU_BUILD_FROM");
         tu_summary(TEST_NAME);
         printf(TEST_NAME ": no CUDA device: the comparison did not run (skipped)\n");
         return tu_failures() ? 1 : SKIPPED;
     }
     rounds(&rng, "one launch");
+    planned_for_gpu(&rng);
 #ifndef SM_TEST_EMULATED_GPU
     int full = tu_scaled(100) >= 100; /* not under the sanitizers' small scale */
     if (full) large(&rng, "one launch");

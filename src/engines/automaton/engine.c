@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seqmatch.h" /* sm_cuda_device_count */
 #include "engines/automaton/automaton.h"
 #include "engines/dfa/dfa_internal.h"
 #include "engines/engine.h"
@@ -14,19 +15,42 @@ typedef struct {
     int ssse3;
 } ac_state;
 
-/* On the GPU only when asked: `search --gpu` gains nothing from it while the
-   tables come back to the host and go to the GPU again (bench/results/history.md,
-   "The automaton built on the GPU"). */
+/* Key symbols from which a database planned for the GPU has its automaton
+   built there unasked. The GPU builds only once its start is over, while the
+   CPU's builders run beside that start, so the GPU's build must save more
+   than what is left of it; the tables also come back to the host and go to
+   the GPU again (bench/results/history.md, "The automaton built on the GPU
+   inside search --gpu"). SEQMATCH_GPU_BUILD_FROM=N (symbols) or never
+   overrides it, for benchmarks. */
+#define GPU_BUILD_FROM_SYMBOLS ((uint64_t)96 << 20)
+
+static uint64_t gpu_build_from(void) {
+    const char *v = getenv("SEQMATCH_GPU_BUILD_FROM");
+    if (!v || !*v) return GPU_BUILD_FROM_SYMBOLS;
+    if (strcmp(v, "never") == 0) return UINT64_MAX;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    return *end ? GPU_BUILD_FROM_SYMBOLS : (uint64_t)n;
+}
+
 static int ac_build(const sm_build_input *in, sm_buf *section, sm_error *err) {
-    if (in->build_backend != SM_BACKEND_CUDA)
-        return sm_ac_build(in->keys, in->nkeys, in->fold, in->build_threads, in->max_bytes, section, err);
-    double ms[3] = {0, 0, 0};
-    int rc = sm_ac_build_gpu(in->keys, in->nkeys, in->fold, 0, in->max_bytes, section, ms, err);
-    if (rc == SM_OK && in->report) {
-        in->report->automaton_on_gpu = 1;
-        memcpy(in->report->gpu_ms, ms, sizeof ms);
+    int on_gpu = in->build_backend == SM_BACKEND_CUDA;
+    if (!on_gpu && in->gpu_planned) {
+        uint64_t symbols = 0, from = gpu_build_from();
+        for (size_t i = 0; i < in->nkeys; i++) symbols += in->keys[i].len;
+        on_gpu = symbols >= from && sm_cuda_device_count() > 0;
     }
-    return rc;
+    if (on_gpu) {
+        double ms[3] = {0, 0, 0};
+        int rc = sm_ac_build_gpu(in->keys, in->nkeys, in->fold, 0, in->max_bytes, section, ms, err);
+        if (rc == SM_OK && in->report) {
+            in->report->automaton_on_gpu = 1;
+            memcpy(in->report->gpu_ms, ms, sizeof ms);
+        }
+        /* asked for: its outcome; chosen: the CPU's build when the GPU cannot */
+        if (rc == SM_OK || in->build_backend == SM_BACKEND_CUDA || rc != SM_ERR_DEVICE) return rc;
+    }
+    return sm_ac_build(in->keys, in->nkeys, in->fold, in->build_threads, in->max_bytes, section, err);
 }
 
 static int ac_validate(const uint8_t *bytes, size_t size, const sm_validate_input *in, sm_error *err) {
