@@ -359,6 +359,10 @@ int sm_runner_flush(sm_runner *runner);
 /* Per-pattern hit counts so far (pattern_count entries), and their sum. */
 const uint64_t *sm_runner_counts(const sm_runner *runner);
 uint64_t sm_runner_total(const sm_runner *runner);
+/* After a call failed with SM_ERR_DEVICE: what the GPU said, in words (the
+   CUDA runtime's error and the step that met it); "" when nothing more than
+   the status is known. */
+const char *sm_runner_message(const sm_runner *runner);
 /* Records begun so far (sm_runner_begin_record's and the many-records path's). */
 uint64_t sm_runner_records(const sm_runner *runner);
 /* Sequence bytes fed so far (sm_runner_feed's, sm_runner_feed_commit's and

@@ -37,9 +37,13 @@ void sm_scan_files_options_init(sm_scan_files_options *o) {
     o->format = SM_INPUT_AUTO;
 }
 
-/* A status of the runner's as a message about what ("-": stdin). */
-static int runner_failure(const sm_scan_files_options *o, const char *what, int status, sm_error *err) {
+/* A status of the runner's as a message about what ("-": stdin), with the
+   GPU's own words when it failed. */
+static int runner_failure(const sm_runner *r, const sm_scan_files_options *o, const char *what, int status,
+                          sm_error *err) {
     if (strcmp(what, "-") == 0) what = "stdin";
+    const char *said = sm_runner_message(r);
+    if (status == SM_ERR_DEVICE && said[0]) return sm_io_error(err, status, "%s: %s (%s)", what, sm_strerror(status), said);
     if (status == SM_ERR_NOMEM && o->nomem_hint)
         return sm_io_error(err, status, "%s: out of memory while scanning (%s)", what, o->nomem_hint);
     if (status == SM_ERR_NOMEM) return sm_io_error(err, status, "%s: out of memory while scanning", what);
@@ -143,7 +147,7 @@ static scan_result scan_file(const char *path, opened_file *opened, sm_runner *r
     } else if (status != SM_OK) {
         /* bad input, between records or inside one, has its message */
         if (err->message[0]) err->code = status;
-        else runner_failure(o, path, status, err);
+        else runner_failure(runner, o, path, status, err);
         result = SCAN_FAILED;
     }
     sm_reader_close(reader);
@@ -183,7 +187,7 @@ int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, co
                 int status = sm_runner_flush(runner);
                 if (stop_is_limit(o, status)) stopped_early = 1;
                 else if (status == SM_ERR_TERMINATED) sm_io_error(err, status, "%s", ""), failed = 1;
-                else if (status != SM_OK) runner_failure(o, "scan", status, err), failed = 1;
+                else if (status != SM_OK) runner_failure(runner, o, "scan", status, err), failed = 1;
             }
         }
         if (failed) break;
@@ -206,7 +210,7 @@ int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, co
     if (!failed && !stopped_early) {
         int status = sm_runner_flush(runner);
         if (status == SM_ERR_TERMINATED && !stop_is_limit(o, status)) sm_io_error(err, status, "%s", ""), failed = 1;
-        else if (status != SM_OK && status != SM_ERR_TERMINATED) runner_failure(o, "scan", status, err), failed = 1;
+        else if (status != SM_OK && status != SM_ERR_TERMINATED) runner_failure(runner, o, "scan", status, err), failed = 1;
     }
     if (failed) return err->code ? err->code : SM_ERR_TERMINATED;
     *stopped = stopped_early;

@@ -709,6 +709,17 @@ uint64_t sm_runner_part_overlap(const sm_runner *r) { return r->edits ? sm_runne
 
 const uint64_t *sm_runner_counts(const sm_runner *r) { return r ? r->counts : NULL; }
 uint64_t sm_runner_total(const sm_runner *r) { return r ? r->total : 0; }
+const char *sm_runner_message(const sm_runner *r) {
+    return r && atomic_load(&r->failure_said) == 2 ? r->failure : "";
+}
+
+void sm_runner_say_failure(sm_runner *r, const char *message) {
+    int none = 0;
+    /* 1 while the first failing thread writes, 2 once its words are whole */
+    if (!atomic_compare_exchange_strong(&r->failure_said, &none, 1)) return;
+    snprintf(r->failure, sizeof r->failure, "%s", message);
+    atomic_store(&r->failure_said, 2);
+}
 uint64_t sm_runner_records(const sm_runner *r) { return r ? r->next_record : 0; }
 uint64_t sm_runner_bases(const sm_runner *r) { return r ? r->bases : 0; }
 const sm_db *sm_runner_db(const sm_runner *r) { return r->db; }

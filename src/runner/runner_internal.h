@@ -23,6 +23,8 @@
 #ifndef SM_RUNNER_INTERNAL_H
 #define SM_RUNNER_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "core/engine_set.h"
 #include "base/internal.h"
 
@@ -197,7 +199,14 @@ struct sm_runner {
     uint64_t total;
     uint64_t bases;          /* sequence bytes the caller fed (sm_runner_bases) */
     int status;              /* sticky: SM_ERR_TERMINATED, SM_ERR_NOMEM, SM_ERR_DEVICE */
+    /* The backend's words for its first failure (a GPU's error), "" before
+       one: sm_runner_message. failure_said: taken by the first failing thread. */
+    atomic_int failure_said;
+    char failure[256];
 };
+
+/* Keeps a backend's words for its failure (the first only; any thread). */
+void sm_runner_say_failure(sm_runner *r, const char *message);
 
 /* Count mode: adds a backend's per-pattern counts (pattern_count entries). */
 void sm_runner_add_counts(sm_runner *r, const uint64_t *counts);

@@ -71,6 +71,14 @@ if "$SEQMATCH" search --gpu -e GAATTC tiny.fa >/dev/null 2>&1; then
     SM_EMULATED_INFLATE=corrupt SEQMATCH_GPU_INFLATE=64K SEQMATCH_READERS=3 "$SEQMATCH" search --gpu -p sites.fa huge.fa.bgz \
         >changed.out 2>&1
     if ! cmp -s ok.out changed.out; then pass; else fail "--gpu, BGZF: the GPU's inflater was not used"; fi
+    # a batch the GPU fails: exit status 2, and the GPU's words in the message, with one reader and with several
+    for readers in 0 3; do
+        SM_EMULATED_FAIL_WAIT=1 SEQMATCH_READERS=$readers "$SEQMATCH" search --gpu -p sites.fa huge.fa mixed.fa \
+            >failed.out 2>failed.err
+        status=$?
+        if [ $status -eq 2 ] && grep -q "GPU unavailable or failed (CUDA: .*illegal memory access" failed.err; then pass
+        else fail "--gpu, a failing batch, $readers readers: status $status, $(grep -v note: failed.err | head -1)"; fi
+    done
 else
     agree "--gpu without a GPU" "2 5" --gpu -p sites.fa huge.fa mixed.fa
     if [ -s many.out ]; then fail "--gpu without a GPU printed output"; else pass; fi

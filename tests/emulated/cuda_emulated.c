@@ -7,6 +7,7 @@
  * kernel's per-item code, item after item, for a device of 64 threads;
  * nothing here knows one engine from another. Test builds only
  * (test_cuda_emulated). */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,9 +255,19 @@ int sm_cuda_slot_launch(sm_cuda_slot *s, size_t len, size_t nchunks, char *msg) 
     return 0;
 }
 
+/* SM_EMULATED_FAIL_WAIT=N: the N-th wait of the process fails as a GPU
+   that met a bad access would, so that tests see its words reach the user. */
+static int wait_fails(void) {
+    static atomic_uint waits;
+    const char *v = getenv("SM_EMULATED_FAIL_WAIT");
+    unsigned n = atomic_fetch_add(&waits, 1u) + 1;
+    return v && (unsigned)atoi(v) == n;
+}
+
 int sm_cuda_slot_wait(sm_cuda_slot *s, sm_cuda_result *r, char *msg) {
     if (!s->launched) return snprintf(msg, 256, "wait without a launch"), -1;
     s->launched = 0;
+    if (wait_fails()) return snprintf(msg, 256, "CUDA: waiting for a batch: an illegal memory access was encountered (emulated)"), -1;
     /* Scanned at the wait, as late as a real GPU could finish: the host
        must not have touched the slot's text or chunks in between. */
     if (scan(s) != 0) return snprintf(msg, 256, "bad chunk table"), -1;

@@ -236,9 +236,11 @@ static void searches(void) {
                   (unsigned long long)sm_runner_total(runner), want.n);
             CHECK(sm_runner_records(runner) == 2 && sm_runner_bases(runner) == n, "counting: records %llu, bases %llu",
                   (unsigned long long)sm_runner_records(runner), (unsigned long long)sm_runner_bases(runner));
+            CHECK(strcmp(sm_runner_message(runner), "") == 0, "no failure, no words: '%s'", sm_runner_message(runner));
             sm_runner_free(runner);
         }
         CHECK(sm_runner_bases(NULL) == 0 && sm_runner_records(NULL) == 0, "numbers of no runner");
+        CHECK(strcmp(sm_runner_message(NULL), "") == 0, "the words of no runner");
         free(want.h), free(scanned.h), free(run.h);
         sm_db_free(db);
     }

@@ -320,7 +320,10 @@ static int cuda_launch(void *backend, sm_batch *b) {
         }
     }
     char msg[256];
-    if (sm_cuda_slot_launch(s->dev, b->len, nchunks, msg) != 0) return SM_ERR_DEVICE;
+    if (sm_cuda_slot_launch(s->dev, b->len, nchunks, msg) != 0) {
+        sm_runner_say_failure(g->runner, msg);
+        return SM_ERR_DEVICE;
+    }
     g->last_launched = (int)b->index;
     return SM_OK;
 }
@@ -455,7 +458,10 @@ static int cuda_land(void *backend, sm_batch *b) {
     slot *s = &g->slots[b->index];
     sm_cuda_result res;
     char msg[256];
-    if (sm_cuda_slot_wait(s->dev, &res, msg) != 0) return SM_ERR_DEVICE;
+    if (sm_cuda_slot_wait(s->dev, &res, msg) != 0) {
+        sm_runner_say_failure(r, msg);
+        return SM_ERR_DEVICE;
+    }
     if (r->status != SM_OK) return r->status; /* stopped: drain without delivering */
     if (g->device_counts) {
         for (uint32_t p = 0; p < r->pattern_count; p++) g->counts[p] = (uint64_t)res.counts[p];
