@@ -257,16 +257,17 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, c
                     for (uint32_t i = 0; i < 8; i++) {
                         const uint32_t j = half + i;
                         uint64_t code = sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v.mask);
-                        bool go = (want >> j) & 1u;
-                        if (kWhere == FILTER_PRE && go) {
+                        uint32_t go = (want >> j) & 1u;
+                        if (kWhere == FILTER_PRE) {
+                            /* read whatever want says: no branch around each position */
                             uint32_t b = sm_kh_gpu_pre_bit(code, v.hash_mul, pre_bits);
-                            go = (pre[b >> 5] >> (b & 31)) & 1u;
+                            go &= pre[b >> 5] >> (b & 31);
                         }
                         uint64_t f = code * v.filter_mul;
                         bits[i] = (uint32_t)(f >> (58 - v.filter_log2)) & 63u | ((uint32_t)(f >> (52 - v.filter_log2)) & 63u) << 8;
                         uint64_t index = f >> (64 - v.filter_log2);
                         word[i] = !go ? 0 : kWhere == FILTER_SHARED ? filter_shared[index] : __ldg(&filter[index]);
-                        pass |= (uint32_t)go << j;
+                        pass |= go << j;
                     }
 #pragma unroll
                     for (uint32_t i = 0; i < 8; i++) {
