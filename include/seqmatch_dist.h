@@ -200,12 +200,6 @@ typedef struct sm_dist_share sm_dist_share;
 int sm_dist_share_new(const sm_dist_settings *settings, sm_dist_out *out, unsigned threads, sm_dist_share **share);
 void sm_dist_share_runner_options(sm_dist_share *share, sm_runner_options *opts);
 void sm_dist_share_set_runner(sm_dist_share *share, struct sm_runner *runner);
-/* A share scanned by a runner on GPU device (an exact set, one share a
-   process, as an MPI rank's): its byte ranges of BGZF targets inflated on
-   that GPU where NVIDIA's nvCOMP can be loaded, every block checked as the
-   CPU checks it; the inflater lives as long as the share. Without BGZF
-   targets, nvCOMP or the GPU module, nothing changes. */
-void sm_dist_share_inflate_on_gpu(sm_dist_share *share, char *const *targets, size_t count, int device);
 /* A progress hook called between pieces of input (MPI: sends, polls); may be NULL. */
 void sm_dist_share_set_poll(sm_dist_share *share, void (*poll)(void *), void *ctx);
 /* Scans every unit of the plan; the stream then ends. Returns 0, or -1

@@ -291,8 +291,6 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
         goto done;
     }
     sm_dist_share_set_runner(d->share, runner);
-    if (opts->gpu && job && info.match == SM_MATCH_EXACT)
-        sm_dist_share_inflate_on_gpu(d->share, targets, count, ro.gpu_device > 0 ? ro.gpu_device - 1 : 0);
     sm_dist_settings_fill(set, runner);
     if (sm_dist_route_start(d->route, set, d->share, &err) != SM_OK) {
         cli_error("%s", err.message);

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cuda/cuda_backend.h"
 #include "dist/wire.h"
 #include "runner/runner_internal.h"
 #include "runner/runner_part.h"
@@ -42,7 +41,6 @@ struct sm_dist_share {
     sm_dist_out msg;
     unsigned threads;
     const sm_io_bgzf_decoder *decoder;
-    sm_io_bgzf_decoder *own_decoder; /* sm_dist_share_inflate_on_gpu's */
     sm_runner *runner;
     sm_part_callbacks part_cb;
     void (*poll)(void *);
@@ -215,19 +213,6 @@ void sm_dist_share_set_runner(sm_dist_share *s, sm_runner *runner) {
 
 void sm_dist_share_set_decoder(sm_dist_share *s, const sm_io_bgzf_decoder *decoder) { s->decoder = decoder; }
 
-void sm_dist_share_inflate_on_gpu(sm_dist_share *s, char *const *targets, size_t count, int device) {
-    sm_dist_target *info = calloc(count ? count : 1, sizeof *info);
-    sm_error e;
-    int bgzf = 0;
-    if (info && sm_dist_targets_describe(targets, count, info, &e) == SM_OK)
-        for (size_t i = 0; i < count; i++) bgzf |= info[i].rangeable == 2;
-    free(info);
-    if (!bgzf || s->own_decoder) return;
-    char msg[256];
-    s->own_decoder = sm_cuda_bgzf_decoder_new(device, msg);
-    if (s->own_decoder) s->decoder = s->own_decoder;
-}
-
 void sm_dist_share_set_poll(sm_dist_share *s, void (*poll)(void *), void *ctx) {
     s->poll = poll;
     s->poll_ctx = ctx;
@@ -251,7 +236,6 @@ void sm_dist_share_free(sm_dist_share *s) {
     free(s->parts);
     free(s->counts_seen);
     sm_dist_out_free(&s->msg);
-    sm_cuda_bgzf_decoder_free(s->own_decoder);
     free(s);
 }
 

@@ -11,7 +11,6 @@ TESTS=$(cd "$(dirname "$0")/.." && pwd)
 . "$TESTS/cli/splitdata.bash"
 
 SEQMATCH=$(cd "$(dirname "$SEQMATCH")" && pwd)/$(basename "$SEQMATCH")
-EMULATED=${2:-} # the command over the GPU's CPU stand-in (tests/emulated), optional
 MPIRUN=${MPIRUN:-mpirun}
 # as root in CI containers; several ranks per core; shared memory only, so
 # that a missing network never holds a launch up
@@ -69,23 +68,5 @@ if [ "$took" -lt 30 ]; then pass; else fail "a failing rank: the job took $took 
 timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search --gpu -p sites.fa -o gpu.out huge.fa >/dev/null 2>gpu.err
 status=$?
 if [ "$status" -eq 2 ] || { [ "$status" -eq 0 ] && [ -s gpu.out ]; }; then pass; else fail "--gpu under mpirun: exit status $status"; fi
-
-# Ranks on a GPU (the CPU stand-in's, given as the second argument): an
-# exact set's BGZF ranges inflated on the rank's GPU, the output one
-# process's; a changed byte in what the GPU's inflater gives back shows the
-# path was taken.
-if [ -n "$EMULATED" ]; then
-    export SEQMATCH_MPI_MODULE=${SEQMATCH_MPI_MODULE:-$(dirname "$SEQMATCH")/libseqmatch-mpi.so}
-    export SEQMATCH_GPU_INFLATE=64K
-    SEQMATCH_READERS=0 "$EMULATED" search -p sites.fa huge.fa.bgz mixed.fa.bgz >cpu.out 2>cpu.err
-    for n in 2 3; do
-        timeout 120 "$MPIRUN" --oversubscribe -np $n "$EMULATED" search --gpu -p sites.fa huge.fa.bgz mixed.fa.bgz \
-            >gpu.out 2>gpu.err
-        if cmp -s cpu.out gpu.out; then pass; else fail "--gpu ranks over BGZF, $n ranks: output differs ($(grep '^seqmatch' gpu.err | grep -v note: | head -1))"; fi
-        SM_EMULATED_INFLATE=corrupt timeout 120 "$MPIRUN" --oversubscribe -np $n "$EMULATED" search --gpu -p sites.fa \
-            huge.fa.bgz mixed.fa.bgz >changed.out 2>changed.err
-        if ! cmp -s gpu.out changed.out; then pass; else fail "--gpu ranks over BGZF, $n ranks: the GPU's inflater was not used"; fi
-    done
-fi
 
 finish
