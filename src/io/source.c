@@ -487,11 +487,14 @@ static int bgzf_make_jobs(sm_source *s, sm_error *err) {
         }
         /* every job's buffer of one size (buffers move between jobs and
            the reader), initialised: the reader's vector loops read past
-           the data */
+           the data. A buffer the reader handed back is initialised up to
+           its capacity (and its padding): only the bytes added are zeroed,
+           a new one comes zeroed from calloc (untouched pages stay unmapped) */
         if (job->out_cap < BGZF_HEAD + s->job_bytes || !job->out) {
-            uint8_t *q = realloc(job->out, BGZF_HEAD + s->job_bytes + BGZF_PAD);
+            size_t want = BGZF_HEAD + s->job_bytes + BGZF_PAD, had = job->out ? job->out_cap : want;
+            uint8_t *q = job->out ? realloc(job->out, want) : calloc(1, want);
             if (!q) return sm_io_error(err, SM_ERR_NOMEM, "%s: out of memory", s->name), -1;
-            memset(q, 0, BGZF_HEAD + s->job_bytes + BGZF_PAD);
+            memset(q + had, 0, want - had);
             job->out = q;
             job->out_cap = BGZF_HEAD + s->job_bytes;
         }
