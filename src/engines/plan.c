@@ -369,8 +369,18 @@ static uint64_t trie_bytes_bound(const sm_ac_key *keys, size_t nk) {
    automaton's build takes tens of seconds and gigabytes (10^6 random keys
    of 10-60 nt: 50 million states, 35 s, 2.7 GB), more than Wu-Manber's
    slower scan costs on texts up to about 100 MB, so Wu-Manber takes the
-   keys (docs/architecture.md, "Wu-Manber"). */
+   keys (docs/architecture.md, "Wu-Manber"). On the GPU too, for keys its
+   Wu-Manber kernel takes (GPU_WUMANBER_MIN_LENGTH): the automaton's tables
+   must also go to the GPU (10,000 keys of 9000 nt over 60 MB on an H200:
+   2.2-3.1 s against 6.6-6.8; docs/architecture.md, "The planner on the GPU"). */
 #define AUTOMATON_HUGE_BYTES ((uint64_t)512 << 20)
+
+static int automaton_huge(const sm_ac_key *keys, size_t nk, int gpu) {
+    if (trie_bytes_bound(keys, nk) <= AUTOMATON_HUGE_BYTES) return 0;
+    for (size_t i = 0; gpu && i < nk; i++)
+        if (keys[i].len < GPU_WUMANBER_MIN_LENGTH) return 0;
+    return 1;
+}
 
 static uint64_t kmer_threshold(uint32_t k) {
     if (k > SM_KT_DIRECT_MAX_K) return 8u << 20;
@@ -484,7 +494,7 @@ static int plan_exact(planned *pl, size_t n, key_set *ks, const sm_compile_optio
         kind = forced; /* every key to the engine asked for */
         status = build(kind, rest, nrest, o, flags, fold, tuning, plan, err);
     } else if ((o->engine == SM_ENGINE_AUTO && !kmer &&
-              ((!gpu && trie_bytes_bound(rest, nrest) > AUTOMATON_HUGE_BYTES) ||
+              (automaton_huge(rest, nrest, gpu) ||
                wumanber_pays(rest, nrest, fold, o->max_memory, gpu, o->typical_record, &wm)))) {
         kind = SM_SECTION_WUMANBER;
         if (wm.len) status = add_section(plan, kind, &wm) == SM_OK ? SM_OK : sm_set_error(err, SM_ERR_NOMEM, "out of memory");

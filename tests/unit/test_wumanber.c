@@ -821,6 +821,40 @@ static void test_database(void) {
                      sm_db_engine_patterns(fdb, SM_ENGINE_WUMANBER));
             sm_db_free(fdb);
         }
+        /* planned for the GPU (it need not be there): keys of 24 nt or more
+           past the automaton's huge bound (about 27 M key symbols) go to
+           Wu-Manber as on the CPU, even with a mean shift under the GPU's
+           bound (10,000 random keys of 2700 nt: about 26); below the bound
+           keys of such a shift keep the automaton (10,000 of 100: about 25) */
+        static const struct {
+            unsigned patterns, len;
+            int wumanber;
+        } gpu_sets[] = {{10000, 2700, 1}, {10000, 100, 0}};
+        for (size_t c = 0; c < sizeof gpu_sets / sizeof gpu_sets[0]; c++) {
+            unsigned n = gpu_sets[c].patterns, len = gpu_sets[c].len;
+            char *seqs = malloc((size_t)n * len);
+            sm_pattern *gp = calloc(n, sizeof *gp);
+            if (!seqs || !gp) {
+                free(seqs), free(gp);
+                tu_check(0, "out of memory");
+                continue;
+            }
+            tu_random_dna(&rng, seqs, (size_t)n * len);
+            for (unsigned i = 0; i < n; i++) gp[i].seq = seqs + (size_t)i * len, gp[i].len = len;
+            sm_compile_options go;
+            sm_compile_options_init(&go);
+            go.strands = SM_STRAND_FORWARD;
+            go.backend = SM_BACKEND_CUDA;
+            sm_db *gdb = NULL;
+            tu_check(sm_compile(gp, n, &go, &gdb, NULL) == SM_OK, "compile %u keys of %u for the GPU", n, len);
+            if (gdb)
+                tu_check((sm_db_engine_patterns(gdb, SM_ENGINE_WUMANBER) == n) == gpu_sets[c].wumanber,
+                         "for the GPU: %u keys of %u nt: %u on Wu-Manber", n, len,
+                         sm_db_engine_patterns(gdb, SM_ENGINE_WUMANBER));
+            sm_db_free(gdb);
+            free(gp);
+            free(seqs);
+        }
     }
     size_t size;
     const uint8_t *bytes = sm_db_bytes(db, &size);
