@@ -185,17 +185,13 @@ extern "C" int sm_cuda_inflate_open(int device, size_t max_blocks, size_t max_ra
     }
     CHECK(cudaSetDevice(device), "selecting the device");
     sm_cuda_inflater *f = (sm_cuda_inflater *)calloc(1, sizeof *f);
-    if (!f) {
-        snprintf(msg, 256, "out of memory");
-        return -1;
-    }
-    f->device = device;
-    f->want_crc = (uint32_t *)malloc(max_blocks * sizeof *f->want_crc);
-    if (!f->want_crc) {
+    if (f) f->want_crc = (uint32_t *)malloc(max_blocks * sizeof *f->want_crc);
+    if (!f || !f->want_crc) {
         free(f);
         snprintf(msg, 256, "out of memory");
         return -1;
     }
+    f->device = device;
     f->max_blocks = max_blocks;
     f->max_raw = max_raw;
     f->max_out = max_out;
