@@ -259,10 +259,9 @@ static int runner_status(sm_dist_share *s, int status, const char *path) {
     if (status == SM_OK) return 0;
     if (status == SM_ERR_TERMINATED && s->stopped) return 1;
     if (s->out->failed) return fail(s, NULL, "the result stream could not be written");
-    char msg[600];
-    const char *said = s->runner ? sm_runner_message(s->runner) : "";
-    if (status == SM_ERR_DEVICE && said[0]) snprintf(msg, sizeof msg, "%s: %s (%s)", path, sm_strerror(status), said);
-    else snprintf(msg, sizeof msg, "%s: %s", path, status == SM_ERR_NOMEM ? "out of memory while scanning" : sm_strerror(status));
+    char msg[640], words[320];
+    snprintf(msg, sizeof msg, "%s: %s", path, status == SM_ERR_NOMEM ? "out of memory while scanning"
+                                              : sm_io_status_words(s->runner, status, words, sizeof words));
     return fail(s, NULL, msg);
 }
 

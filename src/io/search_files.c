@@ -37,17 +37,22 @@ void sm_scan_files_options_init(sm_scan_files_options *o) {
     o->format = SM_INPUT_AUTO;
 }
 
-/* A status of the runner's as a message about what ("-": stdin), with the
-   GPU's own words when it failed. */
+const char *sm_io_status_words(const sm_runner *runner, int status, char *buf, size_t size) {
+    const char *said = runner ? sm_runner_message(runner) : "";
+    if (status != SM_ERR_DEVICE || !said[0]) return sm_strerror(status);
+    snprintf(buf, size, "%s (%s)", sm_strerror(status), said);
+    return buf;
+}
+
+/* A status of the runner's as a message about what ("-": stdin). */
 static int runner_failure(const sm_runner *r, const sm_scan_files_options *o, const char *what, int status,
                           sm_error *err) {
     if (strcmp(what, "-") == 0) what = "stdin";
-    const char *said = sm_runner_message(r);
-    if (status == SM_ERR_DEVICE && said[0]) return sm_io_error(err, status, "%s: %s (%s)", what, sm_strerror(status), said);
     if (status == SM_ERR_NOMEM && o->nomem_hint)
         return sm_io_error(err, status, "%s: out of memory while scanning (%s)", what, o->nomem_hint);
     if (status == SM_ERR_NOMEM) return sm_io_error(err, status, "%s: out of memory while scanning", what);
-    return sm_io_error(err, status, "%s: %s", what, sm_strerror(status));
+    char words[320];
+    return sm_io_error(err, status, "%s: %s", what, sm_io_status_words(r, status, words, sizeof words));
 }
 
 /* A stop asked by one of the runner's callbacks: the caller's limit (a

@@ -116,6 +116,10 @@ int sm_io_check_compression(const char *shown, const uint8_t *head, size_t n, sm
 /* The library that inflates gzip ("isa-l" or "zlib"). */
 const char *sm_inflater_gzip_library(void);
 
+/* A runner's failing status in words: the status's own, and what the GPU
+   said when it failed (sm_runner_message); in buf when that is needed. */
+const char *sm_io_status_words(const sm_runner *runner, int status, char *buf, size_t size);
+
 /* Fills err (when not NULL) with code and a formatted one-line message;
    returns code. */
 int sm_io_error(sm_error *err, int code, const char *fmt, ...)
