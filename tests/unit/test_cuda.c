@@ -858,6 +858,97 @@ static void run_large(const records *recs, sm_pattern *pats, size_t n, sm_strand
     sm_db_free(db);
 }
 
+/* The k-mer hash layout looked up by a sampled m-mer (k of 27 to 31, sets
+   whose filter is past shared memory): sampled keys of 31, 28 and 27 nt
+   (the longest and shortest m-mers) on one and both strands, against the
+   CPU with batches of the default size and of 100 kB; then keys that all
+   hold one 16-mer somewhere, so that the table crowds and the kernel
+   filters per position, planted in the records. With a generator of its
+   own: the rounds after draw as before. */
+static void sampled_mmer_rounds(tu_rng *rng) {
+    records recs;
+    long_records(rng, &recs);
+    /* past 32,768 slots the filter leaves shared memory; hits and counts
+       each at a batch size of their own */
+    static const struct {
+        uint32_t k, keys;
+        sm_strands strands;
+        size_t hits_batch, counts_batch;
+    } sets[] = {{31, 40000, SM_STRAND_FORWARD, 0, 65536},
+                {28, 20000, SM_STRAND_BOTH, 100000, 0},
+                {27, 40000, SM_STRAND_FORWARD, 100000, 67536}};
+    uint64_t found = 0;
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        char *store, what[64], gpu[512] = "";
+        sm_pattern *pats = sampled(rng, &recs, sets[i].keys, sets[i].k, 0, &store);
+        snprintf(what, sizeof what, "%u %u-mers%s", sets[i].keys, sets[i].k,
+                 sets[i].strands == SM_STRAND_BOTH ? ", both strands" : "");
+        sm_db *db = compile_set(pats, sets[i].keys, SM_ALPHABET_DNA, sets[i].strands, 0, SM_ENGINE_KMER);
+        if (db) {
+            tu_check(sm_db_section_gpu(db, 0, gpu, sizeof gpu) && strstr(gpu, "one lookup per 16 positions"),
+                     "%s: looked up by a sampled m-mer (%s)", what, gpu);
+            found += compare(db, &recs, sets[i].hits_batch, 0, 0, 13, what);
+            found += compare(db, &recs, sets[i].counts_batch, 1, 0, 14, what);
+            sm_db_free(db);
+        }
+        free(pats);
+        free(store);
+    }
+    tu_check(found > 0, "sampled m-mer rounds: no hits to compare");
+    {
+        /* beside longer keys (another section): chunks read past the
+           k-mers' overlap, so a lane's k-mer ending before it may start
+           past the chunk's owned bytes */
+        char *store, *store2, gpu[512] = "";
+        sm_pattern *kmers = sampled(rng, &recs, 40000, 31, 0, &store);
+        sm_pattern *longer = sampled(rng, &recs, 4, 90, 0, &store2);
+        sm_pattern *mixed = calloc(40004, sizeof *mixed);
+        memcpy(mixed, kmers, 40000 * sizeof *kmers);
+        memcpy(mixed + 40000, longer, 4 * sizeof *longer);
+        sm_db *db = compile_set(mixed, 40004, SM_ALPHABET_DNA, SM_STRAND_FORWARD, 0, SM_ENGINE_AUTO);
+        if (db) {
+            int seen = 0;
+            for (uint32_t i = 0; i < 4 && sm_db_section_gpu(db, i, gpu, sizeof gpu); i++)
+                seen |= strstr(gpu, "one lookup per 16 positions") != NULL;
+            tu_check(seen, "40000 31-mers and 4 90-mers: a section looked up by a sampled m-mer");
+            compare(db, &recs, 0, 1, 0, 17, "40000 31-mers and 4 90-mers");
+            compare(db, &recs, 100000, 0, 0, 18, "40000 31-mers and 4 90-mers");
+            sm_db_free(db);
+        }
+        free(mixed);
+        free(kmers);
+        free(longer);
+        free(store);
+        free(store2);
+    }
+    static const char shared[] = "GATTACACATTAGGCA";
+    const size_t n = 20000; /* both strands: 40,000 slots */
+    char *store = malloc(n * 31);
+    sm_pattern *pats = calloc(n, sizeof *pats);
+    for (size_t i = 0; i < n; i++) {
+        char *key = store + i * 31;
+        tu_random_dna(rng, key, 31);
+        memcpy(key + tu_rng_below(rng, 16), shared, 16);
+        pats[i].seq = key;
+        pats[i].len = 31;
+    }
+    for (size_t planted = 0; planted < 2000; planted++) {
+        size_t r = tu_rng_below(rng, 3);
+        if (recs.len[r] < 64) continue;
+        memcpy(recs.data[r] + tu_rng_below(rng, (uint32_t)(recs.len[r] - 31)), pats[tu_rng_below(rng, (uint32_t)n)].seq, 31);
+    }
+    sm_db *db = compile_set(pats, n, SM_ALPHABET_DNA, SM_STRAND_BOTH, 0, SM_ENGINE_KMER);
+    if (db) {
+        uint64_t crowded = compare(db, &recs, 0, 0, 0, 15, "20000 31-mers sharing a 16-mer");
+        tu_check(crowded >= 1000, "20000 31-mers sharing a 16-mer: %llu hits of about 2000 planted",
+                 (unsigned long long)crowded);
+        sm_db_free(db);
+    }
+    free(pats);
+    free(store);
+    free_records(&recs);
+}
+
 /* A word list whose automaton is read through L2 while its visit counters
    fit in shared memory: 1000 words of 2-10 letters of both cases, many
    sharing stems and suffixes, over text of those letters, spaces and odd
@@ -1286,6 +1377,9 @@ int main(void) {
     guide_rounds(&rng);
     exact_beside_rounds(&rng);
     large_sets(&rng);
+    tu_rng own;
+    tu_rng_seed(&own, 2731);
+    sampled_mmer_rounds(&own);
     large_word_list(&rng);
     inflate_rounds(&rng);
     return tu_summary(TEST_NAME);

@@ -11,7 +11,9 @@
  * no rank to work out per hit, no lane waiting for the one with most hits).
  * The hash layout (k > 12) tests every position against its filter (in
  * shared memory when small, else through L2, eight positions' words read at
- * once) and probes the table for those that pass.
+ * once) and probes the table for those that pass; large sets of k 27 to 31
+ * are looked up once per lane instead, by the m-mer that ends on the byte
+ * before the lane's (kmer_gpu.h), in a table built here on the device.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,12 +308,157 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, c
     }
 }
 
-/* What the hash layout's kernel needs besides the section: the
-   pre-filter, when its filter is read through L2. */
+/* Hash layout, k of 27 to 31: each lane looks the m-mer ending on the byte
+   before its own up in the table of sampled m-mers (kmer_gpu.h) and
+   compares each of the m-mer's keys with the k-mer ending where the entry
+   says; entries of 16 bytes, {code, slot with o, m-mer}. */
+template <bool kDna, bool kCount>
+__global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_sampled_kernel(sm_gpu_scan_args a, const uint8_t *sampled,
+                                                                   uint32_t sampled_log2) {
+    __shared__ uint32_t code_map[64];
+    const sm_gpu_kmer &v = *SM_GPU_VIEW(&a.view, const sm_gpu_kmer);
+    const uint32_t k = v.k, mmask = sm_ks_gpu_mmer_mask(k), cap_mask = (1u << sampled_log2) - 1;
+    const uint64_t mask = v.mask;
+    const uint4 *entries = reinterpret_cast<const uint4 *>(sampled);
+    uint8_t *code_of = reinterpret_cast<uint8_t *>(code_map);
+    {
+        const uint32_t *src = (const uint32_t *)(a.section + v.code_of_off);
+        for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x) code_map[i] = __ldg(&src[i]);
+    }
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t warps = gridDim.x * (blockDim.x / 32);
+    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+        const sm_gpu_chunk ch = a.chunks[c];
+        sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
+        /* a k-mer ends at p - 1: the lane whose first byte is the chunk's end still has one */
+        for (uint32_t tile = ch.c0 & ~15u; tile <= ch.end; tile += SM_KT_GPU_TILE) {
+            const uint32_t p = tile + 16 * lane;
+            sm_kt_piece cur = sm_kt_gpu_empty();
+            if (p < ch.end) {
+                uint32_t w[4];
+                sm_gpu_load16(a.text + p, w);
+                cur = lane_piece<kDna>(code_of, w, p, ch);
+            }
+            sm_kt_piece prev1, prev2;
+            lanes_before(cur, lane, carry1, carry2, prev1, prev2);
+            if (p > ch.end) continue;
+            const uint32_t want =
+                sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
+            const uint32_t ends = sm_ks_gpu_ends(want, k, prev2.breaks, prev1.breaks, p, ch.c1);
+            if (!ends) continue;
+            const uint32_t mmer = prev1.codes & mmask;
+            uint32_t at = sm_ks_gpu_home(mmer, sampled_log2);
+            for (uint4 e = __ldg(&entries[at]); e.z != SM_KS_GPU_EMPTY; e = __ldg(&entries[at])) {
+                const uint32_t o = e.z >> SM_KS_GPU_SLOT_BITS;
+                if (e.w == mmer && ((ends >> o) & 1u) &&
+                    sm_ks_gpu_code(prev2.codes, prev1.codes, cur.codes, o, mask) == ((uint64_t)e.y << 32 | e.x)) {
+                    if (kCount) atomicAdd(&a.visits[e.z & SM_KS_GPU_SLOT_MASK], 1u);
+                    else report_slot(a, e.z & SM_KS_GPU_SLOT_MASK, p + o);
+                }
+                at = (at + 1) & cap_mask;
+            }
+        }
+    }
+}
+
+/* What the hash layout's kernels need besides the section: the table of
+   sampled m-mers (k of 27 to 31), else the pre-filter when the filter is
+   read through L2. */
 struct kt_prepared {
     uint32_t *pre;
     uint32_t pre_bits;
+    uint8_t *sampled;        /* k of 27 to 31: the table of sampled m-mers (no pre-filter then) */
+    uint32_t sampled_log2;
 };
+
+/* The table of sampled m-mers built on the device: a thread per key and o
+   claims an entry from the m-mer's home on. The set of filled entries, and
+   so every lookup, is the same whatever order the threads claim in. */
+__global__ void ks_build_kernel(const uint64_t *codes, const uint32_t *slots, uint32_t n, uint32_t k, uint4 *table,
+                                uint32_t cap_log2) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (uint64_t)n * 16) return;
+    const uint32_t key = (uint32_t)(i >> 4), o = (uint32_t)(i & 15), cap_mask = (1u << cap_log2) - 1;
+    const uint64_t code = codes[key];
+    const uint32_t mmer = (uint32_t)(code >> (2 * o)) & sm_ks_gpu_mmer_mask(k);
+    uint32_t at = sm_ks_gpu_home(mmer, cap_log2);
+    while (atomicCAS(&table[at].z, SM_KS_GPU_EMPTY, slots[key] | o << SM_KS_GPU_SLOT_BITS) != SM_KS_GPU_EMPTY)
+        at = (at + 1) & cap_mask;
+    table[at].x = (uint32_t)code;
+    table[at].y = (uint32_t)(code >> 32);
+    table[at].w = mmer;
+}
+
+/* The longest stretch of filled entries (up to limit + 1), each stretch
+   measured from its first entry. */
+__global__ void ks_stretch_kernel(const uint4 *table, uint32_t cap_log2, uint32_t limit, uint32_t *longest) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t cap_mask = (1u << cap_log2) - 1;
+    if (i > cap_mask || table[i].z == SM_KS_GPU_EMPTY || table[(i - 1) & cap_mask].z != SM_KS_GPU_EMPTY) return;
+    uint32_t len = 0;
+    while (len <= limit && table[(i + len) & cap_mask].z != SM_KS_GPU_EMPTY) len++;
+    atomicMax(longest, len);
+}
+
+/* Builds the table of sampled m-mers for a hash layout of k 27 to 31 (p->
+   sampled stays NULL where an m-mer crowds it, or device memory is short). */
+static int ks_build(const sm_gpu_kmer &v, const uint8_t *section, kt_prepared *p, char *msg) {
+    const uint8_t *entries = section + v.table_off;
+    uint64_t n = 0, cap = 1ull << v.cap_log2;
+    for (uint64_t e = 0; e < cap; e++) {
+        uint32_t slot;
+        memcpy(&slot, entries + 16 * e + 8, 4);
+        n += slot != SM_GPU_KMER_EMPTY;
+    }
+    uint32_t log2 = sm_ks_gpu_cap_log2(n);
+    size_t bytes = sm_ks_gpu_table_bytes(log2), free_bytes = 0, total = 0;
+    if (n == 0 || n > SM_KS_GPU_MAX_KEYS || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || bytes > free_bytes / 2)
+        return 0;
+    uint64_t *codes = (uint64_t *)malloc(n * 8);
+    uint32_t *slots = (uint32_t *)malloc(n * 4);
+    if (!codes || !slots) {
+        free(codes);
+        free(slots);
+        return 0;
+    }
+    for (uint64_t e = 0, i = 0; e < cap; e++) {
+        uint32_t slot;
+        memcpy(&slot, entries + 16 * e + 8, 4);
+        if (slot == SM_GPU_KMER_EMPTY) continue;
+        slots[i] = slot;
+        memcpy(&codes[i++], entries + 16 * e, 8);
+    }
+    uint64_t *dcodes = NULL;
+    uint32_t *dslots = NULL, *dlongest = NULL, longest = 0;
+    uint4 *table = NULL;
+    cudaError_t e = cudaMalloc(&table, bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&dcodes, n * 8 + n * 4 + 4);
+    if (e == cudaSuccess) {
+        dslots = (uint32_t *)(dcodes + n);
+        dlongest = dslots + n;
+        e = cudaMemcpy(dcodes, codes, n * 8, cudaMemcpyHostToDevice);
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(dslots, slots, n * 4, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemset(table, 0xff, bytes);
+    if (e == cudaSuccess) e = cudaMemset(dlongest, 0, 4);
+    if (e == cudaSuccess) {
+        ks_build_kernel<<<(unsigned)((n * 16 + 255) / 256), 256>>>(dcodes, dslots, (uint32_t)n, v.k, table, log2);
+        ks_stretch_kernel<<<(unsigned)(((1ull << log2) + 255) / 256), 256>>>(table, log2, SM_KS_GPU_MAX_WALK, dlongest);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(&longest, dlongest, 4, cudaMemcpyDeviceToHost);
+    free(codes);
+    free(slots);
+    cudaFree(dcodes);
+    if (e != cudaSuccess || longest > SM_KS_GPU_MAX_WALK) {
+        cudaFree(table);
+        return e != cudaSuccess ? sm_cuda_fail(msg, "building the k-mer table of sampled m-mers", e) : 0;
+    }
+    p->sampled = reinterpret_cast<uint8_t *>(table);
+    p->sampled_log2 = log2;
+    return 0;
+}
 
 static int kt_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
     sm_gpu_kmer &v = *SM_GPU_VIEW(&s->view, sm_gpu_kmer);
@@ -320,25 +467,27 @@ static int kt_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     if (way && strcmp(way, "table") == 0) v.dna_codes = 0;
     if (!v.hashed || 256 + ((size_t)8 << v.filter_log2) <= SM_KT_GPU_SHARED_MAX) return 0;
     if (way && strcmp(way, "nopre") == 0) return 0;
+    kt_prepared *p = (kt_prepared *)calloc(1, sizeof *p);
+    if (!p) return 0; /* the filter through L2 will do */
+    s->prepared = p;
+    /* SEQMATCH_CUDA_KMER=filter: a filter per position even for k of 27 to 31 (benchmarks) */
+    if (sm_ks_gpu_fits(v.k, v.slots) && !(way && strcmp(way, "filter") == 0)) {
+        if (ks_build(v, host->bytes, p, msg) != 0) return -1;
+        if (p->sampled) return 0;
+    }
     int device = 0, optin = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     uint32_t bits = sm_kh_gpu_pre_bits(v.slots, (size_t)optin);
     if (bits < 1024) return 0;
-    kt_prepared *p = (kt_prepared *)calloc(1, sizeof *p);
     uint32_t *tmp = (uint32_t *)calloc(bits / 32, sizeof *tmp);
-    if (!p || !tmp) {
-        free(p);
-        free(tmp);
-        return 0; /* the filter through L2 will do */
-    }
+    if (!tmp) return 0;
     sm_kh_gpu_build_pre(&v, host->bytes, tmp, bits);
     cudaError_t e = cudaMalloc(&p->pre, bits / 8);
     if (e == cudaSuccess) e = cudaMemcpy(p->pre, tmp, bits / 8, cudaMemcpyHostToDevice);
     free(tmp);
-    p->pre_bits = bits;
-    s->prepared = p;
     if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the k-mer pre-filter to the device", e);
+    p->pre_bits = bits;
     return 0;
 }
 
@@ -346,6 +495,7 @@ static void kt_release(sm_cuda_gpu_section *s) {
     kt_prepared *p = (kt_prepared *)s->prepared;
     if (!p) return;
     cudaFree(p->pre);
+    cudaFree(p->sampled);
     free(p);
     s->prepared = NULL;
 }
@@ -398,6 +548,15 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
 #undef KT_PICK
     } else {
         const kt_prepared *pre = (const kt_prepared *)l->section->prepared;
+        if (pre && pre->sampled) {
+            void (*sk)(sm_gpu_scan_args, const uint8_t *, uint32_t) =
+                dna ? (count ? kt_sampled_kernel<true, true> : kt_sampled_kernel<true, false>)
+                    : (count ? kt_sampled_kernel<false, true> : kt_sampled_kernel<false, false>);
+            unsigned blocks;
+            if (sm_cuda_grid((const void *)sk, 0, l->args.nchunks, 32, l->sms, &blocks, msg) != 0) return -1;
+            sk<<<blocks, SM_CUDA_BLOCK, 0, l->stream>>>(l->args, pre->sampled, pre->sampled_log2);
+            return 0;
+        }
         size_t filter = (size_t)8 << v.filter_log2;
         bool filter_shared = shared + filter <= SM_KT_GPU_SHARED_MAX;
         void (*hk)(sm_gpu_scan_args, const uint32_t *, uint32_t);
@@ -409,7 +568,7 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
                               : kt_hash_kernel<true, false, FILTER_SHARED, SM_CUDA_BLOCK, B>) \
                      : (count ? kt_hash_kernel<false, true, FILTER_SHARED, SM_CUDA_BLOCK, B> \
                               : kt_hash_kernel<false, false, FILTER_SHARED, SM_CUDA_BLOCK, B>); \
-        } else if (pre) { \
+        } else if (pre && pre->pre) { \
             /* one block of 1024 threads per multiprocessor beside the pre-filter */ \
             shared += pre->pre_bits / 8; \
             threads = 1024; \

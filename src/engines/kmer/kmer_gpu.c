@@ -43,6 +43,14 @@ static void kt_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
     int shared = 256 + filter <= SM_KT_GPU_SHARED_MAX;
     uint32_t pre = shared ? 0 : sm_kh_gpu_pre_bits(x->slots, SM_GPU_SHARED_MAX);
     if (pre >= 1024) sm_gpu_size_text(pre / 8, c, sizeof c);
+    if (!shared && sm_ks_gpu_fits(x->k, x->slots)) {
+        sm_gpu_size_text(sm_ks_gpu_table_bytes(sm_ks_gpu_cap_log2(x->slots)), b, sizeof b);
+        snprintf(buf, size, "k-mer hash set (k = %u): one lookup per 16 positions, by the m-mer (m = %u) that ends "
+                 "on a lane's last byte, in a table of %s holding each key under its 16 m-mers in device memory "
+                 "(unless an m-mer crowds it or device memory is short: then a filter per position); a warp per chunk, %s",
+                 x->k, x->k - 15, b, decode);
+        return;
+    }
     sm_gpu_size_text(filter, a, sizeof a);
     sm_gpu_size_text((uint64_t)16 << x->cap_log2, b, sizeof b);
     snprintf(buf, size, "k-mer hash set (k = %u): filter %s %s%s%s, table %s in device memory, a warp per chunk, %s",
@@ -99,33 +107,6 @@ static int kt_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *v,
     return 0;
 }
 
-/* What the kernels' launch makes beside the section: the hash layout's
-   pre-filter, when its filter is too large for shared memory. */
-typedef struct {
-    uint32_t *pre;
-    uint32_t pre_bits;
-} kt_emulated;
-
-static void *kt_gpu_prepare(const sm_gpu_view *view, const uint8_t *section) {
-    const sm_gpu_kmer *v = SM_GPU_VIEW(view, const sm_gpu_kmer);
-    kt_emulated *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
-    if (v->hashed && 256 + ((size_t)8 << v->filter_log2) > SM_KT_GPU_SHARED_MAX) {
-        uint32_t bits = sm_kh_gpu_pre_bits(v->slots, SM_GPU_SHARED_MAX);
-        if (bits >= 1024 && (p->pre = calloc(bits / 32, sizeof *p->pre))) {
-            p->pre_bits = bits;
-            sm_kh_gpu_build_pre(v, section, p->pre, bits);
-        }
-    }
-    return p;
-}
-
-static void kt_gpu_release(void *prepared) {
-    kt_emulated *p = prepared;
-    if (p) free(p->pre);
-    free(p);
-}
-
 static void kmer_report(const sm_gpu_scan_args *a, uint32_t slot, uint32_t end) {
     const sm_gpu_kmer *v = SM_GPU_VIEW(&a->view, const sm_gpu_kmer);
     if (a->count_only) {
@@ -137,10 +118,74 @@ static void kmer_report(const sm_gpu_scan_args *a, uint32_t slot, uint32_t end) 
     for (uint32_t o = out_index[slot]; o < out_index[slot + 1]; o++) sm_gpu_output(a, end, out_list[o]);
 }
 
+/* What the kernels' launch makes beside the section: the hash layout's
+   pre-filter, when its filter is too large for shared memory, and for k of
+   27 to 31 the table of sampled m-mers instead, as kmer_cuda.cu makes them. */
+typedef struct {
+    uint32_t *pre;
+    uint32_t pre_bits;
+    uint8_t *sampled;
+    uint32_t sampled_log2;
+} kt_emulated;
+
+static void *kt_gpu_prepare(const sm_gpu_view *view, const uint8_t *section) {
+    const sm_gpu_kmer *v = SM_GPU_VIEW(view, const sm_gpu_kmer);
+    kt_emulated *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    if (v->hashed && 256 + ((size_t)8 << v->filter_log2) > SM_KT_GPU_SHARED_MAX) {
+        const char *way = getenv("SEQMATCH_CUDA_KMER");
+        uint32_t log2 = sm_ks_gpu_cap_log2(v->slots);
+        if (sm_ks_gpu_fits(v->k, v->slots) && !(way && strcmp(way, "filter") == 0) &&
+            (p->sampled = malloc(sm_ks_gpu_table_bytes(log2)))) {
+            memset(p->sampled, 0xff, sm_ks_gpu_table_bytes(log2));
+            p->sampled_log2 = log2;
+            if (sm_ks_gpu_build(v, section, p->sampled, log2) <= SM_KS_GPU_MAX_WALK) return p;
+            free(p->sampled);
+            p->sampled = NULL;
+        }
+        uint32_t bits = sm_kh_gpu_pre_bits(v->slots, SM_GPU_SHARED_MAX);
+        if (bits >= 1024 && (p->pre = calloc(bits / 32, sizeof *p->pre))) {
+            p->pre_bits = bits;
+            sm_kh_gpu_build_pre(v, section, p->pre, bits);
+        }
+    }
+    return p;
+}
+
+static void kt_gpu_release(void *prepared) {
+    kt_emulated *p = prepared;
+    if (p) free(p->pre), free(p->sampled);
+    free(p);
+}
+
+/* Hash layout by a sampled m-mer: the keys ending at p - 1 .. p + 14, by
+   the m-mer ending at p - 1 (kmer_gpu.h). */
+static void kmer_sampled(const sm_gpu_scan_args *a, const kt_emulated *x, uint32_t p, sm_kt_piece prev2,
+                         sm_kt_piece prev1, sm_kt_piece cur, uint32_t want, uint32_t c1) {
+    const sm_gpu_kmer *v = SM_GPU_VIEW(&a->view, const sm_gpu_kmer);
+    uint32_t ends = sm_ks_gpu_ends(want, v->k, prev2.breaks, prev1.breaks, p, c1);
+    if (!ends) return;
+    uint32_t mmer = prev1.codes & sm_ks_gpu_mmer_mask(v->k), cap_mask = (1u << x->sampled_log2) - 1;
+    for (uint32_t at = sm_ks_gpu_home(mmer, x->sampled_log2);; at = (at + 1) & cap_mask) {
+        const uint8_t *entry = x->sampled + (size_t)SM_KS_GPU_ENTRY * at;
+        uint64_t code;
+        uint32_t tagged, emmer;
+        memcpy(&tagged, entry + 8, 4);
+        if (tagged == SM_KS_GPU_EMPTY) break;
+        memcpy(&emmer, entry + 12, 4);
+        uint32_t o = tagged >> SM_KS_GPU_SLOT_BITS;
+        if (emmer != mmer || !((ends >> o) & 1u)) continue;
+        memcpy(&code, entry, 8);
+        if (sm_ks_gpu_code(prev2.codes, prev1.codes, cur.codes, o, v->mask) == code)
+            kmer_report(a, tagged & SM_KS_GPU_SLOT_MASK, p + o);
+    }
+}
+
 /* A chunk by one warp, as kmer_cuda.cu's kernels: the lanes' pieces of a
    tile first, then each lane's 16 positions with the pieces of the lanes
    before it (the previous tile's last lanes for lanes 0 and 1). */
-static void kmer(const sm_gpu_scan_args *a, sm_gpu_chunk ch, const uint32_t *pre, uint32_t pre_bits) {
+static void kmer(const sm_gpu_scan_args *a, sm_gpu_chunk ch, const kt_emulated *x) {
+    const uint32_t *pre = x ? x->pre : NULL, pre_bits = x ? x->pre_bits : 0;
     const sm_gpu_kmer *v = SM_GPU_VIEW(&a->view, const sm_gpu_kmer);
     const uint8_t *code_of = a->section + v->code_of_off;
     const uint32_t *bits32 = (const uint32_t *)(a->section + v->bits_off);
@@ -149,7 +194,10 @@ static void kmer(const sm_gpu_scan_args *a, sm_gpu_chunk ch, const uint32_t *pre
     const uint8_t *table = a->section + v->table_off;
     sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
     sm_kt_piece lanes[SM_KT_GPU_LANES];
-    for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
+    /* the sampled lookup ends k-mers at p - 1: the lane whose first byte is
+       the chunk's end still has one to look up */
+    const uint32_t past = x && x->sampled ? 1 : 0;
+    for (uint32_t tile = ch.c0 & ~15u; tile < ch.end + past; tile += SM_KT_GPU_TILE) {
         for (uint32_t lane = 0; lane < SM_KT_GPU_LANES; lane++) {
             uint32_t p = tile + 16 * lane, w[4];
             lanes[lane] = sm_kt_gpu_empty();
@@ -160,13 +208,13 @@ static void kmer(const sm_gpu_scan_args *a, sm_gpu_chunk ch, const uint32_t *pre
         }
         for (uint32_t lane = 0; lane < SM_KT_GPU_LANES; lane++) {
             uint32_t p = tile + 16 * lane;
-            if (p >= ch.end) continue;
+            if (p >= ch.end + past) continue;
             sm_kt_piece cur = lanes[lane];
             sm_kt_piece prev1 = lane >= 1 ? lanes[lane - 1] : carry1;
             sm_kt_piece prev2 = lane >= 2 ? lanes[lane - 2] : lane == 1 ? carry1 : carry2;
             uint32_t want =
                 sm_kt_gpu_whole(v->k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, v->k, ch.c1);
-            if (!want) continue;
+            if (!want && !past) continue;
             if (!v->hashed) {
                 uint32_t hits = sm_kt_gpu_direct(bits32, (uint32_t)v->mask, prev1.codes, cur.codes, want);
                 for (uint32_t j = 0; j < 16; j++) {
@@ -174,6 +222,8 @@ static void kmer(const sm_gpu_scan_args *a, sm_gpu_chunk ch, const uint32_t *pre
                     uint32_t m = (uint32_t)sm_kt_gpu_code(prev2.codes, prev1.codes, cur.codes, j, v->mask);
                     kmer_report(a, sm_kt_gpu_slot(bits32, rank, m), p + j + 1);
                 }
+            } else if (x && x->sampled) {
+                kmer_sampled(a, x, p, prev2, prev1, cur, want, ch.c1);
             } else {
                 for (uint32_t j = 0; j < 16; j++) {
                     if (!((want >> j) & 1u)) continue;
@@ -196,7 +246,7 @@ static void kmer(const sm_gpu_scan_args *a, sm_gpu_chunk ch, const uint32_t *pre
 static void kt_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     (void)threads;
     const kt_emulated *p = a->prepared;
-    for (uint32_t c = 0; c < a->nchunks; c++) kmer(a, a->chunks[c], p ? p->pre : NULL, p ? p->pre_bits : 0);
+    for (uint32_t c = 0; c < a->nchunks; c++) kmer(a, a->chunks[c], p);
 }
 
 const sm_gpu_part sm_kt_gpu_part = {

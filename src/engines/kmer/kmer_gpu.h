@@ -270,4 +270,108 @@ SM_GPU_HOSTDEV void sm_kh_gpu_build_pre(const sm_gpu_kmer *v, const uint8_t *sec
     }
 }
 
+/* Hash layout, k of 27 to 31: one lookup per lane, by a sampled m-mer
+   (m = k - 15). A k-mer holds 16 m-mers, so exactly one of them ends on
+   the last byte of a lane: the lane with first byte p looks the m-mer
+   ending at p - 1 up, and so finds every key ending at p - 1 + o for o of
+   0 to 15. The table holds each key 16 times, once per o, under the m-mer
+   ending o symbols before its end; an entry names its o, so that each
+   entry of the m-mer is one comparison with the k-mer that ends there.
+   One read from device memory for 16 positions, against a filter read
+   through L2 for about half of the positions. The kernel takes it when no
+   stretch of the table's filled entries passes SM_KS_GPU_MAX_WALK (an
+   m-mer that too many keys hold), for sets of up to SM_KS_GPU_MAX_KEYS
+   (the table, half empty, then takes at most 2^31 entries: 32 GiB). */
+#define SM_KS_GPU_MIN_K 27u
+#define SM_KS_GPU_MAX_K 31u
+#define SM_KS_GPU_MAX_WALK 256u
+#define SM_KS_GPU_SLOT_BITS 28u
+#define SM_KS_GPU_SLOT_MASK ((1u << SM_KS_GPU_SLOT_BITS) - 1)
+#define SM_KS_GPU_MAX_KEYS (1u << 26)
+
+SM_GPU_HOSTDEV int sm_ks_gpu_fits(uint32_t k, uint64_t slots) {
+    return k >= SM_KS_GPU_MIN_K && k <= SM_KS_GPU_MAX_K && slots <= SM_KS_GPU_MAX_KEYS;
+}
+
+SM_GPU_HOSTDEV uint32_t sm_ks_gpu_mmer_mask(uint32_t k) {
+    uint32_t m = k - 15;
+    return m >= 16 ? 0xffffffffu : (1u << (2 * m)) - 1;
+}
+
+/* An m-mer's home entry in the table of 1 << cap_log2 entries. */
+SM_GPU_HOSTDEV uint32_t sm_ks_gpu_home(uint32_t mmer, uint32_t cap_log2) {
+    return ((mmer ^ 0x2d358dccu) * 0x9e3779b1u) >> (32 - cap_log2);
+}
+
+/* The code of the k-mer ending at p - 1 + o (o of 0 to 15) of the lane with
+   first byte p, from the codes of the two lanes before it and its own. */
+SM_GPU_FN uint64_t sm_ks_gpu_code(uint32_t prev2, uint32_t prev1, uint32_t cur, uint32_t o, uint64_t mask) {
+    uint64_t x = (uint64_t)prev1 << 32 | cur;
+    uint32_t s = 2 * (16 - o); /* 2 to 32 */
+    return ((x >> s) | ((uint64_t)prev2 << (64 - s))) & mask;
+}
+
+/* The ends p - 1 + o (bit o) whose k-mer is whole and owned: the lane's
+   own positions 0 to 14 (want: ends p + j), and p - 1 itself, whose k-mer
+   lies in the two lanes before (k <= 32) and starts at p - k. */
+SM_GPU_FN uint32_t sm_ks_gpu_ends(uint32_t want, uint32_t k, uint32_t prev2_breaks, uint32_t prev1_breaks, uint32_t p,
+                                  uint32_t c1) {
+    uint32_t before = ((prev2_breaks & ((1u << (k - 16)) - 1)) | prev1_breaks) == 0 && (uint64_t)p < (uint64_t)c1 + k;
+    return ((want << 1) | before) & 0xffffu;
+}
+
+/* The table: 1 << cap_log2 entries of 16 bytes, {uint64 code, uint32 slot
+   with o in its top 4 bits (all ones: empty), uint32 m-mer}. */
+#define SM_KS_GPU_ENTRY 16u
+#define SM_KS_GPU_EMPTY 0xffffffffu
+SM_GPU_HOSTDEV size_t sm_ks_gpu_table_bytes(uint32_t cap_log2) { return (size_t)SM_KS_GPU_ENTRY << cap_log2; }
+
+/* The table's size for a set of keys: at least two entries per key and o. */
+SM_GPU_HOSTDEV uint32_t sm_ks_gpu_cap_log2(uint64_t slots) {
+    uint32_t log2 = 4;
+    while (log2 < 31 && ((uint64_t)1 << log2) < 32 * slots) log2++;
+    return log2;
+}
+
+/* Fills the table (every byte 0xff before) from the hash layout's keys, on
+   the host for the stand-in (the GPU module builds it on the device: the
+   same filled entries, in another order within a stretch). Returns the
+   longest stretch of filled entries. */
+static inline uint32_t sm_ks_gpu_build(const sm_gpu_kmer *v, const uint8_t *section, uint8_t *mtable,
+                                       uint32_t cap_log2) {
+    const uint8_t *table = section + v->table_off;
+    uint32_t cap_mask = (1u << cap_log2) - 1, mmask = sm_ks_gpu_mmer_mask(v->k);
+    for (uint64_t e = 0; e < (1ull << v->cap_log2); e++) {
+        uint64_t code;
+        uint32_t slot, there;
+        memcpy(&code, table + 16 * e, 8);
+        memcpy(&slot, table + 16 * e + 8, 4);
+        if (slot == SM_GPU_KMER_EMPTY) continue;
+        for (uint32_t o = 0; o < 16; o++) {
+            uint32_t mmer = (uint32_t)(code >> (2 * o)) & mmask, tagged = slot | o << SM_KS_GPU_SLOT_BITS;
+            uint32_t at = sm_ks_gpu_home(mmer, cap_log2);
+            for (;; at = (at + 1) & cap_mask) {
+                memcpy(&there, mtable + (size_t)SM_KS_GPU_ENTRY * at + 8, 4);
+                if (there == SM_KS_GPU_EMPTY) break;
+            }
+            uint8_t *entry = mtable + (size_t)SM_KS_GPU_ENTRY * at;
+            memcpy(entry, &code, 8);
+            memcpy(entry + 8, &tagged, 4);
+            memcpy(entry + 12, &mmer, 4);
+        }
+    }
+    /* stretches of filled entries, from an empty one round the ring */
+    uint32_t first = 0, there, longest = 0, run = 0;
+    for (; first < cap_mask; first++) {
+        memcpy(&there, mtable + (size_t)SM_KS_GPU_ENTRY * first + 8, 4);
+        if (there == SM_KS_GPU_EMPTY) break;
+    }
+    for (uint32_t i = 1; i <= cap_mask + 1; i++) {
+        memcpy(&there, mtable + (size_t)SM_KS_GPU_ENTRY * ((first + i) & cap_mask) + 8, 4);
+        run = there == SM_KS_GPU_EMPTY ? 0 : run + 1;
+        longest = run > longest ? run : longest;
+    }
+    return longest;
+}
+
 #endif /* SM_KMER_GPU_H */
