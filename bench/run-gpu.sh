@@ -29,9 +29,10 @@
 # the GPU builder, every build's bytes compared, into gpu-build.txt).
 # The kernels' variants run beside their defaults: bytes decoded by table
 # (SEQMATCH_CUDA_KMER=table) and the bitmap's rank counting
-# (SEQMATCH_CUDA_KMER_COUNT=rank) on the 8-mer sets, no pre-filter
-# (SEQMATCH_CUDA_KMER=nopre) and one filter read at a time
-# (SEQMATCH_CUDA_KMER_HASH=serial) on the 31-mers, the automaton's visit
+# (SEQMATCH_CUDA_KMER_COUNT=rank) on the 8-mer sets, a filter read per
+# position instead of the sampled m-mers (SEQMATCH_CUDA_KMER=filter), no
+# pre-filter (SEQMATCH_CUDA_KMER=nopre) and one filter read at a time
+# (SEQMATCH_CUDA_KMER_HASH=serial with =filter) on the 31-mers, the automaton's visit
 # counters in device memory (SEQMATCH_CUDA_VISITS=global) on the Bible's words.
 set -u
 bin=$1 data=$2 sets=$3 out=${4:-$(dirname "$0")/results}
@@ -95,8 +96,9 @@ for c in $CASES; do
   # the k-mer kernels' variants: bytes decoded by table lookups, no pre-filter
   case $c in
     k8_1000|k8_16000) VARIANT=SEQMATCH_CUDA_KMER=table run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
-    k31_*) VARIANT=SEQMATCH_CUDA_KMER=nopre run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
-           VARIANT=SEQMATCH_CUDA_KMER_HASH=serial run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
+    k31_*) VARIANT=SEQMATCH_CUDA_KMER=filter run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
+           VARIANT=SEQMATCH_CUDA_KMER=nopre run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
+           VARIANT="SEQMATCH_CUDA_KMER=filter SEQMATCH_CUDA_KMER_HASH=serial" run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
     kjv_w1000) VARIANT=SEQMATCH_CUDA_VISITS=global run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
   esac
   case $c in
