@@ -57,6 +57,21 @@ __device__ __forceinline__ void lanes_before(sm_kt_piece cur, uint32_t lane, sm_
     carry2 = shfl_lane(cur, 30);
 }
 
+/* A lane's piece of the tile at p (empty past the chunk) and those of the
+   one and two lanes before it. */
+template <bool kDna>
+__device__ __forceinline__ void tile_pieces(const sm_gpu_scan_args &a, const sm_gpu_chunk &ch, const uint8_t *code_of,
+                                            uint32_t p, uint32_t lane, sm_kt_piece &carry1, sm_kt_piece &carry2,
+                                            sm_kt_piece &cur, sm_kt_piece &prev1, sm_kt_piece &prev2) {
+    cur = sm_kt_gpu_empty();
+    if (p < ch.end) {
+        uint32_t w[4];
+        sm_gpu_load16(a.text + p, w);
+        cur = lane_piece<kDna>(code_of, w, p, ch);
+    }
+    lanes_before(cur, lane, carry1, carry2, prev1, prev2);
+}
+
 /* The outputs of a slot, for a hit ending at end. */
 __device__ __forceinline__ void report_slot(const sm_gpu_scan_args &a, uint32_t slot, uint32_t end) {
     const sm_gpu_kmer &v = *SM_GPU_VIEW(&a.view, const sm_gpu_kmer);
@@ -103,14 +118,8 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_gpu_scan_ar
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
             const uint32_t p = tile + 16 * lane;
-            sm_kt_piece cur = sm_kt_gpu_empty();
-            if (p < ch.end) {
-                uint32_t w[4];
-                sm_gpu_load16(a.text + p, w);
-                cur = lane_piece<kDna>(code_of, w, p, ch);
-            }
-            sm_kt_piece prev1, prev2;
-            lanes_before(cur, lane, carry1, carry2, prev1, prev2);
+            sm_kt_piece cur, prev1, prev2;
+            tile_pieces<kDna>(a, ch, code_of, p, lane, carry1, carry2, cur, prev1, prev2);
             if (p >= ch.end) continue;
             uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
             if (!want) continue;
@@ -236,14 +245,8 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, c
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
             const uint32_t p = tile + 16 * lane;
-            sm_kt_piece cur = sm_kt_gpu_empty();
-            if (p < ch.end) {
-                uint32_t w[4];
-                sm_gpu_load16(a.text + p, w);
-                cur = lane_piece<kDna>(code_of, w, p, ch);
-            }
-            sm_kt_piece prev1, prev2;
-            lanes_before(cur, lane, carry1, carry2, prev1, prev2);
+            sm_kt_piece cur, prev1, prev2;
+            tile_pieces<kDna>(a, ch, code_of, p, lane, carry1, carry2, cur, prev1, prev2);
             if (p >= ch.end) continue;
             uint32_t want = sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
             if (kBatch) {
@@ -334,14 +337,8 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_sampled_kernel(sm_gpu_scan_a
         /* a k-mer ends at p - 1: the lane whose first byte is the chunk's end still has one */
         for (uint32_t tile = ch.c0 & ~15u; tile <= ch.end; tile += SM_KT_GPU_TILE) {
             const uint32_t p = tile + 16 * lane;
-            sm_kt_piece cur = sm_kt_gpu_empty();
-            if (p < ch.end) {
-                uint32_t w[4];
-                sm_gpu_load16(a.text + p, w);
-                cur = lane_piece<kDna>(code_of, w, p, ch);
-            }
-            sm_kt_piece prev1, prev2;
-            lanes_before(cur, lane, carry1, carry2, prev1, prev2);
+            sm_kt_piece cur, prev1, prev2;
+            tile_pieces<kDna>(a, ch, code_of, p, lane, carry1, carry2, cur, prev1, prev2);
             if (p > ch.end) continue;
             const uint32_t want =
                 sm_kt_gpu_whole(k, prev2.breaks, prev1.breaks, cur.breaks) & sm_kt_gpu_owned(p, k, ch.c1);
