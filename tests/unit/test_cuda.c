@@ -860,8 +860,8 @@ static void run_large(const records *recs, sm_pattern *pats, size_t n, sm_strand
 
 /* The k-mer hash layout looked up by a sampled m-mer (k of 27 to 31, sets
    whose filter is past shared memory): sampled keys of 31, 28 and 27 nt
-   (the longest and shortest m-mers) on one and both strands, against the
-   CPU with batches of the default size and of 100 kB; then keys that all
+   (the longest and shortest m-mers) on one and both strands, and beside
+   longer keys, against the CPU at several batch sizes; then keys that all
    hold one 16-mer somewhere, so that the table crowds and the kernel
    filters per position, planted in the records. With a generator of its
    own: the rounds after draw as before. */
