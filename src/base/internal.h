@@ -119,6 +119,13 @@ uint32_t sm_db_patterns_of_kind(const sm_db *db, uint32_t kind);
    checks its tables with it. */
 static inline int sm_fits(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
+/* The least b with 2^b >= x (table sizes). */
+static inline uint32_t sm_log2_ceil(uint64_t x) {
+    uint32_t b = 0;
+    while ((1ull << b) < x) b++;
+    return b;
+}
+
 /* Sets the size and checksum of a freshly assembled block. */
 void sm_db_seal(uint8_t *bytes, uint64_t size);
 

@@ -91,12 +91,6 @@ static kh_pair *sort_pairs(kh_pair *a, kh_pair *tmp, size_t n, uint32_t k) {
     return src;
 }
 
-static uint32_t log2_at_least(uint64_t x) {
-    uint32_t b = 0;
-    while ((1ull << b) < x) b++;
-    return b;
-}
-
 int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], uint64_t max_bytes,
                 const sm_kt_tuning *tuning, sm_buf *section,
                 sm_error *err) {
@@ -137,7 +131,7 @@ int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
         sorted[npairs++] = sorted[i];
     }
 
-    uint32_t cap_log2 = log2_at_least(2 * (uint64_t)slots);
+    uint32_t cap_log2 = sm_log2_ceil(2 * (uint64_t)slots);
     if (cap_log2 < 1) cap_log2 = 1;
     /* Filter words (a power of two): about 16 bits per key up to 2 MiB, then
        2 MiB down to 8 bits per key, then about 8 bits per key up to 4 MiB.
@@ -147,7 +141,7 @@ int sm_kh_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], ui
     const uint64_t plateau = 1u << 18;
     uint64_t fwords = ((uint64_t)slots + 3) / 4;
     if (fwords > plateau) fwords = ((uint64_t)slots + 7) / 8 > plateau ? ((uint64_t)slots + 7) / 8 : plateau;
-    uint32_t filter_log2 = log2_at_least(fwords);
+    uint32_t filter_log2 = sm_log2_ceil(fwords);
     if (filter_log2 < SM_KH_FILTER_MIN_LOG2) filter_log2 = SM_KH_FILTER_MIN_LOG2;
     if (filter_log2 > SM_KH_FILTER_MAX_LOG2) filter_log2 = SM_KH_FILTER_MAX_LOG2;
     if (tuning && tuning->filter_log2 >= SM_KH_FILTER_MIN_LOG2 && tuning->filter_log2 <= SM_KH_FILTER_MAX_LOG2)

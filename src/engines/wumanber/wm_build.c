@@ -50,12 +50,6 @@ static int sort_items(wm_item **items, size_t n, uint32_t hash_bits) {
 }
 
 /* ceil(log2(x)) for x >= 1. */
-static uint32_t ceil_log2(uint64_t x) {
-    uint32_t b = 0;
-    while ((1ull << b) < x) b++;
-    return b;
-}
-
 /* The block length: the paper's rule B = ceil(log_c(2 M)) for c key symbols
    and M symbols in the keys' m-prefixes (so that a random block is in no
    key's prefix with probability about 1/2), at least 2, at most m. A block
@@ -104,7 +98,7 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
     uint32_t symbols = 0;
     for (int b = 0; b < 256; b++)
         if (used[b]) code_of_symbol[b] = (uint8_t)symbols++;
-    uint32_t bits = symbols <= 2 ? 1 : ceil_log2(symbols);
+    uint32_t bits = symbols <= 2 ? 1 : sm_log2_ceil(symbols);
 
     uint32_t B = p.block ? p.block : choose_block(symbols, bits, (uint64_t)nkeys * m, m);
     uint32_t Bp = p.prefix ? p.prefix : (m < SM_WM_MAX_PREFIX ? m : SM_WM_MAX_PREFIX);
@@ -122,7 +116,7 @@ int sm_wm_build(const sm_ac_key *keys, size_t nkeys, const uint8_t fold[256], co
             hash_bits = B * bits;
         } else {
             uint64_t blocks = (uint64_t)nkeys * (m - B + 1);
-            hash_bits = ceil_log2(blocks * 8);
+            hash_bits = sm_log2_ceil(blocks * 8);
             if (hash_bits < 10) hash_bits = 10;
             if (hash_bits > SM_WM_AUTO_HASH_BITS) hash_bits = SM_WM_AUTO_HASH_BITS;
         }
