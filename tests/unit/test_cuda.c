@@ -949,18 +949,22 @@ static void sampled_mmer_rounds(tu_rng *rng) {
     free_records(&recs);
 }
 
-/* A word list whose automaton is read through L2 while its visit counters
-   fit in shared memory: 1000 words of 2-10 letters of both cases, many
-   sharing stems and suffixes, over text of those letters, spaces and odd
-   bytes with the words planted, on the automaton kernel. */
+/* A word list whose automaton does not fit shared memory: 2000 words of
+   1-10 letters of both cases, many sharing stems
+   and suffixes, over text of those letters, spaces and odd bytes with the
+   words planted (and a record shorter than most words), looked for where
+   they start and through the table, case kept and ignored. */
 static void large_word_list(tu_rng *rng) {
     static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    const size_t n = 1000;
+    const size_t n = 2000;
     char *store = malloc(n * 12);
     sm_pattern *pats = calloc(n, sizeof *pats);
     for (size_t i = 0; i < n; i++) {
         char *w = store + i * 12;
-        uint32_t len = tu_rng_range(rng, 2, 10);
+        /* one key of a single letter (its window is a class alone), a few
+           of two: with case ignored, more would pass too many positions for
+           the keys to be looked for where they start */
+        uint32_t len = i == 7 ? 1 : i % 50 == 3 ? 2 : tu_rng_range(rng, 3, 10);
         uint32_t keep = i ? tu_rng_below(rng, 3) : 0; /* 1: a stem of an earlier word, 2: its suffix */
         const sm_pattern *other = i ? &pats[tu_rng_below(rng, (uint32_t)i)] : NULL;
         uint32_t from = keep ? tu_rng_range(rng, 1, (uint32_t)other->len) : 0;
@@ -972,32 +976,55 @@ static void large_word_list(tu_rng *rng) {
         pats[i].len = len;
     }
     records recs;
-    recs.n = 2;
-    recs.data = calloc(2, sizeof *recs.data);
-    recs.len = calloc(2, sizeof *recs.len);
-    for (size_t r = 0; r < 2; r++) {
-        size_t len = r ? 777 : (size_t)tu_scaled(100) * 20000;
+    recs.n = 3;
+    recs.data = calloc(recs.n, sizeof *recs.data);
+    recs.len = calloc(recs.n, sizeof *recs.len);
+    for (size_t r = 0; r < recs.n; r++) {
+        size_t len = r == 1 ? 777 : r == 2 ? 3 : (size_t)tu_scaled(100) * 20000;
         recs.len[r] = len;
         recs.data[r] = malloc(len);
         for (size_t i = 0; i < len; i++) {
             uint32_t x = tu_rng_below(rng, 64);
             recs.data[r][i] = x < 52 ? letters[x] : x < 62 ? ' ' : (char)(0x80 + x);
         }
-        for (size_t planted = 0; planted < len / 40; planted++) {
+        for (size_t planted = 0; len > 12 && planted < len / 40; planted++) {
             const sm_pattern *w = &pats[tu_rng_below(rng, (uint32_t)n)];
             size_t at = tu_rng_below(rng, (uint32_t)(len - w->len));
             memcpy(recs.data[r] + at, w->seq, w->len);
         }
     }
-    sm_db *db = compile_set(pats, n, SM_ALPHABET_TEXT, SM_STRAND_FORWARD, 0, SM_ENGINE_AUTOMATON);
-    if (db) {
-        char gpu[256] = "";
-        tu_check(sm_db_section_gpu(db, 0, gpu, sizeof gpu) && strstr(gpu, "read through L2"),
-                 "1000 words: the automaton read through L2 (%s)", gpu);
-        compare(db, &recs, 0, 1, 0, 11, "1000 words");
-        compare(db, &recs, 0, 0, 0, 11, "1000 words");
-        compare(db, &recs, 50000, 1, 0, 12, "1000 words");
-        sm_db_free(db);
+    /* words cut by record ends: a key must not run on into the next record */
+    for (size_t r = 0; r + 1 < recs.n; r++) {
+        const sm_pattern *w = &pats[0];
+        for (size_t i = 0; i < n && w->len < 6; i++) w = &pats[i];
+        size_t cut = w->len / 2;
+        if (recs.len[r] < cut || recs.len[r + 1] < w->len - cut) continue;
+        memcpy(recs.data[r] + recs.len[r] - cut, w->seq, cut);
+        memcpy(recs.data[r + 1], w->seq + cut, w->len - cut);
+    }
+    /* the keys from where they start (the tables' extra; for 700 words
+       the keys in shared memory), then the table through L2; with case
+       ignored too */
+    for (int way = 0; way < 5; way++) {
+        int table = way & 1;
+        unsigned flags = way & 2 ? SM_FLAG_IGNORE_CASE : 0;
+        size_t used = way == 4 ? 700 : n;
+        /* chosen, whatever the sizes from which the GPU takes either */
+        setenv("SEQMATCH_CUDA_AC", table ? "table" : "words", 1);
+        sm_db *db = compile_set(pats, used, SM_ALPHABET_TEXT, SM_STRAND_FORWARD, flags, SM_ENGINE_AUTOMATON);
+        if (db) {
+            char gpu[256] = "", what[64];
+            snprintf(what, sizeof what, "%zu words%s, %s", used, flags ? " -i" : "", table ? "the table" : "from their starts");
+            tu_check(sm_db_section_gpu(db, 0, gpu, sizeof gpu) &&
+                         strstr(gpu, table ? "read through L2" : "looked for where they start"),
+                     "%s: %s", what, gpu);
+            compare(db, &recs, 0, 1, 0, 11, what);
+            compare(db, &recs, 0, 0, 0, 11, what);
+            compare(db, &recs, 50000, 1, 0, 12, what);
+            compare(db, &recs, 4096, 0, 0, 13, what);
+            sm_db_free(db);
+        }
+        unsetenv("SEQMATCH_CUDA_AC");
     }
     free_records(&recs);
     free(pats);
