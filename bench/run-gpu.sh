@@ -12,7 +12,8 @@
 #   SETS_DIR  the pattern sets, named as bench/run-exact.sh names them
 #             (k8_1000.txt ... kjv_w1000.txt, primers100.fa; k31_1000000.txt:
 #             10^6 31-mers, sample_patterns.py -n 1000000 -l 31 -s 32000000
-#             --unique; k8_100 and k8_300: -l 8 --unique with seeds 101, 301)
+#             --unique; k8_100 and k8_300: -l 8 --unique with seeds 101, 301;
+#             kjv_w2000, kjv_w3000 as run-exact.sh draws WORD_SETS)
 #   OUT_DIR   default bench/results: gpu.txt (every line gpu_rate printed),
 #             gpu.csv (one row per case and engine), gpu-cli.txt (whole commands)
 # Environment: REPEATS (3), COPIES of panel.seq in the text (10 = 1.1 GB, as
@@ -33,11 +34,13 @@
 # position instead of the sampled m-mers (SEQMATCH_CUDA_KMER=filter), no
 # pre-filter (SEQMATCH_CUDA_KMER=nopre) and one filter read at a time
 # (SEQMATCH_CUDA_KMER_HASH=serial with =filter) on the 31-mers, the automaton's visit
-# counters in device memory (SEQMATCH_CUDA_VISITS=global) on the Bible's words.
+# counters in device memory (SEQMATCH_CUDA_VISITS=global) on the Bible's words,
+# and on the larger word lists the transition table (SEQMATCH_CUDA_AC=table)
+# beside the words looked for where they start (kjv_w1000 the other way).
 set -u
 bin=$1 data=$2 sets=$3 out=${4:-$(dirname "$0")/results}
 REPEATS=${REPEATS:-3} COPIES=${COPIES:-10} BIBLE_COPIES=${BIBLE_COPIES:-100}
-CASES=${CASES-"k20_10 k32_1000 k8_100 k8_300 k8_1000 k8_8000 k8_16000 k300_3000 k31_1000000 k8_1000_both kjv_w10 kjv_w1000"}
+CASES=${CASES-"k20_10 k32_1000 k8_100 k8_300 k8_1000 k8_8000 k8_16000 k300_3000 k31_1000000 k8_1000_both kjv_w10 kjv_w1000 kjv_w2000 kjv_w3000"}
 APPROX_CASES=${APPROX_CASES-"m64 primers guides mixed"}
 BIG_COPIES=${BIG_COPIES:-100} GUIDE_COPIES=${GUIDE_COPIES:-28} GUIDE_CPU=${GUIDE_CPU:-1} SASSY=${SASSY:-}
 BUILD_SETS=${BUILD_SETS-"k300_3000 k3000_3000 k9000_3000"}
@@ -99,7 +102,9 @@ for c in $CASES; do
     k31_*) VARIANT=SEQMATCH_CUDA_KMER=filter run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT=SEQMATCH_CUDA_KMER=nopre run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT="SEQMATCH_CUDA_KMER=filter SEQMATCH_CUDA_KMER_HASH=serial" run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
-    kjv_w1000) VARIANT=SEQMATCH_CUDA_VISITS=global run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
+    kjv_w1000) VARIANT=SEQMATCH_CUDA_VISITS=global run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
+               VARIANT=SEQMATCH_CUDA_AC=words run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
+    kjv_w2000|kjv_w3000) VARIANT=SEQMATCH_CUDA_AC=table run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
   esac
   case $c in
     k8_1000|k8_8000|k8_16000) VARIANT=SEQMATCH_CUDA_KMER_COUNT=rank run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
