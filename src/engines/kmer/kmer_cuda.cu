@@ -311,11 +311,28 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, c
     }
 }
 
+/* One entry of the table of sampled m-mers against a lane's k-mers: a hit
+   when it names the lane's m-mer and the k-mer ending o bytes on. */
+template <bool kCount>
+__device__ __forceinline__ void sampled_entry(const sm_gpu_scan_args &a, const uint4 &e, uint32_t mmer, uint32_t ends,
+                                              const sm_kt_piece &prev2, const sm_kt_piece &prev1,
+                                              const sm_kt_piece &cur, uint64_t mask, uint32_t p) {
+    const uint32_t o = e.z >> SM_KS_GPU_SLOT_BITS;
+    if (e.w == mmer && ((ends >> o) & 1u) &&
+        sm_ks_gpu_code(prev2.codes, prev1.codes, cur.codes, o, mask) == ((uint64_t)e.y << 32 | e.x)) {
+        if (kCount) atomicAdd(&a.visits[e.z & SM_KS_GPU_SLOT_MASK], 1u);
+        else report_slot(a, e.z & SM_KS_GPU_SLOT_MASK, p + o);
+    }
+}
+
 /* Hash layout, k of 27 to 31: each lane looks the m-mer ending on the byte
    before its own up in the table of sampled m-mers (kmer_gpu.h) and
    compares each of the m-mer's keys with the k-mer ending where the entry
-   says; entries of 16 bytes, {code, slot with o, m-mer}. */
-template <bool kDna, bool kCount>
+   says; entries of 16 bytes, {code, slot with o, m-mer}, read two at a time
+   (the aligned pair that holds the next, both in one 32-byte sector), so
+   that a walk waits on device memory half as often (kPairs; one at a time
+   with SEQMATCH_CUDA_KMER_PAIRS=0). */
+template <bool kDna, bool kCount, bool kPairs = true>
 __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_sampled_kernel(sm_gpu_scan_args a, const uint8_t *sampled,
                                                                    uint32_t sampled_log2) {
     __shared__ uint32_t code_map[64];
@@ -346,14 +363,22 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_sampled_kernel(sm_gpu_scan_a
             if (!ends) continue;
             const uint32_t mmer = prev1.codes & mmask;
             uint32_t at = sm_ks_gpu_home(mmer, sampled_log2);
-            for (uint4 e = __ldg(&entries[at]); e.z != SM_KS_GPU_EMPTY; e = __ldg(&entries[at])) {
-                const uint32_t o = e.z >> SM_KS_GPU_SLOT_BITS;
-                if (e.w == mmer && ((ends >> o) & 1u) &&
-                    sm_ks_gpu_code(prev2.codes, prev1.codes, cur.codes, o, mask) == ((uint64_t)e.y << 32 | e.x)) {
-                    if (kCount) atomicAdd(&a.visits[e.z & SM_KS_GPU_SLOT_MASK], 1u);
-                    else report_slot(a, e.z & SM_KS_GPU_SLOT_MASK, p + o);
+            if (!kPairs) {
+                for (uint4 e = __ldg(&entries[at]); e.z != SM_KS_GPU_EMPTY; e = __ldg(&entries[at])) {
+                    sampled_entry<kCount>(a, e, mmer, ends, prev2, prev1, cur, mask, p);
+                    at = (at + 1) & cap_mask;
                 }
-                at = (at + 1) & cap_mask;
+            }
+            while (kPairs) {
+                const uint32_t even = at & ~1u;
+                const uint4 e0 = __ldg(&entries[even]), e1 = __ldg(&entries[even | 1u]);
+                if (at == even) {
+                    if (e0.z == SM_KS_GPU_EMPTY) break;
+                    sampled_entry<kCount>(a, e0, mmer, ends, prev2, prev1, cur, mask, p);
+                }
+                if (e1.z == SM_KS_GPU_EMPTY) break;
+                sampled_entry<kCount>(a, e1, mmer, ends, prev2, prev1, cur, mask, p);
+                at = (even + 2) & cap_mask;
             }
         }
     }
@@ -367,6 +392,7 @@ struct kt_prepared {
     uint32_t pre_bits;
     uint8_t *sampled;        /* k of 27 to 31: the table of sampled m-mers (no pre-filter then) */
     uint32_t sampled_log2;
+    int sampled_single;      /* SEQMATCH_CUDA_KMER_PAIRS=0: its entries read one at a time (benchmarks) */
 };
 
 /* The table of sampled m-mers built on the device: a thread per key and o
@@ -468,6 +494,8 @@ static int kt_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     if (!p) return 0; /* the filter through L2 will do */
     s->prepared = p;
     /* SEQMATCH_CUDA_KMER=filter: a filter per position even for k of 27 to 31 (benchmarks) */
+    const char *pairs = getenv("SEQMATCH_CUDA_KMER_PAIRS");
+    p->sampled_single = pairs && strcmp(pairs, "0") == 0;
     if (sm_ks_gpu_fits(v.k, v.slots) && !(way && strcmp(way, "filter") == 0)) {
         if (ks_build(v, host->bytes, p, msg) != 0) return -1;
         if (p->sampled) return 0;
@@ -547,8 +575,11 @@ static int kt_launch(const sm_cuda_launch *l, char *msg) {
         const kt_prepared *pre = (const kt_prepared *)l->section->prepared;
         if (pre && pre->sampled) {
             void (*sk)(sm_gpu_scan_args, const uint8_t *, uint32_t) =
-                dna ? (count ? kt_sampled_kernel<true, true> : kt_sampled_kernel<true, false>)
-                    : (count ? kt_sampled_kernel<false, true> : kt_sampled_kernel<false, false>);
+                pre->sampled_single
+                    ? (dna ? (count ? kt_sampled_kernel<true, true, false> : kt_sampled_kernel<true, false, false>)
+                           : (count ? kt_sampled_kernel<false, true, false> : kt_sampled_kernel<false, false, false>))
+                : dna ? (count ? kt_sampled_kernel<true, true> : kt_sampled_kernel<true, false>)
+                      : (count ? kt_sampled_kernel<false, true> : kt_sampled_kernel<false, false>);
             unsigned blocks;
             if (sm_cuda_grid((const void *)sk, 0, l->args.nchunks, 32, l->sms, &blocks, msg) != 0) return -1;
             sk<<<blocks, SM_CUDA_BLOCK, 0, l->stream>>>(l->args, pre->sampled, pre->sampled_log2);
