@@ -55,12 +55,12 @@ size_t sm_acw_build(const uint8_t *section, const sm_db_pattern *patterns, sm_ac
         uint32_t own = 0;
         for (uint32_t o = out_index[s]; o < out_index[s + 1] && patterns[out_list[o] >> 1].length == depth[s]; o++) own++;
         if (!own) continue;
-        if (own > 0xffffu) goto done;
+        if (own > 0xffffu || depth[s] > 0xffffu) goto done; /* the key's lengths and ids fit 16 bits */
         nkeys++;
         pool += depth[s];
         nids += own;
     }
-    if (!nkeys || nkeys > SM_ACW_MAX_KEYS || pool > (1u << 26) || depth[states - 1] > 0xffffu) goto done;
+    if (!nkeys || nkeys > SM_ACW_MAX_KEYS || pool > (1u << 26)) goto done;
     keys = malloc((size_t)nkeys * sizeof *keys);
     uint8_t *classes = malloc(pool);
     if (!keys || !classes) {
