@@ -23,7 +23,6 @@
 
 #include "engines/cuda_engine.cuh"
 #include "engines/automaton/automaton_gpu.h"
-#include "engines/automaton/words_gpu.h"
 
 #define TARGET_MASK 0x7fffffffu
 
@@ -41,8 +40,8 @@ struct ac_prepared {
    in the 16-bit one the target's state index. */
 template <int kTable, bool kCount, bool kVisitsShared>
 __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *delta, const uint16_t *compact,
-                                     uint32_t *visits, uint32_t columns, uint32_t &s, uint32_t c, uint32_t pos,
-                                     uint32_t c1) {
+                                     uint32_t *visits, uint32_t shared_states, uint32_t columns, uint32_t &s,
+                                     uint32_t c, uint32_t pos, uint32_t c1) {
     const sm_gpu_automaton *v = SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
     uint32_t e, state;
     bool flagged;
@@ -57,17 +56,18 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
         state = flagged ? s / columns : 0;
     }
     if (!flagged) return;
-    if (kVisitsShared && pos <= c1) atomicAdd(&visits[state], 1u);
+    if (kVisitsShared && pos <= c1 && state < shared_states) atomicAdd(&visits[state], 1u);
     else sm_ac_gpu_report(&a, v, state, pos, c1, kCount);
 }
 
-/* kVisitsShared (count mode): the states' visit counters in the block's
-   shared memory past the table (at byte visits_off), added to the device's
-   when the block ends, so that the states of frequent words do not queue on
-   one counter in L2. */
+/* kVisitsShared (count mode): the visit counters of the first shared_states
+   states in the block's shared memory past the table (at byte visits_off),
+   added to the device's when the block ends, so that the states of frequent
+   words do not queue on one counter in L2; any further states count in
+   device memory. */
 template <int kTable, bool kCount, bool kVisitsShared = false>
 __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global,
-                                                           uint32_t visits_off) {
+                                                           uint32_t visits_off, uint32_t shared_states) {
     extern __shared__ uint32_t shared_table[];
     uint32_t *visits = shared_table + visits_off / 4;
     __shared__ uint32_t class_of[256];
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
         for (uint32_t i = threadIdx.x; i < (words + 1) / 2; i += blockDim.x) shared_table[i] = __ldg(&pairs[i]);
     }
     if (kVisitsShared)
-        for (uint32_t i = threadIdx.x; i < v.states; i += blockDim.x) visits[i] = 0;
+        for (uint32_t i = threadIdx.x; i < shared_states; i += blockDim.x) visits[i] = 0;
     __syncthreads();
     const uint32_t items = a.nchunks * a.parts;
     for (uint32_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
@@ -101,13 +101,13 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
             if (from == 0 && to == 16) {
 #pragma unroll
                 for (int k = 0; k < 16; k++)
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, columns, s,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, shared_states, columns, s,
                                          class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
             } else {
 #pragma unroll
                 for (int k = 0; k < 16; k++) {
                     if ((uint32_t)k < from || (uint32_t)k >= to) continue;
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, columns, s,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, shared_states, columns, s,
                                          class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
                 }
             }
@@ -116,137 +116,9 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
     }
     if (kVisitsShared) {
         __syncthreads();
-        for (uint32_t i = threadIdx.x; i < v.states; i += blockDim.x)
+        for (uint32_t i = threadIdx.x; i < shared_states; i += blockDim.x)
             if (visits[i]) atomicAdd(&a.visits[i], visits[i]);
     }
-}
-
-/* The keys looked for where they start (words_gpu.h): a chunk a warp, 16
-   positions a lane; a tile's candidates gathered in the warp's queue and
-   verified a lane each (verified by the lanes that found them, the warp
-   waited on the lane with most: slower, bench/results/history.md, "Word
-   lists on the GPU from where the words start"). Shared memory: the byte map (256 bytes), the filter, the
-   warps' queues, then (kCountShared) a counter per key, added to its
-   patterns' counts when the block ends, then (kKeysShared) the buckets and
-   the keys. */
-#define AC_WORDS_BLOCKS 3 /* blocks of a multiprocessor: registers and shared memory sized for them */
-#define AC_WORDS_QUEUE (SM_CUDA_BLOCK * 12)
-
-template <bool kCountShared, bool kKeysShared>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK, AC_WORDS_BLOCKS) ac_words_kernel(sm_gpu_scan_args a) {
-    extern __shared__ uint32_t shm[];
-    const sm_acw_tables *t = (const sm_acw_tables *)a.extra;
-    const uint8_t *base = reinterpret_cast<const uint8_t *>(t);
-    const uint32_t log2 = t->filter_log2, windows = t->windows, filter_words = (1u << log2) / 32, keys = t->keys;
-    const uint32_t bucket_words = 2u << t->buckets_log2, key_words = keys * (uint32_t)(sizeof(sm_acw_key) / 4);
-    uint8_t *class_of = reinterpret_cast<uint8_t *>(shm);
-    uint32_t *filter = shm + 64;
-    uint32_t *after = filter + filter_words;
-    uint2 *queue = reinterpret_cast<uint2 *>(after) + (threadIdx.x & ~31u);
-    uint32_t *queue_meta = after + 2 * SM_CUDA_BLOCK + (threadIdx.x & ~31u);
-    after += AC_WORDS_QUEUE / 4;
-    uint32_t *counters = kCountShared ? after : NULL;
-    if (kCountShared) after += keys;
-    const sm_acw_bucket *buckets = reinterpret_cast<const sm_acw_bucket *>(base + t->buckets_off);
-    const sm_acw_key *key_list = reinterpret_cast<const sm_acw_key *>(base + t->keys_off);
-    {
-        const uint32_t *map = reinterpret_cast<const uint32_t *>(t->class_of);
-        const uint32_t *bits = reinterpret_cast<const uint32_t *>(base + t->filter_off);
-        for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x) shm[i] = __ldg(&map[i]);
-        for (uint32_t i = threadIdx.x; i < filter_words; i += blockDim.x) filter[i] = __ldg(&bits[i]);
-        if (kCountShared)
-            for (uint32_t i = threadIdx.x; i < keys; i += blockDim.x) counters[i] = 0;
-        if (kKeysShared) {
-            const uint32_t *from = reinterpret_cast<const uint32_t *>(buckets);
-            for (uint32_t i = threadIdx.x; i < bucket_words; i += blockDim.x) after[i] = __ldg(&from[i]);
-            buckets = reinterpret_cast<const sm_acw_bucket *>(after);
-            from = reinterpret_cast<const uint32_t *>(key_list);
-            for (uint32_t i = threadIdx.x; i < key_words; i += blockDim.x) after[bucket_words + i] = __ldg(&from[i]);
-            key_list = reinterpret_cast<const sm_acw_key *>(after + bucket_words);
-        }
-    }
-    __syncthreads();
-    const uint32_t lane = threadIdx.x & 31;
-    const uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
-        const sm_gpu_chunk ch = a.chunks[c];
-        for (uint32_t tile = ch.c0 & ~15u; tile < ch.c1; tile += 16 * 32) {
-            const uint32_t p = tile + 16 * lane;
-            uint32_t cw[6] = {0, 0, 0, 0, 0, 0};
-            if (p < ch.end) {
-                uint32_t w[4];
-                sm_gpu_load16(a.text + p, w);
-                sm_acw_classes(class_of, w, p, ch.end, cw);
-            }
-            /* the next piece's first eight classes: the next lane's, or
-               past the tile read again */
-            cw[4] = __shfl_down_sync(0xffffffffu, cw[0], 1);
-            cw[5] = __shfl_down_sync(0xffffffffu, cw[1], 1);
-            if (lane == 31) {
-                uint32_t x[2] = {0, 0};
-#pragma unroll
-                for (uint32_t b = 0; b < 8; b++)
-                    if (p + 16 + b < ch.end) x[b / 4] |= (uint32_t)class_of[__ldg(a.text + p + 16 + b)] << (8 * (b & 3));
-                cw[4] = x[0];
-                cw[5] = x[1];
-            }
-            uint32_t passed[2];
-            uint32_t pass = sm_acw_candidates(filter, log2, windows, cw, sm_acw_owned(p, ch), passed);
-            /* rounds of at most 32 candidates of the whole warp, placed by a
-               scan of the lanes' counts */
-            while (__any_sync(0xffffffffu, pass)) {
-                uint32_t n = __popc(pass), below = n;
-#pragma unroll
-                for (uint32_t d = 1; d < 32; d *= 2) {
-                    uint32_t x = __shfl_up_sync(0xffffffffu, below, d);
-                    if (lane >= d) below += x;
-                }
-                const uint32_t total = __shfl_sync(0xffffffffu, below, 31);
-                for (uint32_t slot = below - n; pass && slot < 32; slot++) {
-                    const uint32_t j = __ffs(pass) - 1;
-                    pass &= pass - 1;
-                    queue[slot] = make_uint2(sm_acw_window(cw, j), sm_acw_window(cw, j + 4));
-                    queue_meta[slot] = lane << 8 | j << 4 | sm_acw_lengths_at(passed, j);
-                }
-                __syncwarp();
-                if (lane < total) {
-                    const uint2 e = queue[lane];
-                    const uint32_t m = queue_meta[lane];
-                    sm_acw_verify(&a, t, class_of, buckets, key_list, tile + 16 * (m >> 8) + ((m >> 4) & 15u), ch.end,
-                                  e.x, e.y, m & 15u, counters);
-                }
-                __syncwarp();
-            }
-        }
-    }
-    if (kCountShared) {
-        __syncthreads();
-        for (uint32_t i = threadIdx.x; i < keys; i += blockDim.x)
-            if (counters[i]) sm_acw_add_counts(&a, t, i, counters[i]);
-    }
-}
-
-static int ac_words_launch(const sm_cuda_launch *l, char *msg) {
-    const sm_gpu_automaton &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_automaton);
-    size_t shared = 256 + ((size_t)1 << v.words_filter_log2) / 8 + AC_WORDS_QUEUE;
-    /* per-key counters, then the buckets and keys, where they fit a
-       multiprocessor's share of its blocks: counters first (at most 32 KiB,
-       so that L1 keeps room for what is read through it), as hits counted
-       in device memory queue on the frequent keys' counters */
-    const size_t room = (l->shared_limit + 1024) / AC_WORDS_BLOCKS - 1024;
-    const size_t tables = (size_t)8 << v.words_buckets_log2, keys = (size_t)v.words_keys * sizeof(sm_acw_key);
-    const ac_prepared *p = (const ac_prepared *)l->section->prepared;
-    bool counters = l->args.count_only && !p->visits_global && (size_t)v.words_keys * 4 <= 32 * 1024 &&
-                    shared + (size_t)v.words_keys * 4 <= room;
-    if (counters) shared += (size_t)v.words_keys * 4;
-    bool keys_shared = shared + tables + keys <= room;
-    if (keys_shared) shared += tables + keys;
-    void (*kernel)(sm_gpu_scan_args) = counters ? (keys_shared ? ac_words_kernel<true, true> : ac_words_kernel<true, false>)
-                                                : (keys_shared ? ac_words_kernel<false, true> : ac_words_kernel<false, false>);
-    unsigned blocks;
-    if (sm_cuda_grid((const void *)kernel, shared, l->args.nchunks, 32, l->sms, &blocks, msg) != 0) return -1;
-    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args);
-    return 0;
 }
 
 static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char *msg) {
@@ -261,7 +133,7 @@ static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     p->prefer_wide = choice && strcmp(choice, "32") == 0;
     const char *visits = getenv("SEQMATCH_CUDA_VISITS");
     p->visits_global = visits && strcmp(visits, "global") == 0;
-    if (v.words || v.states >= 0x8000u) return 0;
+    if (v.states >= 0x8000u) return 0;
     size_t words = (size_t)v.states * v.columns;
     const uint32_t *delta = (const uint32_t *)(host->bytes + v.delta_off);
     uint16_t *tmp = (uint16_t *)malloc(words * sizeof *tmp + 2);
@@ -286,10 +158,9 @@ static void ac_release(sm_cuda_gpu_section *s) {
 
 static int ac_launch(const sm_cuda_launch *l, char *msg) {
     const sm_gpu_automaton &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_automaton);
-    if (v.words) return ac_words_launch(l, msg);
     const ac_prepared *p = (const ac_prepared *)l->section->prepared;
     size_t words = (size_t)v.states * v.columns, wide = words * 4, narrow = words * 2 + 2;
-    void (*kernel)(sm_gpu_scan_args, const uint16_t *, uint32_t);
+    void (*kernel)(sm_gpu_scan_args, const uint16_t *, uint32_t, uint32_t);
     size_t shared = 0;
     bool count = l->args.count_only;
     int table;
@@ -303,12 +174,18 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
         table = TABLE_GLOBAL;
     }
     /* at most 32 KiB of counters: more takes L1's room from a table read
-       through it (bench/results/history.md, "Dense sets on the GPU") */
+       through it (bench/results/history.md, "Dense sets on the GPU"). A
+       table read through L2 with more states keeps counters for the first
+       8192 (numbered breadth first: the shallow states, which most hits
+       visit) and counts the others in device memory ("Word lists on the
+       GPU: counters past 8192 states"). */
     uint32_t visits_off = (uint32_t)((shared + 15) & ~(size_t)15);
-    size_t visits_bytes = (size_t)v.states * 4;
-    bool visits_shared = count && !p->visits_global && visits_bytes <= 32 * 1024 &&
-                         visits_off + visits_bytes + 2048 <= l->shared_limit;
-    if (visits_shared) shared = visits_off + (size_t)v.states * 4;
+    size_t room = visits_off + 2048 <= l->shared_limit ? (l->shared_limit - 2048 - visits_off) / 4 : 0;
+    size_t shared_states = v.states < 8192u ? v.states : 8192u;
+    if (shared_states > room) shared_states = room;
+    bool visits_shared = count && !p->visits_global && shared_states > 0 &&
+                         (shared_states == v.states || table == TABLE_GLOBAL);
+    if (visits_shared) shared = visits_off + shared_states * 4;
 #define AC_PICK(T)                                                                                      \
     kernel = !count ? ac_kernel<T, false> : visits_shared ? ac_kernel<T, true, true> : ac_kernel<T, true>
     if (table == TABLE_SHARED16) AC_PICK(TABLE_SHARED16);
@@ -318,7 +195,7 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     unsigned blocks;
     if (sm_cuda_grid((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, l->sms, &blocks, msg) != 0)
         return -1;
-    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact, visits_off);
+    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact, visits_off, (uint32_t)shared_states);
     return 0;
 }
 

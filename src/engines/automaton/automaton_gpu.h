@@ -20,11 +20,6 @@ typedef struct {
     uint64_t out_index_off;  /* uint32[states + 1] */
     uint64_t out_list_off;   /* uint32[]: output ids (pattern * 2 + reverse) */
     uint64_t class_of_off;   /* uint16[256]: text byte -> column */
-    /* the keys read from where they start (words_gpu.h), its tables the
-       section's extra, a warp per chunk: instead of the table when it
-       does not fit shared memory and the keys' windows are rare */
-    uint32_t words;
-    uint32_t words_filter_log2, words_buckets_log2, words_keys, words_size;
 } sm_gpu_automaton;
 
 /* A flagged transition into state at batch offset pos (just past the byte):
