@@ -493,9 +493,9 @@ static int kt_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     kt_prepared *p = (kt_prepared *)calloc(1, sizeof *p);
     if (!p) return 0; /* the filter through L2 will do */
     s->prepared = p;
-    /* SEQMATCH_CUDA_KMER=filter: a filter per position even for k of 27 to 31 (benchmarks) */
     const char *pairs = getenv("SEQMATCH_CUDA_KMER_PAIRS");
     p->sampled_single = pairs && strcmp(pairs, "0") == 0;
+    /* SEQMATCH_CUDA_KMER=filter: a filter per position even for k of 27 to 31 (benchmarks) */
     if (sm_ks_gpu_fits(v.k, v.slots) && !(way && strcmp(way, "filter") == 0)) {
         if (ks_build(v, host->bytes, p, msg) != 0) return -1;
         if (p->sampled) return 0;
