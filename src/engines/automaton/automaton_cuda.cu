@@ -175,16 +175,18 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     }
     /* at most 32 KiB of counters: more takes L1's room from a table read
        through it (bench/results/history.md, "Dense sets on the GPU"). A
-       table read through L2 with more states keeps counters for the first
-       8192 (numbered breadth first: the shallow states, which most hits
-       visit) and counts the others in device memory ("Word lists on the
-       GPU: counters past 8192 states"). */
+       text set's table read through L2 with more states keeps counters for
+       the first 8192 (numbered breadth first: the shallow states, which the
+       frequent words' hits visit) and counts the others in device memory;
+       a DNA set's (a few columns, hits sparser) counts them all there, as
+       L1 serves its table better without them ("Word lists on the GPU:
+       counters past 8192 states"). */
     uint32_t visits_off = (uint32_t)((shared + 15) & ~(size_t)15);
     size_t room = visits_off + 2048 <= l->shared_limit ? (l->shared_limit - 2048 - visits_off) / 4 : 0;
     size_t shared_states = v.states < 8192u ? v.states : 8192u;
     if (shared_states > room) shared_states = room;
     bool visits_shared = count && !p->visits_global && shared_states > 0 &&
-                         (shared_states == v.states || table == TABLE_GLOBAL);
+                         (shared_states == v.states || (table == TABLE_GLOBAL && v.columns >= 16));
     if (visits_shared) shared = visits_off + shared_states * 4;
 #define AC_PICK(T)                                                                                      \
     kernel = !count ? ac_kernel<T, false> : visits_shared ? ac_kernel<T, true, true> : ac_kernel<T, true>
