@@ -57,6 +57,11 @@ __device__ __forceinline__ void lanes_before(sm_kt_piece cur, uint32_t lane, sm_
     carry2 = shfl_lane(cur, 30);
 }
 
+/* A chunk per warp: the grid's warps take a batch's chunks in turn, from
+   each warp's index on. */
+__device__ __forceinline__ uint32_t first_warp_chunk() { return (blockIdx.x * blockDim.x + threadIdx.x) / 32; }
+__device__ __forceinline__ uint32_t grid_warps() { return gridDim.x * (blockDim.x / 32); }
+
 /* A lane's piece of the tile at p (empty past the chunk) and those of the
    one and two lanes before it. */
 template <bool kDna>
@@ -112,8 +117,8 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_direct_kernel(sm_gpu_scan_ar
     }
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+    const uint32_t warps = grid_warps();
+    for (uint32_t c = first_warp_chunk(); c < a.nchunks; c += warps) {
         const sm_gpu_chunk ch = a.chunks[c];
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
@@ -171,8 +176,8 @@ __global__ void __launch_bounds__(1024) kt_slot_kernel(sm_gpu_scan_args a) {
     }
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+    const uint32_t warps = grid_warps();
+    for (uint32_t c = first_warp_chunk(); c < a.nchunks; c += warps) {
         const sm_gpu_chunk ch = a.chunks[c];
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         uint32_t tile = ch.c0 & ~15u;
@@ -239,8 +244,8 @@ __global__ void __launch_bounds__(kThreads) kt_hash_kernel(sm_gpu_scan_args a, c
     __syncthreads();
     sm_gpu_kmer view = v;
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+    const uint32_t warps = grid_warps();
+    for (uint32_t c = first_warp_chunk(); c < a.nchunks; c += warps) {
         const sm_gpu_chunk ch = a.chunks[c];
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         for (uint32_t tile = ch.c0 & ~15u; tile < ch.end; tile += SM_KT_GPU_TILE) {
@@ -347,8 +352,8 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) kt_sampled_kernel(sm_gpu_scan_a
     }
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t warps = gridDim.x * (blockDim.x / 32);
-    for (uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < a.nchunks; c += warps) {
+    const uint32_t warps = grid_warps();
+    for (uint32_t c = first_warp_chunk(); c < a.nchunks; c += warps) {
         const sm_gpu_chunk ch = a.chunks[c];
         sm_kt_piece carry1 = sm_kt_gpu_empty(), carry2 = sm_kt_gpu_empty();
         /* a k-mer ends at p - 1: the lane whose first byte is the chunk's end still has one */
