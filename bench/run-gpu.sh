@@ -13,7 +13,7 @@
 #             (k8_1000.txt ... kjv_w1000.txt, primers100.fa; k31_1000000.txt:
 #             10^6 31-mers, sample_patterns.py -n 1000000 -l 31 -s 32000000
 #             --unique; k8_100 and k8_300: -l 8 --unique with seeds 101, 301;
-#             kjv_w2000, kjv_w3000 as run-exact.sh draws WORD_SETS)
+#             a missing kjv_wN.txt is drawn as run-exact.sh draws WORD_SETS)
 #   OUT_DIR   default bench/results: gpu.txt (every line gpu_rate printed),
 #             gpu.csv (one row per case and engine), gpu-cli.txt (whole commands)
 # Environment: REPEATS (3), COPIES of panel.seq in the text (10 = 1.1 GB, as
@@ -88,7 +88,10 @@ for c in $CASES; do
     *) others="" ;;
   esac
   case $c in
-    kjv_*) alphabet=text strands=+ text=$tmp/kjv.txt set=$sets/$c.txt ;;
+    kjv_*) alphabet=text strands=+ text=$tmp/kjv.txt set=$sets/$c.txt
+           # a word list SETS_DIR lacks is drawn as run-exact.sh draws it
+           n=${c#kjv_w}
+           [ -f "$set" ] || { set=$tmp/$c.txt; python3 "$(dirname "$0")/sample_patterns.py" --words -n "$n" -s $((500000 + n)) -o "$set" "$data/kjv.txt"; } ;;
     k8_1000_both) alphabet=dna strands=both text=$tmp/panel.seq set=$sets/k8_1000.txt ;;
     *) alphabet=dna strands=+ text=$tmp/panel.seq set=$sets/$c.txt ;;
   esac
