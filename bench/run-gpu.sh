@@ -31,7 +31,8 @@
 # The kernels' variants run beside their defaults: bytes decoded by table
 # (SEQMATCH_CUDA_KMER=table) and the bitmap's rank counting
 # (SEQMATCH_CUDA_KMER_COUNT=rank) on the 8-mer sets, a filter read per
-# position instead of the sampled m-mers (SEQMATCH_CUDA_KMER=filter) or their
+# position instead of the sampled m-mers (SEQMATCH_CUDA_KMER=filter), their
+# table half full instead of an eighth (SEQMATCH_CUDA_KMER_SPARSE=0) or its
 # entries read one at a time (SEQMATCH_CUDA_KMER_PAIRS=0), no
 # pre-filter (SEQMATCH_CUDA_KMER=nopre) and one filter read at a time
 # (SEQMATCH_CUDA_KMER_HASH=serial with =filter) on the 31-mers, the automaton's visit
@@ -105,6 +106,7 @@ for c in $CASES; do
     k31_*) VARIANT=SEQMATCH_CUDA_KMER=filter run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT=SEQMATCH_CUDA_KMER=nopre run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT="SEQMATCH_CUDA_KMER=filter SEQMATCH_CUDA_KMER_HASH=serial" run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
+           VARIANT=SEQMATCH_CUDA_KMER_SPARSE=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT=SEQMATCH_CUDA_KMER_PAIRS=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
     kjv_w1000|kjv_w2000|kjv_w3000) VARIANT=SEQMATCH_CUDA_VISITS=global run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
   esac

@@ -429,8 +429,11 @@ __global__ void ks_stretch_kernel(const uint4 *table, uint32_t cap_log2, uint32_
     atomicMax(longest, len);
 }
 
-/* Builds the table of sampled m-mers for a hash layout of k 27 to 31 (p->
-   sampled stays NULL where an m-mer crowds it, or device memory is short). */
+/* Builds the table of sampled m-mers for a hash layout of k 27 to 31, an
+   eighth full, or fuller down to half where half the free device memory
+   does not hold it (p->sampled stays NULL where an m-mer crowds it, or
+   device memory is short even so). SEQMATCH_CUDA_KMER_SPARSE=0: half full
+   (benchmarks). */
 static int ks_build(const sm_gpu_kmer &v, const uint8_t *section, kt_prepared *p, char *msg) {
     const uint8_t *entries = section + v.table_off;
     uint64_t n = 0, cap = 1ull << v.cap_log2;
@@ -439,10 +442,14 @@ static int ks_build(const sm_gpu_kmer &v, const uint8_t *section, kt_prepared *p
         memcpy(&slot, entries + 16 * e + 8, 4);
         n += slot != SM_GPU_KMER_EMPTY;
     }
-    uint32_t log2 = sm_ks_gpu_cap_log2(n);
-    size_t bytes = sm_ks_gpu_table_bytes(log2), free_bytes = 0, total = 0;
-    if (n == 0 || n > SM_KS_GPU_MAX_KEYS || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || bytes > free_bytes / 2)
-        return 0;
+    size_t free_bytes = 0, total = 0;
+    if (n == 0 || n > SM_KS_GPU_MAX_KEYS || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 0;
+    const char *sparse = getenv("SEQMATCH_CUDA_KMER_SPARSE");
+    const uint32_t min_log2 = sm_ks_gpu_min_log2(n);
+    uint32_t log2 = sparse && strcmp(sparse, "0") == 0 ? min_log2 : sm_ks_gpu_cap_log2(n);
+    while (log2 > min_log2 && sm_ks_gpu_table_bytes(log2) > free_bytes / 2) log2--;
+    const size_t bytes = sm_ks_gpu_table_bytes(log2);
+    if (bytes > free_bytes / 2) return 0;
     uint64_t *codes = (uint64_t *)malloc(n * 8);
     uint32_t *slots = (uint32_t *)malloc(n * 4);
     if (!codes || !slots) {

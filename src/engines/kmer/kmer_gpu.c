@@ -46,8 +46,9 @@ static void kt_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
     if (!shared && sm_ks_gpu_fits(x->k, x->slots)) {
         sm_gpu_size_text(sm_ks_gpu_table_bytes(sm_ks_gpu_cap_log2(x->slots)), b, sizeof b);
         snprintf(buf, size, "k-mer hash set (k = %u): one lookup per 16 positions, by the m-mer (m = %u) that ends "
-                 "on a lane's last byte, in a table of %s holding each key under its 16 m-mers in device memory "
-                 "(unless an m-mer crowds it or device memory is short: then a filter per position); a warp per chunk, %s",
+                 "on a lane's last byte, in a table of %s (an eighth full; fuller, down to half, where device memory "
+                 "is short) holding each key under its 16 m-mers in device memory (unless an m-mer crowds it or "
+                 "device memory is short even so: then a filter per position); a warp per chunk, %s",
                  x->k, x->k - 15, b, decode);
         return;
     }

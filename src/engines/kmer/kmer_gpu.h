@@ -281,7 +281,8 @@ SM_GPU_HOSTDEV void sm_kh_gpu_build_pre(const sm_gpu_kmer *v, const uint8_t *sec
    through L2 for about half of the positions. The kernel takes it when no
    stretch of the table's filled entries passes SM_KS_GPU_MAX_WALK (an
    m-mer that too many keys hold), for sets of up to SM_KS_GPU_MAX_KEYS
-   (the table, half empty, then takes at most 2^31 entries: 32 GiB). */
+   (the table, at least half empty, then takes at most 2^31 entries: 32
+   GiB). */
 #define SM_KS_GPU_MIN_K 27u
 #define SM_KS_GPU_MAX_K 31u
 #define SM_KS_GPU_MAX_WALK 256u
@@ -326,12 +327,21 @@ SM_GPU_FN uint32_t sm_ks_gpu_ends(uint32_t want, uint32_t k, uint32_t prev2_brea
 #define SM_KS_GPU_EMPTY 0xffffffffu
 SM_GPU_HOSTDEV size_t sm_ks_gpu_table_bytes(uint32_t cap_log2) { return (size_t)SM_KS_GPU_ENTRY << cap_log2; }
 
-/* The table's size for a set of keys: at least two entries per key and o. */
-SM_GPU_HOSTDEV uint32_t sm_ks_gpu_cap_log2(uint64_t slots) {
+/* The table's size for a set of keys: at least eight entries per key and
+   o, up to 2^31 entries. A lane whose m-mer some keys hold reads all their
+   entries and then on to the next empty one: the emptier the table, the
+   sooner a walk ends (docs/architecture.md, "Kernels"). */
+SM_GPU_HOSTDEV uint32_t sm_ks_gpu_log2_for(uint64_t slots, uint64_t per_key) {
     uint32_t log2 = 4;
-    while (log2 < 31 && ((uint64_t)1 << log2) < 32 * slots) log2++;
+    while (log2 < 31 && ((uint64_t)1 << log2) < 16 * per_key * slots) log2++;
     return log2;
 }
+
+SM_GPU_HOSTDEV uint32_t sm_ks_gpu_cap_log2(uint64_t slots) { return sm_ks_gpu_log2_for(slots, 8); }
+
+/* The smallest the device takes when memory is short: two entries per key
+   and o (at most half full). */
+SM_GPU_HOSTDEV uint32_t sm_ks_gpu_min_log2(uint64_t slots) { return sm_ks_gpu_log2_for(slots, 2); }
 
 /* Fills the table (every byte 0xff before) from the hash layout's keys, on
    the host for the stand-in (the GPU module builds it on the device: the
