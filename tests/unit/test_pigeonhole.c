@@ -4,13 +4,17 @@
  * embedded automaton for long pieces and text), a fresh section validates, a short or mislabelled one is refused
  * (so is one whose probes disagree with its pieces or keys),
  * and a section with random bytes flipped anywhere is either refused or
- * scanned (with a sanitizer build, without reading outside it). */
+ * scanned (with a sanitizer build, without reading outside it). Then k
+ * edits where ends crowd (keys alike, an end of each at every position):
+ * each key's ends and costs against the edit distance, and the ends held
+ * at once bounded. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cpu.h"
 #include "engines/approx/pigeonhole.h"
+#include "engines/approx/pigeonhole_private.h"
 #include "testutil.h"
 
 typedef struct {
@@ -146,9 +150,179 @@ done:
     free(bytes);
 }
 
+/* The least edit distance of key against a text ending at each end (any
+   start), into cost[1..n] (cost[0] unused). */
+static void edit_ends(const char *key, size_t m, const uint8_t *text, size_t n, uint32_t *cost) {
+    uint32_t *col = malloc((m + 1) * sizeof *col);
+    if (!col) abort();
+    for (size_t i = 0; i <= m; i++) col[i] = (uint32_t)i;
+    for (size_t j = 1; j <= n; j++) {
+        uint32_t diag = col[0];
+        col[0] = 0;
+        for (size_t i = 1; i <= m; i++) {
+            uint32_t up = col[i], best = diag + ((uint8_t)key[i - 1] != text[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (col[i - 1] + 1 < best) best = col[i - 1] + 1;
+            diag = up;
+            col[i] = best;
+        }
+        cost[j] = col[m];
+    }
+    free(col);
+}
+
+static int by_hit(const void *a, const void *b) {
+    const sm_rawhit *x = a, *y = b;
+    if (x->pattern != y->pattern) return x->pattern < y->pattern ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Keys of 12 A's with at most one other base and 1 edit: over a run of A
+   every position ends an alignment of every key. */
+enum { CROWD_LEN = 12 };
+
+static int crowd_section(uint32_t nkeys, char (*seqs)[CROWD_LEN], sm_buf *sec) {
+    sm_ac_key *keys = calloc(nkeys, sizeof *keys);
+    if (!keys) abort();
+    for (uint32_t i = 0; i < nkeys; i++) {
+        memset(seqs[i], 'A', CROWD_LEN);
+        if (i > 0) seqs[i][(i - 1) / 3 % CROWD_LEN] = "CGT"[(i - 1) % 3];
+        keys[i].seq = (const uint8_t *)seqs[i];
+        keys[i].len = CROWD_LEN;
+        keys[i].output = i * 2;
+    }
+    memset(sec, 0, sizeof *sec);
+    sm_error err;
+    int rc = sm_ph_build(keys, nkeys, SM_ALPHABET_DNA, 0, SM_MATCH_EDITS, 1, 0, 0, sec, &err);
+    free(keys);
+    return tu_check(rc == SM_OK, "crowded ends: build: %s", rc ? err.message : "");
+}
+
+static void crowded_ends(tu_rng *rng) {
+    /* 37 keys alike over runs of A among random bases, fed in pieces:
+       every end and cost against the edit distance (keys whose ends share
+       a slot must not share an event) */
+    enum { KEYS = 37 };
+    char seqs[KEYS][CROWD_LEN];
+    sm_buf sec;
+    if (crowd_section(KEYS, seqs, &sec)) {
+        const size_t n = 6000;
+        uint8_t *text = malloc(n);
+        uint32_t *cost = malloc((n + 1) * sizeof *cost);
+        if (!text || !cost) abort();
+        /* random bases with short runs of A (few ends at a time: an end's
+           slot stays as it was) and one long run (every slot in turn) */
+        tu_random_dna(rng, (char *)text, n);
+        for (size_t at = 100; at + 40 < n; at += 150 + tu_rng_below(rng, 100))
+            memset(text + at, 'A', 13 + tu_rng_below(rng, 8));
+        memset(text + 2500, 'A', 1000);
+        size_t want_n = 0, want_cap = 1 << 16;
+        sm_rawhit *want = malloc(want_cap * sizeof *want);
+        for (uint32_t i = 0; i < KEYS; i++) {
+            edit_ends(seqs[i], CROWD_LEN, text, n, cost);
+            for (size_t e = 1; e <= n; e++) {
+                if (cost[e] > 1) continue;
+                if (want_n == want_cap) want = realloc(want, (want_cap *= 2) * sizeof *want);
+                want[want_n++] = (sm_rawhit){.end = e, .pattern = i, .errors = (uint16_t)cost[e]};
+            }
+        }
+        sm_ph_state *st = sm_ph_state_new(sec.data, sm_cpu());
+        sm_sink sink;
+        memset(&sink, 0, sizeof sink);
+        sink.own_hi = UINT64_MAX;
+        sm_ph_state_reset(st);
+        for (size_t at = 0; at < n; at += 1777)
+            sm_ph_scan(sec.data, st, text + at, n - at < 1777 ? n - at : 1777, at, &sink);
+        sm_ph_finish(sec.data, st, n, &sink);
+        qsort(sink.hits, sink.n, sizeof *sink.hits, by_hit);
+        qsort(want, want_n, sizeof *want, by_hit);
+        size_t bad = sink.n == want_n ? 0 : 1;
+        for (size_t i = 0; i < sink.n && i < want_n && !bad; i++)
+            bad = sink.hits[i].pattern != want[i].pattern || sink.hits[i].end != want[i].end ||
+                  sink.hits[i].errors != want[i].errors;
+        tu_check(!bad, "crowded ends: %zu ends of %u keys, %zu expected (the first difference at %zu)", sink.n, KEYS,
+                 want_n, bad);
+        free(sink.hits);
+        sm_ph_state_free(st);
+        free(want);
+        free(cost);
+        free(text);
+        sm_buf_free(&sec);
+    }
+    /* 5000 copies of one key (keys of their own), one run of A among
+       random bases: ends of different keys fall in one slot */
+    {
+        enum { COPIES = 5000 };
+        char one[CROWD_LEN];
+        memset(one, 'A', CROWD_LEN);
+        sm_ac_key *keys = calloc(COPIES, sizeof *keys);
+        if (!keys) abort();
+        for (uint32_t i = 0; i < COPIES; i++)
+            keys[i] = (sm_ac_key){.seq = (const uint8_t *)one, .len = CROWD_LEN, .output = i * 2};
+        sm_error err;
+        memset(&sec, 0, sizeof sec);
+        int rc = sm_ph_build(keys, COPIES, SM_ALPHABET_DNA, 0, SM_MATCH_EDITS, 1, 0, 0, &sec, &err);
+        free(keys);
+        if (tu_check(rc == SM_OK, "copies of a key: build: %s", rc ? err.message : "")) {
+            uint8_t text[300];
+            uint32_t cost[301];
+            tu_random_dna(rng, (char *)text, sizeof text);
+            memset(text + 140, 'A', 16);
+            edit_ends(one, CROWD_LEN, text, sizeof text, cost);
+            uint64_t want = 0, *counts = calloc(COPIES, sizeof *counts);
+            if (!counts) abort();
+            for (size_t e = 1; e <= sizeof text; e++) want += cost[e] <= 1;
+            sm_ph_state *st = sm_ph_state_new(sec.data, sm_cpu());
+            sm_sink sink;
+            memset(&sink, 0, sizeof sink);
+            sink.own_hi = UINT64_MAX;
+            sink.counts = counts;
+            sm_ph_state_reset(st);
+            sm_ph_scan(sec.data, st, text, sizeof text, 0, &sink);
+            sm_ph_finish(sec.data, st, sizeof text, &sink);
+            uint32_t wrong = 0;
+            for (uint32_t i = 0; i < COPIES; i++) wrong += counts[i] != want;
+            tu_check(want > 0 && wrong == 0, "copies of a key: %u of %u keys with other than %llu ends", wrong, COPIES,
+                     (unsigned long long)want);
+            sm_ph_state_free(st);
+            free(counts);
+            sm_buf_free(&sec);
+        }
+    }
+    /* 8 keys over 256 KiB of A (2 million ends, about 6 million anchors'
+       pushes): what the state holds stays small */
+    char seqs8[8][CROWD_LEN];
+    if (crowd_section(8, seqs8, &sec)) {
+        const size_t n = (size_t)256 << 10;
+        uint8_t *text = malloc(n);
+        uint64_t counts[8] = {0};
+        if (!text) abort();
+        memset(text, 'A', n);
+        sm_ph_state *st = sm_ph_state_new(sec.data, sm_cpu());
+        sm_sink sink;
+        memset(&sink, 0, sizeof sink);
+        sink.own_hi = UINT64_MAX;
+        sink.counts = counts;
+        sm_ph_state_reset(st);
+        sm_ph_scan(sec.data, st, text, n, 0, &sink);
+        sm_ph_finish(sec.data, st, n, &sink);
+        uint64_t ends = 0;
+        for (int i = 0; i < 8; i++) ends += counts[i];
+        tu_check(ends == 8 * (uint64_t)(n - CROWD_LEN + 2), "crowded ends: %llu ends over A's, %llu expected",
+                 (unsigned long long)ends, (unsigned long long)(8 * (uint64_t)(n - CROWD_LEN + 2)));
+        tu_check(st->events_cap * sizeof *st->events <= ((size_t)2 << 20),
+                 "crowded ends: %zu ends held at once (%zu bytes)", st->events_cap,
+                 st->events_cap * sizeof *st->events);
+        sm_ph_state_free(st);
+        free(text);
+        sm_buf_free(&sec);
+    }
+}
+
 int main(void) {
     tu_rng rng;
     tu_rng_seed(&rng, tu_seed_from_env(7));
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_case(&rng, &cases[i]);
+    crowded_ends(&rng);
     return tu_summary("test_pigeonhole");
 }

@@ -14,14 +14,24 @@
 #ifndef SM_PIGEONHOLE_PRIVATE_H
 #define SM_PIGEONHOLE_PRIVATE_H
 
+#include <string.h>
+
 #include "engines/approx/approx_common.h"
 #include "engines/approx/myers_step.h"
 #include "engines/approx/pigeonhole.h"
 #include "engines/kmer/kmer.h"
 
 #define PH_MAX_PIECE_EXPANSION 256u
-/* Text bytes per block: bounds the piece hits held at once. */
+/* Text bytes per block: bounds the piece hits held at once. A state starts
+   at PH_BLOCK_MIN and doubles its blocks up to PH_BLOCK while k-edit ends
+   are few; where they crowd (more than PH_EVENTS_CROWDED in a block: dense
+   hits, many keys alike) the blocks halve again, so that the ends held at
+   once stay about as many. */
 #define PH_BLOCK ((size_t)1 << 16)
+#define PH_BLOCK_MIN ((size_t)1 << 10)
+#define PH_EVENTS_CROWDED ((size_t)1 << 16)
+/* Slots of the table that finds an end pushed again in the same block. */
+#define PH_RECENT 4096u
 /* Most entries of the combined seed table (4 bytes each). */
 #define PH_SEED_ALL_MAX ((uint64_t)1 << 22)
 
@@ -108,6 +118,13 @@ typedef struct {
     uint32_t key, cost;
 } ph_event;
 
+/* An event of the current block (index into events) by a hash of its key
+   and end, valid while gen is the state's: an end that the neighbouring
+   anchors push again keeps one event with the least cost. */
+typedef struct {
+    uint32_t gen, index;
+} ph_recent;
+
 struct sm_ph_state {
     uint32_t automaton;
     int started;
@@ -119,6 +136,9 @@ struct sm_ph_state {
     size_t ncand, cand_cap;
     ph_event *events;        /* k edits: ends not final yet */
     size_t nevents, events_cap;
+    ph_recent *recent;       /* k edits: PH_RECENT slots */
+    uint32_t gen;
+    size_t block;            /* text bytes per block (PH_BLOCK_MIN to PH_BLOCK) */
     uint32_t *band;          /* k edits: two rows of the banded DP */
     uint32_t history, max_blocks, nkeys, k; /* what the buffers were sized for */
     /* Seed tables: the rolling 2-bit codes of the last bases (the newest
@@ -135,6 +155,14 @@ struct sm_ph_state {
     uint64_t kt_state[2];    /* the k-mer engine's block passes over the combined table */
     sm_kt_variant kvar;      /* and the way they run on this CPU */
 };
+
+/* The events moved or went: the slots that name them are stale. */
+static inline void ph_forget_recent(sm_ph_state *st) {
+    if (++st->gen == 0) {
+        memset(st->recent, 0, PH_RECENT * sizeof *st->recent);
+        st->gen = 1;
+    }
+}
 
 /* A piece's probe (the build writes it, the validator checks it). */
 void ph_probe_fill(sm_ph_probe *pr, const sm_ph_piece *pc, const sm_ph_key *keys, uint32_t piece);

@@ -26,13 +26,16 @@ sm_ph_state *sm_ph_state_new(const uint8_t *section, const sm_cpu_features *cpu)
     st->codes = malloc((st->buf_cap / 32 + 4) * sizeof(uint64_t));
     st->invalid = malloc((st->buf_cap / 32 + 4) * sizeof(uint64_t));
     st->band = malloc(2 * (2 * (size_t)h->k + 1) * sizeof *st->band);
+    st->recent = calloc(PH_RECENT, sizeof *st->recent);
+    st->gen = 1;
+    st->block = PH_BLOCK_MIN; /* grows where ends are few */
     for (int b = 0; b < 256; b++) {
         unsigned set = sm_nt_set[b] & 15u;
         st->code_of[b] = set == 1 ? 0 : set == 2 ? 1 : set == 4 ? 2 : set == 8 ? 3 : 4;
         st->pack_of[b] = st->code_of[b] > 3 ? (uint16_t)(1u << 8) : st->code_of[b];
     }
     st->pieces.own_hi = UINT64_MAX;
-    if (!st->buf || !st->codes || !st->invalid || !st->band) {
+    if (!st->buf || !st->codes || !st->invalid || !st->band || !st->recent) {
         sm_ph_state_free(st);
         return NULL;
     }
@@ -45,6 +48,7 @@ void sm_ph_state_free(sm_ph_state *st) {
     free(st->pieces.hits);
     free(st->cand);
     free(st->events);
+    free(st->recent);
     free(st->band);
     free(st->codes);
     free(st->invalid);
@@ -57,6 +61,7 @@ void sm_ph_state_reset(sm_ph_state *st) {
     st->hist_len = 0;
     st->ncand = 0;
     st->nevents = 0;
+    ph_forget_recent(st);
     st->roll = 0;
     st->run = 0;
     st->kt_state[0] = st->kt_state[1] = 0;
@@ -408,7 +413,7 @@ void sm_ph_scan(const uint8_t *section, sm_ph_state *st, const uint8_t *text, si
         st->hist_len = 0;
     }
     while (len > 0) {
-        size_t n = len < PH_BLOCK ? len : PH_BLOCK;
+        size_t n = len < st->block ? len : st->block;
         memcpy(st->buf + st->hist_len, text, n);
         uint64_t seen = pos0 + n, buf_pos0 = pos0 - st->hist_len;
         if (h->seeds) {
@@ -424,7 +429,10 @@ void sm_ph_scan(const uint8_t *section, sm_ph_state *st, const uint8_t *text, si
             for (size_t i = 0; i < st->pieces.n; i++)
                 ph_piece_hit(h, section, st, buf_pos0, seen, st->pieces.hits[i].start, st->pieces.hits[i].pattern, sink);
         }
+        size_t crowd = st->nevents;
         ph_finish_block(h, section, st, buf_pos0, seen, 0, sink);
+        if (crowd > PH_EVENTS_CROWDED && st->block > PH_BLOCK_MIN) st->block /= 2;
+        else if (crowd < PH_EVENTS_CROWDED / 4 && st->block < PH_BLOCK) st->block *= 2;
         size_t total = st->hist_len + n, keep = total < h->history ? total : h->history;
         memmove(st->buf, st->buf + total - keep, keep);
         st->hist_len = keep;

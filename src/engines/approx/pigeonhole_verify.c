@@ -26,7 +26,15 @@ int ph_push_cand(sm_ph_state *st, uint64_t at, uint32_t key, uint32_t piece) {
 }
 
 static int push_event(sm_ph_state *st, uint64_t end, uint32_t key, uint32_t cost) {
+    uint64_t h = (end * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)key * 0xc2b2ae3d27d4eb4full);
+    ph_recent *r = &st->recent[(h >> 40) & (PH_RECENT - 1)];
+    if (r->gen == st->gen && st->events[r->index].key == key && st->events[r->index].end == end) {
+        if (cost < st->events[r->index].cost) st->events[r->index].cost = cost;
+        return 0;
+    }
     if (grow((void **)&st->events, st->nevents, &st->events_cap, sizeof *st->events, 256) != 0) return -1;
+    r->gen = st->gen;
+    r->index = (uint32_t)st->nevents;
     ph_event *e = &st->events[st->nevents++];
     e->end = end;
     e->key = key;
@@ -243,4 +251,5 @@ void ph_finish_block(const sm_ph_header *h, const uint8_t *section, sm_ph_state 
         sm_approx_emit_end(sink, key->output >> 1, (int)(key->output & 1u), e.end, e.cost);
     }
     st->nevents = kept;
+    ph_forget_recent(st);
 }
