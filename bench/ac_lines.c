@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_input.h"
 #include "seqmatch.h"
 #include "base/internal.h"
 #include "engines/automaton/automaton.h"
@@ -26,25 +27,7 @@
 #define LANES 32
 #define LINE 128u
 
-static void die(const char *what, const char *why) {
-    fprintf(stderr, "ac_lines: %s: %s\n", what, why);
-    exit(1);
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) die(path, "cannot open");
-    size_t cap = 1 << 20, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    if (!buf) die(path, "out of memory");
-    *len = n;
-    return buf;
-}
+static void die(const char *what, const char *why) { bench_fail("ac_lines", what, why); }
 
 /* Distinct values among the lanes whose flag is set. */
 static unsigned distinct(const uint64_t *v, const int *on) {
@@ -80,21 +63,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: ac_lines [-a dna|text] [-c CHUNK] PATTERNS TARGET [R ...]\n");
         return 2;
     }
-    size_t plen, len;
-    char *ptext = read_file(argv[argi], &plen), *text = read_file(argv[argi + 1], &len);
-    size_t cap = 1024, n = 0;
-    sm_pattern *pats = malloc(cap * sizeof *pats);
-    for (char *line = ptext; line < ptext + plen;) {
-        char *eol = memchr(line, '\n', (size_t)(ptext + plen - line));
-        if (!eol) eol = ptext + plen;
-        size_t l = (size_t)(eol - line);
-        if (l && line[l - 1] == '\r') l--;
-        if (l) {
-            if (n == cap) pats = realloc(pats, (cap *= 2) * sizeof *pats);
-            pats[n++] = (sm_pattern){.seq = line, .len = l};
-        }
-        line = eol + 1;
-    }
+    size_t plen, len, n;
+    char *ptext = bench_read_file("ac_lines", argv[argi], &plen);
+    char *text = bench_read_file("ac_lines", argv[argi + 1], &len);
+    sm_pattern *pats = bench_patterns("ac_lines", ptext, plen, &n);
     sm_db *db;
     sm_error err;
     if (sm_compile(pats, n, &co, &db, &err) != SM_OK) die("compile", err.message);

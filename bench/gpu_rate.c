@@ -38,13 +38,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_input.h"
 #include "backends/cuda/cuda_backend.h"
 #include "base/internal.h"
 #include "engines/automaton/automaton_gpu.h"
@@ -69,21 +69,6 @@ static double now(void) {
 static void die(const char *what, const char *why) {
     fprintf(stderr, "gpu_rate: %s: %s\n", what, why);
     exit(2);
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) die(path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0) die(path, strerror(errno));
-    long size = ftell(f);
-    if (size < 0) die(path, strerror(errno));
-    rewind(f);
-    char *buf = malloc((size_t)size + 1);
-    if (!buf) die(path, "out of memory");
-    if (fread(buf, 1, (size_t)size, f) != (size_t)size) die(path, "read error");
-    fclose(f);
-    *len = (size_t)size;
-    return buf;
 }
 
 static int compare_doubles(const void *a, const void *b) {
@@ -261,25 +246,10 @@ int main(int argc, char **argv) {
     }
     if (repeats < 1) repeats = 1;
     if (co.alphabet == SM_ALPHABET_TEXT) co.strands = SM_STRAND_FORWARD;
-    size_t plen, len;
-    char *ptext = read_file(argv[argi], &plen);
-    char *text = read_file(argv[argi + 1], &len);
-    size_t cap = 1024, n = 0;
-    sm_pattern *pats = malloc(cap * sizeof *pats);
-    for (char *line = ptext; line < ptext + plen;) {
-        char *eol = memchr(line, '\n', (size_t)(ptext + plen - line));
-        if (!eol) eol = ptext + plen;
-        size_t l = (size_t)(eol - line);
-        if (l && line[l - 1] == '\r') l--;
-        if (l) {
-            if (n == cap) pats = realloc(pats, (cap *= 2) * sizeof *pats);
-            pats[n].name = NULL;
-            pats[n].seq = line;
-            pats[n].len = l;
-            n++;
-        }
-        line = eol + 1;
-    }
+    size_t plen, len, n;
+    char *ptext = bench_read_file("gpu_rate", argv[argi], &plen);
+    char *text = bench_read_file("gpu_rate", argv[argi + 1], &len);
+    sm_pattern *pats = bench_patterns("gpu_rate", ptext, plen, &n);
     sm_db *db;
     sm_error err;
     double tc0 = now();

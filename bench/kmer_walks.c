@@ -22,30 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_input.h"
 #include "seqmatch.h"
 #include "base/internal.h"
 #include "engines/kmer/kmer_gpu.h"
 #include "engines/section_kinds.h"
 
-static void die(const char *what, const char *why) {
-    fprintf(stderr, "kmer_walks: %s: %s\n", what, why);
-    exit(1);
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) die(path, "cannot open");
-    size_t cap = 1 << 20, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    if (!buf) die(path, "out of memory");
-    *len = n;
-    return buf;
-}
+static void die(const char *what, const char *why) { bench_fail("kmer_walks", what, why); }
 
 static int entry_empty(const uint8_t *table, uint64_t e) {
     uint32_t tagged;
@@ -86,21 +69,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: kmer_walks [-s both|+] KEYS TARGET\n");
         return 2;
     }
-    size_t klen, len;
-    char *ktext = read_file(argv[argi], &klen), *text = read_file(argv[argi + 1], &len);
-    size_t cap = 1024, n = 0;
-    sm_pattern *keys = malloc(cap * sizeof *keys);
-    for (char *line = ktext; line < ktext + klen;) {
-        char *eol = memchr(line, '\n', (size_t)(ktext + klen - line));
-        if (!eol) eol = ktext + klen;
-        size_t l = (size_t)(eol - line);
-        if (l && line[l - 1] == '\r') l--;
-        if (l) {
-            if (n == cap) keys = realloc(keys, (cap *= 2) * sizeof *keys);
-            keys[n++] = (sm_pattern){.seq = line, .len = l};
-        }
-        line = eol + 1;
-    }
+    size_t klen, len, n;
+    char *ktext = bench_read_file("kmer_walks", argv[argi], &klen);
+    char *text = bench_read_file("kmer_walks", argv[argi + 1], &len);
+    sm_pattern *keys = bench_patterns("kmer_walks", ktext, klen, &n);
     sm_db *db;
     sm_error err;
     if (sm_compile(keys, n, &co, &db, &err) != SM_OK) die("compile", err.message);

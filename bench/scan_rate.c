@@ -16,7 +16,6 @@
  * must equal the first one's (exit 2 otherwise).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_input.h"
 #include "seqmatch.h"
 
 static double clock_s(clockid_t clock) {
@@ -35,29 +35,6 @@ static double clock_s(clockid_t clock) {
 static void die(const char *what, const char *why) {
     fprintf(stderr, "scan_rate: %s: %s\n", what, why);
     exit(2);
-}
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) die(path, strerror(errno));
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) die(path, "out of memory");
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) die(path, "out of memory");
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) die(path, "read error");
-    fclose(f);
-    *len = n;
-    return buf;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -118,31 +95,10 @@ int main(int argc, char **argv) {
     }
     if (argc - optind != 2 || repeats < 1) die("usage", "scan_rate [-r REPEATS] [-e ENGINE] PATTERNS TARGET");
 
-    size_t plen, tlen;
-    char *ptext = read_file(argv[optind], &plen);
-    char *text = read_file(argv[optind + 1], &tlen);
-    size_t n = 0, cap = 1024;
-    sm_pattern *pats = malloc(cap * sizeof *pats);
-    if (!pats) die("patterns", "out of memory");
-    for (size_t i = 0; i < plen;) {
-        size_t j = i;
-        while (j < plen && ptext[j] != '\n') j++;
-        size_t e = j;
-        if (e > i && ptext[e - 1] == '\r') e--;
-        if (e > i) {
-            if (n == cap) {
-                cap *= 2;
-                sm_pattern *np = realloc(pats, cap * sizeof *pats);
-                if (!np) die("patterns", "out of memory");
-                pats = np;
-            }
-            pats[n].name = NULL;
-            pats[n].seq = ptext + i;
-            pats[n].len = e - i;
-            n++;
-        }
-        i = j + 1;
-    }
+    size_t plen, tlen, n;
+    char *ptext = bench_read_file("scan_rate", argv[optind], &plen);
+    char *text = bench_read_file("scan_rate", argv[optind + 1], &tlen);
+    sm_pattern *pats = bench_patterns("scan_rate", ptext, plen, &n);
 
     sm_db *db = NULL;
     sm_error err;

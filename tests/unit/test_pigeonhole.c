@@ -177,6 +177,22 @@ static int by_hit(const void *a, const void *b) {
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
+/* section over text in pieces of `piece` bytes into sink (counting when
+   counts is set, else storing); the state, for what it holds, to free. */
+static sm_ph_state *scan_ends(const uint8_t *section, const uint8_t *text, size_t n, size_t piece, uint64_t *counts,
+                              sm_sink *sink) {
+    sm_ph_state *st = sm_ph_state_new(section, sm_cpu());
+    if (!st) abort();
+    memset(sink, 0, sizeof *sink);
+    sink->own_hi = UINT64_MAX;
+    sink->counts = counts;
+    sm_ph_state_reset(st);
+    for (size_t at = 0; at < n; at += piece)
+        sm_ph_scan(section, st, text + at, n - at < piece ? n - at : piece, at, sink);
+    sm_ph_finish(section, st, n, sink);
+    return st;
+}
+
 /* Keys of 12 A's with at most one other base and 1 edit: over a run of A
    every position ends an alignment of every key. */
 enum { CROWD_LEN = 12 };
@@ -226,14 +242,8 @@ static void crowded_ends(tu_rng *rng) {
                 want[want_n++] = (sm_rawhit){.end = e, .pattern = i, .errors = (uint16_t)cost[e]};
             }
         }
-        sm_ph_state *st = sm_ph_state_new(sec.data, sm_cpu());
         sm_sink sink;
-        memset(&sink, 0, sizeof sink);
-        sink.own_hi = UINT64_MAX;
-        sm_ph_state_reset(st);
-        for (size_t at = 0; at < n; at += 1777)
-            sm_ph_scan(sec.data, st, text + at, n - at < 1777 ? n - at : 1777, at, &sink);
-        sm_ph_finish(sec.data, st, n, &sink);
+        sm_ph_state *st = scan_ends(sec.data, text, n, 1777, NULL, &sink);
         qsort(sink.hits, sink.n, sizeof *sink.hits, by_hit);
         qsort(want, want_n, sizeof *want, by_hit);
         size_t first = 0;
@@ -273,14 +283,8 @@ static void crowded_ends(tu_rng *rng) {
             uint64_t want = 0, *counts = calloc(COPIES, sizeof *counts);
             if (!counts) abort();
             for (size_t e = 1; e <= sizeof text; e++) want += cost[e] <= 1;
-            sm_ph_state *st = sm_ph_state_new(sec.data, sm_cpu());
             sm_sink sink;
-            memset(&sink, 0, sizeof sink);
-            sink.own_hi = UINT64_MAX;
-            sink.counts = counts;
-            sm_ph_state_reset(st);
-            sm_ph_scan(sec.data, st, text, sizeof text, 0, &sink);
-            sm_ph_finish(sec.data, st, sizeof text, &sink);
+            sm_ph_state *st = scan_ends(sec.data, text, sizeof text, sizeof text, counts, &sink);
             uint32_t wrong = 0;
             for (uint32_t i = 0; i < COPIES; i++) wrong += counts[i] != want;
             tu_check(want > 0 && wrong == 0, "copies of a key: %u of %u keys with other than %llu ends", wrong, COPIES,
@@ -299,14 +303,8 @@ static void crowded_ends(tu_rng *rng) {
         uint64_t counts[8] = {0};
         if (!text) abort();
         memset(text, 'A', n);
-        sm_ph_state *st = sm_ph_state_new(sec.data, sm_cpu());
         sm_sink sink;
-        memset(&sink, 0, sizeof sink);
-        sink.own_hi = UINT64_MAX;
-        sink.counts = counts;
-        sm_ph_state_reset(st);
-        sm_ph_scan(sec.data, st, text, n, 0, &sink);
-        sm_ph_finish(sec.data, st, n, &sink);
+        sm_ph_state *st = scan_ends(sec.data, text, n, n, counts, &sink);
         uint64_t ends = 0;
         for (int i = 0; i < 8; i++) ends += counts[i];
         tu_check(ends == 8 * (uint64_t)(n - CROWD_LEN + 2), "crowded ends: %llu ends over A's, %llu expected",
