@@ -46,9 +46,7 @@ typedef struct {
 
 static inline sm_ac_divider sm_ac_divider_for(uint32_t d) {
     sm_ac_divider v;
-    unsigned l = 0;
-    while ((1ull << l) < d) l++;
-    v.shift = 32 + l;
+    v.shift = 32 + sm_log2_ceil(d);
     v.mul = ((1ull << v.shift) + d - 1) / d;
     return v;
 }

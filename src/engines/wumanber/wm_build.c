@@ -49,7 +49,6 @@ static int sort_items(wm_item **items, size_t n, uint32_t hash_bits) {
     return 0;
 }
 
-/* ceil(log2(x)) for x >= 1. */
 /* The block length: the paper's rule B = ceil(log_c(2 M)) for c key symbols
    and M symbols in the keys' m-prefixes (so that a random block is in no
    key's prefix with probability about 1/2), at least 2, at most m. A block
