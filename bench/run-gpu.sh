@@ -36,7 +36,8 @@
 # entries read one at a time (SEQMATCH_CUDA_KMER_PAIRS=0), no
 # pre-filter (SEQMATCH_CUDA_KMER=nopre) and one filter read at a time
 # (SEQMATCH_CUDA_KMER_HASH=serial with =filter) on the 31-mers, the automaton's visit
-# counters in device memory (SEQMATCH_CUDA_VISITS=global) on the Bible's word
+# counters in device memory (SEQMATCH_CUDA_VISITS=global) and its table with
+# no rows in shared memory (SEQMATCH_CUDA_AC_SPLIT=0) on the Bible's word
 # lists.
 set -u
 bin=$1 data=$2 sets=$3 out=${4:-$(dirname "$0")/results}
@@ -108,7 +109,8 @@ for c in $CASES; do
            VARIANT="SEQMATCH_CUDA_KMER=filter SEQMATCH_CUDA_KMER_HASH=serial" run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT=SEQMATCH_CUDA_KMER_SPARSE=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT=SEQMATCH_CUDA_KMER_PAIRS=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
-    kjv_w1000|kjv_w2000|kjv_w3000) VARIANT=SEQMATCH_CUDA_VISITS=global run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
+    kjv_w1000|kjv_w2000|kjv_w3000) VARIANT=SEQMATCH_CUDA_VISITS=global run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
+           VARIANT=SEQMATCH_CUDA_AC_SPLIT=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
   esac
   case $c in
     k8_1000|k8_8000|k8_16000) VARIANT=SEQMATCH_CUDA_KMER_COUNT=rank run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;

@@ -26,13 +26,18 @@
 
 #define TARGET_MASK 0x7fffffffu
 
-/* Where the kernel reads the transition table. */
-enum { TABLE_GLOBAL = 0, TABLE_SHARED = 1, TABLE_SHARED16 = 2 };
+/* Where the kernel reads the transition table: all of it in device memory
+   (through L1 and L2), all of it in the block's shared memory (32- or
+   16-bit), or the first rows in shared memory and the rest, 16-bit, in
+   device memory. */
+enum { TABLE_GLOBAL = 0, TABLE_SHARED = 1, TABLE_SHARED16 = 2, TABLE_SPLIT16 = 3 };
 
 struct ac_prepared {
     uint16_t *compact;       /* 16-bit copy of the transitions (fewer than 2^15 states), or NULL */
     int prefer_wide;         /* SEQMATCH_CUDA_TABLE=32: the 32-bit shared table whenever it fits */
     int visits_global;       /* SEQMATCH_CUDA_VISITS=global: visit counters in device memory (benchmarks) */
+    int split_rows;          /* SEQMATCH_CUDA_AC_SPLIT=R: the rows a 16-bit table past shared memory keeps
+                                there (benchmarks; -1: the rule below) */
 };
 
 /* One byte of class c: the next state, and a report when it is flagged. In
@@ -40,13 +45,15 @@ struct ac_prepared {
    in the 16-bit one the target's state index. */
 template <int kTable, bool kCount, bool kVisitsShared>
 __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *delta, const uint16_t *compact,
-                                     uint32_t *visits, uint32_t shared_states, uint32_t columns, uint32_t &s,
-                                     uint32_t c, uint32_t pos, uint32_t c1) {
+                                     const uint16_t *compact_far, uint32_t split_rows, uint32_t *visits,
+                                     uint32_t shared_states, uint32_t columns, uint32_t &s, uint32_t c, uint32_t pos,
+                                     uint32_t c1) {
     const sm_gpu_automaton *v = SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
     uint32_t e, state;
     bool flagged;
-    if (kTable == TABLE_SHARED16) {
-        e = compact[s * columns + c];
+    if (kTable == TABLE_SHARED16 || kTable == TABLE_SPLIT16) {
+        const uint32_t at = s * columns + c;
+        e = kTable == TABLE_SHARED16 || s < split_rows ? compact[at] : __ldg(&compact_far[at]);
         s = state = e & 0x7fffu;
         flagged = e & 0x8000u;
     } else {
@@ -67,7 +74,8 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
    device memory. */
 template <int kTable, bool kCount, bool kVisitsShared = false>
 __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global,
-                                                           uint32_t visits_off, uint32_t shared_states) {
+                                                           uint32_t visits_off, uint32_t shared_states,
+                                                           uint32_t split_rows) {
     extern __shared__ uint32_t shared_table[];
     uint32_t *visits = shared_table + visits_off / 4;
     __shared__ uint32_t class_of[256];
@@ -80,9 +88,10 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
     if (kTable == TABLE_SHARED) {
         for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) shared_table[i] = __ldg(&delta[i]);
         delta = shared_table;
-    } else if (kTable == TABLE_SHARED16) {
+    } else if (kTable == TABLE_SHARED16 || kTable == TABLE_SPLIT16) {
         const uint32_t *pairs = reinterpret_cast<const uint32_t *>(compact_global);
-        for (uint32_t i = threadIdx.x; i < (words + 1) / 2; i += blockDim.x) shared_table[i] = __ldg(&pairs[i]);
+        const uint32_t held = kTable == TABLE_SHARED16 ? words : split_rows * columns;
+        for (uint32_t i = threadIdx.x; i < (held + 1) / 2; i += blockDim.x) shared_table[i] = __ldg(&pairs[i]);
     }
     if (kVisitsShared)
         for (uint32_t i = threadIdx.x; i < shared_states; i += blockDim.x) visits[i] = 0;
@@ -101,14 +110,18 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
             if (from == 0 && to == 16) {
 #pragma unroll
                 for (int k = 0; k < 16; k++)
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, shared_states, columns, s,
-                                         class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, split_rows, visits,
+                                                        shared_states, columns, s,
+                                                        class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu],
+                                                        base + k + 1, ch.c1);
             } else {
 #pragma unroll
                 for (int k = 0; k < 16; k++) {
                     if ((uint32_t)k < from || (uint32_t)k >= to) continue;
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, visits, shared_states, columns, s,
-                                         class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu], base + k + 1, ch.c1);
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, split_rows, visits,
+                                                        shared_states, columns, s,
+                                                        class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu],
+                                                        base + k + 1, ch.c1);
                 }
             }
             i = base + 16;
@@ -133,6 +146,8 @@ static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     p->prefer_wide = choice && strcmp(choice, "32") == 0;
     const char *visits = getenv("SEQMATCH_CUDA_VISITS");
     p->visits_global = visits && strcmp(visits, "global") == 0;
+    const char *split = getenv("SEQMATCH_CUDA_AC_SPLIT");
+    p->split_rows = split && *split ? atoi(split) : -1;
     if (v.states >= 0x8000u) return 0;
     size_t words = (size_t)v.states * v.columns;
     const uint32_t *delta = (const uint32_t *)(host->bytes + v.delta_off);
@@ -160,7 +175,7 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     const sm_gpu_automaton &v = *SM_GPU_VIEW(&l->args.view, const sm_gpu_automaton);
     const ac_prepared *p = (const ac_prepared *)l->section->prepared;
     size_t words = (size_t)v.states * v.columns, wide = words * 4, narrow = words * 2 + 2;
-    void (*kernel)(sm_gpu_scan_args, const uint16_t *, uint32_t, uint32_t);
+    void (*kernel)(sm_gpu_scan_args, const uint16_t *, uint32_t, uint32_t, uint32_t);
     size_t shared = 0;
     bool count = l->args.count_only;
     int table;
@@ -172,6 +187,23 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
         shared = wide;
     } else {
         table = TABLE_GLOBAL;
+    }
+    /* A text set's table past shared memory keeps its first rows there
+       (numbered breadth first: the states nearest the root, where most
+       lanes are at most steps) and the rest, 16-bit, read through L2:
+       fewer lanes of a warp then read memory at once (bench/results/
+       history.md, "Word lists on the GPU: the first rows in shared
+       memory"). A DNA set's few columns keep L1's room. */
+    uint32_t split_rows = 0;
+    if (table == TABLE_GLOBAL && p->compact) {
+        const int rows = p->split_rows >= 0 ? p->split_rows : v.columns >= 16 ? (int)SM_AC_GPU_SPLIT_ROWS : 0;
+        const size_t fit = l->shared_limit > 2048 ? (l->shared_limit - 2048) / (v.columns * 2u) : 0;
+        split_rows = (uint32_t)rows < v.states ? (uint32_t)rows : v.states;
+        if (split_rows > fit) split_rows = (uint32_t)fit;
+    }
+    if (split_rows) {
+        table = TABLE_SPLIT16;
+        shared = ((size_t)split_rows * v.columns * 2 + 3) & ~(size_t)3;
     }
     /* at most 32 KiB of counters: more takes L1's room from a table read
        through it (bench/results/history.md, "Dense sets on the GPU"). A
@@ -186,18 +218,21 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     size_t shared_states = v.states < 8192u ? v.states : 8192u;
     if (shared_states > room) shared_states = room;
     bool visits_shared = count && !p->visits_global && shared_states > 0 &&
-                         (shared_states == v.states || (table == TABLE_GLOBAL && v.columns >= 16));
+                         (shared_states == v.states ||
+                          ((table == TABLE_GLOBAL || table == TABLE_SPLIT16) && v.columns >= 16));
     if (visits_shared) shared = visits_off + shared_states * 4;
 #define AC_PICK(T)                                                                                      \
     kernel = !count ? ac_kernel<T, false> : visits_shared ? ac_kernel<T, true, true> : ac_kernel<T, true>
     if (table == TABLE_SHARED16) AC_PICK(TABLE_SHARED16);
     else if (table == TABLE_SHARED) AC_PICK(TABLE_SHARED);
+    else if (table == TABLE_SPLIT16) AC_PICK(TABLE_SPLIT16);
     else AC_PICK(TABLE_GLOBAL);
 #undef AC_PICK
     unsigned blocks;
     if (sm_cuda_grid((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, l->sms, &blocks, msg) != 0)
         return -1;
-    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact, visits_off, (uint32_t)shared_states);
+    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact, visits_off, (uint32_t)shared_states,
+                                                         split_rows);
     return 0;
 }
 

@@ -33,10 +33,18 @@ static void ac_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
     uint64_t words = (uint64_t)x->states * x->columns;
     int narrow = x->states < 0x8000u && words * 2 + 2 <= SM_GPU_SHARED_MAX;
     int wide = words * 4 <= SM_GPU_SHARED_MAX;
+    /* as automaton_cuda.cu's launch chooses */
+    int split = !narrow && !wide && x->states < 0x8000u && x->columns >= 16;
     char a[32];
-    sm_gpu_size_text(narrow ? words * 2 : words * 4, a, sizeof a);
-    snprintf(buf, size, "automaton, a thread per chunk; transition table %s (%s entries) %s", a,
-             narrow ? "16-bit" : "32-bit", narrow || wide ? "in shared memory" : "read through L2");
+    sm_gpu_size_text(narrow || split ? words * 2 : words * 4, a, sizeof a);
+    if (split)
+        snprintf(buf, size,
+                 "automaton, a thread per chunk; transition table %s (16-bit entries), its first %u rows in shared "
+                 "memory, the rest read through L2",
+                 a, SM_AC_GPU_SPLIT_ROWS);
+    else
+        snprintf(buf, size, "automaton, a thread per chunk; transition table %s (%s entries) %s", a,
+                 narrow ? "16-bit" : "32-bit", narrow || wide ? "in shared memory" : "read through L2");
 }
 
 /* The kernel's loop for one part of a chunk, a byte at a time. */

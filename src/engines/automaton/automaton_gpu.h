@@ -14,6 +14,9 @@
 /* A complete DFA; delta entries are target * columns with SM_GPU_DFA_FLAG
    set when the target has outputs. */
 #define SM_GPU_DFA_FLAG 0x80000000u
+/* A text set's table past shared memory keeps this many of its first rows
+   there, 16-bit (automaton_cuda.cu). */
+#define SM_AC_GPU_SPLIT_ROWS 64u
 typedef struct {
     uint32_t states, columns;
     uint64_t delta_off;      /* uint32[states * columns] */
