@@ -53,7 +53,9 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
     bool flagged;
     if (kTable == TABLE_SHARED16 || kTable == TABLE_SPLIT16) {
         const uint32_t at = s * columns + c;
-        e = kTable == TABLE_SHARED16 || s < split_rows ? compact[at] : __ldg(&compact_far[at]);
+        /* one load through a generic address, shared or device memory
+           lane by lane: no branch for the warp to part and join on */
+        e = kTable == TABLE_SHARED16 ? compact[at] : (s < split_rows ? compact : compact_far)[at];
         s = state = e & 0x7fffu;
         flagged = e & 0x8000u;
     } else {
