@@ -1156,11 +1156,14 @@ static sm_reader *reader_new(sm_source *src, sm_input_format format, unsigned th
    the source does not read, skips a byte-order mark and, for AUTO, finds
    the format from the first byte that is not blank. */
 static int start_of_file(sm_reader *r, sm_input_format format) {
-    int rc = fill_to(r, 6) < 0 ? r->error.code : sm_io_check_compression(r->shown, r->buf, r->end, &r->error);
-    if (rc == SM_OK && r->end >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
+    /* the file's first bytes are at buf[pos], not always buf[0]: a BGZF
+       job inflated ahead hands over its own buffer */
+    int rc = fill_to(r, 6) < 0 ? r->error.code
+                               : sm_io_check_compression(r->shown, r->buf + r->pos, r->end - r->pos, &r->error);
+    if (rc == SM_OK && r->end - r->pos >= 3 && memcmp(r->buf + r->pos, "\xef\xbb\xbf", 3) == 0) {
         /* a UTF-8 byte-order mark: not part of the first line */
-        r->pos = 3;
-        r->line_start = 3;
+        r->pos += 3;
+        r->line_start = stream_pos(r);
     }
     int c = rc == SM_OK && format == SM_INPUT_AUTO ? skip_blank(r) : '>';
     if (rc == SM_OK && c == -2) rc = r->error.code;
@@ -1342,6 +1345,7 @@ static int start_range(sm_reader *r, const uint8_t *prev, size_t nprev, int prev
     uint8_t last = prev[nprev - 1];
     int line_start = is_line_end(last);
     r->after_cr = last == '\r';
+    r->cross = 1; /* the mark's rest, and finding the first record, may read past the range end */
     static const uint8_t bom[3] = {0xef, 0xbb, 0xbf};
     if (prev_starts_file && nprev <= 3 && memcmp(prev, bom, nprev) == 0 &&
         (r->format == SM_INPUT_FASTA || r->format == SM_INPUT_FASTQ)) {
@@ -1355,7 +1359,6 @@ static int start_range(sm_reader *r, const uint8_t *prev, size_t nprev, int prev
             r->after_cr = 0;
         }
     }
-    r->cross = 1; /* finding the first record may read past the range end */
     int rc = SM_OK;
     if (r->format == SM_INPUT_TEXT) {
         r->pending_part = 1;

@@ -320,6 +320,15 @@ printf '\357\273\277@r\nGAATTC\n+\nIIIIII\n' >"$TMP/bom.fq"
 expect_bed "byte-order mark before '@'" "r${T}0${T}6${T}GAATTC${T}1000${T}+
 r${T}0${T}6${T}GAATTC${T}1000${T}-
 " -e GAATTC "$TMP/bom.fq"
+# The same at the start of a BGZF file read on several threads: the first
+# block, inflated ahead, came in a buffer of its own, and the mark was
+# looked for at that buffer's start instead of its data's.
+printf '\357\273\277>a\nGAATTC\n' | bgzip -c >"$TMP/bom.fa.bgz"
+for threads in 1 3; do
+    expect_bed "byte-order mark before '>', BGZF, -t $threads" "a${T}0${T}6${T}GAATTC${T}1000${T}+
+a${T}0${T}6${T}GAATTC${T}1000${T}-
+" -t $threads -e GAATTC "$TMP/bom.fa.bgz"
+done
 printf '\357\273\277GAATTC\n' >"$TMP/bom_patterns.txt"
 expect_bed "byte-order mark in a pattern list" "a${T}0${T}6${T}GAATTC${T}1000${T}+
 a${T}0${T}6${T}GAATTC${T}1000${T}-

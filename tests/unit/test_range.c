@@ -143,16 +143,16 @@ static void check_file(const char *path, sm_input_format format, unsigned thread
 
 /* The records (and, with keep_raw, every record's bytes as read, joined)
    of a whole-file reader with threads; 0, or -1 on an error. */
-static int read_threads(const char *path, unsigned threads, int keep_raw, range_recs *out, uint8_t **raw,
-                        size_t *raw_len, sm_error *e) {
+static int read_threads(const char *path, sm_input_format format, unsigned threads, int keep_raw, range_recs *out,
+                        uint8_t **raw, size_t *raw_len, sm_error *e) {
     sm_reader *rd;
     sm_error err;
     err.message[0] = '\0';
-    if (sm_reader_open_threads(path, SM_INPUT_FASTQ, threads, &rd, &err) != SM_OK) return *e = err, -1;
+    if (sm_reader_open_threads(path, format, threads, &rd, &err) != SM_OK) return *e = err, -1;
     if (keep_raw) sm_reader_keep_raw(rd);
     static uint8_t piece[1 << 16];
     size_t cap = 0;
-    *raw_len = 0;
+    if (keep_raw) *raw_len = 0;
     const char *name;
     int rc;
     while ((rc = sm_reader_next_record(rd, &name, &err)) > 0) {
@@ -201,7 +201,7 @@ static void expect_refused(const char *packed, const char *needle, const char *w
         uint8_t *raw = NULL;
         size_t raw_len = 0;
         sm_error e;
-        int rc = read_threads(packed, threads, 0, &got, &raw, &raw_len, &e);
+        int rc = read_threads(packed, SM_INPUT_FASTQ, threads, 0, &got, &raw, &raw_len, &e);
         tu_check(rc == -1 && (!needle || strstr(e.message, needle)), "BGZF with %s, %u threads: %s", what, threads,
                  rc ? e.message : "no error");
         free(raw);
@@ -252,7 +252,7 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
             size_t raw_len = 0;
             char why[400] = "";
             sm_error e;
-            int rc = read_threads(packed, threads, keep_raw, &got, &raw, &raw_len, &e);
+            int rc = read_threads(packed, SM_INPUT_FASTQ, threads, keep_raw, &got, &raw, &raw_len, &e);
             tu_check(rc == 0 && range_same(&whole, &got, why, sizeof why), "BGZF, %u threads, raw %d: %s", threads,
                      keep_raw, rc ? "read error" : why);
             if (keep_raw)
@@ -287,6 +287,44 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
     range_recs_free(&whole);
     free(bgz);
     free(data);
+}
+
+/* A byte-order mark at the start of a BGZF file read on three threads:
+   the first block, inflated ahead, came in a buffer of its own, and the
+   mark was looked for at that buffer's start instead of its data's (a
+   fuzzed input: "not FASTA", or range 0 refused). Blocks of 1 to 12
+   bytes, so that the mark and the first header spread over several; read
+   whole on 1 and 3 threads, then as ranges cut everywhere (a range that
+   starts inside the mark once took its rest for sequence where the rest
+   lay in blocks past the range's end). */
+static void test_bom_bgzf_threads(const char *plain, const char *packed, uint8_t *bgz, tally *t) {
+    static const char fasta[] = "\xef\xbb\xbf>a x\r\nACGTN\r\nGT\r\n>b\nGG\n";
+    const size_t n = sizeof fasta - 1;
+    write_file(plain, fasta, n);
+    range_recs want = {0};
+    tu_check(range_read_whole(plain, SM_INPUT_FASTA, &want) == 0 && want.n == 2, "the plain file read");
+    for (size_t max_block = 1; max_block <= 12; max_block++) {
+        size_t bl = range_bgzf_of(&rng, (const uint8_t *)fasta, n, max_block, bgz);
+        tu_check(bl > 0, "BGZF of %zu bytes", n);
+        write_file(packed, bgz, bl);
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+            range_recs got = {0};
+            char why[400] = "";
+            sm_error e;
+            int rc = read_threads(packed, SM_INPUT_FASTA, threads, 0, &got, NULL, NULL, &e);
+            tu_check(rc == 0 && range_same(&want, &got, why, sizeof why),
+                     "byte-order mark, BGZF blocks of %zu, %u threads: %s", max_block, threads,
+                     rc ? e.message : why);
+            range_recs_free(&got);
+        }
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+            char what[96];
+            snprintf(what, sizeof what, "byte-order mark, BGZF blocks of %zu, ranges on %u threads", max_block,
+                     threads);
+            check_file(packed, SM_INPUT_FASTA, threads, bl, 0, what, t);
+        }
+    }
+    range_recs_free(&want);
 }
 
 int main(void) {
@@ -329,6 +367,7 @@ int main(void) {
             }
         }
     }
+    test_bom_bgzf_threads(plain, packed, bgz, &t);
     printf("%u files, %u ways of cutting them, %u refused (wrapped FASTQ)\n", t.files, t.splits, t.refusals);
     free(bgz);
     test_bgzf_threads(plain, packed);
