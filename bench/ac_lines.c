@@ -63,13 +63,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: ac_lines [-a dna|text] [-c CHUNK] PATTERNS TARGET [R ...]\n");
         return 2;
     }
-    size_t plen, len, n;
-    char *ptext = bench_read_file("ac_lines", argv[argi], &plen);
-    char *text = bench_read_file("ac_lines", argv[argi + 1], &len);
-    sm_pattern *pats = bench_patterns("ac_lines", ptext, plen, &n);
-    sm_db *db;
-    sm_error err;
-    if (sm_compile(pats, n, &co, &db, &err) != SM_OK) die("compile", err.message);
+    bench_inputs in;
+    bench_inputs_read("ac_lines", argv[argi], argv[argi + 1], &in);
+    sm_db *db = bench_compile("ac_lines", &in, &co);
     uint64_t size;
     const uint8_t *section = sm_db_section_of_kind(db, SM_SECTION_AUTOMATON, &size);
     if (!section) die(argv[argi], "no automaton section");
@@ -84,14 +80,14 @@ int main(int argc, char **argv) {
     for (int i = 1; i < rs; i++) rows[i] = (uint32_t)atol(argv[argi + 1 + i]);
     double *lines32 = calloc((size_t)rs, sizeof *lines32), *lines16 = calloc((size_t)rs, sizeof *lines16);
     double *reading = calloc((size_t)rs, sizeof *reading), steps = 0;
-    const size_t warps = len / chunk / LANES;
+    const size_t warps = in.len / chunk / LANES;
     for (size_t w = 0; w < warps; w++) {
         uint32_t at[LANES] = {0}; /* row offsets: state * columns */
         for (size_t i = 0; i < chunk; i++) {
             uint64_t l32[LANES], l16[LANES];
             uint32_t state[LANES];
             for (int lane = 0; lane < LANES; lane++) {
-                uint8_t byte = (uint8_t)text[(w * LANES + (size_t)lane) * chunk + i];
+                uint8_t byte = (uint8_t)in.text[(w * LANES + (size_t)lane) * chunk + i];
                 uint64_t entry = (uint64_t)at[lane] + h->class_of[byte];
                 state[lane] = at[lane] / columns;
                 l32[lane] = entry * 4 / LINE;
@@ -113,6 +109,7 @@ int main(int argc, char **argv) {
         printf("rows_in_shared=%u lines_32bit=%.2f lines_16bit=%.2f steps_reading_memory=%.3f\n", rows[r],
                lines32[r] / steps, lines16[r] / steps, reading[r] / steps);
     sm_db_free(db);
-    free(rows), free(lines32), free(lines16), free(reading), free(pats), free(ptext), free(text);
+    free(rows), free(lines32), free(lines16), free(reading);
+    bench_inputs_free(&in);
     return 0;
 }

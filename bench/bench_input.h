@@ -1,6 +1,7 @@
 /* What the benchmark tools read: a whole file (a regular file or a pipe),
  * and pattern files of one pattern per line (a '\r' before a line's end
- * dropped, empty lines skipped). A failure ends the tool with
+ * dropped, empty lines skipped); the tools' usual start, PATTERNS and
+ * TARGET read and the patterns compiled. A failure ends the tool with
  * "TOOL: WHAT: WHY" and status 2. */
 #ifndef SM_BENCH_INPUT_H
 #define SM_BENCH_INPUT_H
@@ -62,6 +63,36 @@ static inline sm_pattern *bench_patterns(const char *tool, const char *text, siz
     }
     *count = n;
     return pats;
+}
+
+/* A tool's two files: the patterns (pointing into pattern_text) and the
+   target, read whole. */
+typedef struct {
+    char *pattern_text;
+    sm_pattern *patterns;
+    size_t count;
+    char *text;
+    size_t len;
+} bench_inputs;
+
+static inline void bench_inputs_read(const char *tool, const char *patterns, const char *target, bench_inputs *in) {
+    size_t plen;
+    in->pattern_text = bench_read_file(tool, patterns, &plen);
+    in->text = bench_read_file(tool, target, &in->len);
+    in->patterns = bench_patterns(tool, in->pattern_text, plen, &in->count);
+}
+
+static inline void bench_inputs_free(bench_inputs *in) {
+    free(in->patterns);
+    free(in->pattern_text);
+    free(in->text);
+}
+
+static inline sm_db *bench_compile(const char *tool, const bench_inputs *in, const sm_compile_options *co) {
+    sm_db *db;
+    sm_error err;
+    if (sm_compile(in->patterns, in->count, co, &db, &err) != SM_OK) bench_fail(tool, "compile", err.message);
+    return db;
 }
 
 #endif /* SM_BENCH_INPUT_H */

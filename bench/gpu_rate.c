@@ -246,14 +246,14 @@ int main(int argc, char **argv) {
     }
     if (repeats < 1) repeats = 1;
     if (co.alphabet == SM_ALPHABET_TEXT) co.strands = SM_STRAND_FORWARD;
-    size_t plen, len, n;
-    char *ptext = bench_read_file("gpu_rate", argv[argi], &plen);
-    char *text = bench_read_file("gpu_rate", argv[argi + 1], &len);
-    sm_pattern *pats = bench_patterns("gpu_rate", ptext, plen, &n);
-    sm_db *db;
+    bench_inputs in;
+    bench_inputs_read("gpu_rate", argv[argi], argv[argi + 1], &in);
+    const sm_pattern *pats = in.patterns;
+    const char *text = in.text;
+    const size_t len = in.len, n = in.count;
     sm_error err;
     double tc0 = now();
-    if (sm_compile(pats, n, &co, &db, &err) != SM_OK) die("compile", err.message);
+    sm_db *db = bench_compile("gpu_rate", &in, &co);
     double compile_s = now() - tc0;
     sm_db_info info;
     sm_db_get_info(db, &info);

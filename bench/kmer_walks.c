@@ -69,13 +69,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: kmer_walks [-s both|+] KEYS TARGET\n");
         return 2;
     }
-    size_t klen, len, n;
-    char *ktext = bench_read_file("kmer_walks", argv[argi], &klen);
-    char *text = bench_read_file("kmer_walks", argv[argi + 1], &len);
-    sm_pattern *keys = bench_patterns("kmer_walks", ktext, klen, &n);
-    sm_db *db;
-    sm_error err;
-    if (sm_compile(keys, n, &co, &db, &err) != SM_OK) die("compile", err.message);
+    bench_inputs in;
+    bench_inputs_read("kmer_walks", argv[argi], argv[argi + 1], &in);
+    sm_db *db = bench_compile("kmer_walks", &in, &co);
     uint64_t size;
     const uint8_t *section = sm_db_section_of_kind(db, SM_SECTION_KMER, &size);
     if (!section) die(argv[argi], "no k-mer section");
@@ -90,11 +86,11 @@ int main(int argc, char **argv) {
         memset(table, 0xff, sm_ks_gpu_table_bytes(log2));
         uint32_t longest = sm_ks_gpu_build(&v, section, table, log2);
         uint64_t cap_mask = ((uint64_t)1 << log2) - 1, lanes = 0, present = 0, pairs = 0, quads = 0, over_two = 0;
-        for (size_t p = 16; p + 16 <= len; p += 16) {
+        for (size_t p = 16; p + 16 <= in.len; p += 16) {
             uint32_t mmer = 0;
             int whole = 1;
             for (size_t q = p - 16; q < p && whole; q++) {
-                uint8_t c = code_of[(uint8_t)text[q]];
+                uint8_t c = code_of[(uint8_t)in.text[q]];
                 whole = c != SM_GPU_KMER_BREAK;
                 mmer = mmer << 2 | (c & 3u);
             }
@@ -120,8 +116,6 @@ int main(int argc, char **argv) {
         free(table);
     }
     sm_db_free(db);
-    free(keys);
-    free(ktext);
-    free(text);
+    bench_inputs_free(&in);
     return 0;
 }

@@ -95,15 +95,13 @@ int main(int argc, char **argv) {
     }
     if (argc - optind != 2 || repeats < 1) die("usage", "scan_rate [-r REPEATS] [-e ENGINE] PATTERNS TARGET");
 
-    size_t plen, tlen, n;
-    char *ptext = bench_read_file("scan_rate", argv[optind], &plen);
-    char *text = bench_read_file("scan_rate", argv[optind + 1], &tlen);
-    sm_pattern *pats = bench_patterns("scan_rate", ptext, plen, &n);
+    bench_inputs in;
+    bench_inputs_read("scan_rate", argv[optind], argv[optind + 1], &in);
+    const char *text = in.text;
+    const size_t tlen = in.len;
 
-    sm_db *db = NULL;
-    sm_error err;
     double t0 = clock_s(CLOCK_MONOTONIC);
-    if (sm_compile(pats, n, &co, &db, &err) != SM_OK) die("compile", err.message);
+    sm_db *db = bench_compile("scan_rate", &in, &co);
     double compile_s = clock_s(CLOCK_MONOTONIC) - t0;
     sm_db_info info;
     sm_db_get_info(db, &info);
@@ -136,7 +134,7 @@ int main(int argc, char **argv) {
     double scan_s = median(wall, repeats), scan_cpu_s = median(cpu, repeats);
     printf("patterns=%zu\tbytes=%zu\tcount=%llu\tengine=%s\tcompile_s=%.4f\tscan_s=%.4f\tscan_MBps=%.1f\t"
            "scan_cpu_s=%.4f\tscan_cpu_MBps=%.1f\tscan_min_s=%.4f\tscan_max_s=%.4f\trepeats=%d",
-           n, tlen, (unsigned long long)first, engine_name(db, &info), compile_s, scan_s, tlen / scan_s / 1e6,
+           in.count, tlen, (unsigned long long)first, engine_name(db, &info), compile_s, scan_s, tlen / scan_s / 1e6,
            scan_cpu_s, tlen / scan_cpu_s / 1e6, lo, hi, repeats);
     /* The planner's estimate for the engine that ran, and the model's terms
        (bench/fit_planner.py fits its constants to these rows). */
@@ -156,8 +154,6 @@ int main(int argc, char **argv) {
     free(counts);
     free(wall);
     free(cpu);
-    free(pats);
-    free(text);
-    free(ptext);
+    bench_inputs_free(&in);
     return 0;
 }
