@@ -36,8 +36,10 @@
 # entries read one at a time (SEQMATCH_CUDA_KMER_PAIRS=0), no
 # pre-filter (SEQMATCH_CUDA_KMER=nopre) and one filter read at a time
 # (SEQMATCH_CUDA_KMER_HASH=serial with =filter) on the 31-mers, the automaton's visit
-# counters in device memory (SEQMATCH_CUDA_VISITS=global) and its table with
-# no rows in shared memory (SEQMATCH_CUDA_AC_SPLIT=0) on the Bible's word
+# counters in device memory (SEQMATCH_CUDA_VISITS=global), its table not
+# packed in shared memory (SEQMATCH_CUDA_AC_PACKED=0: the first rows there,
+# the rest read through L2) and with no rows there either
+# (SEQMATCH_CUDA_AC_PACKED=0 SEQMATCH_CUDA_AC_SPLIT=0) on the Bible's word
 # lists.
 set -u
 bin=$1 data=$2 sets=$3 out=${4:-$(dirname "$0")/results}
@@ -110,7 +112,8 @@ for c in $CASES; do
            VARIANT=SEQMATCH_CUDA_KMER_SPARSE=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
            VARIANT=SEQMATCH_CUDA_KMER_PAIRS=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
     kjv_w1000|kjv_w2000|kjv_w3000) VARIANT=SEQMATCH_CUDA_VISITS=global run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
-           VARIANT=SEQMATCH_CUDA_AC_SPLIT=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
+           VARIANT=SEQMATCH_CUDA_AC_PACKED=0 run_case "$c" gpu "$alphabet" "$strands" "$set" "$text"
+           VARIANT="SEQMATCH_CUDA_AC_PACKED=0 SEQMATCH_CUDA_AC_SPLIT=0" run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;
   esac
   case $c in
     k8_1000|k8_8000|k8_16000) VARIANT=SEQMATCH_CUDA_KMER_COUNT=rank run_case "$c" gpu "$alphabet" "$strands" "$set" "$text" ;;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/automaton/ac_packed.h"
 #include "engines/automaton/automaton.h"
 #include "testutil.h"
 
@@ -321,6 +322,43 @@ static void check_validation(const key_set *ks, const sm_buf *sec) {
     free(m);
 }
 
+/* The packed form the GPU keeps in shared memory (ac_packed.h): built for
+   every automaton (its build checks every entry against the table), and
+   refused for a table it would not give or past its budget. */
+static void check_packed(const uint8_t *section) {
+    sm_ac_header h;
+    memcpy(&h, section, sizeof h);
+    if (h.states < 2 || h.columns >= SM_AC_GPU_PACKED_NONE) return;
+    const uint32_t *delta = (const uint32_t *)(section + h.delta_off);
+    sm_ac_packed packed;
+    int rc = sm_ac_packed_build(delta, h.states, h.columns, UINT32_MAX, 1, &packed);
+    CHECK(rc == 0 && packed.image && packed.rows >= 1 && packed.rows <= h.states, "packed form of %u states (%u rows)",
+          h.states, packed.rows);
+    free(packed.image);
+    if (rc == 0) {
+        CHECK(sm_ac_packed_build(delta, h.states, h.columns, packed.bytes - 1, 0, &packed) != 0,
+              "packed form past its budget");
+    }
+    /* a table the automaton would not give (one transition of a deepest
+       state sent elsewhere): packed all the same, that entry with it */
+    size_t words = (size_t)h.states * h.columns;
+    uint32_t *damaged = malloc(words * 4);
+    memcpy(damaged, delta, words * 4);
+    uint32_t s = h.states - 1, c = below(h.columns);
+    uint32_t *entry = &damaged[(size_t)s * h.columns + c];
+    uint32_t to = (*entry & 0x7fffffffu) / h.columns == s ? 0 : s;
+    *entry = to * h.columns;
+    rc = sm_ac_packed_build(damaged, h.states, h.columns, UINT32_MAX, 1, &packed);
+    CHECK(rc == 0 && sm_ac_gpu_packed_entry((const uint16_t *)packed.image,
+                                            (const uint32_t *)(packed.image + sm_ac_gpu_packed_layout_of(
+                                                                                  packed.rows, h.columns, h.states)
+                                                                                  .records_off),
+                                            h.columns, s, c) == to,
+          "a damaged table packed with its entry (state %u, class %u)", s, c);
+    free(packed.image);
+    free(damaged);
+}
+
 /* ------------------------------------------------------------------ main */
 
 static void check_set(key_set *ks, size_t text_len, int full) {
@@ -340,6 +378,7 @@ static void check_set(key_set *ks, size_t text_len, int full) {
         sm_buf_free(&level);
     }
     check_scans(ks, serial.data, text_len);
+    check_packed(serial.data);
     if (full) check_validation(ks, &serial);
     sm_buf_free(&serial);
 }

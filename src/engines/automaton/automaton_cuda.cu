@@ -1,13 +1,14 @@
 /* The automaton on the GPU: the CPU scan spread over many threads, one
  * thread per chunk (or part of one), one table lookup per byte, the text
- * read 16 bytes at a time.
+ * read 16 bytes at a time, the next 16 asked for before these are walked.
  *
  * When the transition table fits in a block's shared memory it is copied
  * there first: lookups from shared memory do not queue behind each other in
  * L1 the way scattered global loads do. With fewer than 2^15 states every
  * entry fits 16 bits (state index and output flag): half the room, so that
  * larger tables fit (8000 8-mers: 190 KB instead of 380) and smaller ones
- * leave room for more blocks. Larger tables are read through the read-only
+ * leave room for more blocks. A text set's larger table lies there packed
+ * when that fits (automaton_gpu.h); others are read through the read-only
  * cache and L2.
  *
  * Count mode adds one to a per-state visit counter for every flagged
@@ -22,15 +23,17 @@
 #include <string.h>
 
 #include "engines/cuda_engine.cuh"
+#include "engines/automaton/ac_packed.h"
 #include "engines/automaton/automaton_gpu.h"
 
 #define TARGET_MASK 0x7fffffffu
 
 /* Where the kernel reads the transition table: all of it in device memory
    (through L1 and L2), all of it in the block's shared memory (32- or
-   16-bit), or the first rows in shared memory and the rest, 16-bit, in
-   device memory. */
-enum { TABLE_GLOBAL = 0, TABLE_SHARED = 1, TABLE_SHARED16 = 2, TABLE_SPLIT16 = 3 };
+   16-bit), the first rows in shared memory and the rest, 16-bit, in device
+   memory, or all of it in shared memory in the packed form
+   (automaton_gpu.h). */
+enum { TABLE_GLOBAL = 0, TABLE_SHARED = 1, TABLE_SHARED16 = 2, TABLE_SPLIT16 = 3, TABLE_PACKED16 = 4 };
 
 struct ac_prepared {
     uint16_t *compact;       /* 16-bit copy of the transitions (fewer than 2^15 states), or NULL */
@@ -38,6 +41,10 @@ struct ac_prepared {
     int visits_global;       /* SEQMATCH_CUDA_VISITS=global: visit counters in device memory (benchmarks) */
     int split_rows;          /* SEQMATCH_CUDA_AC_SPLIT=R: the rows a 16-bit table past shared memory keeps
                                 there (benchmarks; -1: the rule below) */
+    uint8_t *packed;         /* the packed form's image (the view's packed_rows), or NULL */
+    int packed_blocks;       /* the packed kernel's counters are held to what lets this many blocks share
+                                a multiprocessor: 2 (SEQMATCH_CUDA_AC_PACKED_BLOCKS=B for benchmarks; 0:
+                                as many counters as fit) */
 };
 
 /* One byte of class c: the next state, and a report when it is flagged. In
@@ -45,13 +52,17 @@ struct ac_prepared {
    in the 16-bit one the target's state index. */
 template <int kTable, bool kCount, bool kVisitsShared>
 __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *delta, const uint16_t *compact,
-                                     const uint16_t *compact_far, uint32_t split_rows, uint32_t *visits,
-                                     uint32_t shared_states, uint32_t columns, uint32_t &s, uint32_t c, uint32_t pos,
-                                     uint32_t c1) {
+                                     const uint16_t *compact_far, const uint32_t *records, uint32_t split_rows,
+                                     uint32_t *visits, uint32_t shared_states, uint32_t columns, uint32_t &s,
+                                     uint32_t c, uint32_t pos, uint32_t c1) {
     const sm_gpu_automaton *v = SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
     uint32_t e, state;
     bool flagged;
-    if (kTable == TABLE_SHARED16 || kTable == TABLE_SPLIT16) {
+    if (kTable == TABLE_PACKED16) {
+        e = sm_ac_gpu_packed_entry(compact, records, columns, s, c);
+        s = state = e & 0x7fffu;
+        flagged = e & 0x8000u;
+    } else if (kTable == TABLE_SHARED16 || kTable == TABLE_SPLIT16) {
         const uint32_t at = s * columns + c;
         /* one load through a generic address, shared or device memory
            lane by lane: no branch for the warp to part and join on */
@@ -73,11 +84,15 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
    states in the block's shared memory past the table (at byte visits_off),
    added to the device's when the block ends, so that the states of frequent
    words do not queue on one counter in L2; any further states count in
-   device memory. */
+   device memory. split_rows: the rows kept in shared memory (TABLE_SPLIT16)
+   or kept whole in the packed form (TABLE_PACKED16, whose image
+   compact_global then is). Registers: with the text read ahead the
+   compiler takes 40 (three blocks a multiprocessor); the packed kernel,
+   two blocks for its shared memory, may take more. */
 template <int kTable, bool kCount, bool kVisitsShared = false>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global,
-                                                           uint32_t visits_off, uint32_t shared_states,
-                                                           uint32_t split_rows) {
+__global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 1)
+    ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global, uint32_t visits_off, uint32_t shared_states,
+              uint32_t split_rows) {
     extern __shared__ uint32_t shared_table[];
     uint32_t *visits = shared_table + visits_off / 4;
     __shared__ uint32_t class_of[256];
@@ -94,7 +109,13 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
         const uint32_t *pairs = reinterpret_cast<const uint32_t *>(compact_global);
         const uint32_t held = kTable == TABLE_SHARED16 ? words : split_rows * columns;
         for (uint32_t i = threadIdx.x; i < (held + 1) / 2; i += blockDim.x) shared_table[i] = __ldg(&pairs[i]);
+    } else if (kTable == TABLE_PACKED16) {
+        const uint4 *image = reinterpret_cast<const uint4 *>(compact_global);
+        uint4 *to = reinterpret_cast<uint4 *>(shared_table);
+        for (uint32_t i = threadIdx.x; i < v.packed_bytes / 16; i += blockDim.x) to[i] = __ldg(&image[i]);
     }
+    const uint32_t *records =
+        shared_table + sm_ac_gpu_packed_layout_of(split_rows, columns, v.states).records_off / 4;
     if (kVisitsShared)
         for (uint32_t i = threadIdx.x; i < shared_states; i += blockDim.x) visits[i] = 0;
     __syncthreads();
@@ -104,24 +125,28 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK) ac_kernel(sm_gpu_scan_args a, c
         if (ch.c0 >= ch.c1) continue;
         uint32_t s = 0;
         uint32_t i = ch.c0;
+        /* the next 16 bytes are asked for before these are walked, so that
+           the walk hides their wait on device memory */
+        uint4 ahead = __ldg(reinterpret_cast<const uint4 *>(a.text + (i & ~15u)));
         while (i < ch.end) {
             uint32_t base = i & ~15u;
-            uint4 w = __ldg(reinterpret_cast<const uint4 *>(a.text + base));
+            const uint4 w = ahead;
+            if (base + 16 < ch.end) ahead = __ldg(reinterpret_cast<const uint4 *>(a.text + base + 16));
             uint32_t words4[4] = {w.x, w.y, w.z, w.w};
             uint32_t from = i - base, to = ch.end - base < 16u ? ch.end - base : 16u;
             if (from == 0 && to == 16) {
 #pragma unroll
                 for (int k = 0; k < 16; k++)
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, split_rows, visits,
-                                                        shared_states, columns, s,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, records, split_rows,
+                                                        visits, shared_states, columns, s,
                                                         class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu],
                                                         base + k + 1, ch.c1);
             } else {
 #pragma unroll
                 for (int k = 0; k < 16; k++) {
                     if ((uint32_t)k < from || (uint32_t)k >= to) continue;
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, split_rows, visits,
-                                                        shared_states, columns, s,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, records, split_rows,
+                                                        visits, shared_states, columns, s,
                                                         class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu],
                                                         base + k + 1, ch.c1);
                 }
@@ -150,6 +175,8 @@ static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     p->visits_global = visits && strcmp(visits, "global") == 0;
     const char *split = getenv("SEQMATCH_CUDA_AC_SPLIT");
     p->split_rows = split && *split ? atoi(split) : -1;
+    const char *blocks = getenv("SEQMATCH_CUDA_AC_PACKED_BLOCKS");
+    p->packed_blocks = blocks && *blocks ? atoi(blocks) : 2;
     if (v.states >= 0x8000u) return 0;
     size_t words = (size_t)v.states * v.columns;
     const uint32_t *delta = (const uint32_t *)(host->bytes + v.delta_off);
@@ -162,6 +189,19 @@ static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     if (e == cudaSuccess) e = cudaMemcpy(p->compact, tmp, words * sizeof *tmp + 2, cudaMemcpyHostToDevice);
     free(tmp);
     if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the automaton to the device", e);
+    if (v.packed_rows) {
+        sm_ac_packed packed;
+        if (sm_ac_packed_build(delta, v.states, v.columns, v.packed_bytes, 1, &packed) != 0 ||
+            packed.rows != v.packed_rows || packed.bytes != v.packed_bytes) {
+            free(packed.image);
+            snprintf(msg, 256, "the automaton's packed form differs from its view's");
+            return -1;
+        }
+        e = cudaMalloc(&p->packed, packed.bytes);
+        if (e == cudaSuccess) e = cudaMemcpy(p->packed, packed.image, packed.bytes, cudaMemcpyHostToDevice);
+        free(packed.image);
+        if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the automaton to the device", e);
+    }
     return 0;
 }
 
@@ -169,6 +209,7 @@ static void ac_release(sm_cuda_gpu_section *s) {
     ac_prepared *p = (ac_prepared *)s->prepared;
     if (!p) return;
     cudaFree(p->compact);
+    cudaFree(p->packed);
     free(p);
     s->prepared = NULL;
 }
@@ -190,22 +231,31 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     } else {
         table = TABLE_GLOBAL;
     }
-    /* A text set's table past shared memory keeps its first rows there
-       (numbered breadth first: the states nearest the root, where most
-       lanes are at most steps) and the rest, 16-bit, read through L2:
-       fewer lanes of a warp then read memory at once (bench/results/
-       history.md, "Word lists on the GPU: the first rows in shared
-       memory"). A DNA set's few columns keep L1's room. */
+    /* A text set's table past shared memory lies there whole in the
+       packed form where that fits (some rows whole, each state one of them
+       with up to two entries of its own: no lane waits on L2;
+       bench/results/history.md, "Word lists on the GPU: the table packed
+       in shared memory"). Else it keeps its first rows there (numbered
+       breadth first: the states nearest the root, where most lanes are at
+       most steps) and the rest, 16-bit, read through L2: fewer lanes of a
+       warp then read memory at once ("Word lists on the GPU: the first
+       rows in shared memory"). A DNA set's few columns keep L1's room. */
     uint32_t split_rows = 0;
-    if (table == TABLE_GLOBAL && p->compact) {
+    const uint16_t *image = p->compact;
+    if (table == TABLE_GLOBAL && p->packed && v.packed_bytes + 2048 <= l->shared_limit) {
+        table = TABLE_PACKED16;
+        shared = v.packed_bytes;
+        split_rows = v.packed_rows;
+        image = reinterpret_cast<const uint16_t *>(p->packed);
+    } else if (table == TABLE_GLOBAL && p->compact) {
         const int rows = p->split_rows >= 0 ? p->split_rows : v.columns >= 16 ? (int)SM_AC_GPU_SPLIT_ROWS : 0;
         const size_t fit = l->shared_limit > 2048 ? (l->shared_limit - 2048) / (v.columns * 2u) : 0;
         split_rows = (uint32_t)rows < v.states ? (uint32_t)rows : v.states;
         if (split_rows > fit) split_rows = (uint32_t)fit;
-    }
-    if (split_rows) {
-        table = TABLE_SPLIT16;
-        shared = ((size_t)split_rows * v.columns * 2 + 3) & ~(size_t)3;
+        if (split_rows) {
+            table = TABLE_SPLIT16;
+            shared = ((size_t)split_rows * v.columns * 2 + 3) & ~(size_t)3;
+        }
     }
     /* at most 32 KiB of counters: more takes L1's room from a table read
        through it (bench/results/history.md, "Dense sets on the GPU"). A
@@ -218,22 +268,29 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     uint32_t visits_off = (uint32_t)((shared + 15) & ~(size_t)15);
     size_t room = visits_off + 2048 <= l->shared_limit ? (l->shared_limit - 2048 - visits_off) / 4 : 0;
     size_t shared_states = v.states < 8192u ? v.states : 8192u;
+    if (table == TABLE_PACKED16 && p->packed_blocks > 0) {
+        const size_t per_block = (l->shared_limit + 1024) / (size_t)p->packed_blocks;
+        const size_t cap = per_block > visits_off + 1024 + 2048 ? (per_block - 1024 - 2048 - visits_off) / 4 : 0;
+        if (room > cap) room = cap;
+    }
     if (shared_states > room) shared_states = room;
     bool visits_shared = count && !p->visits_global && shared_states > 0 &&
                          (shared_states == v.states ||
-                          ((table == TABLE_GLOBAL || table == TABLE_SPLIT16) && v.columns >= 16));
+                          ((table == TABLE_GLOBAL || table == TABLE_SPLIT16 || table == TABLE_PACKED16) &&
+                           v.columns >= 16));
     if (visits_shared) shared = visits_off + shared_states * 4;
 #define AC_PICK(T)                                                                                      \
     kernel = !count ? ac_kernel<T, false> : visits_shared ? ac_kernel<T, true, true> : ac_kernel<T, true>
     if (table == TABLE_SHARED16) AC_PICK(TABLE_SHARED16);
     else if (table == TABLE_SHARED) AC_PICK(TABLE_SHARED);
     else if (table == TABLE_SPLIT16) AC_PICK(TABLE_SPLIT16);
+    else if (table == TABLE_PACKED16) AC_PICK(TABLE_PACKED16);
     else AC_PICK(TABLE_GLOBAL);
 #undef AC_PICK
     unsigned blocks;
     if (sm_cuda_grid((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, l->sms, &blocks, msg) != 0)
         return -1;
-    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, p->compact, visits_off, (uint32_t)shared_states,
+    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, image, visits_off, (uint32_t)shared_states,
                                                          split_rows);
     return 0;
 }

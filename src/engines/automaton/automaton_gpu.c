@@ -1,7 +1,9 @@
 /* The automaton's GPU part, host side (engines/gpu_part.h): its view, its
  * description, and the CPU stand-in for its kernel (automaton_cuda.cu). */
 #include <stddef.h>
+#include <stdio.h>
 
+#include "engines/automaton/ac_packed.h"
 #include "engines/automaton/automaton.h"
 #include "engines/automaton/automaton_gpu.h"
 #include "engines/automaton/build_gpu.h"
@@ -25,6 +27,20 @@ static int ac_gpu_view(const sm_section *s, const sm_gpu_db *db, sm_gpu_view *v,
     a->out_index_off = h->out_index_off;
     a->out_list_off = h->out_list_off;
     a->class_of_off = offsetof(sm_ac_header, class_of);
+    /* a text set's 16-bit table past shared memory lies there packed when
+       that fits (automaton_cuda.cu); SEQMATCH_CUDA_AC_PACKED=KIB sets the
+       room it may take for benchmarks (0: not packed) */
+    uint64_t words = (uint64_t)h->states * h->columns;
+    const char *budget_env = getenv("SEQMATCH_CUDA_AC_PACKED");
+    uint32_t budget = budget_env && *budget_env ? (uint32_t)strtoul(budget_env, NULL, 10) * 1024u
+                                                : SM_AC_GPU_PACKED_BUDGET;
+    sm_ac_packed packed;
+    if (h->states < 0x8000u && h->columns >= 16 && words * 2 + 2 > SM_GPU_SHARED_MAX && budget &&
+        sm_ac_packed_build((const uint32_t *)(s->bytes + h->delta_off), h->states, h->columns, budget, 0,
+                           &packed) == 0) {
+        a->packed_rows = packed.rows;
+        a->packed_bytes = packed.bytes;
+    }
     return 0;
 }
 
@@ -35,9 +51,15 @@ static void ac_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
     int wide = words * 4 <= SM_GPU_SHARED_MAX;
     /* as automaton_cuda.cu's launch chooses */
     int split = !narrow && !wide && x->states < 0x8000u && x->columns >= 16;
-    char a[32];
+    char a[32], b[32];
     sm_gpu_size_text(narrow || split ? words * 2 : words * 4, a, sizeof a);
-    if (split)
+    sm_gpu_size_text(x->packed_bytes, b, sizeof b);
+    if (x->packed_rows)
+        snprintf(buf, size,
+                 "automaton, a thread per chunk; transition table %s (16-bit entries) in shared memory packed to %s: "
+                 "%u rows whole, each state one of them with up to %u entries of its own",
+                 a, b, x->packed_rows, SM_AC_GPU_PACKED_EXCEPTIONS);
+    else if (split)
         snprintf(buf, size,
                  "automaton, a thread per chunk; transition table %s (16-bit entries), its first %u rows in shared "
                  "memory, the rest read through L2",
@@ -53,16 +75,36 @@ static void ac_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     const sm_gpu_automaton *v = SM_GPU_VIEW(&a->view, const sm_gpu_automaton);
     const uint32_t *delta = (const uint32_t *)(a->section + v->delta_off);
     const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
+    /* the packed form, read as the kernel reads it */
+    sm_ac_packed packed = {0, 0, NULL};
+    if (v->packed_rows && (sm_ac_packed_build(delta, v->states, v->columns, v->packed_bytes, 1, &packed) != 0 ||
+                           packed.rows != v->packed_rows)) {
+        fprintf(stderr, "automaton stand-in: the packed form was not built again\n");
+        abort();
+    }
+    const uint16_t *whole = (const uint16_t *)packed.image;
+    const uint32_t *records =
+        packed.image
+            ? (const uint32_t *)(packed.image +
+                                 sm_ac_gpu_packed_layout_of(packed.rows, v->columns, v->states).records_off)
+            : NULL;
     for (uint32_t item = 0; item < a->nchunks * a->parts; item++) {
         sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[item / a->parts], item % a->parts, a->parts, a->tail, 0);
         if (ch.c0 >= ch.c1) continue;
         uint32_t at = 0;
         for (uint32_t i = ch.c0; i < ch.end; i++) {
-            uint32_t e = delta[at + class_of[a->text[i]]];
+            uint32_t column = class_of[a->text[i]], e;
+            if (packed.image) {
+                uint32_t entry = sm_ac_gpu_packed_entry(whole, records, v->columns, at / v->columns, column);
+                e = (entry & 0x7fffu) * v->columns | (entry & 0x8000u ? SM_GPU_DFA_FLAG : 0);
+            } else {
+                e = delta[at + column];
+            }
             at = e & ~SM_GPU_DFA_FLAG;
             if (e & SM_GPU_DFA_FLAG) sm_ac_gpu_report(a, v, at / v->columns, i + 1, ch.c1, a->count_only);
         }
     }
+    free(packed.image);
 }
 
 const sm_gpu_part sm_ac_gpu_part = {

@@ -23,7 +23,51 @@ typedef struct {
     uint64_t out_index_off;  /* uint32[states + 1] */
     uint64_t out_list_off;   /* uint32[]: output ids (pattern * 2 + reverse) */
     uint64_t class_of_off;   /* uint16[256]: text byte -> column */
+    uint32_t packed_rows;    /* the packed form (below): its whole rows, 0 when not used */
+    uint32_t packed_bytes;   /* and its size */
 } sm_gpu_automaton;
+
+/* The packed form of a text set's table past shared memory, small enough
+   to lie in shared memory whole: some rows whole, 16-bit, and for every
+   state a record of the whole row its own row differs from in at most two
+   entries, and those entries (its children, mostly, over its failure
+   state's row; ac_packed.h builds it and checks it against the table).
+     record: row = whole row | class a << 16 | class b << 24
+             entries = entry a | entry b << 16
+   A class SM_AC_GPU_PACKED_NONE is none. An entry is the 16-bit table's:
+   state | 0x8000 when flagged. At most SM_AC_GPU_PACKED_BUDGET bytes, so
+   that two blocks share a multiprocessor with room beside it for the
+   visit counters of the shallowest states (automaton_cuda.cu). */
+#define SM_AC_GPU_PACKED_EXCEPTIONS 2u
+#define SM_AC_GPU_PACKED_NONE 0xffu
+#define SM_AC_GPU_PACKED_BUDGET (100u * 1024u)
+
+typedef struct {
+    uint32_t records_off, bytes;
+} sm_ac_gpu_packed_layout;
+
+SM_GPU_HOSTDEV sm_ac_gpu_packed_layout sm_ac_gpu_packed_layout_of(uint32_t rows, uint32_t columns, uint32_t states) {
+    sm_ac_gpu_packed_layout l;
+    l.records_off = (rows * columns * 2u + 7u) & ~7u;
+    l.bytes = (l.records_off + states * 8u + 15u) & ~15u;
+    return l;
+}
+
+/* State s's entry for class c: its record, then the whole row's entry,
+   taken unless c is one of the record's (no branch). */
+SM_GPU_HOSTDEV uint32_t sm_ac_gpu_packed_entry(const uint16_t *whole, const uint32_t *records, uint32_t columns,
+                                               uint32_t s, uint32_t c) {
+#ifdef __CUDA_ARCH__
+    const uint2 r = reinterpret_cast<const uint2 *>(records)[s]; /* one 8-byte load */
+    const uint32_t row = r.x, entries = r.y;
+#else
+    const uint32_t row = records[2 * s], entries = records[2 * s + 1];
+#endif
+    uint32_t e = whole[(row & 0xffffu) * columns + c];
+    e = c == (row >> 16 & 0xffu) ? entries & 0xffffu : e;
+    e = c == row >> 24 ? entries >> 16 : e;
+    return e;
+}
 
 /* A flagged transition into state at batch offset pos (just past the byte):
    the state (count mode: its visit counter), or past c1 the outputs that
