@@ -322,9 +322,46 @@ static void check_validation(const key_set *ks, const sm_buf *sec) {
     free(m);
 }
 
+/* Every entry of a 32-bit table (automaton_gpu.h) read from its packed
+   form the way the kernel reads it. */
+static int packed_gives(const uint32_t *delta, uint32_t states, uint32_t columns, const sm_ac_packed *packed) {
+    const uint16_t *whole = (const uint16_t *)packed->image;
+    const uint32_t *records =
+        (const uint32_t *)(packed->image + sm_ac_gpu_packed_layout_of(packed->rows, columns, states).records_off);
+    for (uint32_t s = 0; s < states; s++)
+        for (uint32_t c = 0; c < columns; c++) {
+            uint32_t e = delta[(size_t)s * columns + c];
+            uint32_t want = (e & 0x7fffffffu) / columns | (e & SM_GPU_DFA_FLAG ? 0x8000u : 0);
+            if (sm_ac_gpu_packed_entry(whole, records, columns, s, c) != want) return 0;
+        }
+    return 1;
+}
+
+/* Tables no automaton gives (random targets and flags): packed with every
+   entry, or refused; never a form that reads otherwise. */
+static void check_packed_random_tables(void) {
+    for (int round = 0; round < 40; round++) {
+        uint32_t states = 2 + below(300), columns = 1 + below(40);
+        uint32_t *delta = malloc((size_t)states * columns * 4);
+        for (size_t i = 0; i < (size_t)states * columns; i++) {
+            /* mostly back to shallow states, as an automaton's are */
+            uint32_t t = below(4) ? below(1 + below(8)) % states : below(states);
+            delta[i] = t * columns | (below(8) ? 0 : SM_GPU_DFA_FLAG);
+        }
+        for (uint32_t s = 1; s < states; s++) delta[(size_t)below(s) * columns + below(columns)] = s * columns;
+        sm_ac_packed packed;
+        if (sm_ac_packed_build(delta, states, columns, UINT32_MAX, 1, &packed) == 0) {
+            CHECK(packed_gives(delta, states, columns, &packed), "a random table (%u states, %u columns) packed wrong",
+                  states, columns);
+            free(packed.image);
+        }
+        free(delta);
+    }
+}
+
 /* The packed form the GPU keeps in shared memory (ac_packed.h): built for
    every automaton (its build checks every entry against the table), and
-   refused for a table it would not give or past its budget. */
+   refused past its budget. */
 static void check_packed(const uint8_t *section) {
     sm_ac_header h;
     memcpy(&h, section, sizeof h);
@@ -332,8 +369,9 @@ static void check_packed(const uint8_t *section) {
     const uint32_t *delta = (const uint32_t *)(section + h.delta_off);
     sm_ac_packed packed;
     int rc = sm_ac_packed_build(delta, h.states, h.columns, UINT32_MAX, 1, &packed);
-    CHECK(rc == 0 && packed.image && packed.rows >= 1 && packed.rows <= h.states, "packed form of %u states (%u rows)",
-          h.states, packed.rows);
+    CHECK(rc == 0 && packed.image && packed.rows >= 1 && packed.rows <= h.states &&
+              packed_gives(delta, h.states, h.columns, &packed),
+          "packed form of %u states (%u rows)", h.states, packed.rows);
     free(packed.image);
     if (rc == 0) {
         CHECK(sm_ac_packed_build(delta, h.states, h.columns, packed.bytes - 1, 0, &packed) != 0,
@@ -349,13 +387,18 @@ static void check_packed(const uint8_t *section) {
     uint32_t to = (*entry & 0x7fffffffu) / h.columns == s ? 0 : s;
     *entry = to * h.columns;
     rc = sm_ac_packed_build(damaged, h.states, h.columns, UINT32_MAX, 1, &packed);
-    CHECK(rc == 0 && sm_ac_gpu_packed_entry((const uint16_t *)packed.image,
-                                            (const uint32_t *)(packed.image + sm_ac_gpu_packed_layout_of(
-                                                                                  packed.rows, h.columns, h.states)
-                                                                                  .records_off),
-                                            h.columns, s, c) == to,
+    CHECK(rc == 0 && packed_gives(damaged, h.states, h.columns, &packed),
           "a damaged table packed with its entry (state %u, class %u)", s, c);
     free(packed.image);
+    /* a few entries anywhere sent anywhere: packed with every entry, or
+       refused */
+    memcpy(damaged, delta, words * 4);
+    for (uint32_t k = 1 + below(5); k > 0; k--)
+        damaged[below((uint32_t)words)] = below(h.states) * h.columns | (below(4) ? 0 : SM_GPU_DFA_FLAG);
+    if (sm_ac_packed_build(damaged, h.states, h.columns, UINT32_MAX, 1, &packed) == 0) {
+        CHECK(packed_gives(damaged, h.states, h.columns, &packed), "a table with changed entries packed wrong");
+        free(packed.image);
+    }
     free(damaged);
 }
 
@@ -431,6 +474,8 @@ int main(void) {
         sm_buf_free(&small);
         sm_buf_free(&sec);
     }
+
+    check_packed_random_tables();
 
     /* Many random sets: small keys with every thread count, damage checks
        (SM_TEST_SCALE: the sanitizer runs take a tenth, at least 12). */
