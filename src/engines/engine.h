@@ -111,8 +111,8 @@ typedef struct sm_gpu_part {
     /* What the GPU runs for that view, in words (--explain). */
     void (*describe)(const sm_gpu_view *view, char *buf, size_t size);
     /* Bytes the kernel reads beside the section (sm_gpu_scan_args.extra),
-       made on the host: their size (buf NULL), or written to buf. NULL:
-       none. */
+       made on the host: their size (buf NULL), or written to buf (their
+       size again; anything else: memory ran out). NULL: none. */
     size_t (*extra)(const sm_section *s, const sm_gpu_view *view, void *buf);
     /* The CPU stand-in for the kernel (tests/emulated): what its launch
        makes beside the section (NULL: nothing; may be NULL), then the scan

@@ -7,6 +7,7 @@
 
 #include "engines/automaton/ac_packed.h"
 #include "engines/automaton/automaton.h"
+#include "engines/automaton/automaton_gpu.h"
 #include "testutil.h"
 
 static int passed, failed;

@@ -169,9 +169,10 @@ static int gpu_views(const sm_db *db, sm_cuda_section *sections, sm_error *err) 
             size_t n = ops->gpu->extra(&sec, &sections[i].view, NULL);
             void *p = n ? malloc(n) : NULL;
             if (n && !p) return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
-            if (p) ops->gpu->extra(&sec, &sections[i].view, p);
             sections[i].extra = p;
             sections[i].extra_size = n;
+            if (p && ops->gpu->extra(&sec, &sections[i].view, p) != n)
+                return sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         }
     }
     return SM_OK;

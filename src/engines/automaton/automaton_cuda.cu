@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "engines/cuda_engine.cuh"
-#include "engines/automaton/ac_packed.h"
 #include "engines/automaton/automaton_gpu.h"
 
 #define TARGET_MASK 0x7fffffffu
@@ -41,7 +40,6 @@ struct ac_prepared {
     int visits_global;       /* SEQMATCH_CUDA_VISITS=global: visit counters in device memory (benchmarks) */
     int split_rows;          /* SEQMATCH_CUDA_AC_SPLIT=R: the rows a 16-bit table past shared memory keeps
                                 there (benchmarks; -1: the rule below) */
-    uint8_t *packed;         /* the packed form's image (the view's packed_rows), or NULL */
     int packed_blocks;       /* the packed kernel's counters are held to what lets this many blocks share
                                 a multiprocessor: 2 (SEQMATCH_CUDA_AC_PACKED_BLOCKS=B for benchmarks; 0:
                                 as many counters as fit) */
@@ -189,19 +187,6 @@ static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     if (e == cudaSuccess) e = cudaMemcpy(p->compact, tmp, words * sizeof *tmp + 2, cudaMemcpyHostToDevice);
     free(tmp);
     if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the automaton to the device", e);
-    if (v.packed_rows) {
-        sm_ac_packed packed;
-        if (sm_ac_packed_build(delta, v.states, v.columns, v.packed_bytes, 1, &packed) != 0 ||
-            packed.rows != v.packed_rows || packed.bytes != v.packed_bytes) {
-            free(packed.image);
-            snprintf(msg, 256, "the automaton's packed form differs from its view's");
-            return -1;
-        }
-        e = cudaMalloc(&p->packed, packed.bytes);
-        if (e == cudaSuccess) e = cudaMemcpy(p->packed, packed.image, packed.bytes, cudaMemcpyHostToDevice);
-        free(packed.image);
-        if (e != cudaSuccess) return sm_cuda_fail(msg, "copying the automaton to the device", e);
-    }
     return 0;
 }
 
@@ -209,7 +194,6 @@ static void ac_release(sm_cuda_gpu_section *s) {
     ac_prepared *p = (ac_prepared *)s->prepared;
     if (!p) return;
     cudaFree(p->compact);
-    cudaFree(p->packed);
     free(p);
     s->prepared = NULL;
 }
@@ -242,11 +226,15 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
        rows in shared memory"). A DNA set's few columns keep L1's room. */
     uint32_t split_rows = 0;
     const uint16_t *image = p->compact;
-    if (table == TABLE_GLOBAL && p->packed && v.packed_bytes + 2048 <= l->shared_limit) {
+    if (v.packed_rows && !l->args.extra) {
+        snprintf(msg, 256, "the automaton's packed table is not on the device");
+        return -1;
+    }
+    if (table == TABLE_GLOBAL && v.packed_rows && v.packed_bytes + 2048 <= l->shared_limit) {
         table = TABLE_PACKED16;
         shared = v.packed_bytes;
         split_rows = v.packed_rows;
-        image = reinterpret_cast<const uint16_t *>(p->packed);
+        image = reinterpret_cast<const uint16_t *>(l->args.extra); /* the packed form (automaton_gpu.c) */
     } else if (table == TABLE_GLOBAL && p->compact) {
         const int rows = p->split_rows >= 0 ? p->split_rows : v.columns >= 16 ? (int)SM_AC_GPU_SPLIT_ROWS : 0;
         const size_t fit = l->shared_limit > 2048 ? (l->shared_limit - 2048) / (v.columns * 2u) : 0;

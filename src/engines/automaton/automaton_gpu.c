@@ -2,6 +2,7 @@
  * description, and the CPU stand-in for its kernel (automaton_cuda.cu). */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "engines/automaton/ac_packed.h"
 #include "engines/automaton/automaton.h"
@@ -69,6 +70,22 @@ static void ac_gpu_describe(const sm_gpu_view *v, char *buf, size_t size) {
                  narrow ? "16-bit" : "32-bit", narrow || wide ? "in shared memory" : "read through L2");
 }
 
+/* The packed form's image (the view's packed_rows), which the kernel copies
+   into shared memory: the bytes the runtime copies beside the section. 0 on
+   writing it: memory ran out. */
+static size_t ac_gpu_extra(const sm_section *s, const sm_gpu_view *view, void *buf) {
+    const sm_gpu_automaton *a = SM_GPU_VIEW(view, const sm_gpu_automaton);
+    if (!a->packed_rows || !buf) return a->packed_bytes;
+    const sm_ac_header *h = (const sm_ac_header *)s->bytes;
+    sm_ac_packed packed;
+    if (sm_ac_packed_build((const uint32_t *)(s->bytes + h->delta_off), a->states, a->columns, a->packed_bytes, 1,
+                           &packed) != 0)
+        return 0;
+    memcpy(buf, packed.image, packed.bytes);
+    free(packed.image);
+    return packed.bytes;
+}
+
 /* The kernel's loop for one part of a chunk, a byte at a time. */
 static void ac_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     (void)threads;
@@ -76,25 +93,23 @@ static void ac_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
     const uint32_t *delta = (const uint32_t *)(a->section + v->delta_off);
     const uint16_t *class_of = (const uint16_t *)(a->section + v->class_of_off);
     /* the packed form, read as the kernel reads it */
-    sm_ac_packed packed = {0, 0, NULL};
-    if (v->packed_rows && (sm_ac_packed_build(delta, v->states, v->columns, v->packed_bytes, 1, &packed) != 0 ||
-                           packed.rows != v->packed_rows)) {
-        fprintf(stderr, "automaton stand-in: the packed form was not built again\n");
+    const uint8_t *packed = v->packed_rows ? a->extra : NULL;
+    if (v->packed_rows && !packed) {
+        fprintf(stderr, "automaton stand-in: the packed table was not copied beside the section\n");
         abort();
     }
-    const uint16_t *whole = (const uint16_t *)packed.image;
+    const uint16_t *whole = (const uint16_t *)packed;
     const uint32_t *records =
-        packed.image
-            ? (const uint32_t *)(packed.image +
-                                 sm_ac_gpu_packed_layout_of(packed.rows, v->columns, v->states).records_off)
-            : NULL;
+        packed ? (const uint32_t *)(packed +
+                                    sm_ac_gpu_packed_layout_of(v->packed_rows, v->columns, v->states).records_off)
+               : NULL;
     for (uint32_t item = 0; item < a->nchunks * a->parts; item++) {
         sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[item / a->parts], item % a->parts, a->parts, a->tail, 0);
         if (ch.c0 >= ch.c1) continue;
         uint32_t at = 0;
         for (uint32_t i = ch.c0; i < ch.end; i++) {
             uint32_t column = class_of[a->text[i]], e;
-            if (packed.image) {
+            if (packed) {
                 uint32_t entry = sm_ac_gpu_packed_entry(whole, records, v->columns, at / v->columns, column);
                 e = (entry & 0x7fffu) * v->columns | (entry & 0x8000u ? SM_GPU_DFA_FLAG : 0);
             } else {
@@ -104,12 +119,12 @@ static void ac_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
             if (e & SM_GPU_DFA_FLAG) sm_ac_gpu_report(a, v, at / v->columns, i + 1, ch.c1, a->count_only);
         }
     }
-    free(packed.image);
 }
 
 const sm_gpu_part sm_ac_gpu_part = {
     .view = ac_gpu_view,
     .describe = ac_gpu_describe,
+    .extra = ac_gpu_extra,
     .emulate = ac_gpu_emulate,
     .emulate_build = sm_ac_gpu_build_emulate,
 };

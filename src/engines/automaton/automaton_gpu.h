@@ -31,7 +31,7 @@ typedef struct {
    to lie in shared memory whole: some rows whole, 16-bit, and for every
    state a record of the whole row its own row differs from in at most two
    entries, and those entries (its children, mostly, over its failure
-   state's row; ac_packed.h builds it and checks it against the table).
+   state's row; ac_packed.c builds it and checks it against the table).
      record: row = whole row | class a << 16 | class b << 24
              entries = entry a | entry b << 16
    A class SM_AC_GPU_PACKED_NONE is none. An entry is the 16-bit table's:
