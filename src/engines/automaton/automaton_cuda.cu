@@ -45,6 +45,17 @@ struct ac_prepared {
                                 as many counters as fit) */
 };
 
+/* The rare report out of line: past c1, the outputs checked one by one
+   (sm_ac_gpu_report). Inlined at each of the sixteen unrolled steps it
+   spread a kernel over 240 KB of code, and the walk waited on instruction
+   fetch (bench/results/history.md, "Word lists on the GPU: the rare report
+   out of line"). The kernel's arguments are __grid_constant__ so that it
+   can take their address without a copy in local memory. */
+static __device__ __noinline__ void ac_report_rare(const sm_gpu_scan_args *a, uint32_t state, uint32_t pos,
+                                                   uint32_t c1, bool count) {
+    sm_ac_gpu_report(a, SM_GPU_VIEW(&a->view, const sm_gpu_automaton), state, pos, c1, count);
+}
+
 /* One byte of class c: the next state, and a report when it is flagged. In
    the 32-bit tables an entry is the target's row offset (state * columns);
    in the 16-bit one the target's state index. */
@@ -53,20 +64,19 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
                                      const uint16_t *compact_far, const uint32_t *records, uint32_t split_rows,
                                      uint32_t *visits, uint32_t shared_states, uint32_t columns, uint32_t &s,
                                      uint32_t c, uint32_t pos, uint32_t c1) {
-    const sm_gpu_automaton *v = SM_GPU_VIEW(&a.view, const sm_gpu_automaton);
     uint32_t e, state;
     bool flagged;
     if (kTable == TABLE_PACKED16) {
         e = sm_ac_gpu_packed_entry(compact, records, columns, s, c);
         s = state = e & 0x7fffu;
-        flagged = e & 0x8000u;
+        flagged = e > 0x7fffu; /* e is 16-bit: one compare */
     } else if (kTable == TABLE_SHARED16 || kTable == TABLE_SPLIT16) {
         const uint32_t at = s * columns + c;
         /* one load through a generic address, shared or device memory
            lane by lane: no branch for the warp to part and join on */
         e = kTable == TABLE_SHARED16 ? compact[at] : (s < split_rows ? compact : compact_far)[at];
         s = state = e & 0x7fffu;
-        flagged = e & 0x8000u;
+        flagged = e > 0x7fffu;
     } else {
         e = delta[s + c];
         s = e & TARGET_MASK;
@@ -74,8 +84,10 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
         state = flagged ? s / columns : 0;
     }
     if (!flagged) return;
-    if (kVisitsShared && pos <= c1 && state < shared_states) atomicAdd(&visits[state], 1u);
-    else sm_ac_gpu_report(&a, v, state, pos, c1, kCount);
+    if (pos > c1) ac_report_rare(&a, state, pos, c1, kCount);
+    else if (kVisitsShared && state < shared_states) atomicAdd(&visits[state], 1u);
+    else if (kCount) atomicAdd(&a.visits[state], 1u);
+    else sm_gpu_emit(&a, pos, state, 0, SM_GPU_HIT_STATE);
 }
 
 /* kVisitsShared (count mode): the visit counters of the first shared_states
@@ -84,13 +96,13 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
    words do not queue on one counter in L2; any further states count in
    device memory. split_rows: the rows kept in shared memory (TABLE_SPLIT16)
    or kept whole in the packed form (TABLE_PACKED16, whose image
-   compact_global then is). Registers: with the text read ahead the
-   compiler takes 40 (three blocks a multiprocessor); the packed kernel,
-   two blocks for its shared memory, may take more. */
+   compact_global then is). Registers: 40 with the text read ahead, three
+   blocks a multiprocessor; the packed kernel, two blocks for its shared
+   memory, may take more. */
 template <int kTable, bool kCount, bool kVisitsShared = false>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 1)
-    ac_kernel(sm_gpu_scan_args a, const uint16_t *compact_global, uint32_t visits_off, uint32_t shared_states,
-              uint32_t split_rows) {
+__global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 3)
+    ac_kernel(const __grid_constant__ sm_gpu_scan_args a, const uint16_t *compact_global, uint32_t visits_off,
+              uint32_t shared_states, uint32_t split_rows) {
     extern __shared__ uint32_t shared_table[];
     uint32_t *visits = shared_table + visits_off / 4;
     __shared__ uint32_t class_of[256];
@@ -137,7 +149,7 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 
                 for (int k = 0; k < 16; k++)
                     step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, records, split_rows,
                                                         visits, shared_states, columns, s,
-                                                        class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu],
+                                                        class_of[__byte_perm(words4[k >> 2], 0, 0x4440u | (k & 3))],
                                                         base + k + 1, ch.c1);
             } else {
 #pragma unroll
@@ -145,7 +157,7 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 
                     if ((uint32_t)k < from || (uint32_t)k >= to) continue;
                     step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, records, split_rows,
                                                         visits, shared_states, columns, s,
-                                                        class_of[(words4[k >> 2] >> ((k & 3) * 8)) & 0xffu],
+                                                        class_of[__byte_perm(words4[k >> 2], 0, 0x4440u | (k & 3))],
                                                         base + k + 1, ch.c1);
                 }
             }
