@@ -99,8 +99,13 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
    compact_global then is). Registers: 40 with the text read ahead, three
    blocks a multiprocessor; the packed kernel, two blocks for its shared
    memory, may take more. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define AC_BLOCKS_PER_SM 2 /* Turing holds 1024 threads a multiprocessor */
+#else
+#define AC_BLOCKS_PER_SM 3
+#endif
 template <int kTable, bool kCount, bool kVisitsShared = false>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 3)
+__global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : AC_BLOCKS_PER_SM)
     ac_kernel(const __grid_constant__ sm_gpu_scan_args a, const uint16_t *compact_global, uint32_t visits_off,
               uint32_t shared_states, uint32_t split_rows) {
     extern __shared__ uint32_t shared_table[];
