@@ -59,7 +59,7 @@ static __device__ __noinline__ void ac_report_rare(const sm_gpu_scan_args *a, ui
 /* One byte of class c: the next state, and a report when it is flagged. In
    the 32-bit tables an entry is the target's row offset (state * columns);
    in the 16-bit one the target's state index. */
-template <int kTable, bool kCount, bool kVisitsShared>
+template <int kTable, bool kCount, bool kVisitsShared, bool kPlainCount = false>
 __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *delta, const uint16_t *compact,
                                      const uint16_t *compact_far, const uint32_t *records, uint32_t split_rows,
                                      uint32_t *visits, uint32_t shared_states, uint32_t columns, uint32_t &s,
@@ -82,6 +82,12 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
         s = e & TARGET_MASK;
         flagged = e & SM_GPU_DFA_FLAG;
         state = flagged ? s / columns : 0;
+    }
+    if (kPlainCount) {
+        /* every counter in shared memory and no step past c1: one add,
+           none of the checks below for the warp to part on */
+        if (flagged) atomicAdd(&visits[state], 1u);
+        return;
     }
     if (!flagged) return;
     if (pos > c1) ac_report_rare(&a, state, pos, c1, kCount);
@@ -134,6 +140,10 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 
     if (kVisitsShared)
         for (uint32_t i = threadIdx.x; i < shared_states; i += blockDim.x) visits[i] = 0;
     __syncthreads();
+    /* count mode's common case: every counter in shared memory, so that a
+       group of 16 bytes wholly before c1 adds at each flagged step without
+       the checks of the rare ones */
+    const bool plain_count = kVisitsShared && shared_states >= v.states;
     const uint32_t items = a.nchunks * a.parts;
     for (uint32_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
         const sm_gpu_chunk ch = sm_gpu_chunk_part(a.chunks[item / a.parts], item % a.parts, a.parts, a.tail, 0);
@@ -149,7 +159,13 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 
             if (base + 16 < ch.end) ahead = __ldg(reinterpret_cast<const uint4 *>(a.text + base + 16));
             uint32_t words4[4] = {w.x, w.y, w.z, w.w};
             uint32_t from = i - base, to = ch.end - base < 16u ? ch.end - base : 16u;
-            if (from == 0 && to == 16) {
+            if (kVisitsShared && plain_count && from == 0 && to == 16 && base + 16 <= ch.c1) {
+#pragma unroll
+                for (int k = 0; k < 16; k++)
+                    step<kTable, kCount, kVisitsShared, true>(
+                        a, delta, compact, compact_global, records, split_rows, visits, shared_states, columns, s,
+                        class_of[__byte_perm(words4[k >> 2], 0, 0x4440u | (k & 3))], base + k + 1, ch.c1);
+            } else if (from == 0 && to == 16) {
 #pragma unroll
                 for (int k = 0; k < 16; k++)
                     step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, records, split_rows,
