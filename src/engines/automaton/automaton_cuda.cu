@@ -40,9 +40,6 @@ struct ac_prepared {
     int visits_global;       /* SEQMATCH_CUDA_VISITS=global: visit counters in device memory (benchmarks) */
     int split_rows;          /* SEQMATCH_CUDA_AC_SPLIT=R: the rows a 16-bit table past shared memory keeps
                                 there (benchmarks; -1: the rule below) */
-    int packed_blocks;       /* the packed kernel's counters are held to what lets this many blocks share
-                                a multiprocessor: 2 (SEQMATCH_CUDA_AC_PACKED_BLOCKS=B for benchmarks; 0:
-                                as many counters as fit) */
 };
 
 /* The rare report out of line: past c1, the outputs checked one by one
@@ -103,15 +100,20 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
    device memory. split_rows: the rows kept in shared memory (TABLE_SPLIT16)
    or kept whole in the packed form (TABLE_PACKED16, whose image
    compact_global then is). Registers: 40 with the text read ahead, three
-   blocks a multiprocessor; the packed kernel, two blocks for its shared
-   memory, may take more. */
+   blocks a multiprocessor. The packed kernel runs one block of 1024
+   threads a multiprocessor: its image lies there once instead of once for
+   each of two blocks, which leaves room for every state's counter beside
+   it (bench/results/history.md, "Word lists on the GPU: one block a
+   multiprocessor"); it may take 64 registers. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define AC_BLOCKS_PER_SM 2 /* Turing holds 1024 threads a multiprocessor */
 #else
 #define AC_BLOCKS_PER_SM 3
 #endif
+#define AC_PACKED_THREADS 1024
 template <int kTable, bool kCount, bool kVisitsShared = false>
-__global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : AC_BLOCKS_PER_SM)
+__global__ void __launch_bounds__(kTable == TABLE_PACKED16 ? AC_PACKED_THREADS : SM_CUDA_BLOCK,
+                                  kTable == TABLE_PACKED16 ? 1 : AC_BLOCKS_PER_SM)
     ac_kernel(const __grid_constant__ sm_gpu_scan_args a, const uint16_t *compact_global, uint32_t visits_off,
               uint32_t shared_states, uint32_t split_rows) {
     extern __shared__ uint32_t shared_table[];
@@ -142,7 +144,8 @@ __global__ void __launch_bounds__(SM_CUDA_BLOCK, kTable == TABLE_PACKED16 ? 2 : 
     __syncthreads();
     /* count mode's common case: every counter in shared memory, so that a
        group of 16 bytes wholly before c1 adds at each flagged step without
-       the checks of the rare ones */
+       the checks of the rare ones (bench/results/history.md, "Word lists on
+       the GPU: one block a multiprocessor") */
     const bool plain_count = kVisitsShared && shared_states >= v.states;
     const uint32_t items = a.nchunks * a.parts;
     for (uint32_t item = blockIdx.x * blockDim.x + threadIdx.x; item < items; item += gridDim.x * blockDim.x) {
@@ -206,8 +209,6 @@ static int ac_prepare(sm_cuda_gpu_section *s, const sm_cuda_section *host, char 
     p->visits_global = visits && strcmp(visits, "global") == 0;
     const char *split = getenv("SEQMATCH_CUDA_AC_SPLIT");
     p->split_rows = split && *split ? atoi(split) : -1;
-    const char *blocks = getenv("SEQMATCH_CUDA_AC_PACKED_BLOCKS");
-    p->packed_blocks = blocks && *blocks ? atoi(blocks) : 2;
     if (v.states >= 0x8000u) return 0;
     size_t words = (size_t)v.states * v.columns;
     const uint32_t *delta = (const uint32_t *)(host->bytes + v.delta_off);
@@ -285,15 +286,11 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
        frequent words' hits visit) and counts the others in device memory;
        a DNA set's (a few columns, hits sparser) counts them all there, as
        L1 serves its table better without them ("Word lists on the GPU:
-       counters past 8192 states"). */
+       counters past 8192 states"). Beside the packed form (no table in
+       L1) every counter that fits. */
     uint32_t visits_off = (uint32_t)((shared + 15) & ~(size_t)15);
     size_t room = visits_off + 2048 <= l->shared_limit ? (l->shared_limit - 2048 - visits_off) / 4 : 0;
-    size_t shared_states = v.states < 8192u ? v.states : 8192u;
-    if (table == TABLE_PACKED16 && p->packed_blocks > 0) {
-        const size_t per_block = (l->shared_limit + 1024) / (size_t)p->packed_blocks;
-        const size_t cap = per_block > visits_off + 1024 + 2048 ? (per_block - 1024 - 2048 - visits_off) / 4 : 0;
-        if (room > cap) room = cap;
-    }
+    size_t shared_states = v.states < 8192u || table == TABLE_PACKED16 ? v.states : 8192u;
     if (shared_states > room) shared_states = room;
     bool visits_shared = count && !p->visits_global && shared_states > 0 &&
                          (shared_states == v.states ||
@@ -308,11 +305,12 @@ static int ac_launch(const sm_cuda_launch *l, char *msg) {
     else if (table == TABLE_PACKED16) AC_PICK(TABLE_PACKED16);
     else AC_PICK(TABLE_GLOBAL);
 #undef AC_PICK
+    const unsigned threads = table == TABLE_PACKED16 ? AC_PACKED_THREADS : SM_CUDA_BLOCK;
     unsigned blocks;
-    if (sm_cuda_grid((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, l->sms, &blocks, msg) != 0)
+    if (sm_cuda_grid_threads((const void *)kernel, shared, (size_t)l->args.nchunks * l->args.parts, 1, threads, l->sms,
+                             &blocks, msg) != 0)
         return -1;
-    kernel<<<blocks, SM_CUDA_BLOCK, shared, l->stream>>>(l->args, image, visits_off, (uint32_t)shared_states,
-                                                         split_rows);
+    kernel<<<blocks, threads, shared, l->stream>>>(l->args, image, visits_off, (uint32_t)shared_states, split_rows);
     return 0;
 }
 
