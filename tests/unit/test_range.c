@@ -294,7 +294,7 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
    mark was looked for at that buffer's start instead of its data's (a
    fuzzed input: "not FASTA", or range 0 refused). Blocks of 1 to 12
    bytes, so that the mark and the first header spread over several; read
-   whole on 1 and 3 threads, then as ranges cut everywhere (a range that
+   whole on 1 and 3 threads, then as ranges cut everywhere on 1 or 3 (a range that
    starts inside the mark once took its rest for sequence where the rest
    lay in blocks past the range's end). */
 static void test_bom_bgzf_threads(const char *plain, const char *packed, uint8_t *bgz, tally *t) {
@@ -317,12 +317,11 @@ static void test_bom_bgzf_threads(const char *plain, const char *packed, uint8_t
                      rc ? e.message : why);
             range_recs_free(&got);
         }
-        for (unsigned threads = 1; threads <= 3; threads += 2) {
-            char what[96];
-            snprintf(what, sizeof what, "byte-order mark, BGZF blocks of %zu, ranges on %u threads", max_block,
-                     threads);
-            check_file(packed, SM_INPUT_FASTA, threads, bl, 0, what, t);
-        }
+        /* ranges on one thread or three, block sizes taking turns */
+        unsigned threads = max_block % 2 ? 1 : 3;
+        char what[96];
+        snprintf(what, sizeof what, "byte-order mark, BGZF blocks of %zu, ranges on %u threads", max_block, threads);
+        check_file(packed, SM_INPUT_FASTA, threads, bl, 0, what, t);
     }
     range_recs_free(&want);
 }
