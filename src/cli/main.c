@@ -7,10 +7,12 @@
 
 #include "cli/cli.h"
 
-/* Prints a formatted message on stderr as one line: control bytes (a line
-   break in a file name or pattern, a terminal escape sequence) are shown as
-   \n, \r, \t or \xNN. */
-static void put_message(const char *fmt, va_list ap) {
+/* Prints "seqmatch: ", a formatted message and tail on stderr as one line
+   written at once: control bytes (a line break in a file name or pattern, a
+   terminal escape sequence) are shown as \n, \r, \t or \xNN. stderr is
+   unbuffered, and a line written a byte at a time reached mpirun's
+   forwarding only in part before a failing rank's MPI_Abort ended the job. */
+static void put_line(const char *tail, const char *fmt, va_list ap) {
     char small[1024] = "";
     char *text = small;
     va_list copy;
@@ -21,7 +23,16 @@ static void put_message(const char *fmt, va_list ap) {
     else
         text = small;
     va_end(copy);
-    sm_put_escaped(text, stderr);
+    char *line = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&line, &len);
+    if (!out) out = stderr; /* no memory: written as it comes */
+    fputs("seqmatch: ", out);
+    sm_put_escaped(text, out);
+    fputs(tail, out);
+    fputc('\n', out);
+    if (out != stderr && fclose(out) == 0) fwrite(line, 1, len, stderr);
+    free(line);
     if (text != small) free(text);
 }
 
@@ -30,11 +41,9 @@ int cli_errors_muted;
 void cli_error(const char *fmt, ...) {
     if (cli_errors_muted) return;
     va_list ap;
-    fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
-    put_message(fmt, ap);
+    put_line("", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 /* Every subcommand: its name, its entry point and its help (NULL: the main help). */
@@ -64,12 +73,12 @@ void cli_print_help(cli_command command, FILE *out) {
 
 void cli_usage_error(cli_command command, const char *fmt, ...) {
     if (cli_errors_muted) return;
+    char tail[64];
+    snprintf(tail, sizeof tail, " (try 'seqmatch %s --help')", cli_command_name(command));
     va_list ap;
-    fputs("seqmatch: ", stderr);
     va_start(ap, fmt);
-    put_message(fmt, ap);
+    put_line(tail, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (try 'seqmatch %s --help')\n", cli_command_name(command));
 }
 
 const char *cli_command_line = "seqmatch";

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dist/mpi.h"
 
@@ -184,6 +185,9 @@ void sm_mpi_abort(sm_mpi *m) {
     (void)m;
     fflush(stdout);
     fflush(stderr);
+    /* a moment for mpirun to take the rank's last message before the
+       abort tears the job down */
+    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
     MPI_Abort(MPI_COMM_WORLD, 2);
     exit(2);
 }

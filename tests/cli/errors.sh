@@ -124,4 +124,27 @@ fi
 expect_error "-o into a missing directory" "no/such/dir/out.tsv" \
     search -e ACGT -o "$TMP/no/such/dir/out.tsv" $DATA/small.fa
 
+# An error line reaches stderr in one write: mpirun forwards a rank's stderr
+# as it comes, and a line written a byte at a time was cut short when the
+# failing rank's MPI_Abort ended the job. Through a SOCK_SEQPACKET socket
+# each write is one message, so the first message must be the whole line.
+if command -v python3 >/dev/null; then
+    printf '>r\nAC#GT\n' >"$TMP/hash.fa"
+    first=$(python3 - "$SEQMATCH" "$TMP/hash.fa" <<'PY'
+import socket, subprocess, sys
+ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+p = subprocess.Popen([sys.argv[1], "search", "-e", "ACGT", sys.argv[2]], stdout=subprocess.DEVNULL, stderr=theirs)
+theirs.close()
+p.wait()
+sys.stdout.write(ours.recv(65536).decode(errors="replace"))
+PY
+)
+    case "$first" in
+    "seqmatch: "*"unexpected byte 0x23"*) pass ;;
+    *) fail "an error line in one write: the first write was '$first'" ;;
+    esac
+else
+    echo "note: python3 not found: an error line in one write not tested"
+fi
+
 finish
