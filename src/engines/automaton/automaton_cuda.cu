@@ -89,8 +89,7 @@ __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *
     if (!flagged) return;
     if (pos > c1) ac_report_rare(&a, state, pos, c1, kCount);
     else if (kVisitsShared && state < shared_states) atomicAdd(&visits[state], 1u);
-    else if (kCount) atomicAdd(&a.visits[state], 1u);
-    else sm_gpu_emit(&a, pos, state, 0, SM_GPU_HIT_STATE);
+    else sm_ac_gpu_report_owned(&a, state, pos, kCount);
 }
 
 /* kVisitsShared (count mode): the visit counters of the first shared_states

@@ -71,21 +71,27 @@ SM_GPU_HOSTDEV uint32_t sm_ac_gpu_packed_entry(const uint16_t *whole, const uint
     return e;
 }
 
-/* A flagged transition into state at batch offset pos (just past the byte):
-   the state (count mode: its visit counter), or past c1 the outputs that
-   start before c1. */
+/* A flagged transition into state at batch offset pos (just past the byte)
+   at or before c1, which owns every output of the state: its visit counter
+   in device memory (count mode), or the state as a hit. */
+SM_GPU_FN void sm_ac_gpu_report_owned(const sm_gpu_scan_args *a, uint32_t state, uint32_t pos, int count) {
+    if (count) {
+#ifdef __CUDACC__
+        atomicAdd(&a->visits[state], 1u);
+#else
+        a->visits[state]++;
+#endif
+    } else {
+        sm_gpu_emit(a, pos, state, 0, SM_GPU_HIT_STATE);
+    }
+}
+
+/* A flagged transition into state at batch offset pos: as above, or past c1
+   the outputs that start before c1. */
 SM_GPU_FN void sm_ac_gpu_report(const sm_gpu_scan_args *a, const sm_gpu_automaton *v, uint32_t state, uint32_t pos,
                                 uint32_t c1, int count) {
     if (pos <= c1) {
-        if (count) {
-#ifdef __CUDACC__
-            atomicAdd(&a->visits[state], 1u);
-#else
-            a->visits[state]++;
-#endif
-        } else {
-            sm_gpu_emit(a, pos, state, 0, SM_GPU_HIT_STATE);
-        }
+        sm_ac_gpu_report_owned(a, state, pos, count);
         return;
     }
     const uint32_t *out_index = (const uint32_t *)(a->section + v->out_index_off);
