@@ -327,13 +327,14 @@ static void check_validation(const key_set *ks, const sm_buf *sec) {
    form the way the kernel reads it. */
 static int packed_gives(const uint32_t *delta, uint32_t states, uint32_t columns, const sm_ac_packed *packed) {
     const uint16_t *whole = (const uint16_t *)packed->image;
-    const uint32_t *records =
-        (const uint32_t *)(packed->image + sm_ac_gpu_packed_layout_of(packed->rows, columns, states).records_off);
+    const sm_ac_gpu_packed_layout lay = sm_ac_gpu_packed_layout_of(packed->rows, columns, states);
+    const uint32_t *heads = (const uint32_t *)(packed->image + lay.heads_off);
+    const uint16_t *entries = (const uint16_t *)(packed->image + lay.entries_off);
     for (uint32_t s = 0; s < states; s++)
         for (uint32_t c = 0; c < columns; c++) {
             uint32_t e = delta[(size_t)s * columns + c];
             uint32_t want = (e & 0x7fffffffu) / columns | (e & SM_GPU_DFA_FLAG ? 0x8000u : 0);
-            if (sm_ac_gpu_packed_entry(whole, records, columns, s, c) != want) return 0;
+            if (sm_ac_gpu_packed_entry(whole, heads, entries, columns, s, c) != want) return 0;
         }
     return 1;
 }

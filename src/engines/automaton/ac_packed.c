@@ -89,12 +89,18 @@ int sm_ac_packed_build(const uint32_t *delta, uint32_t states, uint32_t columns,
         for (uint32_t w = 0; w < rows; w++)
             for (uint32_t c = 0; c < columns; c++)
                 whole[(size_t)w * columns + c] = (uint16_t)SM_AC_ENTRY((size_t)whole_states[w] * columns + c);
-        memcpy(image + lay.records_off, records, (size_t)states * 8);
+        uint32_t *heads = (uint32_t *)(image + lay.heads_off);
+        uint16_t *entries = (uint16_t *)(image + lay.entries_off);
+        for (uint32_t s = 0; s < states; s++) {
+            heads[s] = records[2 * s];
+            entries[2 * s] = (uint16_t)(records[2 * s + 1] & 0xffffu);
+            entries[2 * s + 1] = (uint16_t)(records[2 * s + 1] >> 16);
+        }
         /* the check: every entry of every state */
-        const uint32_t *packed = (const uint32_t *)(image + lay.records_off);
         for (uint32_t s = 0; s < states && ok; s++)
             for (uint32_t c = 0; c < columns && ok; c++)
-                ok = sm_ac_gpu_packed_entry(whole, packed, columns, s, c) == SM_AC_ENTRY((size_t)s * columns + c);
+                ok = sm_ac_gpu_packed_entry(whole, heads, entries, columns, s, c) ==
+                     SM_AC_ENTRY((size_t)s * columns + c);
     }
 #undef SM_AC_ENTRY
 #undef SM_AC_TARGET

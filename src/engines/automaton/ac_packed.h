@@ -10,7 +10,7 @@
 
 typedef struct {
     uint32_t rows;   /* the rows kept whole */
-    uint32_t bytes;  /* of the image: rows, then a record a state (sm_ac_gpu_packed_layout) */
+    uint32_t bytes;  /* of the image: rows, then the records' heads and entries (sm_ac_gpu_packed_layout) */
     uint8_t *image;  /* malloc'ed; NULL when only sized */
 } sm_ac_packed;
 

@@ -58,13 +58,13 @@ static __device__ __noinline__ void ac_report_rare(const sm_gpu_scan_args *a, ui
    in the 16-bit one the target's state index. */
 template <int kTable, bool kCount, bool kVisitsShared, bool kPlainCount = false>
 __device__ __forceinline__ void step(const sm_gpu_scan_args &a, const uint32_t *delta, const uint16_t *compact,
-                                     const uint16_t *compact_far, const uint32_t *records, uint32_t split_rows,
-                                     uint32_t *visits, uint32_t shared_states, uint32_t columns, uint32_t &s,
-                                     uint32_t c, uint32_t pos, uint32_t c1) {
+                                     const uint16_t *compact_far, const uint32_t *heads, const uint16_t *entries,
+                                     uint32_t split_rows, uint32_t *visits, uint32_t shared_states, uint32_t columns,
+                                     uint32_t &s, uint32_t c, uint32_t pos, uint32_t c1) {
     uint32_t e, state;
     bool flagged;
     if (kTable == TABLE_PACKED16) {
-        e = sm_ac_gpu_packed_entry(compact, records, columns, s, c);
+        e = sm_ac_gpu_packed_entry(compact, heads, entries, columns, s, c);
         s = state = e & 0x7fffu;
         flagged = e > 0x7fffu; /* e is 16-bit: one compare */
     } else if (kTable == TABLE_SHARED16 || kTable == TABLE_SPLIT16) {
@@ -136,8 +136,9 @@ __global__ void __launch_bounds__(kTable == TABLE_PACKED16 ? AC_PACKED_THREADS :
         uint4 *to = reinterpret_cast<uint4 *>(shared_table);
         for (uint32_t i = threadIdx.x; i < v.packed_bytes / 16; i += blockDim.x) to[i] = __ldg(&image[i]);
     }
-    const uint32_t *records =
-        shared_table + sm_ac_gpu_packed_layout_of(split_rows, columns, v.states).records_off / 4;
+    const sm_ac_gpu_packed_layout packed = sm_ac_gpu_packed_layout_of(split_rows, columns, v.states);
+    const uint32_t *heads = shared_table + packed.heads_off / 4;
+    const uint16_t *entries = compact + packed.entries_off / 2;
     if (kVisitsShared)
         for (uint32_t i = threadIdx.x; i < shared_states; i += blockDim.x) visits[i] = 0;
     __syncthreads();
@@ -165,12 +166,12 @@ __global__ void __launch_bounds__(kTable == TABLE_PACKED16 ? AC_PACKED_THREADS :
 #pragma unroll
                 for (int k = 0; k < 16; k++)
                     step<kTable, kCount, kVisitsShared, true>(
-                        a, delta, compact, compact_global, records, split_rows, visits, shared_states, columns, s,
-                        class_of[__byte_perm(words4[k >> 2], 0, 0x4440u | (k & 3))], base + k + 1, ch.c1);
+                        a, delta, compact, compact_global, heads, entries, split_rows, visits, shared_states, columns,
+                        s, class_of[__byte_perm(words4[k >> 2], 0, 0x4440u | (k & 3))], base + k + 1, ch.c1);
             } else if (from == 0 && to == 16) {
 #pragma unroll
                 for (int k = 0; k < 16; k++)
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, records, split_rows,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, heads, entries, split_rows,
                                                         visits, shared_states, columns, s,
                                                         class_of[__byte_perm(words4[k >> 2], 0, 0x4440u | (k & 3))],
                                                         base + k + 1, ch.c1);
@@ -178,7 +179,7 @@ __global__ void __launch_bounds__(kTable == TABLE_PACKED16 ? AC_PACKED_THREADS :
 #pragma unroll
                 for (int k = 0; k < 16; k++) {
                     if ((uint32_t)k < from || (uint32_t)k >= to) continue;
-                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, records, split_rows,
+                    step<kTable, kCount, kVisitsShared>(a, delta, compact, compact_global, heads, entries, split_rows,
                                                         visits, shared_states, columns, s,
                                                         class_of[__byte_perm(words4[k >> 2], 0, 0x4440u | (k & 3))],
                                                         base + k + 1, ch.c1);

@@ -99,10 +99,9 @@ static void ac_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
         abort();
     }
     const uint16_t *whole = (const uint16_t *)packed;
-    const uint32_t *records =
-        packed ? (const uint32_t *)(packed +
-                                    sm_ac_gpu_packed_layout_of(v->packed_rows, v->columns, v->states).records_off)
-               : NULL;
+    const sm_ac_gpu_packed_layout lay = sm_ac_gpu_packed_layout_of(v->packed_rows, v->columns, v->states);
+    const uint32_t *heads = packed ? (const uint32_t *)(packed + lay.heads_off) : NULL;
+    const uint16_t *entries = packed ? (const uint16_t *)(packed + lay.entries_off) : NULL;
     for (uint32_t item = 0; item < a->nchunks * a->parts; item++) {
         sm_gpu_chunk ch = sm_gpu_chunk_part(a->chunks[item / a->parts], item % a->parts, a->parts, a->tail, 0);
         if (ch.c0 >= ch.c1) continue;
@@ -110,7 +109,7 @@ static void ac_gpu_emulate(const sm_gpu_scan_args *a, uint32_t threads) {
         for (uint32_t i = ch.c0; i < ch.end; i++) {
             uint32_t column = class_of[a->text[i]], e;
             if (packed) {
-                uint32_t entry = sm_ac_gpu_packed_entry(whole, records, v->columns, at / v->columns, column);
+                uint32_t entry = sm_ac_gpu_packed_entry(whole, heads, entries, v->columns, at / v->columns, column);
                 e = (entry & 0x7fffu) * v->columns | (entry & 0x8000u ? SM_GPU_DFA_FLAG : 0);
             } else {
                 e = delta[at + column];

@@ -32,8 +32,10 @@ typedef struct {
    state a record of the whole row its own row differs from in at most two
    entries, and those entries (its children, mostly, over its failure
    state's row; ac_packed.c builds it and checks it against the table).
-     record: row = whole row | class a << 16 | class b << 24
-             entries = entry a | entry b << 16
+   The records lie as two arrays, so that a step's first load is 4 bytes
+   wide and its second one 16-bit entry from wherever it lies:
+     heads[s] (32-bit): whole row | class a << 16 | class b << 24
+     entries[2s], entries[2s + 1] (16-bit): entry a, entry b
    A class SM_AC_GPU_PACKED_NONE is none. An entry is the 16-bit table's:
    state | 0x8000 when flagged. At most SM_AC_GPU_PACKED_BUDGET bytes, so
    that beside it a block's shared memory holds the visit counters of a
@@ -45,30 +47,27 @@ typedef struct {
 #define SM_AC_GPU_PACKED_BUDGET (180u * 1024u)
 
 typedef struct {
-    uint32_t records_off, bytes;
+    uint32_t heads_off, entries_off, bytes;
 } sm_ac_gpu_packed_layout;
 
 SM_GPU_HOSTDEV sm_ac_gpu_packed_layout sm_ac_gpu_packed_layout_of(uint32_t rows, uint32_t columns, uint32_t states) {
     sm_ac_gpu_packed_layout l;
-    l.records_off = (rows * columns * 2u + 7u) & ~7u;
-    l.bytes = (l.records_off + states * 8u + 15u) & ~15u;
+    l.heads_off = (rows * columns * 2u + 3u) & ~3u;
+    l.entries_off = l.heads_off + states * 4u;
+    l.bytes = (l.entries_off + states * 4u + 15u) & ~15u;
     return l;
 }
 
-/* State s's entry for class c: its record, then the whole row's entry,
-   taken unless c is one of the record's (no branch). */
-SM_GPU_HOSTDEV uint32_t sm_ac_gpu_packed_entry(const uint16_t *whole, const uint32_t *records, uint32_t columns,
-                                               uint32_t s, uint32_t c) {
-#ifdef __CUDA_ARCH__
-    const uint2 r = reinterpret_cast<const uint2 *>(records)[s]; /* one 8-byte load */
-    const uint32_t row = r.x, entries = r.y;
-#else
-    const uint32_t row = records[2 * s], entries = records[2 * s + 1];
-#endif
-    uint32_t e = whole[(row & 0xffffu) * columns + c];
-    e = c == (row >> 16 & 0xffu) ? entries & 0xffffu : e;
-    e = c == row >> 24 ? entries >> 16 : e;
-    return e;
+/* State s's entry for class c: its head, then one 16-bit load, of the
+   whole row's entry or of one of its own (no branch). heads and entries
+   lie in the image that starts at whole. */
+SM_GPU_HOSTDEV uint32_t sm_ac_gpu_packed_entry(const uint16_t *whole, const uint32_t *heads, const uint16_t *entries,
+                                               uint32_t columns, uint32_t s, uint32_t c) {
+    const uint32_t head = heads[s];
+    const uint16_t *at = whole + (head & 0xffffu) * columns + c;
+    at = c == (head >> 16 & 0xffu) ? entries + 2u * s : at;
+    at = c == head >> 24 ? entries + 2u * s + 1u : at;
+    return *at;
 }
 
 /* A flagged transition into state at batch offset pos (just past the byte)
