@@ -30,8 +30,26 @@ struct sm_mpi {
     int rcap;
 };
 
+#ifdef OPEN_MPI
+/* Open MPI with every rank on this host (mpirun's local size is the
+   world's): its "cm" message layer serves networks such as Omni-Path and
+   libfabric's providers, and probing for them took 0.2 s of every rank's
+   MPI_Init on hosts without them (docs/scaling.md). Left out unless the
+   user chose a layer; set OMPI_MCA_pml (cm, say) to choose. Must run
+   before MPI_Init, which reads the environment. */
+static void skip_network_layers_on_one_host(void) {
+    const char *world = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (!world || !local || strcmp(world, local) != 0) return;
+    if (getenv("OMPI_MCA_pml") || getenv("OMPI_MCA_mtl")) return;
+    setenv("OMPI_MCA_pml", "^cm", 0);
+}
+#endif
+
 sm_mpi *sm_mpi_start(int *argc, char ***argv) {
     int provided = 0;
+#ifdef OPEN_MPI
+    skip_network_layers_on_one_host();
+#endif
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "seqmatch: MPI could not start\n");
         return NULL;

@@ -3,7 +3,8 @@
 # single line, many tiny ones, FASTQ whose qualities start with '@', BGZF,
 # plain gzip, several files) with 1 to 4 ranks, and a failing rank that ends
 # the whole job with exit status 2 and its message within seconds, leaving
-# no output file. Registered only where MPI and mpirun are found, and only
+# no output file; on one host Open MPI's cm layer left out unless the user
+# chose one. Registered only where MPI and mpirun are found, and only
 # in the release build (Open MPI's own allocations are not the sanitizers'
 # business); the same cases without MPI are in tests/cli/shard.sh.
 TESTS=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,5 +69,23 @@ if [ "$took" -lt 30 ]; then pass; else fail "a failing rank: the job took $took 
 timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search --gpu -p sites.fa -o gpu.out huge.fa >/dev/null 2>gpu.err
 status=$?
 if [ "$status" -eq 2 ] || { [ "$status" -eq 0 ] && [ -s gpu.out ]; }; then pass; else fail "--gpu under mpirun: exit status $status"; fi
+
+# Every rank on this host: Open MPI's cm message layer, which serves networks
+# such as Omni-Path and libfabric's and probed for them for 0.2 s of each
+# rank's start, is not opened; where the user chose a layer it is theirs.
+if command -v ompi_info >/dev/null && ompi_info 2>/dev/null | grep -q "MCA pml: cm"; then
+    OMPI_MCA_pml_base_verbose=10 timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search -t 1 --format count \
+        -p sites.fa tiny.fa >/dev/null 2>layers.err
+    if grep -q "components_open: found loaded component ob1" layers.err && ! grep -q "component cm" layers.err; then
+        pass
+    else
+        fail "one host: Open MPI's cm layer was opened, or no layer was reported"
+    fi
+    OMPI_MCA_mtl=^psm2 OMPI_MCA_pml_base_verbose=10 timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search \
+        -t 1 --format count -p sites.fa tiny.fa >/dev/null 2>layers.err
+    if grep -q "components_open: found loaded component cm" layers.err; then pass; else
+        fail "one host, OMPI_MCA_mtl set: the cm layer was left out against the user's choice"
+    fi
+fi
 
 finish
