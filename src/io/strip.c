@@ -3,9 +3,14 @@
  * kept and the line ends, and finds the first marker that starts a line
  * (the record's end) and any byte that needs the serial reader (its
  * messages name line and column); a second pass writes each block's kept
- * bytes at its offset, the prefix sum of the counts before it. */
+ * bytes at its offset, the prefix sum of the counts before it. Only the
+ * blocks up to the first that stops (a marker or such a byte) are used, so
+ * a block past one that stopped gives up: a window holds the rest of one
+ * long record and often whole long records after it, which the count would
+ * otherwise read through at every call. */
 #include "io/strip.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +45,7 @@ struct sm_strip_pool {
     int line_start;
     block *blocks;
     size_t nblocks;
+    _Atomic size_t first_stop; /* the first block found to stop (phase 1), or SIZE_MAX */
 };
 
 #ifdef STRIP_X86
@@ -55,15 +61,25 @@ __attribute__((target("avx512f,avx512bw"))) static inline void classes(__m512i v
     *blank = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\t'));
 }
 
-__attribute__((target("avx512f,avx512bw,popcnt,lzcnt,bmi"))) static void count_block(const uint8_t *p, uint8_t marker,
-                                                                                    int line_start, block *b) {
+/* Blocks of 64 bytes between looks at whether an earlier block stopped. */
+#define STRIP_LOOK 256
+
+/* Block k's counts, up to its first marker or odd byte; given up when a
+   block before it stops (first_stop). */
+__attribute__((target("avx512f,avx512bw,popcnt,lzcnt,bmi"))) static void
+count_block(const uint8_t *p, uint8_t marker, int line_start, block *b, size_t k, _Atomic size_t *first_stop) {
     b->kept = b->lines = b->last_eol = 0;
     b->marker = SIZE_MAX;
     b->odd = 0;
     /* is the block's first byte at a line start? */
     uint64_t carry = b->lo == 0 ? (uint64_t)(line_start != 0) : p[b->lo - 1] == '\n';
     const __m512i mk = _mm512_set1_epi8((char)marker);
+    unsigned look = STRIP_LOOK;
     for (size_t i = b->lo; i < b->hi; i += 64) {
+        if (--look == 0) {
+            if (atomic_load_explicit(first_stop, memory_order_relaxed) < k) return;
+            look = STRIP_LOOK;
+        }
         size_t left = b->hi - i;
         __mmask64 window = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
         __m512i v = _mm512_maskz_loadu_epi8(window, p + i);
@@ -84,7 +100,12 @@ __attribute__((target("avx512f,avx512bw,popcnt,lzcnt,bmi"))) static void count_b
         __mmask64 nlu = nl & upto;
         b->lines += (size_t)_mm_popcnt_u64(nlu);
         if (nlu) b->last_eol = i + (63 - (size_t)__builtin_clzll(nlu)) + 1;
-        if (b->marker != SIZE_MAX || b->odd) return;
+        if (b->marker != SIZE_MAX || b->odd) {
+            size_t seen = atomic_load_explicit(first_stop, memory_order_relaxed);
+            while (k < seen && !atomic_compare_exchange_weak_explicit(first_stop, &seen, k, memory_order_relaxed,
+                                                                      memory_order_relaxed)) {}
+            return;
+        }
         carry = nl >> 63;
     }
 }
@@ -148,7 +169,7 @@ static void run_block(void *arg, size_t k) {
         return;
     }
 #ifdef STRIP_X86
-    if (pool->phase == 1) count_block(pool->p, pool->marker, pool->line_start, &pool->blocks[k]);
+    if (pool->phase == 1) count_block(pool->p, pool->marker, pool->line_start, &pool->blocks[k], k, &pool->first_stop);
     else if (pool->compress) write_block(pool->p, pool->out, b);
     else write_block_runs(pool->p, pool->out, b);
 #endif
@@ -234,6 +255,7 @@ int sm_strip_window(sm_strip_pool *pool, const uint8_t *p, size_t n, uint8_t mar
     pool->p = p;
     pool->marker = marker;
     pool->line_start = line_start;
+    atomic_store_explicit(&pool->first_stop, SIZE_MAX, memory_order_relaxed);
     phase(pool, 1);
     /* the blocks up to the first marker or odd byte, and where each writes */
     size_t used = n, kept = 0, lines = 0, last_eol = 0, k = 0;
