@@ -294,9 +294,9 @@ static void test_bgzf_threads(const char *plain, const char *packed) {
    mark was looked for at that buffer's start instead of its data's (a
    fuzzed input: "not FASTA", or range 0 refused). Blocks of 1 to 12
    bytes, so that the mark and the first header spread over several; read
-   whole on 1 and 3 threads, then as ranges cut everywhere on 1 or 3 (a range that
-   starts inside the mark once took its rest for sequence where the rest
-   lay in blocks past the range's end). */
+   whole on 1 and 3 threads, then as ranges cut everywhere on 1 or 3 (a
+   range that starts inside the mark once took its rest for sequence where
+   the rest lay in blocks past the range's end). */
 static void test_bom_bgzf_threads(const char *plain, const char *packed, uint8_t *bgz, tally *t) {
     static const char fasta[] = "\xef\xbb\xbf>a x\r\nACGTN\r\nGT\r\n>b\nGG\n";
     const size_t n = sizeof fasta - 1;
