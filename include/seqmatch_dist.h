@@ -206,6 +206,23 @@ void sm_dist_share_set_poll(sm_dist_share *share, void (*poll)(void *), void *ct
    after a failure whose message is in err. */
 int sm_dist_share_run(sm_dist_share *share, char *const *targets, const sm_dist_plan *plan, sm_input_format format,
                       sm_error *err);
+/* The same with `readers` readers in this process (as sm_dist_run_local
+   reads a whole job): the plan's units cut into a few parts per reader,
+   each part scanned by a runner of its own made from db and opts (one
+   thread; with the CUDA backend on opts' GPU), the parts' streams written
+   to the share's stream one after another, in order; the merge takes them
+   as the share's. The share needs no runner; its settings must be filled
+   first (sm_dist_settings_fill_db). Its poll hook is called on this thread
+   while the readers run, and once it is stopped they stop. Returns 0, or
+   -1 after a failure whose message is in err. */
+int sm_dist_share_run_readers(sm_dist_share *share, const sm_db *db, const sm_runner_options *opts,
+                              char *const *targets, const sm_dist_plan *plan, sm_input_format format,
+                              unsigned readers, sm_error *err);
+/* How many readers sm_dist_share_run_readers should use for the plan, or 0
+   when one reader serves as well: sm_dist_local_shares' rule over the
+   plan's units. */
+unsigned sm_dist_share_readers(const sm_dist_plan *plan, char *const *targets, size_t count, unsigned threads,
+                               int gpu, int exact);
 /* dfa: the same for a DFA membership test. */
 int sm_dist_share_run_dfa(sm_dist_share *share, char *const *targets, const sm_dist_plan *plan,
                           const struct sm_dfa *dfa, const struct sm_dfa_matcher *matcher, int skip_unknown,
@@ -216,8 +233,10 @@ void sm_dist_share_stop(sm_dist_share *share);
 /* Whether the share found anything (hits, counts, runs). */
 int sm_dist_share_found(const sm_dist_share *share);
 void sm_dist_share_free(sm_dist_share *share);
-/* The settings that depend on the database: k edits and their reach. */
+/* The settings that depend on the database: k edits and their reach (from
+   a runner's database, or from the database). */
 void sm_dist_settings_fill(sm_dist_settings *settings, const struct sm_runner *runner);
+void sm_dist_settings_fill_db(sm_dist_settings *settings, const sm_db *db);
 
 /* ------------------------------------------------------------- the merge */
 

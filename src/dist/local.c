@@ -29,6 +29,7 @@
 #include "seqmatch_dist.h"
 #include "seqmatch_output.h"
 #include "dist/dist.h"
+#include "dist/wire.h"
 #include "backends/cuda/cuda_backend.h"
 
 #define STREAM_BUFFER ((size_t)1 << 20)
@@ -67,6 +68,7 @@ typedef struct {
     size_t queued;
     int ended;
     int failed;
+    int done;              /* it stopped with enough: -q found something, --max-hits */
     sm_error err;
 } local_share;
 
@@ -90,7 +92,9 @@ typedef struct {
 enum { GPU_STARTING = 0, GPU_READY = 1, GPU_FAILED = -1 };
 
 struct local_job {
-    sm_dist_settings *set;
+    const sm_dist_settings *set;
+    const sm_dist_plan *outer; /* a share's units cut for its readers; NULL: the targets */
+    sm_dist_share *relay;  /* that share: the shares' streams go into its stream, one after another */
     sm_dist_target *info;  /* the targets, looked at once for every share's plan */
     const sm_db *db;
     sm_runner_options ro;
@@ -114,6 +118,7 @@ struct local_job {
     pthread_cond_t turn;   /* shares ahead wait for room */
     unsigned current;
     int stop;              /* atomic: the merge has enough, or failed: the readers stop */
+    int opened;            /* local_open made the lock and the shares */
 };
 
 static int set_error(sm_error *e, int code, const char *message) {
@@ -137,7 +142,9 @@ static int to_queue(void *ctx, const uint8_t *data, size_t len) {
     pthread_mutex_lock(&j->lock);
     while (!stopping(j) && j->current != sh->index && sh->queued && sh->queued + len > QUEUE_LIMIT)
         pthread_cond_wait(&j->turn, &j->lock);
-    int stop = stopping(j);
+    /* a relay takes the share it relays to its end, stopped or not, so that
+       the stream it writes ends as a stream should */
+    int stop = stopping(j) && !(j->relay && j->current == sh->index);
     if (!stop) {
         if (sh->tail) sh->tail->next = c;
         else sh->head = c;
@@ -217,8 +224,9 @@ static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
 /* The plan, stream and share of share sh (its runner comes from a reader). */
 static int open_share(local_share *sh, sm_error *e) {
     local_job *j = sh->job;
-    if (sm_dist_plan_cut(j->targets, j->set->target_count, j->info, j->n, sh->index, &sh->plan, e) != SM_OK)
-        return -1;
+    int rc = j->outer ? sm_dist_plan_within(j->outer, j->info, j->n, sh->index, &sh->plan, e)
+                      : sm_dist_plan_cut(j->targets, j->set->target_count, j->info, j->n, sh->index, &sh->plan, e);
+    if (rc != SM_OK) return -1;
     if (sm_dist_out_init(&sh->out, STREAM_BUFFER, to_queue, sh) != SM_OK ||
         sm_dist_share_new(j->set, &sh->out, j->runner_threads, &sh->share) != SM_OK) {
         return set_error(e, SM_ERR_NOMEM, "out of memory");
@@ -291,8 +299,10 @@ static void run_share(reader *r, local_share *sh) {
             share_failed(sh, &e, "the share failed");
             /* what it found before the failure still goes out, as one process's would */
             sm_dist_out_flush(&sh->out);
-            if (!stopping(j)) exact_error(sh);
+            /* (a relay's share words it as any share reading a range does) */
+            if (!stopping(j) && !j->relay) exact_error(sh);
         }
+        sh->done = sm_dist_share_done(sh->share); /* (reads the runner's counts: before it serves another share) */
         /* a runner stopped on the way is not used again */
         if (sm_runner_flush(r->runner) != SM_OK) {
             sm_runner_free(r->runner);
@@ -330,17 +340,19 @@ static void *run_reader(void *arg) {
 
 static void *start_gpu(void *arg) {
     local_job *j = arg;
-    int state = sm_cuda_prepare(-1) > 0 ? GPU_READY : GPU_FAILED;
+    /* one GPU asked for (an MPI rank's): only it started */
+    int one = j->ro.gpu_device > 0 ? j->ro.gpu_device - 1 : -1;
+    int state = sm_cuda_prepare(one) > 0 ? GPU_READY : GPU_FAILED;
     if (j->cpu_first) j->gpus = sm_cuda_device_count(); /* read by readers only once the state says ready */
     if (state == GPU_READY && j->cpu_first) {
         /* every reader's two batch buffers made here while the readers scan
            on the CPU: made by each reader as it moved to the GPU, they held
            the driver while the readers already there waited to queue their
            batches (a tenth of a second a reader) */
-        unsigned gpus = j->gpus > 1 ? (unsigned)j->gpus : 1;
+        unsigned gpus = j->gpus > 1 && one < 0 ? (unsigned)j->gpus : 1;
         size_t batch = j->ro.chunk_size ? j->ro.chunk_size : LOCAL_GPU_BATCH;
         for (unsigned d = 0; d < gpus; d++)
-            (void)sm_cuda_reserve((int)d, batch, 2 * ((j->nreaders + gpus - 1 - d) / gpus));
+            (void)sm_cuda_reserve(one >= 0 ? one : (int)d, batch, 2 * ((j->nreaders + gpus - 1 - d) / gpus));
         /* and their BGZF inflaters, for the same reason (the readers see them once the state is ready) */
         for (unsigned i = 0; j->bgzf && i < j->nreaders && reader_inflates_on_gpu(j, i); i++) {
             char msg[256];
@@ -363,16 +375,57 @@ static void stop_all(local_job *j) {
     pthread_mutex_unlock(&j->lock);
 }
 
-/* Feeds share k's stream to the merge as it comes, to its end. Returns 0,
-   or -1 (err: the merge's failure or the share's). */
-static int merge_share(local_job *j, unsigned k, sm_dist_merge *m, sm_error *err) {
+/* A relay's stream takes a share's bytes as they came. */
+static int relay_bytes(local_job *j, const uint8_t *data, size_t len) {
+    sm_dist_out *o = sm_dist_share_stream(j->relay);
+    if (wire_reserve(o, len) != 0) return -1;
+    memcpy(o->buf + o->len, data, len);
+    o->len += len;
+    return 0;
+}
+
+/* The relay's share polled (MPI progress, a stop from rank 0): whether it was stopped. */
+static int relay_stopped(local_job *j) {
+    sm_dist_share_poll(j->relay);
+    return sm_dist_share_stopped(j->relay);
+}
+
+/* Waits for share sh's next bytes or its end (the lock held); a relay
+   polls its share meanwhile, and stops the readers once it is stopped. */
+#define RELAY_POLL_NS 20000000L
+static void wait_share(local_job *j, local_share *sh, int *enough) {
+    while (!sh->head && !sh->ended) {
+        if (!j->relay) {
+            pthread_cond_wait(&j->more, &j->lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += RELAY_POLL_NS;
+        if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+        if (pthread_cond_timedwait(&j->more, &j->lock, &until) == 0 || *enough) continue;
+        pthread_mutex_unlock(&j->lock);
+        if (relay_stopped(j)) {
+            *enough = 1;
+            stop_all(j);
+        }
+        pthread_mutex_lock(&j->lock);
+    }
+}
+
+/* Takes share k's stream as it comes, to its end: into the merge m, or
+   with a relay into its share's stream. Returns 0 to go on, 1 when no later
+   share is needed (the merge has enough; the relay was stopped, or the
+   share stopped with enough), -1 on failure (err: the merge's, the
+   stream's or the share's). */
+static int take_share(local_job *j, unsigned k, sm_dist_merge *m, sm_error *err) {
     local_share *sh = &j->shares[k];
-    int failed = 0;
+    int failed = 0, enough = 0;
     pthread_mutex_lock(&j->lock);
     j->current = k;
     pthread_cond_broadcast(&j->turn);
     for (;;) {
-        while (!sh->head && !sh->ended) pthread_cond_wait(&j->more, &j->lock);
+        wait_share(j, sh, &enough);
         chunk *c = sh->head;
         int ended = sh->ended && !c;
         sh->head = sh->tail = NULL;
@@ -382,23 +435,47 @@ static int merge_share(local_job *j, unsigned k, sm_dist_merge *m, sm_error *err
         pthread_cond_broadcast(&j->turn);
         while (c) {
             chunk *next = c->next;
-            if (!failed && !sm_dist_merge_done(m) && sm_dist_merge_feed(m, c->data, c->len, err) != 0) failed = 1;
+            /* a relay passes on the whole share even when stopped: its stream must end whole */
+            if (!failed && m && !enough) failed = sm_dist_merge_feed(m, c->data, c->len, err) != 0;
+            else if (!failed && !m) failed = relay_bytes(j, c->data, c->len) != 0;
             free(c);
             c = next;
         }
-        if (failed || sm_dist_merge_done(m)) stop_all(j);
+        if (!enough && (m ? sm_dist_merge_done(m) : relay_stopped(j))) enough = 1;
+        if (failed || enough) stop_all(j);
         pthread_mutex_lock(&j->lock);
     }
-    int share_failed_ = sh->failed;
+    int share_failed_ = sh->failed, share_done = sh->done;
     pthread_mutex_unlock(&j->lock);
+    if (failed && !m) set_error(err, SM_ERR_IO, "the result stream could not be written");
     if (failed) return -1;
-    if (sm_dist_merge_done(m)) return 0;
+    if (m && enough) return 1;
     if (share_failed_) {
         *err = sh->err;
         stop_all(j);
         return -1;
     }
-    return sm_dist_merge_share_end(m, err) != 0 ? (stop_all(j), -1) : 0;
+    if (m) return sm_dist_merge_share_end(m, err) != 0 ? (stop_all(j), -1) : 0;
+    if (enough || share_done) {
+        stop_all(j);
+        return 1;
+    }
+    return 0;
+}
+
+/* Every share's stream in order (into m, or the relay's stream, each after
+   the first announced there); stops the readers on a failure. */
+static int take_shares(local_job *j, sm_dist_merge *m, sm_error *err) {
+    for (unsigned k = 0; k < j->n; k++) {
+        int got = take_share(j, k, m, err);
+        if (got != 0) return got < 0 ? -1 : 0;
+        if (!m && k + 1 < j->n) {
+            sm_dist_out *o = sm_dist_share_stream(j->relay);
+            wire_u8(o, MSG_NEXT);
+            wire_num(o, 0);
+        }
+    }
+    return 0;
 }
 
 /* Each target's first piece of sequence, as one reader hands it out, to
@@ -420,25 +497,12 @@ static void first_sequences(local_job *j, const sm_scan_files_options *files) {
     }
 }
 
-unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu, int exact) {
-    /* SEQMATCH_READERS=N: N shares whatever the size (0: never) */
-    const char *forced = getenv("SEQMATCH_READERS");
-    long asked = forced && *forced ? strtol(forced, NULL, 10) : -1;
+/* Readers for `split` bytes that can be cut (bgzf: some of them BGZF), or 0
+   when one reader serves as well; asked: SEQMATCH_READERS=N (N readers
+   whatever the rest, 0 or 1: none), or -1. */
+static unsigned readers_for(unsigned threads, long asked, uint64_t split, int bgzf, int gpu, int exact) {
     if (asked >= 0) threads = asked > 1024 ? 1024 : (unsigned)asked;
     if (threads < 2) return 0;
-    sm_dist_target *info = calloc(count ? count : 1, sizeof *info);
-    sm_error e;
-    int ok = info && sm_dist_targets_describe(targets, count, info, &e) == SM_OK;
-    uint64_t split = 0;
-    int bgzf = 0;
-    for (size_t i = 0; ok && i < count; i++) {
-        /* standard input, a pipe or a device: one reader */
-        if (strcmp(targets[i], "-") == 0 || (info[i].large && !info[i].size)) ok = 0;
-        if (info[i].rangeable) split += info[i].size;
-        if (info[i].rangeable == 2) bgzf = 1;
-    }
-    free(info);
-    if (!ok) return 0;
     /* A BGZF file, and any file for the GPU, gain from readers of their own;
        on the CPU an exact set over a plain file too once there are many
        cores (sixteen: 13 % faster than one reader with the team's threads),
@@ -453,6 +517,52 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
        that sixteen readers on sixteen cores slowed by half) and the merge. */
     if (asked < 0 && gpu && threads > 4) threads -= 2;
     return threads;
+}
+
+static long readers_asked(void) {
+    const char *forced = getenv("SEQMATCH_READERS");
+    return forced && *forced ? strtol(forced, NULL, 10) : -1;
+}
+
+/* The targets' descriptions, or NULL when one of them (of the plan's
+   units, with a plan) is standard input, a pipe or a device: one reader. */
+static sm_dist_target *cuttable(char *const *targets, size_t count, const sm_dist_plan *plan) {
+    sm_dist_target *info = calloc(count ? count : 1, sizeof *info);
+    sm_error e;
+    int ok = info && sm_dist_targets_describe(targets, count, info, &e) == SM_OK;
+    for (size_t k = 0; ok && k < (plan ? plan->count : count); k++) {
+        size_t i = plan ? plan->units[k].target : k;
+        if (strcmp(targets[i], "-") == 0 || (info[i].large && !info[i].size)) ok = 0;
+    }
+    if (!ok) free(info);
+    return ok ? info : NULL;
+}
+
+unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threads, int gpu, int exact) {
+    long asked = readers_asked();
+    if (asked == 0 || asked == 1 || (asked < 0 && threads < 2)) return 0;
+    sm_dist_target *info = cuttable(targets, count, NULL);
+    if (!info) return 0;
+    uint64_t split = 0;
+    int bgzf = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (info[i].rangeable) split += info[i].size;
+        if (info[i].rangeable == 2) bgzf = 1;
+    }
+    free(info);
+    return readers_for(threads, asked, split, bgzf, gpu, exact);
+}
+
+unsigned sm_dist_share_readers(const sm_dist_plan *plan, char *const *targets, size_t count, unsigned threads,
+                               int gpu, int exact) {
+    long asked = readers_asked();
+    if (asked == 0 || asked == 1 || (asked < 0 && threads < 2)) return 0;
+    sm_dist_target *info = cuttable(targets, count, plan);
+    if (!info) return 0;
+    int bgzf = 0;
+    uint64_t split = sm_dist_plan_bytes(plan, info, &bgzf);
+    free(info);
+    return readers_for(threads, asked, split, bgzf, gpu, exact);
 }
 
 /* With the CUDA backend: waits for the GPU's start; a GPU that cannot
@@ -474,19 +584,13 @@ static int gpu_started(local_job *j, sm_error *err) {
     return -1;
 }
 
-int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_options *opts, char *const *targets,
-                      sm_input_format format, unsigned readers, const sm_scan_files_options *files,
-                      const sm_dist_sink *sink, sm_error *err) {
-    memset(err, 0, sizeof *err);
+/* The job's readers and shares (its settings, targets and format set,
+   and for a relay its share and plan): the GPU's start begun, the shares
+   cut and opened. Returns 0, or -1 (err; local_close still frees). */
+static int local_open(local_job *j, const sm_db *db, const sm_runner_options *opts, unsigned readers, sm_error *err) {
     if (readers == 0) readers = 1;
-    local_job job;
-    memset(&job, 0, sizeof job);
-    local_job *j = &job;
-    j->set = set;
     j->db = db;
     j->ro = *opts;
-    j->targets = targets;
-    j->format = format;
     j->gpu = opts->backend == SM_BACKEND_CUDA;
     uint64_t match = SM_MATCH_EXACT;
     j->cpu_first = sm_db_get(db, SM_DB_MATCH, &match) == SM_OK && match == SM_MATCH_EXACT;
@@ -497,7 +601,7 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     if (j->gpu && !j->cpu_first) {
         /* mismatches and edits keep a GPU busy with one reader's batches:
            a reader per GPU, the threads shared among them, full batches */
-        unsigned per_gpu = j->gpus > 1 ? (unsigned)j->gpus : 1;
+        unsigned per_gpu = j->gpus > 1 && opts->gpu_device <= 0 ? (unsigned)j->gpus : 1;
         unsigned threads = opts->threads ? opts->threads : readers;
         if (readers > per_gpu) readers = per_gpu;
         j->runner_threads = threads / readers ? threads / readers : 1;
@@ -506,21 +610,21 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
     j->n = readers * (j->gpu && j->cpu_first ? GPU_SHARES_PER_READER : SHARES_PER_READER);
     j->shares = calloc(j->n, sizeof *j->shares);
     j->readers = calloc(readers, sizeof *j->readers);
-    j->info = calloc(set->target_count ? set->target_count : 1, sizeof *j->info);
+    j->info = calloc(j->set->target_count ? j->set->target_count : 1, sizeof *j->info);
     if (!j->shares || !j->readers || !j->info) {
         free(j->shares);
         free(j->readers);
         free(j->info);
+        j->shares = NULL, j->readers = NULL, j->info = NULL;
         return set_error(err, SM_ERR_NOMEM, "out of memory");
     }
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->more, NULL);
     pthread_cond_init(&j->turn, NULL);
-    sm_dist_merge *merge = NULL;
-    int rc = 0;
+    j->opened = 1;
     /* (what the targets are, before the GPU's start: it makes BGZF inflaters) */
-    if (sm_dist_targets_describe(targets, set->target_count, j->info, err) != SM_OK) rc = -1;
-    for (size_t i = 0; rc == 0 && i < set->target_count; i++) j->bgzf |= j->info[i].rangeable == 2;
+    if (sm_dist_targets_describe(j->targets, j->set->target_count, j->info, err) != SM_OK) return -1;
+    for (size_t i = 0; i < j->set->target_count; i++) j->bgzf |= j->info[i].rangeable == 2;
     if (j->gpu) {
         j->gpu_starting = pthread_create(&j->gpu_start, NULL, start_gpu, j) == 0;
         if (!j->gpu_starting) start_gpu(j);
@@ -529,34 +633,37 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
         j->shares[k].job = j;
         j->shares[k].index = k;
     }
-    for (unsigned k = 0; k < j->n && rc == 0; k++)
-        if (open_share(&j->shares[k], err) != 0) rc = -1;
-    /* the settings take what the merge needs (the reach of k edits) from a runner: the first reader's */
-    j->readers[0].job = j;
-    if (rc == 0 && make_runner(&j->readers[0], j->shares[0].share, 0, err) != SM_OK) rc = -1;
-    if (rc == 0) sm_dist_settings_fill(set, j->readers[0].runner);
-    if (rc == 0 && sm_dist_merge_new(set, sink, &merge) != SM_OK) rc = set_error(err, SM_ERR_NOMEM, "out of memory");
-    for (unsigned i = 0; i < readers && rc == 0; i++) {
-        reader *r = &j->readers[i];
-        r->job = j;
-        r->index = i;
-        r->started = pthread_create(&r->thread, NULL, run_reader, r) == 0;
-        if (!r->started) rc = set_error(err, SM_ERR_NOMEM, "cannot start a reader thread");
-    }
-    if (rc == 0) rc = gpu_started(j, err);
-    if (rc == 0) first_sequences(j, files);
-    for (unsigned k = 0; k < j->n && rc == 0 && !sm_dist_merge_done(merge); k++) rc = merge_share(j, k, merge, err);
-    if (rc != 0) stop_all(j);
-    /* every share has ended: the output's end goes out while the readers let go of their runners */
-    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
+    for (unsigned k = 0; k < j->n; k++)
+        if (open_share(&j->shares[k], err) != 0) return -1;
     for (unsigned i = 0; i < readers; i++) {
+        j->readers[i].job = j;
+        j->readers[i].index = i;
+    }
+    return 0;
+}
+
+/* The readers' threads started (reader 0's runner may be made already). */
+static int start_readers(local_job *j, sm_error *err) {
+    for (unsigned i = 0; i < j->nreaders; i++) {
+        reader *r = &j->readers[i];
+        r->started = pthread_create(&r->thread, NULL, run_reader, r) == 0;
+        if (!r->started) return set_error(err, SM_ERR_NOMEM, "cannot start a reader thread");
+    }
+    return 0;
+}
+
+/* After the streams were taken (or a failure): the readers and the GPU's
+   start joined, everything freed. */
+static void local_close(local_job *j) {
+    if (!j->opened) return;
+    for (unsigned i = 0; i < j->nreaders; i++) {
         reader *r = &j->readers[i];
         if (r->started) pthread_join(r->thread, NULL);
         if (r->runner) sm_runner_free(r->runner);
     }
     if (j->gpu_starting) pthread_join(j->gpu_start, NULL);
     /* (the start's thread may make a reader's inflater after the reader has ended) */
-    for (unsigned i = 0; i < readers; i++) sm_cuda_bgzf_decoder_free(j->readers[i].inflater);
+    for (unsigned i = 0; i < j->nreaders; i++) sm_cuda_bgzf_decoder_free(j->readers[i].inflater);
     for (unsigned k = 0; k < j->n; k++) {
         local_share *sh = &j->shares[k];
         for (chunk *c = sh->head; c;) {
@@ -568,12 +675,67 @@ int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_op
         sm_dist_out_free(&sh->out);
         sm_dist_plan_free(&sh->plan);
     }
-    sm_dist_merge_free(merge);
     pthread_cond_destroy(&j->turn);
     pthread_cond_destroy(&j->more);
     pthread_mutex_destroy(&j->lock);
     free(j->shares);
     free(j->readers);
     free(j->info);
+}
+
+int sm_dist_run_local(sm_dist_settings *set, const sm_db *db, const sm_runner_options *opts, char *const *targets,
+                      sm_input_format format, unsigned readers, const sm_scan_files_options *files,
+                      const sm_dist_sink *sink, sm_error *err) {
+    memset(err, 0, sizeof *err);
+    local_job job;
+    memset(&job, 0, sizeof job);
+    local_job *j = &job;
+    j->set = set;
+    j->targets = targets;
+    j->format = format;
+    sm_dist_merge *merge = NULL;
+    int rc = local_open(j, db, opts, readers, err);
+    /* the settings take what the merge needs (the reach of k edits) from a runner: the first reader's */
+    if (rc == 0 && make_runner(&j->readers[0], j->shares[0].share, 0, err) != SM_OK) rc = -1;
+    if (rc == 0) sm_dist_settings_fill(set, j->readers[0].runner);
+    if (rc == 0 && sm_dist_merge_new(set, sink, &merge) != SM_OK) rc = set_error(err, SM_ERR_NOMEM, "out of memory");
+    if (rc == 0) rc = start_readers(j, err);
+    if (rc == 0) rc = gpu_started(j, err);
+    if (rc == 0) first_sequences(j, files);
+    if (rc == 0) rc = take_shares(j, merge, err);
+    if (rc != 0) stop_all(j);
+    /* every share has ended: the output's end goes out while the readers let go of their runners */
+    if (rc == 0) rc = sm_dist_merge_finish(merge, err);
+    local_close(j);
+    sm_dist_merge_free(merge);
+    return rc;
+}
+
+int sm_dist_share_run_readers(sm_dist_share *share, const sm_db *db, const sm_runner_options *opts,
+                              char *const *targets, const sm_dist_plan *plan, sm_input_format format,
+                              unsigned readers, sm_error *err) {
+    memset(err, 0, sizeof *err);
+    local_job job;
+    memset(&job, 0, sizeof job);
+    local_job *j = &job;
+    j->set = sm_dist_share_settings(share);
+    j->targets = targets;
+    j->format = format;
+    j->outer = plan;
+    j->relay = share;
+    int rc = j->set->max_hits == 0 ? 0 : local_open(j, db, opts, readers, err);
+    if (rc == 0 && j->opened) rc = start_readers(j, err);
+    if (rc == 0 && j->opened) rc = gpu_started(j, err);
+    if (rc == 0 && j->opened) rc = take_shares(j, NULL, err);
+    if (rc != 0 && j->opened) stop_all(j);
+    local_close(j);
+    sm_dist_out *o = sm_dist_share_stream(share);
+    if (rc == 0 && !j->opened) {
+        /* --max-hits 0: nothing to look for, as one reader's share */
+        wire_u8(o, MSG_END);
+        wire_num(o, 0);
+    }
+    if (rc == 0 && (sm_dist_out_flush(o) != 0 || o->failed))
+        rc = set_error(err, SM_ERR_IO, "the result stream could not be written");
     return rc;
 }

@@ -628,6 +628,12 @@ static int on_state(sm_dist_merge *m, wire_in *in, int map) {
 
 static int dispatch(sm_dist_merge *m, uint8_t tag, const uint8_t *p, size_t n) {
     wire_in in = {p, p + n, 0};
+    if (m->share_ended && tag == MSG_NEXT && n == 0) {
+        /* a share read by several readers: their streams one after another */
+        m->share_ended = 0;
+        m->in_unit = 0;
+        return 0;
+    }
     if (m->share_ended) return merge_fail(m, "bytes after the end of a share's results");
     switch (tag) {
     case MSG_UNIT: return on_unit(m, &in);

@@ -119,6 +119,54 @@ int sm_dist_plan_cut(char *const *targets, size_t count, const sm_dist_target *i
     return rc;
 }
 
+int sm_dist_plan_within(const sm_dist_plan *outer, const sm_dist_target *info, unsigned parts, unsigned part,
+                        sm_dist_plan *plan, sm_error *err) {
+    memset(plan, 0, sizeof *plan);
+    if (parts == 0 || part >= parts) {
+        if (err) snprintf(err->message, sizeof err->message, "part %u of %u", part, parts), err->code = SM_ERR_INVALID;
+        return SM_ERR_INVALID;
+    }
+    /* the units laid end to end, a whole one weighing its file's size, as
+       the plan lays the targets; part i takes [floor(i T / P), floor((i + 1) T / P)) */
+    uint64_t total = 0;
+    for (size_t k = 0; k < outer->count; k++) {
+        const sm_dist_unit *u = &outer->units[k];
+        total += u->whole ? info[u->target].size : u->end - u->begin;
+    }
+    uint64_t lo = share_start(total, parts, part), hi = share_start(total, parts, part + 1);
+    uint64_t at = 0;
+    size_t cap = 0;
+    int rc = SM_OK;
+    for (size_t k = 0; k < outer->count && rc == SM_OK; k++) {
+        const sm_dist_unit *u = &outer->units[k];
+        uint64_t f0 = at, f1 = at + (u->whole ? info[u->target].size : u->end - u->begin);
+        at = f1;
+        if (!u->whole) {
+            uint64_t b = f0 > lo ? f0 : lo, e = f1 < hi ? f1 : hi;
+            if (b < e) rc = add_unit(plan, &cap, u->target, 0, u->begin + (b - f0), u->begin + (e - f0));
+            continue;
+        }
+        int mine = f0 < total ? (lo <= f0 && f0 < hi) : part == parts - 1;
+        if (mine) rc = add_unit(plan, &cap, u->target, 1, 0, 0);
+    }
+    if (rc != SM_OK) {
+        if (err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = rc;
+        sm_dist_plan_free(plan);
+    }
+    return rc;
+}
+
+uint64_t sm_dist_plan_bytes(const sm_dist_plan *plan, const sm_dist_target *info, int *bgzf) {
+    uint64_t split = 0;
+    for (size_t k = 0; k < plan->count; k++) {
+        const sm_dist_unit *u = &plan->units[k];
+        if (u->whole) continue;
+        split += u->end - u->begin;
+        if (bgzf && info[u->target].rangeable == 2) *bgzf = 1;
+    }
+    return split;
+}
+
 void sm_dist_plan_free(sm_dist_plan *plan) {
     free(plan->units);
     free(plan->unsplit);

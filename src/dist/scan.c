@@ -225,10 +225,24 @@ static uint64_t share_total(const sm_dist_share *s) { return s->runner ? sm_runn
 
 int sm_dist_share_found(const sm_dist_share *s) { return s->found || share_total(s) > 0; }
 
-void sm_dist_settings_fill(sm_dist_settings *set, const sm_runner *runner) {
-    set->edits = runner->edits;
-    set->reach = sm_runner_reach(runner);
+void sm_dist_settings_fill_db(sm_dist_settings *set, const sm_db *db) {
+    set->edits = sm_db_head(db)->match == SM_MATCH_EDITS;
+    set->reach = sm_db_reach(sm_db_head(db));
 }
+
+void sm_dist_settings_fill(sm_dist_settings *set, const sm_runner *runner) { sm_dist_settings_fill_db(set, runner->db); }
+
+sm_dist_out *sm_dist_share_stream(sm_dist_share *s) { return s->out; }
+
+void sm_dist_share_poll(sm_dist_share *s) {
+    if (s->poll) s->poll(s->poll_ctx);
+}
+
+int sm_dist_share_stopped(const sm_dist_share *s) { return s->stopped; }
+
+const sm_dist_settings *sm_dist_share_settings(const sm_dist_share *s) { return s->set; }
+
+unsigned sm_dist_share_threads(const sm_dist_share *s) { return s->threads; }
 
 void sm_dist_share_free(sm_dist_share *s) {
     if (!s) return;
@@ -253,6 +267,8 @@ static int fail(sm_dist_share *s, const sm_error *e, const char *fallback) {
 static int done(const sm_dist_share *s) {
     return s->stopped || (s->set->quiet && (s->found || share_total(s) > 0));
 }
+
+int sm_dist_share_done(const sm_dist_share *s) { return done(s); }
 
 /* A runner status: 0 to go on, 1 stopped on purpose, -1 failed. */
 static int runner_status(sm_dist_share *s, int status, const char *path) {

@@ -23,7 +23,8 @@ enum {
     MSG_MAP = 'M',        /* dfa: the part's state map, every state's image + 1 (0: no state) */
     MSG_UNIT_END = 'Z',   /* empty, start_kind, end_kind, first_record, next_record + 1, lines, found */
     MSG_TRUNCATED = 'T',  /* the share stopped at --max-hits after the last hit: nominal known, nominal, cut */
-    MSG_END = 'X'         /* the stream is complete */
+    MSG_END = 'X',        /* the stream is complete */
+    MSG_NEXT = 'N'        /* after an end: the next share's stream follows (a share read by several readers) */
 };
 
 enum { RECORD_CONTINUED = 1, RECORD_LINE = 2 };

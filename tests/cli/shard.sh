@@ -58,6 +58,12 @@ agree "-m 4 --pam NGG" "3" -p guides.fa -m 4 --pam NGG huge.fa mixed.fa
 # counts summed by the threads (no hit list): runs cut at splits, pieces and segments, PAM
 agree "-k 3 best, counts, runs across splits" "3 7" -e AAAAAAAAAAAA -e GCTGGTGGACAC -k 3 -t 2 --chunk-size 300 --format count huge.fa
 agree "-k 3 --pam NGG, counts" "2" -p guides.fa -k 3 --pam NGG --format count huge.fa mixed.fa
+# each shard read by several readers of its process, their streams one after another in the shard file
+SEQMATCH_READERS=3 agree "exact, every layout, shards of 3 readers" "2 3" -t 3 -p sites.fa $ALL
+SEQMATCH_READERS=2 agree "-k 2 best, shards of 2 readers" "2 5" -t 2 --chunk-size 500 -p sites.fa -k 2 huge.fa single.fa mixed.fa
+SEQMATCH_READERS=4 agree "-m 1 --max-hits 30, shards of 4 readers" "3" -t 4 -p sites.fa -m 1 --max-hits 30 huge.fa mixed.fa.bgz
+SEQMATCH_READERS=3 agree "-q, shards of 3 readers" "2" -t 3 -q -p sites.fa huge.fa tiny.fa
+SEQMATCH_READERS=3 agree "counts per file, shards of 3 readers" "2" -t 3 -p sites.fa --format count $ALL
 agree "-k 3 --pam NGG" "2" -p guides.fa -k 3 --pam NGG --format jsonl huge.fa
 agree "--max-hits 1" "3" -p sites.fa --max-hits 1 $ALL
 agree "--max-hits 40, -k 2" "2 5" -p sites.fa -k 2 --max-hits 40 -t 1 --chunk-size 300 huge.fa mixed.fa

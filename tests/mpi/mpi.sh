@@ -46,6 +46,11 @@ agree "-m 1, counts per file" 4 -t 1 -p sites.fa -m 1 --format count $ALL
 agree "-m 4 --pam NGG, BED" 1 -p guides.fa -m 4 --pam NGG --format bed huge.fa.bgz mixed.fa
 agree "--max-hits 30, -k 1" 3 -t 1 -p sites.fa -k 1 --max-hits 30 huge.fa mixed.fa
 agree "-q" 2 -t 1 -q -p sites.fa huge.fa tiny.fa
+# ranks of several readers each (a rank's share cut for its readers, their streams one after another)
+SEQMATCH_READERS=3 agree "exact, every layout, ranks of 3 readers" 2 -t 3 -p sites.fa $ALL
+SEQMATCH_READERS=2 agree "-k 2 best, ranks of 2 readers" 3 -t 2 --chunk-size 700 -p sites.fa -k 2 huge.fa single.fa mixed.fa
+SEQMATCH_READERS=3 agree "--max-hits 30, -m 1, ranks of 3 readers" 2 -t 3 -p sites.fa -m 1 --max-hits 30 huge.fa mixed.fa
+SEQMATCH_READERS=2 agree "-q, ranks of 2 readers" 2 -t 2 -q -p sites.fa huge.fa tiny.fa
 "$SEQMATCH" compile --alphabet text -e 'cat sat' -e dog -o words.smdb
 agree "-d, lines, more ranks than lines with hits" 4 -t 1 -d words.smdb --lines text.txt
 agree "dfa --per-record" 3 dfa -t 1 --from-patterns sites.fa --alphabet dna --per-record tiny.fa huge.fa reads.fq
@@ -65,6 +70,15 @@ if grep -q "^seqmatch: bad.fa: byte [0-9]*: unexpected byte 0x23" bad.err; then 
 fi
 if [ ! -e bad.out ] && ! ls bad.out.tmp-* >/dev/null 2>&1; then pass; else fail "a failing rank: an output file was left"; fi
 if [ "$took" -lt 30 ]; then pass; else fail "a failing rank: the job took $took s to end"; fi
+# the same with ranks of several readers: the failing part's message, as one reader's
+SEQMATCH_READERS=3 timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search -t 3 -p sites.fa -o bad.out bad.fa \
+    >/dev/null 2>bad.err
+check_status "a failing rank of 3 readers" 2
+if grep -q "^seqmatch: bad.fa: byte [0-9]*: unexpected byte 0x23" bad.err; then pass; else
+    fail "a failing rank of 3 readers: its message"
+    head -3 bad.err | sed 's/^/    /'
+fi
+if [ ! -e bad.out ] && ! ls bad.out.tmp-* >/dev/null 2>&1; then pass; else fail "a failing rank of 3 readers: an output file was left"; fi
 # Every rank failing at once (no GPU, or a build without CUDA) ends it too.
 timeout 60 "$MPIRUN" --oversubscribe -np 2 "$SEQMATCH" search --gpu -p sites.fa -o gpu.out huge.fa >/dev/null 2>gpu.err
 status=$?

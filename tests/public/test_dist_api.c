@@ -7,7 +7,9 @@
  * and with mismatches and edits; the same shares written to shard files
  * through sm_dist_route and read back by sm_shard_set; the same run as
  * shares on threads of one process (sm_dist_run_local), also over a short
- * file cut by as many shares as it has bytes. */
+ * file cut by as many shares as it has bytes; and each share read by
+ * several readers (sm_dist_share_run_readers), its parts' streams one
+ * after another in its stream, merged and written to shard files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +156,84 @@ static void search_shares(const sm_db *db, const sm_pattern_list *list, char *pa
     }
     CHECK(sm_dist_merge_finish(merge, &err) >= 0, "finish: %s", err.message);
     sm_dist_merge_free(merge);
+    free(streams);
+    free(pattern_names);
+}
+
+/* The same shares, each read by `readers` readers of this process
+   (sm_dist_share_run_readers): the streams gathered, then merged, or with
+   files written as shard files through sm_dist_route and merged back. */
+static void reader_shares(const sm_db *db, const sm_pattern_list *list, char *path, unsigned shares,
+                          unsigned readers, int files, hit_log *log) {
+    char *targets[1] = {path};
+    char *names[1] = {path};
+    char file_names[8][300];
+    const char *paths[8];
+    sm_dist_settings set;
+    char **pattern_names = search_settings(&set, list, names, shares);
+    bytes *streams = calloc(shares, sizeof *streams);
+    sm_error err;
+    for (unsigned s = 0; s < shares; s++) {
+        set.shard = s;
+        sm_dist_plan plan;
+        CHECK(sm_dist_plan_make(targets, 1, shares, s, &plan, &err) == 0, "plan: %s", err.message);
+        sm_dist_out out;
+        sm_dist_route *route = NULL;
+        FILE *f = NULL;
+        sm_writer *w = NULL;
+        sm_dist_share *share;
+        sm_dist_settings_fill_db(&set, db);
+        if (files) {
+            snprintf(file_names[s], sizeof file_names[s], "%s/rshard%u", dir, s);
+            paths[s] = file_names[s];
+            f = fopen(file_names[s], "wb");
+            w = sm_writer_new(f);
+            CHECK(sm_dist_route_new(NULL, w, 4096, &route) == SM_OK, "route");
+            CHECK(sm_dist_share_new(&set, sm_dist_route_out(route), 1, &share) == 0, "share");
+            CHECK(sm_dist_route_start(route, &set, share, &err) == SM_OK, "route start: %s", err.message);
+        } else {
+            CHECK(sm_dist_out_init(&out, 4096, gather, &streams[s]) == 0, "out");
+            CHECK(sm_dist_share_new(&set, &out, 1, &share) == 0, "share");
+        }
+        sm_runner_options ro;
+        sm_runner_options_init(&ro);
+        ro.threads = readers;
+        CHECK(sm_dist_share_run_readers(share, db, &ro, targets, &plan, SM_INPUT_AUTO, readers, &err) == 0,
+              "share %u, %u readers: %s", s, readers, err.message);
+        if (files) {
+            CHECK(sm_dist_route_end(route, &err) == 1 && !sm_dist_route_failure(route), "route end: %s", err.message);
+            sm_dist_share_free(share);
+            sm_dist_route_free(route);
+            CHECK(sm_writer_flush(w) == 0, "flush");
+            sm_writer_free(w);
+            fclose(f);
+        } else {
+            sm_dist_share_free(share);
+            sm_dist_out_free(&out);
+        }
+        sm_dist_plan_free(&plan);
+    }
+    sm_dist_sink sink;
+    log_sink(&sink, log);
+    if (files) {
+        sm_shard_set *shard_set = NULL;
+        CHECK(sm_shard_set_open(paths, shares, &shard_set, &err) == SM_OK, "shard set: %s", err.message);
+        if (shard_set) {
+            CHECK(sm_shard_set_merge(shard_set, &sink, &err) >= 0, "merge: %s", err.message);
+            sm_shard_set_free(shard_set);
+        }
+        for (unsigned s = 0; s < shares; s++) unlink(file_names[s]);
+    } else {
+        sm_dist_merge *merge;
+        CHECK(sm_dist_merge_new(&set, &sink, &merge) == 0, "merge");
+        for (unsigned s = 0; s < shares; s++) {
+            CHECK(sm_dist_merge_feed(merge, streams[s].data, streams[s].len, &err) == 0, "feed: %s", err.message);
+            CHECK(sm_dist_merge_share_end(merge, &err) == 0, "share end: %s", err.message);
+        }
+        CHECK(sm_dist_merge_finish(merge, &err) >= 0, "finish: %s", err.message);
+        sm_dist_merge_free(merge);
+    }
+    for (unsigned s = 0; s < shares; s++) free(streams[s].data);
     free(streams);
     free(pattern_names);
 }
@@ -342,6 +422,15 @@ int main(void) {
                   "mode %d, %u local shares: %zu bytes of hits merged, %zu from one runner", mode, counts[c],
                   merged.len, one.len);
             free(merged.text);
+            for (unsigned readers = 2; readers <= 3 && counts[c] <= 3; readers++)
+                for (int files = 0; files < 2; files++) {
+                    memset(&merged, 0, sizeof merged);
+                    reader_shares(db, &list, fasta, counts[c], readers, files, &merged);
+                    CHECK(merged.len == one.len && memcmp(merged.text, one.text, one.len) == 0,
+                          "mode %d, %u shares of %u readers%s: %zu bytes of hits merged, %zu from one runner", mode,
+                          counts[c], readers, files ? " as shard files" : "", merged.len, one.len);
+                    free(merged.text);
+                }
         }
         /* a short file cut at every byte: at least as many shares as bytes */
         hit_log short_one;
@@ -358,6 +447,16 @@ int main(void) {
             CHECK(merged.len == short_one.len && memcmp(merged.text, short_one.text, short_one.len) == 0,
                   "mode %d, short file, %u local shares: %zu bytes of hits merged, %zu from one runner", mode, n,
                   merged.len, short_one.len);
+            free(merged.text);
+        }
+        /* two shares, each cut by its readers at every byte */
+        for (unsigned readers = 2; readers <= head_len / 8; readers += readers < 12 ? step : 17) {
+            hit_log merged;
+            memset(&merged, 0, sizeof merged);
+            reader_shares(db, &list, head, 2, readers, 0, &merged);
+            CHECK(merged.len == short_one.len && memcmp(merged.text, short_one.text, short_one.len) == 0,
+                  "mode %d, short file, 2 shares of %u readers: %zu bytes of hits merged, %zu from one runner", mode,
+                  readers, merged.len, short_one.len);
             free(merged.text);
         }
         {
