@@ -11,7 +11,6 @@
  * range unreadable, a bad record in it, no GPU) prints that rank's message
  * and aborts the job: exit status 2 within moments, never a hang, and -o's
  * temporary file removed rather than renamed. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,44 +23,6 @@
 #define STREAM_BUFFER ((size_t)1 << 20)
 
 static sm_mpi *job;
-
-/* NVIDIA GPUs the kernel driver lists, without starting CUDA (0: none, or not known). */
-static unsigned gpus_listed(void) {
-    DIR *d = opendir("/proc/driver/nvidia/gpus");
-    unsigned n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (e->d_name[0] != '.') n++;
-    if (d) closedir(d);
-    return n;
-}
-
-/* Each rank uses one GPU (node-local rank mod GPUs, sm_runner_options.
-   gpu_device): it lets CUDA see only that one, before anything starts CUDA.
-   The driver's start grows with every device it can see (on H200s about
-   0.2 s with one, 0.4 with two, 0.9 with four), and every rank would pay
-   it; ranks that each see one start side by side. The devices a user made
-   visible are kept (one of them taken); where neither they nor the
-   driver's list says how many there are, nothing changes. */
-static void one_gpu_per_rank(void) {
-    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    unsigned local = sm_mpi_local_rank(job);
-    char one[256];
-    if (visible) {
-        unsigned n = 1;
-        for (const char *p = visible; *p; p++) n += *p == ',';
-        if (!*visible || n < 2 || strlen(visible) >= sizeof one) return;
-        const char *at = visible;
-        for (unsigned i = local % n; i > 0; i--) at = strchr(at, ',') + 1;
-        size_t len = strcspn(at, ",");
-        memcpy(one, at, len);
-        one[len] = 0;
-    } else {
-        unsigned n = gpus_listed();
-        if (n < 2) return;
-        snprintf(one, sizeof one, "%u", local % n);
-    }
-    setenv("CUDA_VISIBLE_DEVICES", one, 1);
-}
 
 int cli_dist_init(int *argc, char ***argv) {
     unsigned n = sm_mpi_launched_size();
@@ -77,7 +38,6 @@ int cli_dist_init(int *argc, char ***argv) {
     }
     job = sm_mpi_start(argc, argv);
     if (!job) return CLI_EXIT_ERROR;
-    one_gpu_per_rank();
     if (sm_mpi_rank(job) > 0) {
         /* rank 0 alone prints: help, usage errors, results */
         if (!freopen("/dev/null", "w", stdout)) return CLI_EXIT_ERROR;

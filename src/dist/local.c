@@ -42,6 +42,15 @@
    pinned buffers cost their allocation (about 0.7 s a GiB), and many small
    batches in flight keep the GPU fed as well as a few large ones. */
 #define LOCAL_GPU_BATCH ((size_t)2 << 20)
+/* A share's readers per GPU for mismatches and edits, and their batch: a
+   share's reader feeds a record at a time (about 4.7 GB/s of multi-record
+   FASTA), where a process's one reader hands its team many records at once.
+   An MPI rank on an H200 over 11.2 GB: 100 primers -k 2 3.4-4.1 s with one
+   reader, 2.1-2.2 s with four; 1000 guides -m 4 6.3-6.6 s either way with
+   64 MiB batches, but 7.2 s with 16 MiB ones (more batches, each with its
+   fixed costs). */
+#define SHARE_GPU_READERS 4
+#define SHARE_GPU_BATCH ((size_t)64 << 20)
 /* Shares per reader: the readers that finish early take more, and a reader
    on the CPU moves to the GPU soon after it starts. */
 #define SHARES_PER_READER 4
@@ -215,7 +224,7 @@ static int make_runner(reader *r, sm_dist_share *any, int on_gpu, sm_error *e) {
     if (on_gpu) {
         r->device = reader_device(j, r->index);
         ro.gpu_device = r->device + 1;
-        if (!ro.chunk_size && j->cpu_first) ro.chunk_size = LOCAL_GPU_BATCH;
+        if (!ro.chunk_size) ro.chunk_size = j->cpu_first ? LOCAL_GPU_BATCH : j->relay ? SHARE_GPU_BATCH : 0;
     }
     r->on_gpu = on_gpu;
     return sm_runner_create(j->db, &ro, &r->runner, e);
@@ -344,13 +353,13 @@ static void *start_gpu(void *arg) {
     int one = j->ro.gpu_device > 0 ? j->ro.gpu_device - 1 : -1;
     int state = sm_cuda_prepare(one) > 0 ? GPU_READY : GPU_FAILED;
     if (j->cpu_first) j->gpus = sm_cuda_device_count(); /* read by readers only once the state says ready */
-    if (state == GPU_READY && j->cpu_first) {
+    if (state == GPU_READY && (j->cpu_first || j->relay)) {
         /* every reader's two batch buffers made here while the readers scan
            on the CPU: made by each reader as it moved to the GPU, they held
            the driver while the readers already there waited to queue their
            batches (a tenth of a second a reader) */
         unsigned gpus = j->gpus > 1 && one < 0 ? (unsigned)j->gpus : 1;
-        size_t batch = j->ro.chunk_size ? j->ro.chunk_size : LOCAL_GPU_BATCH;
+        size_t batch = j->ro.chunk_size ? j->ro.chunk_size : j->cpu_first ? LOCAL_GPU_BATCH : SHARE_GPU_BATCH;
         for (unsigned d = 0; d < gpus; d++)
             (void)sm_cuda_reserve(one >= 0 ? one : (int)d, batch, 2 * ((j->nreaders + gpus - 1 - d) / gpus));
         /* and their BGZF inflaters, for the same reason (the readers see them once the state is ready) */
@@ -500,7 +509,7 @@ static void first_sequences(local_job *j, const sm_scan_files_options *files) {
 /* Readers for `split` bytes that can be cut (bgzf: some of them BGZF), or 0
    when one reader serves as well; asked: SEQMATCH_READERS=N (N readers
    whatever the rest, 0 or 1: none), or -1. */
-static unsigned readers_for(unsigned threads, long asked, uint64_t split, int bgzf, int gpu, int exact) {
+static unsigned readers_for(unsigned threads, long asked, uint64_t split, int bgzf, int gpu, int exact, int share) {
     if (asked >= 0) threads = asked > 1024 ? 1024 : (unsigned)asked;
     if (threads < 2) return 0;
     /* A BGZF file, and any file for the GPU, gain from readers of their own;
@@ -511,6 +520,8 @@ static unsigned readers_for(unsigned threads, long asked, uint64_t split, int bg
        of BGZF one reader strips too little for two GPUs (a reader per GPU
        then, each inflating on its share of the threads). */
     int plain_cpu_gains = exact && threads >= LOCAL_CPU_READERS_MIN;
+    if (asked < 0 && share && gpu && !exact && !bgzf)
+        return split < LOCAL_MIN_BYTES ? 0 : threads < SHARE_GPU_READERS ? threads : SHARE_GPU_READERS;
     if (asked < 0 && (split < LOCAL_MIN_BYTES || (!gpu && !bgzf && !plain_cpu_gains) || (gpu && !exact && !bgzf)))
         return 0;
     /* Two cores left to the GPU's start (the driver and contexts: CPU work
@@ -550,7 +561,7 @@ unsigned sm_dist_local_shares(char *const *targets, size_t count, unsigned threa
         if (info[i].rangeable == 2) bgzf = 1;
     }
     free(info);
-    return readers_for(threads, asked, split, bgzf, gpu, exact);
+    return readers_for(threads, asked, split, bgzf, gpu, exact, 0);
 }
 
 unsigned sm_dist_share_readers(const sm_dist_plan *plan, char *const *targets, size_t count, unsigned threads,
@@ -562,7 +573,7 @@ unsigned sm_dist_share_readers(const sm_dist_plan *plan, char *const *targets, s
     int bgzf = 0;
     uint64_t split = sm_dist_plan_bytes(plan, info, &bgzf);
     free(info);
-    return readers_for(threads, asked, split, bgzf, gpu, exact);
+    return readers_for(threads, asked, split, bgzf, gpu, exact, 1);
 }
 
 /* With the CUDA backend: waits for the GPU's start; a GPU that cannot
@@ -602,6 +613,7 @@ static int local_open(local_job *j, const sm_db *db, const sm_runner_options *op
         /* mismatches and edits keep a GPU busy with one reader's batches:
            a reader per GPU, the threads shared among them, full batches */
         unsigned per_gpu = j->gpus > 1 && opts->gpu_device <= 0 ? (unsigned)j->gpus : 1;
+        if (j->relay) per_gpu *= SHARE_GPU_READERS;
         unsigned threads = opts->threads ? opts->threads : readers;
         if (readers > per_gpu) readers = per_gpu;
         j->runner_threads = threads / readers ? threads / readers : 1;

@@ -51,6 +51,26 @@ SEQMATCH_READERS=3 agree "exact, every layout, ranks of 3 readers" 2 -t 3 -p sit
 SEQMATCH_READERS=2 agree "-k 2 best, ranks of 2 readers" 3 -t 2 --chunk-size 700 -p sites.fa -k 2 huge.fa single.fa mixed.fa
 SEQMATCH_READERS=3 agree "--max-hits 30, -m 1, ranks of 3 readers" 2 -t 3 -p sites.fa -m 1 --max-hits 30 huge.fa mixed.fa
 SEQMATCH_READERS=2 agree "-q, ranks of 2 readers" 2 -t 2 -q -p sites.fa huge.fa tiny.fa
+# --gpu ranks of several readers, each reader's runner on the rank's GPU: the
+# CPU stand-in of the GPU module (SEQMATCH_EMULATED, the command built with it)
+# against the real command's single process
+if [ -n "${SEQMATCH_EMULATED:-}" ]; then
+    gpu_agree() {
+        local name=$1 n=$2
+        shift 2
+        "$SEQMATCH" "$@" >single.out 2>single.err
+        # (the stand-in's command lies apart from the MPI module built beside the real one)
+        SEQMATCH_MPI_MODULE=${SEQMATCH_MPI_MODULE:-$(dirname "$SEQMATCH")/libseqmatch-mpi.so} \
+            SEQMATCH_READERS=3 timeout 120 "$MPIRUN" --oversubscribe -np "$n" "$SEQMATCH_EMULATED" "$@" --gpu -t 3 \
+            >mpi.out 2>mpi.err
+        if [ $? -ne 0 ]; then fail "$name, $n ranks: $(grep '^seqmatch' mpi.err | head -1)"
+        elif ! cmp -s single.out mpi.out; then fail "$name, $n ranks: output differs"
+        else pass; fi
+    }
+    gpu_agree "--gpu -k 1, ranks of 3 readers" 2 search -p sites.fa -k 1 huge.fa single.fa mixed.fa
+    gpu_agree "--gpu -m 1, counts, ranks of 3 readers" 3 search -p sites.fa -m 1 --format count huge.fa mixed.fa
+    gpu_agree "--gpu exact, ranks of 3 readers" 2 search -p sites.fa huge.fa reads.fq tiny.fa
+fi
 "$SEQMATCH" compile --alphabet text -e 'cat sat' -e dog -o words.smdb
 agree "-d, lines, more ranks than lines with hits" 4 -t 1 -d words.smdb --lines text.txt
 agree "dfa --per-record" 3 dfa -t 1 --from-patterns sites.fa --alphabet dna --per-record tiny.fa huge.fa reads.fq
