@@ -14,15 +14,20 @@
 #             (medians, rates, efficiency), mpi-scaling.txt (the table, the
 #             machine)
 #
-# Cases: seed 002's 1000, 8000 and 16000 8-mers (--format count), and CRISPR
-# off-targets (20 guides, -m 4 --pam NGG, TSV): strong scaling over RANKS CPU
-# ranks of THREADS threads each on panelx$COPIES.fa; weak scaling (WEAK
-# copies per rank, the file named once per rank); the exact cases with --gpu
-# on GPUS ranks of one GPU each; one process with every core (-t CORES) as
-# the single-process reference.
+# Cases: seed 002's 1000, 8000 and 16000 8-mers (--format count), CRISPR
+# off-targets (20 guides, -m 4 --pam NGG, TSV), and for the GPUs 100 primers
+# -k 2 and 1000 guides -m 4 --pam NGG (--format count; their CPU rows take
+# minutes: leave them out of STRONG and WEAK runs with CPU_CASES): strong
+# scaling over RANKS CPU ranks of THREADS threads each on panelx$COPIES.fa;
+# weak scaling (WEAK copies per rank, the file named once per rank); every
+# case with --gpu on GPUS ranks of one GPU each (a rank of many threads
+# reads its share with several readers), and as one process that sees that
+# many GPUs (kind gpu1p); one process with every core (-t CORES) as the
+# single-process reference.
 #
 # Environment: RANKS ("1 2 4 8 16"), GPUS ("1 2 4"; "" for none), THREADS (1),
-# COPIES (100), WEAK (6), REPS (3), CASES ("k8_1000 k8_8000 k8_16000 crispr"),
+# COPIES (100), WEAK (6), REPS (3), CASES ("k8_1000 k8_8000 k8_16000 crispr";
+# also primers, guides1000), CPU_CASES (the cases with CPU rows: CASES),
 # MPIRUN (mpirun), MPI_ARGS ("--bind-to none"), STRONG/WEAK_RUNS/GPU_RUNS
 # (1: run that part, default all), TIMEOUT (seconds a run may take, 3600).
 #
@@ -40,6 +45,7 @@ COPIES=${COPIES:-100}
 WEAK=${WEAK:-6}
 REPS=${REPS:-3}
 CASES=${CASES:-k8_1000 k8_8000 k8_16000 crispr}
+CPU_CASES=${CPU_CASES:-$CASES}
 MPIRUN=${MPIRUN:-mpirun}
 MPI_ARGS=${MPI_ARGS:---bind-to none}
 STRONG_RUNS=${STRONG_RUNS:-1} WEAK_RUNS=${WEAK_RUNS:-1} GPU_RUNS=${GPU_RUNS:-1}
@@ -74,6 +80,10 @@ k8_1000=$(sample k8_1000.txt 1000 8 1001)
 k8_8000=$(sample k8_8000.txt 8000 8 8001)
 k8_16000=$(sample k8_16000.txt 16000 8 16001)
 guides=$(sample guides20.fa 20 20 2301 --unique --fasta)
+primers=$(sample primers100.fa 100 20 2001 --unique --fasta)
+# the 1000 guides as bench/run-gpu.sh draws them
+guides1000=$data/sets/guides1000.txt
+[ -s "$guides1000" ] || python3 "$here/crispr_guides.py" -n 1000 -s 28 -o "$guides1000" "$data/panel.seq"
 # the panel repeated (each copy's records renamed, so that names stay unique)
 repeat_panel() { # copies file
   [ -s "$2" ] && return
@@ -81,7 +91,7 @@ repeat_panel() { # copies file
 }
 strong=$data/panelx$COPIES.fa
 weak=$data/panelx$WEAK.fa
-[ "$STRONG_RUNS" = 1 ] && repeat_panel "$COPIES" "$strong"
+{ [ "$STRONG_RUNS" = 1 ] || [ "$GPU_RUNS" = 1 ]; } && repeat_panel "$COPIES" "$strong"
 [ "$WEAK_RUNS" = 1 ] && repeat_panel "$WEAK" "$weak"
 
 case_args() { # case -> the search's arguments before the targets
@@ -90,6 +100,8 @@ case_args() { # case -> the search's arguments before the targets
     k8_8000) echo "-p $k8_8000 --format count" ;;
     k8_16000) echo "-p $k8_16000 --format count" ;;
     crispr) echo "-p $guides -m 4 --pam NGG" ;;
+    primers) echo "-p $primers -k 2 --format count" ;;
+    guides1000) echo "-p $guides1000 -m 4 --pam NGG --format count" ;;
     *) say "unknown case $1"; exit 2 ;;
   esac
 }
@@ -132,7 +144,9 @@ timed() {
 
 for cs in $CASES; do
   read -r -a args <<< "$(case_args "$cs")"
-  if [ "$STRONG_RUNS" = 1 ]; then
+  cpu_rows=0
+  case " $CPU_CASES " in *" $cs "*) cpu_rows=1 ;; esac
+  if [ "$STRONG_RUNS" = 1 ] && [ "$cpu_rows" = 1 ]; then
     bytes=$(wc -c < "$strong")
     # the reference for the strong rows: one process, every core
     timed strong "$cs" 1p 0 "$bytes" "$seqmatch" search -t "$cores" "${args[@]}" "$strong"
@@ -141,7 +155,7 @@ for cs in $CASES; do
       timed strong "$cs" "$r" 0 "$bytes" $MPIRUN $MPI_ARGS -np "$r" "$seqmatch" search -t "$THREADS" "${args[@]}" "$strong"
     done
   fi
-  if [ "$WEAK_RUNS" = 1 ]; then
+  if [ "$WEAK_RUNS" = 1 ] && [ "$cpu_rows" = 1 ]; then
     for r in $RANKS; do
       files=()
       for i in $(seq "$r"); do ln -sf "$weak" "$tmp/w$i.fa"; files+=("$tmp/w$i.fa"); done
@@ -151,8 +165,13 @@ for cs in $CASES; do
         -t "$THREADS" "${args[@]}" "${files[@]}"
     done
   fi
-  if [ "$GPU_RUNS" = 1 ] && [ -n "$GPUS" ] && [ "$cs" != crispr ]; then
+  if [ "$GPU_RUNS" = 1 ] && [ -n "$GPUS" ]; then
     bytes=$(wc -c < "$strong")
+    for g in $GPUS; do
+      # one process that sees the first g GPUs
+      timed gpu1p "$cs" "$g" "$g" "$bytes" env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $((g - 1)))" \
+        "$seqmatch" search --gpu "${args[@]}" "$strong"
+    done
     for g in $GPUS; do
       # one GPU per rank (its place on the node); the CPU threads left to the ranks
       # shellcheck disable=SC2086
@@ -187,7 +206,7 @@ for (cs, kind, ranks, gpus), g in groups.items():
     eff = ''
     if ranks != '1p' and (cs, kind) in base:
         n = int(ranks)
-        eff = '%.3f' % (base[(cs, kind)] / (n * m) if kind in ('strong', 'gpu') else base[(cs, kind)] / m)
+        eff = '%.3f' % (base[(cs, kind)] / (n * m) if kind in ('strong', 'gpu', 'gpu1p') else base[(cs, kind)] / m)
     out.writerow([cs, kind, ranks, gpus, g['bytes'], '%.3f' % m, '%.3f' % rate, eff, g['same']])
     print('%-9s %-6s %5s %4s %9.3f %8.3f %10s %5s' % (cs, kind, ranks, gpus, m, rate, eff, g['same']))
 EOF

@@ -11,6 +11,7 @@
  * range unreadable, a bad record in it, no GPU) prints that rank's message
  * and aborts the job: exit status 2 within moments, never a hang, and -o's
  * temporary file removed rather than renamed. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,47 @@
 #define STREAM_BUFFER ((size_t)1 << 20)
 
 static sm_mpi *job;
+static int rank_gpu_alone; /* CUDA sees only this rank's GPU */
+
+/* NVIDIA GPUs the kernel driver lists, without starting CUDA (0: none, or not known). */
+static unsigned gpus_listed(void) {
+    DIR *d = opendir("/proc/driver/nvidia/gpus");
+    unsigned n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.') n++;
+    if (d) closedir(d);
+    return n;
+}
+
+/* Each rank uses one GPU (node-local rank mod GPUs, sm_runner_options.
+   gpu_device): it lets CUDA see only that one, before anything starts CUDA,
+   so that it need not start CUDA to learn how many there are: a rank's
+   readers of an exact set then scan on the CPU while the driver starts on
+   another thread (docs/scaling.md, "The feed"). The devices a user made
+   visible are kept (one of them taken); where neither they nor the
+   driver's list says how many there are, nothing changes. */
+static void one_gpu_per_rank(void) {
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    unsigned local = sm_mpi_local_rank(job);
+    char one[256];
+    if (visible) {
+        unsigned n = 1;
+        for (const char *p = visible; *p; p++) n += *p == ',';
+        rank_gpu_alone = *visible && n == 1;
+        if (!*visible || n < 2 || strlen(visible) >= sizeof one) return;
+        const char *at = visible;
+        for (unsigned i = local % n; i > 0; i--) at = strchr(at, ',') + 1;
+        size_t len = strcspn(at, ",");
+        memcpy(one, at, len);
+        one[len] = 0;
+    } else {
+        unsigned n = gpus_listed();
+        rank_gpu_alone = n == 1;
+        if (n < 2) return;
+        snprintf(one, sizeof one, "%u", local % n);
+    }
+    rank_gpu_alone = setenv("CUDA_VISIBLE_DEVICES", one, 1) == 0;
+}
 
 int cli_dist_init(int *argc, char ***argv) {
     unsigned n = sm_mpi_launched_size();
@@ -38,6 +80,7 @@ int cli_dist_init(int *argc, char ***argv) {
     }
     job = sm_mpi_start(argc, argv);
     if (!job) return CLI_EXIT_ERROR;
+    one_gpu_per_rank();
     if (sm_mpi_rank(job) > 0) {
         /* rank 0 alone prints: help, usage errors, results */
         if (!freopen("/dev/null", "w", stdout)) return CLI_EXIT_ERROR;
@@ -276,8 +319,9 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     ro.chunk_size = opts->chunk_size;
     ro.backend = opts->gpu ? SM_BACKEND_CUDA : SM_BACKEND_CPU;
     if (opts->gpu && job) {
-        /* one GPU per rank: the node's GPUs dealt out by local rank */
-        int ndev = sm_cuda_device_count();
+        /* one GPU per rank: the node's GPUs dealt out by local rank (counted
+           only when CUDA may see others) */
+        int ndev = rank_gpu_alone ? 1 : sm_cuda_device_count();
         if (ndev > 0) ro.gpu_device = (int)(sm_mpi_local_rank(job) % (unsigned)ndev) + 1;
     }
     if (local) {

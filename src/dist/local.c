@@ -43,12 +43,9 @@
    batches in flight keep the GPU fed as well as a few large ones. */
 #define LOCAL_GPU_BATCH ((size_t)2 << 20)
 /* A share's readers per GPU for mismatches and edits, and their batch: a
-   share's reader feeds a record at a time (about 4.7 GB/s of multi-record
-   FASTA), where a process's one reader hands its team many records at once.
-   An MPI rank on an H200 over 11.2 GB: 100 primers -k 2 3.4-4.1 s with one
-   reader, 2.1-2.2 s with four; 1000 guides -m 4 6.3-6.6 s either way with
-   64 MiB batches, but 7.2 s with 16 MiB ones (more batches, each with its
-   fixed costs). */
+   share's reader feeds a record at a time, where a process's one reader
+   hands its team many records at once; smaller batches cost the guides'
+   kernels their fixed costs more often (docs/scaling.md, "The feed"). */
 #define SHARE_GPU_READERS 4
 #define SHARE_GPU_BATCH ((size_t)64 << 20)
 /* Shares per reader: the readers that finish early take more, and a reader
