@@ -33,14 +33,13 @@ int sm_dist_plan_within(const sm_dist_plan *outer, const sm_dist_target *info, u
 uint64_t sm_dist_plan_bytes(const sm_dist_plan *plan, const sm_dist_target *info, int *bgzf);
 
 /* The share's side for a share read by several readers (local.c): its
-   stream, its poll hook (called when set), whether it was stopped, and
-   whether it is done (stopped, or -q found something). */
+   stream, its poll hook (called when set), whether it was stopped,
+   whether it is done (stopped, or -q found something), its settings. */
 sm_dist_out *sm_dist_share_stream(sm_dist_share *share);
 void sm_dist_share_poll(sm_dist_share *share);
 int sm_dist_share_stopped(const sm_dist_share *share);
 int sm_dist_share_done(const sm_dist_share *share);
 const sm_dist_settings *sm_dist_share_settings(const sm_dist_share *share);
-unsigned sm_dist_share_threads(const sm_dist_share *share);
 
 /* A share's byte ranges of BGZF files inflated by decoder (NULL: by the
    share's reader threads), until set again. */

@@ -242,8 +242,6 @@ int sm_dist_share_stopped(const sm_dist_share *s) { return s->stopped; }
 
 const sm_dist_settings *sm_dist_share_settings(const sm_dist_share *s) { return s->set; }
 
-unsigned sm_dist_share_threads(const sm_dist_share *s) { return s->threads; }
-
 void sm_dist_share_free(sm_dist_share *s) {
     if (!s) return;
     while (s->count) pop_part(s);
