@@ -68,6 +68,36 @@ int sm_dist_plan_make(char *const *targets, size_t count, unsigned shares, unsig
     return rc;
 }
 
+/* A unit's weight in the byte space: its bytes, or a whole file's size. */
+static uint64_t weight(const sm_dist_unit *u, const sm_dist_target *info) {
+    return u->whole ? info[u->target].size : u->end - u->begin;
+}
+
+/* Part `part` of `parts` of the units laid end to end into plan: part i
+   takes [floor(i T / P), floor((i + 1) T / P)), of a ranged unit the bytes
+   inside that stretch, a whole unit when its first byte falls in it (the
+   last part for one that starts at the very end). */
+static int cut_units(const sm_dist_unit *units, size_t n, const sm_dist_target *info, unsigned parts, unsigned part,
+                     sm_dist_plan *plan, size_t *cap) {
+    uint64_t total = 0;
+    for (size_t k = 0; k < n; k++) total += weight(&units[k], info);
+    uint64_t lo = share_start(total, parts, part), hi = share_start(total, parts, part + 1);
+    uint64_t at = 0;
+    int rc = SM_OK;
+    for (size_t k = 0; k < n && rc == SM_OK; k++) {
+        const sm_dist_unit *u = &units[k];
+        uint64_t f0 = at, f1 = at + weight(u, info);
+        at = f1;
+        if (!u->whole) {
+            uint64_t b = f0 > lo ? f0 : lo, e = f1 < hi ? f1 : hi;
+            if (b < e) rc = add_unit(plan, cap, u->target, 0, u->begin + (b - f0), u->begin + (e - f0));
+        } else if (f0 < total ? (lo <= f0 && f0 < hi) : part == parts - 1) {
+            rc = add_unit(plan, cap, u->target, 1, 0, 0);
+        }
+    }
+    return rc;
+}
+
 int sm_dist_plan_cut(char *const *targets, size_t count, const sm_dist_target *info, unsigned shares,
                      unsigned share, sm_dist_plan *plan, sm_error *err) {
     memset(plan, 0, sizeof *plan);
@@ -76,11 +106,8 @@ int sm_dist_plan_cut(char *const *targets, size_t count, const sm_dist_target *i
         return SM_ERR_INVALID;
     }
     plan->unsplit = calloc(count ? count : 1, sizeof *plan->unsplit);
-    if (!plan->unsplit) {
-        if (err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = SM_ERR_NOMEM;
-        return SM_ERR_NOMEM;
-    }
-    int rc = SM_OK;
+    sm_dist_unit *laid = calloc(count ? count : 1, sizeof *laid);
+    int rc = plan->unsplit && laid ? SM_OK : SM_ERR_NOMEM;
     /* standard input reaches rank 0 only: it and everything before it are share 0's */
     size_t first = 0;
     for (size_t i = 0; i < count; i++)
@@ -94,24 +121,14 @@ int sm_dist_plan_cut(char *const *targets, size_t count, const sm_dist_target *i
         if (shares > 1 && (info[i].large || strcmp(targets[i], "-") == 0 || info[i].rangeable))
             plan->unsplit[plan->unsplit_count++] = i;
     }
-    uint64_t total = 0;
-    for (size_t i = first; i < count; i++) total += info[i].size;
-    uint64_t lo = share_start(total, shares, share), hi = share_start(total, shares, share + 1);
-    uint64_t at = 0;
+    /* the rest end to end: a plain or BGZF file by bytes, any other file
+       whole (its size still counts, so that a large gzip file weighs what it is) */
     for (size_t i = first; i < count && rc == SM_OK; i++) {
-        uint64_t f0 = at, f1 = at + info[i].size;
-        at = f1;
-        if (info[i].rangeable) {
-            uint64_t b = f0 > lo ? f0 : lo, e = f1 < hi ? f1 : hi;
-            if (b < e) rc = add_unit(plan, &cap, i, 0, b - f0, e - f0);
-            continue;
-        }
-        /* read whole by the share whose stretch holds its first byte (the
-           last share for one that starts at the very end) */
-        int mine = f0 < total ? (lo <= f0 && f0 < hi) : share == shares - 1;
-        if (mine) rc = add_unit(plan, &cap, i, 1, 0, 0);
-        if (info[i].large && shares > 1) plan->unsplit[plan->unsplit_count++] = i;
+        laid[i - first] = (sm_dist_unit){i, !info[i].rangeable, 0, info[i].rangeable ? info[i].size : 0};
+        if (!info[i].rangeable && info[i].large && shares > 1) plan->unsplit[plan->unsplit_count++] = i;
     }
+    if (rc == SM_OK) rc = cut_units(laid, count - first, info, shares, share, plan, &cap);
+    free(laid);
     if (rc != SM_OK) {
         if (rc == SM_ERR_NOMEM && err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = rc;
         sm_dist_plan_free(plan);
@@ -126,29 +143,8 @@ int sm_dist_plan_within(const sm_dist_plan *outer, const sm_dist_target *info, u
         if (err) snprintf(err->message, sizeof err->message, "part %u of %u", part, parts), err->code = SM_ERR_INVALID;
         return SM_ERR_INVALID;
     }
-    /* the units laid end to end, a whole one weighing its file's size, as
-       the plan lays the targets; part i takes [floor(i T / P), floor((i + 1) T / P)) */
-    uint64_t total = 0;
-    for (size_t k = 0; k < outer->count; k++) {
-        const sm_dist_unit *u = &outer->units[k];
-        total += u->whole ? info[u->target].size : u->end - u->begin;
-    }
-    uint64_t lo = share_start(total, parts, part), hi = share_start(total, parts, part + 1);
-    uint64_t at = 0;
     size_t cap = 0;
-    int rc = SM_OK;
-    for (size_t k = 0; k < outer->count && rc == SM_OK; k++) {
-        const sm_dist_unit *u = &outer->units[k];
-        uint64_t f0 = at, f1 = at + (u->whole ? info[u->target].size : u->end - u->begin);
-        at = f1;
-        if (!u->whole) {
-            uint64_t b = f0 > lo ? f0 : lo, e = f1 < hi ? f1 : hi;
-            if (b < e) rc = add_unit(plan, &cap, u->target, 0, u->begin + (b - f0), u->begin + (e - f0));
-            continue;
-        }
-        int mine = f0 < total ? (lo <= f0 && f0 < hi) : part == parts - 1;
-        if (mine) rc = add_unit(plan, &cap, u->target, 1, 0, 0);
-    }
+    int rc = cut_units(outer->units, outer->count, info, parts, part, plan, &cap);
     if (rc != SM_OK) {
         if (err) snprintf(err->message, sizeof err->message, "out of memory"), err->code = rc;
         sm_dist_plan_free(plan);
