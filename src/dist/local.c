@@ -532,15 +532,17 @@ static long readers_asked(void) {
     return forced && *forced ? strtol(forced, NULL, 10) : -1;
 }
 
-/* The targets' descriptions, or NULL when one of them (of the plan's
-   units, with a plan) is standard input, a pipe or a device: one reader. */
+/* The targets' descriptions (with a plan only its units' targets, each in
+   one unit), or NULL when one of them is standard input, a pipe or a
+   device: one reader. */
 static sm_dist_target *cuttable(char *const *targets, size_t count, const sm_dist_plan *plan) {
     sm_dist_target *info = calloc(count ? count : 1, sizeof *info);
     sm_error e;
-    int ok = info && sm_dist_targets_describe(targets, count, info, &e) == SM_OK;
+    int ok = info != NULL;
     for (size_t k = 0; ok && k < (plan ? plan->count : count); k++) {
         size_t i = plan ? plan->units[k].target : k;
-        if (strcmp(targets[i], "-") == 0 || (info[i].large && !info[i].size)) ok = 0;
+        ok = sm_dist_targets_describe(&targets[i], 1, &info[i], &e) == SM_OK && strcmp(targets[i], "-") != 0 &&
+             !(info[i].large && !info[i].size);
     }
     if (!ok) free(info);
     return ok ? info : NULL;
