@@ -3,8 +3,9 @@
 # -k best and ends, --pam, every format, -H, --max-hits, -q, -d, text and
 # lines, dfa), every record layout (one long record, one on a single line,
 # many tiny ones, FASTQ whose qualities start with '@', BGZF, plain gzip,
-# several files at once) and share counts from 1 to more shares than
-# records. Broken sets of shard files are refused.
+# several files at once), share counts from 1 to more shares than records,
+# and shards read by several readers of their process. Broken sets of shard
+# files are refused.
 . "$(dirname "$0")/testlib.bash"
 . "$(dirname "$0")/splitdata.bash"
 

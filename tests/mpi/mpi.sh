@@ -1,10 +1,11 @@
 # mpirun -np N seqmatch: byte-identical output and exit status to the single
 # process, over every mode and record layout (one long record, one on a
 # single line, many tiny ones, FASTQ whose qualities start with '@', BGZF,
-# plain gzip, several files) with 1 to 4 ranks, and a failing rank that ends
-# the whole job with exit status 2 and its message within seconds, leaving
-# no output file; on one host Open MPI's cm layer left out unless the user
-# chose one. Registered only where MPI and mpirun are found, and only
+# plain gzip, several files) with 1 to 4 ranks, ranks of several readers
+# (also on the GPU module's CPU stand-in, SEQMATCH_EMULATED), and a failing
+# rank that ends the whole job with exit status 2 and its message within
+# seconds, leaving no output file; on one host Open MPI's cm layer left out
+# unless the user chose one. Registered only where MPI and mpirun are found, and only
 # in the release build (Open MPI's own allocations are not the sanitizers'
 # business); the same cases without MPI are in tests/cli/shard.sh.
 TESTS=$(cd "$(dirname "$0")/.." && pwd)
