@@ -329,33 +329,29 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
         goto done;
     }
     if (start_share(d, targets, ro.threads) != 0) goto done;
-    /* a share large enough for several readers of this process (a rank of many threads) */
+    /* a share large enough for several readers of this process (a rank of many threads), else one runner */
     unsigned readers = sm_dist_share_readers(&d->plan, targets, count, ro.threads, opts->gpu,
                                              info.match == SM_MATCH_EXACT);
-    if (readers > 1) {
-        sm_dist_settings_fill_db(set, db);
-        if (sm_dist_route_start(d->route, set, d->share, &err) != SM_OK) {
-            cli_error("%s", err.message);
+    if (readers <= 1) {
+        sm_dist_share_runner_options(d->share, &ro);
+        if (sm_runner_create(db, &ro, &runner, &err) != SM_OK) {
+            cli_error("%s", err.message[0] ? err.message : "cannot start the scan");
             goto done;
         }
-        status = end_run(d, sm_dist_share_run_readers(d->share, db, &ro, targets, &d->plan, format, readers, &err),
-                         &err);
-        goto done;
+        sm_dist_share_set_runner(d->share, runner);
     }
-    sm_dist_share_runner_options(d->share, &ro);
-    if (sm_runner_create(db, &ro, &runner, &err) != SM_OK) {
-        cli_error("%s", err.message[0] ? err.message : "cannot start the scan");
-        goto done;
-    }
-    sm_dist_share_set_runner(d->share, runner);
-    sm_dist_settings_fill(set, runner);
+    sm_dist_settings_fill_db(set, db);
     if (sm_dist_route_start(d->route, set, d->share, &err) != SM_OK) {
         cli_error("%s", err.message);
         goto done;
     }
     /* a shard has no verdict (the merge gives it): 0 when it ran, so that a
        batch scheduler's task whose share holds no hit does not fail */
-    status = end_run(d, sm_dist_share_run(d->share, targets, &d->plan, format, &err), &err);
+    status = end_run(d,
+                     readers > 1
+                         ? sm_dist_share_run_readers(d->share, db, &ro, targets, &d->plan, format, readers, &err)
+                         : sm_dist_share_run(d->share, targets, &d->plan, format, &err),
+                     &err);
 done:
     status = close_run(d, status);
     if (runner) sm_runner_free(runner);

@@ -475,11 +475,7 @@ static int take_shares(local_job *j, sm_dist_merge *m, sm_error *err) {
     for (unsigned k = 0; k < j->n; k++) {
         int got = take_share(j, k, m, err);
         if (got != 0) return got < 0 ? -1 : 0;
-        if (!m && k + 1 < j->n) {
-            sm_dist_out *o = sm_dist_share_stream(j->relay);
-            wire_u8(o, MSG_NEXT);
-            wire_num(o, 0);
-        }
+        if (!m && k + 1 < j->n) wire_mark(sm_dist_share_stream(j->relay), MSG_NEXT);
     }
     return 0;
 }
@@ -743,8 +739,7 @@ int sm_dist_share_run_readers(sm_dist_share *share, const sm_db *db, const sm_ru
     sm_dist_out *o = sm_dist_share_stream(share);
     if (rc == 0 && !j->opened) {
         /* --max-hits 0: nothing to look for, as one reader's share */
-        wire_u8(o, MSG_END);
-        wire_num(o, 0);
+        wire_mark(o, MSG_END);
     }
     if (rc == 0 && (sm_dist_out_flush(o) != 0 || o->failed))
         rc = set_error(err, SM_ERR_IO, "the result stream could not be written");

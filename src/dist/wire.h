@@ -69,6 +69,12 @@ static inline void wire_bytes(sm_dist_out *o, const void *data, size_t n) {
     }
 }
 
+/* A message without fields (an end, the next share's start). */
+static inline void wire_mark(sm_dist_out *o, uint8_t tag) {
+    wire_u8(o, tag);
+    wire_num(o, 0);
+}
+
 /* A message: built in msg (emptied), then framed into o. */
 static inline void wire_send(sm_dist_out *o, uint8_t tag, sm_dist_out *msg) {
     if (msg->failed) o->failed = 1;
