@@ -114,7 +114,7 @@ int cli_amplicon_main(int argc, char **argv) {
     status = rc != SM_OK ? CLI_EXIT_ERROR : st.products ? CLI_EXIT_HIT : CLI_EXIT_NO_HIT;
     goto done;
 failed:
-    cli_error("%s", err.message[0] ? err.message : "out of memory");
+    cli_error_sequences_only(err.message[0] ? err.message : "out of memory");
 done:
     if (writer.w && cli_writer_close(&writer, status != CLI_EXIT_ERROR) != 0) {
         cli_writer_report(&writer);

@@ -290,6 +290,9 @@ void cli_check_protein(void *ctx, const char *file, const char *record, const ui
 /* Refuses (message printed, -1) -m or -k at least a pattern's length, for
    which every window or position would be a hit (exact: NULL, or a flag per
    pattern that takes no errors). */
+/* Prints a library error for trim and amplicon, which read FASTA and FASTQ
+   only: without the reader's hint of --alphabet text, not theirs. */
+void cli_error_sequences_only(const char *message);
 int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options *o, const unsigned char *exact);
 
 /* --------------------------------------------------- records of reads */

@@ -114,6 +114,8 @@ int cli_trim_main(int argc, char **argv) {
         if (sm_trim_set_add(&set, opts.sources[i].text, opts.sources[i].adapter, &err) != SM_OK) goto failed;
         set.adapters[set.count - 1].mate = (uint8_t)opts.sources[i].mate; /* -a/-g mate 1 (or single reads), -A/-G 2 */
     }
+    /* an error bound at an adapter's length would cut every read at its first base, as search refuses */
+    if (cli_check_error_bound(&set.patterns, &opts.compile, NULL) != 0) goto done;
     opts.compile.strands = SM_STRAND_FORWARD;
     opts.compile.typical_record = sm_file_typical_record(paired ? opts.read1 : opts.target_count ? opts.targets[0] : "-");
     if (sm_compile(set.patterns.items, set.patterns.count, &opts.compile, &db, &err) != SM_OK) goto failed;
@@ -164,7 +166,7 @@ int cli_trim_main(int argc, char **argv) {
     status = CLI_EXIT_RAN;
     goto done;
 failed:
-    cli_error("%s", err.message[0] ? err.message : "out of memory");
+    cli_error_sequences_only(err.message[0] ? err.message : "out of memory");
 done:
     for (unsigned m = 0; m < 2; m++) {
         if (s.out[m]) cli_close_records(s.out[m], 0);

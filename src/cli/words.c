@@ -1,7 +1,8 @@
 /* Clear words for input that is most likely a mistake: a protein file
  * searched as DNA, an error bound that makes every window a hit (at or
  * above a pattern's length, or its bases other than N), a terminal left
- * waiting for standard input. */
+ * waiting for standard input; the reader's hint of --alphabet text left out
+ * for the commands that read only sequences. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,4 +27,11 @@ int cli_check_error_bound(const sm_pattern_list *list, const sm_compile_options 
     if (sm_pattern_list_check_errors(list, o, exact, &err) == SM_OK) return 0;
     cli_error("%s", err.message);
     return -1;
+}
+
+void cli_error_sequences_only(const char *message) {
+    static const char hint[] = "; use --alphabet text for plain text";
+    const char *at = strstr(message, hint);
+    if (at) cli_error("%.*s%s", (int)(at - message), message, at + sizeof hint - 1);
+    else cli_error("%s", message);
 }

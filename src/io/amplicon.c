@@ -281,6 +281,7 @@ struct sm_amplicon_finder {
        products per pair and strand (2i: +, 2i + 1: -) */
     uint64_t file_records, file_with_product, file_bases, *file_products;
     int nomem, stop;
+    int header_due; /* the TSV header waits for the first product or a file read whole */
 };
 
 static int arena_put(sm_amplicon_finder *f, const void *data, size_t len) {
@@ -357,7 +358,23 @@ static int put_sequence(sm_amplicon_finder *f, const char *seq, const sm_amplico
     return 0;
 }
 
+/* The TSV header, once: written with the first product or at the end of the
+   first file read whole, so that a file refused at its start leaves the
+   output empty, as search leaves it. */
+static int write_header(sm_amplicon_finder *f) {
+    static const char head[] = "record\tstart\tend\tstrand\tpair\tsize\tforward_errors\treverse_errors";
+    if (!f->header_due) return 0;
+    f->header_due = 0;
+    return sm_writer_write(f->o.out, "#", 1) != 0 || (f->o.show_file && sm_writer_write(f->o.out, "file\t", 5)) ||
+                   sm_writer_write(f->o.out, head, sizeof head - 1) != 0 ||
+                   (f->o.sequence && sm_writer_write(f->o.out, "\tsequence", 9) != 0) ||
+                   sm_writer_write(f->o.out, "\n", 1) != 0
+               ? -1
+               : 0;
+}
+
 static int write_product(sm_amplicon_finder *f, const char *name, const char *seq, const sm_amplicon *a) {
+    if (write_header(f) != 0) return -1;
     const sm_amplicon_pair *p = &f->o.set->pairs[a->pair];
     const char *file = f->o.show_file ? f->file : NULL;
     unsigned long long s = (unsigned long long)a->start, e = (unsigned long long)a->end;
@@ -552,16 +569,7 @@ int sm_amplicon_finder_new(const sm_db *db, const sm_runner_options *runner_opti
         sm_amplicon_finder_free(f);
         return status;
     }
-    if (f->o.format == SM_AMPLICON_TSV && f->o.header) {
-        static const char head[] = "record\tstart\tend\tstrand\tpair\tsize\tforward_errors\treverse_errors";
-        if (sm_writer_write(f->o.out, "#", 1) != 0 || (f->o.show_file && sm_writer_write(f->o.out, "file\t", 5)) ||
-            sm_writer_write(f->o.out, head, sizeof head - 1) != 0 ||
-            (f->o.sequence && sm_writer_write(f->o.out, "\tsequence", 9) != 0) ||
-            sm_writer_write(f->o.out, "\n", 1) != 0) {
-            sm_amplicon_finder_free(f);
-            return sm_io_error(err, SM_ERR_IO, "write error");
-        }
-    }
+    f->header_due = f->o.format == SM_AMPLICON_TSV && f->o.header;
     *finder = f;
     return SM_OK;
 }
@@ -631,6 +639,7 @@ int sm_amplicon_finder_run(sm_amplicon_finder *f, const char *path, sm_error *er
     }
     sm_reader_close(reader);
     f->reader = NULL;
+    if (rc == SM_OK && write_header(f) != 0) rc = sm_io_error(err, SM_ERR_IO, "write error");
     if (rc == SM_OK && f->o.stats) report_file(f);
     return rc;
 }

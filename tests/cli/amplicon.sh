@@ -86,6 +86,19 @@ refuse "bad primer" "'X' is no DNA or IUPAC symbol" -F ACGTTG -R CCXAGT "$TMP/t.
 refuse "every window" "every window of its length would be a hit" -F ACGTTG -R CCAAGT -m 6 "$TMP/t.fa"
 refuse "not for amplicon" "does not apply to amplicon" -F ACGTTG -R CCAAGT --circular "$TMP/t.fa"
 refuse "missing target" "$TMP/none.fa" -F ACGTTG -R CCAAGT "$TMP/none.fa"
+# an input refused at its start leaves standard output empty: the header waits for it
+head -c 20 "$TMP/m.fq.gz" >"$TMP/cut.fq.gz"
+refuse "truncated gzip" "cut.fq.gz" -F ACGTTG -R CCAAGT "$TMP/cut.fq.gz"
+check_stdout_empty "truncated gzip: no header written"
+printf 'hello\n' >"$TMP/plain.txt"
+refuse "plain text" "not FASTA or FASTQ" -F ACGTTG -R CCAAGT "$TMP/plain.txt"
+if grep -q -- "--alphabet" "$TMP/err"; then fail "plain text: amplicon has no --alphabet to offer"; else pass; fi
+check_stdout_empty "plain text: no header written"
+# the header still heads a run with no product, and a run's products
+run amplicon -F GGGGGGGGGG -R CCCCCCCCCC "$TMP/t.fa"
+check_status "no product" 1
+check_output_text "no product: the header alone" "$(printf '#record\tstart\tend\tstrand\tpair\tsize\tforward_errors\treverse_errors\n')
+"
 printf 'one\tACGTTG\n' >"$TMP/bad.tsv"
 refuse "table of two columns" "bad.tsv: line 1: want name<TAB>forward<TAB>reverse, got two fields" -p "$TMP/bad.tsv" "$TMP/t.fa"
 run amplicon --help

@@ -141,6 +141,13 @@ check_stderr "\$ on a 5' adapter" "anchors a 3' adapter"
 run trim -a ACGTX "$TMP/r.fq"
 check_status "a symbol no adapter has" 2
 check_stderr "a symbol no adapter has: one line" "ACGTX"
+# an error bound at an adapter's length would cut every read at its first base: refused, as search refuses it
+run trim -a ACGTA -m 5 "$TMP/r.fq"
+check_status "-m at the adapter's length" 2
+check_stderr "-m at the adapter's length: one line" "allows that many mismatches"
+check_stdout_empty "-m at the adapter's length: nothing written"
+run trim -g ACG...TTTTTT -k 3 "$TMP/r.fq"
+check_stderr "-k at a linked adapter's first part's length" "allows that many edits"
 run trim "$TMP/r.fq"
 check_stderr "no adapter" "no adapter given"
 run trim -e ACGT "$TMP/r.fq"
@@ -156,6 +163,7 @@ check_stderr "a missing input" "missing.fq"
 printf 'hello\n' >"$TMP/t.txt"
 run trim -a $AD "$TMP/t.txt"
 check_status "not FASTA or FASTQ" 2
+if grep -q -- "--alphabet" "$TMP/err"; then fail "not FASTA or FASTQ: trim has no --alphabet to offer"; else pass; fi
 run trim --help
 if grep -q -- "--minimum-length" "$TMP/out"; then pass; else fail "trim --help"; fi
 finish
