@@ -295,8 +295,11 @@ int cli_demux_main(int argc, char **argv) {
     sm_db_info info;
     sm_db_get_info(db, &info);
     if (info.alphabet != SM_ALPHABET_DNA) {
-        cli_usage_error(CLI_COMMAND_DEMUX, "demux reads DNA records; %s was compiled for text",
-                        opts.database_path ? opts.database_path : "the database");
+        if (opts.database_path)
+            cli_usage_error(CLI_COMMAND_DEMUX, "demux reads DNA records; %s was compiled for text",
+                            opts.database_path);
+        else
+            cli_usage_error(CLI_COMMAND_DEMUX, "demux reads DNA records: --alphabet text does not apply");
         goto cleanup;
     }
     if ((opts.trim_barcode || opts.barcode_tag) && opts.anchor == SM_ANCHOR_NONE) {

@@ -183,7 +183,10 @@ check_status "--format" 2
 check_stderr "--format" "does not apply to demux"
 run demux --alphabet text -e abc -o "$TMP/dm" "$TMP/reads.fq"
 check_status "text patterns" 2
-check_stderr "text patterns" "DNA records"
+check_stderr "text patterns" "--alphabet text does not apply"
+run compile --alphabet text -e abc -o "$TMP/text.smdb"
+run demux -d "$TMP/text.smdb" -o "$TMP/dm" "$TMP/reads.fq"
+check_stderr "a text database" "text.smdb was compiled for text"
 
 # A refused or failed demux leaves every earlier file as it was: the files
 # are written in a temporary folder inside DIR and moved to their names
