@@ -1,17 +1,44 @@
 /* Output files (-o): the library's sm_outfile with the command's messages,
  * and the hit writer over one. */
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli/cli.h"
+
+/* Whether a file could be written at path: one that exists and may be
+   written, or a new one in a folder that exists and takes it. Asked before
+   the run, so that a report or summary written at its end is not refused
+   after the work (and the run's other outputs thrown away with it). */
+static int check_writable(const char *path) {
+    if (!path || strcmp(path, "-") == 0 || access(path, W_OK) == 0) return 0;
+    int e = errno;
+    if (e == ENOENT) {
+        char *copy = strdup(path);
+        if (!copy) {
+            cli_error("out of memory");
+            return -1;
+        }
+        int ok = access(dirname(copy), W_OK | X_OK) == 0;
+        e = errno;
+        free(copy);
+        if (ok) return 0;
+    }
+    cli_error("%s: %s", path, strerror(e));
+    return -1;
+}
 
 int cli_check_output(const char *output, const char *const *inputs, size_t count) {
     sm_error err;
-    if (sm_output_check(output, inputs, count, &err) == SM_OK) return 0;
-    cli_error("%s", err.message);
-    return -1;
+    if (sm_output_check(output, inputs, count, &err) != SM_OK) {
+        cli_error("%s", err.message);
+        return -1;
+    }
+    return check_writable(output);
 }
 
 int cli_stats_open(const cli_options *opts, sm_stats **stats) {

@@ -96,6 +96,18 @@ run compile -e ACGTAC --stats-json "$TMP/x.json" -o "$TMP/x.db"
 check_stderr "--stats-json on compile" "stats-json"
 [ ! -e "$TMP/x.json" ] && pass || fail "no report from a refused run"
 
+# A report that could not be written is named before the run: no search is
+# made only to be thrown away, and -o's file is not left behind.
+for cmd in search filter; do
+    run $cmd -e ACGTAC -o "$TMP/kept.$cmd" --stats-json "$TMP/no-such-folder/s.json" "$TMP/r.fq"
+    check_status "$cmd: --stats-json in a missing folder" 2
+    check_stderr "$cmd: --stats-json in a missing folder: one line" "no-such-folder/s.json: No such file or directory"
+    [ ! -e "$TMP/kept.$cmd" ] && pass || fail "$cmd: --stats-json in a missing folder: -o's file left behind"
+done
+run trim -a ACGTAC --stats-json "$TMP/no-such-folder/s.json" "$TMP/r.fq"
+check_stderr "trim: --stats-json in a missing folder" "no-such-folder/s.json"
+check_stdout_empty "trim: --stats-json in a missing folder: nothing trimmed"
+
 # --columns
 run search -e ACGTAC -e TTGGCC --strand + --columns pattern,record,length,end "$TMP/r.fq"
 printf '#pattern\trecord\tlength\tend\nACGTAC\ta\t6\t6\nTTGGCC\ta\t6\t16\nACGTAC\tc\t6\t6\nACGTAC\tc\t6\t16\nTTGGCC\td\t6\t10\n' >"$TMP/want"
