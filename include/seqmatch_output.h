@@ -276,7 +276,9 @@ char *sm_outdir_name(const sm_outdir *t, size_t i);
 /* Moves file i over final (an existing file's permissions kept). Returns 0
    or an errno. */
 int sm_outdir_commit(sm_outdir *t, size_t i, const char *final);
-/* Closes what is open, removes what is left and the folder; frees t. */
+/* Closes what is open, removes what is left and the temporary folder, and
+   dir too when sm_outdir_open made it and nothing was committed (a failed
+   run leaves no folder behind); frees t. */
 void sm_outdir_close(sm_outdir *t);
 
 /* A run's report, one JSON object (--stats-json; docs/stats-json.md): the

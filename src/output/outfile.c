@@ -38,6 +38,8 @@ struct sm_outdir {
     unsigned char *created; /* truncated once; appended to since */
     unsigned open_files, max_open;
     uint64_t tick;
+    char *made;        /* the folder, when opening made it: removed again by a run that commits nothing */
+    int committing;    /* a file was committed: the run got to its end */
 };
 
 int sm_output_check(const char *output, const char *const *inputs, size_t count, sm_error *err) {
@@ -204,9 +206,11 @@ sm_outfile *sm_outfile_open(const char *path, sm_error *err) {
         pending_count++;
         o->temp_slot = slot;
     }
-    if (fd < 0 && errno == EACCES && exists) {
-        /* a file that may be written in a folder that may not: in place, as
-           before, without the guarantee against half-written files */
+    if (fd < 0 && exists && (errno == EACCES || errno == EPERM || errno == EROFS || errno == ENOENT)) {
+        /* a file that may be written in a folder that may not (or that takes
+           no new files at all, as /proc): in place, as before, without the
+           guarantee against half-written files; opening it names the real
+           reason when it cannot be written either */
         restore_handlers_if_idle();
         free(final);
         return open_in_place(o, path, err);
@@ -259,34 +263,37 @@ static void outdir_free(sm_outdir *t) {
     free(t->last_use);
     free(t->created);
     free(t->path);
+    free(t->made);
     free(t);
 }
 
-/* The folder itself, made when missing. */
-static int make_dir(const char *dir, sm_error *err) {
+/* The folder itself, made when missing (*made: by this call). */
+static int make_dir(const char *dir, int *made, sm_error *err) {
     struct stat st;
+    *made = 0;
     if (stat(dir, &st) == 0) {
         if (S_ISDIR(st.st_mode)) return SM_OK;
         return sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(ENOTDIR));
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(errno));
+    if (mkdir(dir, 0777) == 0) *made = 1;
+    else if (errno != EEXIST) return sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(errno));
     return SM_OK;
 }
 
 sm_outdir *sm_outdir_open(const char *dir, size_t files, unsigned max_open, sm_error *err) {
-    if (make_dir(dir, err) != SM_OK) return NULL;
-    if (dir_pending) {
-        sm_set_error(err, SM_ERR_LIMIT, "%s: a temporary folder is open already", dir);
-        return NULL;
-    }
-    if (strlen(dir) + 40 > sizeof pending_dir) {
-        sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(ENAMETOOLONG));
+    int made;
+    if (make_dir(dir, &made, err) != SM_OK) return NULL;
+    if (dir_pending || strlen(dir) + 40 > sizeof pending_dir) {
+        if (made) rmdir(dir);
+        if (dir_pending) sm_set_error(err, SM_ERR_LIMIT, "%s: a temporary folder is open already", dir);
+        else sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(ENAMETOOLONG));
         return NULL;
     }
     snprintf(pending_dir, sizeof pending_dir, "%s/.seqmatch-tmp-XXXXXX", dir);
     install_handlers();
     if (!mkdtemp(pending_dir)) {
         int e = errno;
+        if (made) rmdir(dir);
         restore_handlers_if_idle();
         sm_set_error(err, SM_ERR_IO, "%s: %s", dir, strerror(e));
         return NULL;
@@ -299,11 +306,13 @@ sm_outdir *sm_outdir_open(const char *dir, size_t files, unsigned max_open, sm_e
         t->fd = malloc(n * sizeof *t->fd);
         t->last_use = calloc(n, sizeof *t->last_use);
         t->created = calloc(n, 1);
+        t->made = made ? strdup(dir) : NULL;
     }
-    if (!t || !t->path || !t->fd || !t->last_use || !t->created) {
+    if (!t || !t->path || !t->fd || !t->last_use || !t->created || (made && !t->made)) {
         if (t) t->files = 0;
         outdir_free(t);
         rmdir(pending_dir);
+        if (made) rmdir(dir);
         restore_handlers_if_idle();
         sm_set_error(err, SM_ERR_NOMEM, "out of memory");
         return NULL;
@@ -401,6 +410,7 @@ char *sm_outdir_name(const sm_outdir *t, size_t i) {
 }
 
 int sm_outdir_commit(sm_outdir *t, size_t i, const char *final) {
+    t->committing = 1;
     char *name = sm_outdir_name(t, i);
     if (!name) return ENOMEM;
     struct stat st;
@@ -417,6 +427,8 @@ void sm_outdir_close(sm_outdir *t) {
     for (size_t i = 0; i < t->files; i++)
         if (t->fd[i] >= 0) close(t->fd[i]), t->fd[i] = -1;
     remove_pending_dir();
+    /* a failed run leaves DIR as it was: one it made goes again */
+    if (t->made && !t->committing) rmdir(t->made);
     restore_handlers_if_idle();
     outdir_free(t);
 }

@@ -181,6 +181,19 @@ cmp -s "$TMP/reads.fq" "$TMP/reads.fastq" && pass || fail "the input is untouche
 run demux -p "$TMP/bc.fa" -o "$TMP/dm" --format tsv "$TMP/reads.fq"
 check_status "--format" 2
 check_stderr "--format" "does not apply to demux"
+# A summary that could not be written is named before the run; a failed run
+# leaves no folder it made.
+run demux -p "$TMP/bc.fa" -o "$TMP/dm-new" --summary "$TMP/no-such-folder/sum.tsv" "$TMP/reads.fq"
+check_stderr "--summary in a missing folder" "no-such-folder/sum.tsv: No such file or directory"
+[ ! -e "$TMP/dm-new" ] && pass || fail "--summary in a missing folder: DIR made"
+gzip -c "$TMP/reads.fq" >"$TMP/whole.fq.gz"
+head -c $(($(wc -c <"$TMP/whole.fq.gz") - 10)) "$TMP/whole.fq.gz" >"$TMP/cut.fq.gz"
+run demux -p "$TMP/bc.fa" -o "$TMP/dm-new" "$TMP/cut.fq.gz"
+check_status "a truncated input" 2
+[ ! -e "$TMP/dm-new" ] && pass || fail "a truncated input: the folder it made is left behind"
+mkdir -p "$TMP/dm-old"
+run demux -p "$TMP/bc.fa" -o "$TMP/dm-old" "$TMP/cut.fq.gz"
+[ -d "$TMP/dm-old" ] && [ -z "$(ls -A "$TMP/dm-old")" ] && pass || fail "a truncated input: a folder that was there stays, empty"
 run demux --alphabet text -e abc -o "$TMP/dm" "$TMP/reads.fq"
 check_status "text patterns" 2
 check_stderr "text patterns" "--alphabet text does not apply"

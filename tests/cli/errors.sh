@@ -123,6 +123,14 @@ if [ -w /dev/full ]; then
 fi
 expect_error "-o into a missing directory" "no/such/dir/out.tsv" \
     search -e ACGT -o "$TMP/no/such/dir/out.tsv" $DATA/small.fa
+# A file that exists in a folder that takes no new file (/proc): its own
+# reason, not that of the temporary file that could not be made beside it.
+if [ -f /proc/version ]; then
+    run search -e ACGT -o /proc/version $DATA/small.fa
+    check_status "-o a file of /proc (exit)" 2
+    if grep -q "/proc/version" "$TMP/err" && ! grep -q "No such file" "$TMP/err"; then pass
+    else fail "-o a file of /proc: $(cat "$TMP/err")"; fi
+fi
 
 # An error line reaches stderr in one write: mpirun forwards a rank's stderr
 # as it comes, and a line written a byte at a time was cut short when the

@@ -242,13 +242,22 @@ static void check_outdir(void) {
     char msg[600];
     snprintf(msg, sizeof msg, "%s: %s", at("new.txt"), strerror(ENOTDIR));
     CHECK(strcmp(err.message, msg) == 0, "message '%s'", err.message);
-    /* closed without a commit: nothing left */
+    /* closed without a commit: nothing left, not even the folder it made */
     t = sm_outdir_open(at("dir2"), 3, 0, &err);
     CHECK(t != NULL, "outdir 2");
     if (t) {
         CHECK(sm_outdir_append(t, 1, "x", 1, NULL) == 0, "append");
         sm_outdir_close(t);
-        CHECK(entries(at("dir2"), "") == 0, "dir2 not empty");
+        CHECK(entries(at("dir2"), "") == -1, "dir2, made by the open, left behind");
+    }
+    /* a folder that was there stays, empty */
+    CHECK(mkdir(at("dir3"), 0777) == 0, "mkdir dir3");
+    t = sm_outdir_open(at("dir3"), 2, 0, &err);
+    CHECK(t != NULL, "outdir 3");
+    if (t) {
+        CHECK(sm_outdir_append(t, 0, "x", 1, NULL) == 0, "append");
+        sm_outdir_close(t);
+        CHECK(entries(at("dir3"), "") == 0, "dir3 gone or not empty");
     }
 }
 
