@@ -84,6 +84,11 @@ int sm_writer_error(const sm_writer *w);
 /* fn(ctx) is called before bytes reach the file (e.g. to clear a progress
    line from a terminal). */
 void sm_writer_set_before_write(sm_writer *w, void (*fn)(void *ctx), void *ctx);
+/* From now on what the writer writes out (a full buffer, or a large piece)
+   goes to sink(ctx, data, len) in place of its FILE, e.g. to compress it
+   (seqmatch_gzip.h) on its way there; sink returns 0 or an errno, which then
+   stays the writer's error. */
+void sm_writer_set_sink(sm_writer *w, int (*sink)(void *ctx, const void *data, size_t len), void *ctx);
 
 /* ------------------------------------------------------------- formatter */
 

@@ -9,6 +9,7 @@
 
 #include "seqmatch.h"
 #include "seqmatch_dfa.h"
+#include "seqmatch_gzip.h"
 #include "seqmatch_output.h"
 #include "seqmatch_reader.h"
 
@@ -267,11 +268,17 @@ typedef struct {
     sm_writer *w;              /* sm_writer_open's */
     const char *display_name;  /* for messages: the path, or "standard output" */
     int error;                 /* the errno of a failed write or close */
+    sm_deflater *gzip;         /* FILE.gz: what the writer writes out, as gzip members through zbuf */
+    char *zbuf;
+    size_t zcap;
 } cli_writer;
 
-/* Opens path for writing (NULL or "-" = standard output). Returns 0 or
-   prints a message and returns -1. */
+/* Opens path for writing (NULL or "-" = standard output), as gzip when its
+   name ends in .gz. Returns 0 or prints a message and returns -1. */
 int cli_writer_open(cli_writer *w, const char *path);
+/* The same for a shard file, never compressed ('seqmatch merge' reads it as
+   written). */
+int cli_writer_open_shard(cli_writer *w, const char *path);
 /* Flushes and closes; an output file is kept only with keep (the command
    succeeded). Returns 0 or -1 with w->error set. */
 int cli_writer_close(cli_writer *w, int keep);

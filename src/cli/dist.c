@@ -271,7 +271,9 @@ int cli_dist_search(const cli_options *opts, char *const *targets, size_t count,
     int ok = 1;
     if (rank0) {
         ok = check(opts, targets, count) == 0 && cli_load_database(opts, &db) == 0;
-        if (ok && !no_output) ok = d->writer_open = cli_writer_open(&d->writer, opts->output_path) == 0;
+        if (ok && !no_output)
+            ok = d->writer_open = (shard_file ? cli_writer_open_shard : cli_writer_open)(&d->writer,
+                                                                                       opts->output_path) == 0;
     }
     if (share_db(opts, &db, ok) != 0) {
         if (d->writer_open) cli_writer_close(&d->writer, 0);
@@ -372,7 +374,7 @@ int cli_dist_dfa(const cli_dist_dfa_job *job_dfa) {
         cli_error("--shard writes a shard file for 'seqmatch merge': use -o FILE or redirect standard output");
         return CLI_EXIT_ERROR;
     }
-    if (rank0 && cli_writer_open(&d->writer, j->output) != 0) {
+    if (rank0 && (shard_file ? cli_writer_open_shard : cli_writer_open)(&d->writer, j->output) != 0) {
         if (job) sm_mpi_abort(job);
         return CLI_EXIT_ERROR;
     }
@@ -419,7 +421,8 @@ static void print_merge_help(FILE *out) {
           "the format the shards were run with, counts added. Every shard must be\n"
           "there, complete, and from the same command.\n"
           "\n"
-          "  -o, --output FILE   write to FILE instead of standard output\n"
+          "  -o, --output FILE   write to FILE instead of standard output (gzip when FILE\n"
+          "                      ends in .gz)\n"
           "  -h, --help          this help\n"
           "\n"
           "Exit status: 0 something found, 1 nothing, 2 error.\n",

@@ -72,19 +72,60 @@ sm_outfile *cli_outfile_open(const char *path) {
 
 /* ------------------------------------------------------ hit output writer */
 
-int cli_writer_open(cli_writer *w, const char *path) {
+/* Pieces compressed at once: the writer's buffer (1 MiB), a member each,
+   which any gzip reader reads back as one file. */
+#define GZIP_PIECE ((size_t)1 << 20)
+
+static int gzip_sink(void *ctx, const void *data, size_t len) {
+    cli_writer *w = ctx;
+    FILE *file = sm_writer_file(w->w);
+    for (const char *p = data; len > 0;) {
+        size_t n = len < GZIP_PIECE ? len : GZIP_PIECE;
+        size_t z = sm_gzip_member(w->gzip, p, n, w->zbuf, w->zcap);
+        if (z == 0) return ENOMEM;
+        errno = 0;
+        if (fwrite(w->zbuf, 1, z, file) != z) return errno ? errno : EIO;
+        p += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int writer_open(cli_writer *w, const char *path, int gzip_by_name) {
     memset(w, 0, sizeof *w);
     w->display_name = !path || strcmp(path, "-") == 0 ? "standard output" : path;
     sm_error err;
-    if ((w->w = sm_writer_open(path, &err))) return 0;
-    cli_error("%s", err.message);
-    return -1;
+    if (!(w->w = sm_writer_open(path, &err))) {
+        cli_error("%s", err.message);
+        return -1;
+    }
+    /* FILE.gz is written as gzip, as filter and trim write their records */
+    size_t n = path ? strlen(path) : 0;
+    if (gzip_by_name && n > 3 && strcmp(path + n - 3, ".gz") == 0) {
+        w->zcap = sm_gzip_bound(GZIP_PIECE);
+        if (!(w->gzip = sm_deflater_new()) || !(w->zbuf = malloc(w->zcap))) {
+            cli_writer_close(w, 0);
+            cli_error("out of memory");
+            return -1;
+        }
+        sm_writer_set_sink(w->w, gzip_sink, w);
+    }
+    return 0;
 }
 
+int cli_writer_open(cli_writer *w, const char *path) { return writer_open(w, path, 1); }
+
+int cli_writer_open_shard(cli_writer *w, const char *path) { return writer_open(w, path, 0); }
+
 int cli_writer_close(cli_writer *w, int keep) {
-    if (!w->w) return w->error ? -1 : 0;
-    w->error = sm_writer_close(w->w, keep);
-    w->w = NULL;
+    if (w->w) {
+        w->error = sm_writer_close(w->w, keep);
+        w->w = NULL;
+    }
+    sm_deflater_free(w->gzip);
+    free(w->zbuf);
+    w->gzip = NULL;
+    w->zbuf = NULL;
     return w->error ? -1 : 0;
 }
 

@@ -40,6 +40,11 @@ void sm_writer_free(sm_writer *w) {
     free(w);
 }
 
+void sm_writer_set_sink(sm_writer *w, int (*sink)(void *ctx, const void *data, size_t len), void *ctx) {
+    w->sink = sink;
+    w->sink_ctx = ctx;
+}
+
 void sm_writer_set_before_write(sm_writer *w, void (*fn)(void *ctx), void *ctx) {
     w->before_write = fn;
     w->before_write_ctx = ctx;
@@ -48,6 +53,10 @@ void sm_writer_set_before_write(sm_writer *w, void (*fn)(void *ctx), void *ctx) 
 static void write_out(sm_writer *w, const void *data, size_t len) {
     if (w->error || len == 0) return;
     if (w->before_write) w->before_write(w->before_write_ctx);
+    if (w->sink) {
+        w->error = w->sink(w->sink_ctx, data, len);
+        return;
+    }
     errno = 0;
     if (fwrite(data, 1, len, w->file) != len) w->error = errno ? errno : EIO;
 }

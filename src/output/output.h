@@ -19,6 +19,8 @@ struct sm_writer {
     void (*before_write)(void *ctx);
     void *before_write_ctx;
     struct sm_outfile *outfile; /* sm_writer_open's file, closed by sm_writer_close; NULL: none */
+    int (*sink)(void *ctx, const void *data, size_t len); /* sm_writer_set_sink: in place of the FILE */
+    void *sink_ctx;
 };
 
 void writer_write_slow(sm_writer *w, const void *data, size_t len);

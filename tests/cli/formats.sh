@@ -226,6 +226,21 @@ if [ ! -e "$TMP/quiet_out" ]; then pass; else fail "-q must not create the -o fi
 # Progress bar forced on: stdout unchanged, nothing but the bar on stderr.
 run search --progress -p $DATA/patterns.fa $DATA/small.fa
 check_output "--progress stdout" $DATA/small.tsv
+# -o FILE.gz: gzip, read back as the plain output; a shard file stays as
+# written (merge reads it), and merge's own FILE.gz is gzip.
+run search -p $DATA/patterns.fa $DATA/small.fa
+cp "$TMP/out" "$TMP/plain.tsv"
+run search -p $DATA/patterns.fa -o "$TMP/hits.tsv.gz" $DATA/small.fa
+check_status "-o FILE.gz" 0
+gzip -dc "$TMP/hits.tsv.gz" >"$TMP/unzipped.tsv" && cmp -s "$TMP/unzipped.tsv" "$TMP/plain.tsv" && pass ||
+    fail "-o FILE.gz: not the plain output in gzip"
+run search -p $DATA/patterns.fa --shard 0/1 -o "$TMP/s0.gz" $DATA/small.fa
+! gzip -t "$TMP/s0.gz" 2>/dev/null && pass || fail "--shard -o FILE.gz: the shard file compressed"
+run merge -o "$TMP/merged.tsv.gz" "$TMP/s0.gz"
+check_status "merge -o FILE.gz" 0
+gzip -dc "$TMP/merged.tsv.gz" >"$TMP/unzipped.tsv" && cmp -s "$TMP/unzipped.tsv" "$TMP/plain.tsv" && pass ||
+    fail "merge -o FILE.gz: not the plain output in gzip"
+
 # Not a terminal: no bar unless forced.
 run search -p $DATA/patterns.fa $DATA/small.fa
 check_stderr_empty "no bar when stderr is not a terminal"
