@@ -31,7 +31,7 @@ void cli_print_main_help(FILE *out) {
         "  seqmatch search  [options] -d DB [TARGET...]\n"
         "  seqmatch filter  [options] (-p FILE | -e PATTERN | -d DB)... [-o OUT] [TARGET...]\n"
         "  seqmatch demux   [options] (-p BARCODES | -e SEQ | -d DB)... -o DIR [TARGET...]\n"
-        "  seqmatch trim    [options] (-a ADAPTER | -g ADAPTER)... [-o OUT] [TARGET]\n"
+        "  seqmatch trim    [options] (-a ADAPTER | -g ADAPTER)... [-o OUT] [TARGET...]\n"
         "  seqmatch amplicon [options] (-p PAIRS.tsv | -F FWD -R REV) [TARGET...]\n"
         "  seqmatch compile [options] (-p FILE | -e PATTERN)... -o DB\n"
         "  seqmatch dfa     [options] (--dfa FILE | --regex EXPR | --from-patterns FILE) [INPUT...]\n"
@@ -91,8 +91,8 @@ void cli_print_main_help(FILE *out) {
         "  seqmatch merge part0 part1 part2 part3 > counts.tsv\n"
         "\n"
         "Exit status: 0 some hit, 1 no hit, 2 error.\n"
-        "Run 'seqmatch COMMAND --help' (search, filter, demux, trim, compile, dfa, merge) for every option,\n"
-        "and 'man seqmatch' for the details.\n",
+        "Run 'seqmatch COMMAND --help' (search, filter, demux, trim, amplicon, compile, dfa,\n"
+        "merge) for every option, and 'man seqmatch' for the details.\n",
         out);
 }
 
