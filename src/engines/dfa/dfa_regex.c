@@ -731,8 +731,9 @@ int sm_dfa_from_regex(const char *expr, size_t len, const sm_dfa_regex_options *
             int64_t id = subset_intern(&t, list, n, max_states);
             if (id == -1) {
                 rc = sm_set_error(err, SM_ERR_LIMIT,
-                                  "regex: the DFA needs more than %u states (raise the state limit, or simplify "
-                                  "the expression)", max_states);
+                                  "regex: the subset construction needs more than %u states, before the DFA "
+                                  "is minimised (raise the state limit, or simplify the expression)",
+                                  max_states);
                 goto done;
             }
             if (id < 0) {
