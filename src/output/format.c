@@ -69,7 +69,7 @@ int sm_writer_flush(sm_writer *w) {
 
 int sm_writer_error(const sm_writer *w) { return w->error; }
 
-void writer_write_slow(sm_writer *w, const void *data, size_t len) {
+void sm_writer_write_slow(sm_writer *w, const void *data, size_t len) {
     if (w->error) return;
     sm_writer_flush(w);
     if (len >= w->cap) {
@@ -115,7 +115,7 @@ static inline void write_u64(sm_writer *w, uint64_t value) {
 
 static inline void write_char(sm_writer *w, char c) {
     if (w->len < w->cap) w->buf[w->len++] = c;
-    else writer_write_slow(w, &c, 1);
+    else sm_writer_write_slow(w, &c, 1);
 }
 
 /* ------------------------------------------------------------- escaping */

@@ -23,14 +23,14 @@ struct sm_writer {
     void *sink_ctx;
 };
 
-void writer_write_slow(sm_writer *w, const void *data, size_t len);
+void sm_writer_write_slow(sm_writer *w, const void *data, size_t len);
 
 static inline void writer_put(sm_writer *w, const void *data, size_t len) {
     if (w->cap - w->len >= len) {
         memcpy(w->buf + w->len, data, len);
         w->len += len;
     } else {
-        writer_write_slow(w, data, len);
+        sm_writer_write_slow(w, data, len);
     }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ABI check of libseqmatch.so (docs/api.md, "Versions and the SONAME").
 
-    check.py LIBRARY SOURCE_DIR PROJECT_MAJOR [--write]
+    check.py LIBRARY SOURCE_DIR PROJECT_MAJOR [--archive libseqmatch.a] [--write]
 
 Compares the symbols the library exports (nm -D --defined-only) with the
 committed list tests/abi/libseqmatch.symbols, which names each symbol stable
@@ -11,8 +11,11 @@ exported symbol is declared in no public
 header (an internal leaked), when the list calls a symbol stable that the
 headers declare only under SEQMATCH_EXPERIMENTAL (or the other way round),
 and when the SONAME is not libseqmatch.so.MAJOR for the project's major
-version, or the headers' SM_VERSION_MAJOR is another. --write rewrites the
-list from the library and the headers (after a deliberate change).
+version, or the headers' SM_VERSION_MAJOR is another. With --archive, also
+fails when the static library defines a global name without the sm_ prefix
+(the shared library hides its internals; the archive cannot, so they must
+not take names a program may use). --write rewrites the list from the
+library and the headers (after a deliberate change).
 """
 import os
 import re
@@ -42,6 +45,12 @@ def declared(src, experimental):
     return set(DECLARED.findall(out))
 
 
+def unprefixed(archive):
+    out = subprocess.run(["nm", "-g", "--defined-only", archive], check=True, capture_output=True, text=True).stdout
+    names = {line.split()[-1] for line in out.splitlines() if len(line.split()) >= 3 and line.split()[1] in "TDBRVWi"}
+    return sorted(n for n in names if not n.startswith(("sm_", "_")))
+
+
 def soname(lib):
     out = subprocess.run(["readelf", "-d", lib], check=True, capture_output=True, text=True).stdout
     m = re.search(r"\(SONAME\).*\[(.*)\]", out)
@@ -63,6 +72,11 @@ def read_list(path):
 def main(argv):
     write = "--write" in argv
     argv = [a for a in argv if a != "--write"]
+    archive = None
+    if "--archive" in argv:
+        i = argv.index("--archive")
+        archive = argv[i + 1]
+        del argv[i:i + 2]
     lib, src, major = argv[0], argv[1], argv[2]
     listed_path = os.path.join(src, "tests", "abi", "libseqmatch.symbols")
     have = exported(lib)
@@ -108,6 +122,10 @@ def main(argv):
         m = re.search(r"#define SM_VERSION_MAJOR (\d+)", f.read())
     if not m or m.group(1) != major:
         problems.append(f"SM_VERSION_MAJOR is {m.group(1) if m else '?'}, the project's major version {major}")
+    if archive:
+        for s in unprefixed(archive):
+            problems.append(f"{s} is a global name of {os.path.basename(archive)} without the sm_ prefix: "
+                            "a program's own function of that name would clash with it when linked")
     stable = sum(1 for s in have if kinds[s] == "stable")
     print(f"{len(have)} exported symbols ({stable} stable, {len(have) - stable} experimental), SONAME {got}")
     for p in problems:

@@ -884,9 +884,9 @@ static void test_lane_borders(tu_rng *rng) {
                     apx_lanes g;
                     size_t warm = hamming ? m - 1 : m + k - 1;
                     /* keys over 64: one key per pass, block-wise in 64-bit elements */
-                    size_t P = apx_lanes_begin(&g, apx_lanes_isa_for(lane_paths[p]), m > 64 ? 1 : (unsigned)ks.n,
-                                               m > 64 ? 64 : m)
-                                   ? apx_lanes_stride(&g, n, warm, SM_LANES_ALWAYS)
+                    size_t P = sm_apx_lanes_begin(&g, sm_apx_lanes_isa_for(lane_paths[p]), m > 64 ? 1 : (unsigned)ks.n,
+                                                  m > 64 ? 64 : m)
+                                   ? sm_apx_lanes_stride(&g, n, warm, SM_LANES_ALWAYS)
                                    : 0;
                     tu_check(P > 0, "lanes for m=%u, %zu keys", m, ks.n);
                     for (unsigned s = 1; P && s < g.slices; s += g.slices / 3 ? g.slices / 3 : 1)

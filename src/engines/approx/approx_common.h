@@ -29,9 +29,9 @@ static inline uint64_t apx_round_up(uint64_t x, uint64_t a) { return (x + a - 1)
 
 /* A key byte in engine form: dna nucleotide set (0 when not an IUPAC
    letter), text byte folded under SM_FLAG_IGNORE_CASE. */
-unsigned apx_key_symbol(uint8_t byte, sm_alphabet alphabet, unsigned flags);
+unsigned sm_apx_key_symbol(uint8_t byte, sm_alphabet alphabet, unsigned flags);
 /* Does text class c match key symbol s? dna: c is a nucleotide set; text: a folded byte. */
-int apx_class_matches(unsigned c, unsigned s, sm_alphabet alphabet, unsigned flags);
+int sm_apx_class_matches(unsigned c, unsigned s, sm_alphabet alphabet, unsigned flags);
 
 /* Text byte -> row of a per-class table. dna: the 16 nucleotide sets are the
    rows (row = set). text: row 0 is every byte no key uses, then one row per
@@ -44,18 +44,18 @@ typedef struct {
 } apx_classes;
 
 /* keys must already be checked (non-empty, valid symbols). */
-void apx_classes_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, apx_classes *c);
+void sm_apx_classes_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, apx_classes *c);
 
 /* Checks keys: count, non-empty, dna symbols valid. Returns SM_OK or an error. */
-int apx_check_keys(const char *engine, const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags,
-                   sm_error *err);
+int sm_apx_check_keys(const char *engine, const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags,
+                      sm_error *err);
 
 /* The path a kernel family runs: AUTO becomes the best one, anything above
    the family's highest kernel becomes that one, and a path the CPU lacks
    steps down until the CPU has it (SCALAR always). */
-sm_approx_path apx_resolve_path(sm_approx_path path, sm_approx_path highest);
+sm_approx_path sm_apx_resolve_path(sm_approx_path path, sm_approx_path highest);
 
 /* Is [off, off + count * elem) inside a section of size bytes, after the header, 8-aligned? */
-int apx_table_fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t header, uint64_t size);
+int sm_apx_table_fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t header, uint64_t size);
 
 #endif /* SM_APPROX_COMMON_H */

@@ -245,7 +245,7 @@ static void pigeonhole_terms(const sm_ac_key *keys, size_t nkeys, sm_alphabet al
         return;
     }
     piece_walk w = {keys, k, match == SM_MATCH_EDITS, 0, 0, 0, 0};
-    if (ph_walk_plans(keys, nkeys, alphabet, k, PH_MAX_PIECE_EXPANSION, count_piece, &w) <= 0) {
+    if (sm_ph_walk_plans(keys, nkeys, alphabet, k, PH_MAX_PIECE_EXPANSION, count_piece, &w) <= 0) {
         e->usable = 0;
         snprintf(e->basis, sizeof e->basis, "cannot: a pattern not longer than k, or a piece of too many strings");
         return;
@@ -304,7 +304,7 @@ void sm_approx_estimate_at(const sm_ac_key *keys, size_t nkeys, sm_alphabet alph
 
 void sm_approx_estimate(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsigned flags, sm_match match,
                         uint32_t k, uint32_t typical_record, sm_approx_estimates *est) {
-    apx_lanes_isa isa = apx_lanes_isa_for(SM_APPROX_AUTO);
+    apx_lanes_isa isa = sm_apx_lanes_isa_for(SM_APPROX_AUTO);
     sm_approx_estimate_at(keys, nkeys, alphabet, flags, match, k, typical_record,
                           isa == APX_LANES_AVX512 ? 2 : isa == APX_LANES_AVX2 ? 1 : 0, est);
 }

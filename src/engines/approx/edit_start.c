@@ -82,9 +82,10 @@ static void es_set_alphabet(sm_edit_cache *c, sm_alphabet alphabet, unsigned fla
     c->alphabet = alphabet;
     c->flags = flags;
     c->rows = alphabet == SM_ALPHABET_DNA ? 16 : 256;
-    for (unsigned b = 0; b < 256; b++) c->class_of[b] = (uint8_t)apx_key_symbol((uint8_t)b, alphabet, flags);
+    for (unsigned b = 0; b < 256; b++) c->class_of[b] = (uint8_t)sm_apx_key_symbol((uint8_t)b, alphabet, flags);
     for (unsigned t = 0; t < 16; t++)
-        for (unsigned s = 0; s < 16; s++) c->match16[t][s] = (uint8_t)apx_class_matches(t, s, SM_ALPHABET_DNA, flags);
+        for (unsigned s = 0; s < 16; s++)
+            c->match16[t][s] = (uint8_t)sm_apx_class_matches(t, s, SM_ALPHABET_DNA, flags);
 }
 
 /* Forgets the keys of another database. */
@@ -126,7 +127,7 @@ static int es_add(sm_edit_cache *c, const uint8_t *key, uint32_t m, const uint8_
         es_grow((void **)&c->bytes, &c->bytes_cap, c->nbytes + m + (size_t)q * 16, 1) != SM_OK)
         return SM_ERR_NOMEM;
     uint8_t *syms = c->bytes + c->nbytes;
-    for (uint32_t i = 0; i < m; i++) syms[i] = (uint8_t)apx_key_symbol(key[m - 1 - i], c->alphabet, c->flags);
+    for (uint32_t i = 0; i < m; i++) syms[i] = (uint8_t)sm_apx_key_symbol(key[m - 1 - i], c->alphabet, c->flags);
     c->nbytes += m;
     if (words) {
         k.eq_at = c->nwords;
@@ -134,7 +135,7 @@ static int es_add(sm_edit_cache *c, const uint8_t *key, uint32_t m, const uint8_
         for (uint32_t r = 0; r < c->rows; r++) {
             uint64_t bits = 0;
             for (uint32_t i = 0; i < m; i++)
-                if (apx_class_matches(r, syms[i], c->alphabet, c->flags)) bits |= 1ull << i;
+                if (sm_apx_class_matches(r, syms[i], c->alphabet, c->flags)) bits |= 1ull << i;
             eq[r] = bits;
         }
         c->nwords += words;

@@ -21,7 +21,7 @@ int sm_km_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         sm_set_error(err, SM_ERR_INVALID, "k-mismatches: no section buffer");
         return SM_ERR_INVALID;
     }
-    int rc = apx_check_keys("k-mismatches", keys, nkeys, alphabet, flags, err);
+    int rc = sm_apx_check_keys("k-mismatches", keys, nkeys, alphabet, flags, err);
     if (rc != SM_OK) return rc;
 
     uint64_t bits = 0;
@@ -41,7 +41,7 @@ int sm_km_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     uint32_t keff = k < max_key ? k : max_key;
 
     apx_classes cls;
-    apx_classes_build(keys, nkeys, alphabet, flags, &cls);
+    sm_apx_classes_build(keys, nkeys, alphabet, flags, &cls);
 
     uint64_t off = apx_round_up(sizeof(sm_km_header), APX_ALIGN);
     uint64_t mismatch_off = off;
@@ -91,10 +91,10 @@ int sm_km_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     for (size_t i = 0; i < nkeys; i++) {
         starts[bit >> 6] |= 1ull << (bit & 63);
         for (uint32_t p = 0; p < keys[i].len; p++, bit++) {
-            unsigned sym = apx_key_symbol(keys[i].seq[p], alphabet, flags);
+            unsigned sym = sm_apx_key_symbol(keys[i].seq[p], alphabet, flags);
             uint64_t m = 1ull << (bit & 63);
             for (uint32_t r = 0; r < cls.rows; r++)
-                if (cls.row_never_matches[r] || !apx_class_matches(cls.row_value[r], sym, alphabet, flags))
+                if (cls.row_never_matches[r] || !sm_apx_class_matches(cls.row_value[r], sym, alphabet, flags))
                     mism[(uint64_t)r * stride + (bit >> 6)] |= m;
         }
         finals[(bit - 1) >> 6] |= 1ull << ((bit - 1) & 63);
@@ -128,10 +128,11 @@ int sm_km_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
     for (unsigned b = 0; b < 256; b++)
         if (h.class_of[b] >= h.rows) KM_BAD("k-mismatches section: byte %u maps to row %u", b, h.class_of[b]);
     uint64_t hs = sizeof(sm_km_header);
-    if (!apx_table_fits(h.mismatch_off, (uint64_t)h.rows * h.stride, 8, hs, size) ||
-        !apx_table_fits(h.starts_off, h.stride, 8, hs, size) || !apx_table_fits(h.finals_off, h.stride, 8, hs, size) ||
-        !apx_table_fits(h.final_base_off, h.words, 4, hs, size) ||
-        !apx_table_fits(h.keys_off, h.nkeys, sizeof(sm_km_key), hs, size))
+    if (!sm_apx_table_fits(h.mismatch_off, (uint64_t)h.rows * h.stride, 8, hs, size) ||
+        !sm_apx_table_fits(h.starts_off, h.stride, 8, hs, size) ||
+        !sm_apx_table_fits(h.finals_off, h.stride, 8, hs, size) ||
+        !sm_apx_table_fits(h.final_base_off, h.words, 4, hs, size) ||
+        !sm_apx_table_fits(h.keys_off, h.nkeys, sizeof(sm_km_key), hs, size))
         KM_BAD("k-mismatches section: a table lies outside the section");
     const uint64_t *starts = (const uint64_t *)(section + h.starts_off);
     const uint64_t *finals = (const uint64_t *)(section + h.finals_off);
@@ -414,7 +415,7 @@ static void km_scan_bytes(const uint8_t *section, uint64_t *state, const uint8_t
         km_scan_one_word(h->class_of, mism, h->stride, S[0], F[0], h->planes, offset, D, pw, text, len, pos0, &rep);
         return;
     }
-    path = apx_resolve_path(path, SM_APPROX_AVX2);
+    path = sm_apx_resolve_path(path, SM_APPROX_AVX2);
 #ifdef APX_HAVE_AVX2
     if (path == SM_APPROX_AVX2 && h->planes <= KM_AVX2_MAX_PLANES) {
         km_fused_avx2(h->class_of, mism, h->stride, S, F, h->words, h->planes, offset, D, pw, text, len, pos0, &rep);

@@ -184,13 +184,13 @@ size_t sm_km_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
                         sm_sink *sink, sm_approx_path path, sm_lanes_mode mode) {
     const sm_km_header *h = (const sm_km_header *)section;
     if (mode == SM_LANES_OFF || h->nkeys > 16 || h->max_key > 64 || h->planes > KM_LANES_MAX_PLANES) return 0;
-    const apx_lanes_isa isa = apx_lanes_isa_for(path);
+    const apx_lanes_isa isa = sm_apx_lanes_isa_for(path);
     if (isa == APX_LANES_NONE) return 0;
     const uint32_t Q = h->nkeys;
     const size_t warm = h->max_key - 1;
     if (len < (size_t)2 * warm + 2 || (mode == SM_LANES_AUTO && len < 16 * APX_LANES_AUTO_LEAST)) return 0;
     km_lanes L;
-    if (!apx_lanes_begin(&L.g, isa, Q, h->max_key)) return 0;
+    if (!sm_apx_lanes_begin(&L.g, isa, Q, h->max_key)) return 0;
     if (len / L.g.slices < (mode == SM_LANES_AUTO ? 2 * warm : warm)) return 0;
 
     const sm_km_key *info = (const sm_km_key *)(section + h->keys_off);
@@ -207,9 +207,9 @@ size_t sm_km_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
     for (uint32_t row = 0; row < h->rows; row++) {
         uint64_t words[16];
         for (uint32_t q = 0; q < Q; q++) words[q] = get_bits(mism + (size_t)row * h->stride, h->words, off[q], L.length[q]);
-        if (apx_lanes_class(&L.g, row, words, table) < 0) return 0;
+        if (sm_apx_lanes_class(&L.g, row, words, table) < 0) return 0;
     }
-    if (!apx_lanes_cut(&L.g, h->class_of, len, warm, mode)) return 0;
+    if (!sm_apx_lanes_cut(&L.g, h->class_of, len, warm, mode)) return 0;
 
     const unsigned NP = h->planes;
     L.offset = (((uint64_t)1 << NP) - 1) - h->k;

@@ -1,9 +1,9 @@
 /* Text lanes: the geometry of a cut (see lanes.h). */
 #include "engines/approx/lanes.h"
 
-apx_lanes_isa apx_lanes_isa_for(sm_approx_path path) {
+apx_lanes_isa sm_apx_lanes_isa_for(sm_approx_path path) {
 #ifdef APX_HAVE_AVX2
-    path = apx_resolve_path(path, SM_APPROX_AVX512);
+    path = sm_apx_resolve_path(path, SM_APPROX_AVX512);
     const sm_cpu_features *cpu = sm_cpu();
     if (path == SM_APPROX_AVX512 && cpu->avx512bw && cpu->avx512vbmi) return APX_LANES_AVX512;
     if (path >= SM_APPROX_AVX2) return APX_LANES_AVX2;
@@ -19,7 +19,7 @@ static unsigned table_capacity(const apx_lanes *g) {
     return g->width == 32 ? 16 : 8;
 }
 
-int apx_lanes_begin(apx_lanes *g, apx_lanes_isa isa, unsigned keys, unsigned max_len) {
+int sm_apx_lanes_begin(apx_lanes *g, apx_lanes_isa isa, unsigned keys, unsigned max_len) {
     memset(g, 0, sizeof *g);
     if (isa == APX_LANES_NONE || keys == 0 || max_len == 0 || max_len > 64) return 0;
     g->isa = isa;
@@ -36,7 +36,7 @@ int apx_lanes_begin(apx_lanes *g, apx_lanes_isa isa, unsigned keys, unsigned max
     return 1;
 }
 
-int apx_lanes_class(apx_lanes *g, unsigned row, const uint64_t *words, uint64_t *table) {
+int sm_apx_lanes_class(apx_lanes *g, unsigned row, const uint64_t *words, uint64_t *table) {
     const unsigned Q = g->keys;
     for (unsigned c = 0; c < g->classes; c++) {
         unsigned q = 0;
@@ -52,7 +52,7 @@ int apx_lanes_class(apx_lanes *g, unsigned row, const uint64_t *words, uint64_t 
     return (int)g->classes++;
 }
 
-size_t apx_lanes_stride(const apx_lanes *g, size_t len, size_t warm, sm_lanes_mode mode) {
+size_t sm_apx_lanes_stride(const apx_lanes *g, size_t len, size_t warm, sm_lanes_mode mode) {
     if (mode == SM_LANES_OFF || g->isa == APX_LANES_NONE || g->slices < 2) return 0;
     const size_t S = g->slices;
     /* The least stride: slice 1 starts its warm-up at P - w >= 0, and in AUTO
@@ -71,8 +71,8 @@ size_t apx_lanes_stride(const apx_lanes *g, size_t len, size_t warm, sm_lanes_mo
     return steps - warm;
 }
 
-int apx_lanes_cut(apx_lanes *g, const uint16_t *class_of, size_t len, size_t warm, sm_lanes_mode mode) {
-    const size_t S = g->slices, P = apx_lanes_stride(g, len, warm, mode);
+int sm_apx_lanes_cut(apx_lanes *g, const uint16_t *class_of, size_t len, size_t warm, sm_lanes_mode mode) {
+    const size_t S = g->slices, P = sm_apx_lanes_stride(g, len, warm, mode);
     if (P == 0) return 0;
     g->warm = warm;
     g->stride = P;

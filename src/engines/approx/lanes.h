@@ -70,26 +70,26 @@ typedef struct {
 
 /* The instruction set text lanes run on for a kernel path and this CPU
    (AVX-512 needs BW and VBMI), or NONE. */
-apx_lanes_isa apx_lanes_isa_for(sm_approx_path path);
+apx_lanes_isa sm_apx_lanes_isa_for(sm_approx_path path);
 
 /* Starts a geometry for keys of at most max_len symbols (NONE when the keys
    do not fit the elements or a register would hold fewer than two
-   slices). Classes are added with apx_lanes_class, then apx_lanes_cut. */
-int apx_lanes_begin(apx_lanes *g, apx_lanes_isa isa, unsigned keys, unsigned max_len);
+   slices). Classes are added with sm_apx_lanes_class, then sm_apx_lanes_cut. */
+int sm_apx_lanes_begin(apx_lanes *g, apx_lanes_isa isa, unsigned keys, unsigned max_len);
 
 /* The class of an engine row whose match words over the keys are words[0,
    keys) (a row equal to an earlier one shares its class); returns the class,
    or -1 when the permute table is full. table[class * keys + q] receives
    the words of a new class. */
-int apx_lanes_class(apx_lanes *g, unsigned row, const uint64_t *words, uint64_t *table);
+int sm_apx_lanes_class(apx_lanes *g, unsigned row, const uint64_t *words, uint64_t *table);
 
 /* Sets the byte map from the engine's byte -> row map, and cuts a text of
    len bytes with warm-up w: 0 when it is too short for lanes under mode
    (AUTO: each slice at least two warm-ups and APX_LANES_AUTO_LEAST bytes
    long; ALWAYS: whenever every slice holds w bytes). */
-int apx_lanes_cut(apx_lanes *g, const uint16_t *class_of, size_t len, size_t warm, sm_lanes_mode mode);
-/* The stride P that apx_lanes_cut would choose (0: no lanes). */
-size_t apx_lanes_stride(const apx_lanes *g, size_t len, size_t warm, sm_lanes_mode mode);
+int sm_apx_lanes_cut(apx_lanes *g, const uint16_t *class_of, size_t len, size_t warm, sm_lanes_mode mode);
+/* The stride P that sm_apx_lanes_cut would choose (0: no lanes). */
+size_t sm_apx_lanes_stride(const apx_lanes *g, size_t len, size_t warm, sm_lanes_mode mode);
 
 /* The slice and key of element e of register r (slice >= slices: unused). */
 static inline unsigned apx_lanes_slice(const apx_lanes *g, unsigned r, unsigned e) {

@@ -62,10 +62,10 @@ int sm_my_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         sm_set_error(err, SM_ERR_INVALID, "myers: no section buffer");
         return SM_ERR_INVALID;
     }
-    int rc = apx_check_keys("myers", keys, nkeys, alphabet, flags, err);
+    int rc = sm_apx_check_keys("myers", keys, nkeys, alphabet, flags, err);
     if (rc != SM_OK) return rc;
     apx_classes cls;
-    apx_classes_build(keys, nkeys, alphabet, flags, &cls);
+    sm_apx_classes_build(keys, nkeys, alphabet, flags, &cls);
 
     my_order *order = malloc(nkeys * sizeof *order);
     uint32_t *lane_of = malloc(nkeys * sizeof *lane_of);
@@ -173,9 +173,9 @@ int sm_my_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         /* The pad bits below the key match every class: they behave as the DP's top row. */
         for (uint32_t r = 0; r < cls.rows; r++) col[(size_t)r * lanes] |= ((1ull << pad) - 1) << base;
         for (uint32_t p = 0; p < key->len; p++) {
-            unsigned sym = apx_key_symbol(key->seq[p], alphabet, flags);
+            unsigned sym = sm_apx_key_symbol(key->seq[p], alphabet, flags);
             for (uint32_t r = 0; r < cls.rows; r++)
-                if (!cls.row_never_matches[r] && apx_class_matches(cls.row_value[r], sym, alphabet, flags))
+                if (!cls.row_never_matches[r] && sm_apx_class_matches(cls.row_value[r], sym, alphabet, flags))
                     col[(size_t)r * lanes] |= 1ull << (base + pad + p);
         }
     }
@@ -200,9 +200,9 @@ int sm_my_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         key->peq_at = peq_at;
         key->state_at = state_at;
         for (uint32_t p = 0; p < keys[i].len; p++) {
-            unsigned sym = apx_key_symbol(keys[i].seq[p], alphabet, flags);
+            unsigned sym = sm_apx_key_symbol(keys[i].seq[p], alphabet, flags);
             for (uint32_t r = 0; r < cls.rows; r++)
-                if (!cls.row_never_matches[r] && apx_class_matches(cls.row_value[r], sym, alphabet, flags))
+                if (!cls.row_never_matches[r] && sm_apx_class_matches(cls.row_value[r], sym, alphabet, flags))
                     lpeq[peq_at + (uint64_t)r * blocks + p / MY_WORD] |= 1ull << (p % MY_WORD);
         }
         peq_at += rows * blocks;
@@ -238,12 +238,12 @@ int sm_my_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
     for (unsigned b = 0; b < 256; b++)
         if (h.class_of[b] >= h.rows) MY_BAD("myers section: byte %u maps to row %u", b, h.class_of[b]);
     uint64_t hs = sizeof(sm_my_header);
-    if (!apx_table_fits(h.lane_const_off, (uint64_t)MY_CONSTS * h.lanes, 8, hs, size) ||
-        !apx_table_fits(h.lane_info_off, h.lanes, sizeof(sm_my_lane), hs, size) ||
-        !apx_table_fits(h.fields_off, h.fields, sizeof(sm_my_field), hs, size) ||
-        !apx_table_fits(h.peq_off, (uint64_t)h.rows * h.lanes, 8, hs, size) ||
-        !apx_table_fits(h.long_off, h.long_keys, sizeof(sm_my_long), hs, size) ||
-        !apx_table_fits(h.long_peq_off, h.long_peq_words, 8, hs, size))
+    if (!sm_apx_table_fits(h.lane_const_off, (uint64_t)MY_CONSTS * h.lanes, 8, hs, size) ||
+        !sm_apx_table_fits(h.lane_info_off, h.lanes, sizeof(sm_my_lane), hs, size) ||
+        !sm_apx_table_fits(h.fields_off, h.fields, sizeof(sm_my_field), hs, size) ||
+        !sm_apx_table_fits(h.peq_off, (uint64_t)h.rows * h.lanes, 8, hs, size) ||
+        !sm_apx_table_fits(h.long_off, h.long_keys, sizeof(sm_my_long), hs, size) ||
+        !sm_apx_table_fits(h.long_peq_off, h.long_peq_words, 8, hs, size))
         MY_BAD("myers section: a table lies outside the section");
     const uint64_t *lc = (const uint64_t *)(section + h.lane_const_off);
     const sm_my_lane *info = (const sm_my_lane *)(section + h.lane_info_off);
@@ -573,7 +573,7 @@ void sm_my_scan_mode(const uint8_t *section, uint64_t *state, const uint8_t *tex
        step, so a single lane runs faster alone. */
     if (path == SM_APPROX_AUTO && h->lanes == 8 && ((const sm_my_lane *)(section + h->lane_info_off))[1].fields == 0)
         path = SM_APPROX_SCALAR;
-    path = apx_resolve_path(path, SM_APPROX_AVX512);
+    path = sm_apx_resolve_path(path, SM_APPROX_AVX512);
     if (h->lanes) {
         const uint64_t *lc = (const uint64_t *)(section + h->lane_const_off);
         const uint64_t *peq = (const uint64_t *)(section + h->peq_off);

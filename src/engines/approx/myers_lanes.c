@@ -319,7 +319,7 @@ size_t sm_my_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
                         sm_sink *sink, sm_approx_path path, sm_lanes_mode mode) {
     const sm_my_header *h = (const sm_my_header *)section;
     if (mode == SM_LANES_OFF || h->fields == 0 || h->fields > 16) return 0;
-    const apx_lanes_isa isa = apx_lanes_isa_for(path);
+    const apx_lanes_isa isa = sm_apx_lanes_isa_for(path);
     if (isa == APX_LANES_NONE) return 0;
     const sm_my_lane *info = (const sm_my_lane *)(section + h->lane_info_off);
     const sm_my_field *fields = (const sm_my_field *)(section + h->fields_off);
@@ -335,7 +335,7 @@ size_t sm_my_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
     /* Cheap refusals before any table is built. */
     if (max_len > 64 || len < (size_t)2 * warm || (mode == SM_LANES_AUTO && len < 16 * APX_LANES_AUTO_LEAST)) return 0;
     my_lanes L;
-    if (!apx_lanes_begin(&L.g, isa, Q, max_len)) return 0;
+    if (!sm_apx_lanes_begin(&L.g, isa, Q, max_len)) return 0;
     if (len / L.g.slices < (mode == SM_LANES_AUTO ? 2 * warm : warm)) return 0;
 
     my_field_at at[16];
@@ -358,9 +358,9 @@ size_t sm_my_lanes_scan(const uint8_t *section, uint64_t *state, const uint8_t *
             uint64_t bits = (peq[(size_t)row * lanes + at[q].lane] >> (at[q].base + pad)) & low_bits(m);
             words[q] = (bits << (E - m)) | low_bits(E - m);
         }
-        if (apx_lanes_class(&L.g, row, words, table) < 0) return 0;
+        if (sm_apx_lanes_class(&L.g, row, words, table) < 0) return 0;
     }
-    if (!apx_lanes_cut(&L.g, h->class_of, len, warm, mode)) return 0;
+    if (!sm_apx_lanes_cut(&L.g, h->class_of, len, warm, mode)) return 0;
 
     L.k = h->k;
     L.pos0 = pos0;
@@ -450,13 +450,13 @@ size_t sm_my_long_lanes_scan(const uint8_t *section, uint32_t key_index, uint64_
     const sm_my_header *h = (const sm_my_header *)section;
     const sm_my_long *key = (const sm_my_long *)(section + h->long_off) + key_index;
     if (mode == SM_LANES_OFF) return 0;
-    const apx_lanes_isa isa = apx_lanes_isa_for(path);
+    const apx_lanes_isa isa = sm_apx_lanes_isa_for(path);
     const uint32_t m = key->length, nb = key->blocks, last = nb - 1;
     const size_t warm = (size_t)m + key->k - 1;
     if (isa == APX_LANES_NONE || len < 2 * warm || (mode == SM_LANES_AUTO && len < 16 * APX_LANES_AUTO_LEAST)) return 0;
     my_long_lanes L;
     memset(&L, 0, sizeof L);
-    if (!apx_lanes_begin(&L.g, isa, 1, 64)) return 0;
+    if (!sm_apx_lanes_begin(&L.g, isa, 1, 64)) return 0;
     if (len / L.g.slices < (mode == SM_LANES_AUTO ? 2 * warm : warm)) return 0;
     /* Classes: rows whose match words agree in every block. */
     const uint64_t *peq = (const uint64_t *)(section + h->long_peq_off) + key->peq_at;
@@ -471,7 +471,7 @@ size_t sm_my_long_lanes_scan(const uint8_t *section, uint32_t key_index, uint64_
         }
         L.g.row_class[row] = (uint16_t)c;
     }
-    if (!apx_lanes_cut(&L.g, h->class_of, len, warm, mode)) return 0;
+    if (!sm_apx_lanes_cut(&L.g, h->class_of, len, warm, mode)) return 0;
 
     const size_t vs = (size_t)L.g.elems * 8; /* bytes of a vector */
     const size_t cells = (size_t)nb * 2 * vs;

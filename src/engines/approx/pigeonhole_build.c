@@ -27,7 +27,7 @@ static void add_piece(void *ctx, size_t key, uint32_t index, uint32_t offset, ui
 /* Writes the concrete strings of a dna piece (count of them, len bytes each). */
 static void expand_piece(const uint8_t *seq, uint32_t len, uint8_t *out) {
     static const uint8_t base_of_bit[4] = {'A', 'C', 'G', 'T'};
-    uint64_t count = ph_piece_expansions(seq, len, SM_ALPHABET_DNA);
+    uint64_t count = sm_ph_piece_expansions(seq, len, SM_ALPHABET_DNA);
     for (uint64_t e = 0; e < count; e++) {
         uint64_t rest = e;
         for (uint32_t i = len; i-- > 0;) {
@@ -113,7 +113,7 @@ static void pack_key(const uint8_t *seq, uint32_t m, sm_ph_key *key) {
 
 /* The probe of a piece (see sm_ph_probe); the validator checks every field
    against the same rule. */
-void ph_probe_fill(sm_ph_probe *pr, const sm_ph_piece *pc, const sm_ph_key *keys, uint32_t piece) {
+void sm_ph_probe_fill(sm_ph_probe *pr, const sm_ph_piece *pc, const sm_ph_key *keys, uint32_t piece) {
     const sm_ph_key *key = &keys[pc->key];
     memset(pr, 0, sizeof *pr);
     if (key->packed) {
@@ -306,8 +306,8 @@ static void fill_keys(sm_ph_header *h, uint8_t *base, const sm_ac_key *keys, con
         for (uint32_t r = 0; r < cls->rows; r++) {
             if (cls->row_never_matches[r]) continue;
             for (uint32_t j = 0; j < m; j++)
-                if (apx_class_matches(cls->row_value[r], apx_key_symbol(keys[i].seq[j], alphabet, flags), alphabet,
-                                      flags))
+                if (sm_apx_class_matches(cls->row_value[r], sm_apx_key_symbol(keys[i].seq[j], alphabet, flags),
+                                         alphabet, flags))
                     peq[peq_at + (uint64_t)r * blocks + j / 64] |= (uint64_t)1 << (j % 64);
         }
         peq_at += (uint64_t)cls->rows * blocks;
@@ -333,7 +333,7 @@ static int expand_pieces(const sm_ac_key *keys, const piece_list *pl, sm_alphabe
     uint64_t n = 0, arena = 0;
     for (size_t p = 0; p < pl->n; p++) {
         const sm_ph_piece *pc = &pl->pieces[p];
-        uint64_t count = ph_piece_expansions(keys[pc->key].seq + pc->offset, pc->length, alphabet);
+        uint64_t count = sm_ph_piece_expansions(keys[pc->key].seq + pc->offset, pc->length, alphabet);
         n += count;
         arena += count * pc->length;
     }
@@ -345,7 +345,7 @@ static int expand_pieces(const sm_ac_key *keys, const piece_list *pl, sm_alphabe
     for (size_t p = 0; p < pl->n; p++) {
         const sm_ph_piece *pc = &pl->pieces[p];
         const uint8_t *seq = keys[pc->key].seq + pc->offset;
-        uint64_t count = ph_piece_expansions(seq, pc->length, alphabet);
+        uint64_t count = sm_ph_piece_expansions(seq, pc->length, alphabet);
         if (alphabet == SM_ALPHABET_DNA) expand_piece(seq, pc->length, ps->bytes + used);
         else memcpy(ps->bytes + used, seq, pc->length);
         for (uint64_t e = 0; e < count; e++) {
@@ -363,7 +363,7 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
                 uint32_t k, unsigned build_threads, uint64_t max_bytes, sm_buf *section, sm_error *err) {
     if (!section || (match != SM_MATCH_MISMATCHES && match != SM_MATCH_EDITS))
         return sm_set_error(err, SM_ERR_INVALID, "pigeonhole: invalid arguments");
-    int rc = apx_check_keys("pigeonhole", keys, nkeys, alphabet, flags, err);
+    int rc = sm_apx_check_keys("pigeonhole", keys, nkeys, alphabet, flags, err);
     if (rc != SM_OK) return rc;
     if (flags & SM_FLAG_TEXT_IUPAC)
         return sm_set_error(err, SM_ERR_INVALID, "pigeonhole: IUPAC codes in the text need another engine");
@@ -381,8 +381,8 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     sm_buf ac = {0};
     if (!pl.pieces) return sm_set_error(err, SM_ERR_NOMEM, "pigeonhole: out of memory");
     apx_classes cls;
-    apx_classes_build(keys, nkeys, alphabet, flags, &cls);
-    ph_walk_plans(keys, nkeys, alphabet, k, PH_MAX_PIECE_EXPANSION, add_piece, &pl);
+    sm_apx_classes_build(keys, nkeys, alphabet, flags, &cls);
+    sm_ph_walk_plans(keys, nkeys, alphabet, k, PH_MAX_PIECE_EXPANSION, add_piece, &pl);
     uint32_t max_key = 0;
     uint64_t peq_words = 0;
     int use_seeds = alphabet == SM_ALPHABET_DNA;
@@ -505,7 +505,8 @@ int sm_ph_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
             sm_kt_view v;
             sm_kt_view_of(base + h->seed_off[L], &v);
             sm_ph_probe *probe = (sm_ph_probe *)(base + probe_off[L]);
-            for (uint32_t e = 0; e < v.out_index[v.slots]; e++) ph_probe_fill(&probe[e], &pl.pieces[v.out_list[e] >> 1], kt, v.out_list[e] >> 1);
+            for (uint32_t e = 0; e < v.out_index[v.slots]; e++)
+                sm_ph_probe_fill(&probe[e], &pl.pieces[v.out_list[e] >> 1], kt, v.out_list[e] >> 1);
         }
         h->seed_max = seeds.max;
         h->seed_any_off = finder_off + seeds.any_off;

@@ -123,7 +123,7 @@ SM_GPU_FN uint64_t sm_ph_gpu_peq(const uint8_t *section, const sm_gpu_pigeonhole
 
 /* The window at x of the key, found through piece `piece` (exact): its
    mismatches, unless an earlier piece is exact too (that one reports it)
-   or they pass k (ph_verify_window). */
+   or they pass k (sm_ph_verify_window). */
 SM_GPU_FN void sm_ph_gpu_window(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, const sm_ph_gpu_key *key,
                                 uint32_t piece, uint32_t x) {
     const sm_ph_gpu_piece *pc = (const sm_ph_gpu_piece *)(a->section + v->pieces_off) + SM_GPU_LDG(&key->first_piece);
@@ -340,7 +340,7 @@ SM_GPU_FN uint32_t sm_ph_gpu_band(const sm_gpu_scan_args *a, const sm_gpu_pigeon
 /* The anchor of piece `piece` (of key `key_index`) at q, text from ch.from
    (look-back) to ch.c1: after the death tables, the window search (keys of
    one word; queued in `later` when there is one with room, item naming the
-   slice) or the band DPs on both sides (ph_verify_anchor). */
+   slice) or the band DPs on both sides (sm_ph_verify_anchor). */
 SM_GPU_FN void sm_ph_gpu_anchor(const sm_gpu_scan_args *a, const sm_gpu_pigeonhole *v, uint32_t key_index,
                                 uint32_t piece, uint32_t q, sm_gpu_chunk ch, uint32_t item,
                                 const sm_ph_gpu_queue *later, const struct sm_ph_gpu_tile *tile) {

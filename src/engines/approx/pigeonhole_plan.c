@@ -111,15 +111,15 @@ static double plan_pieces(const uint8_t *seq, uint32_t m, sm_alphabet alphabet, 
     return least;
 }
 
-uint64_t ph_piece_expansions(const uint8_t *seq, uint32_t len, sm_alphabet alphabet) {
+uint64_t sm_ph_piece_expansions(const uint8_t *seq, uint32_t len, sm_alphabet alphabet) {
     if (alphabet == SM_ALPHABET_TEXT) return 1;
     uint64_t n = 1;
     for (uint32_t i = 0; i < len && n <= PH_MAX_PIECE_EXPANSION; i++) n *= APX_POPCOUNT(sm_nt_set[seq[i]] & 15u);
     return n;
 }
 
-double ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k, uint32_t max_expansion,
-                     ph_piece_fn fn, void *ctx) {
+double sm_ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k, uint32_t max_expansion,
+                        ph_piece_fn fn, void *ctx) {
     uint32_t max_len = 0;
     for (size_t i = 0; i < nkeys; i++)
         if (keys[i].len > max_len) max_len = keys[i].len;
@@ -142,7 +142,7 @@ double ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, 
         if (l < least) least = l;
         for (uint32_t p = 0; p <= k; p++) {
             uint32_t len = cut[p + 1] - cut[p];
-            if (ph_piece_expansions(keys[i].seq + cut[p], len, alphabet) > max_expansion) { least = 0; break; }
+            if (sm_ph_piece_expansions(keys[i].seq + cut[p], len, alphabet) > max_expansion) { least = 0; break; }
             if (fn) {
                 double b = 0;
                 for (uint32_t j = cut[p]; j < cut[p + 1]; j++) b += bits[j];
@@ -159,7 +159,7 @@ double ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, 
 double sm_ph_min_piece_bits(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k,
                             uint32_t max_expansion) {
     if (max_expansion == 0 || max_expansion > PH_MAX_PIECE_EXPANSION) max_expansion = PH_MAX_PIECE_EXPANSION;
-    double l = ph_walk_plans(keys, nkeys, alphabet, k, max_expansion, NULL, NULL);
+    double l = sm_ph_walk_plans(keys, nkeys, alphabet, k, max_expansion, NULL, NULL);
     return l < 0 ? 0 : l;
 }
 
@@ -170,6 +170,6 @@ static void add_rate(void *ctx, size_t key, uint32_t index, uint32_t offset, uin
 
 double sm_ph_hit_rate(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k) {
     double rate = 0;
-    ph_walk_plans(keys, nkeys, alphabet, k, PH_MAX_PIECE_EXPANSION, add_rate, &rate);
+    sm_ph_walk_plans(keys, nkeys, alphabet, k, PH_MAX_PIECE_EXPANSION, add_rate, &rate);
     return rate;
 }

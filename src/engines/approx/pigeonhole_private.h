@@ -45,13 +45,13 @@
 
 /* Concrete strings of a piece (dna: the product of its symbols' base
    counts, stopping once past PH_MAX_PIECE_EXPANSION; text: 1). */
-uint64_t ph_piece_expansions(const uint8_t *seq, uint32_t len, sm_alphabet alphabet);
+uint64_t sm_ph_piece_expansions(const uint8_t *seq, uint32_t len, sm_alphabet alphabet);
 
 /* Walks every key's plan; calls back per piece. Returns the least piece bits
    (0 when a key is too short or a piece expands too much, -1 out of memory). */
 typedef void (*ph_piece_fn)(void *ctx, size_t key, uint32_t index, uint32_t offset, uint32_t length, double bits);
-double ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k, uint32_t max_expansion,
-                     ph_piece_fn fn, void *ctx);
+double sm_ph_walk_plans(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, uint32_t k, uint32_t max_expansion,
+                        ph_piece_fn fn, void *ctx);
 
 /* ---------------------------------------------------- anchored one-word DP */
 
@@ -165,25 +165,25 @@ static inline void ph_forget_recent(sm_ph_state *st) {
 }
 
 /* A piece's probe (the build writes it, the validator checks it). */
-void ph_probe_fill(sm_ph_probe *pr, const sm_ph_piece *pc, const sm_ph_key *keys, uint32_t piece);
+void sm_ph_probe_fill(sm_ph_probe *pr, const sm_ph_piece *pc, const sm_ph_key *keys, uint32_t piece);
 
 /* ----------------------------------------------------------- verification */
 
 /* k mismatches: the window at x of key, found through its piece; reported
    unless an earlier piece of the key is also exact there. t = text at x. */
-void ph_verify_window(const sm_ph_header *h, const uint8_t *section, const sm_ph_key *key, uint32_t piece,
-                      const uint8_t *t, uint64_t x, sm_sink *sink);
+void sm_ph_verify_window(const sm_ph_header *h, const uint8_t *section, const sm_ph_key *key, uint32_t piece,
+                         const uint8_t *t, uint64_t x, sm_sink *sink);
 /* k edits: the ends of alignments of key that hold piece exactly at q, each
    with its least cost, into st->events. The text is buf from buf_pos0 up to
    limit. */
-void ph_verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint32_t key_index,
-                      uint32_t piece, uint64_t q, uint64_t buf_pos0, uint64_t limit, sm_sink *sink);
+void sm_ph_verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint32_t key_index,
+                         uint32_t piece, uint64_t q, uint64_t buf_pos0, uint64_t limit, sm_sink *sink);
 /* A hit whose text is not all here yet; -1 when out of memory. */
-int ph_push_cand(sm_ph_state *st, uint64_t at, uint32_t key, uint32_t piece);
+int sm_ph_push_cand(sm_ph_state *st, uint64_t at, uint32_t key, uint32_t piece);
 /* Verifies what waited for the text up to seen; buf holds [buf_pos0, seen).
    At the end of the sequence (final) everything left is decided. */
-void ph_finish_block(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t buf_pos0,
-                     uint64_t seen, int final, sm_sink *sink);
+void sm_ph_finish_block(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t buf_pos0,
+                        uint64_t seen, int final, sm_sink *sink);
 
 /* Set lanes of a mismatch word (each 2-bit lane 0 or 1): one popcnt where
    the caller runs on a CPU that has it, else sums by fields (the build
@@ -212,7 +212,7 @@ static inline uint64_t ph_load_le64(const uint8_t *p) {
 #endif
 }
 
-/* ph_verify_window for a packed key: buf index at of x in the packed text. */
+/* sm_ph_verify_window for a packed key: buf index at of x in the packed text. */
 static inline void ph_verify_packed(const sm_ph_header *h, const uint8_t *section, const sm_ph_state *st,
                                     const sm_ph_key *key, uint32_t piece, size_t at, uint64_t x, sm_sink *sink) {
     /* The byte holding symbol at, then at most 6 bits shifted out: 29
@@ -248,8 +248,8 @@ static inline void ph_hit_at(const sm_ph_header *h, const uint8_t *section, sm_p
         uint64_t x = q - offset;
         if (x + key->length <= seen) {
             if (key->packed) ph_verify_packed(h, section, st, key, index, (size_t)(x - buf_pos0), x, sink);
-            else ph_verify_window(h, section, key, index, st->buf + (x - buf_pos0), x, sink);
-        } else if (ph_push_cand(st, x, key_index, index) != 0) {
+            else sm_ph_verify_window(h, section, key, index, st->buf + (x - buf_pos0), x, sink);
+        } else if (sm_ph_push_cand(st, x, key_index, index) != 0) {
             sink->failed = 1;
         }
         return;
@@ -259,8 +259,8 @@ static inline void ph_hit_at(const sm_ph_header *h, const uint8_t *section, sm_p
     if (q < st->seq_start) return;
     /* The latest end an alignment through the anchor can have. */
     uint64_t last = q + key->length - offset + h->k;
-    if (last <= seen) ph_verify_anchor(h, section, st, key_index, piece, q, buf_pos0, seen, sink);
-    else if (ph_push_cand(st, q, key_index, piece) != 0) sink->failed = 1;
+    if (last <= seen) sm_ph_verify_anchor(h, section, st, key_index, piece, q, buf_pos0, seen, sink);
+    else if (sm_ph_push_cand(st, q, key_index, piece) != 0) sink->failed = 1;
 }
 
 /* A piece hit at q through its probe: a packed key's window is checked

@@ -430,7 +430,7 @@ void sm_ph_scan(const uint8_t *section, sm_ph_state *st, const uint8_t *text, si
                 ph_piece_hit(h, section, st, buf_pos0, seen, st->pieces.hits[i].start, st->pieces.hits[i].pattern, sink);
         }
         size_t crowd = st->nevents;
-        ph_finish_block(h, section, st, buf_pos0, seen, 0, sink);
+        sm_ph_finish_block(h, section, st, buf_pos0, seen, 0, sink);
         if (crowd > PH_EVENTS_CROWDED && st->block > PH_BLOCK_MIN) st->block /= 2;
         else if (crowd < PH_EVENTS_CROWDED / 4 && st->block < PH_BLOCK) st->block *= 2;
         size_t total = st->hist_len + n, keep = total < h->history ? total : h->history;
@@ -444,6 +444,6 @@ void sm_ph_scan(const uint8_t *section, sm_ph_state *st, const uint8_t *text, si
 
 void sm_ph_finish(const uint8_t *section, sm_ph_state *st, uint64_t end_pos, sm_sink *sink) {
     const sm_ph_header *h = (const sm_ph_header *)section;
-    if (st->started) ph_finish_block(h, section, st, end_pos - st->hist_len, end_pos, 1, sink);
+    if (st->started) sm_ph_finish_block(h, section, st, end_pos - st->hist_len, end_pos, 1, sink);
     sm_ph_state_reset(st);
 }

@@ -32,10 +32,10 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
         (uint64_t)h->nkeys * (h->k + 1) != h->npieces || h->npieces > UINT32_MAX / 2 || h->rows == 0 ||
         h->rows > 257 || h->max_key <= h->k || h->history != (uint64_t)h->max_key + 3u * h->k + 1)
         return PH_BAD("bad header");
-    if (!apx_table_fits(h->keys_off, h->nkeys, sizeof(sm_ph_key), sizeof *h, size) ||
-        !apx_table_fits(h->pieces_off, h->npieces, sizeof(sm_ph_piece), sizeof *h, size) ||
-        !apx_table_fits(h->lengths_off, h->npieces, sizeof(sm_db_pattern), sizeof *h, size) ||
-        !apx_table_fits(h->peq_off, h->peq_words, 8, sizeof *h, size) || h->seeds > 1 ||
+    if (!sm_apx_table_fits(h->keys_off, h->nkeys, sizeof(sm_ph_key), sizeof *h, size) ||
+        !sm_apx_table_fits(h->pieces_off, h->npieces, sizeof(sm_ph_piece), sizeof *h, size) ||
+        !sm_apx_table_fits(h->lengths_off, h->npieces, sizeof(sm_db_pattern), sizeof *h, size) ||
+        !sm_apx_table_fits(h->peq_off, h->peq_words, 8, sizeof *h, size) || h->seeds > 1 ||
         (!h->seeds && (h->ac_off % APX_ALIGN || h->ac_off < sizeof *h || h->ac_off > size ||
                        h->ac_size > size - h->ac_off)) ||
         (h->seeds && h->ac_size))
@@ -44,8 +44,8 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
         if (h->class_of[b] >= h->rows) return PH_BAD("bad class");
     if (h->alive_off &&
         (h->match != SM_MATCH_EDITS || !h->seeds || (h->alive_columns != 4 && h->alive_columns != 5) ||
-         !apx_table_fits(h->alive_off, (uint64_t)h->npieces * 2 * (((uint64_t)1 << (2 * h->alive_columns)) / 64), 8,
-                         sizeof *h, size)))
+         !sm_apx_table_fits(h->alive_off, (uint64_t)h->npieces * 2 * (((uint64_t)1 << (2 * h->alive_columns)) / 64), 8,
+                            sizeof *h, size)))
         return PH_BAD("death tables out of bounds");
     const sm_ph_key *keys = (const sm_ph_key *)(section + h->keys_off);
     const sm_ph_piece *pieces = (const sm_ph_piece *)(section + h->pieces_off);
@@ -82,7 +82,7 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
     } else {
         if (h->seed_max == 0 || h->seed_max > SM_PH_SEED_MAX || !h->seed_off[h->seed_max] || h->seed_off[0] ||
             h->seed_size[0] ||
-            !apx_table_fits(h->seed_any_off, ((((uint64_t)1 << (2 * h->seed_max)) + 63) / 64), 8, sizeof *h, size))
+            !sm_apx_table_fits(h->seed_any_off, ((((uint64_t)1 << (2 * h->seed_max)) + 63) / 64), 8, sizeof *h, size))
             return PH_BAD("bad seed bitmap");
         for (uint32_t L = 1; L <= SM_PH_SEED_MAX; L++) {
             if (L > h->seed_max && (h->seed_off[L] || h->seed_size[L])) return PH_BAD("bad seed table");
@@ -98,12 +98,12 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
             sm_kt_view v;
             sm_kt_view_of(section + h->seed_off[L], &v);
             uint32_t total = v.out_index[v.slots];
-            if (!apx_table_fits(h->seed_probe_off[L], total, sizeof(sm_ph_probe), sizeof *h, size))
+            if (!sm_apx_table_fits(h->seed_probe_off[L], total, sizeof(sm_ph_probe), sizeof *h, size))
                 return PH_BAD("probe list out of bounds");
             const sm_ph_probe *probe = (const sm_ph_probe *)(section + h->seed_probe_off[L]);
             for (uint32_t e = 0; e < total; e++) {
                 sm_ph_probe want;
-                ph_probe_fill(&want, &pieces[v.out_list[e] >> 1], keys, v.out_list[e] >> 1);
+                sm_ph_probe_fill(&want, &pieces[v.out_list[e] >> 1], keys, v.out_list[e] >> 1);
                 if (memcmp(&want, &probe[e], sizeof want) != 0) return PH_BAD("bad probe");
             }
         }
@@ -117,7 +117,7 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
             sm_kt_view v;
             sm_kt_view_of(section + h->seed_all_off, &v);
             uint32_t total = v.out_index[v.slots];
-            if (!apx_table_fits(h->seed_list_off, total, sizeof(sm_ph_seed), sizeof *h, size))
+            if (!sm_apx_table_fits(h->seed_list_off, total, sizeof(sm_ph_seed), sizeof *h, size))
                 return PH_BAD("seed list out of bounds");
             const sm_ph_seed *list = (const sm_ph_seed *)(section + h->seed_list_off);
             for (uint32_t e = 0; e < total; e++) {
@@ -133,7 +133,7 @@ int sm_ph_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_m
         if (h->seed_slots_off) {
             uint64_t codes = (uint64_t)1 << (2 * h->seed_max);
             if (!h->seed_all_size || h->match != SM_MATCH_MISMATCHES || h->seed_max > SM_PH_SLOT_SEED_MAX ||
-                !apx_table_fits(h->seed_slots_off, codes * 2, sizeof(sm_ph_slot), sizeof *h, size))
+                !sm_apx_table_fits(h->seed_slots_off, codes * 2, sizeof(sm_ph_slot), sizeof *h, size))
                 return PH_BAD("slot table out of bounds");
             const sm_ph_slot *slot = (const sm_ph_slot *)(section + h->seed_slots_off);
             for (uint64_t i = 0; i < codes * 2; i++) {

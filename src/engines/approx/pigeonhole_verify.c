@@ -16,7 +16,7 @@ static int grow(void **items, size_t n, size_t *cap, size_t elem, size_t first) 
     return 0;
 }
 
-int ph_push_cand(sm_ph_state *st, uint64_t at, uint32_t key, uint32_t piece) {
+int sm_ph_push_cand(sm_ph_state *st, uint64_t at, uint32_t key, uint32_t piece) {
     if (grow((void **)&st->cand, st->ncand, &st->cand_cap, sizeof *st->cand, 1024) != 0) return -1;
     ph_cand *c = &st->cand[st->ncand++];
     c->at = at;
@@ -43,8 +43,8 @@ static int push_event(sm_ph_state *st, uint64_t end, uint32_t key, uint32_t cost
 }
 
 
-void ph_verify_window(const sm_ph_header *h, const uint8_t *section, const sm_ph_key *key, uint32_t piece,
-                      const uint8_t *t, uint64_t x, sm_sink *sink) {
+void sm_ph_verify_window(const sm_ph_header *h, const uint8_t *section, const sm_ph_key *key, uint32_t piece,
+                         const uint8_t *t, uint64_t x, sm_sink *sink) {
     const sm_ph_piece *pc = (const sm_ph_piece *)(section + h->pieces_off) + key->first_piece;
     const uint64_t *peq = (const uint64_t *)(section + h->peq_off) + key->peq_at;
     uint32_t blocks = key->blocks, k = h->k, mism = 0;
@@ -134,8 +134,8 @@ static uint32_t anchored_myers(const sm_ph_header *h, const uint64_t *peq, uint3
     return a.least;
 }
 
-void ph_verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint32_t key_index,
-                      uint32_t piece, uint64_t q, uint64_t buf_pos0, uint64_t limit, sm_sink *sink) {
+void sm_ph_verify_anchor(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint32_t key_index,
+                         uint32_t piece, uint64_t q, uint64_t buf_pos0, uint64_t limit, sm_sink *sink) {
     const sm_ph_key *key = (const sm_ph_key *)(section + h->keys_off) + key_index;
     const sm_ph_piece *pc = (const sm_ph_piece *)(section + h->pieces_off) + piece;
     const uint64_t *peq = (const uint64_t *)(section + h->peq_off) + key->peq_at;
@@ -210,8 +210,8 @@ static int by_key_end_cost(const void *a, const void *b) {
     return x->cost < y->cost ? -1 : x->cost > y->cost;
 }
 
-void ph_finish_block(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t buf_pos0,
-                     uint64_t seen, int final, sm_sink *sink) {
+void sm_ph_finish_block(const sm_ph_header *h, const uint8_t *section, sm_ph_state *st, uint64_t buf_pos0,
+                        uint64_t seen, int final, sm_sink *sink) {
     const sm_ph_key *keys = (const sm_ph_key *)(section + h->keys_off);
     const sm_ph_piece *pieces = (const sm_ph_piece *)(section + h->pieces_off);
     uint32_t k = h->k;
@@ -225,11 +225,11 @@ void ph_finish_block(const sm_ph_header *h, const uint8_t *section, sm_ph_state 
             } else if (key->packed) {
                 ph_verify_packed(h, section, st, key, c.piece, (size_t)(c.at - buf_pos0), c.at, sink);
             } else {
-                ph_verify_window(h, section, key, c.piece, st->buf + (c.at - buf_pos0), c.at, sink);
+                sm_ph_verify_window(h, section, key, c.piece, st->buf + (c.at - buf_pos0), c.at, sink);
             }
         } else {
             uint64_t last = c.at + key->length - pieces[c.piece].offset + k;
-            if (last <= seen || final) ph_verify_anchor(h, section, st, c.key, c.piece, c.at, buf_pos0, seen, sink);
+            if (last <= seen || final) sm_ph_verify_anchor(h, section, st, c.key, c.piece, c.at, buf_pos0, seen, sink);
             else st->cand[kept++] = c;
         }
     }

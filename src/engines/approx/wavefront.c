@@ -29,7 +29,7 @@ int sm_wf_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         sm_set_error(err, SM_ERR_INVALID, "wavefront: no section buffer");
         return SM_ERR_INVALID;
     }
-    int rc = apx_check_keys("wavefront", keys, nkeys, alphabet, flags, err);
+    int rc = sm_apx_check_keys("wavefront", keys, nkeys, alphabet, flags, err);
     if (rc != SM_OK) return rc;
     uint64_t syms_bytes = 0;
     uint32_t max_key = 0;
@@ -62,8 +62,8 @@ int sm_wf_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
     h->keys_off = keys_off;
     h->syms_off = syms_off;
     for (unsigned b = 0; b < 256; b++) {
-        unsigned c = apx_key_symbol((uint8_t)b, alphabet, flags);
-        if (alphabet == SM_ALPHABET_DNA && !apx_class_matches(c, 15u, alphabet, flags)) c = 0;
+        unsigned c = sm_apx_key_symbol((uint8_t)b, alphabet, flags);
+        if (alphabet == SM_ALPHABET_DNA && !sm_apx_class_matches(c, 15u, alphabet, flags)) c = 0;
         h->text_class[b] = (uint8_t)c;
     }
     sm_wf_key *wk = (sm_wf_key *)(blob + keys_off);
@@ -79,7 +79,7 @@ int sm_wf_build(const sm_ac_key *keys, size_t nkeys, sm_alphabet alphabet, unsig
         wk[i].syms_at = syms_at;
         wk[i].state_at = state_at;
         for (uint32_t p = 0; p < m; p++)
-            syms[syms_at + p] = (uint8_t)apx_key_symbol(keys[i].seq[m - 1 - p], alphabet, flags);
+            syms[syms_at + p] = (uint8_t)sm_apx_key_symbol(keys[i].seq[m - 1 - p], alphabet, flags);
         syms_at += m;
         state_at += 1 + 2 * wf_diag_words(m, wk[i].cell_bytes);
     }
@@ -99,8 +99,8 @@ int sm_wf_validate(const uint8_t *section, size_t size, uint32_t n_outputs, sm_e
     if (h.nkeys == 0 || h.max_key == 0 || (h.alphabet != SM_ALPHABET_DNA && h.alphabet != SM_ALPHABET_TEXT))
         WF_BAD("wavefront section: bad header");
     uint64_t hs = sizeof(sm_wf_header);
-    if (!apx_table_fits(h.keys_off, h.nkeys, sizeof(sm_wf_key), hs, size) ||
-        !apx_table_fits(h.syms_off, h.syms_bytes + WF_SLACK, 1, hs, size))
+    if (!sm_apx_table_fits(h.keys_off, h.nkeys, sizeof(sm_wf_key), hs, size) ||
+        !sm_apx_table_fits(h.syms_off, h.syms_bytes + WF_SLACK, 1, hs, size))
         WF_BAD("wavefront section: a table lies outside the section");
     if (h.alphabet == SM_ALPHABET_DNA)
         for (unsigned b = 0; b < 256; b++)
@@ -282,7 +282,7 @@ static wf_run_fn wf_pick(const sm_wf_header *h, const sm_wf_key *key, sm_approx_
     return dna ? wf_run_u32_dna : wf_run_u32_text;
 }
 
-static sm_approx_path wf_resolve(sm_approx_path path) { return apx_resolve_path(path, SM_APPROX_AVX2); }
+static sm_approx_path wf_resolve(sm_approx_path path) { return sm_apx_resolve_path(path, SM_APPROX_AVX2); }
 
 void sm_wf_scan_path(const uint8_t *section, uint64_t *state, const uint8_t *text, size_t len, uint64_t pos0,
                      sm_sink *sink, sm_approx_path path) {
