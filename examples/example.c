@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
     sm_pattern *patterns = calloc(n, sizeof *patterns);
     for (size_t i = 0; i < n; i++) patterns[i] = (sm_pattern){NULL, argv[i + 2], strlen(argv[i + 2])};
     sm_db *db = NULL;
-    sm_error err;
+    sm_error err = {0}; /* calls that succeed leave it as it is: start it empty */
     /* NULL settings: DNA, both strands, exact, the planner picks engines
        (sm_compile_params_new and _set for others) */
     int rc = sm_compile_with_params(patterns, n, NULL, &db, &err);

@@ -35,7 +35,7 @@ typedef enum {
     SM_OK = 0,
     SM_ERR_NOMEM = 1,      /* allocation failed */
     SM_ERR_INVALID = 2,    /* bad argument or option combination */
-    SM_ERR_PATTERN = 3,    /* a pattern is empty or has a symbol the alphabet forbids */
+    SM_ERR_PATTERN = 3,    /* a pattern is empty or has a symbol the alphabet forbids, or none was given */
     SM_ERR_IO = 4,         /* reading or writing a file failed */
     SM_ERR_FORMAT = 5,     /* a saved database is corrupt, truncated or not a database */
     SM_ERR_VERSION = 6,    /* a saved database has another format version or byte order */

@@ -68,7 +68,10 @@ typedef enum {
 /* A 1 MiB buffer in front of a FILE, written out with one fwrite when full.
    After the first failed write every later write is dropped and
    sm_writer_error keeps its errno. */
+#ifndef SM_WRITER_DECLARED /* declared by seqmatch_output.h and seqmatch_reader.h: once, for C99 */
+#define SM_WRITER_DECLARED
 typedef struct sm_writer sm_writer;
+#endif
 
 /* Writes to file (not closed by sm_writer_free), which is made unbuffered:
    this buffer is the only one. NULL when out of memory. */
@@ -412,7 +415,10 @@ int sm_runner_scan_files(sm_runner *runner, char *const *paths, size_t count, co
    far and the time left, redrawn in place at most five times a second;
    and a closing summary line. Nothing is written unless enabled. Every
    call takes NULL (does nothing). */
+#ifndef SM_PROGRESS_DECLARED /* declared by seqmatch_output.h and seqmatch_reader.h: once, for C99 */
+#define SM_PROGRESS_DECLARED
 typedef struct sm_progress sm_progress;
+#endif
 /* NULL when out of memory. */
 sm_progress *sm_progress_new(FILE *out, int enabled);
 void sm_progress_free(sm_progress *p);

@@ -785,8 +785,14 @@ typedef enum { SM_AMPLICON_TSV = 0, SM_AMPLICON_BED = 1, SM_AMPLICON_FASTA = 2 }
 /* "tsv", "bed" or "fasta": SM_OK, or SM_ERR_INVALID. */
 int sm_amplicon_format_from_name(const char *name, sm_amplicon_format *format);
 
+#ifndef SM_WRITER_DECLARED /* declared by seqmatch_output.h and seqmatch_reader.h: once, for C99 */
+#define SM_WRITER_DECLARED
 typedef struct sm_writer sm_writer;
+#endif
+#ifndef SM_PROGRESS_DECLARED /* declared by seqmatch_output.h and seqmatch_reader.h: once, for C99 */
+#define SM_PROGRESS_DECLARED
 typedef struct sm_progress sm_progress;
+#endif
 
 /* What sm_amplicon_finder writes and whom it tells:
    - TSV: a header line (with header), then per product: [file] record,

@@ -35,7 +35,8 @@ typedef struct {
     const char *text;   /* the matched bytes (end - start of them), or NULL in streams */
 } sm_hit;
 
-/* Return 0 to continue, non-zero to stop the scan (it then returns SM_ERR_TERMINATED). */
+/* Return 0 to continue, non-zero to stop the scan (it then returns SM_ERR_TERMINATED).
+   The hit and its text are valid during the call only: copy what is kept. */
 typedef int (*sm_hit_fn)(const sm_hit *hit, void *ctx);
 
 /* The alignment of a hit of db (hit->text needed) as a CIGAR string of SAM's
@@ -88,12 +89,14 @@ typedef struct sm_scratch sm_scratch;
 int sm_scratch_alloc(const sm_db *db, sm_scratch **scratch);
 void sm_scratch_free(sm_scratch *scratch);
 
-/* Scans one whole sequence. Returns SM_OK, SM_ERR_TERMINATED or SM_ERR_NOMEM. */
+/* Scans one whole sequence. Returns SM_OK, SM_ERR_TERMINATED or SM_ERR_NOMEM;
+   SM_ERR_INVALID for a NULL scratch or on_hit, or NULL data with len > 0. */
 int sm_scan(const sm_db *db, sm_scratch *scratch, const void *data, size_t len,
             sm_hit_fn on_hit, void *ctx);
 
 /* Counts the hits of one sequence per pattern: counts[i] += hits of pattern i
-   (both strands). counts has sm_db_info.pattern_count entries. */
+   (both strands). counts has as many entries as db has patterns
+   (sm_db_get(db, SM_DB_PATTERN_COUNT, &n)). */
 int sm_count(const sm_db *db, sm_scratch *scratch, const void *data, size_t len,
              uint64_t *counts);
 
@@ -191,7 +194,8 @@ void sm_runner_params_set_on_record_done(sm_runner_params *params, void (*on_rec
 void sm_runner_params_set_on_record_summary(sm_runner_params *params,
                                             int (*on_record_summary)(const sm_record_summary *summary, void *ctx));
 
-/* A runner for db with these settings (copied: params may be freed after). */
+/* A runner for db with these settings (copied: params may be freed after);
+   SM_ERR_INVALID when db or params is NULL. */
 int sm_runner_create_with_params(const sm_db *db, const sm_runner_params *params, sm_runner **runner,
                                  sm_error *err);
 
@@ -316,7 +320,8 @@ int sm_runner_create(const sm_db *db, const sm_runner_options *opts, sm_runner *
                      sm_error *err);
 #endif /* SEQMATCH_EXPERIMENTAL */
 
-/* Starts a record; returns its number (0, 1, 2, ... in order of calls). */
+/* Starts a record, ending the one still open (as sm_runner_end_record);
+   returns its number (0, 1, 2, ... in order of calls). */
 uint64_t sm_runner_begin_record(sm_runner *runner);
 /* Appends sequence bytes to the current record. May run a batch and call callbacks. */
 int sm_runner_feed(sm_runner *runner, const void *data, size_t len);
@@ -353,8 +358,14 @@ int sm_runner_records_commit(sm_runner *runner, size_t n, const size_t *offs, co
 int sm_runner_parallel_for(sm_runner *runner, size_t n, void (*job)(void *arg, size_t i), void *arg);
 /* The runner's host threads (sm_runner_options.threads, or every core). */
 unsigned sm_runner_scan_threads(const sm_runner *runner);
+/* Ends the current record: its hits are delivered by a later batch or by
+   sm_runner_flush. */
 int sm_runner_end_record(sm_runner *runner);
-/* Scans everything pending and delivers all its hits and record-done calls. */
+/* Scans everything pending and delivers all its hits and record-done calls,
+   of the records ended: a record still open stays open (hits may still
+   cross the bytes it has so far, so its hits wait for its end), and a
+   runner freed with a record open drops that record's hits. End the last
+   record before the last flush. */
 int sm_runner_flush(sm_runner *runner);
 /* Per-pattern hit counts so far (pattern_count entries), and their sum. */
 const uint64_t *sm_runner_counts(const sm_runner *runner);
