@@ -795,7 +795,9 @@ typedef struct sm_progress sm_progress;
 #endif
 
 /* What sm_amplicon_finder writes and whom it tells:
-   - TSV: a header line (with header), then per product: [file] record,
+   - TSV: a header line (with header; written with the first product, or
+     once the first file is read whole, never before an input is refused),
+     then per product: [file] record,
      start, end, strand, pair, size, forward errors, reverse errors and,
      with sequence, the product's sequence (read on its strand);
    - BED: record, start, end, pair (FILE:PAIR with show_file), a score of
