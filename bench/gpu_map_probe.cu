@@ -50,6 +50,37 @@ static int threads;
 static unsigned reg_flags;
 static int mode; /* 0 registered windows, 1 pinned staging */
 
+/* A thread's way to the device: its stream, two device windows, two
+   events (one a window) and, when asked, two pinned host windows. */
+struct lane {
+    cudaStream_t stream;
+    char *device;
+    char *pinned[2];
+    cudaEvent_t done[2];
+};
+
+static void lane_open(struct lane *l, int with_pinned) {
+    memset(l, 0, sizeof *l);
+    cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking);
+    cudaMalloc(&l->device, 2 * window);
+    for (int b = 0; b < 2; b++) {
+        cudaEventCreateWithFlags(&l->done[b], cudaEventDisableTiming);
+        if (with_pinned)
+            cudaMallocHost(&l->pinned[b], window);
+    }
+}
+
+static void lane_close(struct lane *l) {
+    cudaStreamSynchronize(l->stream);
+    for (int b = 0; b < 2; b++) {
+        if (l->pinned[b])
+            cudaFreeHost(l->pinned[b]);
+        cudaEventDestroy(l->done[b]);
+    }
+    cudaFree(l->device);
+    cudaStreamDestroy(l->stream);
+}
+
 struct worker {
     int id;
     double busy_register, busy_copy, busy_unregister;
@@ -58,23 +89,14 @@ struct worker {
 
 static void *run_worker(void *arg) {
     struct worker *w = (struct worker *)arg;
-    cudaStream_t stream;
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    char *device;
-    cudaMalloc(&device, 2 * window);
-    char *pinned[2] = {0, 0};
-    cudaEvent_t done[2];
-    for (int b = 0; b < 2; b++) {
-        cudaEventCreateWithFlags(&done[b], cudaEventDisableTiming);
-        if (mode == 1)
-            cudaMallocHost(&pinned[b], window);
-    }
+    struct lane l;
+    lane_open(&l, mode == 1);
     const char *held[2] = {0, 0};
     int slot = 0;
     for (size_t off = (size_t)w->id * window; off < map_len; off += (size_t)threads * window) {
         size_t n = map_len - off < window ? map_len - off : window;
         /* Wait for the copy that last used this slot, release its window. */
-        cudaEventSynchronize(done[slot]);
+        cudaEventSynchronize(l.done[slot]);
         if (held[slot]) {
             double t = now();
             cudaHostUnregister((void *)held[slot]);
@@ -98,25 +120,21 @@ static void *run_worker(void *arg) {
             held[slot] = (const char *)a;
         } else {
             double t = now();
-            memcpy(pinned[slot], src, n);
+            memcpy(l.pinned[slot], src, n);
             w->busy_register += now() - t;
-            src = pinned[slot];
+            src = l.pinned[slot];
         }
         double t = now();
-        cudaMemcpyAsync(device + slot * window, src, n, cudaMemcpyHostToDevice, stream);
-        cudaEventRecord(done[slot], stream);
+        cudaMemcpyAsync(l.device + slot * window, src, n, cudaMemcpyHostToDevice, l.stream);
+        cudaEventRecord(l.done[slot], l.stream);
         w->busy_copy += now() - t;
         slot ^= 1;
     }
-    cudaStreamSynchronize(stream);
-    for (int b = 0; b < 2; b++) {
+    cudaStreamSynchronize(l.stream);
+    for (int b = 0; b < 2; b++)
         if (held[b])
             cudaHostUnregister((void *)held[b]);
-        if (pinned[b])
-            cudaFreeHost(pinned[b]);
-    }
-    cudaFree(device);
-    cudaStreamDestroy(stream);
+    lane_close(&l);
     return 0;
 }
 
@@ -375,22 +393,17 @@ struct packer {
 
 static void *run_packer(void *arg) {
     struct packer *w = (struct packer *)arg;
-    cudaStream_t stream;
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    char *device;
-    cudaMalloc(&device, 2 * window);
-    unsigned char *pinned[2], *plain[2];
-    cudaEvent_t done[2];
+    struct lane l;
+    lane_open(&l, 1);
+    unsigned char *plain[2];
     for (int b = 0; b < 2; b++) {
-        cudaEventCreateWithFlags(&done[b], cudaEventDisableTiming);
-        cudaMallocHost(&pinned[b], window);
         plain[b] = (unsigned char *)aligned_alloc(4096, window + 64);
         memset(plain[b], 0, window);
     }
     int slot = 0;
     for (size_t off = (size_t)w->id * window; off < map_len; off += (size_t)threads * window) {
         size_t n = map_len - off < window ? map_len - off : window;
-        cudaEventSynchronize(done[slot]);
+        cudaEventSynchronize(l.done[slot]);
         double t = now();
         const unsigned char *from = (const unsigned char *)map_base + off;
         if (staged) {
@@ -398,19 +411,15 @@ static void *run_packer(void *arg) {
             memcpy(plain[staged == 2 ? 0 : slot], from, n);
             from = plain[staged == 2 ? 0 : slot];
         }
-        size_t m = pack_window(pinned[slot], from, n);
+        size_t m = pack_window((unsigned char *)l.pinned[slot], from, n);
         w->busy_pack += now() - t;
-        cudaMemcpyAsync(device + slot * window, pinned[slot], m, cudaMemcpyHostToDevice, stream);
-        cudaEventRecord(done[slot], stream);
+        cudaMemcpyAsync(l.device + slot * window, l.pinned[slot], m, cudaMemcpyHostToDevice, l.stream);
+        cudaEventRecord(l.done[slot], l.stream);
         slot ^= 1;
     }
-    cudaStreamSynchronize(stream);
-    for (int b = 0; b < 2; b++) {
-        cudaFreeHost(pinned[b]);
+    lane_close(&l);
+    for (int b = 0; b < 2; b++)
         free(plain[b]);
-    }
-    cudaFree(device);
-    cudaStreamDestroy(stream);
     return 0;
 }
 
