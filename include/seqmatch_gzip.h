@@ -37,6 +37,12 @@ size_t sm_gzip_member(sm_deflater *deflater, const void *in, size_t n, void *out
 /* The library that writes gzip: "isa-l" or "zlib". */
 const char *sm_deflater_library(void);
 
+#ifdef SEQMATCH_EXPERIMENTAL
+/* Whether seqmatch writes a file of this name as gzip: its name ends in
+   .gz (records, hits and reports alike). */
+int sm_gzip_by_name(const char *path);
+#endif
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

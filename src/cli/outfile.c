@@ -99,8 +99,7 @@ static int writer_open(cli_writer *w, const char *path, int gzip_by_name) {
         return -1;
     }
     /* FILE.gz is written as gzip, as filter and trim write their records */
-    size_t n = path ? strlen(path) : 0;
-    if (gzip_by_name && n > 3 && strcmp(path + n - 3, ".gz") == 0) {
+    if (gzip_by_name && sm_gzip_by_name(path)) {
         w->zcap = sm_gzip_bound(GZIP_PIECE);
         if (!(w->gzip = sm_deflater_new()) || !(w->zbuf = malloc(w->zcap))) {
             cli_writer_close(w, 0);

@@ -21,6 +21,11 @@ struct sm_deflater {
 #endif
 };
 
+int sm_gzip_by_name(const char *path) {
+    size_t n = path ? strlen(path) : 0;
+    return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
 const char *sm_deflater_library(void) {
 #ifdef SM_HAVE_ISAL
     return "isa-l";

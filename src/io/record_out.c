@@ -149,8 +149,7 @@ sm_record_file *sm_record_file_open(const char *path, sm_error *err) {
         free(f);
         return NULL;
     }
-    size_t n = path ? strlen(path) : 0;
-    int gzip = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+    int gzip = sm_gzip_by_name(path);
     if ((gzip && !(f->packer = sm_record_packer_new(GZIP_BLOCK))) ||
         !(f->out = sm_record_out_new(f->packer, gzip ? GZIP_BLOCK : 0, write_file, f))) {
         sm_record_file_close(f, 0, NULL, err);
